@@ -1,0 +1,44 @@
+"""``lore``: the local stack and the operator's chores.
+
+    lore up        start the whole system (embedded back ends unless URLs are configured)
+    lore health    exit 0 only when every service is SERVING (asks GET /v1/status)
+    lore migrate   apply every service's database migrations
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+from lore_cli import health, migrate, up
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="lore", description="Memory for conversational agents.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    up_parser = commands.add_parser("up", help="run the local stack until Ctrl-C")
+    up_parser.add_argument("--data-dir", help="where embedded back ends keep their data (LORE_DATA_DIR)")
+
+    health_parser = commands.add_parser("health", help="exit non-zero unless every service is SERVING")
+    health_parser.add_argument("--url", help="gateway URL (default http://LORE_GATEWAY_ADDR)")
+    health_parser.add_argument("--wait", type=float, default=0.0, help="seconds to wait for SERVING")
+
+    commands.add_parser("migrate", help="apply database migrations (LORE_MIGRATIONS_DATABASE_URL or the local stack)")
+
+    args = parser.parse_args(argv)
+    environ = dict(os.environ)
+    if args.command == "up":
+        if args.data_dir:
+            environ["LORE_DATA_DIR"] = args.data_dir
+        sys.exit(asyncio.run(up.run(environ)))
+    if args.command == "health":
+        sys.exit(asyncio.run(health.run(environ, url=args.url, wait=args.wait)))
+    if args.command == "migrate":
+        sys.exit(asyncio.run(migrate.run(environ)))
+
+
+if __name__ == "__main__":
+    main()

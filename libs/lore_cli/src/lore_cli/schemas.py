@@ -1,0 +1,8 @@
+"""Which package holds each Postgres schema's migrations (``<package>/migrations/NNNN_*.sql``).
+
+Each service owns its schema; ``lore migrate`` applies them all, as the owner role.
+"""
+
+SCHEMAS: dict[str, str] = {
+    "gateway": "gateway_svc",
+}

@@ -1,0 +1,153 @@
+"""``lore up``: the whole system on one machine, until Ctrl-C or SIGTERM.
+
+Steps: back ends (configured or embedded) → migrations → the development key → the
+five services as child processes (logs in ``LORE_DATA_DIR/logs``) → wait until the
+gateway's ``/v1/status`` is 200 → print where to go. On Ctrl-C/SIGTERM, or when any
+child dies, every child gets SIGTERM (the gateway first, so no request meets a stopped
+service), then the embedded back ends stop. Data stays in ``LORE_DATA_DIR``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gateway_svc.keys import ensure_development_key
+
+from lore_cli.backends import Backends, start_backends
+from lore_cli.dev_key import DevKeyError, resolve_dev_key
+from lore_cli.health import gateway_url, wait_until_serving
+from lore_cli.migrate import apply_all
+
+# Start order; stop order is the reverse (gateway first).
+SERVICES = ("memory", "observations", "assembler", "agent", "gateway")
+READY_TIMEOUT_SECONDS = 180.0
+STOP_TIMEOUT_SECONDS = 30.0
+
+
+@dataclass
+class Child:
+    name: str
+    process: asyncio.subprocess.Process
+    log_path: Path
+    exited: asyncio.Task[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.exited = asyncio.ensure_future(self.process.wait())
+
+    def tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def child_environment(environ: Mapping[str, str], backends: Backends, data_dir: Path) -> dict[str, str]:
+    env = dict(environ)
+    env.update(LORE_DATABASE_URL=backends.app_database_url, LORE_REDIS_URL=backends.redis_url,
+               LORE_DATA_DIR=str(data_dir))
+    if backends.qdrant_url:
+        env["LORE_QDRANT_URL"] = backends.qdrant_url
+    env.pop("LORE_MIGRATIONS_DATABASE_URL", None)
+    return env
+
+
+async def start_child(name: str, env: Mapping[str, str], logs: Path) -> Child:
+    log_path = logs / f"{name}.log"
+    with open(log_path, "ab") as log:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", f"{name}_svc", env=dict(env), stdin=asyncio.subprocess.DEVNULL,
+            stdout=log, stderr=asyncio.subprocess.STDOUT,
+            # Own process group: the terminal's Ctrl-C reaches only us; we stop children in order.
+            start_new_session=True,
+        )
+    return Child(name, process, log_path)
+
+
+async def stop_children(children: list[Child]) -> None:
+    for child in reversed(children):
+        if child.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                child.process.terminate()
+            # Give each tier a moment so upstream calls finish before their targets stop.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(child.exited), timeout=STOP_TIMEOUT_SECONDS)
+    for child in children:
+        if child.process.returncode is None:
+            child.process.kill()
+            await child.exited
+
+
+def _print(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+async def run(environ: Mapping[str, str]) -> int:
+    started = time.monotonic()
+    data_dir = Path(environ.get("LORE_DATA_DIR") or ".lore").resolve()
+    logs = data_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        api_key = resolve_dev_key(environ, data_dir)
+    except DevKeyError as error:
+        _print(f"lore up: {error}")
+        return 2
+    children: list[Child] = []
+    async with AsyncExitStack() as stack:
+        backends = await start_backends(environ, data_dir, stack)
+        if backends.embedded:
+            _print(f"lore up: embedded {', '.join(backends.embedded)} under {data_dir}")
+        await apply_all(backends.owner_database_url, quiet=True)
+        await ensure_development_key(backends.owner_database_url, api_key)
+        env = child_environment(environ, backends, data_dir)
+        try:
+            for name in SERVICES:
+                children.append(await start_child(name, env, logs))
+            url = gateway_url(environ)
+            ready = asyncio.ensure_future(wait_until_serving(url, READY_TIMEOUT_SECONDS))
+            watched = [ready, asyncio.ensure_future(stop.wait()), *(child.exited for child in children)]
+            await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+            if not ready.done() or ready.result()[0] != 200:
+                ready.cancel()
+                return _report_failure(children, stop.is_set(), url)
+            _print(
+                f"\nLore is up in {time.monotonic() - started:.1f} s.\n"
+                f"  gateway      {url}\n"
+                f"  API docs     {url}/docs\n"
+                f"  status       {url}/v1/status\n"
+                f"  dev API key  {api_key}   (org dev; Authorization: Bearer <key>)\n"
+                f"  logs         {logs}\n"
+                "Press Ctrl-C to stop.\n"
+            )
+            await asyncio.wait([asyncio.ensure_future(stop.wait()), *(child.exited for child in children)],
+                               return_when=asyncio.FIRST_COMPLETED)
+            if not stop.is_set():
+                return _report_failure(children, False, url)
+            _print("lore up: stopping")
+            return 0
+        finally:
+            await stop_children(children)
+
+
+def _report_failure(children: list[Child], interrupted: bool, url: str) -> int:
+    if interrupted:
+        _print("lore up: interrupted")
+        return 0
+    for child in children:
+        if child.process.returncode is not None:
+            _print(f"lore up: {child.name} exited with status {child.process.returncode}; its log ends with:\n"
+                   f"{child.tail()}")
+            return 1
+    _print(f"lore up: {url}/v1/status did not report every service SERVING within {READY_TIMEOUT_SECONDS:.0f} s")
+    return 1

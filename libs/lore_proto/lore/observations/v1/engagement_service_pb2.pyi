@@ -1,0 +1,266 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from lore.observations.v1 import observation_service_pb2 as _observation_service_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class HypothesisStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    HYPOTHESIS_STATUS_UNSPECIFIED: _ClassVar[HypothesisStatus]
+    HYPOTHESIS_STATUS_OPEN: _ClassVar[HypothesisStatus]
+    HYPOTHESIS_STATUS_PROMOTED: _ClassVar[HypothesisStatus]
+    HYPOTHESIS_STATUS_ARCHIVED: _ClassVar[HypothesisStatus]
+
+class UnknownStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    UNKNOWN_STATUS_UNSPECIFIED: _ClassVar[UnknownStatus]
+    UNKNOWN_STATUS_OPEN: _ClassVar[UnknownStatus]
+    UNKNOWN_STATUS_RESOLVED: _ClassVar[UnknownStatus]
+HYPOTHESIS_STATUS_UNSPECIFIED: HypothesisStatus
+HYPOTHESIS_STATUS_OPEN: HypothesisStatus
+HYPOTHESIS_STATUS_PROMOTED: HypothesisStatus
+HYPOTHESIS_STATUS_ARCHIVED: HypothesisStatus
+UNKNOWN_STATUS_UNSPECIFIED: UnknownStatus
+UNKNOWN_STATUS_OPEN: UnknownStatus
+UNKNOWN_STATUS_RESOLVED: UnknownStatus
+
+class HypothesisEvidence(_message.Message):
+    __slots__ = ("id", "content", "stance", "weight", "source", "recorded_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    STANCE_FIELD_NUMBER: _ClassVar[int]
+    WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    content: str
+    stance: _observation_service_pb2.EvidenceStance
+    weight: float
+    source: str
+    recorded_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class HypothesisEvidenceInput(_message.Message):
+    __slots__ = ("content", "stance", "weight", "source")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    STANCE_FIELD_NUMBER: _ClassVar[int]
+    WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    stance: _observation_service_pb2.EvidenceStance
+    weight: float
+    source: str
+    def __init__(self, content: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ...) -> None: ...
+
+class HypothesisRevision(_message.Message):
+    __slots__ = ("previous_statement", "reason", "revised_at")
+    PREVIOUS_STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REVISED_AT_FIELD_NUMBER: _ClassVar[int]
+    previous_statement: str
+    reason: str
+    revised_at: _timestamp_pb2.Timestamp
+    def __init__(self, previous_statement: _Optional[str] = ..., reason: _Optional[str] = ..., revised_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Hypothesis(_message.Message):
+    __slots__ = ("id", "statement", "confidence", "status", "evidence", "revisions", "archive_note", "finding_id", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    REVISIONS_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVE_NOTE_FIELD_NUMBER: _ClassVar[int]
+    FINDING_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    statement: str
+    confidence: float
+    status: HypothesisStatus
+    evidence: _containers.RepeatedCompositeFieldContainer[HypothesisEvidence]
+    revisions: _containers.RepeatedCompositeFieldContainer[HypothesisRevision]
+    archive_note: str
+    finding_id: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., confidence: _Optional[float] = ..., status: _Optional[_Union[HypothesisStatus, str]] = ..., evidence: _Optional[_Iterable[_Union[HypothesisEvidence, _Mapping]]] = ..., revisions: _Optional[_Iterable[_Union[HypothesisRevision, _Mapping]]] = ..., archive_note: _Optional[str] = ..., finding_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Finding(_message.Message):
+    __slots__ = ("id", "statement", "source", "hypothesis_id", "recorded_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    HYPOTHESIS_ID_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    statement: str
+    source: str
+    hypothesis_id: str
+    recorded_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., source: _Optional[str] = ..., hypothesis_id: _Optional[str] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Unknown(_message.Message):
+    __slots__ = ("id", "question", "why_it_matters", "status", "resolution", "created_at", "resolved_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    WHY_IT_MATTERS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    question: str
+    why_it_matters: str
+    status: UnknownStatus
+    resolution: str
+    created_at: _timestamp_pb2.Timestamp
+    resolved_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., question: _Optional[str] = ..., why_it_matters: _Optional[str] = ..., status: _Optional[_Union[UnknownStatus, str]] = ..., resolution: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetEngagementRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetEngagementResponse(_message.Message):
+    __slots__ = ("week_number", "first_session", "hypotheses", "unknowns", "findings")
+    WEEK_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SESSION_FIELD_NUMBER: _ClassVar[int]
+    HYPOTHESES_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWNS_FIELD_NUMBER: _ClassVar[int]
+    FINDINGS_FIELD_NUMBER: _ClassVar[int]
+    week_number: int
+    first_session: bool
+    hypotheses: _containers.RepeatedCompositeFieldContainer[Hypothesis]
+    unknowns: _containers.RepeatedCompositeFieldContainer[Unknown]
+    findings: _containers.RepeatedCompositeFieldContainer[Finding]
+    def __init__(self, week_number: _Optional[int] = ..., first_session: _Optional[bool] = ..., hypotheses: _Optional[_Iterable[_Union[Hypothesis, _Mapping]]] = ..., unknowns: _Optional[_Iterable[_Union[Unknown, _Mapping]]] = ..., findings: _Optional[_Iterable[_Union[Finding, _Mapping]]] = ...) -> None: ...
+
+class FormHypothesisRequest(_message.Message):
+    __slots__ = ("statement", "evidence", "request_id")
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    statement: str
+    evidence: _containers.RepeatedCompositeFieldContainer[HypothesisEvidenceInput]
+    request_id: str
+    def __init__(self, statement: _Optional[str] = ..., evidence: _Optional[_Iterable[_Union[HypothesisEvidenceInput, _Mapping]]] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class FormHypothesisResponse(_message.Message):
+    __slots__ = ("hypothesis",)
+    HYPOTHESIS_FIELD_NUMBER: _ClassVar[int]
+    hypothesis: Hypothesis
+    def __init__(self, hypothesis: _Optional[_Union[Hypothesis, _Mapping]] = ...) -> None: ...
+
+class AddHypothesisEvidenceRequest(_message.Message):
+    __slots__ = ("hypothesis_id", "evidence", "request_id")
+    HYPOTHESIS_ID_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    hypothesis_id: str
+    evidence: HypothesisEvidenceInput
+    request_id: str
+    def __init__(self, hypothesis_id: _Optional[str] = ..., evidence: _Optional[_Union[HypothesisEvidenceInput, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class AddHypothesisEvidenceResponse(_message.Message):
+    __slots__ = ("hypothesis",)
+    HYPOTHESIS_FIELD_NUMBER: _ClassVar[int]
+    hypothesis: Hypothesis
+    def __init__(self, hypothesis: _Optional[_Union[Hypothesis, _Mapping]] = ...) -> None: ...
+
+class ReviseHypothesisRequest(_message.Message):
+    __slots__ = ("hypothesis_id", "statement", "reason")
+    HYPOTHESIS_ID_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    hypothesis_id: str
+    statement: str
+    reason: str
+    def __init__(self, hypothesis_id: _Optional[str] = ..., statement: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ReviseHypothesisResponse(_message.Message):
+    __slots__ = ("hypothesis",)
+    HYPOTHESIS_FIELD_NUMBER: _ClassVar[int]
+    hypothesis: Hypothesis
+    def __init__(self, hypothesis: _Optional[_Union[Hypothesis, _Mapping]] = ...) -> None: ...
+
+class PromoteHypothesisRequest(_message.Message):
+    __slots__ = ("hypothesis_id", "statement", "source")
+    HYPOTHESIS_ID_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    hypothesis_id: str
+    statement: str
+    source: str
+    def __init__(self, hypothesis_id: _Optional[str] = ..., statement: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
+
+class PromoteHypothesisResponse(_message.Message):
+    __slots__ = ("hypothesis", "finding")
+    HYPOTHESIS_FIELD_NUMBER: _ClassVar[int]
+    FINDING_FIELD_NUMBER: _ClassVar[int]
+    hypothesis: Hypothesis
+    finding: Finding
+    def __init__(self, hypothesis: _Optional[_Union[Hypothesis, _Mapping]] = ..., finding: _Optional[_Union[Finding, _Mapping]] = ...) -> None: ...
+
+class ArchiveHypothesisRequest(_message.Message):
+    __slots__ = ("hypothesis_id", "note")
+    HYPOTHESIS_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    hypothesis_id: str
+    note: str
+    def __init__(self, hypothesis_id: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ArchiveHypothesisResponse(_message.Message):
+    __slots__ = ("hypothesis",)
+    HYPOTHESIS_FIELD_NUMBER: _ClassVar[int]
+    hypothesis: Hypothesis
+    def __init__(self, hypothesis: _Optional[_Union[Hypothesis, _Mapping]] = ...) -> None: ...
+
+class AddUnknownRequest(_message.Message):
+    __slots__ = ("question", "why_it_matters", "request_id")
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    WHY_IT_MATTERS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    question: str
+    why_it_matters: str
+    request_id: str
+    def __init__(self, question: _Optional[str] = ..., why_it_matters: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class AddUnknownResponse(_message.Message):
+    __slots__ = ("unknown",)
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    unknown: Unknown
+    def __init__(self, unknown: _Optional[_Union[Unknown, _Mapping]] = ...) -> None: ...
+
+class ResolveUnknownRequest(_message.Message):
+    __slots__ = ("unknown_id", "resolution")
+    UNKNOWN_ID_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    unknown_id: str
+    resolution: str
+    def __init__(self, unknown_id: _Optional[str] = ..., resolution: _Optional[str] = ...) -> None: ...
+
+class ResolveUnknownResponse(_message.Message):
+    __slots__ = ("unknown",)
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    unknown: Unknown
+    def __init__(self, unknown: _Optional[_Union[Unknown, _Mapping]] = ...) -> None: ...
+
+class AdvanceWeekRequest(_message.Message):
+    __slots__ = ("expected_week_number",)
+    EXPECTED_WEEK_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    expected_week_number: int
+    def __init__(self, expected_week_number: _Optional[int] = ...) -> None: ...
+
+class AdvanceWeekResponse(_message.Message):
+    __slots__ = ("week_number",)
+    WEEK_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    week_number: int
+    def __init__(self, week_number: _Optional[int] = ...) -> None: ...

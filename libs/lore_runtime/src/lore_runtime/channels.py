@@ -1,0 +1,111 @@
+"""Client channels from one service to another.
+
+Every call leaving a service carries the caller's tenant and principal (from the current
+``RequestContext``), the trace context (OpenTelemetry's aio client interceptors) and a
+deadline (the caller's, else a default). Transparent retries on UNAVAILABLE are enabled
+through gRPC's service config, and only for methods that are safe to repeat: reads
+(Get/List/Query/Search/Recall/Export/Prime) — a write is never retried behind the caller's back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import grpc
+from google.protobuf.descriptor import ServiceDescriptor
+from opentelemetry.instrumentation.grpc import aio_client_interceptors
+from opentelemetry.sdk.trace import TracerProvider
+
+from lore_runtime import request_context
+from lore_runtime.server import MAX_MESSAGE_BYTES
+
+IDEMPOTENT_PREFIXES = ("Get", "List", "Query", "Search", "Recall", "Export", "Prime")
+DEFAULT_TIMEOUT_SECONDS = 5.0
+
+
+def is_idempotent(method_name: str) -> bool:
+    return method_name.startswith(IDEMPOTENT_PREFIXES)
+
+
+def retry_service_config(services: Iterable[ServiceDescriptor], *, max_attempts: int = 3) -> dict[str, Any]:
+    names = [
+        {"service": service.full_name, "method": method.name}
+        for service in services
+        for method in service.methods
+        if is_idempotent(method.name)
+    ]
+    config: dict[str, Any] = {"methodConfig": []}
+    if names:
+        config["methodConfig"].append(
+            {
+                "name": names,
+                "retryPolicy": {
+                    "maxAttempts": max_attempts,
+                    "initialBackoff": "0.05s",
+                    "maxBackoff": "1s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE"],
+                },
+            }
+        )
+    return config
+
+
+class _CallerInterceptor(
+    grpc.aio.UnaryUnaryClientInterceptor,
+    grpc.aio.UnaryStreamClientInterceptor,
+    grpc.aio.StreamUnaryClientInterceptor,
+    grpc.aio.StreamStreamClientInterceptor,
+):
+    """Adds tenant metadata and a default deadline to every outgoing call."""
+
+    def __init__(self, default_timeout: float) -> None:
+        self._default_timeout = default_timeout
+
+    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        metadata = grpc.aio.Metadata(*(details.metadata or ()))
+        caller = request_context.current_or_none()
+        if caller is not None:
+            for key, value in caller.metadata():
+                if key not in metadata:
+                    metadata.add(key, value)
+        timeout = details.timeout if details.timeout is not None else self._default_timeout
+        return grpc.aio.ClientCallDetails(
+            method=details.method,
+            timeout=timeout,
+            metadata=metadata,
+            credentials=details.credentials,
+            wait_for_ready=details.wait_for_ready,
+        )
+
+    async def intercept_unary_unary(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(client_call_details), request)
+
+    async def intercept_unary_stream(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(client_call_details), request)
+
+    async def intercept_stream_unary(self, continuation, client_call_details, request_iterator):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(client_call_details), request_iterator)
+
+    async def intercept_stream_stream(self, continuation, client_call_details, request_iterator):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(client_call_details), request_iterator)
+
+
+def create_channel(
+    target: str,
+    *,
+    services: Sequence[ServiceDescriptor] = (),
+    default_timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    tracer_provider: TracerProvider | None = None,
+) -> grpc.aio.Channel:
+    """An insecure channel to another Lore service (mTLS is configured by the deployment issue)."""
+    options = [
+        ("grpc.enable_retries", 1),
+        ("grpc.service_config", json.dumps(retry_service_config(services))),
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ]
+    interceptors = [*aio_client_interceptors(tracer_provider=tracer_provider), _CallerInterceptor(default_timeout)]
+    return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)

@@ -1,0 +1,131 @@
+"""Server interceptors every Lore gRPC server installs, in this order (outermost first):
+
+1. OpenTelemetry's aio server interceptor (spans, trace context from metadata);
+2. ``RequestContextInterceptor``: reads the tenant and principal from metadata into
+   ``request_context`` and refuses calls without them;
+3. ``ErrorInterceptor``: turns domain errors into ``google.rpc.Status`` (with ErrorInfo)
+   and anything unexpected into a logged, generic INTERNAL.
+
+Health checking and reflection are infrastructure, not tenant calls: both interceptors
+pass them through untouched.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import grpc
+from opentelemetry import trace
+
+from lore_runtime import errors, grpc_errors, request_context
+
+log = logging.getLogger(__name__)
+
+EXEMPT_PREFIXES = (
+    "/grpc.health.v1.Health/",
+    "/grpc.reflection.v1alpha.ServerReflection/",
+    "/grpc.reflection.v1.ServerReflection/",
+)
+
+Guard = Callable[[grpc.aio.ServicerContext, str], AbstractAsyncContextManager[None]]
+
+
+def is_exempt(method: str) -> bool:
+    return method.startswith(EXEMPT_PREFIXES)
+
+
+def _guarded(handler: grpc.RpcMethodHandler, guard: Guard, method: str) -> grpc.RpcMethodHandler:
+    """The same handler with every call run inside ``guard``."""
+
+    def unary_response(behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async with guard(context, method):
+                return await behavior(request, context)
+
+        return call
+
+    def streaming_response(behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., AsyncIterator[Any]]:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            async with guard(context, method):
+                async for response in behavior(request, context):
+                    yield response
+
+        return call
+
+    kwargs = {
+        "request_deserializer": handler.request_deserializer,
+        "response_serializer": handler.response_serializer,
+    }
+    if handler.unary_unary:
+        return grpc.unary_unary_rpc_method_handler(unary_response(handler.unary_unary), **kwargs)
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(streaming_response(handler.unary_stream), **kwargs)
+    if handler.stream_unary:
+        return grpc.stream_unary_rpc_method_handler(unary_response(handler.stream_unary), **kwargs)
+    return grpc.stream_stream_rpc_method_handler(streaming_response(handler.stream_stream), **kwargs)
+
+
+class _GuardingInterceptor(grpc.aio.ServerInterceptor):
+    """Runs every non-exempt call inside the guard the subclass gives."""
+
+    def __init__(self, guard: Guard) -> None:
+        self._guard = guard
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or is_exempt(method):
+            return handler
+        return _guarded(handler, self._guard, method)
+
+
+async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> None:
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+@asynccontextmanager
+async def _bind_caller(context: grpc.aio.ServicerContext, method: str) -> AsyncIterator[None]:
+    try:
+        caller = request_context.from_metadata(context.invocation_metadata())
+    except errors.Unauthenticated as error:
+        await abort_with(context, grpc_errors.to_status(error))
+        return
+    span = trace.get_current_span()
+    span.set_attribute("lore.org_id", caller.org_id)
+    if caller.request_id:
+        span.set_attribute("lore.request_id", caller.request_id)
+    with request_context.bound(caller):
+        yield
+
+
+@asynccontextmanager
+async def _translate_errors(context: grpc.aio.ServicerContext, method: str) -> AsyncIterator[None]:
+    try:
+        yield
+    except errors.LoreError as error:
+        if isinstance(error, errors.DependencyUnavailable):
+            log.warning("dependency unavailable in %s: %s", method, error.message)
+        await abort_with(context, grpc_errors.to_status(error))
+    except (grpc.aio.AbortError, grpc.aio.UsageError):
+        raise
+    except Exception:
+        # The caller gets a generic message; the log line (with the trace id) has the detail.
+        log.exception("unexpected failure in %s", method)
+        await abort_with(context, grpc_errors.internal_status())
+
+
+class RequestContextInterceptor(_GuardingInterceptor):
+    def __init__(self) -> None:
+        super().__init__(_bind_caller)
+
+
+class ErrorInterceptor(_GuardingInterceptor):
+    def __init__(self) -> None:
+        super().__init__(_translate_errors)

@@ -1,0 +1,85 @@
+"""Typed settings read from ``LORE_*`` environment variables.
+
+Each service declares a frozen pydantic model whose fields name their variables with
+``env(...)``; ``load_settings`` validates a whole environment at once and reports every
+missing or malformed variable together, so a misconfigured process fails at start-up with
+one clear message instead of at its first request. Nothing reads ``os.environ`` at import
+time: callers pass the mapping (``os.environ`` in ``__main__``, a dict in tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_ADDRESSES = {
+    "memory": "127.0.0.1:50051",
+    "observations": "127.0.0.1:50052",
+    "assembler": "127.0.0.1:50053",
+    "agent": "127.0.0.1:50054",
+    "gateway": "127.0.0.1:8080",
+}
+
+
+class SettingsError(Exception):
+    """The environment does not describe a runnable service; ``problems`` lists why."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("invalid configuration:\n" + "\n".join(f"  - {p}" for p in problems))
+        self.problems = problems
+
+
+class LoreSettings(BaseModel):
+    """Base of every service's settings: immutable, unknown keys ignored (it is an env)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=False)
+
+
+def env(*names: str, default: Any = ..., description: str = "") -> Any:
+    """A field read from the first of ``names`` that is set (later names are fallbacks)."""
+    return Field(default, validation_alias=AliasChoices(*names), description=description)
+
+
+S = TypeVar("S", bound=LoreSettings)
+
+
+def load_settings(model: type[S], environ: Mapping[str, str]) -> S:
+    # Empty strings mean "unset", as they do for most twelve-factor tools.
+    values = {key: value for key, value in environ.items() if key.startswith("LORE_") and value != ""}
+    try:
+        return model.model_validate(values)
+    except ValidationError as error:
+        raise SettingsError([_describe(model, problem) for problem in error.errors()]) from None
+
+
+def _describe(model: type[LoreSettings], problem: Mapping[str, Any]) -> str:
+    # pydantic reports the first alias of the field; name all the variables that set it.
+    location = str(problem["loc"][0]) if problem.get("loc") else "?"
+    variables = location
+    for field in model.model_fields.values():
+        choices = field.validation_alias.choices if isinstance(field.validation_alias, AliasChoices) else []
+        if location in choices:
+            variables = " or ".join(str(choice) for choice in choices)
+    if problem.get("type") == "missing":
+        return f"{variables} is required"
+    return f"{variables}: {problem.get('msg')}"
+
+
+def service_database_url(service: str, description: str = "") -> Any:
+    """``LORE_<SVC>_DATABASE_URL``, else ``LORE_DATABASE_URL`` (ARCHITECTURE.md §7)."""
+    return env(f"LORE_{service.upper()}_DATABASE_URL", "LORE_DATABASE_URL", description=description)
+
+
+def service_address(service: str) -> Any:
+    return env(f"LORE_{service.upper()}_ADDR", default=DEFAULT_ADDRESSES[service])
+
+
+class ServerSettings(LoreSettings):
+    """What every gRPC server process needs besides its own stores."""
+
+    log_level: str = env("LORE_LOG_LEVEL", default="INFO")
+    drain_seconds: float = env("LORE_DRAIN_SECONDS", default=2.0, description="NOT_SERVING before stopping")
+    stop_grace_seconds: float = env("LORE_STOP_GRACE_SECONDS", default=10.0)
+    dependency_check_seconds: float = env("LORE_DEPENDENCY_CHECK_SECONDS", default=5.0)

@@ -1,0 +1,60 @@
+"""Connections to the stores a service owns, opened inside the service's exit stack.
+
+Postgres: an asyncpg pool (pgvector's codecs registered where the schema uses vectors);
+every tenant query runs in ``tenant_transaction``, which sets ``lore.org_id`` for the
+transaction so row-level security policies (``org_id = current_setting('lore.org_id')``)
+are a second wall behind the ``WHERE org_id = $1`` every query also carries.
+Driver errors that mean "the store is not there" become ``DependencyUnavailable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+import asyncpg
+import redis.asyncio as redis
+from pgvector.asyncpg import register_vector
+
+from lore_runtime import errors
+
+POSTGRES_UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.exceptions.CannotConnectNowError,
+                        asyncpg.exceptions.ConnectionDoesNotExistError, asyncpg.exceptions.TooManyConnectionsError)
+
+
+async def open_postgres(
+    stack: AsyncExitStack, dsn: str, *, vectors: bool = False, min_size: int = 1, max_size: int = 10
+) -> asyncpg.Pool:
+    init = register_vector if vectors else None
+    try:
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=init, command_timeout=30)
+    except POSTGRES_UNAVAILABLE as error:
+        raise errors.DependencyUnavailable(f"Postgres is not reachable: {error}", reason="POSTGRES_UNAVAILABLE") from error
+    stack.push_async_callback(pool.close)
+    return pool
+
+
+@asynccontextmanager
+async def tenant_transaction(pool: asyncpg.Pool, org_id: str) -> AsyncIterator[asyncpg.Connection]:
+    """A transaction whose row-level security is scoped to ``org_id``."""
+    try:
+        async with pool.acquire() as connection, connection.transaction():
+            await connection.execute("SELECT set_config('lore.org_id', $1, true)", org_id)
+            yield connection
+    except POSTGRES_UNAVAILABLE as error:
+        raise errors.DependencyUnavailable("Postgres is not reachable", reason="POSTGRES_UNAVAILABLE") from error
+
+
+async def open_redis(stack: AsyncExitStack, url: str) -> redis.Redis:
+    client = redis.Redis.from_url(url, decode_responses=False, socket_timeout=5, socket_connect_timeout=5)
+    stack.push_async_callback(client.aclose)
+    return client
+
+
+async def ping_postgres(pool: asyncpg.Pool) -> None:
+    await pool.fetchval("SELECT 1")
+
+
+async def ping_redis(client: redis.Redis) -> None:
+    await client.ping()

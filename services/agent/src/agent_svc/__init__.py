@@ -1,0 +1,1 @@
+"""Lore agent service: sessions, transcript, the per-turn loop, durable reflection."""

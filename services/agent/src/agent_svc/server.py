@@ -1,0 +1,23 @@
+from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
+from lore_runtime.server import GrpcServer, Registration, create_grpc_server
+
+from agent_svc.api.servicers import AgentServicer
+from agent_svc.bootstrap import Container
+
+AGENT_ISSUE = "the agent service (sessions, transcript, per-turn loop, durable reflection)"
+
+
+def create_server(container: Container, address: str) -> GrpcServer:
+    return create_grpc_server(
+        address,
+        [
+            Registration(
+                AgentServicer(),
+                agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
+                agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],
+                pending=AGENT_ISSUE,
+            ),
+        ],
+        tracer_provider=container.tracer_provider,
+        checks=container.checks,
+    )

@@ -1,0 +1,1 @@
+"""Lore assembler service: context assembly and priming."""

@@ -1,0 +1,13 @@
+from lore_runtime import service
+
+from assembler_svc.bootstrap import build
+from assembler_svc.config import Settings
+from assembler_svc.server import create_server
+
+
+def main() -> None:
+    service.run("assembler", Settings, build, create_server, lambda settings: settings.addr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+import os
+import sys
+
+import uvicorn
+from lore_runtime.logs import configure_logging
+from lore_runtime.settings import SettingsError, load_settings
+from lore_runtime.telemetry import setup_telemetry
+
+from gateway_svc.app import create_app
+from gateway_svc.config import Settings
+
+
+def main() -> None:
+    try:
+        settings = load_settings(Settings, os.environ)
+    except SettingsError as error:
+        print(f"lore-gateway: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    configure_logging("gateway", settings.log_level)
+    provider = setup_telemetry("gateway")
+    app = create_app(settings, tracer_provider=provider)
+    # uvicorn handles SIGTERM/SIGINT: it stops accepting, finishes in-flight requests, runs the lifespan exit.
+    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""One error body for every failure: ``{"error": {code, status, message, details, requestId}}``.
+
+``code`` is the HTTP status and ``status`` the gRPC status name (STYLE.md's table).
+Upstream gRPC failures keep their meaning (code, message, ErrorInfo); anything
+unexpected is a generic 500 whose detail goes to the log with the trace id.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import grpc
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from google.protobuf import json_format
+from grpc_status import rpc_status
+from lore_runtime import errors, grpc_errors
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+HTTP_STATUS = {
+    grpc.StatusCode.OK: 200,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.CANCELLED: 499,
+    grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+_CODE_BY_HTTP = {400: grpc.StatusCode.INVALID_ARGUMENT, 401: grpc.StatusCode.UNAUTHENTICATED,
+                 403: grpc.StatusCode.PERMISSION_DENIED, 404: grpc.StatusCode.NOT_FOUND,
+                 405: grpc.StatusCode.UNIMPLEMENTED, 413: grpc.StatusCode.INVALID_ARGUMENT,
+                 429: grpc.StatusCode.RESOURCE_EXHAUSTED}
+
+
+def error_response(
+    request: Request,
+    code: grpc.StatusCode,
+    message: str,
+    details: list[dict[str, Any]] | None = None,
+    *,
+    http_status: int | None = None,
+) -> JSONResponse:
+    http_status = http_status or HTTP_STATUS.get(code, 500)
+    body = {
+        "error": {
+            "code": http_status,
+            "status": code.name,
+            "message": message,
+            "details": details or [],
+            "requestId": getattr(request.state, "request_id", ""),
+        }
+    }
+    headers = {"WWW-Authenticate": "Bearer"} if http_status == 401 else None
+    return JSONResponse(body, status_code=http_status, headers=headers)
+
+
+def _details_of(status: grpc.Status) -> list[dict[str, Any]]:
+    for key, value in status.trailing_metadata:
+        if key == "grpc-status-details-bin":
+            from google.rpc import status_pb2
+
+            proto = status_pb2.Status.FromString(value)
+            return [json_format.MessageToDict(detail) for detail in proto.details]
+    return []
+
+
+async def _lore_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, errors.LoreError)
+    status = grpc_errors.to_status(error)
+    return error_response(request, status.code, error.message, _details_of(status))
+
+
+async def _rpc_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, grpc.aio.AioRpcError)
+    code = error.code()
+    if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS):
+        log.error("upstream failure: %s %s", code.name, error.details())
+        return error_response(request, grpc.StatusCode.INTERNAL, "internal error")
+    details = []
+    status = rpc_status.from_call(error)
+    if status is not None:
+        details = [json_format.MessageToDict(detail) for detail in status.details]
+    message = error.details() or code.name
+    if code is grpc.StatusCode.UNAVAILABLE and not details:
+        message = "a Lore service is unavailable; retry shortly"
+    return error_response(request, code, message, details)
+
+
+async def _validation_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    first = error.errors()[0] if error.errors() else {}
+    field = ".".join(str(part) for part in first.get("loc", ())[1:]) or "request"
+    return await _lore_error(request, errors.InvalidArgument(field, str(first.get("msg", "invalid"))))
+
+
+async def _http_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, StarletteHTTPException)
+    code = _CODE_BY_HTTP.get(error.status_code, grpc.StatusCode.UNKNOWN)
+    return error_response(request, code, str(error.detail), http_status=error.status_code)
+
+
+async def _unexpected(request: Request, error: Exception) -> JSONResponse:
+    log.exception("unexpected failure serving %s %s", request.method, request.url.path)
+    return error_response(request, grpc.StatusCode.INTERNAL, "internal error")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(errors.LoreError, _lore_error)
+    app.add_exception_handler(grpc.aio.AioRpcError, _rpc_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,66 @@
+"""OpenAPI for bodies that are proto3 JSON: the schema is derived from the message descriptor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+_SCALARS = {
+    FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
+    FieldDescriptor.TYPE_FLOAT: {"type": "number"},
+    FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_INT64: {"type": "string", "format": "int64"},
+    FieldDescriptor.TYPE_UINT64: {"type": "string", "format": "int64"},
+    FieldDescriptor.TYPE_BOOL: {"type": "boolean"},
+    FieldDescriptor.TYPE_STRING: {"type": "string"},
+    FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
+}
+_WELL_KNOWN = {
+    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    "google.protobuf.Duration": {"type": "string"},
+    "google.protobuf.FieldMask": {"type": "string"},
+    "google.protobuf.Struct": {"type": "object"},
+    "google.protobuf.Value": {},
+}
+
+
+def schema_of(descriptor: Descriptor, depth: int = 0) -> dict[str, Any]:
+    if descriptor.full_name in _WELL_KNOWN:
+        return dict(_WELL_KNOWN[descriptor.full_name])
+    if depth > 6:
+        return {"type": "object"}
+    properties = {}
+    for field in descriptor.fields:
+        properties[field.json_name] = _field_schema(field, depth)
+    return {"type": "object", "title": descriptor.name, "properties": properties}
+
+
+def _field_schema(field: FieldDescriptor, depth: int) -> dict[str, Any]:
+    if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        value = field.message_type.fields_by_name["value"]
+        return {"type": "object", "additionalProperties": _single(value, depth + 1)}
+    single = _single(field, depth + 1)
+    if field.is_repeated:
+        return {"type": "array", "items": single}
+    return single
+
+
+def _single(field: FieldDescriptor, depth: int) -> dict[str, Any]:
+    if field.enum_type is not None:
+        return {"type": "string", "enum": [value.name for value in field.enum_type.values]}
+    if field.message_type is not None:
+        return schema_of(field.message_type, depth)
+    return dict(_SCALARS.get(field.type, {}))
+
+
+def json_body(message_class: type[Message], example: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": schema_of(message_class.DESCRIPTOR), "example": example}},
+        }
+    }

@@ -1,0 +1,60 @@
+"""The REST bodies are the proto3 JSON mapping of the request and response messages.
+
+Parsing failures become ``InvalidArgument`` naming the field (lowerCamelCase, as the
+client wrote it); responses print every field, defaults included, so clients see the
+whole shape (ARCHITECTURE.md §6).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from lore_runtime import errors
+
+M = TypeVar("M", bound=Message)
+
+_NESTED_FIELD = re.compile(r"Failed to parse (\w+) field")
+_UNKNOWN_FIELD = re.compile(r'has no field named "?([\w]+)"?')
+_AT_PATH = re.compile(r" at [A-Za-z0-9_]+\.([A-Za-z0-9_.\[\]]+)")
+
+
+def field_of(parse_error: str) -> str:
+    """Best effort: the JSON path of the field a ``json_format.ParseError`` complains about."""
+    located = _AT_PATH.search(parse_error)
+    if located:
+        return located.group(1)
+    path = _NESTED_FIELD.findall(parse_error)
+    unknown = _UNKNOWN_FIELD.search(parse_error)
+    if unknown:
+        path.append(unknown.group(1))
+    return ".".join(path) or "body"
+
+
+def parse(raw: bytes | str | dict[str, Any], message_class: type[M]) -> M:
+    message = message_class()
+    try:
+        document = json.loads(raw) if isinstance(raw, bytes | str) else raw
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise errors.InvalidArgument("body", f"not valid JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise errors.InvalidArgument("body", "must be a JSON object")
+    try:
+        json_format.ParseDict(document, message)
+    except json_format.ParseError as error:
+        text = str(error)
+        raise errors.InvalidArgument(field_of(text), _reason(text)) from None
+    return message
+
+
+def _reason(text: str) -> str:
+    # Keep the innermost explanation, without the chain of "Failed to parse x field:" prefixes.
+    innermost = text.rsplit("field: ", 1)[-1]
+    return innermost.split(" at ")[0].rstrip(".") or text
+
+
+def to_json(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)

@@ -1,0 +1,145 @@
+"""pb2 <-> domain for the memory service, with validation that names the offending field.
+
+Validation happens here, before any use case runs, so a malformed batch is refused as a
+whole: nothing is written (the use cases never see a half-valid request).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from google.protobuf import timestamp_pb2
+from lore.common.v1 import provenance_pb2, scope_pb2
+from lore.memory.v1 import memory_service_pb2 as pb
+from lore_runtime import errors
+
+from memory_svc.domain import limits
+from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScoredMemory
+
+_TYPE_TO_PB = {kind: pb.MemoryType.Value(f"MEMORY_TYPE_{kind.name}") for kind in MemoryType}
+_TYPE_FROM_PB = {value: kind for kind, value in _TYPE_TO_PB.items()}
+_STATUS_TO_PB = {status: pb.MemoryStatus.Value(f"MEMORY_STATUS_{status.name}") for status in MemoryStatus}
+_SOURCE_NAMES = {value: name for name, value in provenance_pb2.ProvenanceSource.items()}
+
+
+def memory_type_from_pb(value: int, field: str) -> MemoryType:
+    try:
+        return _TYPE_FROM_PB[value]
+    except KeyError:
+        names = ", ".join(pb.MemoryType.Name(v) for v in _TYPE_FROM_PB.values())
+        raise errors.InvalidArgument(field, f"must be one of {names}") from None
+
+
+def scope_from_pb(scope: scope_pb2.Scope, field: str) -> Scope:
+    for name in ("user_id", "agent_id", "team_id"):
+        value = getattr(scope, name)
+        if len(value) > limits.MAX_SCOPE_ID_CHARS:
+            raise errors.InvalidArgument(f"{field}.{name}", f"at most {limits.MAX_SCOPE_ID_CHARS} characters")
+        if value != value.strip():
+            raise errors.InvalidArgument(f"{field}.{name}", "must not start or end with whitespace")
+    return Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
+
+
+def scope_to_pb(scope: Scope) -> scope_pb2.Scope:
+    return scope_pb2.Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
+
+
+def _metadata(values: dict[str, str], field: str) -> dict[str, str]:
+    if len(values) > limits.MAX_METADATA_ENTRIES:
+        raise errors.InvalidArgument(field, f"at most {limits.MAX_METADATA_ENTRIES} entries")
+    for key, value in values.items():
+        if not key or len(key) > limits.MAX_METADATA_KEY_CHARS:
+            raise errors.InvalidArgument(field, f"keys must have 1 to {limits.MAX_METADATA_KEY_CHARS} characters")
+        if len(value) > limits.MAX_METADATA_VALUE_CHARS:
+            raise errors.InvalidArgument(f"{field}[{key}]", f"at most {limits.MAX_METADATA_VALUE_CHARS} characters")
+    return dict(values)
+
+
+def _timestamp(message: timestamp_pb2.Timestamp) -> datetime:
+    return message.ToDatetime(tzinfo=UTC)
+
+
+def _to_timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
+    content = item.content.strip()
+    if not content:
+        raise errors.InvalidArgument(f"{field}.content", "must not be empty")
+    if len(item.content) > limits.MAX_CONTENT_CHARS:
+        raise errors.InvalidArgument(f"{field}.content", f"at most {limits.MAX_CONTENT_CHARS} characters")
+    importance = item.importance if item.HasField("importance") else None
+    if importance is not None and not 0.0 <= importance <= 1.0:
+        raise errors.InvalidArgument(f"{field}.importance", "must be between 0 and 1")
+    if len(item.idempotency_key) > limits.MAX_IDEMPOTENCY_KEY_CHARS:
+        raise errors.InvalidArgument(f"{field}.idempotency_key", f"at most {limits.MAX_IDEMPOTENCY_KEY_CHARS} characters")
+    if len(item.entities) > limits.MAX_ENTITIES:
+        raise errors.InvalidArgument(f"{field}.entities", f"at most {limits.MAX_ENTITIES} entities")
+    return MemoryDraft(
+        content=content,
+        memory_type=memory_type_from_pb(item.memory_type, f"{field}.memory_type"),
+        scope=scope_from_pb(item.scope, f"{field}.scope"),
+        importance=importance,
+        valid_at=_timestamp(item.valid_at) if item.HasField("valid_at") else None,
+        metadata=_metadata(dict(item.metadata), f"{field}.metadata"),
+        idempotency_key=item.idempotency_key,
+        provenance=Provenance(
+            session_id=item.provenance.session_id,
+            turn_ids=tuple(item.provenance.turn_ids),
+            source_type=_SOURCE_NAMES.get(item.provenance.source, "").removeprefix("PROVENANCE_SOURCE_").lower(),
+        ),
+        entities=tuple(dict.fromkeys(entity.strip().lower() for entity in item.entities if entity.strip())),
+    )
+
+
+def drafts_from_pb(request: pb.RememberRequest) -> list[MemoryDraft]:
+    if not request.memories:
+        raise errors.InvalidArgument("memories", "at least one memory is required")
+    if len(request.memories) > limits.MAX_BATCH:
+        raise errors.InvalidArgument("memories", f"at most {limits.MAX_BATCH} memories per call")
+    return [draft_from_pb(item, f"memories[{index}]") for index, item in enumerate(request.memories)]
+
+
+def memory_types_from_pb(values: Sequence[int], field: str) -> list[MemoryType]:
+    return [memory_type_from_pb(value, f"{field}[{index}]") for index, value in enumerate(values)]
+
+
+def memory_to_pb(item: MemoryItem) -> pb.Memory:
+    source = f"PROVENANCE_SOURCE_{item.provenance.source_type.upper()}" if item.provenance.source_type else ""
+    return pb.Memory(
+        id=item.id,
+        content=item.content,
+        memory_type=_TYPE_TO_PB[item.memory_type],
+        scope=scope_to_pb(item.scope),
+        importance=item.importance,
+        status=_STATUS_TO_PB[item.status],
+        metadata=item.metadata,
+        provenance=provenance_pb2.Provenance(
+            session_id=item.provenance.session_id,
+            turn_ids=item.provenance.turn_ids,
+            source=provenance_pb2.ProvenanceSource.Value(source) if source in provenance_pb2.ProvenanceSource.keys() else 0,
+            consolidated_into=item.provenance.consolidated_into,
+        ),
+        entities=item.entities,
+        created_at=_to_timestamp(item.created_at),
+        valid_at=_to_timestamp(item.valid_at),
+        current_salience=item.current_salience,
+        access_count=item.access_count,
+        last_accessed_at=_to_timestamp(item.last_accessed_at),
+        updated_at=_to_timestamp(item.created_at),
+    )
+
+
+def recall_result_to_pb(hit: ScoredMemory) -> pb.RecallResult:
+    return pb.RecallResult(
+        memory=memory_to_pb(hit.item),
+        score=hit.score,
+        similarity=hit.similarity,
+        lexical_score=hit.lexical_score,
+        salience=hit.salience,
+        importance=hit.item.importance,
+    )

@@ -1,0 +1,10 @@
+from lore_runtime.settings import ServerSettings, env, service_address, service_database_url
+
+
+class Settings(ServerSettings):
+    addr: str = service_address("memory")
+    database_url: str = service_database_url("memory", "Postgres schema `memory` (access log)")
+    redis_url: str = env("LORE_REDIS_URL", description="working memory and session leases")
+    qdrant_url: str | None = env("LORE_QDRANT_URL", default=None, description="Qdrant server; embedded when unset")
+    qdrant_api_key: str | None = env("LORE_QDRANT_API_KEY", default=None)
+    data_dir: str = env("LORE_DATA_DIR", default=".lore", description="embedded Qdrant's files live below it")

@@ -1,0 +1,93 @@
+"""The memory service's domain: memory items and their scope. Pure: no I/O, no drivers."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+class MemoryType(enum.StrEnum):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    SKILL = "skill"
+    INSIGHT = "insight"
+    COMMITMENT = "commitment"
+    OPINION = "opinion"
+    DECISION = "decision"
+    MESSAGE = "message"
+    TOOL_INTERACTION = "tool_interaction"
+    SESSION_SUMMARY = "session_summary"
+    DAILY_DIGEST = "daily_digest"
+
+
+class MemoryStatus(enum.StrEnum):
+    ACTIVE = "active"
+    WARM = "warm"
+    CONSOLIDATED = "consolidated"
+    ARCHIVED = "archived"
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Whose memory it is; an empty scope is memory shared by the whole org."""
+
+    user_id: str = ""
+    agent_id: str = ""
+    team_id: str = ""
+
+    def as_filter(self) -> dict[str, str]:
+        """The scope fields that are set: a recall matches items that share all of them."""
+        return {name: value for name, value in (("user_id", self.user_id), ("agent_id", self.agent_id),
+                                                ("team_id", self.team_id)) if value}
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    session_id: str = ""
+    turn_ids: tuple[str, ...] = ()
+    source_type: str = ""
+    consolidated_into: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryItem:
+    id: str
+    org_id: str
+    content: str
+    memory_type: MemoryType
+    scope: Scope
+    importance: float
+    status: MemoryStatus
+    metadata: dict[str, str]
+    provenance: Provenance
+    entities: tuple[str, ...]
+    created_at: datetime
+    valid_at: datetime
+    last_accessed_at: datetime
+    access_count: int = 0
+    current_salience: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDraft:
+    """A memory as a client asks for it, validated, before it has an id or a vector."""
+
+    content: str
+    memory_type: MemoryType
+    scope: Scope
+    importance: float | None = None
+    valid_at: datetime | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    idempotency_key: str = ""
+    provenance: Provenance = Provenance()
+    entities: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    item: MemoryItem
+    score: float
+    similarity: float
+    salience: float
+    lexical_score: float = 0.0

@@ -1,0 +1,42 @@
+from lore.memory.v1 import (
+    episode_service_pb2,
+    episode_service_pb2_grpc,
+    memory_service_pb2,
+    memory_service_pb2_grpc,
+    working_memory_service_pb2,
+    working_memory_service_pb2_grpc,
+)
+from lore_runtime.server import GrpcServer, Registration, create_grpc_server
+
+from memory_svc.api.servicers import EpisodeServicer, MemoryServicer, WorkingMemoryServicer
+from memory_svc.bootstrap import Container
+
+MEMORY_ISSUE = "the memory service (working memory, long-term memory, salience, hybrid recall)"
+
+
+def create_server(container: Container, address: str) -> GrpcServer:
+    return create_grpc_server(
+        address,
+        [
+            Registration(
+                WorkingMemoryServicer(),
+                working_memory_service_pb2_grpc.add_WorkingMemoryServiceServicer_to_server,
+                working_memory_service_pb2.DESCRIPTOR.services_by_name["WorkingMemoryService"],
+                pending=MEMORY_ISSUE,
+            ),
+            Registration(
+                MemoryServicer(),
+                memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
+                memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],
+                pending=MEMORY_ISSUE,
+            ),
+            Registration(
+                EpisodeServicer(),
+                episode_service_pb2_grpc.add_EpisodeServiceServicer_to_server,
+                episode_service_pb2.DESCRIPTOR.services_by_name["EpisodeService"],
+                pending=MEMORY_ISSUE,
+            ),
+        ],
+        tracer_provider=container.tracer_provider,
+        checks=container.checks,
+    )

@@ -1,0 +1,1 @@
+"""Lore observations service: knowledge observations with evidence; engagement state."""

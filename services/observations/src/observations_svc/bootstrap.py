@@ -1,0 +1,32 @@
+"""The only wiring of the observations service: stores, use cases and servicers."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+from lore_runtime.server import DependencyCheck
+from lore_runtime.stores import open_postgres, ping_postgres
+from opentelemetry.sdk.trace import TracerProvider
+
+from observations_svc.config import Settings
+
+
+@dataclass
+class Container:
+    settings: Settings
+    postgres: asyncpg.Pool
+    tracer_provider: TracerProvider | None = None
+    checks: dict[str, DependencyCheck] = field(default_factory=dict)
+
+
+async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
+    postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=True)
+    return Container(
+        settings=settings,
+        postgres=postgres,
+        tracer_provider=overrides.get("tracer_provider"),
+        checks={"postgres": lambda: ping_postgres(postgres)},
+    )

@@ -1,0 +1,46 @@
+from contextlib import AsyncExitStack
+
+import agent_svc.bootstrap
+import agent_svc.config
+import agent_svc.server
+import assembler_svc.bootstrap
+import assembler_svc.config
+import assembler_svc.server
+import memory_svc.bootstrap
+import memory_svc.config
+import memory_svc.server
+import observations_svc.bootstrap
+import observations_svc.config
+import observations_svc.server
+import pytest
+
+from tests.grpc_harness import RunningService, start_service
+
+
+@pytest.fixture(scope="session")
+async def services(pg_dsns, redis_url, tmp_path_factory) -> dict[str, RunningService]:
+    """The four gRPC services, started once in-process on real stores."""
+    base = {
+        "LORE_DATABASE_URL": pg_dsns.app_dsn,
+        "LORE_REDIS_URL": redis_url,
+        "LORE_DATA_DIR": str(tmp_path_factory.mktemp("lore-data")),
+    }
+    async with AsyncExitStack() as stack:
+        running = {}
+        for name, package in (("memory", memory_svc), ("observations", observations_svc), ("agent", agent_svc)):
+            running[name] = await start_service(
+                stack, name, package.bootstrap, package.server, package.config.Settings, base
+            )
+        running["assembler"] = await start_service(
+            stack,
+            "assembler",
+            assembler_svc.bootstrap,
+            assembler_svc.server,
+            assembler_svc.config.Settings,
+            {
+                **base,
+                "LORE_MEMORY_ADDR": running["memory"].address,
+                "LORE_OBSERVATIONS_ADDR": running["observations"].address,
+            },
+        )
+        yield running

@@ -1,0 +1,94 @@
+"""The contracts: generated code is fresh, buf lint is clean, every RPC of the design exists."""
+
+from __future__ import annotations
+
+import filecmp
+import importlib
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# ARCHITECTURE.md §1: every gRPC service and RPC, by package.
+DESIGNED_RPCS = {
+    "lore.memory.v1.working_memory_service_pb2": {
+        "WorkingMemoryService": ["GetWorkingMemory", "AppendTurn", "UpdateWorkingMemory", "ClearWorkingMemory",
+                                 "AcquireSessionLease", "ReleaseSessionLease"],
+    },
+    "lore.memory.v1.memory_service_pb2": {
+        "MemoryService": ["Remember", "Recall", "RecordAccess", "GetMemory", "ListMemories", "UpdateMemory",
+                          "ForgetMemory", "ForgetSubject", "RunDecay", "RunConsolidation", "Reindex", "ExportMemories"],
+    },
+    "lore.memory.v1.episode_service_pb2": {
+        "EpisodeService": ["CreateEpisode", "GetEpisode", "ListEpisodes", "ListOpenThreads"],
+    },
+    "lore.observations.v1.observation_service_pb2": {
+        "ObservationService": ["Observe", "GetObservation", "QueryObservations", "SearchObservations",
+                               "ConfirmObservation", "ContradictObservation", "GetObservationHistory",
+                               "RunRevalidation", "EraseSubject"],
+    },
+    "lore.observations.v1.engagement_service_pb2": {
+        "EngagementService": ["GetEngagement", "FormHypothesis", "AddHypothesisEvidence", "ReviseHypothesis",
+                              "PromoteHypothesis", "ArchiveHypothesis", "AddUnknown", "ResolveUnknown", "AdvanceWeek"],
+    },
+    "lore.assembler.v1.assembler_service_pb2": {"AssemblerService": ["AssembleContext", "Prime"]},
+    "lore.agent.v1.agent_service_pb2": {
+        "AgentService": ["StartSession", "GetSession", "ListSessions", "ProcessTurn", "ImportTurns", "ListTurns",
+                         "EndSession", "ForgetSubject"],
+    },
+}
+
+
+def test_generated_code_matches_the_protos(tmp_path: Path) -> None:
+    subprocess.run([str(ROOT / "scripts/gen-protos"), str(tmp_path)], check=True, cwd=ROOT)
+    committed, fresh = ROOT / "libs/lore_proto/lore", tmp_path / "lore"
+    stale = _differences(filecmp.dircmp(committed, fresh))
+    assert not stale, f"generated code is stale, run scripts/gen-protos: {stale}"
+
+
+def _differences(comparison: filecmp.dircmp) -> list[str]:
+    ignored = {"__pycache__"}
+    found = [f"{comparison.left}/{name}" for name in comparison.left_only if name not in ignored]
+    found += [f"{comparison.right}/{name}" for name in comparison.right_only if name not in ignored]
+    _, mismatch, errors = filecmp.cmpfiles(comparison.left, comparison.right, comparison.common_files, shallow=False)
+    found += [f"{comparison.left}/{name}" for name in mismatch + errors]
+    for name, sub in comparison.subdirs.items():
+        if name not in ignored:
+            found += _differences(sub)
+    return found
+
+
+def test_buf_lint_is_clean() -> None:
+    buf = ROOT / "node_modules/.bin/buf"
+    assert buf.exists(), "buf is missing: scripts/bootstrap --dev installs it from package-lock.json"
+    result = subprocess.run([str(buf), "lint"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("module_name", sorted(DESIGNED_RPCS))
+def test_every_designed_rpc_is_in_the_contracts(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    for service_name, methods in DESIGNED_RPCS[module_name].items():
+        service = module.DESCRIPTOR.services_by_name[service_name]
+        assert [method.name for method in service.methods] == methods
+
+
+def test_requests_and_responses_are_named_after_their_rpc() -> None:
+    for module_name, services in DESIGNED_RPCS.items():
+        module = importlib.import_module(module_name)
+        for service_name in services:
+            for method in module.DESCRIPTOR.services_by_name[service_name].methods:
+                assert method.input_type.name == f"{method.name}Request"
+                assert method.output_type.name == f"{method.name}Response"
+
+
+def test_every_list_rpc_is_paginated() -> None:
+    for module_name, services in DESIGNED_RPCS.items():
+        module = importlib.import_module(module_name)
+        for service_name in services:
+            for method in module.DESCRIPTOR.services_by_name[service_name].methods:
+                if method.name.startswith("List"):
+                    assert {"page_size", "page_token"} <= set(method.input_type.fields_by_name), method.name
+                    assert "next_page_token" in method.output_type.fields_by_name, method.name

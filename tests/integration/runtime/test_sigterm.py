@@ -1,0 +1,52 @@
+"""A real service process drains on SIGTERM: NOT_SERVING first, then a clean exit."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+import time
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def _status(address: str) -> int | None:
+    async with grpc.aio.insecure_channel(address) as channel:
+        try:
+            response = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
+        except grpc.aio.AioRpcError:
+            return None
+        return response.status
+
+
+async def test_sigterm_reports_not_serving_then_exits_cleanly():
+    address = f"127.0.0.1:{_free_port()}"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
+    # The assembler needs no store of its own; its upstreams are absent, which is fine here.
+    env.update(LORE_ASSEMBLER_ADDR=address, LORE_MEMORY_ADDR="127.0.0.1:9", LORE_OBSERVATIONS_ADDR="127.0.0.1:9",
+               LORE_DRAIN_SECONDS="1.5", LORE_STOP_GRACE_SECONDS="2", LORE_LOG_LEVEL="WARNING")
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "assembler_svc", env=env,
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while await _status(address) is None:
+            assert process.returncode is None, (await process.stdout.read()).decode()
+            assert time.monotonic() < deadline, "the server never answered health checks"
+            await asyncio.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        await asyncio.sleep(0.5)
+        assert await _status(address) == health_pb2.HealthCheckResponse.NOT_SERVING
+        assert await asyncio.wait_for(process.wait(), timeout=20) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

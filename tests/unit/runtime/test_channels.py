@@ -1,5 +1,4 @@
 from google.protobuf import descriptor_pb2, descriptor_pool
-
 from lore_runtime.channels import is_idempotent, retry_service_config
 
 

@@ -2,7 +2,6 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-
 from lore_runtime import errors, grpc_errors
 
 

@@ -1,5 +1,4 @@
 import pytest
-
 from lore_runtime import errors, request_context
 from lore_runtime.request_context import ORG_ID_KEY, PRINCIPAL_KEY, REQUEST_ID_KEY, RequestContext
 

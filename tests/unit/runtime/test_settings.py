@@ -1,5 +1,4 @@
 import pytest
-
 from lore_runtime.settings import LoreSettings, SettingsError, env, load_settings, service_address, service_database_url
 
 

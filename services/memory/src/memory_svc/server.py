@@ -25,7 +25,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 pending=MEMORY_ISSUE,
             ),
             Registration(
-                MemoryServicer(),
+                MemoryServicer(container.index, container.embedder, container.clock),
                 memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],
                 pending=MEMORY_ISSUE,

@@ -27,7 +27,7 @@ def memory_type_from_pb(value: int, field: str) -> MemoryType:
     try:
         return _TYPE_FROM_PB[value]
     except KeyError:
-        names = ", ".join(pb.MemoryType.Name(v) for v in _TYPE_FROM_PB.values())
+        names = ", ".join(pb.MemoryType.Name(v) for v in _TYPE_FROM_PB)
         raise errors.InvalidArgument(field, f"must be one of {names}") from None
 
 

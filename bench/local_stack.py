@@ -1,0 +1,140 @@
+"""Local stack: time from `./lore up` to ready (fresh and restarted), and REST search latency.
+
+    .venv/bin/python bench/local_stack.py [--searches 200] [--memories 500]
+
+Starts the stack as the README does in a temporary data directory on free ports, writes
+memories through POST /v1/memories, then times POST /v1/memories:search sequentially.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "bench-development-key-0123456789"
+SUBJECTS = ["Caroline", "Melanie", "John", "Priya", "Tom", "Aiko", "Lena", "Omar"]
+ACTIVITIES = ["went to a support group", "bought a violin", "ran a marathon", "painted a sunset",
+              "adopted a puppy", "visited Lisbon", "started learning Go", "baked sourdough bread",
+              "moved to a new flat", "joined a book club"]
+WHEN = ["yesterday", "last week", "in May", "on Sunday", "two years ago"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start(data_dir: Path, env: dict[str, str], url: str) -> tuple[subprocess.Popen[bytes], float]:
+    began = time.monotonic()
+    log = open(data_dir.parent / "bench-lore-up.log", "ab")
+    process = subprocess.Popen([str(ROOT / "lore"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    while True:
+        if process.poll() is not None:
+            raise SystemExit(f"lore up exited with {process.returncode}; see {log.name}")
+        try:
+            if httpx.get(f"{url}/v1/status", timeout=2).status_code == 200:
+                return process, time.monotonic() - began
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+
+
+def stop(process: subprocess.Popen[bytes]) -> float:
+    began = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=120)
+    return time.monotonic() - began
+
+
+def tree_rss_mib(root_pid: int) -> float:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(pid)
+    total_kib, pending = 0, [root_pid]
+    while pending:
+        pid = pending.pop()
+        pending += children.get(pid, [])
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total_kib += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return total_kib / 1024
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--searches", type=int, default=200)
+    parser.add_argument("--memories", type=int, default=500)
+    args = parser.parse_args()
+    random.seed(7)
+    with tempfile.TemporaryDirectory() as temporary:
+        data_dir = Path(temporary) / "data"
+        ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
+        env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
+        env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
+        env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=KEY, LORE_LOG_LEVEL="WARNING")
+        url = f"http://127.0.0.1:{ports['GATEWAY']}"
+
+        process, fresh = start(data_dir, env, url)
+        client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {KEY}"}, timeout=60)
+        texts = [f"{random.choice(SUBJECTS)} {random.choice(ACTIVITIES)} {random.choice(WHEN)}."
+                 for _ in range(args.memories)]
+        began = time.monotonic()
+        for offset in range(0, len(texts), 100):
+            batch = [{"content": text, "memoryType": "MEMORY_TYPE_MESSAGE", "scope": {"userId": "bench"},
+                      "idempotencyKey": f"bench-{offset + n}"} for n, text in enumerate(texts[offset:offset + 100])]
+            client.post("/v1/memories", json={"memories": batch}).raise_for_status()
+        write_seconds = time.monotonic() - began
+
+        queries = [f"What did {random.choice(SUBJECTS)} do {random.choice(WHEN)}?" for _ in range(args.searches)]
+        client.post("/v1/memories:search", json={"query": "warm-up", "scope": {"userId": "bench"}}).raise_for_status()
+        latencies = []
+        began = time.monotonic()
+        for query in queries:
+            start_one = time.perf_counter()
+            response = client.post("/v1/memories:search", json={"query": query, "scope": {"userId": "bench"}, "k": 10})
+            latencies.append((time.perf_counter() - start_one) * 1000)
+            response.raise_for_status()
+        search_seconds = time.monotonic() - began
+        rss = tree_rss_mib(process.pid)
+        client.close()
+        stopped = stop(process)
+        process, restarted = start(data_dir, env, url)
+        stop(process)
+
+    print(f"time to ready, fresh data dir : {fresh:6.1f} s")
+    print(f"time to ready, restart        : {restarted:6.1f} s")
+    print(f"clean stop (SIGTERM)          : {stopped:6.1f} s")
+    print(f"remember {args.memories} memories in batches of 100: {write_seconds:.2f} s "
+          f"({args.memories / write_seconds:.0f} memories/s)")
+    print(f"search x{args.searches} (sequential, REST, k=10): {args.searches / search_seconds:.1f} req/s, "
+          f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 95):.1f} ms, "
+          f"p99 {percentile(latencies, 99):.1f} ms, max {max(latencies):.1f} ms")
+    print(f"resident memory of the whole stack after the searches: {rss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

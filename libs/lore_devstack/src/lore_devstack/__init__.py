@@ -1,0 +1,11 @@
+"""Embedded back ends for tests and ``lore up``: a Postgres with pgvector and a Redis-protocol server.
+
+Nothing here is meant for production: the servers run as child processes of the caller,
+trust local connections and use fixed development passwords unless told otherwise.
+"""
+
+from lore_devstack.database import DatabaseUrls, prepare_database
+from lore_devstack.postgres import EmbeddedPostgres
+from lore_devstack.redis import EmbeddedRedis
+
+__all__ = ["DatabaseUrls", "EmbeddedPostgres", "EmbeddedRedis", "prepare_database"]

@@ -1,0 +1,246 @@
+"""What both Qdrant adapters share: the point payload of a MemoryItem, the filter
+conditions of a search, the payload indexes, and the collection's embedding metadata.
+
+Kept free of either driver so that qdrant-edge and qdrant-client store byte-identical
+payloads and filter identically; each adapter only translates the neutral ``Condition``
+and ``PayloadIndex`` values into its own classes.
+
+Payload layout (one Qdrant point per item; point id = the item's UUID):
+
+    id, org_id, content, memory_type, status, importance, access_count, current_salience,
+    user_id, agent_id, team_id          -- top level, "" when unset, so they are indexable
+    metadata: {str: str}                -- returned as given
+    provenance: {session_id, turn_ids[], source_type, consolidated_into}
+    entities: [str]
+    created_at, valid_at, last_accessed_at  -- RFC 3339, UTC, microseconds ("...Z"), datetime-indexed
+                                               for range filters (RangeDateTime / DatetimeRange)
+
+The payload version lives in the collection metadata (``lore_payload_version``), not in
+each point: qdrant-edge's Python bindings pay ~9 us per payload key on every Point.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import numpy as np
+from lore_runtime.errors import FailedPrecondition
+
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+
+DENSE_VECTOR = "dense"
+SPARSE_VECTOR = "bm25"  # reserved: BM25 term weights (IDF applied by Qdrant), added by the lexical-recall work
+PAYLOAD_VERSION = 1
+
+SCOPE_FIELDS = ("user_id", "agent_id", "team_id")
+TIMESTAMP_FIELDS = ("created_at", "valid_at", "last_accessed_at")
+
+
+# --------------------------------------------------------------------------- payload
+
+
+def point_id(item_id: str) -> str:
+    """The Qdrant point id of an item id: its canonical UUID string (ValueError if not a UUID)."""
+    return str(uuid.UUID(item_id))
+
+
+def maybe_point_id(item_id: str) -> str | None:
+    """Like ``point_id`` but None for a string that is not a UUID (such an item cannot exist)."""
+    try:
+        return point_id(item_id)
+    except ValueError:
+        return None
+
+
+def format_timestamp(value: datetime) -> str:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"memory timestamps must be timezone-aware, got naive {value!r}")
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def to_payload(item: MemoryItem) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "id": item.id,
+        "org_id": item.org_id,
+        "content": item.content,
+        "memory_type": str(item.memory_type),
+        "status": str(item.status),
+        "importance": float(item.importance),
+        "access_count": int(item.access_count),
+        "current_salience": float(item.current_salience),
+        "user_id": item.scope.user_id,
+        "agent_id": item.scope.agent_id,
+        "team_id": item.scope.team_id,
+        "metadata": {str(key): str(value) for key, value in item.metadata.items()},
+        "provenance": {
+            "session_id": item.provenance.session_id,
+            "turn_ids": list(item.provenance.turn_ids),
+            "source_type": item.provenance.source_type,
+            "consolidated_into": item.provenance.consolidated_into,
+        },
+        "entities": list(item.entities),
+    }
+    for name in TIMESTAMP_FIELDS:
+        payload[name] = format_timestamp(getattr(item, name))
+    return payload
+
+
+def from_payload(payload: Mapping[str, Any]) -> MemoryItem:
+    provenance = payload.get("provenance") or {}
+    return MemoryItem(
+        id=str(payload["id"]),
+        org_id=str(payload["org_id"]),
+        content=str(payload["content"]),
+        memory_type=MemoryType(payload["memory_type"]),
+        scope=Scope(**{name: str(payload.get(name) or "") for name in SCOPE_FIELDS}),
+        importance=float(payload["importance"]),
+        status=MemoryStatus(payload["status"]),
+        metadata={str(key): str(value) for key, value in (payload.get("metadata") or {}).items()},
+        provenance=Provenance(
+            session_id=str(provenance.get("session_id") or ""),
+            turn_ids=tuple(str(turn) for turn in provenance.get("turn_ids") or ()),
+            source_type=str(provenance.get("source_type") or ""),
+            consolidated_into=str(provenance.get("consolidated_into") or ""),
+        ),
+        entities=tuple(str(entity) for entity in payload.get("entities") or ()),
+        created_at=parse_timestamp(payload["created_at"]),
+        valid_at=parse_timestamp(payload["valid_at"]),
+        last_accessed_at=parse_timestamp(payload["last_accessed_at"]),
+        access_count=int(payload.get("access_count", 0)),
+        current_salience=float(payload.get("current_salience", 1.0)),
+    )
+
+
+def dense_rows(items: Sequence[MemoryItem], vectors: np.ndarray, dimension: int) -> list[list[float]]:
+    """The vectors as plain float lists, after checking there is one row of ``dimension`` per item."""
+    array = np.asarray(vectors, dtype=np.float32)
+    if array.ndim != 2 or array.shape != (len(items), dimension):
+        raise ValueError(f"expected vectors of shape ({len(items)}, {dimension}), got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError("vectors must be finite")
+    return array.tolist()
+
+
+def query_row(vector: np.ndarray, dimension: int) -> list[float]:
+    array = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if array.shape != (dimension,):
+        raise ValueError(f"expected a query vector of dimension {dimension}, got {array.shape}")
+    return array.tolist()
+
+
+# --------------------------------------------------------------------------- filters
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """``key`` must equal one of ``values`` (one value: MatchValue, several: MatchAny)."""
+
+    key: str
+    values: tuple[str, ...]
+
+
+def search_conditions(org_id: str, scope: Scope, memory_types: Sequence[MemoryType] = ()) -> list[Condition]:
+    """The ``must`` conditions of a recall: the org always, the scope fields that are set, the types."""
+    if not org_id:
+        raise ValueError("org_id is required on every memory index query")
+    conditions = [Condition("org_id", (org_id,))]
+    conditions += [Condition(name, (value,)) for name, value in scope.as_filter().items()]
+    if memory_types:
+        conditions.append(Condition("memory_type", tuple(dict.fromkeys(str(kind) for kind in memory_types))))
+    return conditions
+
+
+def org_condition(org_id: str) -> Condition:
+    return search_conditions(org_id, Scope())[0]
+
+
+# --------------------------------------------------------------------------- payload indexes
+
+IndexKind = Literal["tenant", "keyword", "datetime", "float", "integer"]
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadIndex:
+    field: str
+    kind: IndexKind
+
+
+PAYLOAD_INDEXES: tuple[PayloadIndex, ...] = (
+    PayloadIndex("org_id", "tenant"),
+    PayloadIndex("user_id", "keyword"),
+    PayloadIndex("agent_id", "keyword"),
+    PayloadIndex("team_id", "keyword"),
+    PayloadIndex("memory_type", "keyword"),
+    PayloadIndex("status", "keyword"),
+    PayloadIndex("entities", "keyword"),
+    PayloadIndex("created_at", "datetime"),
+    PayloadIndex("valid_at", "datetime"),
+    PayloadIndex("last_accessed_at", "datetime"),
+    PayloadIndex("current_salience", "float"),
+    PayloadIndex("importance", "float"),
+)
+
+
+# --------------------------------------------------------------------------- collection metadata
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMetadata:
+    """What a collection's vectors mean: written at creation, checked at every open."""
+
+    embedding_model: str
+    dimension: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"lore_embedding_model": self.embedding_model, "lore_dimension": self.dimension,
+                "lore_payload_version": PAYLOAD_VERSION}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> IndexMetadata | None:
+        if not data or "lore_embedding_model" not in data or "lore_dimension" not in data:
+            return None
+        return cls(str(data["lore_embedding_model"]), int(data["lore_dimension"]))
+
+
+def check_metadata(where: str, stored: IndexMetadata | None, wanted: IndexMetadata) -> None:
+    """Raise FailedPrecondition unless the stored model and dimension are the configured ones."""
+    if stored is None:
+        raise FailedPrecondition(
+            f"{where} has no embedding model metadata; run `lore reindex` to rebuild it "
+            f"with {wanted.embedding_model} ({wanted.dimension}-d)",
+            reason="EMBEDDING_MODEL_UNKNOWN",
+            metadata={"store": where, "configured_model": wanted.embedding_model,
+                      "configured_dimension": str(wanted.dimension)},
+        )
+    if stored != wanted:
+        raise FailedPrecondition(
+            f"{where} holds vectors of {stored.embedding_model} ({stored.dimension}-d) but the service is "
+            f"configured for {wanted.embedding_model} ({wanted.dimension}-d); run `lore reindex` to re-embed, "
+            "or configure the original model",
+            reason="EMBEDDING_MODEL_MISMATCH",
+            metadata={"store": where, "stored_model": stored.embedding_model,
+                      "stored_dimension": str(stored.dimension), "configured_model": wanted.embedding_model,
+                      "configured_dimension": str(wanted.dimension)},
+        )
+
+
+def order_like(ids: Sequence[str], items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    """``items`` in the order of ``ids`` (as the port's ``get`` returns them), missing ones skipped."""
+    by_point = {point_id(item.id): item for item in items}
+    found = []
+    for id_ in ids:
+        key = maybe_point_id(id_)
+        if key is not None and key in by_point:
+            found.append(by_point[key])
+    return found

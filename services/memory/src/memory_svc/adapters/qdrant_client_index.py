@@ -1,0 +1,230 @@
+"""The MemoryIndex port over a Qdrant server, through ``qdrant_client.AsyncQdrantClient``.
+
+Same payload, filters and payload indexes as the qdrant-edge adapter (memory_payload.py).
+The embedding model and dimension are stored in the collection's own ``metadata`` (Qdrant
+collection metadata, supported by qdrant-client 1.20 and its local mode), written when
+the collection is created and checked on every open.
+
+qdrant-client's local mode (``AsyncQdrantClient(location=":memory:")``) is used by the
+tests for API compatibility; it ignores payload indexes and warns when asked for one, so
+they are only created against a real server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import numpy as np
+from lore_runtime.errors import DependencyUnavailable
+from qdrant_client import AsyncQdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from memory_svc.adapters.memory_payload import (
+    DENSE_VECTOR,
+    PAYLOAD_INDEXES,
+    SPARSE_VECTOR,
+    Condition,
+    IndexMetadata,
+    PayloadIndex,
+    check_metadata,
+    dense_rows,
+    from_payload,
+    maybe_point_id,
+    order_like,
+    org_condition,
+    point_id,
+    query_row,
+    search_conditions,
+    to_payload,
+)
+from memory_svc.domain.model import MemoryItem, MemoryType, Scope
+
+DEFAULT_COLLECTION = "memory_items"
+UPSERT_BATCH = 256
+
+
+def _schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
+    if index.kind == "tenant":
+        return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+    return {
+        "keyword": models.PayloadSchemaType.KEYWORD,
+        "datetime": models.PayloadSchemaType.DATETIME,
+        "float": models.PayloadSchemaType.FLOAT,
+        "integer": models.PayloadSchemaType.INTEGER,
+    }[index.kind]
+
+
+def _condition(condition: Condition) -> models.FieldCondition:
+    if len(condition.values) == 1:
+        return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.values[0]))
+    return models.FieldCondition(key=condition.key, match=models.MatchAny(any=list(condition.values)))
+
+
+def _filter(conditions: Sequence[Condition], *extra: Any) -> models.Filter:
+    return models.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
+
+
+def _is_local(client: AsyncQdrantClient) -> bool:
+    """True for qdrant-client's in-process emulation (``:memory:`` or ``path=``)."""
+    try:
+        from qdrant_client.local.async_qdrant_local import AsyncQdrantLocal
+    except ImportError:  # pragma: no cover - layout of a future qdrant-client
+        return False
+    return isinstance(getattr(client, "_client", None), AsyncQdrantLocal)
+
+
+@contextlib.asynccontextmanager
+async def _translated(what: str) -> AsyncIterator[None]:
+    """Qdrant being down or failing is DependencyUnavailable; a 4xx stays a bug and is raised as is."""
+    try:
+        yield
+    except ResponseHandlingException as error:
+        raise DependencyUnavailable(f"qdrant unreachable during {what}: {error}",
+                                    metadata={"dependency": "qdrant"}) from error
+    except UnexpectedResponse as error:
+        if error.status_code is not None and (error.status_code >= 500 or error.status_code == 429):
+            raise DependencyUnavailable(f"qdrant failed during {what}: {error.status_code}",
+                                        metadata={"dependency": "qdrant"}) from error
+        raise
+
+
+class QdrantClientMemoryIndex:
+    """``await QdrantClientMemoryIndex.open(client, embedding_model=..., dimension=...)`` (or
+    ``connect(url, api_key, ...)``) creates the collection if it is missing and checks its
+    metadata. ``close()`` closes the client only if the index owns it.
+    """
+
+    def __init__(
+        self,
+        client: AsyncQdrantClient,
+        *,
+        embedding_model: str,
+        dimension: int,
+        collection: str = DEFAULT_COLLECTION,
+        owns_client: bool = False,
+        payload_indexes: bool | None = None,
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError("dimension must be positive")
+        self.client = client
+        self.collection = collection
+        self.metadata = IndexMetadata(embedding_model, dimension)
+        self.dimension = dimension
+        self._owns_client = owns_client
+        self._payload_indexes = (not _is_local(client)) if payload_indexes is None else payload_indexes
+
+    @classmethod
+    async def open(cls, client: AsyncQdrantClient, *, embedding_model: str, dimension: int,
+                   collection: str = DEFAULT_COLLECTION, owns_client: bool = False,
+                   payload_indexes: bool | None = None) -> QdrantClientMemoryIndex:
+        index = cls(client, embedding_model=embedding_model, dimension=dimension, collection=collection,
+                    owns_client=owns_client, payload_indexes=payload_indexes)
+        try:
+            await index.ensure_collection()
+        except BaseException:
+            await index.close()
+            raise
+        return index
+
+    @classmethod
+    async def connect(cls, url: str, api_key: str | None = None, *, embedding_model: str, dimension: int,
+                      collection: str = DEFAULT_COLLECTION, timeout: int = 10) -> QdrantClientMemoryIndex:
+        client = AsyncQdrantClient(url=url, api_key=api_key, timeout=timeout)
+        return await cls.open(client, embedding_model=embedding_model, dimension=dimension,
+                              collection=collection, owns_client=True)
+
+    async def ensure_collection(self) -> None:
+        async with _translated("collection set-up"):
+            if not await self.client.collection_exists(self.collection):
+                try:
+                    await self.client.create_collection(
+                        self.collection,
+                        vectors_config={DENSE_VECTOR: models.VectorParams(size=self.dimension,
+                                                                          distance=models.Distance.COSINE)},
+                        sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                        metadata=self.metadata.as_dict(),
+                    )
+                except UnexpectedResponse as error:
+                    if error.status_code != 409:  # another replica created it first
+                        raise
+            info = await self.client.get_collection(self.collection)
+            stored = IndexMetadata.from_dict(info.config.metadata)
+            vectors = info.config.params.vectors
+            dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
+            if stored is not None and dense is not None and dense.size != stored.dimension:
+                stored = IndexMetadata(stored.embedding_model, dense.size)
+            check_metadata(f"qdrant collection {self.collection!r}", stored, self.metadata)
+            if self._payload_indexes:
+                present = set(info.payload_schema or {})
+                for index in PAYLOAD_INDEXES:
+                    if index.field not in present:
+                        await self.client.create_payload_index(self.collection, index.field,
+                                                               field_schema=_schema(index), wait=True)
+
+    # ------------------------------------------------------------------ the port
+
+    async def upsert(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
+        if not len(items):
+            return
+        rows = dense_rows(items, vectors, self.dimension)
+        by_org: dict[str, list[models.PointStruct]] = {}
+        for item, row in zip(items, rows, strict=True):
+            by_org.setdefault(item.org_id, []).append(
+                models.PointStruct(id=point_id(item.id), vector={DENSE_VECTOR: row}, payload=to_payload(item)))
+        async with _translated("upsert"):
+            for org_id, points in by_org.items():
+                # An existing point is only overwritten if it belongs to the same org.
+                guard = _filter([org_condition(org_id)])
+                for start in range(0, len(points), UPSERT_BATCH):
+                    await self.client.upsert(self.collection, points=points[start:start + UPSERT_BATCH],
+                                             update_filter=guard, wait=True)
+
+    async def search(
+        self,
+        org_id: str,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        memory_types: Sequence[MemoryType] = (),
+    ) -> list[tuple[MemoryItem, float]]:
+        conditions = search_conditions(org_id, scope, memory_types)
+        if k <= 0:
+            return []
+        async with _translated("search"):
+            response = await self.client.query_points(
+                self.collection,
+                query=query_row(vector, self.dimension),
+                using=DENSE_VECTOR,
+                query_filter=_filter(conditions),
+                limit=k,
+                with_payload=True,
+                with_vectors=False,
+            )
+        return [(from_payload(point.payload or {}), float(point.score)) for point in response.points]
+
+    async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
+        condition = org_condition(org_id)
+        wanted = sorted({key for key in map(maybe_point_id, ids) if key is not None})
+        if not wanted:
+            return []
+        async with _translated("get"):
+            records, _ = await self.client.scroll(
+                self.collection,
+                scroll_filter=_filter([condition], models.HasIdCondition(has_id=list(wanted))),
+                limit=len(wanted),
+                with_payload=True,
+                with_vectors=False,
+            )
+        return order_like(ids, [from_payload(record.payload or {}) for record in records])
+
+    async def count(self, org_id: str) -> int:
+        async with _translated("count"):
+            result = await self.client.count(self.collection, count_filter=_filter([org_condition(org_id)]),
+                                             exact=True)
+        return int(result.count)
+
+    async def close(self) -> None:
+        if self._owns_client:
+            await self.client.close()

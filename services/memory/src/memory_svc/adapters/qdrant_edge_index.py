@@ -1,0 +1,275 @@
+"""The MemoryIndex port over qdrant-edge: Qdrant's engine in-process, one shard on disk.
+
+Layout below ``path``::
+
+    path/lore_index.json   embedding model + dimension (+ payload version) of the vectors
+    path/shard/            the EdgeShard (edge_config.json, wal/, segments/)
+
+The metadata lives in a JSON file beside the shard rather than in a sentinel point: it
+can be read (and checked) before the shard is opened, it never has to be filtered out of
+counts, scrolls or facets, and a sentinel would need a vector. It is written atomically
+before the shard is created, so a crash leaves at worst metadata without a shard (which
+is simply created on the next start), never a shard of unknown vectors.
+
+The engine is synchronous, so every call runs in a worker thread (``asyncio.to_thread``).
+qdrant-edge 0.9.0 shards are safe to share between threads (queries, upserts and
+``optimize()`` from several threads at once were tried: no errors, consistent counts), so
+calls are not serialised; a small gate only keeps ``close()`` from releasing the shard
+under a running call and keeps ``optimize()`` single-flight. Only one process may open a
+shard (its WAL is locked): a second one gets FailedPrecondition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import qdrant_edge as qe
+from lore_runtime.errors import FailedPrecondition
+
+from memory_svc.adapters.memory_payload import (
+    DENSE_VECTOR,
+    PAYLOAD_INDEXES,
+    SPARSE_VECTOR,
+    Condition,
+    IndexMetadata,
+    PayloadIndex,
+    check_metadata,
+    dense_rows,
+    from_payload,
+    maybe_point_id,
+    order_like,
+    org_condition,
+    point_id,
+    query_row,
+    search_conditions,
+    to_payload,
+)
+from memory_svc.domain.model import MemoryItem, MemoryType, Scope
+
+T = TypeVar("T")
+
+METADATA_FILE = "lore_index.json"
+SHARD_DIR = "shard"
+UPSERT_BATCH = 1024
+
+
+def _schema(index: PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
+    if index.kind == "tenant":
+        return qe.KeywordIndexParams(is_tenant=True)
+    return {
+        "keyword": qe.PayloadSchemaType.Keyword,
+        "datetime": qe.PayloadSchemaType.Datetime,
+        "float": qe.PayloadSchemaType.Float,
+        "integer": qe.PayloadSchemaType.Integer,
+    }[index.kind]
+
+
+def _condition(condition: Condition) -> qe.FieldCondition:
+    if len(condition.values) == 1:
+        return qe.FieldCondition(condition.key, match=qe.MatchValue(condition.values[0]))
+    return qe.FieldCondition(condition.key, match=qe.MatchAny(list(condition.values)))
+
+
+def _filter(conditions: Sequence[Condition], *extra: Any) -> qe.Filter:
+    return qe.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
+
+
+def _read_metadata(file: Path) -> IndexMetadata | None:
+    try:
+        return IndexMetadata.from_dict(json.loads(file.read_text()))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        raise FailedPrecondition(f"cannot read {file}: {error}; run `lore reindex` to rebuild the memory index",
+                                 reason="EMBEDDING_MODEL_UNKNOWN") from error
+
+
+def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(metadata.as_dict(), indent=2) + "\n")
+    with tmp.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, file)
+
+
+class QdrantEdgeMemoryIndex:
+    """``QdrantEdgeMemoryIndex(path, embedding_model=..., dimension=...)`` opens (or creates) the
+    shard synchronously — meant for start-up; ``await QdrantEdgeMemoryIndex.open(...)`` does the
+    same in a worker thread. Call ``optimize()`` from a background task and ``close()`` at shutdown.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> None:
+        if dimension <= 0:
+            raise ValueError("dimension must be positive")
+        self.path = Path(path)
+        self.metadata = IndexMetadata(embedding_model, dimension)
+        self.dimension = dimension
+        self._gate = threading.Condition()
+        self._active = 0
+        self._closed = False
+        self._optimizing = threading.Lock()
+        self._shard = self._open_shard()
+        self._ensure_payload_indexes()
+
+    @classmethod
+    async def open(cls, path: str | os.PathLike[str], *, embedding_model: str,
+                   dimension: int) -> QdrantEdgeMemoryIndex:
+        return await asyncio.to_thread(lambda: cls(path, embedding_model=embedding_model, dimension=dimension))
+
+    # ------------------------------------------------------------------ opening
+
+    def _config(self) -> qe.EdgeConfig:
+        return qe.EdgeConfig(
+            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+
+    def _open_shard(self) -> qe.EdgeShard:
+        shard_dir = self.path / SHARD_DIR
+        meta_file = self.path / METADATA_FILE
+        exists = (shard_dir / "edge_config.json").exists() or (shard_dir / "segments").exists()
+        if not exists:
+            _write_metadata(meta_file, self.metadata)
+            return qe.EdgeShard.create(str(shard_dir), self._config())
+        check_metadata(f"memory index {self.path}", _read_metadata(meta_file), self.metadata)
+        config = qe.EdgeConfig(
+            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)})
+        try:
+            return qe.EdgeShard.load(str(shard_dir), config)
+        except Exception as error:  # the bindings raise a bare Exception("Service runtime error: ...")
+            text = str(error)
+            if "WAL" in text and ("WouldBlock" in text or "lock" in text.lower()):
+                raise FailedPrecondition(
+                    f"memory index {self.path} is open in another process; qdrant-edge allows one process "
+                    "per store (go through the memory service's RPCs)", reason="STORE_LOCKED",
+                    metadata={"store": str(self.path)}) from error
+            if "incompatible" in text.lower():
+                raise FailedPrecondition(
+                    f"memory index {self.path} does not match the configured vectors ({text}); "
+                    "run `lore reindex`", reason="EMBEDDING_MODEL_MISMATCH",
+                    metadata={"store": str(self.path)}) from error
+            raise
+
+    def _ensure_payload_indexes(self) -> None:
+        present = set(self._shard.info().payload_schema)
+        for index in PAYLOAD_INDEXES:
+            if index.field not in present:
+                self._shard.update(qe.UpdateOperation.create_field_index(index.field, _schema(index)))
+
+    # ------------------------------------------------------------------ thread gate
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        with self._gate:
+            if self._closed:
+                raise FailedPrecondition("the memory index is closed", reason="STORE_CLOSED")
+            self._active += 1
+        try:
+            return fn(*args)
+        finally:
+            with self._gate:
+                self._active -= 1
+                self._gate.notify_all()
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(self._call, fn, *args)
+
+    # ------------------------------------------------------------------ the port
+
+    async def upsert(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
+        if not len(items):
+            return
+        rows = dense_rows(items, vectors, self.dimension)
+        # Payloads are converted into Points in the worker thread: the bindings take ~10 us per
+        # payload key, which would otherwise block the event loop for ~0.2 ms per item.
+        await self._run(self._upsert_sync, list(items), rows)
+
+    def _upsert_sync(self, items: list[MemoryItem], rows: list[list[float]]) -> None:
+        by_org: dict[str, list[qe.Point]] = {}
+        for item, row in zip(items, rows, strict=True):
+            by_org.setdefault(item.org_id, []).append(
+                qe.Point(point_id(item.id), {DENSE_VECTOR: row}, to_payload(item)))
+        for org_id, points in by_org.items():
+            # An existing point is only overwritten if it belongs to the same org: an id
+            # collision can never move an item across tenants.
+            guard = _filter([org_condition(org_id)])
+            for start in range(0, len(points), UPSERT_BATCH):
+                self._shard.update(qe.UpdateOperation.upsert_points(points[start:start + UPSERT_BATCH],
+                                                                    condition=guard))
+
+    async def search(
+        self,
+        org_id: str,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        memory_types: Sequence[MemoryType] = (),
+    ) -> list[tuple[MemoryItem, float]]:
+        conditions = search_conditions(org_id, scope, memory_types)
+        if k <= 0:
+            return []
+        request = qe.QueryRequest(
+            limit=k,
+            query=qe.Query.Nearest(query_row(vector, self.dimension), using=DENSE_VECTOR),
+            filter=_filter(conditions),
+            with_payload=True,
+            with_vector=False,
+        )
+        hits = await self._run(self._shard.query, request)
+        return [(from_payload(hit.payload or {}), float(hit.score)) for hit in hits]
+
+    async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
+        condition = org_condition(org_id)
+        wanted = {key for key in map(maybe_point_id, ids) if key is not None}
+        if not wanted:
+            return []
+        request = qe.ScrollRequest(limit=len(wanted), filter=_filter([condition], qe.HasIdCondition(wanted)),
+                                   with_payload=True, with_vector=False)
+        records, _ = await self._run(self._shard.scroll, request)
+        return order_like(ids, [from_payload(record.payload or {}) for record in records])
+
+    async def count(self, org_id: str) -> int:
+        request = qe.CountRequest(exact=True, filter=_filter([org_condition(org_id)]))
+        return int(await self._run(self._shard.count, request))
+
+    # ------------------------------------------------------------------ maintenance
+
+    async def optimize(self) -> bool:
+        """Merge segments and build the HNSW and payload indexes; for a background task only.
+
+        Blocks its worker thread until the optimisers are done (tens of seconds at 50k+
+        points); searches keep being answered meanwhile. Returns False if nothing was to do
+        or another optimisation is already running.
+        """
+        return await self._run(self._optimize_sync)
+
+    def _optimize_sync(self) -> bool:
+        if not self._optimizing.acquire(blocking=False):
+            return False
+        try:
+            return bool(self._shard.optimize())
+        finally:
+            self._optimizing.release()
+
+    async def flush(self) -> None:
+        await self._run(self._shard.flush)
+
+    async def close(self) -> None:
+        """Wait for running calls (an ``optimize()`` included), flush and release the shard."""
+        await asyncio.to_thread(self._close_sync)
+
+    def _close_sync(self) -> None:
+        with self._gate:
+            if self._closed:
+                return
+            self._closed = True
+            self._gate.wait_for(lambda: self._active == 0)
+        self._shard.flush()
+        self._shard.close()

@@ -1,0 +1,212 @@
+"""One contract for every MemoryIndex: the fake of tests/fakes.py, qdrant-edge, qdrant-client.
+
+The ``memory_index`` fixture (conftest.py) runs each test against all three. Vectors are
+small hand-made or random unit vectors; no embedding model is involved.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from datetime import UTC, datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+
+from tests.integration.memory.conftest import DIMENSION
+
+T0 = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
+
+
+def new_org() -> str:
+    return f"org-{uuid.uuid4().hex[:12]}"
+
+
+def make_item(org_id: str, content: str = "the user likes green tea", **fields: object) -> MemoryItem:
+    values: dict[str, object] = {
+        "id": str(uuid.uuid4()),
+        "org_id": org_id,
+        "content": content,
+        "memory_type": MemoryType.FACT,
+        "scope": Scope(),
+        "importance": 0.5,
+        "status": MemoryStatus.ACTIVE,
+        "metadata": {},
+        "provenance": Provenance(),
+        "entities": (),
+        "created_at": T0,
+        "valid_at": T0,
+        "last_accessed_at": T0,
+    }
+    values.update(fields)
+    return MemoryItem(**values)  # type: ignore[arg-type]
+
+
+def unit(*components: float) -> np.ndarray:
+    vector = np.zeros(DIMENSION, dtype=np.float32)
+    vector[: len(components)] = components
+    return vector / np.linalg.norm(vector)
+
+
+def random_units(count: int, seed: int) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((count, DIMENSION)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+async def test_get_returns_the_item_exactly_as_upserted(memory_index) -> None:
+    org = new_org()
+    item = make_item(
+        org,
+        "Alice moved to Lisbon in May",
+        memory_type=MemoryType.DECISION,
+        scope=Scope(user_id="u-1", agent_id="a-1", team_id="t-1"),
+        importance=0.8125,
+        status=MemoryStatus.WARM,
+        metadata={"dia_id": "D1:3", "source": "locomo", "ünï": "cødé"},
+        provenance=Provenance(session_id="s-1", turn_ids=("t-1", "t-2"), source_type="conversation",
+                              consolidated_into=str(uuid.uuid4())),
+        entities=("alice", "lisbon"),
+        created_at=T0,
+        valid_at=datetime(2025, 5, 1, 12, 0, tzinfo=timezone(timedelta(hours=2))).astimezone(UTC),
+        last_accessed_at=T0 + timedelta(days=3, microseconds=7),
+        access_count=4,
+        current_salience=0.123456789,
+    )
+    await memory_index.upsert([item], np.stack([unit(1, 2, 3)]))
+
+    [got] = await memory_index.get(org, [item.id])
+
+    assert got == item
+    for stamp in (got.created_at, got.valid_at, got.last_accessed_at):
+        assert stamp.utcoffset() == timedelta(0)
+
+
+async def test_get_skips_unknown_ids_and_keeps_the_order_asked(memory_index) -> None:
+    org = new_org()
+    items = [make_item(org, f"memory {n}") for n in range(3)]
+    await memory_index.upsert(items, random_units(3, seed=1))
+
+    got = await memory_index.get(org, [items[2].id, str(uuid.uuid4()), items[0].id, "not-a-uuid"])
+
+    assert [item.id for item in got] == [items[2].id, items[0].id]
+    assert await memory_index.get(org, []) == []
+
+
+async def test_search_returns_nearest_first_with_cosine_similarity(memory_index) -> None:
+    org = new_org()
+    directions = [(1, 0), (1, 1), (0, 1), (-1, 0)]
+    items = [make_item(org, f"direction {d}") for d in directions]
+    await memory_index.upsert(items, np.stack([unit(*d) for d in directions]))
+
+    hits = await memory_index.search(org, Scope(), unit(1, 0.2), k=4)
+
+    assert [item.id for item, _ in hits] == [items[0].id, items[1].id, items[2].id, items[3].id]
+    query = np.array([1, 0.2]) / math.hypot(1, 0.2)
+    for (_, score), direction in zip(hits, directions, strict=True):
+        expected = float(np.dot(query, np.array(direction) / np.linalg.norm(direction)))
+        assert score == pytest.approx(expected, abs=1e-5)
+
+
+async def test_search_never_returns_another_orgs_items(memory_index) -> None:
+    ours, theirs = new_org(), new_org()
+    vector = unit(0.3, 0.4, 0.5)
+    mine = make_item(ours, "the launch code is 1234", scope=Scope(user_id="u-1"))
+    other = make_item(theirs, "the launch code is 1234", scope=Scope(user_id="u-1"))
+    await memory_index.upsert([mine, other], np.stack([vector, vector]))
+
+    hits = await memory_index.search(ours, Scope(), vector, k=10)
+    scoped = await memory_index.search(ours, Scope(user_id="u-1"), vector, k=10)
+
+    assert [item.id for item, _ in hits] == [mine.id]
+    assert [item.id for item, _ in scoped] == [mine.id]
+    assert await memory_index.get(ours, [other.id]) == []
+    assert await memory_index.count(ours) == 1
+    assert await memory_index.count(theirs) == 1
+
+
+async def test_upsert_never_overwrites_another_orgs_item_with_the_same_id(memory_index) -> None:
+    ours, theirs = new_org(), new_org()
+    mine = make_item(ours, "ours")
+    await memory_index.upsert([mine], np.stack([unit(1)]))
+
+    intruder = make_item(theirs, "theirs", id=mine.id)
+    await memory_index.upsert([intruder], np.stack([unit(0, 1)]))
+
+    assert await memory_index.get(ours, [mine.id]) == [mine]
+    [(hit, score)] = await memory_index.search(ours, Scope(), unit(1), k=5)
+    assert hit == mine
+    assert score == pytest.approx(1.0, abs=1e-5)
+
+
+async def test_scope_filter_keeps_the_fields_that_are_set(memory_index) -> None:
+    org = new_org()
+    alice = make_item(org, "alice's", scope=Scope(user_id="alice"))
+    alice_bot = make_item(org, "alice with the bot", scope=Scope(user_id="alice", agent_id="bot"))
+    bob = make_item(org, "bob's", scope=Scope(user_id="bob"))
+    shared = make_item(org, "the org's", scope=Scope())
+    items = [alice, alice_bot, bob, shared]
+    await memory_index.upsert(items, random_units(4, seed=2))
+    query = unit(1, 1, 1, 1)
+
+    async def ids(scope: Scope) -> set[str]:
+        return {item.id for item, _ in await memory_index.search(org, scope, query, k=10)}
+
+    assert await ids(Scope(user_id="alice")) == {alice.id, alice_bot.id}
+    assert await ids(Scope(user_id="alice", agent_id="bot")) == {alice_bot.id}
+    assert await ids(Scope(agent_id="bot")) == {alice_bot.id}
+    assert await ids(Scope(user_id="carol")) == set()
+    assert await ids(Scope()) == {item.id for item in items}
+
+
+async def test_memory_types_filter(memory_index) -> None:
+    org = new_org()
+    fact = make_item(org, "a fact", memory_type=MemoryType.FACT)
+    preference = make_item(org, "a preference", memory_type=MemoryType.PREFERENCE)
+    digest = make_item(org, "a digest", memory_type=MemoryType.DAILY_DIGEST)
+    await memory_index.upsert([fact, preference, digest], random_units(3, seed=3))
+    query = unit(1)
+
+    async def ids(*types: MemoryType) -> set[str]:
+        return {item.id for item, _ in await memory_index.search(org, Scope(), query, k=10, memory_types=types)}
+
+    assert await ids(MemoryType.PREFERENCE) == {preference.id}
+    assert await ids(MemoryType.FACT, MemoryType.DAILY_DIGEST) == {fact.id, digest.id}
+    assert await ids() == {fact.id, preference.id, digest.id}
+    assert await ids(MemoryType.SKILL) == set()
+
+
+async def test_upserting_the_same_id_twice_keeps_one_item(memory_index) -> None:
+    org = new_org()
+    first = make_item(org, "first version", access_count=0)
+    await memory_index.upsert([first], np.stack([unit(1)]))
+    second = make_item(org, "second version", id=first.id, access_count=5,
+                       last_accessed_at=T0 + timedelta(hours=1), metadata={"edited": "yes"})
+    await memory_index.upsert([second], np.stack([unit(0, 1)]))
+
+    assert await memory_index.count(org) == 1
+    assert await memory_index.get(org, [first.id]) == [second]
+    [(hit, score)] = await memory_index.search(org, Scope(), unit(0, 1), k=10)
+    assert hit == second
+    assert score == pytest.approx(1.0, abs=1e-5)
+
+
+async def test_k_is_respected(memory_index) -> None:
+    org = new_org()
+    items = [make_item(org, f"memory {n}") for n in range(12)]
+    vectors = random_units(12, seed=4)
+    await memory_index.upsert(items, vectors)
+
+    hits = await memory_index.search(org, Scope(), vectors[0], k=5)
+
+    assert len(hits) == 5
+    assert hits[0][0].id == items[0].id
+    scores = [score for _, score in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert len(await memory_index.search(org, Scope(), vectors[0], k=50)) == 12
+    assert await memory_index.count(org) == 12
+
+
+async def test_count_of_an_unknown_org_is_zero(memory_index) -> None:
+    assert await memory_index.count(new_org()) == 0
+    assert await memory_index.search(new_org(), Scope(), unit(1), k=3) == []

@@ -1,0 +1,115 @@
+"""Remember and Recall through real stubs on the memory service: real embeddings, qdrant-edge."""
+
+from __future__ import annotations
+
+import uuid
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from lore.common.v1 import scope_pb2
+from lore.memory.v1 import memory_service_pb2 as pb
+from lore.memory.v1 import memory_service_pb2_grpc
+
+
+def _tenant(org_id: str) -> tuple[tuple[str, str], ...]:
+    return (("x-lore-org-id", org_id), ("x-lore-principal", "tester"))
+
+
+@pytest.fixture
+def stub(services) -> memory_service_pb2_grpc.MemoryServiceStub:
+    return memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+
+
+def _memory(content: str, user: str, **fields) -> pb.MemoryInput:
+    return pb.MemoryInput(content=content, memory_type=pb.MEMORY_TYPE_FACT, scope=scope_pb2.Scope(user_id=user),
+                          **fields)
+
+
+def _bad_request_fields(error: grpc.aio.AioRpcError) -> list[str]:
+    status = rpc_status.from_call(error)
+    fields = []
+    for detail in status.details:
+        bad_request = error_details_pb2.BadRequest()
+        if detail.Unpack(bad_request):
+            fields += [violation.field for violation in bad_request.field_violations]
+    return fields
+
+
+async def test_recall_finds_a_memory_by_meaning_and_returns_metadata_as_given(stub, org_id):
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    written = await stub.Remember(pb.RememberRequest(memories=[
+        _memory("Melanie bought a new violin for her daughter.", user, metadata={"dia_id": "D1:1"}),
+        _memory("The weather in Paris was rainy all week.", user),
+    ]), metadata=_tenant(org_id))
+    assert [memory.metadata["dia_id"] for memory in written.memories[:1]] == ["D1:1"]
+    found = await stub.Recall(pb.RecallRequest(query="musical instrument purchase for a child",
+                                               scope=scope_pb2.Scope(user_id=user), k=2), metadata=_tenant(org_id))
+    assert found.results[0].memory.content == "Melanie bought a new violin for her daughter."
+    assert dict(found.results[0].memory.metadata) == {"dia_id": "D1:1"}
+    assert found.results[0].memory.importance == 0.5
+    assert found.results[0].similarity > found.results[1].similarity
+
+
+async def test_recall_never_returns_another_orgs_memories(stub, org_id):
+    other_org = f"org-{uuid.uuid4().hex[:12]}"
+    await stub.Remember(pb.RememberRequest(memories=[_memory("The launch code is tangerine.", "shared-user")]),
+                        metadata=_tenant(other_org))
+    found = await stub.Recall(pb.RecallRequest(query="launch code", scope=scope_pb2.Scope(user_id="shared-user")),
+                              metadata=_tenant(org_id))
+    assert list(found.results) == []
+    empty_scope = await stub.Recall(pb.RecallRequest(query="launch code"), metadata=_tenant(org_id))
+    assert list(empty_scope.results) == []
+
+
+async def test_a_retried_remember_creates_nothing_twice(stub, org_id):
+    request = pb.RememberRequest(memories=[_memory("Sam prefers tea.", "sam", idempotency_key="k-1"),
+                                           _memory("Sam lives in Oslo.", "sam")], request_id="req-1")
+    first = await stub.Remember(request, metadata=_tenant(org_id))
+    second = await stub.Remember(request, metadata=_tenant(org_id))
+    assert [m.id for m in first.memories] == [m.id for m in second.memories]
+    found = await stub.Recall(pb.RecallRequest(query="Sam", scope=scope_pb2.Scope(user_id="sam"), k=10),
+                              metadata=_tenant(org_id))
+    assert len(found.results) == 2
+
+
+@pytest.mark.parametrize(
+    ("memory", "field"),
+    [
+        (pb.MemoryInput(content="", memory_type=pb.MEMORY_TYPE_FACT), "memories[1].content"),
+        (pb.MemoryInput(content="x" * 16_001, memory_type=pb.MEMORY_TYPE_FACT), "memories[1].content"),
+        (pb.MemoryInput(content="fine"), "memories[1].memory_type"),
+        (pb.MemoryInput(content="fine", memory_type=pb.MEMORY_TYPE_FACT, importance=1.5), "memories[1].importance"),
+        (pb.MemoryInput(content="fine", memory_type=pb.MEMORY_TYPE_FACT, metadata={"k": "v" * 1025}),
+         "memories[1].metadata[k]"),
+    ],
+)
+async def test_a_malformed_batch_is_refused_naming_the_field_and_writes_nothing(stub, org_id, memory, field):
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    memory.scope.user_id = user
+    batch = pb.RememberRequest(memories=[_memory("A valid memory about gardening.", user), memory])
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.Remember(batch, metadata=_tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert _bad_request_fields(raised.value) == [field]
+    found = await stub.Recall(pb.RecallRequest(query="gardening", scope=scope_pb2.Scope(user_id=user)),
+                              metadata=_tenant(org_id))
+    assert list(found.results) == []
+
+
+async def test_a_batch_over_the_limit_is_refused(stub, org_id):
+    batch = pb.RememberRequest(memories=[_memory(f"memory {n}", "u") for n in range(101)])
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.Remember(batch, metadata=_tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert _bad_request_fields(raised.value) == ["memories"]
+
+
+@pytest.mark.parametrize(("request_fields", "field"), [({"query": "  "}, "query"), ({"query": "q", "k": 101}, "k"),
+                                                       ({"query": "q", "memory_types": [99]}, "memory_types[0]")])
+async def test_a_malformed_recall_is_refused_naming_the_field(stub, org_id, request_fields, field):
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.Recall(pb.RecallRequest(**request_fields), metadata=_tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert _bad_request_fields(raised.value) == [field]

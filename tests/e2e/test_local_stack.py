@@ -90,7 +90,7 @@ MEMORIES = [
     ("The weather in Paris was rainy all week.", "D1:5"),
     ("John is training for a marathon in October.", "D1:7"),
 ]
-PARAPHRASE = "musical instrument purchase for a child"
+PARAPHRASE = "Which musical instrument did someone purchase?"
 
 
 def test_status_reports_every_service_serving(stack: Stack) -> None:

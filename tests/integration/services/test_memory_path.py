@@ -44,7 +44,7 @@ async def test_recall_finds_a_memory_by_meaning_and_returns_metadata_as_given(st
         _memory("The weather in Paris was rainy all week.", user),
     ]), metadata=_tenant(org_id))
     assert [memory.metadata["dia_id"] for memory in written.memories[:1]] == ["D1:1"]
-    found = await stub.Recall(pb.RecallRequest(query="musical instrument purchase for a child",
+    found = await stub.Recall(pb.RecallRequest(query="Which musical instrument did someone purchase?",
                                                scope=scope_pb2.Scope(user_id=user), k=2), metadata=_tenant(org_id))
     assert found.results[0].memory.content == "Melanie bought a new violin for her daughter."
     assert dict(found.results[0].memory.metadata) == {"dia_id": "D1:1"}

@@ -19,18 +19,34 @@ from lore_embeddings import OnnxMiniLmEmbedder
 from lore_embeddings.onnx import available_cpus
 
 SUBJECTS = ["Caroline", "Melanie", "John", "Priya", "Tom", "Aiko", "Lena", "Omar"]
-ACTIVITIES = ["went to a support group", "bought a violin", "ran a marathon", "painted a sunset",
-              "adopted a puppy", "visited Lisbon", "started learning Go", "baked sourdough bread",
-              "moved to a new flat", "joined a book club"]
+ACTIVITIES = [
+    "went to a support group",
+    "bought a violin",
+    "ran a marathon",
+    "painted a sunset",
+    "adopted a puppy",
+    "visited Lisbon",
+    "started learning Go",
+    "baked sourdough bread",
+    "moved to a new flat",
+    "joined a book club",
+]
 WHEN = ["yesterday", "last week", "in May", "on Sunday", "two years ago"]
-TAILS = ["", " with her sister", " because a friend suggested it", " and loved every minute of it",
-         " after a long and difficult week at work", " to feel closer to the local community"]
+TAILS = [
+    "",
+    " with her sister",
+    " because a friend suggested it",
+    " and loved every minute of it",
+    " after a long and difficult week at work",
+    " to feel closer to the local community",
+]
 
 
 def sentences(count: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
-    return [f"{rng.choice(SUBJECTS)} {rng.choice(ACTIVITIES)} {rng.choice(WHEN)}{rng.choice(TAILS)}."
-            for _ in range(count)]
+    return [
+        f"{rng.choice(SUBJECTS)} {rng.choice(ACTIVITIES)} {rng.choice(WHEN)}{rng.choice(TAILS)}." for _ in range(count)
+    ]
 
 
 def rss_mib() -> tuple[float, float]:
@@ -51,7 +67,7 @@ async def run(args: argparse.Namespace) -> None:
 
     latencies = []
     began = time.perf_counter()
-    for text in texts[:args.singles]:
+    for text in texts[: args.singles]:
         start = time.perf_counter()
         await embedder.embed([text])
         latencies.append(time.perf_counter() - start)
@@ -59,20 +75,24 @@ async def run(args: argparse.Namespace) -> None:
 
     began = time.perf_counter()
     for index in range(args.batches):
-        await embedder.embed(texts[index * 64:(index + 1) * 64])
+        await embedder.embed(texts[index * 64 : (index + 1) * 64])
     batch64 = 64 * args.batches / (time.perf_counter() - began)
     rss_end, rss_peak = rss_mib()
     await embedder.aclose()
 
     cuts = statistics.quantiles(latencies, n=100)
     print(f"model            {embedder.model_name} (dim {embedder.dimension})")
-    print(f"cpus / threads   {available_cpus()} / {args.threads or min(4, available_cpus())}"
-          f"   internal batch {args.batch_size}")
+    print(
+        f"cpus / threads   {available_cpus()} / {args.threads or min(4, available_cpus())}"
+        f"   internal batch {args.batch_size}"
+    )
     print(f"load time        {load_s * 1000:.0f} ms (sha256 check + tokenizer + session)")
     print(f"embeddings/s     batch 1: {batch1:.0f}   batch 64: {batch64:.0f}")
     print(f"single latency   p50 {cuts[49] * 1000:.2f} ms   p95 {cuts[94] * 1000:.2f} ms   ({args.singles} calls)")
-    print(f"RSS              before load {rss_before:.0f} MiB, after load {rss_loaded:.0f} MiB, "
-          f"after run {rss_end:.0f} MiB (peak {rss_peak:.0f} MiB)")
+    print(
+        f"RSS              before load {rss_before:.0f} MiB, after load {rss_loaded:.0f} MiB, "
+        f"after run {rss_end:.0f} MiB (peak {rss_peak:.0f} MiB)"
+    )
 
 
 def main() -> None:

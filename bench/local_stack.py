@@ -24,9 +24,18 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "bench-development-key-0123456789"
 SUBJECTS = ["Caroline", "Melanie", "John", "Priya", "Tom", "Aiko", "Lena", "Omar"]
-ACTIVITIES = ["went to a support group", "bought a violin", "ran a marathon", "painted a sunset",
-              "adopted a puppy", "visited Lisbon", "started learning Go", "baked sourdough bread",
-              "moved to a new flat", "joined a book club"]
+ACTIVITIES = [
+    "went to a support group",
+    "bought a violin",
+    "ran a marathon",
+    "painted a sunset",
+    "adopted a puppy",
+    "visited Lisbon",
+    "started learning Go",
+    "baked sourdough bread",
+    "moved to a new flat",
+    "joined a book club",
+]
 WHEN = ["yesterday", "last week", "in May", "on Sunday", "two years ago"]
 
 
@@ -39,8 +48,9 @@ def free_port() -> int:
 def start(data_dir: Path, env: dict[str, str], url: str) -> tuple[subprocess.Popen[bytes], float]:
     began = time.monotonic()
     log = open(data_dir.parent / "bench-lore-up.log", "ab")
-    process = subprocess.Popen([str(ROOT / "lore"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        [str(ROOT / "lore"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     while True:
         if process.poll() is not None:
             raise SystemExit(f"lore up exited with {process.returncode}; see {log.name}")
@@ -100,12 +110,21 @@ def main() -> None:
 
         process, fresh = start(data_dir, env, url)
         client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {KEY}"}, timeout=60)
-        texts = [f"{random.choice(SUBJECTS)} {random.choice(ACTIVITIES)} {random.choice(WHEN)}."
-                 for _ in range(args.memories)]
+        texts = [
+            f"{random.choice(SUBJECTS)} {random.choice(ACTIVITIES)} {random.choice(WHEN)}."
+            for _ in range(args.memories)
+        ]
         began = time.monotonic()
         for offset in range(0, len(texts), 100):
-            batch = [{"content": text, "memoryType": "MEMORY_TYPE_MESSAGE", "scope": {"userId": "bench"},
-                      "idempotencyKey": f"bench-{offset + n}"} for n, text in enumerate(texts[offset:offset + 100])]
+            batch = [
+                {
+                    "content": text,
+                    "memoryType": "MEMORY_TYPE_MESSAGE",
+                    "scope": {"userId": "bench"},
+                    "idempotencyKey": f"bench-{offset + n}",
+                }
+                for n, text in enumerate(texts[offset : offset + 100])
+            ]
             client.post("/v1/memories", json={"memories": batch}).raise_for_status()
         write_seconds = time.monotonic() - began
 
@@ -128,11 +147,15 @@ def main() -> None:
     print(f"time to ready, fresh data dir : {fresh:6.1f} s")
     print(f"time to ready, restart        : {restarted:6.1f} s")
     print(f"clean stop (SIGTERM)          : {stopped:6.1f} s")
-    print(f"remember {args.memories} memories in batches of 100: {write_seconds:.2f} s "
-          f"({args.memories / write_seconds:.0f} memories/s)")
-    print(f"search x{args.searches} (sequential, REST, k=10): {args.searches / search_seconds:.1f} req/s, "
-          f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 95):.1f} ms, "
-          f"p99 {percentile(latencies, 99):.1f} ms, max {max(latencies):.1f} ms")
+    print(
+        f"remember {args.memories} memories in batches of 100: {write_seconds:.2f} s "
+        f"({args.memories / write_seconds:.0f} memories/s)"
+    )
+    print(
+        f"search x{args.searches} (sequential, REST, k=10): {args.searches / search_seconds:.1f} req/s, "
+        f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 95):.1f} ms, "
+        f"p99 {percentile(latencies, 99):.1f} ms, max {max(latencies):.1f} ms"
+    )
     print(f"resident memory of the whole stack after the searches: {rss:.0f} MiB")
 
 

@@ -35,10 +35,19 @@ def make_items(count: int, rng: np.random.Generator) -> tuple[list[MemoryItem], 
     now = datetime.now(UTC)
     items = [
         MemoryItem(
-            id=str(uuid.uuid4()), org_id=ORGS[n % len(ORGS)], content=f"memory number {n}",
-            memory_type=TYPES[int(rng.integers(len(TYPES)))], scope=Scope(user_id=USERS[int(rng.integers(len(USERS)))]),
-            importance=0.5, status=MemoryStatus.ACTIVE, metadata={"n": str(n)}, provenance=Provenance(),
-            entities=(), created_at=now, valid_at=now, last_accessed_at=now,
+            id=str(uuid.uuid4()),
+            org_id=ORGS[n % len(ORGS)],
+            content=f"memory number {n}",
+            memory_type=TYPES[int(rng.integers(len(TYPES)))],
+            scope=Scope(user_id=USERS[int(rng.integers(len(USERS)))]),
+            importance=0.5,
+            status=MemoryStatus.ACTIVE,
+            metadata={"n": str(n)},
+            provenance=Provenance(),
+            entities=(),
+            created_at=now,
+            valid_at=now,
+            last_accessed_at=now,
         )
         for n in range(count)
     ]
@@ -56,7 +65,7 @@ def percentiles(samples: list[float]) -> str:
 async def upsert_all(index, items: list[MemoryItem], vectors: np.ndarray) -> float:
     start = time.perf_counter()
     for offset in range(0, len(items), BATCH):
-        await index.upsert(items[offset:offset + BATCH], vectors[offset:offset + BATCH])
+        await index.upsert(items[offset : offset + BATCH], vectors[offset : offset + BATCH])
     return time.perf_counter() - start
 
 
@@ -93,20 +102,24 @@ async def bench_edge(count: int, searches: int) -> None:
             print(f"qdrant-edge: close {time.perf_counter() - start:.2f} s")
         start = time.perf_counter()
         index = await QdrantEdgeMemoryIndex.open(path, embedding_model="bench/random", dimension=DIMENSION)
-        print(f"qdrant-edge: reopen {time.perf_counter() - start:.2f} s, "
-              f"{sum([await index.count(org) for org in ORGS])} items")
+        print(
+            f"qdrant-edge: reopen {time.perf_counter() - start:.2f} s, "
+            f"{sum([await index.count(org) for org in ORGS])} items"
+        )
         await index.close()
 
 
 async def bench_client_local(count: int, searches: int) -> None:
     rng = np.random.default_rng(8)
     items, vectors = make_items(count, rng)
-    index = await QdrantClientMemoryIndex.open(AsyncQdrantClient(location=":memory:"), embedding_model="bench/random",
-                                               dimension=DIMENSION, owns_client=True)
+    index = await QdrantClientMemoryIndex.open(
+        AsyncQdrantClient(location=":memory:"), embedding_model="bench/random", dimension=DIMENSION, owns_client=True
+    )
     try:
         elapsed = await upsert_all(index, items, vectors)
-        print(f"qdrant-client local: upsert {count} x {DIMENSION}-d in {elapsed:.2f} s "
-              f"({count / elapsed:,.0f} items/s)")
+        print(
+            f"qdrant-client local: upsert {count} x {DIMENSION}-d in {elapsed:.2f} s ({count / elapsed:,.0f} items/s)"
+        )
         samples, mean_hits = await search_latencies(index, searches, rng)
         print(f"qdrant-client local: filtered top-10            {percentiles(samples)}  mean hits {mean_hits:.1f}")
     finally:

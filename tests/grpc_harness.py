@@ -61,7 +61,9 @@ def method_callable(channel: grpc.aio.Channel, method: MethodDescriptor) -> Call
         (True, True): channel.stream_stream,
     }
     factory = kinds[(method.client_streaming, method.server_streaming)]
-    call = factory(path, request_serializer=request_class.SerializeToString, response_deserializer=response_class.FromString)
+    call = factory(
+        path, request_serializer=request_class.SerializeToString, response_deserializer=response_class.FromString
+    )
     return call
 
 
@@ -70,6 +72,7 @@ async def invoke(channel: grpc.aio.Channel, method: MethodDescriptor, metadata: 
     request = GetMessageClass(method.input_type)()
     call = method_callable(channel, method)
     if method.client_streaming:
+
         async def requests():
             yield request
 

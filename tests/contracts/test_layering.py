@@ -9,8 +9,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE_PACKAGES = sorted(ROOT.glob("services/*/src/*_svc"))
-DRIVERS = ("grpc", "lore.", "google.protobuf", "asyncpg", "redis", "qdrant_client", "qdrant_edge",
-           "opentelemetry", "httpx", "fastapi", "onnxruntime")
+DRIVERS = (
+    "grpc",
+    "lore.",
+    "google.protobuf",
+    "asyncpg",
+    "redis",
+    "qdrant_client",
+    "qdrant_edge",
+    "opentelemetry",
+    "httpx",
+    "fastapi",
+    "onnxruntime",
+)
 
 
 def _imports(path: Path) -> list[str]:
@@ -27,8 +38,12 @@ def _offending(folder: Path, forbidden: tuple[str, ...]) -> list[str]:
     found = []
     for path in folder.rglob("*.py"):
         for name in _imports(path):
-            if any(name == prefix.rstrip(".") or name.startswith(prefix if prefix.endswith(".") else prefix + ".")
-                   or name == prefix for prefix in forbidden):
+            if any(
+                name == prefix.rstrip(".")
+                or name.startswith(prefix if prefix.endswith(".") else prefix + ".")
+                or name == prefix
+                for prefix in forbidden
+            ):
                 found.append(f"{path.relative_to(ROOT)}: {name}")
     return found
 

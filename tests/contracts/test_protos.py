@@ -14,29 +14,72 @@ ROOT = Path(__file__).resolve().parents[2]
 # ARCHITECTURE.md §1: every gRPC service and RPC, by package.
 DESIGNED_RPCS = {
     "lore.memory.v1.working_memory_service_pb2": {
-        "WorkingMemoryService": ["GetWorkingMemory", "AppendTurn", "UpdateWorkingMemory", "ClearWorkingMemory",
-                                 "AcquireSessionLease", "ReleaseSessionLease"],
+        "WorkingMemoryService": [
+            "GetWorkingMemory",
+            "AppendTurn",
+            "UpdateWorkingMemory",
+            "ClearWorkingMemory",
+            "AcquireSessionLease",
+            "ReleaseSessionLease",
+        ],
     },
     "lore.memory.v1.memory_service_pb2": {
-        "MemoryService": ["Remember", "Recall", "RecordAccess", "GetMemory", "ListMemories", "UpdateMemory",
-                          "ForgetMemory", "ForgetSubject", "RunDecay", "RunConsolidation", "Reindex", "ExportMemories"],
+        "MemoryService": [
+            "Remember",
+            "Recall",
+            "RecordAccess",
+            "GetMemory",
+            "ListMemories",
+            "UpdateMemory",
+            "ForgetMemory",
+            "ForgetSubject",
+            "RunDecay",
+            "RunConsolidation",
+            "Reindex",
+            "ExportMemories",
+        ],
     },
     "lore.memory.v1.episode_service_pb2": {
         "EpisodeService": ["CreateEpisode", "GetEpisode", "ListEpisodes", "ListOpenThreads"],
     },
     "lore.observations.v1.observation_service_pb2": {
-        "ObservationService": ["Observe", "GetObservation", "QueryObservations", "SearchObservations",
-                               "ConfirmObservation", "ContradictObservation", "GetObservationHistory",
-                               "RunRevalidation", "EraseSubject"],
+        "ObservationService": [
+            "Observe",
+            "GetObservation",
+            "QueryObservations",
+            "SearchObservations",
+            "ConfirmObservation",
+            "ContradictObservation",
+            "GetObservationHistory",
+            "RunRevalidation",
+            "EraseSubject",
+        ],
     },
     "lore.observations.v1.engagement_service_pb2": {
-        "EngagementService": ["GetEngagement", "FormHypothesis", "AddHypothesisEvidence", "ReviseHypothesis",
-                              "PromoteHypothesis", "ArchiveHypothesis", "AddUnknown", "ResolveUnknown", "AdvanceWeek"],
+        "EngagementService": [
+            "GetEngagement",
+            "FormHypothesis",
+            "AddHypothesisEvidence",
+            "ReviseHypothesis",
+            "PromoteHypothesis",
+            "ArchiveHypothesis",
+            "AddUnknown",
+            "ResolveUnknown",
+            "AdvanceWeek",
+        ],
     },
     "lore.assembler.v1.assembler_service_pb2": {"AssemblerService": ["AssembleContext", "Prime"]},
     "lore.agent.v1.agent_service_pb2": {
-        "AgentService": ["StartSession", "GetSession", "ListSessions", "ProcessTurn", "ImportTurns", "ListTurns",
-                         "EndSession", "ForgetSubject"],
+        "AgentService": [
+            "StartSession",
+            "GetSession",
+            "ListSessions",
+            "ProcessTurn",
+            "ImportTurns",
+            "ListTurns",
+            "EndSession",
+            "ForgetSubject",
+        ],
     },
 }
 

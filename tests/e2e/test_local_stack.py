@@ -50,8 +50,9 @@ def start_stack(data_dir: Path, log: Path) -> Stack:
     env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
     env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=DEV_KEY, LORE_LOG_LEVEL="WARNING")
     with open(log, "ab") as output:
-        process = subprocess.Popen([str(ROOT / "lore"), "up"], env=env, stdout=output, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [str(ROOT / "lore"), "up"], env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
     stack = Stack(process, f"http://127.0.0.1:{ports['GATEWAY']}", env, log)
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
@@ -105,11 +106,22 @@ def test_a_memory_is_found_by_meaning_with_no_word_in_common(stack: Stack) -> No
     words = lambda text: set(re.findall(r"\w+", text.lower()))  # noqa: E731
     assert not words(MEMORIES[0][0]) & words(PARAPHRASE)
     with _client(stack) as client:
-        written = client.post("/v1/memories", json={"memories": [
-            {"content": content, "memoryType": "MEMORY_TYPE_MESSAGE", "scope": {"userId": "conv-26"},
-             "validAt": "2023-05-08T13:56:00Z", "metadata": {"dia_id": dia_id}, "idempotencyKey": f"conv-26/{dia_id}"}
-            for content, dia_id in MEMORIES
-        ]})
+        written = client.post(
+            "/v1/memories",
+            json={
+                "memories": [
+                    {
+                        "content": content,
+                        "memoryType": "MEMORY_TYPE_MESSAGE",
+                        "scope": {"userId": "conv-26"},
+                        "validAt": "2023-05-08T13:56:00Z",
+                        "metadata": {"dia_id": dia_id},
+                        "idempotencyKey": f"conv-26/{dia_id}",
+                    }
+                    for content, dia_id in MEMORIES
+                ]
+            },
+        )
         assert written.status_code == 200, written.text
         memories = written.json()["memories"]
         assert [memory["metadata"] for memory in memories] == [{"dia_id": dia_id} for _, dia_id in MEMORIES]
@@ -124,8 +136,16 @@ def test_a_memory_is_found_by_meaning_with_no_word_in_common(stack: Stack) -> No
 
 
 def test_a_retried_write_lands_once(stack: Stack) -> None:
-    body = {"memories": [{"content": "Sam prefers tea to coffee.", "memoryType": "MEMORY_TYPE_PREFERENCE",
-                          "scope": {"userId": "retry-user"}, "idempotencyKey": "retry-1"}]}
+    body = {
+        "memories": [
+            {
+                "content": "Sam prefers tea to coffee.",
+                "memoryType": "MEMORY_TYPE_PREFERENCE",
+                "scope": {"userId": "retry-user"},
+                "idempotencyKey": "retry-1",
+            }
+        ]
+    }
     with _client(stack) as client:
         first = client.post("/v1/memories", json=body).json()["memories"][0]["id"]
         second = client.post("/v1/memories", json=body).json()["memories"][0]["id"]
@@ -156,8 +176,14 @@ def test_a_wrong_key_gets_401_with_the_error_body(stack: Stack) -> None:
 )
 def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(stack: Stack, memory: dict, field: str) -> None:
     user = f"bad-input-{abs(hash(field + str(memory))) % 10**8}"
-    batch = [{"content": "A perfectly valid memory about gardening.", "memoryType": "MEMORY_TYPE_FACT",
-              "scope": {"userId": user}}, {**memory, "scope": {"userId": user}}]
+    batch = [
+        {
+            "content": "A perfectly valid memory about gardening.",
+            "memoryType": "MEMORY_TYPE_FACT",
+            "scope": {"userId": user},
+        },
+        {**memory, "scope": {"userId": user}},
+    ]
     with _client(stack) as client:
         response = client.post("/v1/memories", json={"memories": batch})
         assert response.status_code == 400, response.text

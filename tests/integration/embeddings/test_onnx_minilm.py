@@ -41,20 +41,24 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 async def test_question_is_closest_to_its_answer(minilm: OnnxMiniLmEmbedder) -> None:
-    question, answer, unrelated = await minilm.embed([
-        "When did Caroline go to the support group?",
-        "Caroline went to the LGBTQ support group yesterday.",
-        "The quarterly revenue report is due on Friday.",
-    ])
+    question, answer, unrelated = await minilm.embed(
+        [
+            "When did Caroline go to the support group?",
+            "Caroline went to the LGBTQ support group yesterday.",
+            "The quarterly revenue report is due on Friday.",
+        ]
+    )
     assert cosine(question, answer) > cosine(question, unrelated) + 0.3
 
 
 async def test_paraphrase_without_shared_words_beats_an_unrelated_pair(minilm: OnnxMiniLmEmbedder) -> None:
-    hiking, trekking, unrelated = await minilm.embed([
-        "I adore hiking in the mountains",
-        "Trekking through alpine peaks is my favourite pastime",
-        "The printer on the third floor is out of toner.",
-    ])
+    hiking, trekking, unrelated = await minilm.embed(
+        [
+            "I adore hiking in the mountains",
+            "Trekking through alpine peaks is my favourite pastime",
+            "The printer on the third floor is out of toner.",
+        ]
+    )
     assert cosine(hiking, trekking) > 0.4
     assert cosine(hiking, trekking) > cosine(hiking, unrelated) + 0.3
     assert cosine(hiking, trekking) > cosine(trekking, unrelated) + 0.3

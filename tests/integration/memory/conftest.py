@@ -25,7 +25,8 @@ async def memory_index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncI
         yield index
         await index.close()
     else:
-        index = await QdrantClientMemoryIndex.open(AsyncQdrantClient(location=":memory:"), embedding_model=MODEL,
-                                                   dimension=DIMENSION, owns_client=True)
+        index = await QdrantClientMemoryIndex.open(
+            AsyncQdrantClient(location=":memory:"), embedding_model=MODEL, dimension=DIMENSION, owns_client=True
+        )
         yield index
         await index.close()

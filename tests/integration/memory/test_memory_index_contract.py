@@ -64,8 +64,9 @@ async def test_get_returns_the_item_exactly_as_upserted(memory_index) -> None:
         importance=0.8125,
         status=MemoryStatus.WARM,
         metadata={"dia_id": "D1:3", "source": "locomo", "ünï": "cødé"},
-        provenance=Provenance(session_id="s-1", turn_ids=("t-1", "t-2"), source_type="conversation",
-                              consolidated_into=str(uuid.uuid4())),
+        provenance=Provenance(
+            session_id="s-1", turn_ids=("t-1", "t-2"), source_type="conversation", consolidated_into=str(uuid.uuid4())
+        ),
         entities=("alice", "lisbon"),
         created_at=T0,
         valid_at=datetime(2025, 5, 1, 12, 0, tzinfo=timezone(timedelta(hours=2))).astimezone(UTC),
@@ -180,8 +181,14 @@ async def test_upserting_the_same_id_twice_keeps_one_item(memory_index) -> None:
     org = new_org()
     first = make_item(org, "first version", access_count=0)
     await memory_index.upsert([first], np.stack([unit(1)]))
-    second = make_item(org, "second version", id=first.id, access_count=5,
-                       last_accessed_at=T0 + timedelta(hours=1), metadata={"edited": "yes"})
+    second = make_item(
+        org,
+        "second version",
+        id=first.id,
+        access_count=5,
+        last_accessed_at=T0 + timedelta(hours=1),
+        metadata={"edited": "yes"},
+    )
     await memory_index.upsert([second], np.stack([unit(0, 1)]))
 
     assert await memory_index.count(org) == 1

@@ -32,10 +32,17 @@ async def test_sigterm_reports_not_serving_then_exits_cleanly():
     address = f"127.0.0.1:{_free_port()}"
     env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
     # The assembler needs no store of its own; its upstreams are absent, which is fine here.
-    env.update(LORE_ASSEMBLER_ADDR=address, LORE_MEMORY_ADDR="127.0.0.1:9", LORE_OBSERVATIONS_ADDR="127.0.0.1:9",
-               LORE_DRAIN_SECONDS="1.5", LORE_STOP_GRACE_SECONDS="2", LORE_LOG_LEVEL="WARNING")
-    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "assembler_svc", env=env,
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    env.update(
+        LORE_ASSEMBLER_ADDR=address,
+        LORE_MEMORY_ADDR="127.0.0.1:9",
+        LORE_OBSERVATIONS_ADDR="127.0.0.1:9",
+        LORE_DRAIN_SECONDS="1.5",
+        LORE_STOP_GRACE_SECONDS="2",
+        LORE_LOG_LEVEL="WARNING",
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "assembler_svc", env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
     try:
         deadline = time.monotonic() + 30
         while await _status(address) is None:

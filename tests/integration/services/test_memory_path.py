@@ -23,8 +23,9 @@ def stub(services) -> memory_service_pb2_grpc.MemoryServiceStub:
 
 
 def _memory(content: str, user: str, **fields) -> pb.MemoryInput:
-    return pb.MemoryInput(content=content, memory_type=pb.MEMORY_TYPE_FACT, scope=scope_pb2.Scope(user_id=user),
-                          **fields)
+    return pb.MemoryInput(
+        content=content, memory_type=pb.MEMORY_TYPE_FACT, scope=scope_pb2.Scope(user_id=user), **fields
+    )
 
 
 def _bad_request_fields(error: grpc.aio.AioRpcError) -> list[str]:
@@ -39,13 +40,22 @@ def _bad_request_fields(error: grpc.aio.AioRpcError) -> list[str]:
 
 async def test_recall_finds_a_memory_by_meaning_and_returns_metadata_as_given(stub, org_id):
     user = f"user-{uuid.uuid4().hex[:8]}"
-    written = await stub.Remember(pb.RememberRequest(memories=[
-        _memory("Melanie bought a new violin for her daughter.", user, metadata={"dia_id": "D1:1"}),
-        _memory("The weather in Paris was rainy all week.", user),
-    ]), metadata=_tenant(org_id))
+    written = await stub.Remember(
+        pb.RememberRequest(
+            memories=[
+                _memory("Melanie bought a new violin for her daughter.", user, metadata={"dia_id": "D1:1"}),
+                _memory("The weather in Paris was rainy all week.", user),
+            ]
+        ),
+        metadata=_tenant(org_id),
+    )
     assert [memory.metadata["dia_id"] for memory in written.memories[:1]] == ["D1:1"]
-    found = await stub.Recall(pb.RecallRequest(query="Which musical instrument did someone purchase?",
-                                               scope=scope_pb2.Scope(user_id=user), k=2), metadata=_tenant(org_id))
+    found = await stub.Recall(
+        pb.RecallRequest(
+            query="Which musical instrument did someone purchase?", scope=scope_pb2.Scope(user_id=user), k=2
+        ),
+        metadata=_tenant(org_id),
+    )
     assert found.results[0].memory.content == "Melanie bought a new violin for her daughter."
     assert dict(found.results[0].memory.metadata) == {"dia_id": "D1:1"}
     assert found.results[0].memory.importance == 0.5
@@ -54,23 +64,29 @@ async def test_recall_finds_a_memory_by_meaning_and_returns_metadata_as_given(st
 
 async def test_recall_never_returns_another_orgs_memories(stub, org_id):
     other_org = f"org-{uuid.uuid4().hex[:12]}"
-    await stub.Remember(pb.RememberRequest(memories=[_memory("The launch code is tangerine.", "shared-user")]),
-                        metadata=_tenant(other_org))
-    found = await stub.Recall(pb.RecallRequest(query="launch code", scope=scope_pb2.Scope(user_id="shared-user")),
-                              metadata=_tenant(org_id))
+    await stub.Remember(
+        pb.RememberRequest(memories=[_memory("The launch code is tangerine.", "shared-user")]),
+        metadata=_tenant(other_org),
+    )
+    found = await stub.Recall(
+        pb.RecallRequest(query="launch code", scope=scope_pb2.Scope(user_id="shared-user")), metadata=_tenant(org_id)
+    )
     assert list(found.results) == []
     empty_scope = await stub.Recall(pb.RecallRequest(query="launch code"), metadata=_tenant(org_id))
     assert list(empty_scope.results) == []
 
 
 async def test_a_retried_remember_creates_nothing_twice(stub, org_id):
-    request = pb.RememberRequest(memories=[_memory("Sam prefers tea.", "sam", idempotency_key="k-1"),
-                                           _memory("Sam lives in Oslo.", "sam")], request_id="req-1")
+    request = pb.RememberRequest(
+        memories=[_memory("Sam prefers tea.", "sam", idempotency_key="k-1"), _memory("Sam lives in Oslo.", "sam")],
+        request_id="req-1",
+    )
     first = await stub.Remember(request, metadata=_tenant(org_id))
     second = await stub.Remember(request, metadata=_tenant(org_id))
     assert [m.id for m in first.memories] == [m.id for m in second.memories]
-    found = await stub.Recall(pb.RecallRequest(query="Sam", scope=scope_pb2.Scope(user_id="sam"), k=10),
-                              metadata=_tenant(org_id))
+    found = await stub.Recall(
+        pb.RecallRequest(query="Sam", scope=scope_pb2.Scope(user_id="sam"), k=10), metadata=_tenant(org_id)
+    )
     assert len(found.results) == 2
 
 
@@ -81,8 +97,10 @@ async def test_a_retried_remember_creates_nothing_twice(stub, org_id):
         (pb.MemoryInput(content="x" * 16_001, memory_type=pb.MEMORY_TYPE_FACT), "memories[1].content"),
         (pb.MemoryInput(content="fine"), "memories[1].memory_type"),
         (pb.MemoryInput(content="fine", memory_type=pb.MEMORY_TYPE_FACT, importance=1.5), "memories[1].importance"),
-        (pb.MemoryInput(content="fine", memory_type=pb.MEMORY_TYPE_FACT, metadata={"k": "v" * 1025}),
-         "memories[1].metadata[k]"),
+        (
+            pb.MemoryInput(content="fine", memory_type=pb.MEMORY_TYPE_FACT, metadata={"k": "v" * 1025}),
+            "memories[1].metadata[k]",
+        ),
     ],
 )
 async def test_a_malformed_batch_is_refused_naming_the_field_and_writes_nothing(stub, org_id, memory, field):
@@ -93,8 +111,9 @@ async def test_a_malformed_batch_is_refused_naming_the_field_and_writes_nothing(
         await stub.Remember(batch, metadata=_tenant(org_id))
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert _bad_request_fields(raised.value) == [field]
-    found = await stub.Recall(pb.RecallRequest(query="gardening", scope=scope_pb2.Scope(user_id=user)),
-                              metadata=_tenant(org_id))
+    found = await stub.Recall(
+        pb.RecallRequest(query="gardening", scope=scope_pb2.Scope(user_id=user)), metadata=_tenant(org_id)
+    )
     assert list(found.results) == []
 
 
@@ -106,8 +125,14 @@ async def test_a_batch_over_the_limit_is_refused(stub, org_id):
     assert _bad_request_fields(raised.value) == ["memories"]
 
 
-@pytest.mark.parametrize(("request_fields", "field"), [({"query": "  "}, "query"), ({"query": "q", "k": 101}, "k"),
-                                                       ({"query": "q", "memory_types": [99]}, "memory_types[0]")])
+@pytest.mark.parametrize(
+    ("request_fields", "field"),
+    [
+        ({"query": "  "}, "query"),
+        ({"query": "q", "k": 101}, "k"),
+        ({"query": "q", "memory_types": [99]}, "memory_types[0]"),
+    ],
+)
 async def test_a_malformed_recall_is_refused_naming_the_field(stub, org_id, request_fields, field):
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await stub.Recall(pb.RecallRequest(**request_fields), metadata=_tenant(org_id))

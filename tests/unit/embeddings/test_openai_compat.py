@@ -18,8 +18,10 @@ def service(requests: list[httpx.Request], dimension: int = 3, status: int = 200
         if status != 200:
             return httpx.Response(status, json={"error": {"message": "invalid api key"}})
         body = json.loads(request.content)
-        data = [{"object": "embedding", "index": i, "embedding": [float(len(text)) + 1.0] + [1.0] * (dimension - 1)}
-                for i, text in enumerate(body["input"])]
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(len(text)) + 1.0] + [1.0] * (dimension - 1)}
+            for i, text in enumerate(body["input"])
+        ]
         return httpx.Response(200, json={"object": "list", "model": body["model"], "data": data[::-1]})
 
     return httpx.MockTransport(handle)
@@ -27,8 +29,14 @@ def service(requests: list[httpx.Request], dimension: int = 3, status: int = 200
 
 async def test_posts_model_and_key_and_normalises() -> None:
     requests: list[httpx.Request] = []
-    embedder = OpenAICompatibleEmbedder("http://embed.local:8000/", "text-embedding-3-small", dimension=3,
-                                        api_key="sk-test", batch_size=2, transport=service(requests))
+    embedder = OpenAICompatibleEmbedder(
+        "http://embed.local:8000/",
+        "text-embedding-3-small",
+        dimension=3,
+        api_key="sk-test",
+        batch_size=2,
+        transport=service(requests),
+    )
     assert isinstance(embedder, Embedder)
     vectors = await embedder.embed(["a", "bbb", "cc"])
     assert vectors.shape == (3, 3) and vectors.dtype == np.float32

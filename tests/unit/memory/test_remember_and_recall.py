@@ -19,8 +19,9 @@ def deps():
 
 
 def draft(content, user="u-1", **kwargs):
-    return MemoryDraft(content=content, memory_type=kwargs.pop("memory_type", MemoryType.FACT),
-                       scope=Scope(user_id=user), **kwargs)
+    return MemoryDraft(
+        content=content, memory_type=kwargs.pop("memory_type", MemoryType.FACT), scope=Scope(user_id=user), **kwargs
+    )
 
 
 async def test_remember_embeds_the_batch_in_one_call_and_defaults_importance_and_valid_at(deps):
@@ -73,7 +74,9 @@ async def test_recall_never_returns_another_orgs_memories(deps):
     assert await recall("org-a", "secret", Scope(), 10, **deps) == []
 
 
-@pytest.mark.parametrize(("query", "k", "field"), [("  ", 5, "query"), ("x" * 4001, 5, "query"), ("q", 101, "k"), ("q", -1, "k")])
+@pytest.mark.parametrize(
+    ("query", "k", "field"), [("  ", 5, "query"), ("x" * 4001, 5, "query"), ("q", 101, "k"), ("q", -1, "k")]
+)
 async def test_recall_refuses_bad_queries(deps, query, k, field):
     with pytest.raises(errors.InvalidArgument) as raised:
         await recall("org-a", query, Scope(), k, **deps)

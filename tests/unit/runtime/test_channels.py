@@ -14,7 +14,10 @@ def _service(*methods: str):
 
 
 def test_only_reads_are_idempotent():
-    assert all(is_idempotent(n) for n in ("GetMemory", "ListMemories", "Recall", "QueryObservations", "SearchObservations", "Prime"))
+    assert all(
+        is_idempotent(n)
+        for n in ("GetMemory", "ListMemories", "Recall", "QueryObservations", "SearchObservations", "Prime")
+    )
     assert not any(is_idempotent(n) for n in ("Remember", "ProcessTurn", "ForgetSubject", "AppendTurn", "RunDecay"))
 
 

@@ -28,14 +28,16 @@ def test_every_domain_error_maps_to_the_documented_grpc_code(error, code):
 
 
 def _status_proto(status: grpc.Status):
-    (key, value), = [(k, v) for k, v in status.trailing_metadata if k == "grpc-status-details-bin"]
+    (value,) = [v for k, v in status.trailing_metadata if k == "grpc-status-details-bin"]
     from google.rpc import status_pb2
 
     return status_pb2.Status.FromString(value)
 
 
 def test_status_carries_error_info_with_reason_domain_and_metadata():
-    status = grpc_errors.to_status(errors.NotFound("memory m-1 not found", reason="MEMORY_NOT_FOUND", metadata={"id": "m-1"}))
+    status = grpc_errors.to_status(
+        errors.NotFound("memory m-1 not found", reason="MEMORY_NOT_FOUND", metadata={"id": "m-1"})
+    )
     proto = _status_proto(status)
     assert proto.message == "memory m-1 not found"
     info = error_details_pb2.ErrorInfo()

@@ -1,5 +1,6 @@
 import pytest
 from lore_runtime.settings import LoreSettings, SettingsError, env, load_settings, service_address, service_database_url
+from pydantic import ValidationError
 
 
 class ExampleSettings(LoreSettings):
@@ -40,10 +41,11 @@ def test_every_missing_or_malformed_variable_is_reported_at_once():
 
 def test_empty_variables_count_as_unset_and_settings_are_frozen():
     settings = load_settings(
-        ExampleSettings, {"LORE_DATABASE_URL": "postgresql://db/x", "LORE_REDIS_URL": "redis://r", "LORE_MEMORY_ADDR": ""}
+        ExampleSettings,
+        {"LORE_DATABASE_URL": "postgresql://db/x", "LORE_REDIS_URL": "redis://r", "LORE_MEMORY_ADDR": ""},
     )
     assert settings.addr == "127.0.0.1:50051"
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         settings.addr = "0.0.0.0:1"  # type: ignore[misc]
 
 

@@ -1,8 +1,8 @@
 """``lore``: the local stack and the operator's chores.
 
-    lore up        start the whole system (embedded back ends unless URLs are configured)
-    lore health    exit 0 only when every service is SERVING (asks GET /v1/status)
-    lore migrate   apply every service's database migrations
+lore up        start the whole system (embedded back ends unless URLs are configured)
+lore health    exit 0 only when every service is SERVING (asks GET /v1/status)
+lore migrate   apply every service's database migrations
 """
 
 from __future__ import annotations

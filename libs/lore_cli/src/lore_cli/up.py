@@ -26,7 +26,7 @@ from lore_cli.dev_key import DevKeyError, resolve_dev_key
 from lore_cli.health import gateway_url, wait_until_serving
 from lore_cli.migrate import apply_all
 
-# Start order; stop order is the reverse (gateway first).
+# Start order; the gateway is stopped first, then the others together.
 SERVICES = ("memory", "observations", "assembler", "agent", "gateway")
 READY_TIMEOUT_SECONDS = 180.0
 STOP_TIMEOUT_SECONDS = 30.0
@@ -51,8 +51,9 @@ class Child:
 
 def child_environment(environ: Mapping[str, str], backends: Backends, data_dir: Path) -> dict[str, str]:
     env = dict(environ)
-    env.update(LORE_DATABASE_URL=backends.app_database_url, LORE_REDIS_URL=backends.redis_url,
-               LORE_DATA_DIR=str(data_dir))
+    env.update(
+        LORE_DATABASE_URL=backends.app_database_url, LORE_REDIS_URL=backends.redis_url, LORE_DATA_DIR=str(data_dir)
+    )
     if backends.qdrant_url:
         env["LORE_QDRANT_URL"] = backends.qdrant_url
     env.pop("LORE_MIGRATIONS_DATABASE_URL", None)
@@ -63,8 +64,13 @@ async def start_child(name: str, env: Mapping[str, str], logs: Path) -> Child:
     log_path = logs / f"{name}.log"
     with open(log_path, "ab") as log:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", f"{name}_svc", env=dict(env), stdin=asyncio.subprocess.DEVNULL,
-            stdout=log, stderr=asyncio.subprocess.STDOUT,
+            sys.executable,
+            "-m",
+            f"{name}_svc",
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log,
+            stderr=asyncio.subprocess.STDOUT,
             # Own process group: the terminal's Ctrl-C reaches only us; we stop children in order.
             start_new_session=True,
         )
@@ -72,13 +78,16 @@ async def start_child(name: str, env: Mapping[str, str], logs: Path) -> Child:
 
 
 async def stop_children(children: list[Child]) -> None:
-    for child in reversed(children):
-        if child.process.returncode is None:
+    """SIGTERM the gateway first (no new request reaches a stopping service), then the rest together."""
+    front = [child for child in children if child.name == "gateway"]
+    back = [child for child in children if child.name != "gateway"]
+    for tier in (front, back):
+        running = [child for child in tier if child.process.returncode is None]
+        for child in running:
             with contextlib.suppress(ProcessLookupError):
                 child.process.terminate()
-            # Give each tier a moment so upstream calls finish before their targets stop.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(child.exited), timeout=STOP_TIMEOUT_SECONDS)
+        if running:
+            await asyncio.wait([child.exited for child in running], timeout=STOP_TIMEOUT_SECONDS)
     for child in children:
         if child.process.returncode is None:
             child.process.kill()
@@ -130,8 +139,10 @@ async def run(environ: Mapping[str, str]) -> int:
                 f"  logs         {logs}\n"
                 "Press Ctrl-C to stop.\n"
             )
-            await asyncio.wait([asyncio.ensure_future(stop.wait()), *(child.exited for child in children)],
-                               return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                [asyncio.ensure_future(stop.wait()), *(child.exited for child in children)],
+                return_when=asyncio.FIRST_COMPLETED,
+            )
             if not stop.is_set():
                 return _report_failure(children, False, url)
             _print("lore up: stopping")
@@ -146,8 +157,10 @@ def _report_failure(children: list[Child], interrupted: bool, url: str) -> int:
         return 0
     for child in children:
         if child.process.returncode is not None:
-            _print(f"lore up: {child.name} exited with status {child.process.returncode}; its log ends with:\n"
-                   f"{child.tail()}")
+            _print(
+                f"lore up: {child.name} exited with status {child.process.returncode}; its log ends with:\n"
+                f"{child.tail()}"
+            )
             return 1
     _print(f"lore up: {url}/v1/status did not report every service SERVING within {READY_TIMEOUT_SECONDS:.0f} s")
     return 1

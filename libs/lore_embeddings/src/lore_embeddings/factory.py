@@ -10,9 +10,15 @@ from lore_embeddings.port import Embedder
 LOCAL_MODEL_ALIASES = {MODEL_NAME, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 
 
-def create_embedder(base_url: str | None = None, model: str | None = None, api_key: str | None = None, *,
-                    dimension: int | None = None, intra_op_threads: int | None = None,
-                    batch_size: int | None = None) -> Embedder:
+def create_embedder(
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    *,
+    dimension: int | None = None,
+    intra_op_threads: int | None = None,
+    batch_size: int | None = None,
+) -> Embedder:
     """The local all-MiniLM-L6-v2 int8 embedder, or an OpenAI-compatible client if ``base_url`` is set.
 
     Remote: ``model`` defaults to ``all-MiniLM-L6-v2`` and ``dimension`` to 384 (give the
@@ -22,11 +28,18 @@ def create_embedder(base_url: str | None = None, model: str | None = None, api_k
     if base_url:
         from lore_embeddings.openai_compat import OpenAICompatibleEmbedder
 
-        return OpenAICompatibleEmbedder(base_url, model or "all-MiniLM-L6-v2", api_key=api_key,
-                                        dimension=dimension or DIMENSION, batch_size=batch_size or 64)
+        return OpenAICompatibleEmbedder(
+            base_url,
+            model or "all-MiniLM-L6-v2",
+            api_key=api_key,
+            dimension=dimension or DIMENSION,
+            batch_size=batch_size or 64,
+        )
     if model and model not in LOCAL_MODEL_ALIASES:
-        raise ValueError(f"local embeddings only run {MODEL_NAME}, not {model!r}; "
-                         "set LORE_EMBEDDINGS_BASE_URL to use another model through an API")
+        raise ValueError(
+            f"local embeddings only run {MODEL_NAME}, not {model!r}; "
+            "set LORE_EMBEDDINGS_BASE_URL to use another model through an API"
+        )
     if dimension and dimension != DIMENSION:
         raise ValueError(f"{MODEL_NAME} has dimension {DIMENSION}, not {dimension}")
     return OnnxMiniLmEmbedder.load(intra_op_threads=intra_op_threads, batch_size=batch_size or DEFAULT_BATCH_SIZE)
@@ -50,5 +63,11 @@ def create_embedder_from_env(environ: Mapping[str, str]) -> Embedder:
         except ValueError:
             raise ValueError(f"LORE_EMBEDDINGS_{name} must be an integer, not {raw!r}") from None
 
-    return create_embedder(get("BASE_URL"), get("MODEL"), get("API_KEY"), dimension=number("DIMENSION"),
-                           intra_op_threads=number("THREADS"), batch_size=number("BATCH_SIZE"))
+    return create_embedder(
+        get("BASE_URL"),
+        get("MODEL"),
+        get("API_KEY"),
+        dimension=number("DIMENSION"),
+        intra_op_threads=number("THREADS"),
+        batch_size=number("BATCH_SIZE"),
+    )

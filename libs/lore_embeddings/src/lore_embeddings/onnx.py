@@ -94,8 +94,9 @@ class OnnxMiniLmEmbedder:
     model_name = MODEL_NAME
     dimension = DIMENSION
 
-    def __init__(self, session: Any, tokenizer: Any, *, batch_size: int = DEFAULT_BATCH_SIZE,
-                 max_length: int = MAX_LENGTH) -> None:
+    def __init__(
+        self, session: Any, tokenizer: Any, *, batch_size: int = DEFAULT_BATCH_SIZE, max_length: int = MAX_LENGTH
+    ) -> None:
         """Wrap an already built session and tokenizer; use :meth:`load` instead."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -111,9 +112,15 @@ class OnnxMiniLmEmbedder:
         self._closed = False
 
     @classmethod
-    def load(cls, *, model_path: str | Path | None = None, expected_sha256: str = MODEL_SHA256,
-             intra_op_threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-             max_length: int = MAX_LENGTH) -> OnnxMiniLmEmbedder:
+    def load(
+        cls,
+        *,
+        model_path: str | Path | None = None,
+        expected_sha256: str = MODEL_SHA256,
+        intra_op_threads: int | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        max_length: int = MAX_LENGTH,
+    ) -> OnnxMiniLmEmbedder:
         """Verify the model file, then build the tokenizer and the onnxruntime session.
 
         ``intra_op_threads`` defaults to the CPUs this process may use, at most 4 (the model
@@ -154,7 +161,7 @@ class OnnxMiniLmEmbedder:
         # Batches of similar lengths pad less; vectors do not depend on the batch.
         order = sorted(range(len(items)), key=lambda index: len(token_ids[index]))
         for start in range(0, len(order), self.batch_size):
-            rows = order[start:start + self.batch_size]
+            rows = order[start : start + self.batch_size]
             out[rows] = await self._run(self._infer, [token_ids[row] for row in rows])
         return out
 
@@ -192,8 +199,8 @@ class OnnxMiniLmEmbedder:
         input_ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.int64)
         for row, ids in enumerate(batch):
-            input_ids[row, :len(ids)] = ids
-            mask[row, :len(ids)] = 1
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(input_ids)

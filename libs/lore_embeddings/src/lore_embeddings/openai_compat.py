@@ -17,9 +17,17 @@ class OpenAICompatibleEmbedder:
     accepted too. ``dimension`` must be the model's output width.
     """
 
-    def __init__(self, base_url: str, model: str, *, dimension: int, api_key: str | None = None,
-                 batch_size: int = 64, timeout: float = 30.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        dimension: int,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        timeout: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         root = base_url.rstrip("/")
         self._url = root + "/embeddings" if root.endswith("/v1") else root + "/v1/embeddings"
         self.model_name = model
@@ -32,8 +40,8 @@ class OpenAICompatibleEmbedder:
         items = check_texts(texts)
         out = np.empty((len(items), self.dimension), dtype=np.float32)
         for start in range(0, len(items), self.batch_size):
-            batch = items[start:start + self.batch_size]
-            out[start:start + len(batch)] = await self._post(batch)
+            batch = items[start : start + self.batch_size]
+            out[start : start + len(batch)] = await self._post(batch)
         return out
 
     async def _post(self, batch: list[str]) -> np.ndarray:
@@ -42,16 +50,19 @@ class OpenAICompatibleEmbedder:
         except httpx.HTTPError as error:
             raise EmbeddingError(f"embedding service {self._url} unreachable: {error}") from error
         if response.status_code != 200:
-            raise EmbeddingError(f"embedding service {self._url} answered {response.status_code}: "
-                                 f"{response.text[:300]}")
+            raise EmbeddingError(
+                f"embedding service {self._url} answered {response.status_code}: {response.text[:300]}"
+            )
         try:
             data = sorted(response.json()["data"], key=lambda item: item["index"])
             vectors = np.array([item["embedding"] for item in data], dtype=np.float32)
         except (ValueError, KeyError, TypeError) as error:
             raise EmbeddingError(f"embedding service {self._url} sent a malformed answer") from error
         if vectors.shape != (len(batch), self.dimension):
-            raise EmbeddingError(f"embedding service {self._url} sent shape {vectors.shape}, "
-                                 f"expected {(len(batch), self.dimension)} for model {self.model_name}")
+            raise EmbeddingError(
+                f"embedding service {self._url} sent shape {vectors.shape}, "
+                f"expected {(len(batch), self.dimension)} for model {self.model_name}"
+            )
         return normalise_rows(vectors)
 
     async def aclose(self) -> None:

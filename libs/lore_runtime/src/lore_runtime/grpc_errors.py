@@ -29,9 +29,7 @@ _CODE_BY_ERROR: tuple[tuple[type[errors.LoreError], grpc.StatusCode], ...] = (
     (errors.QuotaExceeded, grpc.StatusCode.RESOURCE_EXHAUSTED),
 )
 
-_ERROR_BY_CODE: dict[grpc.StatusCode, type[errors.LoreError]] = {
-    code: cls for cls, code in _CODE_BY_ERROR
-}
+_ERROR_BY_CODE: dict[grpc.StatusCode, type[errors.LoreError]] = {code: cls for cls, code in _CODE_BY_ERROR}
 
 
 def grpc_code_for(error: errors.LoreError) -> grpc.StatusCode:
@@ -45,22 +43,16 @@ def to_status(error: errors.LoreError) -> grpc.Status:
     """The rich status to abort a call with (code, message, details in trailers)."""
     code = grpc_code_for(error)
     details: list[any_pb2.Any] = []
-    info = error_details_pb2.ErrorInfo(
-        reason=error.reason, domain=errors.ERROR_DOMAIN, metadata=error.metadata
-    )
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=errors.ERROR_DOMAIN, metadata=error.metadata)
     details.append(_pack(info))
     if isinstance(error, errors.InvalidArgument):
         bad_request = error_details_pb2.BadRequest(
             field_violations=[
-                error_details_pb2.BadRequest.FieldViolation(
-                    field=error.field, description=error.description
-                )
+                error_details_pb2.BadRequest.FieldViolation(field=error.field, description=error.description)
             ]
         )
         details.append(_pack(bad_request))
-    status = status_pb2.Status(
-        code=code.value[0], message=error.message, details=details
-    )
+    status = status_pb2.Status(code=code.value[0], message=error.message, details=details)
     return rpc_status.to_status(status)
 
 

@@ -38,9 +38,7 @@ class RequestContext:
         return tuple(pairs)
 
 
-_current: contextvars.ContextVar[RequestContext | None] = contextvars.ContextVar(
-    "lore_request_context", default=None
-)
+_current: contextvars.ContextVar[RequestContext | None] = contextvars.ContextVar("lore_request_context", default=None)
 
 
 def current() -> RequestContext:
@@ -86,8 +84,6 @@ def from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None) -> Request
         )
     for key, value in ((ORG_ID_KEY, org_id), (PRINCIPAL_KEY, principal)):
         if not _ID_PATTERN.match(value):
-            raise errors.Unauthenticated(
-                f"malformed {key} metadata", reason="MALFORMED_TENANT", metadata={"key": key}
-            )
+            raise errors.Unauthenticated(f"malformed {key} metadata", reason="MALFORMED_TENANT", metadata={"key": key})
     request_id = values.get(REQUEST_ID_KEY, "")[:128]
     return RequestContext(org_id=org_id, principal=principal, request_id=request_id)

@@ -19,8 +19,13 @@ from pgvector.asyncpg import register_vector
 
 from lore_runtime import errors
 
-POSTGRES_UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.exceptions.CannotConnectNowError,
-                        asyncpg.exceptions.ConnectionDoesNotExistError, asyncpg.exceptions.TooManyConnectionsError)
+POSTGRES_UNAVAILABLE = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncpg.exceptions.TooManyConnectionsError,
+)
 
 
 async def open_postgres(
@@ -30,7 +35,9 @@ async def open_postgres(
     try:
         pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=init, command_timeout=30)
     except POSTGRES_UNAVAILABLE as error:
-        raise errors.DependencyUnavailable(f"Postgres is not reachable: {error}", reason="POSTGRES_UNAVAILABLE") from error
+        raise errors.DependencyUnavailable(
+            f"Postgres is not reachable: {error}", reason="POSTGRES_UNAVAILABLE"
+        ) from error
     stack.push_async_callback(pool.close)
     return pool
 

@@ -44,8 +44,9 @@ class Caller:
 
     def require(self, scope: str) -> None:
         if scope not in self.scopes and "admin" not in self.scopes:
-            raise errors.PermissionDenied(f"this credential lacks the {scope} scope", reason="SCOPE_MISSING",
-                                          metadata={"scope": scope})
+            raise errors.PermissionDenied(
+                f"this credential lacks the {scope} scope", reason="SCOPE_MISSING", metadata={"scope": scope}
+            )
 
 
 def digest(api_key: str) -> bytes:
@@ -84,11 +85,15 @@ class ApiKeyAuthenticator:
 
 def _bearer_token(authorization: str | None) -> str:
     if not authorization:
-        raise errors.Unauthenticated("missing Authorization header: send 'Bearer <api key>'", reason="MISSING_CREDENTIAL")
+        raise errors.Unauthenticated(
+            "missing Authorization header: send 'Bearer <api key>'", reason="MISSING_CREDENTIAL"
+        )
     scheme, _, token = authorization.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        raise errors.Unauthenticated("the Authorization header must be 'Bearer <api key>'", reason="MALFORMED_CREDENTIAL")
+        raise errors.Unauthenticated(
+            "the Authorization header must be 'Bearer <api key>'", reason="MALFORMED_CREDENTIAL"
+        )
     if len(token) > 4096:
         raise errors.Unauthenticated("the credential is too long", reason="MALFORMED_CREDENTIAL")
     return token

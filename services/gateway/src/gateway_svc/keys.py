@@ -33,14 +33,21 @@ async def ensure_development_key(owner_dsn: str, api_key: str) -> None:
                 VALUES ($1, $2, $3, $4, $5, $6)
                 ON CONFLICT (key_hash) DO UPDATE SET revoked_at = NULL, scopes = EXCLUDED.scopes
                 """,
-                uuid.uuid4(), DEV_ORG, DEV_PRINCIPAL, DEV_KEY_NAME, key_hash, list(ALL_SCOPES),
+                uuid.uuid4(),
+                DEV_ORG,
+                DEV_PRINCIPAL,
+                DEV_KEY_NAME,
+                key_hash,
+                list(ALL_SCOPES),
             )
             await connection.execute(
                 """
                 UPDATE gateway.api_keys SET revoked_at = now()
                 WHERE org_id = $1 AND name = $2 AND key_hash <> $3 AND revoked_at IS NULL
                 """,
-                DEV_ORG, DEV_KEY_NAME, key_hash,
+                DEV_ORG,
+                DEV_KEY_NAME,
+                key_hash,
             )
     finally:
         await connection.close()

@@ -55,8 +55,10 @@ async def open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
 async def open_index(settings: Settings, stack: AsyncExitStack, embedder: Embedder) -> MemoryIndex:
     if settings.qdrant_url:
         index = await QdrantClientMemoryIndex.connect(
-            settings.qdrant_url, settings.qdrant_api_key,
-            embedding_model=embedder.model_name, dimension=embedder.dimension,
+            settings.qdrant_url,
+            settings.qdrant_api_key,
+            embedding_model=embedder.model_name,
+            dimension=embedder.dimension,
         )
         stack.push_async_callback(index.close)
         return index

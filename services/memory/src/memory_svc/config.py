@@ -8,9 +8,15 @@ class Settings(ServerSettings):
     qdrant_url: str | None = env("LORE_QDRANT_URL", default=None, description="Qdrant server; embedded when unset")
     qdrant_api_key: str | None = env("LORE_QDRANT_API_KEY", default=None)
     data_dir: str = env("LORE_DATA_DIR", default=".lore", description="embedded Qdrant's files live below it")
-    embeddings_base_url: str | None = env("LORE_EMBEDDINGS_BASE_URL", default=None,
-                                          description="OpenAI-compatible /v1/embeddings; the packaged model when unset")
+    embeddings_base_url: str | None = env(
+        "LORE_EMBEDDINGS_BASE_URL",
+        default=None,
+        description="OpenAI-compatible /v1/embeddings; the packaged model when unset",
+    )
     embeddings_model: str | None = env("LORE_EMBEDDINGS_MODEL", default=None)
     embeddings_api_key: str | None = env("LORE_EMBEDDINGS_API_KEY", default=None)
-    optimize_interval_seconds: float = env("LORE_QDRANT_OPTIMIZE_SECONDS", default=300.0,
-                                           description="embedded Qdrant: background index optimisation period")
+    optimize_interval_seconds: float = env(
+        "LORE_QDRANT_OPTIMIZE_SECONDS",
+        default=300.0,
+        description="embedded Qdrant: background index optimisation period",
+    )

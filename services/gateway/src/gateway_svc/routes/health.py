@@ -37,11 +37,7 @@ async def status(request: Request) -> JSONResponse:
     container = request.app.state.container
     timeout = container.settings.status_timeout_seconds
     names = list(container.channels)
-    states = await asyncio.gather(
-        *(serving_status(container.channels[name], timeout=timeout) for name in names)
-    )
+    states = await asyncio.gather(*(serving_status(container.channels[name], timeout=timeout) for name in names))
     services = {"gateway": "SERVING", **dict(zip(names, states, strict=True))}
     overall = "SERVING" if all(state == "SERVING" for state in services.values()) else "NOT_SERVING"
-    return JSONResponse(
-        {"status": overall, "services": services}, status_code=200 if overall == "SERVING" else 503
-    )
+    return JSONResponse({"status": overall, "services": services}, status_code=200 if overall == "SERVING" else 503)

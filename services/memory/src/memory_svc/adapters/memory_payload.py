@@ -203,8 +203,11 @@ class IndexMetadata:
     dimension: int
 
     def as_dict(self) -> dict[str, Any]:
-        return {"lore_embedding_model": self.embedding_model, "lore_dimension": self.dimension,
-                "lore_payload_version": PAYLOAD_VERSION}
+        return {
+            "lore_embedding_model": self.embedding_model,
+            "lore_dimension": self.dimension,
+            "lore_payload_version": PAYLOAD_VERSION,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> IndexMetadata | None:
@@ -220,8 +223,11 @@ def check_metadata(where: str, stored: IndexMetadata | None, wanted: IndexMetada
             f"{where} has no embedding model metadata; run `lore reindex` to rebuild it "
             f"with {wanted.embedding_model} ({wanted.dimension}-d)",
             reason="EMBEDDING_MODEL_UNKNOWN",
-            metadata={"store": where, "configured_model": wanted.embedding_model,
-                      "configured_dimension": str(wanted.dimension)},
+            metadata={
+                "store": where,
+                "configured_model": wanted.embedding_model,
+                "configured_dimension": str(wanted.dimension),
+            },
         )
     if stored != wanted:
         raise FailedPrecondition(
@@ -229,9 +235,13 @@ def check_metadata(where: str, stored: IndexMetadata | None, wanted: IndexMetada
             f"configured for {wanted.embedding_model} ({wanted.dimension}-d); run `lore reindex` to re-embed, "
             "or configure the original model",
             reason="EMBEDDING_MODEL_MISMATCH",
-            metadata={"store": where, "stored_model": stored.embedding_model,
-                      "stored_dimension": str(stored.dimension), "configured_model": wanted.embedding_model,
-                      "configured_dimension": str(wanted.dimension)},
+            metadata={
+                "store": where,
+                "stored_model": stored.embedding_model,
+                "stored_dimension": str(stored.dimension),
+                "configured_model": wanted.embedding_model,
+                "configured_dimension": str(wanted.dimension),
+            },
         )
 
 

@@ -81,12 +81,14 @@ async def _translated(what: str) -> AsyncIterator[None]:
     try:
         yield
     except ResponseHandlingException as error:
-        raise DependencyUnavailable(f"qdrant unreachable during {what}: {error}",
-                                    metadata={"dependency": "qdrant"}) from error
+        raise DependencyUnavailable(
+            f"qdrant unreachable during {what}: {error}", metadata={"dependency": "qdrant"}
+        ) from error
     except UnexpectedResponse as error:
         if error.status_code is not None and (error.status_code >= 500 or error.status_code == 429):
-            raise DependencyUnavailable(f"qdrant failed during {what}: {error.status_code}",
-                                        metadata={"dependency": "qdrant"}) from error
+            raise DependencyUnavailable(
+                f"qdrant failed during {what}: {error.status_code}", metadata={"dependency": "qdrant"}
+            ) from error
         raise
 
 
@@ -116,11 +118,24 @@ class QdrantClientMemoryIndex:
         self._payload_indexes = (not _is_local(client)) if payload_indexes is None else payload_indexes
 
     @classmethod
-    async def open(cls, client: AsyncQdrantClient, *, embedding_model: str, dimension: int,
-                   collection: str = DEFAULT_COLLECTION, owns_client: bool = False,
-                   payload_indexes: bool | None = None) -> QdrantClientMemoryIndex:
-        index = cls(client, embedding_model=embedding_model, dimension=dimension, collection=collection,
-                    owns_client=owns_client, payload_indexes=payload_indexes)
+    async def open(
+        cls,
+        client: AsyncQdrantClient,
+        *,
+        embedding_model: str,
+        dimension: int,
+        collection: str = DEFAULT_COLLECTION,
+        owns_client: bool = False,
+        payload_indexes: bool | None = None,
+    ) -> QdrantClientMemoryIndex:
+        index = cls(
+            client,
+            embedding_model=embedding_model,
+            dimension=dimension,
+            collection=collection,
+            owns_client=owns_client,
+            payload_indexes=payload_indexes,
+        )
         try:
             await index.ensure_collection()
         except BaseException:
@@ -129,11 +144,20 @@ class QdrantClientMemoryIndex:
         return index
 
     @classmethod
-    async def connect(cls, url: str, api_key: str | None = None, *, embedding_model: str, dimension: int,
-                      collection: str = DEFAULT_COLLECTION, timeout: int = 10) -> QdrantClientMemoryIndex:
+    async def connect(
+        cls,
+        url: str,
+        api_key: str | None = None,
+        *,
+        embedding_model: str,
+        dimension: int,
+        collection: str = DEFAULT_COLLECTION,
+        timeout: int = 10,
+    ) -> QdrantClientMemoryIndex:
         client = AsyncQdrantClient(url=url, api_key=api_key, timeout=timeout)
-        return await cls.open(client, embedding_model=embedding_model, dimension=dimension,
-                              collection=collection, owns_client=True)
+        return await cls.open(
+            client, embedding_model=embedding_model, dimension=dimension, collection=collection, owns_client=True
+        )
 
     async def ensure_collection(self) -> None:
         async with _translated("collection set-up"):
@@ -141,8 +165,9 @@ class QdrantClientMemoryIndex:
                 try:
                     await self.client.create_collection(
                         self.collection,
-                        vectors_config={DENSE_VECTOR: models.VectorParams(size=self.dimension,
-                                                                          distance=models.Distance.COSINE)},
+                        vectors_config={
+                            DENSE_VECTOR: models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
+                        },
                         sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                         metadata=self.metadata.as_dict(),
                     )
@@ -160,8 +185,9 @@ class QdrantClientMemoryIndex:
                 present = set(info.payload_schema or {})
                 for index in PAYLOAD_INDEXES:
                     if index.field not in present:
-                        await self.client.create_payload_index(self.collection, index.field,
-                                                               field_schema=_schema(index), wait=True)
+                        await self.client.create_payload_index(
+                            self.collection, index.field, field_schema=_schema(index), wait=True
+                        )
 
     # ------------------------------------------------------------------ the port
 
@@ -172,14 +198,16 @@ class QdrantClientMemoryIndex:
         by_org: dict[str, list[models.PointStruct]] = {}
         for item, row in zip(items, rows, strict=True):
             by_org.setdefault(item.org_id, []).append(
-                models.PointStruct(id=point_id(item.id), vector={DENSE_VECTOR: row}, payload=to_payload(item)))
+                models.PointStruct(id=point_id(item.id), vector={DENSE_VECTOR: row}, payload=to_payload(item))
+            )
         async with _translated("upsert"):
             for org_id, points in by_org.items():
                 # An existing point is only overwritten if it belongs to the same org.
                 guard = _filter([org_condition(org_id)])
                 for start in range(0, len(points), UPSERT_BATCH):
-                    await self.client.upsert(self.collection, points=points[start:start + UPSERT_BATCH],
-                                             update_filter=guard, wait=True)
+                    await self.client.upsert(
+                        self.collection, points=points[start : start + UPSERT_BATCH], update_filter=guard, wait=True
+                    )
 
     async def search(
         self,
@@ -221,8 +249,7 @@ class QdrantClientMemoryIndex:
 
     async def count(self, org_id: str) -> int:
         async with _translated("count"):
-            result = await self.client.count(self.collection, count_filter=_filter([org_condition(org_id)]),
-                                             exact=True)
+            result = await self.client.count(self.collection, count_filter=_filter([org_condition(org_id)]), exact=True)
         return int(result.count)
 
     async def close(self) -> None:

@@ -87,8 +87,10 @@ def _read_metadata(file: Path) -> IndexMetadata | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:
-        raise FailedPrecondition(f"cannot read {file}: {error}; run `lore reindex` to rebuild the memory index",
-                                 reason="EMBEDDING_MODEL_UNKNOWN") from error
+        raise FailedPrecondition(
+            f"cannot read {file}: {error}; run `lore reindex` to rebuild the memory index",
+            reason="EMBEDDING_MODEL_UNKNOWN",
+        ) from error
 
 
 def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
@@ -120,8 +122,7 @@ class QdrantEdgeMemoryIndex:
         self._ensure_payload_indexes()
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str], *, embedding_model: str,
-                   dimension: int) -> QdrantEdgeMemoryIndex:
+    async def open(cls, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> QdrantEdgeMemoryIndex:
         return await asyncio.to_thread(lambda: cls(path, embedding_model=embedding_model, dimension=dimension))
 
     # ------------------------------------------------------------------ opening
@@ -141,7 +142,8 @@ class QdrantEdgeMemoryIndex:
             return qe.EdgeShard.create(str(shard_dir), self._config())
         check_metadata(f"memory index {self.path}", _read_metadata(meta_file), self.metadata)
         config = qe.EdgeConfig(
-            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)})
+            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)}
+        )
         try:
             return qe.EdgeShard.load(str(shard_dir), config)
         except Exception as error:  # the bindings raise a bare Exception("Service runtime error: ...")
@@ -149,13 +151,16 @@ class QdrantEdgeMemoryIndex:
             if "WAL" in text and ("WouldBlock" in text or "lock" in text.lower()):
                 raise FailedPrecondition(
                     f"memory index {self.path} is open in another process; qdrant-edge allows one process "
-                    "per store (go through the memory service's RPCs)", reason="STORE_LOCKED",
-                    metadata={"store": str(self.path)}) from error
+                    "per store (go through the memory service's RPCs)",
+                    reason="STORE_LOCKED",
+                    metadata={"store": str(self.path)},
+                ) from error
             if "incompatible" in text.lower():
                 raise FailedPrecondition(
-                    f"memory index {self.path} does not match the configured vectors ({text}); "
-                    "run `lore reindex`", reason="EMBEDDING_MODEL_MISMATCH",
-                    metadata={"store": str(self.path)}) from error
+                    f"memory index {self.path} does not match the configured vectors ({text}); run `lore reindex`",
+                    reason="EMBEDDING_MODEL_MISMATCH",
+                    metadata={"store": str(self.path)},
+                ) from error
             raise
 
     def _ensure_payload_indexes(self) -> None:
@@ -195,14 +200,16 @@ class QdrantEdgeMemoryIndex:
         by_org: dict[str, list[qe.Point]] = {}
         for item, row in zip(items, rows, strict=True):
             by_org.setdefault(item.org_id, []).append(
-                qe.Point(point_id(item.id), {DENSE_VECTOR: row}, to_payload(item)))
+                qe.Point(point_id(item.id), {DENSE_VECTOR: row}, to_payload(item))
+            )
         for org_id, points in by_org.items():
             # An existing point is only overwritten if it belongs to the same org: an id
             # collision can never move an item across tenants.
             guard = _filter([org_condition(org_id)])
             for start in range(0, len(points), UPSERT_BATCH):
-                self._shard.update(qe.UpdateOperation.upsert_points(points[start:start + UPSERT_BATCH],
-                                                                    condition=guard))
+                self._shard.update(
+                    qe.UpdateOperation.upsert_points(points[start : start + UPSERT_BATCH], condition=guard)
+                )
 
     async def search(
         self,
@@ -230,8 +237,12 @@ class QdrantEdgeMemoryIndex:
         wanted = {key for key in map(maybe_point_id, ids) if key is not None}
         if not wanted:
             return []
-        request = qe.ScrollRequest(limit=len(wanted), filter=_filter([condition], qe.HasIdCondition(wanted)),
-                                   with_payload=True, with_vector=False)
+        request = qe.ScrollRequest(
+            limit=len(wanted),
+            filter=_filter([condition], qe.HasIdCondition(wanted)),
+            with_payload=True,
+            with_vector=False,
+        )
         records, _ = await self._run(self._shard.scroll, request)
         return order_like(ids, [from_payload(record.payload or {}) for record in records])
 

@@ -76,7 +76,9 @@ def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
     if importance is not None and not 0.0 <= importance <= 1.0:
         raise errors.InvalidArgument(f"{field}.importance", "must be between 0 and 1")
     if len(item.idempotency_key) > limits.MAX_IDEMPOTENCY_KEY_CHARS:
-        raise errors.InvalidArgument(f"{field}.idempotency_key", f"at most {limits.MAX_IDEMPOTENCY_KEY_CHARS} characters")
+        raise errors.InvalidArgument(
+            f"{field}.idempotency_key", f"at most {limits.MAX_IDEMPOTENCY_KEY_CHARS} characters"
+        )
     if len(item.entities) > limits.MAX_ENTITIES:
         raise errors.InvalidArgument(f"{field}.entities", f"at most {limits.MAX_ENTITIES} entities")
     return MemoryDraft(
@@ -121,7 +123,9 @@ def memory_to_pb(item: MemoryItem) -> pb.Memory:
         provenance=provenance_pb2.Provenance(
             session_id=item.provenance.session_id,
             turn_ids=item.provenance.turn_ids,
-            source=provenance_pb2.ProvenanceSource.Value(source) if source in provenance_pb2.ProvenanceSource.keys() else 0,
+            source=provenance_pb2.ProvenanceSource.Value(source)
+            if source in provenance_pb2.ProvenanceSource.keys()
+            else 0,
             consolidated_into=item.provenance.consolidated_into,
         ),
         entities=item.entities,

@@ -33,7 +33,9 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         self._embedder = embedder
         self._clock = clock
 
-    async def Remember(self, request: memory_service_pb2.RememberRequest, context) -> memory_service_pb2.RememberResponse:
+    async def Remember(
+        self, request: memory_service_pb2.RememberRequest, context
+    ) -> memory_service_pb2.RememberResponse:
         caller = request_context.current()
         drafts = convert.drafts_from_pb(request)
         items = await remember(

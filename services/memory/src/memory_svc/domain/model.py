@@ -38,8 +38,11 @@ class Scope:
 
     def as_filter(self) -> dict[str, str]:
         """The scope fields that are set: a recall matches items that share all of them."""
-        return {name: value for name, value in (("user_id", self.user_id), ("agent_id", self.agent_id),
-                                                ("team_id", self.team_id)) if value}
+        return {
+            name: value
+            for name, value in (("user_id", self.user_id), ("agent_id", self.agent_id), ("team_id", self.team_id))
+            if value
+        }
 
 
 @dataclass(frozen=True, slots=True)

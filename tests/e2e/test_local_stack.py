@@ -44,11 +44,12 @@ class Stack:
         return self.process.wait(timeout=90)
 
 
-def start_stack(data_dir: Path, log: Path) -> Stack:
+def start_stack(data_dir: Path, log: Path, overrides: dict[str, str] | None = None) -> Stack:
     env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
     ports = {name: _free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
     env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
     env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=DEV_KEY, LORE_LOG_LEVEL="WARNING")
+    env.update(overrides or {})
     with open(log, "ab") as output:
         process = subprocess.Popen(
             [str(ROOT / "lore"), "up"], env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
@@ -219,3 +220,24 @@ def test_sigterm_stops_cleanly_and_data_survives_a_restart(stack: Stack, data_di
             assert found.json()["results"][0]["memory"]["content"] == MEMORIES[0][0]
     finally:
         assert restarted.stop() == 0
+
+
+def test_lore_up_uses_configured_servers_instead_of_embedded_ones(tmp_path: Path, pg_dsns, redis_url) -> None:
+    data_dir = tmp_path / "configured"
+    env_overrides = {
+        "LORE_DATABASE_URL": pg_dsns.app_dsn,
+        "LORE_MIGRATIONS_DATABASE_URL": pg_dsns.owner_dsn,
+        "LORE_REDIS_URL": redis_url,
+    }
+    running = start_stack(data_dir, tmp_path / "lore-up-configured.log", env_overrides)
+    try:
+        with _client(running) as client:
+            written = client.post(
+                "/v1/memories",
+                json={"memories": [{"content": "Configured servers hold this.", "memoryType": "MEMORY_TYPE_FACT"}]},
+            )
+            assert written.status_code == 200, written.text
+    finally:
+        assert running.stop() == 0
+    assert not (data_dir / "postgres").exists() and not (data_dir / "redis").exists()
+    assert "embedded qdrant under" in (tmp_path / "lore-up-configured.log").read_text()

@@ -61,6 +61,15 @@ async def pg_dsns(pg_superuser_dsn: str) -> AsyncIterator[DatabaseUrls]:
         await connection.close()
 
 
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def migrated_pg(pg_dsns: DatabaseUrls) -> DatabaseUrls:
+    """``pg_dsns`` with every service's schema migrated, as ``lore migrate`` does it."""
+    from lore_cli.migrate import apply_all
+
+    await apply_all(pg_dsns.owner_dsn, quiet=True)
+    return pg_dsns
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``LORE_TEST_REDIS_URL`` when set, else an embedded Valkey on a free port."""

@@ -18,10 +18,10 @@ from tests.grpc_harness import RunningService, start_service
 
 
 @pytest.fixture(scope="session")
-async def services(pg_dsns, redis_url, tmp_path_factory) -> dict[str, RunningService]:
+async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, RunningService]:
     """The four gRPC services, started once in-process on real stores."""
     base = {
-        "LORE_DATABASE_URL": pg_dsns.app_dsn,
+        "LORE_DATABASE_URL": migrated_pg.app_dsn,
         "LORE_REDIS_URL": redis_url,
         "LORE_DATA_DIR": str(tmp_path_factory.mktemp("lore-data")),
     }

@@ -1,0 +1,31 @@
+"""The access log port: which memories were used, for salience and for audit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    memory_id: str
+    user_id: str
+    session_id: str
+    reason: str
+    principal: str
+    request_id: str
+    accessed_at: datetime
+
+
+class AccessLog(Protocol):
+    async def record(self, org_id: str, accesses: Sequence[Access]) -> list[str]:
+        """Writes the accesses; returns the memory ids newly recorded (a replayed request id records nothing)."""
+        ...
+
+    async def count(self, org_id: str, memory_id: str) -> int: ...
+
+    async def forget(self, org_id: str, *, memory_ids: Sequence[str] = (), user_id: str = "") -> int:
+        """Erasure: deletes the accesses of these memories or of this user; returns how many."""
+        ...

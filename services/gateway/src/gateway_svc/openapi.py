@@ -64,3 +64,27 @@ def json_body(message_class: type[Message], example: dict[str, Any]) -> dict[str
             "content": {"application/json": {"schema": schema_of(message_class.DESCRIPTOR), "example": example}},
         }
     }
+
+
+def query_parameters(message_class: type[Message]) -> dict[str, Any]:
+    """OpenAPI query parameters of a GET whose request message is read from the query string."""
+    parameters = []
+    for field in message_class.DESCRIPTOR.fields:
+        if field.message_type is not None and field.message_type.full_name not in _WELL_KNOWN:
+            for nested in field.message_type.fields:
+                if nested.message_type is None:
+                    parameters.append(_parameter(f"{field.json_name}.{nested.json_name}", nested))
+            continue
+        parameters.append(_parameter(field.json_name, field))
+    return {"parameters": parameters}
+
+
+def _parameter(name: str, field: FieldDescriptor) -> dict[str, Any]:
+    schema = _field_schema(field, 0)
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": schema,
+        **({"style": "form", "explode": True} if field.is_repeated else {}),
+    }

@@ -1,16 +1,18 @@
-"""Long-term memory routes → ``lore.memory.v1.MemoryService``."""
+"""Long-term memory and episode routes → ``lore.memory.v1.MemoryService`` / ``EpisodeService``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory_service_pb2, memory_service_pb2_grpc
+from lore_runtime import errors
 
 from gateway_svc.auth import Caller, authenticated
 from gateway_svc.calls import read_json, rpc_options
-from gateway_svc.openapi import json_body
+from gateway_svc.openapi import json_body, query_parameters
 from gateway_svc.proto_json import parse, to_json
+from gateway_svc.query_params import query_to_json
 
 router = APIRouter(tags=["memories"])
 
@@ -28,10 +30,19 @@ REMEMBER_EXAMPLE = {
     "requestId": "optional",
 }
 RECALL_EXAMPLE = {"query": "When did Caroline go to the support group?", "scope": {"userId": "conv-26"}, "k": 10}
+UPDATE_EXAMPLE = {"memory": {"importance": 0.9, "metadata": {"pinned": "yes"}}, "updateMask": "importance,metadata"}
 
 
-def _stub(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
+def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
     return memory_service_pb2_grpc.MemoryServiceStub(request.app.state.container.channels["memory"])
+
+
+def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
+    return episode_service_pb2_grpc.EpisodeServiceStub(request.app.state.container.channels["memory"])
+
+
+def _query(request: Request, message_class: type) -> Any:
+    return parse(query_to_json(request.query_params.multi_items(), message_class.DESCRIPTOR), message_class)
 
 
 @router.post(
@@ -42,8 +53,7 @@ def _stub(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
 async def remember(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:write")
     message = parse(await read_json(request), memory_service_pb2.RememberRequest)
-    response = await _stub(request).Remember(message, **rpc_options(request, caller))
-    return to_json(response)
+    return to_json(await _memories(request).Remember(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -54,5 +64,67 @@ async def remember(request: Request, caller: Caller = Depends(authenticated)) ->
 async def recall(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:read")
     message = parse(await read_json(request), memory_service_pb2.RecallRequest)
-    response = await _stub(request).Recall(message, **rpc_options(request, caller))
-    return to_json(response)
+    return to_json(await _memories(request).Recall(message, **rpc_options(request, caller)))
+
+
+@router.get(
+    "/v1/memories",
+    summary="List memories of a scope, paginated (MemoryService.ListMemories)",
+    openapi_extra=query_parameters(memory_service_pb2.ListMemoriesRequest),
+)
+async def list_memories(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("memories:read")
+    message = _query(request, memory_service_pb2.ListMemoriesRequest)
+    return to_json(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
+
+
+@router.get("/v1/memories/{memory_id}", summary="One memory (MemoryService.GetMemory)")
+async def get_memory(memory_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("memories:read")
+    message = memory_service_pb2.GetMemoryRequest(id=memory_id)
+    return to_json(await _memories(request).GetMemory(message, **rpc_options(request, caller)))
+
+
+@router.patch(
+    "/v1/memories/{memory_id}",
+    summary="Update fields of a memory named by updateMask (MemoryService.UpdateMemory)",
+    openapi_extra=json_body(memory_service_pb2.UpdateMemoryRequest, UPDATE_EXAMPLE),
+)
+async def update_memory(memory_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("memories:write")
+    message = parse(await read_json(request), memory_service_pb2.UpdateMemoryRequest)
+    if message.memory.id and message.memory.id != memory_id:
+        raise errors.InvalidArgument("memory.id", "must match the id in the path, or be left out")
+    message.memory.id = memory_id
+    return to_json(await _memories(request).UpdateMemory(message, **rpc_options(request, caller)))
+
+
+@router.delete("/v1/memories/{memory_id}", summary="Forget (archive) a memory (MemoryService.ForgetMemory)")
+async def forget_memory(memory_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("memories:write")
+    message = memory_service_pb2.ForgetMemoryRequest(id=memory_id)
+    return to_json(await _memories(request).ForgetMemory(message, **rpc_options(request, caller)))
+
+
+@router.get(
+    "/v1/episodes",
+    summary="Conversation episodes, newest first (EpisodeService.ListEpisodes)",
+    tags=["episodes"],
+    openapi_extra=query_parameters(episode_service_pb2.ListEpisodesRequest),
+)
+async def list_episodes(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("memories:read")
+    message = _query(request, episode_service_pb2.ListEpisodesRequest)
+    return to_json(await _episodes(request).ListEpisodes(message, **rpc_options(request, caller)))
+
+
+@router.get(
+    "/v1/open-threads",
+    summary="Open threads of recent episodes, newest first (EpisodeService.ListOpenThreads)",
+    tags=["episodes"],
+    openapi_extra=query_parameters(episode_service_pb2.ListOpenThreadsRequest),
+)
+async def list_open_threads(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("memories:read")
+    message = _query(request, episode_service_pb2.ListOpenThreadsRequest)
+    return to_json(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))

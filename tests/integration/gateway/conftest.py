@@ -1,0 +1,64 @@
+"""The gateway in-process (ASGI) in front of the in-process gRPC services, on real stores."""
+
+import hashlib
+import uuid
+
+import asyncpg
+import httpx
+import pytest
+from gateway_svc.app import create_app
+from gateway_svc.auth import ALL_SCOPES
+from gateway_svc.config import Settings
+from lore_runtime.settings import load_settings
+
+
+async def _create_key(owner_dsn: str, org_id: str, scopes=ALL_SCOPES) -> str:
+    key = f"test_{uuid.uuid4().hex}{uuid.uuid4().hex}"
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        await connection.execute(
+            "INSERT INTO gateway.api_keys (id, org_id, principal, name, key_hash, scopes) VALUES ($1,$2,$3,$4,$5,$6)",
+            uuid.uuid4(),
+            org_id,
+            "tester",
+            "test",
+            hashlib.sha256(key.encode()).digest(),
+            list(scopes),
+        )
+    finally:
+        await connection.close()
+    return key
+
+
+@pytest.fixture(scope="session")
+async def gateway(services, migrated_pg):
+    settings = load_settings(
+        Settings,
+        {
+            "LORE_DATABASE_URL": migrated_pg.app_dsn,
+            **{f"LORE_{name.upper()}_ADDR": running.address for name, running in services.items()},
+        },
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+@pytest.fixture
+async def client_for(gateway, migrated_pg):
+    """A factory: an HTTP client authenticated as a fresh key of the given org."""
+    clients = []
+
+    async def make(org_id: str, scopes=ALL_SCOPES) -> httpx.AsyncClient:
+        key = await _create_key(migrated_pg.owner_dsn, org_id, scopes)
+        client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=gateway),
+            base_url="http://gateway",
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.aclose()

@@ -1,0 +1,94 @@
+"""The memory routes of the gateway: proto3 JSON in and out, errors in the documented shape."""
+
+import uuid
+
+
+async def test_remember_and_search_round_trip_with_metadata(client_for, org_id):
+    client = await client_for(org_id)
+    written = await client.post(
+        "/v1/memories",
+        json={
+            "memories": [
+                {
+                    "content": "Caroline went to the LGBTQ support group yesterday.",
+                    "memoryType": "MEMORY_TYPE_MESSAGE",
+                    "scope": {"userId": "conv-26"},
+                    "validAt": "2023-05-08T13:56:00Z",
+                    "metadata": {"dia_id": "D1:3"},
+                    "idempotencyKey": "conv-26/D1:3",
+                }
+            ],
+            "requestId": "optional",
+        },
+    )
+    assert written.status_code == 200, written.text
+    memory = written.json()["memories"][0]
+    assert memory["metadata"] == {"dia_id": "D1:3"} and memory["memoryType"] == "MEMORY_TYPE_MESSAGE"
+    assert memory["validAt"] == "2023-05-08T13:56:00Z"
+    found = await client.post(
+        "/v1/memories:search",
+        json={"query": "When did Caroline go to the support group?", "scope": {"userId": "conv-26"}, "k": 10},
+    )
+    assert found.status_code == 200, found.text
+    result = found.json()["results"][0]
+    assert result["memory"]["id"] == memory["id"]
+    assert {"score", "similarity", "lexicalScore", "salience", "importance"} <= set(result)
+
+
+async def test_search_never_crosses_tenants(client_for, org_id):
+    writer = await client_for(org_id)
+    reader = await client_for(f"org-{uuid.uuid4().hex[:12]}")
+    await writer.post(
+        "/v1/memories",
+        json={
+            "memories": [
+                {"content": "The vault code is 4711.", "memoryType": "MEMORY_TYPE_FACT", "scope": {"userId": "u"}}
+            ]
+        },
+    )
+    found = await reader.post("/v1/memories:search", json={"query": "vault code", "scope": {"userId": "u"}})
+    assert found.status_code == 200 and found.json()["results"] == []
+
+
+async def test_a_body_naming_an_org_is_refused(client_for, org_id):
+    client = await client_for(org_id)
+    response = await client.post("/v1/memories:search", json={"query": "x", "orgId": "someone-else"})
+    assert response.status_code == 400
+    assert response.json()["error"]["status"] == "INVALID_ARGUMENT"
+
+
+async def test_unknown_enum_names_the_field_in_json_form(client_for, org_id):
+    client = await client_for(org_id)
+    response = await client.post("/v1/memories", json={"memories": [{"content": "x", "memoryType": "GOSSIP"}]})
+    assert response.status_code == 400
+    assert "memories[0].memoryType" in response.json()["error"]["message"]
+
+
+async def test_a_missing_scope_is_forbidden(client_for, org_id):
+    client = await client_for(org_id, scopes=("memories:read",))
+    response = await client.post(
+        "/v1/memories", json={"memories": [{"content": "x", "memoryType": "MEMORY_TYPE_FACT"}]}
+    )
+    assert response.status_code == 403
+    assert response.json()["error"]["status"] == "PERMISSION_DENIED"
+
+
+async def test_query_strings_map_onto_the_request_message(client_for, org_id):
+    client = await client_for(org_id)
+    response = await client.get("/v1/memories", params={"userId": "u-1", "pageSize": "x"})
+    assert response.status_code == 400
+    assert "pageSize" in response.json()["error"]["message"]
+    unknown = await client.get("/v1/memories", params={"colour": "blue"})
+    assert unknown.status_code == 400
+    assert "colour" in unknown.json()["error"]["message"]
+
+
+async def test_a_body_over_the_limit_is_refused(client_for, org_id):
+    client = await client_for(org_id)
+    response = await client.post(
+        "/v1/memories",
+        content=b"{" + b" " * (2 * 1024 * 1024 + 10) + b"}",
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"][0]["reason"] == "BODY_TOO_LARGE"

@@ -28,6 +28,12 @@ class MemoryType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MEMORY_TYPE_SESSION_SUMMARY: _ClassVar[MemoryType]
     MEMORY_TYPE_DAILY_DIGEST: _ClassVar[MemoryType]
 
+class MemoryOrder(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MEMORY_ORDER_UNSPECIFIED: _ClassVar[MemoryOrder]
+    MEMORY_ORDER_NEWEST: _ClassVar[MemoryOrder]
+    MEMORY_ORDER_SALIENCE: _ClassVar[MemoryOrder]
+
 class MemoryStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     MEMORY_STATUS_UNSPECIFIED: _ClassVar[MemoryStatus]
@@ -47,6 +53,9 @@ MEMORY_TYPE_MESSAGE: MemoryType
 MEMORY_TYPE_TOOL_INTERACTION: MemoryType
 MEMORY_TYPE_SESSION_SUMMARY: MemoryType
 MEMORY_TYPE_DAILY_DIGEST: MemoryType
+MEMORY_ORDER_UNSPECIFIED: MemoryOrder
+MEMORY_ORDER_NEWEST: MemoryOrder
+MEMORY_ORDER_SALIENCE: MemoryOrder
 MEMORY_STATUS_UNSPECIFIED: MemoryStatus
 MEMORY_STATUS_ACTIVE: MemoryStatus
 MEMORY_STATUS_WARM: MemoryStatus
@@ -124,7 +133,7 @@ class MemoryInput(_message.Message):
     def __init__(self, content: _Optional[str] = ..., memory_type: _Optional[_Union[MemoryType, str]] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., importance: _Optional[float] = ..., metadata: _Optional[_Mapping[str, str]] = ..., valid_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., entities: _Optional[_Iterable[str]] = ..., provenance: _Optional[_Union[_provenance_pb2.Provenance, _Mapping]] = ...) -> None: ...
 
 class RecallResult(_message.Message):
-    __slots__ = ("memory", "score", "similarity", "lexical_score", "salience", "importance", "embedding")
+    __slots__ = ("memory", "score", "similarity", "lexical_score", "salience", "importance", "embedding", "recency")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +141,7 @@ class RecallResult(_message.Message):
     SALIENCE_FIELD_NUMBER: _ClassVar[int]
     IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    RECENCY_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
     score: float
     similarity: float
@@ -139,7 +149,8 @@ class RecallResult(_message.Message):
     salience: float
     importance: float
     embedding: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ..., similarity: _Optional[float] = ..., lexical_score: _Optional[float] = ..., salience: _Optional[float] = ..., importance: _Optional[float] = ..., embedding: _Optional[_Iterable[float]] = ...) -> None: ...
+    recency: float
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ..., similarity: _Optional[float] = ..., lexical_score: _Optional[float] = ..., salience: _Optional[float] = ..., importance: _Optional[float] = ..., embedding: _Optional[_Iterable[float]] = ..., recency: _Optional[float] = ...) -> None: ...
 
 class RememberRequest(_message.Message):
     __slots__ = ("memories", "request_id")
@@ -218,18 +229,20 @@ class GetMemoryResponse(_message.Message):
     def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
 
 class ListMemoriesRequest(_message.Message):
-    __slots__ = ("scope", "memory_types", "statuses", "page_size", "page_token")
+    __slots__ = ("scope", "memory_types", "statuses", "page_size", "page_token", "order_by")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     MEMORY_TYPES_FIELD_NUMBER: _ClassVar[int]
     STATUSES_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ORDER_BY_FIELD_NUMBER: _ClassVar[int]
     scope: _scope_pb2.Scope
     memory_types: _containers.RepeatedScalarFieldContainer[MemoryType]
     statuses: _containers.RepeatedScalarFieldContainer[MemoryStatus]
     page_size: int
     page_token: str
-    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    order_by: MemoryOrder
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., order_by: _Optional[_Union[MemoryOrder, str]] = ...) -> None: ...
 
 class ListMemoriesResponse(_message.Message):
     __slots__ = ("memories", "next_page_token")

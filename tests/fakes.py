@@ -7,11 +7,13 @@ run the same assertions against the fake and every real adapter.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+from memory_svc.usecases.ports import DEFAULT_FILTER
 
 
 class FixedClock:
@@ -51,28 +53,63 @@ class HashingEmbedder:
 
 
 class InMemoryMemoryIndex:
-    """The MemoryIndex port over a dict: exact cosine, org and scope filters."""
+    """The MemoryIndex port over a dict: exact cosine, BM25 with Qdrant's IDF, the same filters."""
 
     def __init__(self) -> None:
-        self._items: dict[tuple[str, str], tuple[object, np.ndarray]] = {}
+        self._items: dict[tuple[str, str], tuple[object, np.ndarray, dict[int, float]]] = {}
 
-    async def upsert(self, items, vectors) -> None:
-        for item, vector in zip(items, vectors, strict=True):
-            self._items[(item.org_id, item.id)] = (item, np.asarray(vector, dtype=np.float32))
+    async def upsert(self, items, vectors, sparse=None) -> None:
+        if sparse is not None and len(sparse) != len(items):
+            raise ValueError(f"expected {len(items)} sparse vectors, got {len(sparse)}")
+        sparse = sparse if sparse is not None else [None] * len(items)
+        for item, vector, terms in zip(items, vectors, sparse, strict=True):
+            key = (item.org_id, item.id)
+            if key not in self._items and any(id_ == item.id for _, id_ in self._items):
+                continue  # another org's point id: never overwritten (the adapters' org guard)
+            self._items[key] = (item, np.asarray(vector, dtype=np.float32), terms.as_dict() if terms else {})
 
-    async def search(self, org_id, scope, vector, k, memory_types=()):
-        wanted = scope.as_filter()
-        hits = []
-        for (org, _), (item, stored) in self._items.items():
-            if org != org_id:
-                continue
-            if any(getattr(item.scope, name) != value for name, value in wanted.items()):
-                continue
-            if memory_types and item.memory_type not in memory_types:
-                continue
-            hits.append((item, float(np.dot(stored, vector))))
+    def _matches(self, item, org_id, scope, memory_types, filters) -> bool:
+        if item.org_id != org_id:
+            return False
+        if any(getattr(item.scope, name) != value for name, value in scope.as_filter().items()):
+            return False
+        if memory_types and item.memory_type not in memory_types:
+            return False
+        if filters.statuses and item.status not in filters.statuses:
+            return False
+        if filters.valid_after is not None and item.valid_at < filters.valid_after:
+            return False
+        if filters.valid_before is not None and item.valid_at >= filters.valid_before:
+            return False
+        return filters.min_salience is None or item.current_salience >= filters.min_salience
+
+    async def search(self, org_id, scope, vector, k, memory_types=(), *, filters=DEFAULT_FILTER):
+        hits = [
+            (item, float(np.dot(stored, vector)))
+            for item, stored, _ in self._items.values()
+            if self._matches(item, org_id, scope, memory_types, filters)
+        ]
         hits.sort(key=lambda hit: (-hit[1], hit[0].id))
-        return hits[:k]
+        return hits[: max(0, k)]
+
+    async def search_lexical(self, org_id, scope, query, k, memory_types=(), *, filters=DEFAULT_FILTER):
+        # Qdrant's IDF modifier: statistics over every point holding a sparse vector (all orgs).
+        documents = [terms for _, _, terms in self._items.values() if terms]
+        total = len(documents)
+        hits = []
+        for item, _, terms in self._items.values():
+            if not terms or not self._matches(item, org_id, scope, memory_types, filters):
+                continue
+            score = 0.0
+            for index, weight in query.as_dict().items():
+                if index in terms:
+                    having = sum(1 for document in documents if index in document)
+                    idf = math.log(1.0 + (total - having + 0.5) / (having + 0.5))
+                    score += weight * idf * terms[index]
+            if score > 0:
+                hits.append((item, score))
+        hits.sort(key=lambda hit: (-hit[1], hit[0].id))
+        return hits[: max(0, k)]
 
     async def get(self, org_id, ids):
         return [self._items[(org_id, id_)][0] for id_ in ids if (org_id, id_) in self._items]

@@ -12,7 +12,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+from memory_svc.domain.lexical import encode_document, encode_query
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+from memory_svc.usecases.ports import SearchFilter
 
 from tests.integration.memory.conftest import DIMENSION
 
@@ -217,3 +219,145 @@ async def test_k_is_respected(memory_index) -> None:
 async def test_count_of_an_unknown_org_is_zero(memory_index) -> None:
     assert await memory_index.count(new_org()) == 0
     assert await memory_index.search(new_org(), Scope(), unit(1), k=3) == []
+
+
+# --------------------------------------------------------------------------- lexical (BM25) and filters
+
+
+def bm25_expected(query: str, document: str, corpus: list[str]) -> float:
+    """Okapi BM25 as the port defines it: stored TF saturation × Qdrant's IDF over ``corpus``."""
+    query_terms = encode_query(query).as_dict()
+    stored = encode_document(document).as_dict()
+    vectors = [encode_document(text).as_dict() for text in corpus]
+    score = 0.0
+    for index in query_terms:
+        if index in stored:
+            having = sum(1 for vector in vectors if index in vector)
+            score += math.log(1 + (len(vectors) - having + 0.5) / (having + 0.5)) * stored[index]
+    return score
+
+
+async def upsert_texts(memory_index, items: list[MemoryItem], vectors: np.ndarray) -> None:
+    await memory_index.upsert(items, vectors, [encode_document(item.content) for item in items])
+
+
+async def test_lexical_search_finds_an_exact_term_even_when_dense_similarity_is_low(memory_index) -> None:
+    org = new_org()
+    texts = [
+        "Caroline said the launch code is tangerine",
+        "Melanie painted a sunrise over the lake",
+        "Caroline went to the support group on Sunday",
+        "the weather was rainy all week",
+    ]
+    items = [make_item(org, text) for text in texts]
+    # The query's dense vector points at the other items; only the words can find the code.
+    await upsert_texts(memory_index, items, np.stack([unit(0, 0, 0, 1), unit(1), unit(1, 0.1), unit(1, 0.2)]))
+    query = "what was the launch code? tangerine"
+
+    dense = await memory_index.search(org, Scope(), unit(1), k=1)
+    lexical = await memory_index.search_lexical(org, Scope(), encode_query(query), k=10)
+
+    assert dense[0][0].id != items[0].id
+    assert lexical[0][0] == items[0]
+    assert [item.id for item, _ in lexical] == [items[0].id]  # no shared term, no hit
+    assert lexical[0][1] == pytest.approx(bm25_expected(query, texts[0], texts), rel=1e-3)
+
+
+async def test_lexical_search_ranks_rarer_terms_higher_and_respects_k(memory_index) -> None:
+    org = new_org()
+    texts = [f"Caroline talked about her day number {n}" for n in range(6)] + ["Caroline adopted a puppy named Oscar"]
+    items = [make_item(org, text) for text in texts]
+    await upsert_texts(memory_index, items, random_units(len(items), seed=5))
+
+    hits = await memory_index.search_lexical(org, Scope(), encode_query("Caroline puppy"), k=3)
+
+    assert len(hits) == 3
+    assert hits[0][0].id == items[-1].id
+    scores = [score for _, score in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[0] == pytest.approx(bm25_expected("Caroline puppy", texts[-1], texts), rel=1e-3)
+
+
+async def test_lexical_search_never_returns_another_orgs_items(memory_index) -> None:
+    ours, theirs = new_org(), new_org()
+    mine = make_item(ours, "our roadmap mentions kiwifruit", scope=Scope(user_id="u-1"))
+    other = make_item(theirs, "their secret is kiwifruit", scope=Scope(user_id="u-1"))
+    await upsert_texts(memory_index, [mine, other], random_units(2, seed=6))
+
+    hits = await memory_index.search_lexical(ours, Scope(user_id="u-1"), encode_query("kiwifruit secret"), k=10)
+    unscoped = await memory_index.search_lexical(ours, Scope(), encode_query("secret"), k=10)
+
+    assert [item.id for item, _ in hits] == [mine.id]
+    assert unscoped == []
+    assert await memory_index.search_lexical(new_org(), Scope(), encode_query("kiwifruit"), k=10) == []
+
+
+async def test_lexical_search_keeps_scope_and_types(memory_index) -> None:
+    org = new_org()
+    alice = make_item(org, "alice plays the cello", scope=Scope(user_id="alice"), memory_type=MemoryType.FACT)
+    bob = make_item(org, "bob plays the cello", scope=Scope(user_id="bob"), memory_type=MemoryType.FACT)
+    note = make_item(org, "cello lesson booked", scope=Scope(user_id="alice"), memory_type=MemoryType.COMMITMENT)
+    await upsert_texts(memory_index, [alice, bob, note], random_units(3, seed=7))
+    query = encode_query("cello")
+
+    async def ids(scope: Scope, *types: MemoryType) -> set[str]:
+        return {item.id for item, _ in await memory_index.search_lexical(org, scope, query, 10, types)}
+
+    assert await ids(Scope(user_id="alice")) == {alice.id, note.id}
+    assert await ids(Scope(user_id="alice"), MemoryType.FACT) == {alice.id}
+    assert await ids(Scope()) == {alice.id, bob.id, note.id}
+
+
+async def test_items_written_without_a_sparse_vector_have_no_lexical_hit(memory_index) -> None:
+    org = new_org()
+    item = make_item(org, "the launch code is tangerine")
+    await memory_index.upsert([item], np.stack([unit(1)]))
+
+    assert await memory_index.search_lexical(org, Scope(), encode_query("tangerine"), k=5) == []
+    assert await memory_index.search_lexical(org, Scope(), encode_query("the of and"), k=5) == []
+    assert [hit.id for hit, _ in await memory_index.search(org, Scope(), unit(1), k=5)] == [item.id]
+
+
+async def test_status_filter_defaults_to_active_and_warm(memory_index) -> None:
+    org = new_org()
+    by_status = {status: make_item(org, f"status {status} tangerine", status=status) for status in MemoryStatus}
+    items = list(by_status.values())
+    await upsert_texts(memory_index, items, np.stack([unit(1)] * len(items)))
+    query = encode_query("tangerine")
+
+    async def ids(filters: SearchFilter | None = None) -> tuple[set[str], set[str]]:
+        extra = {} if filters is None else {"filters": filters}
+        dense = await memory_index.search(org, Scope(), unit(1), k=10, **extra)
+        lexical = await memory_index.search_lexical(org, Scope(), query, k=10, **extra)
+        return {item.id for item, _ in dense}, {item.id for item, _ in lexical}
+
+    default = {by_status[MemoryStatus.ACTIVE].id, by_status[MemoryStatus.WARM].id}
+    assert await ids() == (default, default)
+    archived = {by_status[MemoryStatus.ARCHIVED].id}
+    assert await ids(SearchFilter(statuses=(MemoryStatus.ARCHIVED,))) == (archived, archived)
+    everything = {item.id for item in items}
+    assert await ids(SearchFilter(statuses=tuple(MemoryStatus))) == (everything, everything)
+
+
+async def test_valid_at_range_and_min_salience_filters(memory_index) -> None:
+    org = new_org()
+    days = [make_item(org, f"diary day {n} tangerine", valid_at=T0 + timedelta(days=n)) for n in range(5)]
+    faded = make_item(org, "a faded tangerine memory", valid_at=T0 + timedelta(days=2), current_salience=0.05)
+    items = [*days, faded]
+    await upsert_texts(memory_index, items, random_units(len(items), seed=8))
+    query = encode_query("tangerine")
+
+    async def ids(filters: SearchFilter) -> tuple[set[str], set[str]]:
+        dense = await memory_index.search(org, Scope(), unit(1), k=10, filters=filters)
+        lexical = await memory_index.search_lexical(org, Scope(), query, k=10, filters=filters)
+        return {item.id for item, _ in dense}, {item.id for item, _ in lexical}
+
+    window = SearchFilter(valid_after=T0 + timedelta(days=1), valid_before=T0 + timedelta(days=3))
+    expected = {days[1].id, days[2].id, faded.id}  # [after, before): day 3 is out
+    assert await ids(window) == (expected, expected)
+    after = {item.id for item in items if item.valid_at >= T0 + timedelta(days=3)}
+    assert await ids(SearchFilter(valid_after=T0 + timedelta(days=3))) == (after, after)
+    before = {days[0].id}
+    assert await ids(SearchFilter(valid_before=T0 + timedelta(days=1))) == (before, before)
+    salient = {item.id for item in days}
+    assert await ids(SearchFilter(min_salience=0.5)) == (salient, salient)

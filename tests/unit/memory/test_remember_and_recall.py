@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lore_runtime import errors
 from memory_svc.domain.ids import memory_id
-from memory_svc.domain.model import MemoryDraft, MemoryType, Scope
+from memory_svc.domain.model import MemoryDraft, MemoryStatus, MemoryType, Scope
 from memory_svc.domain.salience import salience
 from memory_svc.usecases.recall import recall
 from memory_svc.usecases.remember import remember
@@ -116,3 +116,69 @@ def test_salience_formula_values():
     assert salience(0, start, start + timedelta(days=30)) == pytest.approx(0.5)
     assert salience(10, start, start + timedelta(days=30)) == pytest.approx(1.0)
     assert salience(0, start, start + timedelta(days=3650)) == 0.01
+
+
+async def test_recall_returns_lexical_and_dense_scores_and_finds_rare_exact_terms(deps):
+    await remember(
+        "org-a",
+        [draft("The launch code is XJ-4471"), draft("Caroline likes tangerines"), draft("Melanie likes sunsets")],
+        "",
+        **deps,
+    )
+    results = await recall("org-a", "what is the xj 4471 code?", Scope(user_id="u-1"), 3, **deps)
+    assert results[0].item.content == "The launch code is XJ-4471"
+    assert results[0].lexical_score > 0 and results[0].similarity > 0
+    assert results == sorted(results, key=lambda result: -result.score)
+
+
+async def test_recall_filters_by_status_time_and_salience(deps):
+    may, june = datetime(2023, 5, 8, tzinfo=UTC), datetime(2023, 6, 8, tzinfo=UTC)
+    await remember("org-a", [draft("tea in May", valid_at=may), draft("tea in June", valid_at=june)], "", **deps)
+    found = await recall("org-a", "tea", Scope(), 10, **deps, valid_after=june)
+    assert [result.item.content for result in found] == ["tea in June"]
+    found = await recall("org-a", "tea", Scope(), 10, **deps, valid_before=june)
+    assert [result.item.content for result in found] == ["tea in May"]
+    assert await recall("org-a", "tea", Scope(), 10, **deps, statuses=[MemoryStatus.ARCHIVED]) == []
+    deps["clock"].advance(days=30)  # messages halve in 14 days, facts in 90
+    assert len(await recall("org-a", "tea", Scope(), 10, **deps, min_salience=0.7)) == 2
+    assert await recall("org-a", "tea", Scope(), 10, **deps, min_salience=0.9) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"min_salience": -0.1}, "min_salience"),
+        ({"min_salience": float("nan")}, "min_salience"),
+        (
+            {"valid_after": datetime(2024, 1, 1, tzinfo=UTC), "valid_before": datetime(2023, 1, 1, tzinfo=UTC)},
+            "valid_before",
+        ),
+    ],
+)
+async def test_recall_refuses_bad_filters(deps, kwargs, field):
+    with pytest.raises(errors.InvalidArgument) as raised:
+        await recall("org-a", "tea", Scope(), 5, **deps, **kwargs)
+    assert raised.value.field == field
+
+
+def test_recall_request_filters_are_converted_and_validated():
+    from google.protobuf import timestamp_pb2
+    from lore.memory.v1 import memory_service_pb2 as pb
+    from memory_svc.api import convert
+
+    after = timestamp_pb2.Timestamp(seconds=1_700_000_000)
+    request = pb.RecallRequest(query="q", statuses=[pb.MEMORY_STATUS_ARCHIVED], min_salience=0.2, valid_after=after)
+    assert convert.recall_filters_from_pb(request) == {
+        "statuses": [MemoryStatus.ARCHIVED],
+        "min_salience": 0.2,
+        "valid_after": datetime.fromtimestamp(1_700_000_000, tz=UTC),
+        "valid_before": None,
+    }
+    for bad, field in (
+        (pb.RecallRequest(statuses=[pb.MEMORY_STATUS_UNSPECIFIED]), "statuses[0]"),
+        (pb.RecallRequest(min_salience=-1), "min_salience"),
+        (pb.RecallRequest(valid_after=after, valid_before=after), "valid_before"),
+    ):
+        with pytest.raises(errors.InvalidArgument) as raised:
+            convert.recall_filters_from_pb(bad)
+        assert raised.value.field == field

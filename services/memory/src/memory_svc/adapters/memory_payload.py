@@ -30,10 +30,12 @@ from typing import Any, Literal
 import numpy as np
 from lore_runtime.errors import FailedPrecondition
 
+from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+from memory_svc.usecases.ports import SearchFilter
 
 DENSE_VECTOR = "dense"
-SPARSE_VECTOR = "bm25"  # reserved: BM25 term weights (IDF applied by Qdrant), added by the lexical-recall work
+SPARSE_VECTOR = "bm25"  # BM25 term weights of memory_svc.domain.lexical (IDF applied by Qdrant)
 PAYLOAD_VERSION = 1
 
 SCOPE_FIELDS = ("user_id", "agent_id", "team_id")
@@ -150,15 +152,60 @@ class Condition:
     values: tuple[str, ...]
 
 
-def search_conditions(org_id: str, scope: Scope, memory_types: Sequence[MemoryType] = ()) -> list[Condition]:
-    """The ``must`` conditions of a recall: the org always, the scope fields that are set, the types."""
+@dataclass(frozen=True, slots=True)
+class DatetimeRange:
+    """``key`` (an RFC 3339 payload timestamp) within [gte, lt); either bound may be open."""
+
+    key: str
+    gte: str | None = None
+    lt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FloatRange:
+    """``key`` >= ``gte``."""
+
+    key: str
+    gte: float
+
+
+AnyCondition = Condition | DatetimeRange | FloatRange
+
+
+def search_conditions(
+    org_id: str, scope: Scope, memory_types: Sequence[MemoryType] = (), filters: SearchFilter | None = None
+) -> list[AnyCondition]:
+    """The ``must`` conditions of a recall: the org always, the scope fields that are set, the types,
+    then (when ``filters`` is given) the statuses, the ``valid_at`` range and the materialised salience."""
     if not org_id:
         raise ValueError("org_id is required on every memory index query")
-    conditions = [Condition("org_id", (org_id,))]
+    conditions: list[AnyCondition] = [Condition("org_id", (org_id,))]
     conditions += [Condition(name, (value,)) for name, value in scope.as_filter().items()]
     if memory_types:
         conditions.append(Condition("memory_type", tuple(dict.fromkeys(str(kind) for kind in memory_types))))
+    if filters is not None:
+        if filters.statuses:
+            conditions.append(Condition("status", tuple(dict.fromkeys(str(status) for status in filters.statuses))))
+        if filters.valid_after is not None or filters.valid_before is not None:
+            conditions.append(
+                DatetimeRange(
+                    "valid_at",
+                    gte=format_timestamp(filters.valid_after) if filters.valid_after is not None else None,
+                    lt=format_timestamp(filters.valid_before) if filters.valid_before is not None else None,
+                )
+            )
+        if filters.min_salience is not None:
+            conditions.append(FloatRange("current_salience", float(filters.min_salience)))
     return conditions
+
+
+def sparse_rows(items: Sequence[MemoryItem], sparse: Sequence[SparseVector] | None) -> list[SparseVector | None]:
+    """One sparse vector (or None: nothing to store) per item, after checking the counts match."""
+    if sparse is None:
+        return [None] * len(items)
+    if len(sparse) != len(items):
+        raise ValueError(f"expected {len(items)} sparse vectors, got {len(sparse)}")
+    return [vector if vector else None for vector in sparse]
 
 
 def org_condition(org_id: str) -> Condition:

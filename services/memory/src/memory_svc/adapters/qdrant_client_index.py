@@ -25,7 +25,9 @@ from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
     PAYLOAD_INDEXES,
     SPARSE_VECTOR,
-    Condition,
+    AnyCondition,
+    DatetimeRange,
+    FloatRange,
     IndexMetadata,
     PayloadIndex,
     check_metadata,
@@ -37,9 +39,12 @@ from memory_svc.adapters.memory_payload import (
     point_id,
     query_row,
     search_conditions,
+    sparse_rows,
     to_payload,
 )
+from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryType, Scope
+from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 DEFAULT_COLLECTION = "memory_items"
 UPSERT_BATCH = 256
@@ -56,13 +61,17 @@ def _schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordInd
     }[index.kind]
 
 
-def _condition(condition: Condition) -> models.FieldCondition:
+def _condition(condition: AnyCondition) -> models.FieldCondition:
+    if isinstance(condition, DatetimeRange):
+        return models.FieldCondition(key=condition.key, range=models.DatetimeRange(gte=condition.gte, lt=condition.lt))
+    if isinstance(condition, FloatRange):
+        return models.FieldCondition(key=condition.key, range=models.Range(gte=condition.gte))
     if len(condition.values) == 1:
         return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.values[0]))
     return models.FieldCondition(key=condition.key, match=models.MatchAny(any=list(condition.values)))
 
 
-def _filter(conditions: Sequence[Condition], *extra: Any) -> models.Filter:
+def _filter(conditions: Sequence[AnyCondition], *extra: Any) -> models.Filter:
     return models.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
 
 
@@ -191,14 +200,20 @@ class QdrantClientMemoryIndex:
 
     # ------------------------------------------------------------------ the port
 
-    async def upsert(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
+    async def upsert(
+        self, items: Sequence[MemoryItem], vectors: np.ndarray, sparse: Sequence[SparseVector] | None = None
+    ) -> None:
         if not len(items):
             return
         rows = dense_rows(items, vectors, self.dimension)
+        lexical = sparse_rows(items, sparse)
         by_org: dict[str, list[models.PointStruct]] = {}
-        for item, row in zip(items, rows, strict=True):
+        for item, row, terms in zip(items, rows, lexical, strict=True):
+            vector: dict[str, Any] = {DENSE_VECTOR: row}
+            if terms is not None:
+                vector[SPARSE_VECTOR] = models.SparseVector(indices=list(terms.indices), values=list(terms.values))
             by_org.setdefault(item.org_id, []).append(
-                models.PointStruct(id=point_id(item.id), vector={DENSE_VECTOR: row}, payload=to_payload(item))
+                models.PointStruct(id=point_id(item.id), vector=vector, payload=to_payload(item))
             )
         async with _translated("upsert"):
             for org_id, points in by_org.items():
@@ -216,15 +231,39 @@ class QdrantClientMemoryIndex:
         vector: np.ndarray,
         k: int,
         memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
     ) -> list[tuple[MemoryItem, float]]:
-        conditions = search_conditions(org_id, scope, memory_types)
+        conditions = search_conditions(org_id, scope, memory_types, filters)
         if k <= 0:
             return []
+        return await self._query(query_row(vector, self.dimension), DENSE_VECTOR, conditions, k)
+
+    async def search_lexical(
+        self,
+        org_id: str,
+        scope: Scope,
+        query: SparseVector,
+        k: int,
+        memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
+    ) -> list[tuple[MemoryItem, float]]:
+        conditions = search_conditions(org_id, scope, memory_types, filters)
+        if k <= 0 or not query:
+            return []
+        sparse = models.SparseVector(indices=list(query.indices), values=list(query.values))
+        hits = await self._query(sparse, SPARSE_VECTOR, conditions, k)
+        return [(item, score) for item, score in hits if score > 0]
+
+    async def _query(
+        self, query: Any, using: str, conditions: Sequence[AnyCondition], k: int
+    ) -> list[tuple[MemoryItem, float]]:
         async with _translated("search"):
             response = await self.client.query_points(
                 self.collection,
-                query=query_row(vector, self.dimension),
-                using=DENSE_VECTOR,
+                query=query,
+                using=using,
                 query_filter=_filter(conditions),
                 limit=k,
                 with_payload=True,

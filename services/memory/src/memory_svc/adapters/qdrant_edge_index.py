@@ -37,7 +37,9 @@ from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
     PAYLOAD_INDEXES,
     SPARSE_VECTOR,
-    Condition,
+    AnyCondition,
+    DatetimeRange,
+    FloatRange,
     IndexMetadata,
     PayloadIndex,
     check_metadata,
@@ -49,9 +51,12 @@ from memory_svc.adapters.memory_payload import (
     point_id,
     query_row,
     search_conditions,
+    sparse_rows,
     to_payload,
 )
+from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryType, Scope
+from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 T = TypeVar("T")
 
@@ -71,13 +76,17 @@ def _schema(index: PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams
     }[index.kind]
 
 
-def _condition(condition: Condition) -> qe.FieldCondition:
+def _condition(condition: AnyCondition) -> qe.FieldCondition:
+    if isinstance(condition, DatetimeRange):
+        return qe.FieldCondition(condition.key, range=qe.RangeDateTime(gte=condition.gte, lt=condition.lt))
+    if isinstance(condition, FloatRange):
+        return qe.FieldCondition(condition.key, range=qe.RangeFloat(gte=condition.gte))
     if len(condition.values) == 1:
         return qe.FieldCondition(condition.key, match=qe.MatchValue(condition.values[0]))
     return qe.FieldCondition(condition.key, match=qe.MatchAny(list(condition.values)))
 
 
-def _filter(conditions: Sequence[Condition], *extra: Any) -> qe.Filter:
+def _filter(conditions: Sequence[AnyCondition], *extra: Any) -> qe.Filter:
     return qe.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
 
 
@@ -141,11 +150,9 @@ class QdrantEdgeMemoryIndex:
             _write_metadata(meta_file, self.metadata)
             return qe.EdgeShard.create(str(shard_dir), self._config())
         check_metadata(f"memory index {self.path}", _read_metadata(meta_file), self.metadata)
-        config = qe.EdgeConfig(
-            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)}
-        )
         try:
-            return qe.EdgeShard.load(str(shard_dir), config)
+            # The full config (dense + sparse): load() checks it and writes it back to disk.
+            return qe.EdgeShard.load(str(shard_dir), self._config())
         except Exception as error:  # the bindings raise a bare Exception("Service runtime error: ...")
             text = str(error)
             if "WAL" in text and ("WouldBlock" in text or "lock" in text.lower()):
@@ -188,20 +195,26 @@ class QdrantEdgeMemoryIndex:
 
     # ------------------------------------------------------------------ the port
 
-    async def upsert(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
+    async def upsert(
+        self, items: Sequence[MemoryItem], vectors: np.ndarray, sparse: Sequence[SparseVector] | None = None
+    ) -> None:
         if not len(items):
             return
         rows = dense_rows(items, vectors, self.dimension)
+        lexical = sparse_rows(items, sparse)
         # Payloads are converted into Points in the worker thread: the bindings take ~10 us per
         # payload key, which would otherwise block the event loop for ~0.2 ms per item.
-        await self._run(self._upsert_sync, list(items), rows)
+        await self._run(self._upsert_sync, list(items), rows, lexical)
 
-    def _upsert_sync(self, items: list[MemoryItem], rows: list[list[float]]) -> None:
+    def _upsert_sync(
+        self, items: list[MemoryItem], rows: list[list[float]], lexical: list[SparseVector | None]
+    ) -> None:
         by_org: dict[str, list[qe.Point]] = {}
-        for item, row in zip(items, rows, strict=True):
-            by_org.setdefault(item.org_id, []).append(
-                qe.Point(point_id(item.id), {DENSE_VECTOR: row}, to_payload(item))
-            )
+        for item, row, terms in zip(items, rows, lexical, strict=True):
+            vector: dict[str, Any] = {DENSE_VECTOR: row}
+            if terms is not None:
+                vector[SPARSE_VECTOR] = qe.SparseVector(list(terms.indices), list(terms.values))
+            by_org.setdefault(item.org_id, []).append(qe.Point(point_id(item.id), vector, to_payload(item)))
         for org_id, points in by_org.items():
             # An existing point is only overwritten if it belongs to the same org: an id
             # collision can never move an item across tenants.
@@ -218,16 +231,36 @@ class QdrantEdgeMemoryIndex:
         vector: np.ndarray,
         k: int,
         memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
     ) -> list[tuple[MemoryItem, float]]:
-        conditions = search_conditions(org_id, scope, memory_types)
+        conditions = search_conditions(org_id, scope, memory_types, filters)
         if k <= 0:
             return []
+        return await self._query(qe.Query.Nearest(query_row(vector, self.dimension), using=DENSE_VECTOR), conditions, k)
+
+    async def search_lexical(
+        self,
+        org_id: str,
+        scope: Scope,
+        query: SparseVector,
+        k: int,
+        memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
+    ) -> list[tuple[MemoryItem, float]]:
+        conditions = search_conditions(org_id, scope, memory_types, filters)
+        if k <= 0 or not query:
+            return []
+        sparse = qe.SparseVector(list(query.indices), list(query.values))
+        hits = await self._query(qe.Query.Nearest(sparse, using=SPARSE_VECTOR), conditions, k)
+        return [(item, score) for item, score in hits if score > 0]
+
+    async def _query(
+        self, query: qe.Query, conditions: Sequence[AnyCondition], k: int
+    ) -> list[tuple[MemoryItem, float]]:
         request = qe.QueryRequest(
-            limit=k,
-            query=qe.Query.Nearest(query_row(vector, self.dimension), using=DENSE_VECTOR),
-            filter=_filter(conditions),
-            with_payload=True,
-            with_vector=False,
+            limit=k, query=query, filter=_filter(conditions), with_payload=True, with_vector=False
         )
         hits = await self._run(self._shard.query, request)
         return [(from_payload(hit.payload or {}), float(hit.score)) for hit in hits]

@@ -6,8 +6,10 @@ whole: nothing is written (the use cases never see a half-valid request).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from google.protobuf import timestamp_pb2
 from lore.common.v1 import provenance_pb2, scope_pb2
@@ -20,6 +22,7 @@ from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus, Memor
 _TYPE_TO_PB = {kind: pb.MemoryType.Value(f"MEMORY_TYPE_{kind.name}") for kind in MemoryType}
 _TYPE_FROM_PB = {value: kind for kind, value in _TYPE_TO_PB.items()}
 _STATUS_TO_PB = {status: pb.MemoryStatus.Value(f"MEMORY_STATUS_{status.name}") for status in MemoryStatus}
+_STATUS_FROM_PB = {value: status for status, value in _STATUS_TO_PB.items()}
 _SOURCE_NAMES = {value: name for name, value in provenance_pb2.ProvenanceSource.items()}
 
 
@@ -108,6 +111,29 @@ def drafts_from_pb(request: pb.RememberRequest) -> list[MemoryDraft]:
 
 def memory_types_from_pb(values: Sequence[int], field: str) -> list[MemoryType]:
     return [memory_type_from_pb(value, f"{field}[{index}]") for index, value in enumerate(values)]
+
+
+def recall_filters_from_pb(request: pb.RecallRequest) -> dict[str, Any]:
+    """The keyword filters of ``usecases.recall.recall``: statuses, min_salience, valid_after/before."""
+    statuses = []
+    for position, value in enumerate(request.statuses):
+        if value not in _STATUS_FROM_PB:
+            names = ", ".join(pb.MemoryStatus.Name(v) for v in _STATUS_FROM_PB)
+            raise errors.InvalidArgument(f"statuses[{position}]", f"must be one of {names}")
+        statuses.append(_STATUS_FROM_PB[value])
+    min_salience = request.min_salience if request.HasField("min_salience") else None
+    if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
+        raise errors.InvalidArgument("min_salience", "must be a non-negative number")
+    valid_after = _timestamp(request.valid_after) if request.HasField("valid_after") else None
+    valid_before = _timestamp(request.valid_before) if request.HasField("valid_before") else None
+    if valid_after is not None and valid_before is not None and valid_after >= valid_before:
+        raise errors.InvalidArgument("valid_before", "must be later than valid_after")
+    return {
+        "statuses": statuses,
+        "min_salience": min_salience,
+        "valid_after": valid_after,
+        "valid_before": valid_before,
+    }
 
 
 def memory_to_pb(item: MemoryItem) -> pb.Memory:

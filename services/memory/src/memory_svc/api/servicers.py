@@ -54,6 +54,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             index=self._index,
             embedder=self._embedder,
             clock=self._clock,
+            **convert.recall_filters_from_pb(request),
         )
         return memory_service_pb2.RecallResponse(results=[convert.recall_result_to_pb(hit) for hit in hits])
 

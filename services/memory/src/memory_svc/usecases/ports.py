@@ -3,18 +3,46 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 import numpy as np
 
-from memory_svc.domain.model import MemoryItem, MemoryType, Scope
+from memory_svc.domain.lexical import SparseVector
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+
+DEFAULT_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.WARM)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """What a search keeps beyond org and scope (the adapters turn it into index-backed conditions).
+
+    ``statuses``: ACTIVE and WARM unless given. ``valid_after``/``valid_before``: ``valid_at``
+    within [after, before). ``min_salience``: on the materialised ``current_salience`` (a
+    superset of the exact filter, which recall applies afterwards: salience only decays
+    between two materialisations, and an access rewrites it).
+    """
+
+    statuses: tuple[MemoryStatus, ...] = DEFAULT_STATUSES
+    valid_after: datetime | None = None
+    valid_before: datetime | None = None
+    min_salience: float | None = None
+
+
+DEFAULT_FILTER = SearchFilter()
 
 
 class MemoryIndex(Protocol):
     """Long-term memory items with their vectors, always filtered by org."""
 
-    async def upsert(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None: ...
+    async def upsert(
+        self, items: Sequence[MemoryItem], vectors: np.ndarray, sparse: Sequence[SparseVector] | None = None
+    ) -> None:
+        """Write ``items`` with their dense ``vectors`` and, when given, their BM25 ``sparse`` vectors
+        (``memory_svc.domain.lexical.encode_document`` of each content; one per item)."""
+        ...
 
     async def search(
         self,
@@ -23,8 +51,25 @@ class MemoryIndex(Protocol):
         vector: np.ndarray,
         k: int,
         memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
     ) -> list[tuple[MemoryItem, float]]:
         """The k nearest items of ``org_id`` within ``scope``, with their cosine similarity."""
+        ...
+
+    async def search_lexical(
+        self,
+        org_id: str,
+        scope: Scope,
+        query: SparseVector,
+        k: int,
+        memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
+    ) -> list[tuple[MemoryItem, float]]:
+        """The k best BM25 matches of ``org_id`` within ``scope`` (``query`` from ``encode_query``):
+        score = sum over shared terms of idf × stored weight, idf = ln(1 + (N − n + 0.5) / (n + 0.5))
+        over the whole collection (Qdrant's IDF modifier). Items without a shared term are not returned."""
         ...
 
     async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]: ...

@@ -1,23 +1,34 @@
-"""Recall: embed the query and find the nearest memories of the caller's org and scope.
+"""Recall: hybrid retrieval of the caller's memories, re-scored with salience and importance.
 
-Dense similarity for now; hybrid retrieval (BM25 fused with dense) and re-scoring by
-salience and importance arrive with the memory-service issue.
+The query is embedded (dense) and encoded into BM25 terms (``domain/lexical.py``); both
+searches run concurrently with the same org, scope, type, status, time and materialised
+salience filters, each returning ``k × CANDIDATE_FACTOR`` candidates (at most
+``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each candidate's exact
+salience at query time (per-type half-life), drops those under ``min_salience`` and keeps
+the best ``k`` by ``w_rel·relevance + w_sal·salience + w_imp·importance``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 from collections.abc import Sequence
+from datetime import datetime
 
 from lore_embeddings import Embedder
 from lore_runtime import errors
 from opentelemetry import trace
 
 from memory_svc.domain import limits
-from memory_svc.domain.model import MemoryType, Scope, ScoredMemory
-from memory_svc.domain.salience import salience
-from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.domain.lexical import encode_query
+from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScoredMemory
+from memory_svc.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, hybrid_rank
+from memory_svc.usecases.ports import DEFAULT_STATUSES, Clock, MemoryIndex, SearchFilter
 
 tracer = trace.get_tracer(__name__)
+
+CANDIDATE_FACTOR = 4
+MAX_CANDIDATES = 200
 
 
 async def recall(
@@ -30,6 +41,11 @@ async def recall(
     index: MemoryIndex,
     embedder: Embedder,
     clock: Clock,
+    statuses: Sequence[MemoryStatus] = (),
+    min_salience: float | None = None,
+    valid_after: datetime | None = None,
+    valid_before: datetime | None = None,
+    weights: RankingWeights = DEFAULT_WEIGHTS,
 ) -> list[ScoredMemory]:
     query = query.strip()
     if not query:
@@ -38,20 +54,29 @@ async def recall(
         raise errors.InvalidArgument("query", f"at most {limits.MAX_QUERY_CHARS} characters")
     if k < 0 or k > limits.MAX_K:
         raise errors.InvalidArgument("k", f"must be between 1 and {limits.MAX_K} (0 means {limits.DEFAULT_K})")
+    if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
+        raise errors.InvalidArgument("min_salience", "must be a non-negative number")
+    if valid_after is not None and valid_before is not None and valid_after >= valid_before:
+        raise errors.InvalidArgument("valid_before", "must be later than valid_after")
     k = k or limits.DEFAULT_K
+    filters = SearchFilter(
+        statuses=tuple(dict.fromkeys(statuses)) or DEFAULT_STATUSES,
+        valid_after=valid_after,
+        valid_before=valid_before,
+        min_salience=min_salience,
+    )
+    depth = min(MAX_CANDIDATES, max(k, k * CANDIDATE_FACTOR))
     with tracer.start_as_current_span("memory.recall") as span:
         span.set_attribute("lore.org_id", org_id)
         span.set_attribute("lore.k", k)
         (vector,) = await embedder.embed([query])
-        hits = await index.search(org_id, scope, vector, k, memory_types)
-        span.set_attribute("lore.results", len(hits))
-    now = clock.now()
-    return [
-        ScoredMemory(
-            item=item,
-            score=similarity,
-            similarity=similarity,
-            salience=salience(item.access_count, item.last_accessed_at, now),
+        terms = encode_query(query)
+        dense, lexical = await asyncio.gather(
+            index.search(org_id, scope, vector, depth, memory_types, filters=filters),
+            index.search_lexical(org_id, scope, terms, depth, memory_types, filters=filters),
         )
-        for item, similarity in hits
-    ]
+        results = hybrid_rank(dense, lexical, clock.now(), k, weights, min_salience)
+        span.set_attribute("lore.candidates.dense", len(dense))
+        span.set_attribute("lore.candidates.lexical", len(lexical))
+        span.set_attribute("lore.results", len(results))
+    return results

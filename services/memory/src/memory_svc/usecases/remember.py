@@ -1,4 +1,4 @@
-"""Remember: validate a batch, embed it in one call, write it with deterministic ids."""
+"""Remember: validate a batch, embed it in one call, encode its BM25 terms, write it with deterministic ids."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from opentelemetry import trace
 
 from memory_svc.domain import limits
 from memory_svc.domain.ids import memory_id
+from memory_svc.domain.lexical import encode_document
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus
 from memory_svc.usecases.ports import Clock, MemoryIndex
 
@@ -54,5 +55,5 @@ async def remember(
         span.set_attribute("lore.org_id", org_id)
         span.set_attribute("lore.memories", len(items))
         vectors = await embedder.embed([item.content for item in items])
-        await index.upsert(items, vectors)
+        await index.upsert(items, vectors, [encode_document(item.content) for item in items])
     return items

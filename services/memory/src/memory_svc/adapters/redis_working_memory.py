@@ -1,0 +1,296 @@
+"""WorkingMemoryStore on Redis: a hash and a list per (org, session), written atomically.
+
+Key layout (``<org>`` and ``<session>`` percent-encoded, so ``:`` in an id can never make two
+tenants' keys collide; the braces are a Redis Cluster hash tag, so both keys of a session
+live in one slot and one Lua script may touch them):
+
+- ``<prefix>:{<org>:<session>}`` — hash: ``summary``, ``context_fingerprint`` (strings),
+  ``active_plan``, ``emotion_trajectory``, ``pending_slots``, ``last_tool_result`` (JSON; ""
+  when unset), ``turn_count``, ``updated_at``/``expires_at`` (epoch ms), and one
+  ``idem:<key>`` field per idempotency key seen (so a retried AppendTurn lands once);
+- ``<prefix>:{<org>:<session>}:turns`` — list of turns as JSON, oldest first, trimmed to N.
+
+AppendTurn is one Lua script (HINCRBY the count, RPUSH, LTRIM, PEXPIRE both keys, read
+back), so concurrent appends lose nothing and number turns exactly. UpdateWorkingMemory
+needs no read-modify-write (every updatable path is its own hash field), so it is one
+MULTI/EXEC: HSET, PEXPIRE, read back. Redis connection errors become DependencyUnavailable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import quote
+
+import redis.asyncio as redis
+from lore_runtime import errors
+from redis import exceptions as redis_errors
+
+from memory_svc.domain.working_memory import (
+    EmotionReading,
+    PendingSlot,
+    Plan,
+    ToolResult,
+    Turn,
+    TurnRole,
+    WorkingMemory,
+)
+
+FIELDS = (
+    "summary",
+    "active_plan",
+    "emotion_trajectory",
+    "pending_slots",
+    "last_tool_result",
+    "context_fingerprint",
+    "turn_count",
+    "updated_at",
+    "expires_at",
+)
+
+# KEYS: hash, turns. ARGV: turn JSON without its opening brace, max turns, ttl ms, now ms, idempotency key.
+# The script puts the server-assigned sequence first in the turn's JSON object: no JSON library needed.
+_APPEND = """
+local hash, turns = KEYS[1], KEYS[2]
+local ttl, now = tonumber(ARGV[3]), tonumber(ARGV[4])
+local replay = false
+if ARGV[5] ~= '' and redis.call('HEXISTS', hash, 'idem:' .. ARGV[5]) == 1 then
+  replay = true
+else
+  local sequence = redis.call('HINCRBY', hash, 'turn_count', 1)
+  redis.call('RPUSH', turns, '{"sequence":' .. sequence .. ',' .. ARGV[1])
+  redis.call('LTRIM', turns, -tonumber(ARGV[2]), -1)
+  if ARGV[5] ~= '' then
+    redis.call('HSET', hash, 'idem:' .. ARGV[5], sequence)
+  end
+  redis.call('HSET', hash, 'updated_at', ARGV[4], 'expires_at', string.format('%d', now + ttl))
+  redis.call('PEXPIRE', hash, ttl)
+  redis.call('PEXPIRE', turns, ttl)
+end
+return {redis.call('HMGET', hash, unpack(ARGV, 6)), redis.call('LRANGE', turns, 0, -1)}
+"""
+
+REDIS_UNAVAILABLE = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+
+
+@contextlib.contextmanager
+def translate_redis_errors() -> Iterator[None]:
+    """Driver errors meaning "Redis is not there" become DependencyUnavailable."""
+    try:
+        yield
+    except REDIS_UNAVAILABLE as error:
+        raise errors.DependencyUnavailable(f"Redis is not reachable: {error}", reason="REDIS_UNAVAILABLE") from error
+
+
+def session_tag(org_id: str, session_id: str) -> str:
+    """The hash tag naming (org, session): unambiguous whatever characters the ids hold."""
+    return "{" + quote(org_id, safe="") + ":" + quote(session_id, safe="") + "}"
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def _from_ms(value: Any) -> datetime | None:
+    return datetime.fromtimestamp(int(value) / 1000, tz=UTC) if value not in (None, b"", "") else None
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _from_iso(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _str(value: Any) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _tool_to_json(tool: ToolResult) -> dict[str, Any]:
+    return {
+        "tool_name": tool.tool_name,
+        "intent": tool.intent,
+        "result": tool.result,
+        "summary": tool.summary,
+        "salient_fields": list(tool.salient_fields),
+        "occurred_at": _iso(tool.occurred_at),
+    }
+
+
+def _tool_from_json(data: dict[str, Any]) -> ToolResult:
+    return ToolResult(
+        tool_name=data["tool_name"],
+        intent=data.get("intent", ""),
+        result=data.get("result") or {},
+        summary=data.get("summary", ""),
+        salient_fields=tuple(data.get("salient_fields") or ()),
+        occurred_at=_from_iso(data.get("occurred_at")),
+    )
+
+
+def turn_body(turn: Turn) -> str:
+    """The turn as JSON minus its opening brace (the script prepends ``{"sequence":N,``)."""
+    data = {
+        "id": turn.id,
+        "session_id": turn.session_id,
+        "role": turn.role.value if turn.role else "",
+        "content": turn.content,
+        "created_at": _iso(turn.created_at),
+        "metadata": turn.metadata,
+        "idempotency_key": turn.idempotency_key,
+        "tool_interactions": [_tool_to_json(tool) for tool in turn.tool_interactions],
+    }
+    return json.dumps(data, separators=(",", ":"))[1:]
+
+
+def _turn_from_json(raw: Any) -> Turn:
+    data = json.loads(raw)
+    return Turn(
+        id=data["id"],
+        session_id=data["session_id"],
+        sequence=int(data["sequence"]),
+        role=TurnRole(data["role"]) if data.get("role") else None,
+        content=data["content"],
+        created_at=_from_iso(data.get("created_at")),
+        metadata=dict(data.get("metadata") or {}),
+        idempotency_key=data.get("idempotency_key", ""),
+        tool_interactions=tuple(_tool_from_json(tool) for tool in data.get("tool_interactions") or ()),
+    )
+
+
+def _encode(path: str, changes: WorkingMemory) -> str:
+    """The hash field value of one updatable path."""
+    if path in ("summary", "context_fingerprint"):
+        return getattr(changes, path)
+    if path == "active_plan":
+        plan = changes.active_plan
+        if plan is None:
+            return ""
+        return json.dumps({"goal": plan.goal, "progress": plan.progress, "next_step": plan.next_step})
+    if path == "emotion_trajectory":
+        return json.dumps(
+            [
+                {
+                    "emotion": reading.emotion,
+                    "valence": reading.valence,
+                    "intensity": reading.intensity,
+                    "turn_id": reading.turn_id,
+                    "observed_at": _iso(reading.observed_at),
+                }
+                for reading in changes.emotion_trajectory
+            ]
+        )
+    if path == "pending_slots":
+        return json.dumps(
+            [{"name": slot.name, "tool_name": slot.tool_name, "prompt": slot.prompt} for slot in changes.pending_slots]
+        )
+    if path == "last_tool_result":
+        tool = changes.last_tool_result
+        return json.dumps(_tool_to_json(tool)) if tool is not None else ""
+    raise ValueError(f"not an updatable path: {path}")
+
+
+def _json(value: Any) -> Any:
+    text = _str(value)
+    return json.loads(text) if text else None
+
+
+def _decode(session_id: str, values: Sequence[Any], turns: Sequence[Any]) -> WorkingMemory | None:
+    if all(value is None for value in values) and not turns:
+        return None
+    raw = dict(zip(FIELDS, values, strict=True))
+    plan = _json(raw["active_plan"])
+    tool = _json(raw["last_tool_result"])
+    return WorkingMemory(
+        session_id=session_id,
+        recent_turns=tuple(_turn_from_json(turn) for turn in turns),
+        summary=_str(raw["summary"]),
+        active_plan=Plan(**plan) if plan else None,
+        emotion_trajectory=tuple(
+            EmotionReading(
+                emotion=reading["emotion"],
+                valence=reading["valence"],
+                intensity=reading["intensity"],
+                turn_id=reading["turn_id"],
+                observed_at=_from_iso(reading["observed_at"]),
+            )
+            for reading in _json(raw["emotion_trajectory"]) or ()
+        ),
+        pending_slots=tuple(PendingSlot(**slot) for slot in _json(raw["pending_slots"]) or ()),
+        last_tool_result=_tool_from_json(tool) if tool else None,
+        turn_count=int(_str(raw["turn_count"]) or 0),
+        context_fingerprint=_str(raw["context_fingerprint"]),
+        updated_at=_from_ms(raw["updated_at"]),
+        expires_at=_from_ms(raw["expires_at"]),
+    )
+
+
+class RedisWorkingMemoryStore:
+    def __init__(self, redis_client: redis.Redis, *, key_prefix: str = "lore:wm") -> None:
+        self._redis = redis_client
+        self._prefix = key_prefix
+        self._append = redis_client.register_script(_APPEND)
+
+    def keys(self, org_id: str, session_id: str) -> tuple[str, str]:
+        """The hash and turn-list keys of (org, session)."""
+        base = f"{self._prefix}:{session_tag(org_id, session_id)}"
+        return base, f"{base}:turns"
+
+    async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
+        hash_key, turns_key = self.keys(org_id, session_id)
+        with translate_redis_errors():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hmget(hash_key, FIELDS)
+                pipe.lrange(turns_key, 0, -1)
+                values, turns = await pipe.execute()
+        return _decode(session_id, values, turns)
+
+    async def append_turn(
+        self, org_id: str, session_id: str, turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime
+    ) -> WorkingMemory:
+        hash_key, turns_key = self.keys(org_id, session_id)
+        ttl_ms = max(1, int(ttl.total_seconds() * 1000))
+        with translate_redis_errors():
+            values, turns = await self._append(
+                keys=[hash_key, turns_key],
+                args=[turn_body(turn), max_turns, ttl_ms, _ms(now), turn.idempotency_key, *FIELDS],
+            )
+        working_memory = _decode(session_id, values, turns)
+        assert working_memory is not None  # the script always leaves a turn behind
+        return working_memory
+
+    async def update(
+        self,
+        org_id: str,
+        session_id: str,
+        changes: WorkingMemory,
+        paths: Sequence[str],
+        *,
+        ttl: timedelta,
+        now: datetime,
+    ) -> WorkingMemory:
+        hash_key, turns_key = self.keys(org_id, session_id)
+        ttl_ms = max(1, int(ttl.total_seconds() * 1000))
+        mapping = {path: _encode(path, changes) for path in paths}
+        mapping |= {"updated_at": str(_ms(now)), "expires_at": str(_ms(now) + ttl_ms)}
+        with translate_redis_errors():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hset(hash_key, mapping=mapping)
+                pipe.pexpire(hash_key, ttl_ms)
+                pipe.pexpire(turns_key, ttl_ms)
+                pipe.hmget(hash_key, FIELDS)
+                pipe.lrange(turns_key, 0, -1)
+                *_, values, turns = await pipe.execute()
+        working_memory = _decode(session_id, values, turns)
+        assert working_memory is not None  # the HSET above just wrote it
+        return working_memory
+
+    async def clear(self, org_id: str, session_id: str) -> None:
+        with translate_redis_errors():
+            await self._redis.delete(*self.keys(org_id, session_id))

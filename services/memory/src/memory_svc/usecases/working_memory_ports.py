@@ -1,0 +1,58 @@
+"""What the working-memory use cases need from the outside world (implemented in adapters/).
+
+Every method is scoped by ``org_id``: the same session id in two orgs names two different
+working memories and two different leases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from memory_svc.domain.working_memory import SessionLease, Turn, WorkingMemory
+
+
+class WorkingMemoryStore(Protocol):
+    async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
+        """The session's working memory, or None when it never existed, expired or was cleared."""
+        ...
+
+    async def append_turn(
+        self, org_id: str, session_id: str, turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime
+    ) -> WorkingMemory:
+        """Atomically: number ``turn`` (turn_count + 1), append it, keep the last ``max_turns``, set
+        ``updated_at = now`` and ``expires_at = now + ttl`` and renew the TTL. A turn whose non-empty
+        ``idempotency_key`` was already appended to this session changes nothing (a replay): the
+        current working memory is returned."""
+        ...
+
+    async def update(
+        self,
+        org_id: str,
+        session_id: str,
+        changes: WorkingMemory,
+        paths: Sequence[str],
+        *,
+        ttl: timedelta,
+        now: datetime,
+    ) -> WorkingMemory:
+        """Atomically replace the fields named by ``paths`` (validated, from UPDATABLE_PATHS) with those of
+        ``changes``, set ``updated_at``/``expires_at`` and renew the TTL; creates the working memory if absent."""
+        ...
+
+    async def clear(self, org_id: str, session_id: str) -> None:
+        """Forget the session's working memory (a no-op when there is none)."""
+        ...
+
+
+class SessionLeases(Protocol):
+    async def acquire(self, org_id: str, session_id: str, holder: str, ttl: timedelta, wait: timedelta) -> SessionLease:
+        """Take the session's lease for ``ttl``, waiting up to ``wait`` while another holder has it;
+        raises ``errors.Conflict(reason="SESSION_BUSY")`` when still busy. Each acquisition gets a
+        fencing token strictly greater than every earlier one of the session."""
+        ...
+
+    async def release(self, org_id: str, session_id: str, holder: str, fencing_token: int) -> bool:
+        """Release the lease if ``holder`` still holds it with ``fencing_token``; False otherwise."""
+        ...

@@ -1,0 +1,99 @@
+"""Hand-written fakes of the working-memory ports, kept honest by
+tests/integration/memory/test_working_memory_contract.py (same assertions as the Redis adapters).
+
+Each method runs without awaiting in the middle, so on one event loop it is as atomic as the
+Redis scripts. The store does not expire entries by itself (it records ``expires_at``); leases
+expire on the real monotonic clock, as Redis's PX does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from lore_runtime import errors
+from memory_svc.domain.working_memory import SessionLease, Turn, WorkingMemory, append, apply_mask
+
+
+class InMemoryWorkingMemoryStore:
+    def __init__(self) -> None:
+        self._memories: dict[tuple[str, str], WorkingMemory] = {}
+        self._idempotency_keys: dict[tuple[str, str], set[str]] = {}
+
+    async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
+        return self._memories.get((org_id, session_id))
+
+    async def append_turn(
+        self, org_id: str, session_id: str, turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime
+    ) -> WorkingMemory:
+        key = (org_id, session_id)
+        current = self._memories.get(key) or WorkingMemory(session_id=session_id)
+        seen = self._idempotency_keys.setdefault(key, set())
+        if turn.idempotency_key and turn.idempotency_key in seen:
+            return current
+        if turn.idempotency_key:
+            seen.add(turn.idempotency_key)
+        updated = dataclasses.replace(append(current, turn, max_turns), updated_at=now, expires_at=now + ttl)
+        self._memories[key] = updated
+        return updated
+
+    async def update(
+        self,
+        org_id: str,
+        session_id: str,
+        changes: WorkingMemory,
+        paths: Sequence[str],
+        *,
+        ttl: timedelta,
+        now: datetime,
+    ) -> WorkingMemory:
+        key = (org_id, session_id)
+        current = self._memories.get(key) or WorkingMemory(session_id=session_id)
+        updated = dataclasses.replace(apply_mask(current, changes, paths), updated_at=now, expires_at=now + ttl)
+        self._memories[key] = updated
+        return updated
+
+    async def clear(self, org_id: str, session_id: str) -> None:
+        self._memories.pop((org_id, session_id), None)
+        self._idempotency_keys.pop((org_id, session_id), None)
+
+
+class InMemorySessionLeases:
+    def __init__(self, clock=None) -> None:
+        self._clock = clock
+        self._leases: dict[tuple[str, str], tuple[str, int, float]] = {}  # holder, token, monotonic expiry
+        self._tokens: dict[tuple[str, str], int] = {}
+
+    def _now(self) -> datetime:
+        return self._clock.now() if self._clock is not None else datetime.now(UTC)
+
+    def _try(self, key: tuple[str, str], holder: str, ttl: timedelta) -> int | None:
+        held = self._leases.get(key)
+        if held is not None and held[2] > time.monotonic():
+            return None
+        token = self._tokens.get(key, 0) + 1
+        self._tokens[key] = token
+        self._leases[key] = (holder, token, time.monotonic() + ttl.total_seconds())
+        return token
+
+    async def acquire(self, org_id: str, session_id: str, holder: str, ttl: timedelta, wait: timedelta) -> SessionLease:
+        key = (org_id, session_id)
+        deadline = time.monotonic() + wait.total_seconds()
+        while True:
+            token = self._try(key, holder, ttl)
+            if token is not None:
+                return SessionLease(session_id, holder, token, self._now() + ttl)
+            if time.monotonic() >= deadline:
+                raise errors.Conflict(f"session {session_id!r} is busy", reason="SESSION_BUSY")
+            await asyncio.sleep(min(0.01, max(0.0, deadline - time.monotonic())))
+
+    async def release(self, org_id: str, session_id: str, holder: str, fencing_token: int) -> bool:
+        key = (org_id, session_id)
+        held = self._leases.get(key)
+        if held is None or held[2] <= time.monotonic() or held[:2] != (holder, fencing_token):
+            return False
+        del self._leases[key]
+        return True

@@ -1,0 +1,269 @@
+"""One contract for the working-memory ports, run against the fakes and the Redis adapters."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import redis.asyncio as redis
+from lore_runtime import errors
+from memory_svc.adapters.redis_session_leases import RedisSessionLeases
+from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
+from memory_svc.domain.working_memory import (
+    EmotionReading,
+    PendingSlot,
+    Plan,
+    ToolResult,
+    Turn,
+    TurnRole,
+    WorkingMemory,
+)
+
+from tests.fakes_working_memory import InMemorySessionLeases, InMemoryWorkingMemoryStore
+
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+TTL = timedelta(hours=24)
+
+
+@dataclass
+class Backend:
+    name: str
+    store: object
+    leases: object
+    redis: redis.Redis | None = None
+
+
+@pytest.fixture(params=["fake", "redis"])
+async def backend(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[Backend]:
+    if request.param == "fake":
+        yield Backend("fake", InMemoryWorkingMemoryStore(), InMemorySessionLeases())
+        return
+    client = redis.Redis.from_url(redis_url)
+    prefix = f"lore-test-{secrets.token_hex(4)}"
+    try:
+        yield Backend(
+            "redis",
+            RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm"),
+            RedisSessionLeases(client, key_prefix=f"{prefix}:lease"),
+            client,
+        )
+    finally:
+        await client.aclose()
+
+
+def turn(content: str, number: int = 0, **kwargs) -> Turn:
+    return Turn(
+        role=kwargs.pop("role", TurnRole.USER),
+        content=content,
+        id=f"t-{number}-{secrets.token_hex(3)}",
+        session_id=kwargs.pop("session_id", "s-1"),
+        created_at=NOW,
+        **kwargs,
+    )
+
+
+async def append(backend: Backend, org_id: str, value: Turn, *, max_turns: int = 20, now: datetime = NOW):
+    return await backend.store.append_turn(org_id, value.session_id, value, max_turns=max_turns, ttl=TTL, now=now)
+
+
+async def test_a_turn_round_trips_with_every_field(backend, org_id):
+    tool = ToolResult(
+        tool_name="flights",
+        intent="find a flight to Lisbon",
+        result={"flight": {"departure": "09:00", "seats": 3.0, "direct": True, "legs": ["LHR", "LIS"], "note": None}},
+        summary="one direct flight at 09:00",
+        salient_fields=("flight.departure",),
+        occurred_at=NOW,
+    )
+    written = turn("book it", metadata={"dia_id": "D1:3"}, idempotency_key="k-1", tool_interactions=(tool,))
+    appended = await append(backend, org_id, written)
+    read = await backend.store.get(org_id, "s-1")
+    assert read == appended
+    assert read.turn_count == 1
+    assert read.recent_turns == (Turn(**{**_fields(written), "sequence": 1}),)
+    assert read.updated_at == NOW and read.expires_at == NOW + TTL
+
+
+def _fields(value: Turn) -> dict:
+    return {name: getattr(value, name) for name in Turn.__slots__}
+
+
+async def test_an_unknown_session_reads_as_none(backend, org_id):
+    assert await backend.store.get(org_id, "never") is None
+
+
+async def test_append_keeps_the_last_n_turns_and_counts_every_turn(backend, org_id):
+    for number in range(8):
+        memory = await append(backend, org_id, turn(f"turn {number}", number), max_turns=3)
+    assert memory.turn_count == 8
+    assert [(t.sequence, t.content) for t in memory.recent_turns] == [(6, "turn 5"), (7, "turn 6"), (8, "turn 7")]
+    assert await backend.store.get(org_id, "s-1") == memory
+
+
+async def test_a_replayed_idempotency_key_appends_nothing(backend, org_id):
+    await append(backend, org_id, turn("one", idempotency_key="k-1"))
+    memory = await append(backend, org_id, turn("one again", idempotency_key="k-1"))
+    assert memory.turn_count == 1 and [t.content for t in memory.recent_turns] == ["one"]
+
+
+async def test_every_write_renews_the_ttl(backend, org_id):
+    await append(backend, org_id, turn("one"))
+    later = NOW + timedelta(hours=3)
+    memory = await append(backend, org_id, turn("two"), now=later)
+    assert memory.updated_at == later and memory.expires_at == later + TTL
+    updated = await backend.store.update(
+        org_id, "s-1", WorkingMemory("s-1", summary="s"), ["summary"], ttl=TTL, now=later + timedelta(hours=1)
+    )
+    assert updated.expires_at == later + timedelta(hours=1) + TTL
+    if backend.redis is not None:
+        for key in backend.store.keys(org_id, "s-1"):
+            ttl_ms = await backend.redis.pttl(key)
+            assert 0 < ttl_ms <= TTL.total_seconds() * 1000
+
+
+async def test_a_mask_update_replaces_only_the_named_fields(backend, org_id):
+    full = WorkingMemory(
+        "s-1",
+        summary="they want a flight",
+        active_plan=Plan("book a flight", "found options", "ask for a date"),
+        emotion_trajectory=(EmotionReading("curious", 0.4, 0.6, "t-1", NOW), EmotionReading("calm", 0.1, 0.2)),
+        pending_slots=(PendingSlot("date", "flights", "Which day?"),),
+        last_tool_result=ToolResult("flights", "search", {"count": 2.0}, "two flights", ("count",), NOW),
+        context_fingerprint="fp-1",
+    )
+    paths = ["summary", "active_plan", "emotion_trajectory", "pending_slots", "last_tool_result", "context_fingerprint"]
+    await append(backend, org_id, turn("hello"))
+    written = await backend.store.update(org_id, "s-1", full, paths, ttl=TTL, now=NOW)
+    assert written.turn_count == 1 and len(written.recent_turns) == 1
+    for path in paths:
+        assert getattr(written, path) == getattr(full, path)
+
+    changed = await backend.store.update(
+        org_id, "s-1", WorkingMemory("s-1", summary="new", context_fingerprint="zzz"), ["summary"], ttl=TTL, now=NOW
+    )
+    assert changed.summary == "new"
+    assert changed.context_fingerprint == "fp-1"
+    assert changed.active_plan == full.active_plan and changed.last_tool_result == full.last_tool_result
+
+    cleared = await backend.store.update(
+        org_id, "s-1", WorkingMemory("s-1"), ["active_plan", "last_tool_result", "pending_slots"], ttl=TTL, now=NOW
+    )
+    assert cleared.active_plan is None and cleared.last_tool_result is None and cleared.pending_slots == ()
+    assert await backend.store.get(org_id, "s-1") == cleared
+
+
+async def test_update_creates_a_missing_working_memory(backend, org_id):
+    memory = await backend.store.update(
+        org_id, "s-new", WorkingMemory("s-new", summary="hi"), ["summary"], ttl=TTL, now=NOW
+    )
+    assert memory.summary == "hi" and memory.turn_count == 0 and memory.recent_turns == ()
+    assert await backend.store.get(org_id, "s-new") == memory
+
+
+async def test_clear_forgets_everything_including_idempotency_keys(backend, org_id):
+    await append(backend, org_id, turn("one", idempotency_key="k-1"))
+    await backend.store.clear(org_id, "s-1")
+    await backend.store.clear(org_id, "s-1")  # idempotent
+    assert await backend.store.get(org_id, "s-1") is None
+    memory = await append(backend, org_id, turn("one", idempotency_key="k-1"))
+    assert memory.turn_count == 1
+
+
+async def test_the_same_session_id_in_two_orgs_never_mixes(backend, org_id):
+    other = f"{org_id}-other"
+    await append(backend, org_id, turn("mine"))
+    assert await backend.store.get(other, "s-1") is None
+    await append(backend, other, turn("theirs"))
+    await backend.store.clear(other, "s-1")
+    mine = await backend.store.get(org_id, "s-1")
+    assert [t.content for t in mine.recent_turns] == ["mine"]
+
+
+async def test_ids_with_separators_do_not_collide(backend, org_id):
+    await append(backend, f"{org_id}:a", turn("one", session_id="b"))
+    assert await backend.store.get(org_id, "a:b") is None
+
+
+async def test_fifty_concurrent_appends_lose_no_turn(backend, org_id):
+    await asyncio.gather(*(append(backend, org_id, turn(f"turn {n}", n), max_turns=20) for n in range(50)))
+    memory = await backend.store.get(org_id, "s-1")
+    assert memory.turn_count == 50
+    assert [t.sequence for t in memory.recent_turns] == list(range(31, 51))
+    if backend.redis is not None:
+        _, turns_key = backend.store.keys(org_id, "s-1")
+        assert await backend.redis.llen(turns_key) == 20
+
+
+async def test_a_second_acquire_waits_then_fails_with_session_busy(backend, org_id):
+    first = await backend.leases.acquire(org_id, "s-1", "req-1", timedelta(seconds=5), timedelta(0))
+    assert first.holder == "req-1" and first.session_id == "s-1"
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(errors.Conflict) as raised:
+        await backend.leases.acquire(org_id, "s-1", "req-2", timedelta(seconds=5), timedelta(milliseconds=150))
+    assert raised.value.reason == "SESSION_BUSY"
+    assert loop.time() - started >= 0.14
+
+
+async def test_a_waiting_acquire_gets_the_lease_once_released(backend, org_id):
+    first = await backend.leases.acquire(org_id, "s-1", "req-1", timedelta(seconds=5), timedelta(0))
+    waiting = asyncio.create_task(
+        backend.leases.acquire(org_id, "s-1", "req-2", timedelta(seconds=5), timedelta(seconds=2))
+    )
+    await asyncio.sleep(0.05)
+    assert await backend.leases.release(org_id, "s-1", "req-1", first.fencing_token)
+    second = await waiting
+    assert second.holder == "req-2" and second.fencing_token > first.fencing_token
+
+
+async def test_fencing_tokens_strictly_increase_across_acquisitions(backend, org_id):
+    tokens = []
+    for number in range(5):
+        lease = await backend.leases.acquire(org_id, "s-1", f"req-{number}", timedelta(seconds=5), timedelta(0))
+        tokens.append(lease.fencing_token)
+        assert await backend.leases.release(org_id, "s-1", f"req-{number}", lease.fencing_token)
+    assert tokens == sorted(set(tokens))
+
+
+async def test_release_needs_the_holder_and_its_current_token(backend, org_id):
+    lease = await backend.leases.acquire(org_id, "s-1", "req-1", timedelta(seconds=5), timedelta(0))
+    assert not await backend.leases.release(org_id, "s-1", "req-1", lease.fencing_token - 1)
+    assert not await backend.leases.release(org_id, "s-1", "req-2", lease.fencing_token)
+    assert not await backend.leases.release(f"{org_id}-other", "s-1", "req-1", lease.fencing_token)
+    assert await backend.leases.release(org_id, "s-1", "req-1", lease.fencing_token)
+    assert not await backend.leases.release(org_id, "s-1", "req-1", lease.fencing_token)
+
+
+async def test_an_expired_lease_can_be_taken_and_its_old_token_no_longer_releases(backend, org_id):
+    old = await backend.leases.acquire(org_id, "s-1", "req-1", timedelta(milliseconds=50), timedelta(0))
+    await asyncio.sleep(0.12)
+    new = await backend.leases.acquire(org_id, "s-1", "req-2", timedelta(seconds=5), timedelta(0))
+    assert new.fencing_token > old.fencing_token
+    assert not await backend.leases.release(org_id, "s-1", "req-1", old.fencing_token)
+    assert await backend.leases.release(org_id, "s-1", "req-2", new.fencing_token)
+
+
+async def test_leases_of_two_orgs_are_independent(backend, org_id):
+    await backend.leases.acquire(org_id, "s-1", "req-1", timedelta(seconds=5), timedelta(0))
+    other = await backend.leases.acquire(f"{org_id}-other", "s-1", "req-1", timedelta(seconds=5), timedelta(0))
+    assert other.holder == "req-1"
+
+
+async def test_an_unreachable_redis_is_dependency_unavailable(org_id):
+    client = redis.Redis.from_url("redis://127.0.0.1:1", socket_connect_timeout=1)
+    try:
+        store, leases = RedisWorkingMemoryStore(client), RedisSessionLeases(client)
+        for call in (
+            store.get(org_id, "s-1"),
+            append(Backend("redis", store, leases), org_id, turn("one")),
+            leases.acquire(org_id, "s-1", "req-1", timedelta(seconds=1), timedelta(0)),
+        ):
+            with pytest.raises(errors.DependencyUnavailable) as raised:
+                await call
+            assert raised.value.reason == "REDIS_UNAVAILABLE"
+    finally:
+        await client.aclose()

@@ -1,0 +1,223 @@
+"""WorkingMemoryService in-process on port 0, on the real Redis adapters, through the real stub."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+import grpc
+import pytest
+import redis.asyncio as redis
+from google.protobuf import field_mask_pb2
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from lore.common.v1 import turn_pb2
+from lore.memory.v1 import working_memory_service_pb2 as pb
+from lore.memory.v1 import working_memory_service_pb2_grpc
+from lore_runtime.server import Registration, create_grpc_server
+from memory_svc.adapters.redis_session_leases import RedisSessionLeases
+from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
+from memory_svc.adapters.system_clock import SystemClock
+from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
+
+SERVICE = pb.DESCRIPTOR.services_by_name["WorkingMemoryService"]
+MAX_TURNS = 10
+
+
+@pytest.fixture(scope="module")
+async def stub(redis_url):
+    client = redis.Redis.from_url(redis_url)
+    prefix = f"lore-test-{secrets.token_hex(4)}"
+    servicer = WorkingMemoryServicer(
+        RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm"),
+        RedisSessionLeases(client, key_prefix=f"{prefix}:lease"),
+        SystemClock(),
+        max_turns=MAX_TURNS,
+    )
+    server = create_grpc_server(
+        "127.0.0.1:0",
+        [Registration(servicer, working_memory_service_pb2_grpc.add_WorkingMemoryServiceServicer_to_server, SERVICE)],
+    )
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    try:
+        yield working_memory_service_pb2_grpc.WorkingMemoryServiceStub(channel)
+    finally:
+        await channel.close()
+        await server.stop(grace=None)
+        await client.aclose()
+
+
+def tenant(org: str):
+    return (("x-lore-org-id", org), ("x-lore-principal", "t"))
+
+
+def user_turn(content: str, **kwargs) -> turn_pb2.Turn:
+    return turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content=content, **kwargs)
+
+
+async def failure(call) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await call
+    return raised.value
+
+
+def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
+    status = rpc_status.from_call(error)
+    info = error_details_pb2.ErrorInfo()
+    status.details[0].Unpack(info)
+    return info
+
+
+async def test_fifty_concurrent_appends_are_all_counted_and_the_last_n_kept(stub, org_id):
+    await asyncio.gather(
+        *(
+            stub.AppendTurn(
+                pb.AppendTurnRequest(session_id="s-1", turn=user_turn(f"turn {n}")), metadata=tenant(org_id)
+            )
+            for n in range(50)
+        )
+    )
+    response = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id="s-1"), metadata=tenant(org_id))
+    memory = response.working_memory
+    assert memory.session_id == "s-1" and memory.turn_count == 50
+    assert [turn.sequence for turn in memory.recent_turns] == list(range(41, 51))
+    assert len({turn.id for turn in memory.recent_turns}) == MAX_TURNS
+    assert all(turn.session_id == "s-1" and turn.HasField("created_at") for turn in memory.recent_turns)
+    assert memory.expires_at.ToDatetime() > memory.updated_at.ToDatetime()
+
+
+async def test_a_tool_result_round_trips_as_a_struct(stub, org_id):
+    tool = turn_pb2.ToolInteraction(tool_name="flights", intent="search", summary="one", salient_fields=["f.dep"])
+    tool.result.update({"f": {"dep": "09:00", "seats": 3}, "ok": True})
+    response = await stub.AppendTurn(
+        pb.AppendTurnRequest(session_id="s-1", turn=user_turn("go", tool_interactions=[tool])), metadata=tenant(org_id)
+    )
+    returned = response.working_memory.recent_turns[0].tool_interactions[0]
+    assert returned.tool_name == "flights" and list(returned.salient_fields) == ["f.dep"]
+    assert returned.result == tool.result
+
+
+async def test_update_with_a_summary_mask_changes_only_the_summary(stub, org_id):
+    first = pb.WorkingMemory(
+        summary="old", context_fingerprint="fp-1", active_plan=pb.Plan(goal="g", progress="p", next_step="n")
+    )
+    await stub.UpdateWorkingMemory(
+        pb.UpdateWorkingMemoryRequest(
+            session_id="s-1",
+            working_memory=first,
+            update_mask=field_mask_pb2.FieldMask(paths=["summary", "context_fingerprint", "active_plan"]),
+        ),
+        metadata=tenant(org_id),
+    )
+    await stub.AppendTurn(pb.AppendTurnRequest(session_id="s-1", turn=user_turn("hi")), metadata=tenant(org_id))
+    response = await stub.UpdateWorkingMemory(
+        pb.UpdateWorkingMemoryRequest(
+            session_id="s-1",
+            working_memory=pb.WorkingMemory(summary="new", context_fingerprint="ignored"),
+            update_mask=field_mask_pb2.FieldMask(paths=["summary"]),
+        ),
+        metadata=tenant(org_id),
+    )
+    memory = response.working_memory
+    assert memory.summary == "new"
+    assert memory.context_fingerprint == "fp-1"
+    assert memory.active_plan == pb.Plan(goal="g", progress="p", next_step="n")
+    assert memory.turn_count == 1 and [turn.content for turn in memory.recent_turns] == ["hi"]
+
+
+async def test_an_unknown_mask_path_is_invalid_argument_naming_update_mask(stub, org_id):
+    error = await failure(
+        stub.UpdateWorkingMemory(
+            pb.UpdateWorkingMemoryRequest(
+                session_id="s-1",
+                working_memory=pb.WorkingMemory(turn_count=9),
+                update_mask=field_mask_pb2.FieldMask(paths=["turn_count"]),
+            ),
+            metadata=tenant(org_id),
+        )
+    )
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(error).metadata["field"] == "update_mask"
+
+
+async def test_a_turn_without_role_or_content_is_invalid_argument(stub, org_id):
+    no_role = await failure(
+        stub.AppendTurn(
+            pb.AppendTurnRequest(session_id="s-1", turn=turn_pb2.Turn(content="hi")), metadata=tenant(org_id)
+        )
+    )
+    assert no_role.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(no_role).metadata["field"] == "turn.role"
+    too_long = await failure(
+        stub.AppendTurn(pb.AppendTurnRequest(session_id="s-1", turn=user_turn("x" * 16_001)), metadata=tenant(org_id))
+    )
+    assert error_info(too_long).metadata["field"] == "turn.content"
+    no_session = await failure(
+        stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id=""), metadata=tenant(org_id))
+    )
+    assert error_info(no_session).metadata["field"] == "session_id"
+
+
+async def test_another_org_sees_an_empty_working_memory(stub, org_id):
+    await stub.AppendTurn(pb.AppendTurnRequest(session_id="s-1", turn=user_turn("secret")), metadata=tenant(org_id))
+    response = await stub.GetWorkingMemory(
+        pb.GetWorkingMemoryRequest(session_id="s-1"), metadata=tenant(f"{org_id}-other")
+    )
+    assert response.working_memory == pb.WorkingMemory(session_id="s-1")
+
+
+async def test_clear_empties_the_working_memory(stub, org_id):
+    await stub.AppendTurn(pb.AppendTurnRequest(session_id="s-1", turn=user_turn("hi")), metadata=tenant(org_id))
+    await stub.ClearWorkingMemory(pb.ClearWorkingMemoryRequest(session_id="s-1"), metadata=tenant(org_id))
+    response = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id="s-1"), metadata=tenant(org_id))
+    assert response.working_memory.turn_count == 0
+
+
+async def test_leases_through_grpc(stub, org_id):
+    first = (
+        await stub.AcquireSessionLease(
+            pb.AcquireSessionLeaseRequest(session_id="s-1", holder="req-1", ttl_ms=5_000), metadata=tenant(org_id)
+        )
+    ).lease
+    assert first.holder == "req-1" and first.fencing_token > 0 and first.HasField("expires_at")
+
+    busy = await failure(
+        stub.AcquireSessionLease(
+            pb.AcquireSessionLeaseRequest(session_id="s-1", holder="req-2", ttl_ms=5_000, wait_ms=50),
+            metadata=tenant(org_id),
+        )
+    )
+    assert busy.code() is grpc.StatusCode.ABORTED
+    assert error_info(busy).reason == "SESSION_BUSY"
+
+    stale = await stub.ReleaseSessionLease(
+        pb.ReleaseSessionLeaseRequest(session_id="s-1", holder="req-1", fencing_token=first.fencing_token - 1),
+        metadata=tenant(org_id),
+    )
+    assert not stale.released
+    released = await stub.ReleaseSessionLease(
+        pb.ReleaseSessionLeaseRequest(session_id="s-1", holder="req-1", fencing_token=first.fencing_token),
+        metadata=tenant(org_id),
+    )
+    assert released.released
+
+    second = (
+        await stub.AcquireSessionLease(
+            pb.AcquireSessionLeaseRequest(session_id="s-1", holder="req-2"), metadata=tenant(org_id)
+        )
+    ).lease
+    assert second.fencing_token > first.fencing_token
+
+    bad_ttl = await failure(
+        stub.AcquireSessionLease(
+            pb.AcquireSessionLeaseRequest(session_id="s-2", holder="req-1", ttl_ms=1), metadata=tenant(org_id)
+        )
+    )
+    assert bad_ttl.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(bad_ttl).metadata["field"] == "ttl_ms"
+
+
+async def test_calls_without_a_tenant_are_refused(stub):
+    error = await failure(stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id="s-1")))
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED

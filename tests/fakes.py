@@ -116,3 +116,35 @@ class InMemoryMemoryIndex:
 
     async def count(self, org_id) -> int:
         return sum(1 for org, _ in self._items if org == org_id)
+
+    # The MemoryCatalog port (usecases/catalog_ports.py).
+
+    async def scroll(self, org_id, scope, memory_types, statuses, order, limit, offset):
+        from memory_svc.usecases.ports import SearchFilter
+
+        filters = SearchFilter(statuses=tuple(statuses))
+        items = [
+            item for item, _, _ in self._items.values() if self._matches(item, org_id, scope, memory_types, filters)
+        ]
+        field = "created_at" if str(order) == "newest" else "current_salience"
+        items.sort(key=lambda item: (getattr(item, field), item.id), reverse=True)
+        return items[offset : offset + limit]
+
+    async def replace_payloads(self, org_id, items) -> None:
+        for item in items:
+            if item.org_id != org_id:
+                raise ValueError("an item of another org cannot be rewritten")
+            if (org_id, item.id) in self._items:
+                _, vector, terms = self._items[(org_id, item.id)]
+                self._items[(org_id, item.id)] = (item, vector, terms)
+
+    async def delete_scope(self, org_id, scope):
+        from memory_svc.usecases.ports import SearchFilter
+
+        everything = SearchFilter(statuses=())
+        doomed = [
+            key for key, (item, _, _) in self._items.items() if self._matches(item, org_id, scope, (), everything)
+        ]
+        for key in doomed:
+            del self._items[key]
+        return [item_id for _, item_id in doomed]

@@ -361,3 +361,66 @@ async def test_valid_at_range_and_min_salience_filters(memory_index) -> None:
     assert await ids(SearchFilter(valid_before=T0 + timedelta(days=1))) == (before, before)
     salient = {item.id for item in days}
     assert await ids(SearchFilter(min_salience=0.5)) == (salient, salient)
+
+
+# ---------------------------------------------------------------------- the catalog
+
+
+async def test_scroll_orders_newest_first_and_pages_by_offset(memory_index) -> None:
+    org = new_org()
+    items = [make_item(org, f"note {n}", created_at=T0 + timedelta(minutes=n)) for n in range(5)]
+    await memory_index.upsert(items, random_units(5, seed=3))
+    from memory_svc.usecases.catalog_ports import MemoryOrder
+
+    first = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.NEWEST, 2, 0)
+    second = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.NEWEST, 2, 2)
+    last = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.NEWEST, 2, 4)
+    assert [item.content for item in first + second + last] == [f"note {n}" for n in (4, 3, 2, 1, 0)]
+
+
+async def test_scroll_by_salience_filters_status_type_and_org(memory_index) -> None:
+    org = new_org()
+    from memory_svc.usecases.catalog_ports import MemoryOrder
+
+    items = [
+        make_item(org, "low", current_salience=0.2),
+        make_item(org, "high", current_salience=0.9),
+        make_item(org, "archived", current_salience=1.0, status=MemoryStatus.ARCHIVED),
+        make_item(org, "opinion", current_salience=0.5, memory_type=MemoryType.OPINION),
+        make_item(new_org(), "elsewhere", current_salience=1.0),
+    ]
+    await memory_index.upsert(items, random_units(5, seed=4))
+    active_facts = await memory_index.scroll(
+        org, Scope(), (MemoryType.FACT,), (MemoryStatus.ACTIVE,), MemoryOrder.SALIENCE, 10, 0
+    )
+    assert [item.content for item in active_facts] == ["high", "low"]
+    everything = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.SALIENCE, 10, 0)
+    assert [item.content for item in everything] == ["archived", "high", "opinion", "low"]
+
+
+async def test_replace_payloads_rewrites_fields_and_keeps_the_vector(memory_index) -> None:
+    org = new_org()
+    item = make_item(org, "tea", importance=0.5)
+    await memory_index.upsert([item], np.stack([unit(1, 0)]))
+    from dataclasses import replace
+
+    await memory_index.replace_payloads(
+        org, [replace(item, importance=0.9, status=MemoryStatus.ARCHIVED, access_count=3)]
+    )
+    (stored,) = await memory_index.get(org, [item.id])
+    assert (stored.importance, stored.status, stored.access_count) == (0.9, MemoryStatus.ARCHIVED, 3)
+    hits = await memory_index.search(org, Scope(), unit(1, 0), 1, filters=SearchFilter(statuses=()))
+    assert hits[0][0].id == item.id and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+
+
+async def test_delete_scope_erases_only_the_subject_of_that_org(memory_index) -> None:
+    org, other = new_org(), new_org()
+    subject, bystander = Scope(user_id="leaving"), Scope(user_id="staying")
+    doomed = [make_item(org, "a", scope=subject), make_item(org, "b", scope=Scope(user_id="leaving", agent_id="x"))]
+    kept = [make_item(org, "c", scope=bystander), make_item(other, "d", scope=subject)]
+    await memory_index.upsert(doomed + kept, random_units(4, seed=5))
+    deleted = await memory_index.delete_scope(org, subject)
+    assert sorted(deleted) == sorted(item.id for item in doomed)
+    assert await memory_index.get(org, [item.id for item in doomed]) == []
+    assert len(await memory_index.get(org, [kept[0].id])) == 1
+    assert len(await memory_index.get(other, [kept[1].id])) == 1

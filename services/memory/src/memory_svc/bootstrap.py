@@ -23,11 +23,20 @@ from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
 from opentelemetry.sdk.trace import TracerProvider
 
+from memory_svc.adapters.postgres_access_log import PostgresAccessLog
+from memory_svc.adapters.qdrant_client_episodes import QdrantClientEpisodeIndex
 from memory_svc.adapters.qdrant_client_index import QdrantClientMemoryIndex
+from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
 from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
+from memory_svc.adapters.redis_session_leases import RedisSessionLeases
+from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 from memory_svc.adapters.system_clock import SystemClock
 from memory_svc.config import Settings
+from memory_svc.usecases.access_ports import AccessLog
+from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +48,11 @@ class Container:
     redis: redis.Redis
     embedder: Embedder
     index: MemoryIndex
+    catalog: MemoryCatalog
+    episodes: EpisodeIndex
+    access_log: AccessLog
+    working_memory: WorkingMemoryStore
+    leases: SessionLeases
     clock: Clock
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
@@ -52,32 +66,37 @@ async def open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
     return embedder
 
 
-async def open_index(settings: Settings, stack: AsyncExitStack, embedder: Embedder) -> MemoryIndex:
+async def open_indexes(
+    settings: Settings, stack: AsyncExitStack, embedder: Embedder
+) -> tuple[QdrantClientMemoryIndex | QdrantEdgeMemoryIndex, EpisodeIndex]:
+    """The items and episodes collections: on a Qdrant server, else two embedded shards."""
+    model, dimension = embedder.model_name, embedder.dimension
     if settings.qdrant_url:
         index = await QdrantClientMemoryIndex.connect(
-            settings.qdrant_url,
-            settings.qdrant_api_key,
-            embedding_model=embedder.model_name,
-            dimension=embedder.dimension,
+            settings.qdrant_url, settings.qdrant_api_key, embedding_model=model, dimension=dimension
         )
         stack.push_async_callback(index.close)
-        return index
-    edge = await QdrantEdgeMemoryIndex.open(
-        Path(settings.data_dir) / "qdrant", embedding_model=embedder.model_name, dimension=embedder.dimension
-    )
+        # Shares the items index's client; the index closes it.
+        episodes = await QdrantClientEpisodeIndex.open(index.client, embedding_model=model, dimension=dimension)
+        return index, episodes
+    root = Path(settings.data_dir) / "qdrant"
+    edge = await QdrantEdgeMemoryIndex.open(root, embedding_model=model, dimension=dimension)
     stack.push_async_callback(edge.close)
-    task = asyncio.create_task(_optimize_periodically(edge, settings.optimize_interval_seconds))
+    edge_episodes = await QdrantEdgeEpisodeIndex.open(root / "episodes", embedding_model=model, dimension=dimension)
+    stack.push_async_callback(edge_episodes.close)
+    task = asyncio.create_task(_optimize_periodically((edge, edge_episodes), settings.optimize_interval_seconds))
     stack.push_async_callback(_cancel, task)
-    return edge
+    return edge, edge_episodes
 
 
-async def _optimize_periodically(index: QdrantEdgeMemoryIndex, interval: float) -> None:
+async def _optimize_periodically(shards: tuple[Any, ...], interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
-        try:
-            await index.optimize()
-        except Exception:  # a failed optimisation must not take the service down; the next run retries
-            log.exception("background Qdrant optimisation failed")
+        for shard in shards:
+            try:
+                await shard.optimize()
+            except Exception:  # a failed optimisation must not take the service down; the next run retries
+                log.exception("background Qdrant optimisation failed")
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:
@@ -90,14 +109,23 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url)
     redis_client = overrides.get("redis") or await open_redis(stack, settings.redis_url)
     embedder = overrides.get("embedder") or await open_embedder(settings, stack)
-    index = overrides.get("index") or await open_index(settings, stack, embedder)
+    if "index" in overrides:
+        index, episodes = overrides["index"], overrides["episodes"]
+    else:
+        index, episodes = await open_indexes(settings, stack, embedder)
+    clock = overrides.get("clock") or SystemClock()
     return Container(
         settings=settings,
         postgres=postgres,
         redis=redis_client,
         embedder=embedder,
         index=index,
-        clock=overrides.get("clock") or SystemClock(),
+        catalog=index,
+        episodes=episodes,
+        access_log=overrides.get("access_log") or PostgresAccessLog(postgres),
+        working_memory=overrides.get("working_memory") or RedisWorkingMemoryStore(redis_client),
+        leases=overrides.get("leases") or RedisSessionLeases(redis_client, clock=clock),
+        clock=clock,
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres), "redis": lambda: ping_redis(redis_client)},
     )

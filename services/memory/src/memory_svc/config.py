@@ -20,3 +20,11 @@ class Settings(ServerSettings):
         default=300.0,
         description="embedded Qdrant: background index optimisation period",
     )
+    working_memory_turns: int = env(
+        "LORE_WORKING_MEMORY_TURNS", default=20, description="turns kept per session (1..200)"
+    )
+    working_memory_ttl_seconds: float = env(
+        "LORE_WORKING_MEMORY_TTL_SECONDS",
+        default=86400.0,
+        description="idle time before a session's working memory expires",
+    )

@@ -1,3 +1,5 @@
+from datetime import timedelta
+
 from lore.memory.v1 import (
     episode_service_pb2,
     episode_service_pb2_grpc,
@@ -8,30 +10,41 @@ from lore.memory.v1 import (
 )
 from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 
-from memory_svc.api.servicers import EpisodeServicer, MemoryServicer, WorkingMemoryServicer
+from memory_svc.api.episode_servicer import EpisodeServicer
+from memory_svc.api.servicers import MemoryServicer
+from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
 from memory_svc.bootstrap import Container
 
-MEMORY_ISSUE = "the memory service (working memory, long-term memory, salience, hybrid recall)"
+MEMORY_ISSUE = "the memory service issue (decay, consolidation, re-index and export)"
 
 
 def create_server(container: Container, address: str) -> GrpcServer:
+    settings = container.settings
     return create_grpc_server(
         address,
         [
             Registration(
-                WorkingMemoryServicer(),
+                WorkingMemoryServicer(
+                    container.working_memory,
+                    container.leases,
+                    container.clock,
+                    max_turns=settings.working_memory_turns,
+                    ttl=timedelta(seconds=settings.working_memory_ttl_seconds),
+                ),
                 working_memory_service_pb2_grpc.add_WorkingMemoryServiceServicer_to_server,
                 working_memory_service_pb2.DESCRIPTOR.services_by_name["WorkingMemoryService"],
                 pending=MEMORY_ISSUE,
             ),
             Registration(
-                MemoryServicer(container.index, container.embedder, container.clock),
+                MemoryServicer(
+                    container.index, container.catalog, container.embedder, container.clock, container.access_log
+                ),
                 memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],
                 pending=MEMORY_ISSUE,
             ),
             Registration(
-                EpisodeServicer(),
+                EpisodeServicer(container.episodes, container.embedder, container.clock),
                 episode_service_pb2_grpc.add_EpisodeServiceServicer_to_server,
                 episode_service_pb2.DESCRIPTOR.services_by_name["EpisodeService"],
                 pending=MEMORY_ISSUE,

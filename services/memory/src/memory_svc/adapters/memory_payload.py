@@ -301,3 +301,14 @@ def order_like(ids: Sequence[str], items: Sequence[MemoryItem]) -> list[MemoryIt
         if key is not None and key in by_point:
             found.append(by_point[key])
     return found
+
+
+ORDER_FIELDS = {"newest": "created_at", "salience": "current_salience"}
+SCROLL_PAGE = 1_000
+
+
+def catalog_conditions(
+    org_id: str, scope: Scope, memory_types: Sequence[MemoryType], statuses: Sequence[MemoryStatus]
+) -> list[AnyCondition]:
+    """The conditions of a listing or an erasure: org, scope, types and (when given) statuses."""
+    return search_conditions(org_id, scope, memory_types, SearchFilter(statuses=tuple(statuses)))

@@ -23,13 +23,16 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
+    ORDER_FIELDS,
     PAYLOAD_INDEXES,
+    SCROLL_PAGE,
     SPARSE_VECTOR,
     AnyCondition,
     DatetimeRange,
     FloatRange,
     IndexMetadata,
     PayloadIndex,
+    catalog_conditions,
     check_metadata,
     dense_rows,
     from_payload,
@@ -43,7 +46,7 @@ from memory_svc.adapters.memory_payload import (
     to_payload,
 )
 from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 DEFAULT_COLLECTION = "memory_items"
@@ -290,6 +293,57 @@ class QdrantClientMemoryIndex:
         async with _translated("count"):
             result = await self.client.count(self.collection, count_filter=_filter([org_condition(org_id)]), exact=True)
         return int(result.count)
+
+    async def scroll(
+        self,
+        org_id: str,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        statuses: Sequence[MemoryStatus],
+        order: str,
+        limit: int,
+        offset: int,
+    ) -> list[MemoryItem]:
+        # Ordered scrolls take no offset: read offset + limit in order and keep the tail.
+        async with _translated("scroll"):
+            records, _ = await self.client.scroll(
+                self.collection,
+                scroll_filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses)),
+                limit=offset + limit,
+                with_payload=True,
+                with_vectors=False,
+                order_by=models.OrderBy(key=ORDER_FIELDS[str(order)], direction=models.Direction.DESC),
+            )
+        return [from_payload(record.payload or {}) for record in records[offset:]]
+
+    async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
+        async with _translated("replace payloads"):
+            for item in items:
+                if item.org_id != org_id:
+                    raise ValueError("an item of another org cannot be rewritten")
+                guard = _filter([org_condition(org_id)], models.HasIdCondition(has_id=[point_id(item.id)]))
+                await self.client.set_payload(self.collection, payload=to_payload(item), points=guard)
+
+    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
+        matching = _filter(catalog_conditions(org_id, scope, (), ()))
+        ids: list[str] = []
+        offset = None
+        async with _translated("delete scope"):
+            while True:
+                records, offset = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=matching,
+                    limit=SCROLL_PAGE,
+                    offset=offset,
+                    with_payload=["id"],
+                    with_vectors=False,
+                )
+                ids += [str((record.payload or {}).get("id") or record.id) for record in records]
+                if offset is None:
+                    break
+            if ids:
+                await self.client.delete(self.collection, points_selector=models.FilterSelector(filter=matching))
+        return ids
 
     async def close(self) -> None:
         if self._owns_client:

@@ -35,13 +35,16 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
+    ORDER_FIELDS,
     PAYLOAD_INDEXES,
+    SCROLL_PAGE,
     SPARSE_VECTOR,
     AnyCondition,
     DatetimeRange,
     FloatRange,
     IndexMetadata,
     PayloadIndex,
+    catalog_conditions,
     check_metadata,
     dense_rows,
     from_payload,
@@ -55,7 +58,7 @@ from memory_svc.adapters.memory_payload import (
     to_payload,
 )
 from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 T = TypeVar("T")
@@ -282,6 +285,59 @@ class QdrantEdgeMemoryIndex:
     async def count(self, org_id: str) -> int:
         request = qe.CountRequest(exact=True, filter=_filter([org_condition(org_id)]))
         return int(await self._run(self._shard.count, request))
+
+    # ------------------------------------------------------------------ the catalog
+
+    async def scroll(
+        self,
+        org_id: str,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        statuses: Sequence[MemoryStatus],
+        order: str,
+        limit: int,
+        offset: int,
+    ) -> list[MemoryItem]:
+        # Ordered scrolls take no offset: read offset + limit in order and keep the tail.
+        request = qe.ScrollRequest(
+            limit=offset + limit,
+            filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses)),
+            with_payload=True,
+            with_vector=False,
+            order_by=qe.OrderBy(ORDER_FIELDS[str(order)], direction=qe.Direction.Desc),
+        )
+        records, _ = await self._run(self._shard.scroll, request)
+        return [from_payload(record.payload or {}) for record in records[offset:]]
+
+    async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
+        await self._run(self._replace_payloads_sync, org_id, list(items))
+
+    def _replace_payloads_sync(self, org_id: str, items: list[MemoryItem]) -> None:
+        for item in items:
+            if item.org_id != org_id:
+                raise ValueError("an item of another org cannot be rewritten")
+            guard = _filter([org_condition(org_id)], qe.HasIdCondition({point_id(item.id)}))
+            self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, to_payload(item)))
+
+    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
+        return await self._run(self._delete_scope_sync, org_id, scope)
+
+    def _delete_scope_sync(self, org_id: str, scope: Scope) -> list[str]:
+        matching = _filter(catalog_conditions(org_id, scope, (), ()))
+        ids: list[str] = []
+        offset = None
+        while True:
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset, limit=SCROLL_PAGE, filter=matching, with_payload=["id"], with_vector=False
+                )
+            )
+            ids += [str((record.payload or {}).get("id") or record.id) for record in records]
+            if offset is None:
+                break
+        if ids:
+            self._shard.update(qe.UpdateOperation.delete_points_by_filter(matching))
+        return ids
 
     # ------------------------------------------------------------------ maintenance
 

@@ -164,8 +164,9 @@ def memory_to_pb(item: MemoryItem) -> pb.Memory:
     )
 
 
-def recall_result_to_pb(hit: ScoredMemory) -> pb.RecallResult:
+def recall_result_to_pb(hit: ScoredMemory, recency: float) -> pb.RecallResult:
     return pb.RecallResult(
+        recency=recency,
         memory=memory_to_pb(hit.item),
         score=hit.score,
         similarity=hit.similarity,

@@ -7,31 +7,34 @@ RPCs not defined here answer UNIMPLEMENTED with the capability still to come
 from __future__ import annotations
 
 from lore.memory.v1 import (
-    episode_service_pb2_grpc,
     memory_service_pb2,
     memory_service_pb2_grpc,
-    working_memory_service_pb2_grpc,
 )
 from lore_embeddings import Embedder
 from lore_runtime import request_context
 
 from memory_svc.api import convert
+from memory_svc.api.manage_servicer import MemoryManagementRpcs
+from memory_svc.domain.salience import recency
+from memory_svc.usecases.access_ports import AccessLog
+from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.recall import recall
+from memory_svc.usecases.record_access import record_access
 from memory_svc.usecases.remember import remember
 
 
-class WorkingMemoryServicer(working_memory_service_pb2_grpc.WorkingMemoryServiceServicer):
-    """Working memory per session in Redis."""
+class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryServiceServicer):
+    """Long-term memory items in Qdrant; the access log in Postgres."""
 
-
-class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
-    """Long-term memory items in Qdrant."""
-
-    def __init__(self, index: MemoryIndex, embedder: Embedder, clock: Clock) -> None:
+    def __init__(
+        self, index: MemoryIndex, catalog: MemoryCatalog, embedder: Embedder, clock: Clock, access_log: AccessLog
+    ) -> None:
         self._index = index
+        self._catalog = catalog
         self._embedder = embedder
         self._clock = clock
+        self._access_log = access_log
 
     async def Remember(
         self, request: memory_service_pb2.RememberRequest, context
@@ -56,8 +59,20 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             clock=self._clock,
             **convert.recall_filters_from_pb(request),
         )
-        return memory_service_pb2.RecallResponse(results=[convert.recall_result_to_pb(hit) for hit in hits])
-
-
-class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
-    """Conversation episodes in Qdrant."""
+        if hits and (not request.HasField("record_access") or request.record_access):
+            await record_access(
+                caller.org_id,
+                [hit.item.id for hit in hits],
+                reason="recall",
+                session_id=request.session_id[:256],
+                principal=caller.principal,
+                request_id=caller.request_id,
+                index=self._index,
+                catalog=self._catalog,
+                access_log=self._access_log,
+                clock=self._clock,
+            )
+        now = self._clock.now()
+        return memory_service_pb2.RecallResponse(
+            results=[convert.recall_result_to_pb(hit, recency(hit.item.valid_at, now)) for hit in hits]
+        )

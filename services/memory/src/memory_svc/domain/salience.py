@@ -66,3 +66,13 @@ def salience_of_type(
 ) -> float:
     """``salience`` with the half-life of ``memory_type``."""
     return salience(access_count, last_accessed_at, now, half_life_of(memory_type, overrides))
+
+
+RECENCY_HALF_LIFE_DAYS = 30.0
+
+
+def recency(valid_at: datetime, now: datetime, half_life_days: float = RECENCY_HALF_LIFE_DAYS) -> float:
+    """How recently a memory was true in the world: 1.0 at ``now``, halving every half-life
+    (future ``valid_at`` counts as now). Unlike salience it ignores use."""
+    days = max(0.0, (now - valid_at).total_seconds() / 86_400)
+    return 0.5 ** (days / half_life_days)

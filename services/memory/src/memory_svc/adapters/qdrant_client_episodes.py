@@ -1,0 +1,257 @@
+"""The EpisodeIndex port over a Qdrant server, through ``qdrant_client.AsyncQdrantClient``
+(collection ``episodes``).
+
+Same payload, filters and paging as the qdrant-edge adapter (``episode_payload.py``). The
+embedding model and dimension are stored in the collection's metadata and checked on every
+open. qdrant-client's local mode (tests) ignores payload indexes and warns when asked for
+one, so they are only created against a real server — where ``order_by`` needs the
+``ended_at`` datetime index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from lore_runtime.errors import DependencyUnavailable
+from qdrant_client import AsyncQdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from memory_svc.adapters.episode_payload import (
+    DENSE_VECTOR,
+    EPISODE_PAYLOAD_INDEXES,
+    MAX_TIE_GROUP,
+    AtLeast,
+    EpisodeCondition,
+    Match,
+    TimeRange,
+    base_conditions,
+    dense_row,
+    ended_exactly,
+    episode_page,
+    from_payload,
+    thread_page,
+    to_payload,
+)
+from memory_svc.adapters.memory_payload import IndexMetadata, PayloadIndex, check_metadata, maybe_point_id, point_id
+from memory_svc.domain.episode import Episode
+from memory_svc.domain.model import Scope
+from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
+
+DEFAULT_COLLECTION = "episodes"
+
+
+def _schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
+    if index.kind == "tenant":
+        return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+    return {
+        "keyword": models.PayloadSchemaType.KEYWORD,
+        "datetime": models.PayloadSchemaType.DATETIME,
+        "float": models.PayloadSchemaType.FLOAT,
+        "integer": models.PayloadSchemaType.INTEGER,
+    }[index.kind]
+
+
+def _condition(condition: EpisodeCondition) -> models.FieldCondition:
+    if isinstance(condition, TimeRange):
+        return models.FieldCondition(
+            key=condition.key, range=models.DatetimeRange(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
+    if isinstance(condition, AtLeast):
+        return models.FieldCondition(key=condition.key, range=models.Range(gte=condition.gte))
+    assert isinstance(condition, Match)
+    return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.value))
+
+
+def _filter(conditions: Sequence[EpisodeCondition], *extra: Any) -> models.Filter:
+    return models.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
+
+
+def _is_local(client: AsyncQdrantClient) -> bool:
+    """True for qdrant-client's in-process emulation (``:memory:`` or ``path=``)."""
+    try:
+        from qdrant_client.local.async_qdrant_local import AsyncQdrantLocal
+    except ImportError:  # pragma: no cover - layout of a future qdrant-client
+        return False
+    return isinstance(getattr(client, "_client", None), AsyncQdrantLocal)
+
+
+@contextlib.asynccontextmanager
+async def _translated(what: str) -> AsyncIterator[None]:
+    """Qdrant being down or failing is DependencyUnavailable; a 4xx stays a bug and is raised as is."""
+    try:
+        yield
+    except ResponseHandlingException as error:
+        raise DependencyUnavailable(
+            f"qdrant unreachable during {what}: {error}", metadata={"dependency": "qdrant"}
+        ) from error
+    except UnexpectedResponse as error:
+        if error.status_code is not None and (error.status_code >= 500 or error.status_code == 429):
+            raise DependencyUnavailable(
+                f"qdrant failed during {what}: {error.status_code}", metadata={"dependency": "qdrant"}
+            ) from error
+        raise
+
+
+class QdrantClientEpisodeIndex:
+    """``await QdrantClientEpisodeIndex.open(client, embedding_model=..., dimension=...)`` creates the
+    collection if it is missing and checks its metadata. ``close()`` closes the client only if the
+    index owns it (``owns_client=True``); share the memory index's client otherwise."""
+
+    def __init__(
+        self,
+        client: AsyncQdrantClient,
+        *,
+        embedding_model: str,
+        dimension: int,
+        collection: str = DEFAULT_COLLECTION,
+        owns_client: bool = False,
+        payload_indexes: bool | None = None,
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError("dimension must be positive")
+        self.client = client
+        self.collection = collection
+        self.metadata = IndexMetadata(embedding_model, dimension)
+        self.dimension = dimension
+        self._owns_client = owns_client
+        self._payload_indexes = (not _is_local(client)) if payload_indexes is None else payload_indexes
+
+    @classmethod
+    async def open(
+        cls,
+        client: AsyncQdrantClient,
+        *,
+        embedding_model: str,
+        dimension: int,
+        collection: str = DEFAULT_COLLECTION,
+        owns_client: bool = False,
+        payload_indexes: bool | None = None,
+    ) -> QdrantClientEpisodeIndex:
+        index = cls(
+            client,
+            embedding_model=embedding_model,
+            dimension=dimension,
+            collection=collection,
+            owns_client=owns_client,
+            payload_indexes=payload_indexes,
+        )
+        try:
+            await index.ensure_collection()
+        except BaseException:
+            await index.close()
+            raise
+        return index
+
+    async def ensure_collection(self) -> None:
+        async with _translated("collection set-up"):
+            if not await self.client.collection_exists(self.collection):
+                try:
+                    await self.client.create_collection(
+                        self.collection,
+                        vectors_config={
+                            DENSE_VECTOR: models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
+                        },
+                        metadata=self.metadata.as_dict(),
+                    )
+                except UnexpectedResponse as error:
+                    if error.status_code != 409:  # another replica created it first
+                        raise
+            info = await self.client.get_collection(self.collection)
+            stored = IndexMetadata.from_dict(info.config.metadata)
+            vectors = info.config.params.vectors
+            dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
+            if stored is not None and dense is not None and dense.size != stored.dimension:
+                stored = IndexMetadata(stored.embedding_model, dense.size)
+            check_metadata(f"qdrant collection {self.collection!r}", stored, self.metadata)
+            if self._payload_indexes:
+                present = set(info.payload_schema or {})
+                for index in EPISODE_PAYLOAD_INDEXES:
+                    if index.field not in present:
+                        await self.client.create_payload_index(
+                            self.collection, index.field, field_schema=_schema(index), wait=True
+                        )
+
+    # ------------------------------------------------------------------ the port
+
+    async def upsert(self, episode: Episode, vector: np.ndarray) -> None:
+        point = models.PointStruct(
+            id=point_id(episode.id),
+            vector={DENSE_VECTOR: dense_row(vector, self.dimension)},
+            payload=to_payload(episode),
+        )
+        async with _translated("episode upsert"):
+            # An existing point is only overwritten if it belongs to the same org.
+            await self.client.upsert(
+                self.collection,
+                points=[point],
+                update_filter=_filter([Match("org_id", episode.org_id)]),
+                wait=True,
+            )
+
+    async def get(self, org_id: str, episode_id: str) -> Episode | None:
+        key = maybe_point_id(episode_id)
+        if key is None:
+            return None
+        async with _translated("episode get"):
+            records, _ = await self.client.scroll(
+                self.collection,
+                scroll_filter=_filter(base_conditions(org_id, Scope()), models.HasIdCondition(has_id=[key])),
+                limit=1,
+                with_payload=True,
+                with_vectors=False,
+            )
+        return from_payload(records[0].payload or {}) if records else None
+
+    async def list(
+        self,
+        org_id: str,
+        scope: Scope,
+        page_size: int,
+        cursor: EpisodeCursor | None = None,
+        *,
+        ended_after: datetime | None = None,
+        min_salience: float | None = None,
+    ) -> EpisodePage:
+        conditions = base_conditions(org_id, scope, ended_after=ended_after, min_salience=min_salience)
+        older, tied = self._readers(conditions)
+        return await episode_page(older, tied, page_size, cursor)
+
+    async def list_open_threads(
+        self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
+    ) -> ThreadPage:
+        older, tied = self._readers(base_conditions(org_id, scope, open_threads_only=True))
+        return await thread_page(older, tied, page_size, cursor)
+
+    def _readers(self, conditions: list[EpisodeCondition]) -> tuple[Any, Any]:
+        async def older(extra: list[EpisodeCondition], limit: int) -> list[Episode]:
+            async with _translated("episode list"):
+                records, _ = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=_filter([*conditions, *extra]),
+                    order_by=models.OrderBy(key="ended_at", direction=models.Direction.DESC),
+                    limit=limit,
+                    with_payload=True,
+                    with_vectors=False,
+                )
+            return [from_payload(record.payload or {}) for record in records]
+
+        async def tied(moment: datetime) -> list[Episode]:
+            async with _translated("episode list"):
+                records, _ = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=_filter([*conditions, ended_exactly(moment)]),
+                    limit=MAX_TIE_GROUP,
+                    with_payload=True,
+                    with_vectors=False,
+                )
+            return [from_payload(record.payload or {}) for record in records]
+
+        return older, tied
+
+    async def close(self) -> None:
+        if self._owns_client:
+            await self.client.close()

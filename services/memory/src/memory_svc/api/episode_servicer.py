@@ -1,0 +1,76 @@
+"""gRPC transport of the episode service: requests in, use cases called, responses out.
+
+The tenant always comes from ``request_context.current()``; errors are domain errors that the
+server's interceptor maps to ``google.rpc.Status`` (no ``set_code`` here).
+"""
+
+from __future__ import annotations
+
+from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
+from lore_embeddings import Embedder
+from lore_runtime import request_context
+
+from memory_svc.api import episode_convert
+from memory_svc.api.convert import scope_from_pb
+from memory_svc.usecases import episodes
+from memory_svc.usecases.episode_ports import EpisodeIndex
+from memory_svc.usecases.ports import Clock
+
+
+class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
+    """Conversation episodes in Qdrant."""
+
+    def __init__(self, index: EpisodeIndex, embedder: Embedder, clock: Clock) -> None:
+        self._index = index
+        self._embedder = embedder
+        self._clock = clock
+
+    async def CreateEpisode(
+        self, request: episode_service_pb2.CreateEpisodeRequest, context
+    ) -> episode_service_pb2.CreateEpisodeResponse:
+        caller = request_context.current()
+        draft = episode_convert.draft_from_pb(request.episode, "episode")
+        episode = await episodes.create_episode(
+            caller.org_id, draft, request.request_id, index=self._index, embedder=self._embedder, clock=self._clock
+        )
+        return episode_service_pb2.CreateEpisodeResponse(episode=episode_convert.episode_to_pb(episode))
+
+    async def GetEpisode(
+        self, request: episode_service_pb2.GetEpisodeRequest, context
+    ) -> episode_service_pb2.GetEpisodeResponse:
+        caller = request_context.current()
+        episode = await episodes.get_episode(caller.org_id, request.id, index=self._index)
+        return episode_service_pb2.GetEpisodeResponse(episode=episode_convert.episode_to_pb(episode))
+
+    async def ListEpisodes(
+        self, request: episode_service_pb2.ListEpisodesRequest, context
+    ) -> episode_service_pb2.ListEpisodesResponse:
+        caller = request_context.current()
+        listed = await episodes.list_episodes(
+            caller.org_id,
+            scope_from_pb(request.scope, "scope"),
+            request.page_size,
+            request.page_token,
+            index=self._index,
+            ended_after=episode_convert.ended_after_from_pb(request),
+        )
+        return episode_service_pb2.ListEpisodesResponse(
+            episodes=[episode_convert.episode_to_pb(episode) for episode in listed.episodes],
+            next_page_token=listed.next_page_token,
+        )
+
+    async def ListOpenThreads(
+        self, request: episode_service_pb2.ListOpenThreadsRequest, context
+    ) -> episode_service_pb2.ListOpenThreadsResponse:
+        caller = request_context.current()
+        listed = await episodes.list_open_threads(
+            caller.org_id,
+            scope_from_pb(request.scope, "scope"),
+            request.page_size,
+            request.page_token,
+            index=self._index,
+        )
+        return episode_service_pb2.ListOpenThreadsResponse(
+            threads=[episode_convert.episode_thread_to_pb(thread) for thread in listed.threads],
+            next_page_token=listed.next_page_token,
+        )

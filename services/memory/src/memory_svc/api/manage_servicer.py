@@ -1,0 +1,104 @@
+"""The memory-management RPCs of MemoryService, mixed into ``MemoryServicer``.
+
+Kept apart from Remember/Recall so each file stays small; the servicer provides the
+collaborators (``_index``, ``_catalog``, ``_embedder``, ``_clock``, ``_access_log``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lore.memory.v1 import memory_service_pb2 as pb
+from lore_runtime import errors, request_context
+
+from memory_svc.api import convert, manage_convert
+from memory_svc.usecases import manage_memories
+from memory_svc.usecases.record_access import record_access
+
+# Why a caller says it used memories; "recall" is recorded by Recall itself.
+CLIENT_REASONS = ("assembled_context", "prime", "client")
+
+
+class MemoryManagementRpcs:
+    _index: Any
+    _catalog: Any
+    _embedder: Any
+    _clock: Any
+    _access_log: Any
+
+    async def GetMemory(self, request: pb.GetMemoryRequest, context: Any) -> pb.GetMemoryResponse:
+        caller = request_context.current()
+        item = await manage_memories.get_memory(
+            caller.org_id, manage_convert.id_from_pb(request.id, "id"), index=self._index
+        )
+        return pb.GetMemoryResponse(memory=convert.memory_to_pb(item))
+
+    async def ListMemories(self, request: pb.ListMemoriesRequest, context: Any) -> pb.ListMemoriesResponse:
+        caller = request_context.current()
+        page = await manage_memories.list_memories(
+            caller.org_id,
+            convert.scope_from_pb(request.scope, "scope"),
+            manage_convert.memory_types_from_pb(request.memory_types, "memory_types"),
+            manage_convert.statuses_from_pb(request.statuses, "statuses"),
+            manage_convert.order_from_pb(request.order_by),
+            request.page_size,
+            request.page_token,
+            catalog=self._catalog,
+        )
+        return pb.ListMemoriesResponse(
+            memories=[convert.memory_to_pb(item) for item in page.items], next_page_token=page.next_page_token
+        )
+
+    async def UpdateMemory(self, request: pb.UpdateMemoryRequest, context: Any) -> pb.UpdateMemoryResponse:
+        caller = request_context.current()
+        memory_id = manage_convert.id_from_pb(request.memory.id, "memory.id")
+        changes, mask = manage_convert.update_from_pb(request)
+        item = await manage_memories.update_memory(
+            caller.org_id,
+            memory_id,
+            changes,
+            mask,
+            index=self._index,
+            catalog=self._catalog,
+            embedder=self._embedder,
+            clock=self._clock,
+        )
+        return pb.UpdateMemoryResponse(memory=convert.memory_to_pb(item))
+
+    async def ForgetMemory(self, request: pb.ForgetMemoryRequest, context: Any) -> pb.ForgetMemoryResponse:
+        caller = request_context.current()
+        await manage_memories.forget_memory(
+            caller.org_id, manage_convert.id_from_pb(request.id, "id"), index=self._index, catalog=self._catalog
+        )
+        return pb.ForgetMemoryResponse()
+
+    async def ForgetSubject(self, request: pb.ForgetSubjectRequest, context: Any) -> pb.ForgetSubjectResponse:
+        caller = request_context.current()
+        erased = await manage_memories.forget_subject(
+            caller.org_id,
+            convert.scope_from_pb(request.subject, "subject"),
+            catalog=self._catalog,
+            access_log=self._access_log,
+        )
+        return pb.ForgetSubjectResponse(
+            memories_deleted=erased.memories_deleted, access_records_deleted=erased.access_records_deleted
+        )
+
+    async def RecordAccess(self, request: pb.RecordAccessRequest, context: Any) -> pb.RecordAccessResponse:
+        caller = request_context.current()
+        reason = request.reason or "client"
+        if reason not in CLIENT_REASONS:
+            raise errors.InvalidArgument("reason", "must be assembled_context, prime or client")
+        recorded = await record_access(
+            caller.org_id,
+            manage_memories.validate_ids(list(request.memory_ids), "memory_ids"),
+            reason=reason,
+            session_id=request.session_id[:256],
+            principal=caller.principal,
+            request_id=request.request_id or caller.request_id,
+            index=self._index,
+            catalog=self._catalog,
+            access_log=self._access_log,
+            clock=self._clock,
+        )
+        return pb.RecordAccessResponse(recorded=recorded)

@@ -1,0 +1,41 @@
+"""What managing memories needs from the index beyond search: pages, payload rewrites, deletes.
+
+The real adapters implement this beside ``MemoryIndex``; it is a separate protocol so use
+cases state exactly what they touch.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Protocol
+
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+
+
+class MemoryOrder(enum.StrEnum):
+    NEWEST = "newest"
+    SALIENCE = "salience"
+
+
+class MemoryCatalog(Protocol):
+    async def scroll(
+        self,
+        org_id: str,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        statuses: Sequence[MemoryStatus],
+        order: MemoryOrder,
+        limit: int,
+        offset: int,
+    ) -> list[MemoryItem]:
+        """Items of ``org_id`` within ``scope`` in ``order`` (ties by id), skipping ``offset``."""
+        ...
+
+    async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
+        """Rewrite the stored fields of existing items of ``org_id`` (vectors untouched)."""
+        ...
+
+    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
+        """Erasure: delete every item of ``org_id`` whose scope matches; returns their ids."""
+        ...

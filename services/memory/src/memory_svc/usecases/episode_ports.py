@@ -1,0 +1,82 @@
+"""What the episode use cases need from storage (implemented in adapters/*_episodes.py).
+
+Order: every listing is newest first by ``ended_at``, ties broken by episode id (descending),
+a total order, so keyset cursors page without duplicates or gaps even while episodes are added.
+A cursor is the position of the last thing returned; the next page starts strictly after it.
+The use cases turn cursors into opaque page tokens; adapters never see a token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+
+from memory_svc.domain.episode import Episode, EpisodeThread
+from memory_svc.domain.model import Scope
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeCursor:
+    """After the episode ``episode_id`` that ended at ``ended_at``."""
+
+    ended_at: datetime
+    episode_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadCursor:
+    """After thread ``thread_index`` of episode ``episode_id`` (which ended at ``ended_at``)."""
+
+    ended_at: datetime
+    episode_id: str
+    thread_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodePage:
+    episodes: list[Episode]
+    next_cursor: EpisodeCursor | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadPage:
+    threads: list[EpisodeThread]
+    next_cursor: ThreadCursor | None
+
+
+class EpisodeIndex(Protocol):
+    """Episodes with the dense vector of their summary, always filtered by org."""
+
+    async def upsert(self, episode: Episode, vector: np.ndarray) -> None:
+        """Write ``episode`` (a one-dimensional ``vector``). An existing point of another org is
+        never overwritten."""
+        ...
+
+    async def get(self, org_id: str, episode_id: str) -> Episode | None:
+        """The episode, or None when it does not exist or belongs to another org."""
+        ...
+
+    async def list(
+        self,
+        org_id: str,
+        scope: Scope,
+        page_size: int,
+        cursor: EpisodeCursor | None = None,
+        *,
+        ended_after: datetime | None = None,
+        min_salience: float | None = None,
+    ) -> EpisodePage:
+        """Episodes of ``org_id`` sharing every set field of ``scope``, newest first; ``ended_after``
+        keeps ``ended_at >= ended_after``, ``min_salience`` keeps ``current_salience >= min_salience``.
+        ``next_cursor`` is None on the last page."""
+        ...
+
+    async def list_open_threads(
+        self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
+    ) -> ThreadPage:
+        """Open and blocked threads of the matching episodes, newest episode first, then in the
+        order the episode lists them. ``next_cursor`` is None on the last page."""
+        ...

@@ -1,0 +1,166 @@
+"""Episodes: create (validate, embed the summary, write once), get, list newest first, open threads.
+
+Page tokens are opaque to clients: URL-safe base64 of a small JSON document holding the
+keyset position of the last result and a hash of the query's filters, so a token is only
+accepted by the query that issued it. Anything else is ``InvalidArgument("page_token")``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import math
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from lore_embeddings import Embedder
+from lore_runtime import errors
+from opentelemetry import trace
+
+from memory_svc.domain.episode import Episode, EpisodeDraft, EpisodeThread, new_episode
+from memory_svc.domain.model import Scope
+from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex, ThreadCursor
+from memory_svc.usecases.ports import Clock
+
+tracer = trace.get_tracer(__name__)
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+MAX_TOKEN_CHARS = 1_024
+MAX_THREAD_INDEX = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeList:
+    episodes: list[Episode]
+    next_page_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadList:
+    threads: list[EpisodeThread]
+    next_page_token: str
+
+
+async def create_episode(
+    org_id: str,
+    draft: EpisodeDraft,
+    request_id: str,
+    *,
+    index: EpisodeIndex,
+    embedder: Embedder,
+    clock: Clock,
+) -> Episode:
+    """Validate, embed the summary and write. A retry (same org, conversation and request id)
+    returns the episode already stored, unchanged, without embedding or writing again."""
+    episode = new_episode(org_id, draft, request_id, clock.now())
+    with tracer.start_as_current_span("memory.create_episode") as span:
+        span.set_attribute("lore.org_id", org_id)
+        span.set_attribute("lore.episode_id", episode.id)
+        existing = await index.get(org_id, episode.id)
+        if existing is not None:
+            span.set_attribute("lore.replayed", True)
+            return existing
+        (vector,) = await embedder.embed([episode.summary])
+        await index.upsert(episode, vector)
+    return episode
+
+
+async def get_episode(org_id: str, episode_id: str, *, index: EpisodeIndex) -> Episode:
+    found = await index.get(org_id, episode_id) if episode_id else None
+    if found is None:
+        # Another org's id is indistinguishable from a missing one.
+        raise errors.NotFound(
+            f"episode {episode_id!r} not found", reason="EPISODE_NOT_FOUND", metadata={"id": episode_id}
+        )
+    return found
+
+
+def page_size_of(page_size: int) -> int:
+    """0 means the default (20); above the maximum (100) is coerced to it (AIP-158)."""
+    if page_size < 0:
+        raise errors.InvalidArgument("page_size", f"must not be negative (0 means {DEFAULT_PAGE_SIZE})")
+    return min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+
+
+async def list_episodes(
+    org_id: str,
+    scope: Scope,
+    page_size: int,
+    page_token: str,
+    *,
+    index: EpisodeIndex,
+    ended_after: datetime | None = None,
+    min_salience: float | None = None,
+) -> EpisodeList:
+    size = page_size_of(page_size)
+    if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
+        raise errors.InvalidArgument("min_salience", "must be a non-negative number")
+    key = _filter_key(
+        "episodes",
+        scope,
+        ended_after.astimezone(UTC).isoformat() if ended_after is not None else None,
+        min_salience,
+    )
+    position = _decode_token(page_token, key)
+    cursor = EpisodeCursor(position["t"], position["i"]) if position else None
+    page = await index.list(org_id, scope, size, cursor, ended_after=ended_after, min_salience=min_salience)
+    token = ""
+    if page.next_cursor is not None:
+        token = _encode_token(key, page.next_cursor.ended_at, page.next_cursor.episode_id)
+    return EpisodeList(page.episodes, token)
+
+
+async def list_open_threads(
+    org_id: str, scope: Scope, page_size: int, page_token: str, *, index: EpisodeIndex
+) -> ThreadList:
+    size = page_size_of(page_size)
+    key = _filter_key("threads", scope)
+    position = _decode_token(page_token, key, with_thread=True)
+    cursor = ThreadCursor(position["t"], position["i"], position["x"]) if position else None
+    page = await index.list_open_threads(org_id, scope, size, cursor)
+    token = ""
+    if page.next_cursor is not None:
+        after = page.next_cursor
+        token = _encode_token(key, after.ended_at, after.episode_id, after.thread_index)
+    return ThreadList(page.threads, token)
+
+
+# --------------------------------------------------------------------------- page tokens
+
+
+def _filter_key(kind: str, scope: Scope, *filters: Any) -> str:
+    described = json.dumps([kind, scope.as_filter(), *filters], sort_keys=True)
+    return hashlib.sha256(described.encode()).hexdigest()[:16]
+
+
+def _encode_token(key: str, ended_at: datetime, episode_id: str, thread_index: int | None = None) -> str:
+    document: dict[str, Any] = {"f": key, "t": ended_at.astimezone(UTC).isoformat(), "i": episode_id}
+    if thread_index is not None:
+        document["x"] = thread_index
+    return base64.urlsafe_b64encode(json.dumps(document, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _decode_token(token: str, key: str, *, with_thread: bool = False) -> dict[str, Any] | None:
+    if not token:
+        return None
+    invalid = errors.InvalidArgument("page_token", "is not a token this service issued")
+    if len(token) > MAX_TOKEN_CHARS:
+        raise invalid
+    try:
+        document = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        token_key = document["f"]
+        ended_at = datetime.fromisoformat(document["t"])
+        episode_id = str(uuid.UUID(document["i"]))
+        thread_index = int(document["x"]) if with_thread else None
+    except (binascii.Error, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        raise invalid from None
+    if ended_at.tzinfo is None or (thread_index is not None and not 0 <= thread_index <= MAX_THREAD_INDEX):
+        raise invalid
+    if token_key != key:
+        raise errors.InvalidArgument("page_token", "belongs to a different query; start again without it")
+    return {"t": ended_at.astimezone(UTC), "i": episode_id, "x": thread_index}

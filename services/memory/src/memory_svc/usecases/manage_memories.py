@@ -1,0 +1,151 @@
+"""Managing single memories: get, list, update, forget (archive), and erasing a subject.
+
+Nothing is deleted except by ForgetSubject (erasure, ARCHITECTURE.md §2): ForgetMemory
+archives. UpdateMemory re-embeds only when the content changes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from lore_embeddings import Embedder
+from lore_runtime import errors
+
+from memory_svc.domain import limits
+from memory_svc.domain.lexical import encode_document
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+from memory_svc.usecases.access_ports import AccessLog
+from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryOrder
+from memory_svc.usecases.ports import Clock, MemoryIndex
+
+UPDATABLE = ("content", "importance", "status", "metadata", "entities", "valid_at")
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+MAX_OFFSET = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPage:
+    items: list[MemoryItem]
+    next_page_token: str
+
+
+async def get_memory(org_id: str, memory_id: str, *, index: MemoryIndex) -> MemoryItem:
+    found = await index.get(org_id, [memory_id]) if memory_id else []
+    if not found:
+        # Another org's id is indistinguishable from a missing one.
+        raise errors.NotFound(f"memory {memory_id!r} not found", reason="MEMORY_NOT_FOUND", metadata={"id": memory_id})
+    return found[0]
+
+
+def _filter_key(scope: Scope, memory_types: Sequence[MemoryType], statuses: Sequence[MemoryStatus], order: str) -> str:
+    described = json.dumps([scope.as_filter(), sorted(memory_types), sorted(statuses), order])
+    return hashlib.sha256(described.encode()).hexdigest()[:16]
+
+
+def _encode_token(offset: int, key: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"o": offset, "f": key}).encode()).decode().rstrip("=")
+
+
+def _decode_token(token: str, key: str) -> int:
+    if not token:
+        return 0
+    try:
+        document = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        offset, token_key = int(document["o"]), document["f"]
+    except (binascii.Error, ValueError, KeyError, TypeError):
+        raise errors.InvalidArgument("page_token", "is not a token this service issued") from None
+    if token_key != key or not 0 <= offset <= MAX_OFFSET:
+        raise errors.InvalidArgument("page_token", "belongs to a different query; start again without it")
+    return offset
+
+
+async def list_memories(
+    org_id: str,
+    scope: Scope,
+    memory_types: Sequence[MemoryType],
+    statuses: Sequence[MemoryStatus],
+    order: MemoryOrder,
+    page_size: int,
+    page_token: str,
+    *,
+    catalog: MemoryCatalog,
+) -> MemoryPage:
+    if page_size < 0 or page_size > MAX_PAGE_SIZE:
+        raise errors.InvalidArgument(
+            "page_size", f"must be between 1 and {MAX_PAGE_SIZE} (0 means {DEFAULT_PAGE_SIZE})"
+        )
+    size = page_size or DEFAULT_PAGE_SIZE
+    key = _filter_key(scope, memory_types, statuses, order)
+    offset = _decode_token(page_token, key)
+    # One more than asked tells whether another page exists without a count.
+    items = await catalog.scroll(org_id, scope, memory_types, statuses, order, size + 1, offset)
+    more = len(items) > size and offset + size <= MAX_OFFSET
+    return MemoryPage(items[:size], _encode_token(offset + size, key) if more else "")
+
+
+async def update_memory(
+    org_id: str,
+    memory_id: str,
+    changes: Mapping[str, object],
+    mask: Sequence[str],
+    *,
+    index: MemoryIndex,
+    catalog: MemoryCatalog,
+    embedder: Embedder,
+    clock: Clock,
+) -> MemoryItem:
+    if not mask:
+        raise errors.InvalidArgument("update_mask", f"name at least one of {', '.join(UPDATABLE)}")
+    for path in mask:
+        if path not in UPDATABLE:
+            raise errors.InvalidArgument(
+                "update_mask", f"{path!r} cannot be updated; updatable: {', '.join(UPDATABLE)}"
+            )
+    current = await get_memory(org_id, memory_id, index=index)
+    updated = dataclasses.replace(current, **{path: changes[path] for path in mask})
+    if updated.content != current.content:
+        (vector,) = await embedder.embed([updated.content])
+        await index.upsert([updated], vector[None, :], [encode_document(updated.content)])
+    elif updated != current:
+        await catalog.replace_payloads(org_id, [updated])
+    return updated
+
+
+async def forget_memory(org_id: str, memory_id: str, *, index: MemoryIndex, catalog: MemoryCatalog) -> MemoryItem:
+    """Archive: the item stops being recalled but is never lost. Idempotent."""
+    current = await get_memory(org_id, memory_id, index=index)
+    if current.status is MemoryStatus.ARCHIVED:
+        return current
+    archived = dataclasses.replace(current, status=MemoryStatus.ARCHIVED)
+    await catalog.replace_payloads(org_id, [archived])
+    return archived
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectErasure:
+    memories_deleted: int
+    access_records_deleted: int
+
+
+async def forget_subject(
+    org_id: str, subject: Scope, *, catalog: MemoryCatalog, access_log: AccessLog
+) -> SubjectErasure:
+    """Erasure (ARCHITECTURE.md §2): hard-delete every item of the subject and its access log."""
+    if not subject.as_filter():
+        raise errors.InvalidArgument("subject", "must name a user, agent or team: an empty scope is the whole org")
+    deleted = await catalog.delete_scope(org_id, subject)
+    accesses = await access_log.forget(org_id, memory_ids=deleted, user_id=subject.user_id)
+    return SubjectErasure(len(deleted), accesses)
+
+
+def validate_ids(ids: Sequence[str], field: str) -> list[str]:
+    if len(ids) > limits.MAX_K * 5:
+        raise errors.InvalidArgument(field, f"at most {limits.MAX_K * 5} ids per call")
+    return list(dict.fromkeys(ids))

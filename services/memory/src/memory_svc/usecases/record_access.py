@@ -1,0 +1,53 @@
+"""Record that memories were used: a row per access in the access log, and the item's
+access_count, last_accessed_at and current_salience refreshed so salience revives.
+
+The access log (Postgres) is the source of truth; the counters on the item are a
+materialised copy that RunDecay recomputes exactly. A replayed request id records nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from memory_svc.domain.salience import salience_of_type
+from memory_svc.usecases.access_ports import Access, AccessLog
+from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.ports import Clock, MemoryIndex
+
+REASONS = ("recall", "assembled_context", "prime", "client")
+
+
+async def record_access(
+    org_id: str,
+    memory_ids: Sequence[str],
+    *,
+    reason: str,
+    session_id: str,
+    principal: str,
+    request_id: str,
+    index: MemoryIndex,
+    catalog: MemoryCatalog,
+    access_log: AccessLog,
+    clock: Clock,
+) -> int:
+    # Only the caller's own items: another org's id records nothing and reveals nothing.
+    items = await index.get(org_id, list(dict.fromkeys(memory_ids)))
+    if not items:
+        return 0
+    now = clock.now()
+    accesses = [Access(item.id, item.scope.user_id, session_id, reason, principal, request_id, now) for item in items]
+    recorded = set(await access_log.record(org_id, accesses))
+    refreshed = [
+        dataclasses.replace(
+            item,
+            access_count=item.access_count + 1,
+            last_accessed_at=now,
+            current_salience=salience_of_type(item.memory_type, item.access_count + 1, now, now),
+        )
+        for item in items
+        if item.id in recorded
+    ]
+    if refreshed:
+        await catalog.replace_payloads(org_id, refreshed)
+    return len(refreshed)

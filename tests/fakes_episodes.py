@@ -1,0 +1,76 @@
+"""A hand-written fake of the EpisodeIndex port, for unit tests of the episode use cases.
+
+The reference semantics, written the obvious way (sort everything, cut after the cursor);
+tests/integration/memory/test_episode_index_contract.py runs the same assertions against
+it and both Qdrant adapters so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+from memory_svc.domain.episode import Episode, open_threads_of
+from memory_svc.domain.model import Scope
+from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
+
+
+class InMemoryEpisodeIndex:
+    def __init__(self) -> None:
+        self._episodes: dict[str, tuple[Episode, np.ndarray]] = {}
+        self.upserts = 0
+
+    async def upsert(self, episode: Episode, vector: np.ndarray) -> None:
+        existing = self._episodes.get(episode.id)
+        if existing is not None and existing[0].org_id != episode.org_id:
+            return  # another org's point id: never overwritten (the adapters' org guard)
+        self._episodes[episode.id] = (episode, np.asarray(vector, dtype=np.float32).reshape(-1))
+        self.upserts += 1
+
+    async def get(self, org_id: str, episode_id: str) -> Episode | None:
+        found = self._episodes.get(episode_id)
+        return found[0] if found is not None and found[0].org_id == org_id else None
+
+    def _matching(self, org_id: str, scope: Scope) -> list[Episode]:
+        episodes = [
+            episode
+            for episode, _ in self._episodes.values()
+            if episode.org_id == org_id
+            and all(getattr(episode.scope, name) == value for name, value in scope.as_filter().items())
+        ]
+        return sorted(episodes, key=lambda episode: (episode.ended_at, episode.id), reverse=True)
+
+    async def list(
+        self,
+        org_id: str,
+        scope: Scope,
+        page_size: int,
+        cursor: EpisodeCursor | None = None,
+        *,
+        ended_after: datetime | None = None,
+        min_salience: float | None = None,
+    ) -> EpisodePage:
+        episodes = [
+            episode
+            for episode in self._matching(org_id, scope)
+            if (ended_after is None or episode.ended_at >= ended_after)
+            and (min_salience is None or episode.current_salience >= min_salience)
+            and (cursor is None or (episode.ended_at, episode.id) < (cursor.ended_at, cursor.episode_id))
+        ]
+        page = episodes[:page_size]
+        more = len(episodes) > page_size
+        return EpisodePage(page, EpisodeCursor(page[-1].ended_at, page[-1].id) if more and page else None)
+
+    async def list_open_threads(
+        self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
+    ) -> ThreadPage:
+        threads = [thread for episode in self._matching(org_id, scope) for thread in open_threads_of(episode)]
+        if cursor is not None:
+            position = (cursor.ended_at, cursor.episode_id, -cursor.thread_index)
+            threads = [thread for thread in threads if (thread.ended_at, thread.episode_id, -thread.index) < position]
+        page = threads[:page_size]
+        more = len(threads) > page_size
+        last = page[-1] if page else None
+        return ThreadPage(
+            page, ThreadCursor(last.ended_at, last.episode_id, last.index) if more and last is not None else None
+        )

@@ -1,0 +1,304 @@
+"""One contract for every EpisodeIndex: the fake of tests/fakes_episodes.py, qdrant-edge, qdrant-client.
+
+The ``episode_index`` fixture runs each test against all three. Vectors are small random unit
+vectors; no embedding model is involved.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+from memory_svc.adapters.qdrant_client_episodes import QdrantClientEpisodeIndex
+from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
+from memory_svc.domain.episode import (
+    ActionItem,
+    Episode,
+    OpenThread,
+    Outcome,
+    ThreadStatus,
+    UserState,
+)
+from memory_svc.domain.model import Scope
+from qdrant_client import AsyncQdrantClient
+
+from tests.fakes_episodes import InMemoryEpisodeIndex
+
+DIMENSION = 8
+MODEL = "test/random-unit"
+T0 = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
+
+
+@pytest.fixture(params=["fake", "qdrant_edge", "qdrant_client_local"])
+async def episode_index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[object]:
+    if request.param == "fake":
+        yield InMemoryEpisodeIndex()
+    elif request.param == "qdrant_edge":
+        index = await QdrantEdgeEpisodeIndex.open(
+            tmp_path / "qdrant" / "episodes", embedding_model=MODEL, dimension=DIMENSION
+        )
+        yield index
+        await index.close()
+    else:
+        index = await QdrantClientEpisodeIndex.open(
+            AsyncQdrantClient(location=":memory:"), embedding_model=MODEL, dimension=DIMENSION, owns_client=True
+        )
+        yield index
+        await index.close()
+
+
+def new_org() -> str:
+    return f"org-{uuid.uuid4().hex[:12]}"
+
+
+def make_episode(org_id: str, ended_at: datetime = T0, **fields: object) -> Episode:
+    values: dict[str, object] = {
+        "id": str(uuid.uuid4()),
+        "org_id": org_id,
+        "conversation_id": f"conv-{uuid.uuid4().hex[:8]}",
+        "scope": Scope(),
+        "summary": "We planned the trip to Lisbon.",
+        "key_topics": (),
+        "entities_discussed": (),
+        "user_state": UserState(),
+        "outcomes": (),
+        "open_threads": (),
+        "decisions": (),
+        "action_items": (),
+        "next_session_questions": (),
+        "message_count": 0,
+        "started_at": ended_at - timedelta(minutes=30),
+        "ended_at": ended_at,
+        "importance": 0.5,
+        "created_at": ended_at,
+        "last_accessed_at": ended_at,
+    }
+    values.update(fields)
+    return Episode(**values)  # type: ignore[arg-type]
+
+
+def vector(seed: int) -> np.ndarray:
+    row = np.random.default_rng(seed).standard_normal(DIMENSION).astype(np.float32)
+    return row / np.linalg.norm(row)
+
+
+async def put(index, *episodes: Episode) -> None:
+    for position, episode in enumerate(episodes):
+        await index.upsert(episode, vector(position))
+
+
+async def list_all(index, org: str, scope: Scope, page_size: int, **filters) -> tuple[list[str], int]:
+    ids, pages, cursor = [], 0, None
+    while True:
+        page = await index.list(org, scope, page_size, cursor, **filters)
+        pages += 1
+        assert len(page.episodes) <= page_size
+        ids += [episode.id for episode in page.episodes]
+        if page.next_cursor is None:
+            return ids, pages
+        cursor = page.next_cursor
+        assert pages < 100
+
+
+async def test_get_returns_the_episode_exactly_as_upserted(episode_index) -> None:
+    org = new_org()
+    episode = make_episode(
+        org,
+        conversation_id="session-42",
+        scope=Scope(user_id="u-1", agent_id="a-1", team_id="t-1"),
+        summary="Alice and the agent planned the Lisbon move; ünïcødé survives.",
+        key_topics=("moving", "lisbon"),
+        entities_discussed=("alice", "lisbon"),
+        user_state=UserState(mood="hopeful", confidence="medium", focus="logistics"),
+        outcomes=(Outcome("decision", "move in May"), Outcome("learning", "visas take 6 weeks")),
+        open_threads=(
+            OpenThread("find a flat", ThreadStatus.OPEN, "near Alfama"),
+            OpenThread("visa", ThreadStatus.BLOCKED, "waiting for papers"),
+            OpenThread("flights", ThreadStatus.RESOLVED, ""),
+        ),
+        decisions=("move in May",),
+        action_items=(ActionItem("book movers", "alice", "by Friday"), ActionItem("renew passport")),
+        next_session_questions=("did the visa arrive?",),
+        message_count=37,
+        started_at=T0 - timedelta(hours=1, microseconds=3),
+        ended_at=T0,
+        importance=0.8125,
+        created_at=T0 + timedelta(seconds=1),
+        last_accessed_at=T0 + timedelta(days=2),
+        access_count=3,
+        current_salience=0.123456789,
+        metadata={"source": "locomo", "dia": "D1:3"},
+    )
+    await episode_index.upsert(episode, vector(1))
+
+    got = await episode_index.get(org, episode.id)
+
+    assert got == episode
+    assert got.ended_at.utcoffset() == timedelta(0)
+
+
+async def test_get_answers_none_for_unknown_malformed_and_other_orgs_ids(episode_index) -> None:
+    ours, theirs = new_org(), new_org()
+    episode = make_episode(theirs)
+    await put(episode_index, episode)
+
+    assert await episode_index.get(ours, episode.id) is None
+    assert await episode_index.get(ours, str(uuid.uuid4())) is None
+    assert await episode_index.get(ours, "not-a-uuid") is None
+    assert (await episode_index.get(theirs, episode.id)) == episode
+
+
+async def test_upsert_never_overwrites_another_orgs_episode(episode_index) -> None:
+    ours, theirs = new_org(), new_org()
+    original = make_episode(theirs, summary="theirs")
+    await put(episode_index, original)
+
+    await episode_index.upsert(make_episode(ours, id=original.id, summary="hijack"), vector(9))
+
+    assert await episode_index.get(theirs, original.id) == original
+    assert await episode_index.get(ours, original.id) is None
+
+
+async def test_list_is_newest_first_by_ended_at(episode_index) -> None:
+    org = new_org()
+    offsets = [3, 0, 7, 1, 5]
+    episodes = [make_episode(org, T0 + timedelta(hours=hours)) for hours in offsets]
+    await put(episode_index, *episodes)
+
+    page = await episode_index.list(org, Scope(), 10)
+
+    assert [episode.ended_at for episode in page.episodes] == sorted(
+        (episode.ended_at for episode in episodes), reverse=True
+    )
+    assert page.next_cursor is None
+
+
+@pytest.mark.parametrize("page_size", [1, 2, 3, 7])
+async def test_pagination_has_no_duplicates_or_gaps_even_with_ties(episode_index, page_size: int) -> None:
+    org = new_org()
+    # Seven episodes ending at three distinct moments (ties in the same microsecond) plus singles.
+    moments = [T0, T0, T0, T0 + timedelta(microseconds=1), T0 - timedelta(days=1), T0 - timedelta(days=1), T0]
+    episodes = [make_episode(org, moment) for moment in moments]
+    await put(episode_index, *episodes)
+    expected = [e.id for e in sorted(episodes, key=lambda e: (e.ended_at, e.id), reverse=True)]
+
+    ids, pages = await list_all(episode_index, org, Scope(), page_size)
+
+    assert ids == expected
+    assert pages == -(-len(expected) // page_size)  # the look-ahead: no empty last page
+
+
+async def test_a_new_episode_does_not_shift_later_pages(episode_index) -> None:
+    org = new_org()
+    episodes = [make_episode(org, T0 - timedelta(hours=hours)) for hours in range(5)]
+    await put(episode_index, *episodes)
+
+    first = await episode_index.list(org, Scope(), 2)
+    await put(episode_index, make_episode(org, T0 + timedelta(hours=1)))
+    second = await episode_index.list(org, Scope(), 2, first.next_cursor)
+
+    assert [e.id for e in first.episodes + second.episodes] == [e.id for e in episodes[:4]]
+
+
+async def test_list_filters_by_scope_ended_after_and_salience(episode_index) -> None:
+    org = new_org()
+    alice = make_episode(org, T0, scope=Scope(user_id="alice", agent_id="a-1"), current_salience=0.9)
+    alice_old = make_episode(org, T0 - timedelta(days=10), scope=Scope(user_id="alice"), current_salience=0.2)
+    bob = make_episode(org, T0, scope=Scope(user_id="bob"))
+    await put(episode_index, alice, alice_old, bob)
+
+    by_user = await episode_index.list(org, Scope(user_id="alice"), 10)
+    by_user_and_agent = await episode_index.list(org, Scope(user_id="alice", agent_id="a-1"), 10)
+    recent = await episode_index.list(org, Scope(user_id="alice"), 10, ended_after=T0 - timedelta(days=1))
+    salient = await episode_index.list(org, Scope(), 10, min_salience=0.5)
+    everyone = await episode_index.list(org, Scope(), 10)
+
+    assert [e.id for e in by_user.episodes] == [alice.id, alice_old.id]
+    assert [e.id for e in by_user_and_agent.episodes] == [alice.id]
+    assert [e.id for e in recent.episodes] == [alice.id]
+    assert {e.id for e in salient.episodes} == {alice.id, bob.id}
+    assert {e.id for e in everyone.episodes} == {alice.id, alice_old.id, bob.id}
+
+
+async def test_list_never_returns_another_orgs_episodes(episode_index) -> None:
+    ours, theirs = new_org(), new_org()
+    mine = make_episode(ours, scope=Scope(user_id="u-1"), open_threads=(OpenThread("x"),))
+    await put(episode_index, mine, make_episode(theirs, scope=Scope(user_id="u-1"), open_threads=(OpenThread("y"),)))
+
+    listed = await episode_index.list(ours, Scope(user_id="u-1"), 10)
+    threads = await episode_index.list_open_threads(ours, Scope(), 10)
+
+    assert [e.id for e in listed.episodes] == [mine.id]
+    assert [thread.episode_id for thread in threads.threads] == [mine.id]
+
+
+async def test_open_threads_come_newest_first_across_episodes(episode_index) -> None:
+    org = new_org()
+    old = make_episode(
+        org,
+        T0 - timedelta(days=2),
+        conversation_id="c-old",
+        open_threads=(OpenThread("old-a"), OpenThread("old-b", ThreadStatus.BLOCKED, "needs approval")),
+    )
+    resolved_only = make_episode(org, T0 - timedelta(days=1), open_threads=(OpenThread("done", ThreadStatus.RESOLVED),))
+    none = make_episode(org, T0 + timedelta(hours=1))
+    new = make_episode(
+        org,
+        T0,
+        conversation_id="c-new",
+        open_threads=(OpenThread("new-a"), OpenThread("closed", ThreadStatus.RESOLVED), OpenThread("new-c")),
+    )
+    await put(episode_index, old, resolved_only, none, new)
+
+    page = await episode_index.list_open_threads(org, Scope(), 10)
+
+    assert [thread.thread.topic for thread in page.threads] == ["new-a", "new-c", "old-a", "old-b"]
+    assert [thread.conversation_id for thread in page.threads] == ["c-new", "c-new", "c-old", "c-old"]
+    assert [thread.ended_at for thread in page.threads] == [T0, T0, old.ended_at, old.ended_at]
+    assert page.threads[3].thread == OpenThread("old-b", ThreadStatus.BLOCKED, "needs approval")
+    assert page.next_cursor is None
+
+
+@pytest.mark.parametrize("page_size", [1, 2, 3])
+async def test_open_threads_paginate_without_duplicates_or_gaps(episode_index, page_size: int) -> None:
+    org = new_org()
+    episodes = [
+        make_episode(
+            org,
+            moment,
+            scope=Scope(user_id="u"),
+            open_threads=tuple(OpenThread(f"{n}-{k}") for k in range(count)),
+        )
+        for n, (moment, count) in enumerate(
+            [(T0, 2), (T0, 1), (T0 - timedelta(hours=1), 3), (T0 - timedelta(hours=2), 1), (T0, 0)]
+        )
+    ]
+    await put(
+        episode_index, *episodes, make_episode(org, T0, scope=Scope(user_id="other"), open_threads=(OpenThread("x"),))
+    )
+    expected = [
+        thread.topic
+        for episode in sorted(episodes, key=lambda e: (e.ended_at, e.id), reverse=True)
+        for thread in episode.open_threads
+    ]
+
+    topics, cursor = [], None
+    for _ in range(20):
+        page = await episode_index.list_open_threads(org, Scope(user_id="u"), page_size, cursor)
+        assert len(page.threads) <= page_size
+        topics += [thread.thread.topic for thread in page.threads]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+
+    assert topics == expected
+
+
+async def test_empty_org_lists_nothing(episode_index) -> None:
+    org = new_org()
+    assert (await episode_index.list(org, Scope(), 5)).episodes == []
+    assert (await episode_index.list_open_threads(org, Scope(), 5)).threads == []

@@ -1,0 +1,226 @@
+"""EpisodeService in-process on port 0, on the qdrant-edge adapter, through the real stub."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import grpc
+import pytest
+from google.protobuf import timestamp_pb2
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from lore.common.v1 import scope_pb2
+from lore.memory.v1 import episode_service_pb2 as pb
+from lore.memory.v1 import episode_service_pb2_grpc
+from lore_runtime.server import Registration, create_grpc_server
+from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
+from memory_svc.adapters.system_clock import SystemClock
+from memory_svc.api.episode_servicer import EpisodeServicer
+
+from tests.fakes import HashingEmbedder
+
+SERVICE = pb.DESCRIPTOR.services_by_name["EpisodeService"]
+T0 = datetime(2026, 2, 3, 4, 5, 6, 789000, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+async def stub(tmp_path_factory):
+    embedder = HashingEmbedder()
+    index = await QdrantEdgeEpisodeIndex.open(
+        tmp_path_factory.mktemp("data") / "qdrant" / "episodes",
+        embedding_model=embedder.model_name,
+        dimension=embedder.dimension,
+    )
+    server = create_grpc_server(
+        "127.0.0.1:0",
+        [
+            Registration(
+                EpisodeServicer(index, embedder, SystemClock()),
+                episode_service_pb2_grpc.add_EpisodeServiceServicer_to_server,
+                SERVICE,
+            )
+        ],
+    )
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    try:
+        yield episode_service_pb2_grpc.EpisodeServiceStub(channel)
+    finally:
+        await channel.close()
+        await server.stop(grace=None)
+        await index.close()
+
+
+def tenant(org: str):
+    return (("x-lore-org-id", org), ("x-lore-principal", "t"))
+
+
+def new_org() -> str:
+    return f"org-{uuid.uuid4().hex[:12]}"
+
+
+def stamp(moment: datetime) -> timestamp_pb2.Timestamp:
+    value = timestamp_pb2.Timestamp()
+    value.FromDatetime(moment)
+    return value
+
+
+def episode(ended_at: datetime = T0, **fields) -> pb.Episode:
+    values = {
+        "conversation_id": f"conv-{uuid.uuid4().hex[:8]}",
+        "scope": scope_pb2.Scope(user_id="alice"),
+        "summary": "Alice planned her move to Lisbon and asked about visas.",
+        "started_at": stamp(ended_at - timedelta(minutes=45)),
+        "ended_at": stamp(ended_at),
+    }
+    values.update(fields)
+    return pb.Episode(**values)
+
+
+async def failure(call) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await call
+    return raised.value
+
+
+def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
+    status = rpc_status.from_call(error)
+    info = error_details_pb2.ErrorInfo()
+    status.details[0].Unpack(info)
+    return info
+
+
+async def test_create_then_get_returns_the_same_episode(stub) -> None:
+    org = new_org()
+    sent = episode(
+        key_topics=["moving"],
+        user_state=pb.UserState(mood="hopeful", confidence="high", focus="visa"),
+        outcomes=[pb.Outcome(type="decision", content="move in May")],
+        open_threads=[pb.OpenThread(topic="visa", status=pb.THREAD_STATUS_BLOCKED, context="papers")],
+        action_items=[pb.ActionItem(owner="alice", task="book movers", deadline="by Friday")],
+        message_count=12,
+        importance=0.75,
+        metadata={"source": "test"},
+    )
+
+    created = await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=sent, request_id="r-1"), metadata=tenant(org))
+    got = await stub.GetEpisode(pb.GetEpisodeRequest(id=created.episode.id), metadata=tenant(org))
+
+    assert got.episode == created.episode
+    assert uuid.UUID(got.episode.id).version == 5
+    assert got.episode.summary == sent.summary
+    assert got.episode.open_threads[0].status == pb.THREAD_STATUS_BLOCKED
+    assert got.episode.ended_at.ToDatetime(tzinfo=UTC) == T0
+    assert got.episode.importance == 0.75
+    assert got.episode.current_salience == 1.0
+
+
+async def test_a_retried_create_returns_the_same_episode(stub) -> None:
+    org = new_org()
+    request = pb.CreateEpisodeRequest(episode=episode(conversation_id="c-1"), request_id="retry-me")
+
+    first = await stub.CreateEpisode(request, metadata=tenant(org))
+    second = await stub.CreateEpisode(request, metadata=tenant(org))
+    listed = await stub.ListEpisodes(pb.ListEpisodesRequest(), metadata=tenant(org))
+
+    assert second.episode == first.episode
+    assert [e.id for e in listed.episodes] == [first.episode.id]
+
+
+async def test_another_orgs_episode_is_not_found(stub) -> None:
+    created = await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=episode()), metadata=tenant(new_org()))
+
+    error = await failure(stub.GetEpisode(pb.GetEpisodeRequest(id=created.episode.id), metadata=tenant(new_org())))
+
+    assert error.code() is grpc.StatusCode.NOT_FOUND
+    assert error_info(error).reason == "EPISODE_NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"summary": ""}, "episode.summary"),
+        (
+            {"open_threads": [pb.OpenThread(topic="a"), pb.OpenThread(topic="b"), pb.OpenThread(topic="")]},
+            "episode.open_threads[2].topic",
+        ),
+        ({"open_threads": [pb.OpenThread(topic="a", status=99)]}, "episode.open_threads[0].status"),
+        ({"importance": 2.0}, "episode.importance"),
+        ({"key_topics": ["t"] * 51}, "episode.key_topics"),
+        ({"started_at": stamp(T0 + timedelta(seconds=1))}, "episode.ended_at"),
+    ],
+)
+async def test_an_invalid_episode_is_invalid_argument_naming_the_field(stub, fields, field) -> None:
+    error = await failure(
+        stub.CreateEpisode(pb.CreateEpisodeRequest(episode=episode(**fields)), metadata=tenant(new_org()))
+    )
+
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert field in error.details()
+    assert error_info(error).metadata["field"] == field
+
+
+async def test_a_bad_page_token_is_invalid_argument(stub) -> None:
+    error = await failure(stub.ListEpisodes(pb.ListEpisodesRequest(page_token="nonsense"), metadata=tenant(new_org())))
+
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(error).metadata["field"] == "page_token"
+
+
+async def test_list_episodes_pages_newest_first(stub) -> None:
+    org = new_org()
+    ids = []
+    for hours in (2, 0, 1):
+        created = await stub.CreateEpisode(
+            pb.CreateEpisodeRequest(episode=episode(T0 - timedelta(hours=hours))), metadata=tenant(org)
+        )
+        ids.append((hours, created.episode.id))
+
+    first = await stub.ListEpisodes(pb.ListEpisodesRequest(page_size=2), metadata=tenant(org))
+    second = await stub.ListEpisodes(
+        pb.ListEpisodesRequest(page_size=2, page_token=first.next_page_token), metadata=tenant(org)
+    )
+
+    assert [e.id for e in first.episodes] + [e.id for e in second.episodes] == [id_ for _, id_ in sorted(ids)]
+    assert second.next_page_token == ""
+
+
+async def test_list_open_threads_across_episodes_newest_first(stub) -> None:
+    org = new_org()
+    old = await stub.CreateEpisode(
+        pb.CreateEpisodeRequest(
+            episode=episode(
+                T0 - timedelta(days=1),
+                conversation_id="c-old",
+                open_threads=[pb.OpenThread(topic="visa", status=pb.THREAD_STATUS_BLOCKED)],
+            )
+        ),
+        metadata=tenant(org),
+    )
+    new = await stub.CreateEpisode(
+        pb.CreateEpisodeRequest(
+            episode=episode(
+                T0,
+                conversation_id="c-new",
+                open_threads=[
+                    pb.OpenThread(topic="flat", context="near Alfama"),
+                    pb.OpenThread(topic="flights", status=pb.THREAD_STATUS_RESOLVED),
+                ],
+            )
+        ),
+        metadata=tenant(org),
+    )
+
+    listed = await stub.ListOpenThreads(
+        pb.ListOpenThreadsRequest(scope=scope_pb2.Scope(user_id="alice")), metadata=tenant(org)
+    )
+
+    assert [(t.episode_id, t.conversation_id, t.thread.topic) for t in listed.threads] == [
+        (new.episode.id, "c-new", "flat"),
+        (old.episode.id, "c-old", "visa"),
+    ]
+    assert listed.threads[0].thread.status == pb.THREAD_STATUS_OPEN
+    assert listed.threads[0].ended_at.ToDatetime(tzinfo=UTC) == T0
+    assert listed.threads[1].thread.status == pb.THREAD_STATUS_BLOCKED
+    assert listed.next_page_token == ""

@@ -1,0 +1,164 @@
+"""Managing memories through real stubs: get, list, update, forget, erase, record access —
+and every attempt to reach another org's memories fails as if they did not exist."""
+
+from __future__ import annotations
+
+import uuid
+
+import grpc
+import pytest
+from google.protobuf import field_mask_pb2
+from lore.common.v1 import scope_pb2
+from lore.memory.v1 import memory_service_pb2 as pb
+from lore.memory.v1 import memory_service_pb2_grpc
+
+
+def _tenant(org_id: str) -> tuple[tuple[str, str], ...]:
+    return (("x-lore-org-id", org_id), ("x-lore-principal", "tester"))
+
+
+@pytest.fixture
+def stub(services) -> memory_service_pb2_grpc.MemoryServiceStub:
+    return memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+
+
+async def _remember(stub, org_id: str, user: str, *contents: str) -> list[pb.Memory]:
+    response = await stub.Remember(
+        pb.RememberRequest(
+            memories=[
+                pb.MemoryInput(content=content, memory_type=pb.MEMORY_TYPE_FACT, scope=scope_pb2.Scope(user_id=user))
+                for content in contents
+            ]
+        ),
+        metadata=_tenant(org_id),
+    )
+    return list(response.memories)
+
+
+async def test_get_update_and_forget_a_memory(stub, org_id):
+    (memory,) = await _remember(stub, org_id, "u-1", "Sam drinks green tea every morning.")
+    got = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    assert got.memory.content == memory.content
+
+    update = pb.UpdateMemoryRequest(
+        memory=pb.Memory(id=memory.id, content="Sam switched to black coffee.", importance=0.9),
+        update_mask=field_mask_pb2.FieldMask(paths=["content", "importance"]),
+    )
+    updated = (await stub.UpdateMemory(update, metadata=_tenant(org_id))).memory
+    assert (updated.content, updated.importance) == ("Sam switched to black coffee.", 0.9)
+    found = await stub.Recall(
+        pb.RecallRequest(query="coffee", scope=scope_pb2.Scope(user_id="u-1")), metadata=_tenant(org_id)
+    )
+    assert found.results[0].memory.id == memory.id  # re-embedded and re-indexed under the new content
+
+    await stub.ForgetMemory(pb.ForgetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    archived = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    assert archived.memory.status == pb.MEMORY_STATUS_ARCHIVED
+    gone = await stub.Recall(
+        pb.RecallRequest(query="coffee", scope=scope_pb2.Scope(user_id="u-1")), metadata=_tenant(org_id)
+    )
+    assert [result.memory.id for result in gone.results] == []
+
+
+async def test_list_pages_newest_first_without_gaps(stub, org_id):
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    written = []
+    for n in range(5):
+        written += await _remember(stub, org_id, user, f"Fact number {n}.")
+    seen, token = [], ""
+    while True:
+        page = await stub.ListMemories(
+            pb.ListMemoriesRequest(scope=scope_pb2.Scope(user_id=user), page_size=2, page_token=token),
+            metadata=_tenant(org_id),
+        )
+        seen += [memory.id for memory in page.memories]
+        token = page.next_page_token
+        if not token:
+            break
+    assert seen == [memory.id for memory in reversed(written)]
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.ListMemories(pb.ListMemoriesRequest(page_token="garbage!"), metadata=_tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_recall_records_access_and_revives_salience(stub, org_id):
+    (memory,) = await _remember(stub, org_id, "u-2", "The project deadline is in March.")
+    scope = scope_pb2.Scope(user_id="u-2")
+    await stub.Recall(pb.RecallRequest(query="deadline", scope=scope, record_access=False), metadata=_tenant(org_id))
+    untouched = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    assert untouched.memory.access_count == 0
+    await stub.Recall(pb.RecallRequest(query="deadline", scope=scope), metadata=_tenant(org_id))
+    recorded = await stub.RecordAccess(
+        pb.RecordAccessRequest(memory_ids=[memory.id], reason="assembled_context", request_id="r-1"),
+        metadata=_tenant(org_id),
+    )
+    replayed = await stub.RecordAccess(
+        pb.RecordAccessRequest(memory_ids=[memory.id], reason="assembled_context", request_id="r-1"),
+        metadata=_tenant(org_id),
+    )
+    assert (recorded.recorded, replayed.recorded) == (1, 0)
+    accessed = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    assert accessed.memory.access_count == 2
+    assert accessed.memory.current_salience == pytest.approx(1.2)
+
+
+async def test_forget_subject_erases_only_that_subject(stub, org_id):
+    leaving = await _remember(stub, org_id, "leaving", "I live at 12 Elm Street.", "My sister is called Ana.")
+    staying = await _remember(stub, org_id, "staying", "I live at 3 Oak Road.")
+    erased = await stub.ForgetSubject(
+        pb.ForgetSubjectRequest(subject=scope_pb2.Scope(user_id="leaving")), metadata=_tenant(org_id)
+    )
+    assert erased.memories_deleted == 2
+    for memory in leaving:
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+        assert raised.value.code() is grpc.StatusCode.NOT_FOUND
+    assert (await stub.GetMemory(pb.GetMemoryRequest(id=staying[0].id), metadata=_tenant(org_id))).memory.id
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.ForgetSubject(pb.ForgetSubjectRequest(), metadata=_tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_another_org_can_neither_read_update_forget_nor_count_access(stub, org_id):
+    (memory,) = await _remember(stub, org_id, "victim", "The safe combination is 12-34-56.")
+    intruder = _tenant(f"org-{uuid.uuid4().hex[:12]}")
+    attempts = [
+        stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=intruder),
+        stub.UpdateMemory(
+            pb.UpdateMemoryRequest(
+                memory=pb.Memory(id=memory.id, content="hacked"),
+                update_mask=field_mask_pb2.FieldMask(paths=["content"]),
+            ),
+            metadata=intruder,
+        ),
+        stub.ForgetMemory(pb.ForgetMemoryRequest(id=memory.id), metadata=intruder),
+    ]
+    for attempt in attempts:
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await attempt
+        assert raised.value.code() is grpc.StatusCode.NOT_FOUND
+    recorded = await stub.RecordAccess(pb.RecordAccessRequest(memory_ids=[memory.id]), metadata=intruder)
+    assert recorded.recorded == 0
+    listed = await stub.ListMemories(pb.ListMemoriesRequest(scope=scope_pb2.Scope(user_id="victim")), metadata=intruder)
+    assert list(listed.memories) == []
+    erased = await stub.ForgetSubject(
+        pb.ForgetSubjectRequest(subject=scope_pb2.Scope(user_id="victim")), metadata=intruder
+    )
+    assert erased.memories_deleted == 0
+    intact = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    assert (intact.memory.content, intact.memory.status, intact.memory.access_count) == (
+        "The safe combination is 12-34-56.",
+        pb.MEMORY_STATUS_ACTIVE,
+        0,
+    )
+
+
+@pytest.mark.parametrize("path", ["id", "created_at", "access_count", "bogus"])
+async def test_update_refuses_paths_that_cannot_change(stub, org_id, path):
+    (memory,) = await _remember(stub, org_id, "u-3", "Immutable history.")
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.UpdateMemory(
+            pb.UpdateMemoryRequest(memory=pb.Memory(id=memory.id), update_mask=field_mask_pb2.FieldMask(paths=[path])),
+            metadata=_tenant(org_id),
+        )
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT

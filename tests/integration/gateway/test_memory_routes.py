@@ -92,3 +92,65 @@ async def test_a_body_over_the_limit_is_refused(client_for, org_id):
     )
     assert response.status_code == 400
     assert response.json()["error"]["details"][0]["reason"] == "BODY_TOO_LARGE"
+
+
+async def _one_memory(client, user: str = "u-routes") -> dict:
+    written = await client.post(
+        "/v1/memories",
+        json={
+            "memories": [
+                {
+                    "content": "Priya adopted a beagle named Biscuit.",
+                    "memoryType": "MEMORY_TYPE_FACT",
+                    "scope": {"userId": user},
+                }
+            ]
+        },
+    )
+    return written.json()["memories"][0]
+
+
+async def test_get_patch_list_and_delete_a_memory(client_for, org_id):
+    client = await client_for(org_id)
+    memory = await _one_memory(client)
+    got = await client.get(f"/v1/memories/{memory['id']}")
+    assert got.status_code == 200 and got.json()["memory"]["content"] == memory["content"]
+
+    patched = await client.patch(
+        f"/v1/memories/{memory['id']}",
+        json={"memory": {"importance": 0.9, "metadata": {"pinned": "yes"}}, "updateMask": "importance,metadata"},
+    )
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["memory"]["importance"] == 0.9 and patched.json()["memory"]["metadata"] == {"pinned": "yes"}
+
+    listed = await client.get("/v1/memories", params={"userId": "u-routes", "pageSize": 10})
+    assert [item["id"] for item in listed.json()["memories"]] == [memory["id"]]
+    assert listed.json()["nextPageToken"] == ""
+
+    deleted = await client.delete(f"/v1/memories/{memory['id']}")
+    assert deleted.status_code == 200
+    archived = await client.get(f"/v1/memories/{memory['id']}")
+    assert archived.json()["memory"]["status"] == "MEMORY_STATUS_ARCHIVED"
+
+
+async def test_another_orgs_memory_is_not_found_on_every_route(client_for, org_id):
+    owner = await client_for(org_id)
+    intruder = await client_for(f"org-{uuid.uuid4().hex[:12]}")
+    memory = await _one_memory(owner)
+    path = f"/v1/memories/{memory['id']}"
+    responses = [
+        await intruder.get(path),
+        await intruder.patch(path, json={"memory": {"importance": 0.1}, "updateMask": "importance"}),
+        await intruder.delete(path),
+    ]
+    assert [response.status_code for response in responses] == [404, 404, 404]
+    assert all(response.json()["error"]["status"] == "NOT_FOUND" for response in responses)
+    assert (await owner.get(path)).json()["memory"]["importance"] == 0.5
+
+
+async def test_episode_routes_answer_through_the_episode_service(client_for, org_id):
+    client = await client_for(org_id)
+    episodes = await client.get("/v1/episodes", params={"userId": "nobody-yet"})
+    assert episodes.status_code == 200 and episodes.json() == {"episodes": [], "nextPageToken": ""}
+    threads = await client.get("/v1/open-threads")
+    assert threads.status_code == 200 and threads.json()["threads"] == []

@@ -148,3 +148,11 @@ class InMemoryMemoryIndex:
         for key in doomed:
             del self._items[key]
         return [item_id for _, item_id in doomed]
+
+    async def iterate(self, org_id, scope, batch_size):
+        from memory_svc.usecases.ports import SearchFilter
+
+        everything = SearchFilter(statuses=())
+        items = [item for item, _, _ in self._items.values() if self._matches(item, org_id, scope, (), everything)]
+        for start in range(0, len(items), batch_size):
+            yield items[start : start + batch_size]

@@ -424,3 +424,21 @@ async def test_delete_scope_erases_only_the_subject_of_that_org(memory_index) ->
     assert await memory_index.get(org, [item.id for item in doomed]) == []
     assert len(await memory_index.get(org, [kept[0].id])) == 1
     assert len(await memory_index.get(other, [kept[1].id])) == 1
+
+
+async def test_iterate_yields_every_item_of_the_org_and_scope_once(memory_index) -> None:
+    org = new_org()
+    mine = [
+        make_item(
+            org, f"n{n}", scope=Scope(user_id="u"), status=MemoryStatus.ARCHIVED if n % 2 else MemoryStatus.ACTIVE
+        )
+        for n in range(7)
+    ]
+    noise = [
+        make_item(org, "other user", scope=Scope(user_id="v")),
+        make_item(new_org(), "other org", scope=Scope(user_id="u")),
+    ]
+    await memory_index.upsert(mine + noise, random_units(9, seed=6))
+    batches = [batch async for batch in memory_index.iterate(org, Scope(user_id="u"), 3)]
+    assert all(len(batch) <= 3 for batch in batches)
+    assert sorted(item.id for batch in batches for item in batch) == sorted(item.id for item in mine)

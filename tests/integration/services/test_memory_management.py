@@ -162,3 +162,17 @@ async def test_update_refuses_paths_that_cannot_change(stub, org_id, path):
             metadata=_tenant(org_id),
         )
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_export_streams_a_scope_and_decay_reports_what_it_rewrote(stub, org_id):
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    written = await _remember(stub, org_id, user, "One.", "Two.", "Three.")
+    pages = [
+        page
+        async for page in stub.ExportMemories(
+            pb.ExportMemoriesRequest(scope=scope_pb2.Scope(user_id=user), page_size=2), metadata=_tenant(org_id)
+        )
+    ]
+    assert sorted(memory.id for page in pages for memory in page.memories) == sorted(m.id for m in written)
+    decayed = await stub.RunDecay(pb.RunDecayRequest(), metadata=_tenant(org_id))
+    assert decayed.updated == 0 and decayed.computed_at.seconds > 0  # fresh memories have not faded yet

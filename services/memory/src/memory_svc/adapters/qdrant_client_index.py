@@ -316,6 +316,24 @@ class QdrantClientMemoryIndex:
             )
         return [from_payload(record.payload or {}) for record in records[offset:]]
 
+    async def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
+        matching = _filter(catalog_conditions(org_id, scope, (), ()))
+        offset = None
+        while True:
+            async with _translated("iterate"):
+                records, offset = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=matching,
+                    limit=batch_size,
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=False,
+                )
+            if records:
+                yield [from_payload(record.payload or {}) for record in records]
+            if offset is None:
+                return
+
     async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
         async with _translated("replace payloads"):
             for item in items:

@@ -25,7 +25,7 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -308,6 +308,19 @@ class QdrantEdgeMemoryIndex:
         )
         records, _ = await self._run(self._shard.scroll, request)
         return [from_payload(record.payload or {}) for record in records[offset:]]
+
+    async def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
+        matching = _filter(catalog_conditions(org_id, scope, (), ()))
+        offset = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=batch_size, filter=matching, with_payload=True, with_vector=False
+            )
+            records, offset = await self._run(self._shard.scroll, request)
+            if records:
+                yield [from_payload(record.payload or {}) for record in records]
+            if offset is None:
+                return
 
     async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
         await self._run(self._replace_payloads_sync, org_id, list(items))

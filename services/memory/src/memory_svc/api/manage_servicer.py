@@ -6,6 +6,7 @@ collaborators (``_index``, ``_catalog``, ``_embedder``, ``_clock``, ``_access_lo
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from lore.memory.v1 import memory_service_pb2 as pb
@@ -13,6 +14,8 @@ from lore_runtime import errors, request_context
 
 from memory_svc.api import convert, manage_convert
 from memory_svc.usecases import manage_memories
+from memory_svc.usecases.decay import run_decay
+from memory_svc.usecases.export import export_memories
 from memory_svc.usecases.record_access import record_access
 
 # Why a caller says it used memories; "recall" is recorded by Recall itself.
@@ -83,6 +86,19 @@ class MemoryManagementRpcs:
         return pb.ForgetSubjectResponse(
             memories_deleted=erased.memories_deleted, access_records_deleted=erased.access_records_deleted
         )
+
+    async def RunDecay(self, request: pb.RunDecayRequest, context: Any) -> pb.RunDecayResponse:
+        caller = request_context.current()
+        report = await run_decay(caller.org_id, catalog=self._catalog, clock=self._clock)
+        response = pb.RunDecayResponse(updated=report.updated)
+        response.computed_at.FromDatetime(report.computed_at)
+        return response
+
+    async def ExportMemories(self, request: pb.ExportMemoriesRequest, context: Any) -> AsyncIterator[Any]:
+        caller = request_context.current()
+        scope = convert.scope_from_pb(request.scope, "scope")
+        async for batch in export_memories(caller.org_id, scope, request.page_size, catalog=self._catalog):
+            yield pb.ExportMemoriesResponse(memories=[convert.memory_to_pb(item) for item in batch])
 
     async def RecordAccess(self, request: pb.RecordAccessRequest, context: Any) -> pb.RecordAccessResponse:
         caller = request_context.current()

@@ -7,7 +7,7 @@ cases state exactly what they touch.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
@@ -30,6 +30,10 @@ class MemoryCatalog(Protocol):
         offset: int,
     ) -> list[MemoryItem]:
         """Items of ``org_id`` within ``scope`` in ``order`` (ties by id), skipping ``offset``."""
+        ...
+
+    def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
+        """Every item of ``org_id`` within ``scope``, in batches, in no particular order."""
         ...
 
     async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:

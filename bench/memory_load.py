@@ -1,0 +1,148 @@
+"""Memory service under load, through gRPC: ingest rate and Recall latency with concurrent clients.
+
+    .venv/bin/python bench/memory_load.py --items 10000 [--clients 4] [--queries 400] [--optimize-wait 0]
+
+Starts its own memory service process (bench/memory_process.py), Remembers ``--items``
+synthetic facts in one org (batches of 100, ``--writers`` concurrent writers), then runs
+``--queries`` hybrid Recalls (k=10, query embedding included, record_access false) from
+``--clients`` concurrent clients and prints throughput, p50/p95/p99 and the service's RSS.
+With ``--optimize-wait N`` it measures again after N seconds, once the background optimiser
+(LORE_QDRANT_OPTIMIZE_SECONDS, set to 5 here) has indexed the shard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import grpc
+from lore.common.v1 import scope_pb2
+from lore.memory.v1 import memory_service_pb2 as pb
+from lore.memory.v1 import memory_service_pb2_grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from memory_process import memory_service, rss_mib
+
+METADATA = (("x-lore-org-id", "bench-load"), ("x-lore-principal", "bench"))
+NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fatima", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lea"]
+THINGS = [
+    "green tea",
+    "jazz records",
+    "mountain bikes",
+    "sourdough",
+    "chess openings",
+    "Rust compilers",
+    "Lisbon trams",
+    "orchids",
+    "marathon training",
+    "film cameras",
+    "board games",
+    "sea kayaks",
+]
+VERBS = ["loves", "is learning about", "collects", "writes a blog on", "was gifted", "dislikes"]
+USERS = 50
+
+
+def fact(rng: random.Random) -> tuple[str, str]:
+    return f"{rng.choice(NAMES)} {rng.choice(VERBS)} {rng.choice(THINGS)} since {rng.randint(1990, 2025)}.", (
+        f"user-{rng.randrange(USERS)}"
+    )
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+async def ingest(stub, items: int, writers: int) -> float:
+    rng = random.Random(11)
+    batches = []
+    for start in range(0, items, 100):
+        batch = [fact(rng) for _ in range(min(100, items - start))]
+        batches.append(
+            pb.RememberRequest(
+                memories=[
+                    pb.MemoryInput(
+                        content=text,
+                        memory_type=pb.MEMORY_TYPE_FACT,
+                        scope=scope_pb2.Scope(user_id=user),
+                        idempotency_key=f"load-{start + n}",
+                    )
+                    for n, (text, user) in enumerate(batch)
+                ]
+            )
+        )
+    queue: asyncio.Queue[pb.RememberRequest] = asyncio.Queue()
+    for batch in batches:
+        queue.put_nowait(batch)
+
+    async def writer() -> None:
+        while not queue.empty():
+            await stub.Remember(queue.get_nowait(), metadata=METADATA, timeout=120)
+
+    began = time.perf_counter()
+    await asyncio.gather(*(writer() for _ in range(writers)))
+    return items / (time.perf_counter() - began)
+
+
+async def recall_load(stub, queries: int, clients: int) -> tuple[float, list[float]]:
+    rng = random.Random(5)
+    work = [(f"Who {rng.choice(VERBS)} {rng.choice(THINGS)}?", f"user-{rng.randrange(USERS)}") for _ in range(queries)]
+    latencies: list[float] = []
+
+    async def client(share: list[tuple[str, str]]) -> None:
+        for query, user in share:
+            started = time.perf_counter()
+            await stub.Recall(
+                pb.RecallRequest(query=query, scope=scope_pb2.Scope(user_id=user), k=10, record_access=False),
+                metadata=METADATA,
+                timeout=30,
+            )
+            latencies.append((time.perf_counter() - started) * 1000)
+
+    began = time.perf_counter()
+    await asyncio.gather(*(client(work[n::clients]) for n in range(clients)))
+    return queries / (time.perf_counter() - began), latencies
+
+
+def line(label: str, throughput: float, latencies: list[float]) -> str:
+    return (
+        f"{label}: {throughput:.1f} recalls/s, p50 {statistics.median(latencies):.1f} ms, "
+        f"p95 {percentile(latencies, 95):.1f} ms, p99 {percentile(latencies, 99):.1f} ms"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--queries", type=int, default=400)
+    parser.add_argument("--optimize-wait", type=float, default=0.0)
+    args = parser.parse_args()
+    async with memory_service({"LORE_QDRANT_OPTIMIZE_SECONDS": "5"}) as service:
+        async with grpc.aio.insecure_channel(service.address) as channel:
+            stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
+            rate = await ingest(stub, args.items, args.writers)
+            print(f"ingest {args.items} items (batches of 100, {args.writers} writers): {rate:.0f} items/s")
+            await recall_load(stub, 20, 1)  # warm-up
+            throughput, latencies = await recall_load(stub, args.queries, args.clients)
+            print(
+                line(f"recall at {args.items} items, {args.clients} clients, right after ingest", throughput, latencies)
+            )
+            if args.optimize_wait:
+                await asyncio.sleep(args.optimize_wait)
+                throughput, latencies = await recall_load(stub, args.queries, args.clients)
+                print(
+                    line(f"recall after {args.optimize_wait:.0f} s of background optimisation", throughput, latencies)
+                )
+            print(f"memory service RSS: {rss_mib(service.pid):.0f} MiB")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

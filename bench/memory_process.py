@@ -1,0 +1,94 @@
+"""A memory service in its own process for benchmarks: embedded Postgres (migrated) and
+Redis from lore_devstack, qdrant-edge in a temporary data directory, a free port.
+
+    async with memory_service() as service:   # service.address, service.pid
+        ...
+
+Benchmarks then talk to it only through gRPC, like any client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+@dataclass(frozen=True)
+class MemoryProcess:
+    address: str
+    pid: int
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def _wait_serving(address: str, process: asyncio.subprocess.Process, log: Path) -> None:
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        for _ in range(600):
+            if process.returncode is not None:
+                raise SystemExit(f"the memory service exited: {log.read_text()[-3000:]}")
+            try:
+                response = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if response.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            await asyncio.sleep(0.2)
+    raise SystemExit("the memory service did not become SERVING")
+
+
+def rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")) / 1024
+
+
+@asynccontextmanager
+async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterator[MemoryProcess]:
+    from lore_cli.migrate import apply_all
+    from lore_devstack import EmbeddedPostgres, EmbeddedRedis, prepare_database
+
+    with tempfile.TemporaryDirectory(prefix="lore-bench-") as tmp:
+        root = Path(tmp)
+        postgres, redis = EmbeddedPostgres(root / "postgres"), EmbeddedRedis(root / "redis")
+        try:
+            urls = await prepare_database(postgres.start(), f"lore_bench_{secrets.token_hex(4)}")
+            await apply_all(urls.owner_dsn, quiet=True)
+            address = f"127.0.0.1:{_free_port()}"
+            env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
+            env.update(
+                LORE_DATABASE_URL=urls.app_dsn,
+                LORE_REDIS_URL=redis.start(),
+                LORE_DATA_DIR=str(root / "data"),
+                LORE_MEMORY_ADDR=address,
+                LORE_LOG_LEVEL="WARNING",
+                **(extra_env or {}),
+            )
+            log = root / "memory.log"
+            with open(log, "wb") as output:
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "memory_svc", env=env, stdout=output, stderr=asyncio.subprocess.STDOUT
+                )
+            try:
+                await _wait_serving(address, process, log)
+                yield MemoryProcess(address, process.pid)
+            finally:
+                process.terminate()
+                await process.wait()
+        finally:
+            redis.stop()
+            postgres.stop()

@@ -1,0 +1,50 @@
+"""RunDecay: materialise ``current_salience`` so ``min_salience`` filters stay index-backed.
+
+Recall computes salience exactly at query time; this job only refreshes the stored copy
+(ARCHITECTURE.md §3). Items whose stored value is already within ``TOLERANCE`` are left
+alone, so a daily run rewrites only what actually faded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+
+from opentelemetry import trace
+
+from memory_svc.domain.model import Scope
+from memory_svc.domain.salience import salience_of_type
+from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.ports import Clock
+
+tracer = trace.get_tracer(__name__)
+TOLERANCE = 1e-3
+BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class DecayReport:
+    checked: int
+    updated: int
+    computed_at: datetime
+
+
+async def run_decay(org_id: str, *, catalog: MemoryCatalog, clock: Clock) -> DecayReport:
+    now = clock.now()
+    checked = updated = 0
+    with tracer.start_as_current_span("memory.run_decay") as span:
+        span.set_attribute("lore.org_id", org_id)
+        async for batch in catalog.iterate(org_id, Scope(), BATCH):
+            checked += len(batch)
+            faded = []
+            for item in batch:
+                value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now)
+                if abs(value - item.current_salience) > TOLERANCE:
+                    faded.append(dataclasses.replace(item, current_salience=value))
+            if faded:
+                await catalog.replace_payloads(org_id, faded)
+                updated += len(faded)
+        span.set_attribute("lore.checked", checked)
+        span.set_attribute("lore.updated", updated)
+    return DecayReport(checked, updated, now)

@@ -110,7 +110,7 @@ def test_weighted_fusion_normalises_bm25_by_the_best_lexical_hit():
 
 def test_rrf_gives_one_to_an_item_first_in_both_lists():
     a, b = item(1), item(2)
-    candidates = fuse([(a, 0.9), (b, 0.1)], [(a, 3.0)], RankingWeights(fusion=FusionMethod.RRF))
+    candidates = fuse([(a, 0.9), (b, 0.1)], [(a, 3.0)], RankingWeights(fusion=FusionMethod.RRF, lexical_weight=0.5))
     relevance = {c.item.id: c.relevance for c in candidates}
     assert relevance[a.id] == pytest.approx(1.0)
     assert relevance[b.id] == pytest.approx(0.5 * 61 / 62)

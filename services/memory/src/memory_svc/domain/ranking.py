@@ -51,7 +51,7 @@ class RankingWeights:
     relevance: float = 0.8
     salience: float = 0.1
     importance: float = 0.1
-    lexical_weight: float = 0.5
+    lexical_weight: float = 0.6
     fusion: FusionMethod = FusionMethod.WEIGHTED
     rrf_k: int = RRF_K
     half_lives: Mapping[MemoryType, float] = field(default_factory=dict)

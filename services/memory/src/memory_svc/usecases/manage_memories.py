@@ -18,6 +18,7 @@ from lore_embeddings import Embedder
 from lore_runtime import errors
 
 from memory_svc.domain import limits
+from memory_svc.domain.index_text import index_text
 from memory_svc.domain.lexical import encode_document
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.access_ports import AccessLog
@@ -110,9 +111,10 @@ async def update_memory(
             )
     current = await get_memory(org_id, memory_id, index=index)
     updated = dataclasses.replace(current, **{path: changes[path] for path in mask})
-    if updated.content != current.content:
-        (vector,) = await embedder.embed([updated.content])
-        await index.upsert([updated], vector[None, :], [encode_document(updated.content)])
+    if index_text(updated) != index_text(current):
+        text = index_text(updated)
+        (vector,) = await embedder.embed([text])
+        await index.upsert([updated], vector[None, :], [encode_document(text)])
     elif updated != current:
         await catalog.replace_payloads(org_id, [updated])
     return updated

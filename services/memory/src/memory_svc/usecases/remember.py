@@ -10,6 +10,7 @@ from opentelemetry import trace
 
 from memory_svc.domain import limits
 from memory_svc.domain.ids import memory_id
+from memory_svc.domain.index_text import index_text
 from memory_svc.domain.lexical import encode_document
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus
 from memory_svc.usecases.ports import Clock, MemoryIndex
@@ -54,6 +55,7 @@ async def remember(
     with tracer.start_as_current_span("memory.remember") as span:
         span.set_attribute("lore.org_id", org_id)
         span.set_attribute("lore.memories", len(items))
-        vectors = await embedder.embed([item.content for item in items])
-        await index.upsert(items, vectors, [encode_document(item.content) for item in items])
+        texts = [index_text(item) for item in items]
+        vectors = await embedder.embed(texts)
+        await index.upsert(items, vectors, [encode_document(text) for text in texts])
     return items

@@ -2,7 +2,7 @@
 
 The query is embedded (dense) and encoded into BM25 terms (``domain/lexical.py``); both
 searches run concurrently with the same org, scope, type, status, time and materialised
-salience filters, each returning ``k × CANDIDATE_FACTOR`` candidates (at most
+salience filters, each returning ``k × CANDIDATE_FACTOR`` (8) candidates (at most
 ``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each candidate's exact
 salience at query time (per-type half-life), drops those under ``min_salience`` and keeps
 the best ``k`` by ``w_rel·relevance + w_sal·salience + w_imp·importance``.
@@ -27,7 +27,7 @@ from memory_svc.usecases.ports import DEFAULT_STATUSES, Clock, MemoryIndex, Sear
 
 tracer = trace.get_tracer(__name__)
 
-CANDIDATE_FACTOR = 4
+CANDIDATE_FACTOR = 8
 MAX_CANDIDATES = 200
 
 

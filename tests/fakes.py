@@ -130,12 +130,16 @@ class InMemoryMemoryIndex:
         items.sort(key=lambda item: (getattr(item, field), item.id), reverse=True)
         return items[offset : offset + limit]
 
-    async def replace_payloads(self, org_id, items) -> None:
+    async def replace_payloads(self, org_id, items, fields=None) -> None:
+        import dataclasses
+
         for item in items:
             if item.org_id != org_id:
                 raise ValueError("an item of another org cannot be rewritten")
             if (org_id, item.id) in self._items:
-                _, vector, terms = self._items[(org_id, item.id)]
+                stored, vector, terms = self._items[(org_id, item.id)]
+                if fields is not None:
+                    item = dataclasses.replace(stored, **{name: getattr(item, name) for name in fields})
                 self._items[(org_id, item.id)] = (item, vector, terms)
 
     async def delete_scope(self, org_id, scope):

@@ -442,3 +442,15 @@ async def test_iterate_yields_every_item_of_the_org_and_scope_once(memory_index)
     batches = [batch async for batch in memory_index.iterate(org, Scope(user_id="u"), 3)]
     assert all(len(batch) <= 3 for batch in batches)
     assert sorted(item.id for batch in batches for item in batch) == sorted(item.id for item in mine)
+
+
+async def test_a_partial_replace_writes_only_the_named_fields(memory_index) -> None:
+    from dataclasses import replace
+
+    org = new_org()
+    item = make_item(org, "tea", importance=0.5)
+    await memory_index.upsert([item], np.stack([unit(1, 0)]))
+    changed = replace(item, importance=0.1, access_count=7, current_salience=1.7)
+    await memory_index.replace_payloads(org, [changed], ("access_count", "current_salience"))
+    (stored,) = await memory_index.get(org, [item.id])
+    assert (stored.importance, stored.access_count, stored.current_salience) == (0.5, 7, 1.7)

@@ -334,13 +334,18 @@ class QdrantClientMemoryIndex:
             if offset is None:
                 return
 
-    async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
+    async def replace_payloads(
+        self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None
+    ) -> None:
         async with _translated("replace payloads"):
             for item in items:
                 if item.org_id != org_id:
                     raise ValueError("an item of another org cannot be rewritten")
+                payload = to_payload(item)
+                if fields is not None:
+                    payload = {key: payload[key] for key in fields}
                 guard = _filter([org_condition(org_id)], models.HasIdCondition(has_id=[point_id(item.id)]))
-                await self.client.set_payload(self.collection, payload=to_payload(item), points=guard)
+                await self.client.set_payload(self.collection, payload=payload, points=guard)
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         matching = _filter(catalog_conditions(org_id, scope, (), ()))

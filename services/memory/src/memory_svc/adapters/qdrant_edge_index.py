@@ -322,15 +322,24 @@ class QdrantEdgeMemoryIndex:
             if offset is None:
                 return
 
-    async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
-        await self._run(self._replace_payloads_sync, org_id, list(items))
+    async def replace_payloads(
+        self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None
+    ) -> None:
+        await self._run(self._replace_payloads_sync, org_id, list(items), fields)
 
-    def _replace_payloads_sync(self, org_id: str, items: list[MemoryItem]) -> None:
+    def _replace_payloads_sync(self, org_id: str, items: list[MemoryItem], fields: Sequence[str] | None) -> None:
         for item in items:
             if item.org_id != org_id:
                 raise ValueError("an item of another org cannot be rewritten")
+            payload = to_payload(item)
+            if fields is not None:
+                # Partial writes by id skip the org filter: ids are UUIDv5 of the org (domain/ids.py)
+                # and the caller read these items through an org-filtered get.
+                partial = {key: payload[key] for key in fields}
+                self._shard.update(qe.UpdateOperation.set_payload([point_id(item.id)], partial))
+                continue
             guard = _filter([org_condition(org_id)], qe.HasIdCondition({point_id(item.id)}))
-            self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, to_payload(item)))
+            self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, payload))
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         return await self._run(self._delete_scope_sync, org_id, scope)

@@ -36,8 +36,11 @@ class MemoryCatalog(Protocol):
         """Every item of ``org_id`` within ``scope``, in batches, in no particular order."""
         ...
 
-    async def replace_payloads(self, org_id: str, items: Sequence[MemoryItem]) -> None:
-        """Rewrite the stored fields of existing items of ``org_id`` (vectors untouched)."""
+    async def replace_payloads(
+        self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None
+    ) -> None:
+        """Rewrite the stored fields of existing items of ``org_id`` (vectors untouched): all of
+        them, or only ``fields`` (MemoryItem attribute names) — much cheaper on the hot path."""
         ...
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:

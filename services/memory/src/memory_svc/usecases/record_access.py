@@ -16,6 +16,7 @@ from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ports import Clock, MemoryIndex
 
 REASONS = ("recall", "assembled_context", "prime", "client")
+ACCESS_FIELDS = ("access_count", "last_accessed_at", "current_salience")
 
 
 async def record_access(
@@ -49,5 +50,5 @@ async def record_access(
         if item.id in recorded
     ]
     if refreshed:
-        await catalog.replace_payloads(org_id, refreshed)
+        await catalog.replace_payloads(org_id, refreshed, ACCESS_FIELDS)
     return len(refreshed)

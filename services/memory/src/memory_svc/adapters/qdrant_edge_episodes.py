@@ -15,17 +15,13 @@ filters and paging are shared with the qdrant-client adapter (``episode_payload.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import qdrant_edge as qe
-from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.adapters.episode_payload import (
     DENSE_VECTOR,
@@ -43,26 +39,11 @@ from memory_svc.adapters.episode_payload import (
     thread_page,
     to_payload,
 )
-from memory_svc.adapters.memory_payload import IndexMetadata, PayloadIndex, check_metadata, maybe_point_id, point_id
+from memory_svc.adapters.memory_payload import maybe_point_id, point_id
+from memory_svc.adapters.qdrant_edge_store import EdgeShardStore
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.model import Scope
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
-
-T = TypeVar("T")
-
-METADATA_FILE = "lore_index.json"
-SHARD_DIR = "shard"
-
-
-def _schema(index: PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
-    if index.kind == "tenant":
-        return qe.KeywordIndexParams(is_tenant=True)
-    return {
-        "keyword": qe.PayloadSchemaType.Keyword,
-        "datetime": qe.PayloadSchemaType.Datetime,
-        "float": qe.PayloadSchemaType.Float,
-        "integer": qe.PayloadSchemaType.Integer,
-    }[index.kind]
 
 
 def _condition(condition: EpisodeCondition) -> qe.FieldCondition:
@@ -80,110 +61,28 @@ def _filter(conditions: Sequence[EpisodeCondition], *extra: Any) -> qe.Filter:
     return qe.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
 
 
-def _read_metadata(file: Path) -> IndexMetadata | None:
-    try:
-        return IndexMetadata.from_dict(json.loads(file.read_text()))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:
-        raise FailedPrecondition(
-            f"cannot read {file}: {error}; run `lore reindex` to rebuild the episode index",
-            reason="EMBEDDING_MODEL_UNKNOWN",
-        ) from error
-
-
-def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(metadata.as_dict(), indent=2) + "\n")
-    with tmp.open("rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(tmp, file)
-
-
-class QdrantEdgeEpisodeIndex:
+class QdrantEdgeEpisodeIndex(EdgeShardStore):
     """``await QdrantEdgeEpisodeIndex.open(path, embedding_model=..., dimension=...)`` (or the
     synchronous constructor, at start-up) opens or creates the shard; ``close()`` at shutdown."""
 
+    label = "episode index"
+
     def __init__(self, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> None:
-        if dimension <= 0:
-            raise ValueError("dimension must be positive")
-        self.path = Path(path)
-        self.metadata = IndexMetadata(embedding_model, dimension)
-        self.dimension = dimension
-        self._gate = threading.Condition()
-        self._active = 0
-        self._closed = False
-        self._shard = self._open_shard()
-        try:
-            self._ensure_payload_indexes()
-        except BaseException:
-            self._shard.close()
-            raise
+        config = qe.EdgeConfig(vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)})
+        # ended_at's datetime index is required: order_by refuses a field without a range index.
+        super().__init__(
+            path,
+            embedding_model=embedding_model,
+            dimension=dimension,
+            config=config,
+            payload_indexes=EPISODE_PAYLOAD_INDEXES,
+        )
 
     @classmethod
     async def open(
         cls, path: str | os.PathLike[str], *, embedding_model: str, dimension: int
     ) -> QdrantEdgeEpisodeIndex:
         return await asyncio.to_thread(lambda: cls(path, embedding_model=embedding_model, dimension=dimension))
-
-    # ------------------------------------------------------------------ opening
-
-    def _config(self) -> qe.EdgeConfig:
-        return qe.EdgeConfig(
-            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)}
-        )
-
-    def _open_shard(self) -> qe.EdgeShard:
-        shard_dir = self.path / SHARD_DIR
-        meta_file = self.path / METADATA_FILE
-        exists = (shard_dir / "edge_config.json").exists() or (shard_dir / "segments").exists()
-        if not exists:
-            _write_metadata(meta_file, self.metadata)
-            return qe.EdgeShard.create(str(shard_dir), self._config())
-        check_metadata(f"episode index {self.path}", _read_metadata(meta_file), self.metadata)
-        try:
-            return qe.EdgeShard.load(str(shard_dir), self._config())
-        except Exception as error:  # the bindings raise a bare Exception("Service runtime error: ...")
-            text = str(error)
-            if "WAL" in text and ("WouldBlock" in text or "lock" in text.lower()):
-                raise FailedPrecondition(
-                    f"episode index {self.path} is open in another process; qdrant-edge allows one process "
-                    "per store (go through the memory service's RPCs)",
-                    reason="STORE_LOCKED",
-                    metadata={"store": str(self.path)},
-                ) from error
-            if "incompatible" in text.lower():
-                raise FailedPrecondition(
-                    f"episode index {self.path} does not match the configured vectors ({text}); run `lore reindex`",
-                    reason="EMBEDDING_MODEL_MISMATCH",
-                    metadata={"store": str(self.path)},
-                ) from error
-            raise
-
-    def _ensure_payload_indexes(self) -> None:
-        # ended_at's datetime index is required: order_by refuses a field without a range index.
-        present = set(self._shard.info().payload_schema)
-        for index in EPISODE_PAYLOAD_INDEXES:
-            if index.field not in present:
-                self._shard.update(qe.UpdateOperation.create_field_index(index.field, _schema(index)))
-
-    # ------------------------------------------------------------------ thread gate
-
-    def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        with self._gate:
-            if self._closed:
-                raise FailedPrecondition("the episode index is closed", reason="STORE_CLOSED")
-            self._active += 1
-        try:
-            return fn(*args)
-        finally:
-            with self._gate:
-                self._active -= 1
-                self._gate.notify_all()
-
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(self._call, fn, *args)
 
     # ------------------------------------------------------------------ the port
 
@@ -253,25 +152,3 @@ class QdrantEdgeEpisodeIndex:
             return [from_payload(record.payload or {}) for record in records]
 
         return older, tied
-
-    # ------------------------------------------------------------------ lifecycle
-
-    async def flush(self) -> None:
-        await self._run(self._shard.flush)
-
-    async def optimize(self) -> bool:
-        """Merge segments and build indexes; for a background task only."""
-        return bool(await self._run(self._shard.optimize))
-
-    async def close(self) -> None:
-        """Wait for running calls, flush and release the shard."""
-        await asyncio.to_thread(self._close_sync)
-
-    def _close_sync(self) -> None:
-        with self._gate:
-            if self._closed:
-                return
-            self._closed = True
-            self._gate.wait_for(lambda: self._active == 0)
-        self._shard.flush()
-        self._shard.close()

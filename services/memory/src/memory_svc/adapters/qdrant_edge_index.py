@@ -22,16 +22,12 @@ shard (its WAL is locked): a second one gets FailedPrecondition.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import threading
-from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import numpy as np
 import qdrant_edge as qe
-from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
@@ -42,10 +38,7 @@ from memory_svc.adapters.memory_payload import (
     AnyCondition,
     DatetimeRange,
     FloatRange,
-    IndexMetadata,
-    PayloadIndex,
     catalog_conditions,
-    check_metadata,
     dense_rows,
     from_payload,
     maybe_point_id,
@@ -57,26 +50,12 @@ from memory_svc.adapters.memory_payload import (
     sparse_rows,
     to_payload,
 )
+from memory_svc.adapters.qdrant_edge_store import EdgeShardStore
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
-T = TypeVar("T")
-
-METADATA_FILE = "lore_index.json"
-SHARD_DIR = "shard"
 UPSERT_BATCH = 1024
-
-
-def _schema(index: PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
-    if index.kind == "tenant":
-        return qe.KeywordIndexParams(is_tenant=True)
-    return {
-        "keyword": qe.PayloadSchemaType.Keyword,
-        "datetime": qe.PayloadSchemaType.Datetime,
-        "float": qe.PayloadSchemaType.Float,
-        "integer": qe.PayloadSchemaType.Integer,
-    }[index.kind]
 
 
 def _condition(condition: AnyCondition) -> qe.FieldCondition:
@@ -93,108 +72,26 @@ def _filter(conditions: Sequence[AnyCondition], *extra: Any) -> qe.Filter:
     return qe.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
 
 
-def _read_metadata(file: Path) -> IndexMetadata | None:
-    try:
-        return IndexMetadata.from_dict(json.loads(file.read_text()))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:
-        raise FailedPrecondition(
-            f"cannot read {file}: {error}; run `lore reindex` to rebuild the memory index",
-            reason="EMBEDDING_MODEL_UNKNOWN",
-        ) from error
-
-
-def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(metadata.as_dict(), indent=2) + "\n")
-    with tmp.open("rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(tmp, file)
-
-
-class QdrantEdgeMemoryIndex:
+class QdrantEdgeMemoryIndex(EdgeShardStore):
     """``QdrantEdgeMemoryIndex(path, embedding_model=..., dimension=...)`` opens (or creates) the
     shard synchronously — meant for start-up; ``await QdrantEdgeMemoryIndex.open(...)`` does the
     same in a worker thread. Call ``optimize()`` from a background task and ``close()`` at shutdown.
     """
 
+    label = "memory index"
+
     def __init__(self, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> None:
-        if dimension <= 0:
-            raise ValueError("dimension must be positive")
-        self.path = Path(path)
-        self.metadata = IndexMetadata(embedding_model, dimension)
-        self.dimension = dimension
-        self._gate = threading.Condition()
-        self._active = 0
-        self._closed = False
-        self._optimizing = threading.Lock()
-        self._shard = self._open_shard()
-        self._ensure_payload_indexes()
+        config = qe.EdgeConfig(
+            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        super().__init__(
+            path, embedding_model=embedding_model, dimension=dimension, config=config, payload_indexes=PAYLOAD_INDEXES
+        )
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> QdrantEdgeMemoryIndex:
         return await asyncio.to_thread(lambda: cls(path, embedding_model=embedding_model, dimension=dimension))
-
-    # ------------------------------------------------------------------ opening
-
-    def _config(self) -> qe.EdgeConfig:
-        return qe.EdgeConfig(
-            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)},
-            sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-        )
-
-    def _open_shard(self) -> qe.EdgeShard:
-        shard_dir = self.path / SHARD_DIR
-        meta_file = self.path / METADATA_FILE
-        exists = (shard_dir / "edge_config.json").exists() or (shard_dir / "segments").exists()
-        if not exists:
-            _write_metadata(meta_file, self.metadata)
-            return qe.EdgeShard.create(str(shard_dir), self._config())
-        check_metadata(f"memory index {self.path}", _read_metadata(meta_file), self.metadata)
-        try:
-            # The full config (dense + sparse): load() checks it and writes it back to disk.
-            return qe.EdgeShard.load(str(shard_dir), self._config())
-        except Exception as error:  # the bindings raise a bare Exception("Service runtime error: ...")
-            text = str(error)
-            if "WAL" in text and ("WouldBlock" in text or "lock" in text.lower()):
-                raise FailedPrecondition(
-                    f"memory index {self.path} is open in another process; qdrant-edge allows one process "
-                    "per store (go through the memory service's RPCs)",
-                    reason="STORE_LOCKED",
-                    metadata={"store": str(self.path)},
-                ) from error
-            if "incompatible" in text.lower():
-                raise FailedPrecondition(
-                    f"memory index {self.path} does not match the configured vectors ({text}); run `lore reindex`",
-                    reason="EMBEDDING_MODEL_MISMATCH",
-                    metadata={"store": str(self.path)},
-                ) from error
-            raise
-
-    def _ensure_payload_indexes(self) -> None:
-        present = set(self._shard.info().payload_schema)
-        for index in PAYLOAD_INDEXES:
-            if index.field not in present:
-                self._shard.update(qe.UpdateOperation.create_field_index(index.field, _schema(index)))
-
-    # ------------------------------------------------------------------ thread gate
-
-    def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        with self._gate:
-            if self._closed:
-                raise FailedPrecondition("the memory index is closed", reason="STORE_CLOSED")
-            self._active += 1
-        try:
-            return fn(*args)
-        finally:
-            with self._gate:
-                self._active -= 1
-                self._gate.notify_all()
-
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(self._call, fn, *args)
 
     # ------------------------------------------------------------------ the port
 
@@ -362,36 +259,3 @@ class QdrantEdgeMemoryIndex:
         return ids
 
     # ------------------------------------------------------------------ maintenance
-
-    async def optimize(self) -> bool:
-        """Merge segments and build the HNSW and payload indexes; for a background task only.
-
-        Blocks its worker thread until the optimisers are done (tens of seconds at 50k+
-        points); searches keep being answered meanwhile. Returns False if nothing was to do
-        or another optimisation is already running.
-        """
-        return await self._run(self._optimize_sync)
-
-    def _optimize_sync(self) -> bool:
-        if not self._optimizing.acquire(blocking=False):
-            return False
-        try:
-            return bool(self._shard.optimize())
-        finally:
-            self._optimizing.release()
-
-    async def flush(self) -> None:
-        await self._run(self._shard.flush)
-
-    async def close(self) -> None:
-        """Wait for running calls (an ``optimize()`` included), flush and release the shard."""
-        await asyncio.to_thread(self._close_sync)
-
-    def _close_sync(self) -> None:
-        with self._gate:
-            if self._closed:
-                return
-            self._closed = True
-            self._gate.wait_for(lambda: self._active == 0)
-        self._shard.flush()
-        self._shard.close()

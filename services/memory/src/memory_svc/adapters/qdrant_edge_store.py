@@ -1,0 +1,178 @@
+"""What every qdrant-edge store of the memory service shares: a shard directory with Lore's
+embedding metadata beside it, payload indexes, a thread gate and the lifecycle.
+
+The engine is synchronous and allows one process per shard. Calls run in worker threads
+(``_run``) through a gate so ``close()`` waits for them; ``optimize()`` is for background
+tasks only (one at a time). The model metadata lives in ``lore_index.json`` next to
+``shard/`` so a mismatch is found before the shard is opened (it names ``lore reindex``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import qdrant_edge as qe
+from lore_runtime.errors import FailedPrecondition
+
+from memory_svc.adapters.memory_payload import IndexMetadata, PayloadIndex, check_metadata
+
+T = TypeVar("T")
+
+METADATA_FILE = "lore_index.json"
+SHARD_DIR = "shard"
+
+
+def payload_schema(index: PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
+    if index.kind == "tenant":
+        return qe.KeywordIndexParams(is_tenant=True)
+    return {
+        "keyword": qe.PayloadSchemaType.Keyword,
+        "datetime": qe.PayloadSchemaType.Datetime,
+        "float": qe.PayloadSchemaType.Float,
+        "integer": qe.PayloadSchemaType.Integer,
+    }[index.kind]
+
+
+def _read_metadata(file: Path, label: str) -> IndexMetadata | None:
+    try:
+        return IndexMetadata.from_dict(json.loads(file.read_text()))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        raise FailedPrecondition(
+            f"cannot read {file}: {error}; run `lore reindex` to rebuild the {label}",
+            reason="EMBEDDING_MODEL_UNKNOWN",
+        ) from error
+
+
+def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(metadata.as_dict(), indent=2) + "\n")
+    with tmp.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, file)
+
+
+class EdgeShardStore:
+    """Base of the qdrant-edge adapters; subclasses name themselves (``label``) and give the
+    shard's vector config and payload indexes."""
+
+    label = "index"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        embedding_model: str,
+        dimension: int,
+        config: qe.EdgeConfig,
+        payload_indexes: Sequence[PayloadIndex],
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError("dimension must be positive")
+        self.path = Path(path)
+        self.metadata = IndexMetadata(embedding_model, dimension)
+        self.dimension = dimension
+        self._gate = threading.Condition()
+        self._active = 0
+        self._closed = False
+        self._optimizing = threading.Lock()
+        self._shard = self._open_shard(config)
+        try:
+            self._ensure_payload_indexes(payload_indexes)
+        except BaseException:
+            self._shard.close()
+            raise
+
+    def _open_shard(self, config: qe.EdgeConfig) -> qe.EdgeShard:
+        shard_dir = self.path / SHARD_DIR
+        meta_file = self.path / METADATA_FILE
+        exists = (shard_dir / "edge_config.json").exists() or (shard_dir / "segments").exists()
+        if not exists:
+            _write_metadata(meta_file, self.metadata)
+            return qe.EdgeShard.create(str(shard_dir), config)
+        check_metadata(f"{self.label} {self.path}", _read_metadata(meta_file, self.label), self.metadata)
+        try:
+            # The full config: load() checks it and writes it back to disk.
+            return qe.EdgeShard.load(str(shard_dir), config)
+        except Exception as error:  # the bindings raise a bare Exception("Service runtime error: ...")
+            text = str(error)
+            if "WAL" in text and ("WouldBlock" in text or "lock" in text.lower()):
+                raise FailedPrecondition(
+                    f"{self.label} {self.path} is open in another process; qdrant-edge allows one process "
+                    "per store (go through the memory service's RPCs)",
+                    reason="STORE_LOCKED",
+                    metadata={"store": str(self.path)},
+                ) from error
+            if "incompatible" in text.lower():
+                raise FailedPrecondition(
+                    f"{self.label} {self.path} does not match the configured vectors ({text}); run `lore reindex`",
+                    reason="EMBEDDING_MODEL_MISMATCH",
+                    metadata={"store": str(self.path)},
+                ) from error
+            raise
+
+    def _ensure_payload_indexes(self, indexes: Sequence[PayloadIndex]) -> None:
+        present = set(self._shard.info().payload_schema)
+        for index in indexes:
+            if index.field not in present:
+                self._shard.update(qe.UpdateOperation.create_field_index(index.field, payload_schema(index)))
+
+    # ------------------------------------------------------------------ thread gate
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        with self._gate:
+            if self._closed:
+                raise FailedPrecondition(f"the {self.label} is closed", reason="STORE_CLOSED")
+            self._active += 1
+        try:
+            return fn(*args)
+        finally:
+            with self._gate:
+                self._active -= 1
+                self._gate.notify_all()
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(self._call, fn, *args)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def optimize(self) -> bool:
+        """Merge segments and build the HNSW and payload indexes; for a background task only.
+
+        Blocks its worker thread until the optimisers are done (tens of seconds at 50k+
+        points); searches keep being answered meanwhile. Returns False if nothing was to do
+        or another optimisation is already running.
+        """
+        return await self._run(self._optimize_sync)
+
+    def _optimize_sync(self) -> bool:
+        if not self._optimizing.acquire(blocking=False):
+            return False
+        try:
+            return bool(self._shard.optimize())
+        finally:
+            self._optimizing.release()
+
+    async def flush(self) -> None:
+        await self._run(self._shard.flush)
+
+    async def close(self) -> None:
+        """Wait for running calls (an ``optimize()`` included), flush and release the shard."""
+        await asyncio.to_thread(self._close_sync)
+
+    def _close_sync(self) -> None:
+        with self._gate:
+            if self._closed:
+                return
+            self._closed = True
+            self._gate.wait_for(lambda: self._active == 0)
+        self._shard.flush()
+        self._shard.close()

@@ -10,15 +10,13 @@ one, so they are only created against a real server — where ``order_by`` needs
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
-from lore_runtime.errors import DependencyUnavailable
 from qdrant_client import AsyncQdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from qdrant_client.http.exceptions import UnexpectedResponse
 
 from memory_svc.adapters.episode_payload import (
     DENSE_VECTOR,
@@ -36,23 +34,13 @@ from memory_svc.adapters.episode_payload import (
     thread_page,
     to_payload,
 )
-from memory_svc.adapters.memory_payload import IndexMetadata, PayloadIndex, check_metadata, maybe_point_id, point_id
+from memory_svc.adapters.memory_payload import IndexMetadata, check_metadata, maybe_point_id, point_id
+from memory_svc.adapters.qdrant_client_common import is_local, payload_schema, translated
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.model import Scope
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
 
 DEFAULT_COLLECTION = "episodes"
-
-
-def _schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
-    if index.kind == "tenant":
-        return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
-    return {
-        "keyword": models.PayloadSchemaType.KEYWORD,
-        "datetime": models.PayloadSchemaType.DATETIME,
-        "float": models.PayloadSchemaType.FLOAT,
-        "integer": models.PayloadSchemaType.INTEGER,
-    }[index.kind]
 
 
 def _condition(condition: EpisodeCondition) -> models.FieldCondition:
@@ -68,32 +56,6 @@ def _condition(condition: EpisodeCondition) -> models.FieldCondition:
 
 def _filter(conditions: Sequence[EpisodeCondition], *extra: Any) -> models.Filter:
     return models.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
-
-
-def _is_local(client: AsyncQdrantClient) -> bool:
-    """True for qdrant-client's in-process emulation (``:memory:`` or ``path=``)."""
-    try:
-        from qdrant_client.local.async_qdrant_local import AsyncQdrantLocal
-    except ImportError:  # pragma: no cover - layout of a future qdrant-client
-        return False
-    return isinstance(getattr(client, "_client", None), AsyncQdrantLocal)
-
-
-@contextlib.asynccontextmanager
-async def _translated(what: str) -> AsyncIterator[None]:
-    """Qdrant being down or failing is DependencyUnavailable; a 4xx stays a bug and is raised as is."""
-    try:
-        yield
-    except ResponseHandlingException as error:
-        raise DependencyUnavailable(
-            f"qdrant unreachable during {what}: {error}", metadata={"dependency": "qdrant"}
-        ) from error
-    except UnexpectedResponse as error:
-        if error.status_code is not None and (error.status_code >= 500 or error.status_code == 429):
-            raise DependencyUnavailable(
-                f"qdrant failed during {what}: {error.status_code}", metadata={"dependency": "qdrant"}
-            ) from error
-        raise
 
 
 class QdrantClientEpisodeIndex:
@@ -118,7 +80,7 @@ class QdrantClientEpisodeIndex:
         self.metadata = IndexMetadata(embedding_model, dimension)
         self.dimension = dimension
         self._owns_client = owns_client
-        self._payload_indexes = (not _is_local(client)) if payload_indexes is None else payload_indexes
+        self._payload_indexes = (not is_local(client)) if payload_indexes is None else payload_indexes
 
     @classmethod
     async def open(
@@ -147,7 +109,7 @@ class QdrantClientEpisodeIndex:
         return index
 
     async def ensure_collection(self) -> None:
-        async with _translated("collection set-up"):
+        async with translated("collection set-up"):
             if not await self.client.collection_exists(self.collection):
                 try:
                     await self.client.create_collection(
@@ -172,7 +134,7 @@ class QdrantClientEpisodeIndex:
                 for index in EPISODE_PAYLOAD_INDEXES:
                     if index.field not in present:
                         await self.client.create_payload_index(
-                            self.collection, index.field, field_schema=_schema(index), wait=True
+                            self.collection, index.field, field_schema=payload_schema(index), wait=True
                         )
 
     # ------------------------------------------------------------------ the port
@@ -183,7 +145,7 @@ class QdrantClientEpisodeIndex:
             vector={DENSE_VECTOR: dense_row(vector, self.dimension)},
             payload=to_payload(episode),
         )
-        async with _translated("episode upsert"):
+        async with translated("episode upsert"):
             # An existing point is only overwritten if it belongs to the same org.
             await self.client.upsert(
                 self.collection,
@@ -196,7 +158,7 @@ class QdrantClientEpisodeIndex:
         key = maybe_point_id(episode_id)
         if key is None:
             return None
-        async with _translated("episode get"):
+        async with translated("episode get"):
             records, _ = await self.client.scroll(
                 self.collection,
                 scroll_filter=_filter(base_conditions(org_id, Scope()), models.HasIdCondition(has_id=[key])),
@@ -228,7 +190,7 @@ class QdrantClientEpisodeIndex:
 
     def _readers(self, conditions: list[EpisodeCondition]) -> tuple[Any, Any]:
         async def older(extra: list[EpisodeCondition], limit: int) -> list[Episode]:
-            async with _translated("episode list"):
+            async with translated("episode list"):
                 records, _ = await self.client.scroll(
                     self.collection,
                     scroll_filter=_filter([*conditions, *extra]),
@@ -240,7 +202,7 @@ class QdrantClientEpisodeIndex:
             return [from_payload(record.payload or {}) for record in records]
 
         async def tied(moment: datetime) -> list[Episode]:
-            async with _translated("episode list"):
+            async with translated("episode list"):
                 records, _ = await self.client.scroll(
                     self.collection,
                     scroll_filter=_filter([*conditions, ended_exactly(moment)]),

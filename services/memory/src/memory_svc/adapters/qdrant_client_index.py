@@ -12,14 +12,12 @@ they are only created against a real server.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import numpy as np
-from lore_runtime.errors import DependencyUnavailable
 from qdrant_client import AsyncQdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from qdrant_client.http.exceptions import UnexpectedResponse
 
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
@@ -31,7 +29,6 @@ from memory_svc.adapters.memory_payload import (
     DatetimeRange,
     FloatRange,
     IndexMetadata,
-    PayloadIndex,
     catalog_conditions,
     check_metadata,
     dense_rows,
@@ -45,23 +42,13 @@ from memory_svc.adapters.memory_payload import (
     sparse_rows,
     to_payload,
 )
+from memory_svc.adapters.qdrant_client_common import is_local, payload_schema, translated
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 DEFAULT_COLLECTION = "memory_items"
 UPSERT_BATCH = 256
-
-
-def _schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
-    if index.kind == "tenant":
-        return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
-    return {
-        "keyword": models.PayloadSchemaType.KEYWORD,
-        "datetime": models.PayloadSchemaType.DATETIME,
-        "float": models.PayloadSchemaType.FLOAT,
-        "integer": models.PayloadSchemaType.INTEGER,
-    }[index.kind]
 
 
 def _condition(condition: AnyCondition) -> models.FieldCondition:
@@ -76,32 +63,6 @@ def _condition(condition: AnyCondition) -> models.FieldCondition:
 
 def _filter(conditions: Sequence[AnyCondition], *extra: Any) -> models.Filter:
     return models.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
-
-
-def _is_local(client: AsyncQdrantClient) -> bool:
-    """True for qdrant-client's in-process emulation (``:memory:`` or ``path=``)."""
-    try:
-        from qdrant_client.local.async_qdrant_local import AsyncQdrantLocal
-    except ImportError:  # pragma: no cover - layout of a future qdrant-client
-        return False
-    return isinstance(getattr(client, "_client", None), AsyncQdrantLocal)
-
-
-@contextlib.asynccontextmanager
-async def _translated(what: str) -> AsyncIterator[None]:
-    """Qdrant being down or failing is DependencyUnavailable; a 4xx stays a bug and is raised as is."""
-    try:
-        yield
-    except ResponseHandlingException as error:
-        raise DependencyUnavailable(
-            f"qdrant unreachable during {what}: {error}", metadata={"dependency": "qdrant"}
-        ) from error
-    except UnexpectedResponse as error:
-        if error.status_code is not None and (error.status_code >= 500 or error.status_code == 429):
-            raise DependencyUnavailable(
-                f"qdrant failed during {what}: {error.status_code}", metadata={"dependency": "qdrant"}
-            ) from error
-        raise
 
 
 class QdrantClientMemoryIndex:
@@ -127,7 +88,7 @@ class QdrantClientMemoryIndex:
         self.metadata = IndexMetadata(embedding_model, dimension)
         self.dimension = dimension
         self._owns_client = owns_client
-        self._payload_indexes = (not _is_local(client)) if payload_indexes is None else payload_indexes
+        self._payload_indexes = (not is_local(client)) if payload_indexes is None else payload_indexes
 
     @classmethod
     async def open(
@@ -172,7 +133,7 @@ class QdrantClientMemoryIndex:
         )
 
     async def ensure_collection(self) -> None:
-        async with _translated("collection set-up"):
+        async with translated("collection set-up"):
             if not await self.client.collection_exists(self.collection):
                 try:
                     await self.client.create_collection(
@@ -198,7 +159,7 @@ class QdrantClientMemoryIndex:
                 for index in PAYLOAD_INDEXES:
                     if index.field not in present:
                         await self.client.create_payload_index(
-                            self.collection, index.field, field_schema=_schema(index), wait=True
+                            self.collection, index.field, field_schema=payload_schema(index), wait=True
                         )
 
     # ------------------------------------------------------------------ the port
@@ -218,7 +179,7 @@ class QdrantClientMemoryIndex:
             by_org.setdefault(item.org_id, []).append(
                 models.PointStruct(id=point_id(item.id), vector=vector, payload=to_payload(item))
             )
-        async with _translated("upsert"):
+        async with translated("upsert"):
             for org_id, points in by_org.items():
                 # An existing point is only overwritten if it belongs to the same org.
                 guard = _filter([org_condition(org_id)])
@@ -262,7 +223,7 @@ class QdrantClientMemoryIndex:
     async def _query(
         self, query: Any, using: str, conditions: Sequence[AnyCondition], k: int
     ) -> list[tuple[MemoryItem, float]]:
-        async with _translated("search"):
+        async with translated("search"):
             response = await self.client.query_points(
                 self.collection,
                 query=query,
@@ -279,7 +240,7 @@ class QdrantClientMemoryIndex:
         wanted = sorted({key for key in map(maybe_point_id, ids) if key is not None})
         if not wanted:
             return []
-        async with _translated("get"):
+        async with translated("get"):
             records, _ = await self.client.scroll(
                 self.collection,
                 scroll_filter=_filter([condition], models.HasIdCondition(has_id=list(wanted))),
@@ -290,7 +251,7 @@ class QdrantClientMemoryIndex:
         return order_like(ids, [from_payload(record.payload or {}) for record in records])
 
     async def count(self, org_id: str) -> int:
-        async with _translated("count"):
+        async with translated("count"):
             result = await self.client.count(self.collection, count_filter=_filter([org_condition(org_id)]), exact=True)
         return int(result.count)
 
@@ -305,7 +266,7 @@ class QdrantClientMemoryIndex:
         offset: int,
     ) -> list[MemoryItem]:
         # Ordered scrolls take no offset: read offset + limit in order and keep the tail.
-        async with _translated("scroll"):
+        async with translated("scroll"):
             records, _ = await self.client.scroll(
                 self.collection,
                 scroll_filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses)),
@@ -320,7 +281,7 @@ class QdrantClientMemoryIndex:
         matching = _filter(catalog_conditions(org_id, scope, (), ()))
         offset = None
         while True:
-            async with _translated("iterate"):
+            async with translated("iterate"):
                 records, offset = await self.client.scroll(
                     self.collection,
                     scroll_filter=matching,
@@ -337,7 +298,7 @@ class QdrantClientMemoryIndex:
     async def replace_payloads(
         self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None
     ) -> None:
-        async with _translated("replace payloads"):
+        async with translated("replace payloads"):
             for item in items:
                 if item.org_id != org_id:
                     raise ValueError("an item of another org cannot be rewritten")
@@ -351,7 +312,7 @@ class QdrantClientMemoryIndex:
         matching = _filter(catalog_conditions(org_id, scope, (), ()))
         ids: list[str] = []
         offset = None
-        async with _translated("delete scope"):
+        async with translated("delete scope"):
             while True:
                 records, offset = await self.client.scroll(
                     self.collection,

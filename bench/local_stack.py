@@ -9,10 +9,10 @@ memories through POST /v1/memories, then times POST /v1/memories:search sequenti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 import httpx
+from lore_devstack import free_port
+from measure import percentile, tree_rss_mib
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "bench-development-key-0123456789"
@@ -39,12 +41,6 @@ ACTIVITIES = [
 WHEN = ["yesterday", "last week", "in May", "on Sunday", "two years ago"]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def start(data_dir: Path, env: dict[str, str], url: str) -> tuple[subprocess.Popen[bytes], float]:
     began = time.monotonic()
     log = open(data_dir.parent / "bench-lore-up.log", "ab")
@@ -54,11 +50,9 @@ def start(data_dir: Path, env: dict[str, str], url: str) -> tuple[subprocess.Pop
     while True:
         if process.poll() is not None:
             raise SystemExit(f"lore up exited with {process.returncode}; see {log.name}")
-        try:
+        with contextlib.suppress(httpx.HTTPError):  # not listening yet: poll again
             if httpx.get(f"{url}/v1/status", timeout=2).status_code == 200:
                 return process, time.monotonic() - began
-        except httpx.HTTPError:
-            pass
         time.sleep(0.1)
 
 
@@ -67,31 +61,6 @@ def stop(process: subprocess.Popen[bytes]) -> float:
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=120)
     return time.monotonic() - began
-
-
-def tree_rss_mib(root_pid: int) -> float:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(pid)
-    total_kib, pending = 0, [root_pid]
-    while pending:
-        pid = pending.pop()
-        pending += children.get(pid, [])
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        total_kib += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    return total_kib / 1024
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def main() -> None:

@@ -11,10 +11,10 @@ categories 1-4 with evidence is asked (Recall, k = 25, record_access false, same
 recall@k = |evidence ∩ dia_ids of the top k| / |evidence| is averaged per category and
 overall (data/README.md); ingest rate and query latency percentiles are printed too.
 
-``--embedded`` starts Postgres and Redis (lore_devstack) and the memory service on a free
-port with a temporary data directory (qdrant-edge), in this process, exactly as the
-integration tests do (tests/grpc_harness.py); the benchmark still talks to it only through
-gRPC stubs over TCP. The org is random ("bench-locomo-<hex>") on every run.
+``--embedded`` starts Postgres (migrated) and Redis from lore_devstack and the memory
+service as its own process on a free port with a temporary data directory (qdrant-edge;
+bench/memory_process.py); the benchmark talks to it only through gRPC. The org is random
+("bench-locomo-<hex>") on every run.
 """
 
 from __future__ import annotations
@@ -25,11 +25,8 @@ import json
 import re
 import secrets
 import statistics
-import sys
-import tempfile
 import time
 from collections import defaultdict
-from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +36,8 @@ from google.protobuf import timestamp_pb2
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
+from measure import percentile
+from memory_process import memory_service
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
@@ -96,11 +95,6 @@ def timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
     stamp = timestamp_pb2.Timestamp()
     stamp.FromDatetime(moment)
     return stamp
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 async def ingest(stub: Any, metadata: Any, samples: list[dict[str, Any]]) -> tuple[int, float]:
@@ -207,34 +201,8 @@ async def run(address: str, samples: list[dict[str, Any]], k: int, org: str) -> 
 
 
 async def run_embedded(samples: list[dict[str, Any]], k: int, org: str) -> dict[str, Any]:
-    sys.path.insert(0, str(ROOT))
-    import memory_svc.bootstrap
-    import memory_svc.config
-    import memory_svc.server
-    from lore_devstack import EmbeddedPostgres, EmbeddedRedis, prepare_database
-
-    from tests.grpc_harness import start_service
-
-    with tempfile.TemporaryDirectory(prefix="lore-bench-locomo-") as tmp:
-        postgres = EmbeddedPostgres(Path(tmp) / "postgres")
-        redis = EmbeddedRedis(Path(tmp) / "redis")
-        try:
-            superuser = postgres.start()
-            redis_url = redis.start()
-            urls = await prepare_database(superuser, f"lore_bench_{secrets.token_hex(4)}")
-            environ = {
-                "LORE_DATABASE_URL": urls.app_dsn,
-                "LORE_REDIS_URL": redis_url,
-                "LORE_DATA_DIR": str(Path(tmp) / "lore-data"),
-            }
-            async with AsyncExitStack() as stack:
-                service = await start_service(
-                    stack, "memory", memory_svc.bootstrap, memory_svc.server, memory_svc.config.Settings, environ
-                )
-                return await run(service.address, samples, k, org)
-        finally:
-            redis.stop()
-            postgres.stop()
+    async with memory_service() as service:
+        return await run(service.address, samples, k, org)
 
 
 def main() -> None:

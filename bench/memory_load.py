@@ -16,17 +16,14 @@ import argparse
 import asyncio
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import grpc
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory_process import memory_service, rss_mib
+from measure import percentile, rss_mib
+from memory_process import memory_service
 
 METADATA = (("x-lore-org-id", "bench-load"), ("x-lore-principal", "bench"))
 NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fatima", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lea"]
@@ -52,11 +49,6 @@ def fact(rng: random.Random) -> tuple[str, str]:
     return f"{rng.choice(NAMES)} {rng.choice(VERBS)} {rng.choice(THINGS)} since {rng.randint(1990, 2025)}.", (
         f"user-{rng.randrange(USERS)}"
     )
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 async def ingest(stub, items: int, writers: int) -> float:

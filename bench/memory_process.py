@@ -10,9 +10,9 @@ Benchmarks then talk to it only through gRPC, like any client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
-import socket
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -30,37 +30,24 @@ class MemoryProcess:
     pid: int
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 async def _wait_serving(address: str, process: asyncio.subprocess.Process, log: Path) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         for _ in range(600):
             if process.returncode is not None:
                 raise SystemExit(f"the memory service exited: {log.read_text()[-3000:]}")
-            try:
+            with contextlib.suppress(grpc.aio.AioRpcError):  # not listening yet: poll again
                 response = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
                 if response.status == health_pb2.HealthCheckResponse.SERVING:
                     return
-            except grpc.aio.AioRpcError:
-                pass
             await asyncio.sleep(0.2)
     raise SystemExit("the memory service did not become SERVING")
-
-
-def rss_mib(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")) / 1024
 
 
 @asynccontextmanager
 async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterator[MemoryProcess]:
     from lore_cli.migrate import apply_all
-    from lore_devstack import EmbeddedPostgres, EmbeddedRedis, prepare_database
+    from lore_devstack import EmbeddedPostgres, EmbeddedRedis, free_port, prepare_database
 
     with tempfile.TemporaryDirectory(prefix="lore-bench-") as tmp:
         root = Path(tmp)
@@ -68,7 +55,7 @@ async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterat
         try:
             urls = await prepare_database(postgres.start(), f"lore_bench_{secrets.token_hex(4)}")
             await apply_all(urls.owner_dsn, quiet=True)
-            address = f"127.0.0.1:{_free_port()}"
+            address = f"127.0.0.1:{free_port()}"
             env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
             env.update(
                 LORE_DATABASE_URL=urls.app_dsn,

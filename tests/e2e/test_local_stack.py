@@ -6,10 +6,10 @@ back ends (Postgres with pgvector, Redis, Qdrant through qdrant-edge), real embe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -18,18 +18,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from lore_devstack import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT = 240.0
 DEV_KEY = "e2e-development-key-0123456789"
 
 pytestmark = pytest.mark.e2e
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -46,7 +41,7 @@ class Stack:
 
 def start_stack(data_dir: Path, log: Path, overrides: dict[str, str] | None = None) -> Stack:
     env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
-    ports = {name: _free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
+    ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
     env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
     env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=DEV_KEY, LORE_LOG_LEVEL="WARNING")
     env.update(overrides or {})
@@ -59,11 +54,9 @@ def start_stack(data_dir: Path, log: Path, overrides: dict[str, str] | None = No
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"lore up exited with {process.returncode}:\n{log.read_text()[-4000:]}")
-        try:
+        with contextlib.suppress(httpx.HTTPError):  # not listening yet: poll again
             if httpx.get(f"{stack.url}/v1/status", timeout=2).status_code == 200:
                 return stack
-        except httpx.HTTPError:
-            pass
         time.sleep(0.5)
     process.kill()
     pytest.fail(f"the stack was not ready within {READY_TIMEOUT} s:\n{log.read_text()[-4000:]}")

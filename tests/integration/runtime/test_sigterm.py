@@ -5,18 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import sys
 import time
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from lore_devstack import free_port
 
 
 async def _status(address: str) -> int | None:
@@ -29,7 +23,7 @@ async def _status(address: str) -> int | None:
 
 
 async def test_sigterm_reports_not_serving_then_exits_cleanly():
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
     # The assembler needs no store of its own; its upstreams are absent, which is fine here.
     env.update(

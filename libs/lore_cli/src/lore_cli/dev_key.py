@@ -17,7 +17,7 @@ FILE_NAME = "dev-api-key"
 
 
 class DevKeyError(Exception):
-    pass
+    """LORE_DEV_API_KEY is set to something unusable."""
 
 
 def resolve_dev_key(environ: Mapping[str, str], data_dir: Path) -> str:

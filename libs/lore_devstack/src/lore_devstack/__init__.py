@@ -5,7 +5,8 @@ trust local connections and use fixed development passwords unless told otherwis
 """
 
 from lore_devstack.database import DatabaseUrls, prepare_database
+from lore_devstack.net import free_port
 from lore_devstack.postgres import EmbeddedPostgres
 from lore_devstack.redis import EmbeddedRedis
 
-__all__ = ["DatabaseUrls", "EmbeddedPostgres", "EmbeddedRedis", "prepare_database"]
+__all__ = ["DatabaseUrls", "EmbeddedPostgres", "EmbeddedRedis", "free_port", "prepare_database"]

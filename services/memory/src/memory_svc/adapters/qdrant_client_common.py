@@ -1,16 +1,18 @@
-"""What both qdrant-client adapters share: payload index schemas, local-mode detection and the
-translation of Qdrant failures into ``DependencyUnavailable``."""
+"""What both qdrant-client adapters share: the collection's set-up and metadata check, payload
+index schemas, local-mode detection and the translation of Qdrant failures into
+``DependencyUnavailable``."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Self
 
 from lore_runtime.errors import DependencyUnavailable
 from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from memory_svc.adapters.memory_payload import PayloadIndex
+from memory_svc.adapters.memory_payload import DENSE_VECTOR, SPARSE_VECTOR, IndexMetadata, PayloadIndex, check_metadata
 
 
 def payload_schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
@@ -48,3 +50,85 @@ async def translated(what: str) -> AsyncIterator[None]:
                 f"qdrant failed during {what}: {error.status_code}", metadata={"dependency": "qdrant"}
             ) from error
         raise
+
+
+class ClientCollectionStore:
+    """Base of the qdrant-client adapters: one collection with a dense vector (and, when
+    ``sparse``, the BM25 vector), Lore's model metadata in the collection's metadata, payload
+    indexes on a real server (local mode ignores them and warns). Subclasses set
+    ``default_collection``, ``payload_index_list`` and ``sparse``.
+
+    ``await Subclass.open(client, embedding_model=..., dimension=...)`` creates the collection
+    if it is missing and checks its metadata; ``close()`` closes the client only if the store
+    owns it (``owns_client=True``).
+    """
+
+    default_collection = ""
+    payload_index_list: Sequence[PayloadIndex] = ()
+    sparse = False
+
+    def __init__(
+        self,
+        client: AsyncQdrantClient,
+        *,
+        embedding_model: str,
+        dimension: int,
+        collection: str | None = None,
+        owns_client: bool = False,
+        payload_indexes: bool | None = None,
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError("dimension must be positive")
+        self.client = client
+        self.collection = collection or self.default_collection
+        self.metadata = IndexMetadata(embedding_model, dimension)
+        self.dimension = dimension
+        self._owns_client = owns_client
+        self._payload_indexes = (not is_local(client)) if payload_indexes is None else payload_indexes
+
+    @classmethod
+    async def open(cls, client: AsyncQdrantClient, **options: Any) -> Self:
+        store = cls(client, **options)
+        try:
+            await store.ensure_collection()
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def ensure_collection(self) -> None:
+        async with translated("collection set-up"):
+            if not await self.client.collection_exists(self.collection):
+                sparse = (
+                    {SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)} if self.sparse else None
+                )
+                try:
+                    await self.client.create_collection(
+                        self.collection,
+                        vectors_config={
+                            DENSE_VECTOR: models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
+                        },
+                        sparse_vectors_config=sparse,
+                        metadata=self.metadata.as_dict(),
+                    )
+                except UnexpectedResponse as error:
+                    if error.status_code != 409:  # another replica created it first
+                        raise
+            info = await self.client.get_collection(self.collection)
+            stored = IndexMetadata.from_dict(info.config.metadata)
+            vectors = info.config.params.vectors
+            dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
+            if stored is not None and dense is not None and dense.size != stored.dimension:
+                stored = IndexMetadata(stored.embedding_model, dense.size)
+            check_metadata(f"qdrant collection {self.collection!r}", stored, self.metadata)
+            if self._payload_indexes:
+                present = set(info.payload_schema or {})
+                for index in self.payload_index_list:
+                    if index.field not in present:
+                        await self.client.create_payload_index(
+                            self.collection, index.field, field_schema=payload_schema(index), wait=True
+                        )
+
+    async def close(self) -> None:
+        if self._owns_client:
+            await self.client.close()

@@ -15,8 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from qdrant_client import AsyncQdrantClient, models
-from qdrant_client.http.exceptions import UnexpectedResponse
+from qdrant_client import models
 
 from memory_svc.adapters.episode_payload import (
     DENSE_VECTOR,
@@ -34,8 +33,8 @@ from memory_svc.adapters.episode_payload import (
     thread_page,
     to_payload,
 )
-from memory_svc.adapters.memory_payload import IndexMetadata, check_metadata, maybe_point_id, point_id
-from memory_svc.adapters.qdrant_client_common import is_local, payload_schema, translated
+from memory_svc.adapters.memory_payload import maybe_point_id, point_id
+from memory_svc.adapters.qdrant_client_common import ClientCollectionStore, translated
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.model import Scope
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
@@ -58,84 +57,14 @@ def _filter(conditions: Sequence[EpisodeCondition], *extra: Any) -> models.Filte
     return models.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
 
 
-class QdrantClientEpisodeIndex:
+class QdrantClientEpisodeIndex(ClientCollectionStore):
     """``await QdrantClientEpisodeIndex.open(client, embedding_model=..., dimension=...)`` creates the
     collection if it is missing and checks its metadata. ``close()`` closes the client only if the
     index owns it (``owns_client=True``); share the memory index's client otherwise."""
 
-    def __init__(
-        self,
-        client: AsyncQdrantClient,
-        *,
-        embedding_model: str,
-        dimension: int,
-        collection: str = DEFAULT_COLLECTION,
-        owns_client: bool = False,
-        payload_indexes: bool | None = None,
-    ) -> None:
-        if dimension <= 0:
-            raise ValueError("dimension must be positive")
-        self.client = client
-        self.collection = collection
-        self.metadata = IndexMetadata(embedding_model, dimension)
-        self.dimension = dimension
-        self._owns_client = owns_client
-        self._payload_indexes = (not is_local(client)) if payload_indexes is None else payload_indexes
-
-    @classmethod
-    async def open(
-        cls,
-        client: AsyncQdrantClient,
-        *,
-        embedding_model: str,
-        dimension: int,
-        collection: str = DEFAULT_COLLECTION,
-        owns_client: bool = False,
-        payload_indexes: bool | None = None,
-    ) -> QdrantClientEpisodeIndex:
-        index = cls(
-            client,
-            embedding_model=embedding_model,
-            dimension=dimension,
-            collection=collection,
-            owns_client=owns_client,
-            payload_indexes=payload_indexes,
-        )
-        try:
-            await index.ensure_collection()
-        except BaseException:
-            await index.close()
-            raise
-        return index
-
-    async def ensure_collection(self) -> None:
-        async with translated("collection set-up"):
-            if not await self.client.collection_exists(self.collection):
-                try:
-                    await self.client.create_collection(
-                        self.collection,
-                        vectors_config={
-                            DENSE_VECTOR: models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
-                        },
-                        metadata=self.metadata.as_dict(),
-                    )
-                except UnexpectedResponse as error:
-                    if error.status_code != 409:  # another replica created it first
-                        raise
-            info = await self.client.get_collection(self.collection)
-            stored = IndexMetadata.from_dict(info.config.metadata)
-            vectors = info.config.params.vectors
-            dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
-            if stored is not None and dense is not None and dense.size != stored.dimension:
-                stored = IndexMetadata(stored.embedding_model, dense.size)
-            check_metadata(f"qdrant collection {self.collection!r}", stored, self.metadata)
-            if self._payload_indexes:
-                present = set(info.payload_schema or {})
-                for index in EPISODE_PAYLOAD_INDEXES:
-                    if index.field not in present:
-                        await self.client.create_payload_index(
-                            self.collection, index.field, field_schema=payload_schema(index), wait=True
-                        )
+    default_collection = DEFAULT_COLLECTION
+    payload_index_list = EPISODE_PAYLOAD_INDEXES
+    sparse = False
 
     # ------------------------------------------------------------------ the port
 
@@ -213,7 +142,3 @@ class QdrantClientEpisodeIndex:
             return [from_payload(record.payload or {}) for record in records]
 
         return older, tied
-
-    async def close(self) -> None:
-        if self._owns_client:
-            await self.client.close()

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 from qdrant_client import AsyncQdrantClient, models
-from qdrant_client.http.exceptions import UnexpectedResponse
 
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
@@ -28,9 +27,7 @@ from memory_svc.adapters.memory_payload import (
     AnyCondition,
     DatetimeRange,
     FloatRange,
-    IndexMetadata,
     catalog_conditions,
-    check_metadata,
     dense_rows,
     from_payload,
     maybe_point_id,
@@ -42,7 +39,7 @@ from memory_svc.adapters.memory_payload import (
     sparse_rows,
     to_payload,
 )
-from memory_svc.adapters.qdrant_client_common import is_local, payload_schema, translated
+from memory_svc.adapters.qdrant_client_common import ClientCollectionStore, translated
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
@@ -65,56 +62,15 @@ def _filter(conditions: Sequence[AnyCondition], *extra: Any) -> models.Filter:
     return models.Filter(must=[*(_condition(condition) for condition in conditions), *extra])
 
 
-class QdrantClientMemoryIndex:
+class QdrantClientMemoryIndex(ClientCollectionStore):
     """``await QdrantClientMemoryIndex.open(client, embedding_model=..., dimension=...)`` (or
     ``connect(url, api_key, ...)``) creates the collection if it is missing and checks its
     metadata. ``close()`` closes the client only if the index owns it.
     """
 
-    def __init__(
-        self,
-        client: AsyncQdrantClient,
-        *,
-        embedding_model: str,
-        dimension: int,
-        collection: str = DEFAULT_COLLECTION,
-        owns_client: bool = False,
-        payload_indexes: bool | None = None,
-    ) -> None:
-        if dimension <= 0:
-            raise ValueError("dimension must be positive")
-        self.client = client
-        self.collection = collection
-        self.metadata = IndexMetadata(embedding_model, dimension)
-        self.dimension = dimension
-        self._owns_client = owns_client
-        self._payload_indexes = (not is_local(client)) if payload_indexes is None else payload_indexes
-
-    @classmethod
-    async def open(
-        cls,
-        client: AsyncQdrantClient,
-        *,
-        embedding_model: str,
-        dimension: int,
-        collection: str = DEFAULT_COLLECTION,
-        owns_client: bool = False,
-        payload_indexes: bool | None = None,
-    ) -> QdrantClientMemoryIndex:
-        index = cls(
-            client,
-            embedding_model=embedding_model,
-            dimension=dimension,
-            collection=collection,
-            owns_client=owns_client,
-            payload_indexes=payload_indexes,
-        )
-        try:
-            await index.ensure_collection()
-        except BaseException:
-            await index.close()
-            raise
-        return index
+    default_collection = DEFAULT_COLLECTION
+    payload_index_list = PAYLOAD_INDEXES
+    sparse = True
 
     @classmethod
     async def connect(
@@ -131,36 +87,6 @@ class QdrantClientMemoryIndex:
         return await cls.open(
             client, embedding_model=embedding_model, dimension=dimension, collection=collection, owns_client=True
         )
-
-    async def ensure_collection(self) -> None:
-        async with translated("collection set-up"):
-            if not await self.client.collection_exists(self.collection):
-                try:
-                    await self.client.create_collection(
-                        self.collection,
-                        vectors_config={
-                            DENSE_VECTOR: models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
-                        },
-                        sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-                        metadata=self.metadata.as_dict(),
-                    )
-                except UnexpectedResponse as error:
-                    if error.status_code != 409:  # another replica created it first
-                        raise
-            info = await self.client.get_collection(self.collection)
-            stored = IndexMetadata.from_dict(info.config.metadata)
-            vectors = info.config.params.vectors
-            dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
-            if stored is not None and dense is not None and dense.size != stored.dimension:
-                stored = IndexMetadata(stored.embedding_model, dense.size)
-            check_metadata(f"qdrant collection {self.collection!r}", stored, self.metadata)
-            if self._payload_indexes:
-                present = set(info.payload_schema or {})
-                for index in PAYLOAD_INDEXES:
-                    if index.field not in present:
-                        await self.client.create_payload_index(
-                            self.collection, index.field, field_schema=payload_schema(index), wait=True
-                        )
 
     # ------------------------------------------------------------------ the port
 
@@ -328,7 +254,3 @@ class QdrantClientMemoryIndex:
             if ids:
                 await self.client.delete(self.collection, points_selector=models.FilterSelector(filter=matching))
         return ids
-
-    async def close(self) -> None:
-        if self._owns_client:
-            await self.client.close()

@@ -48,7 +48,7 @@ def scope_to_pb(scope: Scope) -> scope_pb2.Scope:
     return scope_pb2.Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
 
 
-def _metadata(values: dict[str, str], field: str) -> dict[str, str]:
+def metadata_from_pb(values: dict[str, str], field: str) -> dict[str, str]:
     if len(values) > limits.MAX_METADATA_ENTRIES:
         raise errors.InvalidArgument(field, f"at most {limits.MAX_METADATA_ENTRIES} entries")
     for key, value in values.items():
@@ -90,7 +90,7 @@ def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
         scope=scope_from_pb(item.scope, f"{field}.scope"),
         importance=importance,
         valid_at=_timestamp(item.valid_at) if item.HasField("valid_at") else None,
-        metadata=_metadata(dict(item.metadata), f"{field}.metadata"),
+        metadata=metadata_from_pb(dict(item.metadata), f"{field}.metadata"),
         idempotency_key=item.idempotency_key,
         provenance=Provenance(
             session_id=item.provenance.session_id,

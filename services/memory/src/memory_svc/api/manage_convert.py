@@ -8,7 +8,7 @@ from datetime import UTC
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
 
-from memory_svc.api.convert import _metadata, memory_types_from_pb
+from memory_svc.api.convert import metadata_from_pb
 from memory_svc.domain import limits
 from memory_svc.domain.model import MemoryStatus
 from memory_svc.usecases.catalog_ports import MemoryOrder
@@ -73,7 +73,7 @@ def update_from_pb(request: pb.UpdateMemoryRequest) -> tuple[dict[str, object], 
                 raise errors.InvalidArgument("memory.status", "is not a memory status")
             changes["status"] = _STATUS_FROM_PB[memory.status]
         elif path == "metadata":
-            changes["metadata"] = _metadata(dict(memory.metadata), "memory.metadata")
+            changes["metadata"] = metadata_from_pb(dict(memory.metadata), "memory.metadata")
         elif path == "entities":
             if len(memory.entities) > limits.MAX_ENTITIES:
                 raise errors.InvalidArgument("memory.entities", f"at most {limits.MAX_ENTITIES} entities")
@@ -83,6 +83,3 @@ def update_from_pb(request: pb.UpdateMemoryRequest) -> tuple[dict[str, object], 
                 raise errors.InvalidArgument("memory.valid_at", "is required when named in update_mask")
             changes["valid_at"] = memory.valid_at.ToDatetime(tzinfo=UTC)
     return changes, [_MASK_PATHS[path] for path in mask]
-
-
-__all__ = ["id_from_pb", "memory_types_from_pb", "order_from_pb", "statuses_from_pb", "update_from_pb"]

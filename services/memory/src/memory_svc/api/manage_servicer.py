@@ -16,10 +16,7 @@ from memory_svc.api import convert, manage_convert
 from memory_svc.usecases import manage_memories
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.export import export_memories
-from memory_svc.usecases.record_access import record_access
-
-# Why a caller says it used memories; "recall" is recorded by Recall itself.
-CLIENT_REASONS = ("assembled_context", "prime", "client")
+from memory_svc.usecases.record_access import CLIENT_REASONS, record_access
 
 
 class MemoryManagementRpcs:
@@ -41,7 +38,7 @@ class MemoryManagementRpcs:
         page = await manage_memories.list_memories(
             caller.org_id,
             convert.scope_from_pb(request.scope, "scope"),
-            manage_convert.memory_types_from_pb(request.memory_types, "memory_types"),
+            convert.memory_types_from_pb(request.memory_types, "memory_types"),
             manage_convert.statuses_from_pb(request.statuses, "statuses"),
             manage_convert.order_from_pb(request.order_by),
             request.page_size,
@@ -104,7 +101,7 @@ class MemoryManagementRpcs:
         caller = request_context.current()
         reason = request.reason or "client"
         if reason not in CLIENT_REASONS:
-            raise errors.InvalidArgument("reason", "must be assembled_context, prime or client")
+            raise errors.InvalidArgument("reason", f"must be one of {', '.join(CLIENT_REASONS)}")
         recorded = await record_access(
             caller.org_id,
             manage_memories.validate_ids(list(request.memory_ids), "memory_ids"),

@@ -20,7 +20,7 @@ from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.recall import recall
-from memory_svc.usecases.record_access import record_access
+from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.remember import remember
 
 
@@ -60,14 +60,13 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
             **convert.recall_filters_from_pb(request),
         )
         if hits and (not request.HasField("record_access") or request.record_access):
-            await record_access(
+            await record_items_access(
                 caller.org_id,
-                [hit.item.id for hit in hits],
+                [hit.item for hit in hits],
                 reason="recall",
                 session_id=request.session_id[:256],
                 principal=caller.principal,
                 request_id=caller.request_id,
-                index=self._index,
                 catalog=self._catalog,
                 access_log=self._access_log,
                 clock=self._clock,

@@ -148,6 +148,6 @@ async def forget_subject(
 
 
 def validate_ids(ids: Sequence[str], field: str) -> list[str]:
-    if len(ids) > limits.MAX_K * 5:
-        raise errors.InvalidArgument(field, f"at most {limits.MAX_K * 5} ids per call")
+    if len(ids) > limits.MAX_ACCESS_IDS:
+        raise errors.InvalidArgument(field, f"at most {limits.MAX_ACCESS_IDS} ids per call")
     return list(dict.fromkeys(ids))

@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from memory_svc.domain.model import MemoryItem
 from memory_svc.domain.salience import salience_of_type
 from memory_svc.usecases.access_ports import Access, AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ports import Clock, MemoryIndex
 
 REASONS = ("recall", "assembled_context", "prime", "client")
+# What a caller of RecordAccess may say; "recall" is recorded by Recall itself.
+CLIENT_REASONS = REASONS[1:]
 ACCESS_FIELDS = ("access_count", "last_accessed_at", "current_salience")
 
 
@@ -32,8 +35,35 @@ async def record_access(
     access_log: AccessLog,
     clock: Clock,
 ) -> int:
+    """Record access to memories named by id (RecordAccess)."""
     # Only the caller's own items: another org's id records nothing and reveals nothing.
     items = await index.get(org_id, list(dict.fromkeys(memory_ids)))
+    return await record_items_access(
+        org_id,
+        items,
+        reason=reason,
+        session_id=session_id,
+        principal=principal,
+        request_id=request_id,
+        catalog=catalog,
+        access_log=access_log,
+        clock=clock,
+    )
+
+
+async def record_items_access(
+    org_id: str,
+    items: Sequence[MemoryItem],
+    *,
+    reason: str,
+    session_id: str,
+    principal: str,
+    request_id: str,
+    catalog: MemoryCatalog,
+    access_log: AccessLog,
+    clock: Clock,
+) -> int:
+    """Record access to items the caller already holds (Recall's results: no second read)."""
     if not items:
         return 0
     now = clock.now()

@@ -311,20 +311,28 @@ class RunDecayResponse(_message.Message):
     def __init__(self, updated: _Optional[int] = ..., computed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class RunConsolidationRequest(_message.Message):
-    __slots__ = ("scope", "dry_run")
+    __slots__ = ("scope", "dry_run", "memory_types", "threshold")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_TYPES_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_FIELD_NUMBER: _ClassVar[int]
     scope: _scope_pb2.Scope
     dry_run: bool
-    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., dry_run: _Optional[bool] = ...) -> None: ...
+    memory_types: _containers.RepeatedScalarFieldContainer[MemoryType]
+    threshold: float
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., dry_run: _Optional[bool] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., threshold: _Optional[float] = ...) -> None: ...
 
 class RunConsolidationResponse(_message.Message):
-    __slots__ = ("consolidated", "created")
+    __slots__ = ("examined", "groups", "consolidated", "dry_run")
+    EXAMINED_FIELD_NUMBER: _ClassVar[int]
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
     CONSOLIDATED_FIELD_NUMBER: _ClassVar[int]
-    CREATED_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    examined: int
+    groups: int
     consolidated: int
-    created: int
-    def __init__(self, consolidated: _Optional[int] = ..., created: _Optional[int] = ...) -> None: ...
+    dry_run: bool
+    def __init__(self, examined: _Optional[int] = ..., groups: _Optional[int] = ..., consolidated: _Optional[int] = ..., dry_run: _Optional[bool] = ...) -> None: ...
 
 class ReindexRequest(_message.Message):
     __slots__ = ()

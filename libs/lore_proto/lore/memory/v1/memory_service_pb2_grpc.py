@@ -164,7 +164,9 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RunConsolidation(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Folds near-duplicate items (same scope and type, cosine above the threshold) into one
+        active item keeping the union of their provenance; the others become consolidated.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -153,6 +153,19 @@ class InMemoryMemoryIndex:
             del self._items[key]
         return [item_id for _, item_id in doomed]
 
+    async def iterate_vectors(self, org_id, scope, memory_types, statuses, batch_size):
+        from memory_svc.usecases.ports import SearchFilter
+
+        wanted = SearchFilter(statuses=tuple(statuses))
+        rows = [(item, vector) for item, vector, _ in self._items.values()]
+        rows = [(item, vector) for item, vector in rows if self._matches(item, org_id, scope, memory_types, wanted)]
+        for start in range(0, len(rows), batch_size):
+            batch = rows[start : start + batch_size]
+            yield [item for item, _ in batch], np.asarray([vector for _, vector in batch], dtype=np.float32)
+
+    async def org_ids(self):
+        return sorted({org for org, _ in self._items})
+
     async def iterate(self, org_id, scope, batch_size):
         from memory_svc.usecases.ports import SearchFilter
 

@@ -24,6 +24,8 @@ async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, Runnin
         "LORE_DATABASE_URL": migrated_pg.app_dsn,
         "LORE_REDIS_URL": redis_url,
         "LORE_DATA_DIR": str(tmp_path_factory.mktemp("lore-data")),
+        # Tests call RunDecay/RunConsolidation themselves: no background run may fold their data.
+        "LORE_MAINTENANCE_INTERVAL_SECONDS": "0",
     }
     async with AsyncExitStack() as stack:
         running = {}

@@ -67,7 +67,12 @@ async def test_get_returns_the_item_exactly_as_upserted(memory_index) -> None:
         status=MemoryStatus.WARM,
         metadata={"dia_id": "D1:3", "source": "locomo", "ünï": "cødé"},
         provenance=Provenance(
-            session_id="s-1", turn_ids=("t-1", "t-2"), source_type="conversation", consolidated_into=str(uuid.uuid4())
+            session_id="s-1",
+            turn_ids=("t-1", "t-2"),
+            source_type="conversation",
+            consolidated_into=str(uuid.uuid4()),
+            consolidated_from=(str(uuid.uuid4()),),
+            session_ids=("s-0", "s-2"),
         ),
         entities=("alice", "lisbon"),
         created_at=T0,
@@ -454,3 +459,35 @@ async def test_a_partial_replace_writes_only_the_named_fields(memory_index) -> N
     await memory_index.replace_payloads(org, [changed], ("access_count", "current_salience"))
     (stored,) = await memory_index.get(org, [item.id])
     assert (stored.importance, stored.access_count, stored.current_salience) == (0.5, 7, 1.7)
+
+
+async def test_iterate_vectors_yields_matching_items_with_their_stored_vectors(memory_index) -> None:
+    org = new_org()
+    kept = [make_item(org, f"fact {index}", scope=Scope(user_id="u-1")) for index in range(5)]
+    archived = make_item(org, "old", scope=Scope(user_id="u-1"), status=MemoryStatus.ARCHIVED)
+    message = make_item(org, "said", scope=Scope(user_id="u-1"), memory_type=MemoryType.MESSAGE)
+    elsewhere = make_item(new_org(), "theirs", scope=Scope(user_id="u-1"))
+    vectors = random_units(8, seed=11)
+    await memory_index.upsert([*kept, archived, message, elsewhere], vectors)
+
+    seen: dict[str, np.ndarray] = {}
+    batches = memory_index.iterate_vectors(
+        org, Scope(user_id="u-1"), [MemoryType.FACT], [MemoryStatus.ACTIVE], batch_size=2
+    )
+    async for items, rows in batches:
+        assert len(items) == len(rows) <= 2
+        seen.update({item.id: row for item, row in zip(items, rows, strict=True)})
+
+    assert set(seen) == {item.id for item in kept}
+    for position, item in enumerate(kept):
+        np.testing.assert_allclose(seen[item.id], vectors[position], atol=1e-5)
+
+
+async def test_org_ids_lists_every_org_holding_items(memory_index) -> None:
+    first, second = new_org(), new_org()
+    await memory_index.upsert([make_item(first), make_item(second), make_item(second)], random_units(3, seed=5))
+
+    orgs = await memory_index.org_ids()
+
+    assert {first, second} <= set(orgs)
+    assert orgs == sorted(orgs)

@@ -176,3 +176,49 @@ async def test_export_streams_a_scope_and_decay_reports_what_it_rewrote(stub, or
     assert sorted(memory.id for page in pages for memory in page.memories) == sorted(m.id for m in written)
     decayed = await stub.RunDecay(pb.RunDecayRequest(), metadata=_tenant(org_id))
     assert decayed.updated == 0 and decayed.computed_at.seconds > 0  # fresh memories have not faded yet
+
+
+async def test_consolidation_folds_paraphrases_of_one_scope_and_never_another_orgs(stub, org_id):
+    other_org = f"org-{uuid.uuid4().hex[:8]}"
+    kept, twin, distinct = await _remember(
+        stub,
+        org_id,
+        "u-fold",
+        "Sam drinks green tea every morning.",
+        "Sam drinks green tea every morning!",
+        "Sam's sister lives in Porto.",
+    )
+    (theirs,) = await _remember(stub, other_org, "u-fold", "Sam drinks green tea every morning.")
+    request = pb.RunConsolidationRequest(scope=scope_pb2.Scope(user_id="u-fold"))
+
+    preview = await stub.RunConsolidation(
+        pb.RunConsolidationRequest(scope=request.scope, dry_run=True), metadata=_tenant(org_id)
+    )
+    folded = await stub.RunConsolidation(request, metadata=_tenant(org_id))
+
+    assert (preview.examined, preview.groups, preview.consolidated, preview.dry_run) == (3, 1, 1, True)
+    assert (folded.groups, folded.consolidated, folded.dry_run) == (1, 1, False)
+    fetched = {
+        memory.id: memory
+        for memory in [
+            (await stub.GetMemory(pb.GetMemoryRequest(id=id_), metadata=_tenant(org_id))).memory
+            for id_ in (kept.id, twin.id, distinct.id)
+        ]
+    }
+    survivor_id = next(id_ for id_, memory in fetched.items() if memory.provenance.consolidated_from)
+    member_id = ({kept.id, twin.id} - {survivor_id}).pop()
+    assert fetched[member_id].status == pb.MEMORY_STATUS_CONSOLIDATED
+    assert fetched[member_id].provenance.consolidated_into == survivor_id
+    assert list(fetched[survivor_id].provenance.consolidated_from) == [member_id]
+    assert fetched[distinct.id].status == pb.MEMORY_STATUS_ACTIVE
+    untouched = await stub.GetMemory(pb.GetMemoryRequest(id=theirs.id), metadata=_tenant(other_org))
+    assert untouched.memory.status == pb.MEMORY_STATUS_ACTIVE
+    again = await stub.RunConsolidation(request, metadata=_tenant(org_id))
+    assert (again.groups, again.consolidated) == (0, 0)
+
+
+async def test_consolidation_refuses_a_threshold_that_would_fold_distinct_memories(stub, org_id):
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.RunConsolidation(pb.RunConsolidationRequest(threshold=0.5), metadata=_tenant(org_id))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "threshold" in caught.value.details()

@@ -37,9 +37,10 @@ class LoreSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=False)
 
 
-def env(*names: str, default: Any = ..., description: str = "") -> Any:
-    """A field read from the first of ``names`` that is set (later names are fallbacks)."""
-    return Field(default, validation_alias=AliasChoices(*names), description=description)
+def env(*names: str, default: Any = ..., description: str = "", **bounds: float) -> Any:
+    """A field read from the first of ``names`` that is set (later names are fallbacks);
+    ``bounds`` are pydantic's numeric constraints (``ge``, ``gt``, ``le``, ``lt``)."""
+    return Field(default, validation_alias=AliasChoices(*names), description=description, **bounds)
 
 
 S = TypeVar("S", bound=LoreSettings)

@@ -13,12 +13,14 @@ import contextlib
 import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import redis.asyncio as redis
 from lore_embeddings import Embedder, create_embedder
+from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
 from opentelemetry.sdk.trace import TracerProvider
@@ -35,10 +37,13 @@ from memory_svc.config import Settings
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
+from memory_svc.usecases.maintenance import run_maintenance
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
 log = logging.getLogger(__name__)
+# How often a replica checks whether the maintenance job is due (it runs once per interval).
+MAINTENANCE_POLL_SECONDS = 300.0
 
 
 @dataclass
@@ -105,6 +110,20 @@ async def _cancel(task: asyncio.Task[None]) -> None:
         await task
 
 
+def start_maintenance(
+    settings: Settings, stack: AsyncExitStack, postgres: asyncpg.Pool, catalog: MemoryCatalog, clock: Clock
+) -> None:
+    """Decay + consolidation every ``LORE_MAINTENANCE_INTERVAL_SECONDS``, claimed by one replica."""
+
+    async def maintain() -> dict[str, Any]:
+        return await run_maintenance(catalog=catalog, clock=clock, threshold=settings.consolidation_threshold)
+
+    job = ScheduledJob("memory_maintenance", timedelta(seconds=settings.maintenance_interval_seconds), maintain)
+    poll = timedelta(seconds=min(settings.maintenance_interval_seconds, MAINTENANCE_POLL_SECONDS))
+    task = asyncio.create_task(run_periodically(JobClaims(postgres, "memory"), [job], poll))
+    stack.push_async_callback(_cancel, task)
+
+
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url)
     redis_client = overrides.get("redis") or await open_redis(stack, settings.redis_url)
@@ -114,6 +133,8 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     else:
         index, episodes = await open_indexes(settings, stack, embedder)
     clock = overrides.get("clock") or SystemClock()
+    if settings.maintenance_interval_seconds > 0:
+        start_maintenance(settings, stack, postgres, index, clock)
     return Container(
         settings=settings,
         postgres=postgres,

@@ -28,3 +28,16 @@ class Settings(ServerSettings):
         default=86400.0,
         description="idle time before a session's working memory expires",
     )
+    consolidation_threshold: float = env(
+        "LORE_CONSOLIDATION_THRESHOLD",
+        default=0.92,
+        description="cosine above which two items of one scope and type are folded (0.8..1)",
+        ge=0.8,
+        lt=1.0,
+    )
+    maintenance_interval_seconds: float = env(
+        "LORE_MAINTENANCE_INTERVAL_SECONDS",
+        default=86400.0,
+        description="period of the decay + consolidation job (one replica runs it); 0 turns it off",
+        ge=0.0,
+    )

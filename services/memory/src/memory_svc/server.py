@@ -37,7 +37,12 @@ def create_server(container: Container, address: str) -> GrpcServer:
             ),
             Registration(
                 MemoryServicer(
-                    container.index, container.catalog, container.embedder, container.clock, container.access_log
+                    container.index,
+                    container.catalog,
+                    container.embedder,
+                    container.clock,
+                    container.access_log,
+                    consolidation_threshold=settings.consolidation_threshold,
                 ),
                 memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],

@@ -10,7 +10,7 @@ Payload layout (one Qdrant point per item; point id = the item's UUID):
     id, org_id, content, memory_type, status, importance, access_count, current_salience,
     user_id, agent_id, team_id          -- top level, "" when unset, so they are indexable
     metadata: {str: str}                -- returned as given
-    provenance: {session_id, turn_ids[], source_type, consolidated_into}
+    provenance: {session_id, turn_ids[], source_type, consolidated_into, consolidated_from[], session_ids[]}
     entities: [str]
     created_at, valid_at, last_accessed_at  -- RFC 3339, UTC, microseconds ("...Z"), datetime-indexed
                                                for range filters (RangeDateTime / DatetimeRange)
@@ -90,6 +90,8 @@ def to_payload(item: MemoryItem) -> dict[str, Any]:
             "turn_ids": list(item.provenance.turn_ids),
             "source_type": item.provenance.source_type,
             "consolidated_into": item.provenance.consolidated_into,
+            "consolidated_from": list(item.provenance.consolidated_from),
+            "session_ids": list(item.provenance.session_ids),
         },
         "entities": list(item.entities),
     }
@@ -114,6 +116,8 @@ def from_payload(payload: Mapping[str, Any]) -> MemoryItem:
             turn_ids=tuple(str(turn) for turn in provenance.get("turn_ids") or ()),
             source_type=str(provenance.get("source_type") or ""),
             consolidated_into=str(provenance.get("consolidated_into") or ""),
+            consolidated_from=tuple(str(value) for value in provenance.get("consolidated_from") or ()),
+            session_ids=tuple(str(value) for value in provenance.get("session_ids") or ()),
         ),
         entities=tuple(str(entity) for entity in payload.get("entities") or ()),
         created_at=parse_timestamp(payload["created_at"]),
@@ -305,6 +309,8 @@ def order_like(ids: Sequence[str], items: Sequence[MemoryItem]) -> list[MemoryIt
 
 ORDER_FIELDS = {"newest": "created_at", "salience": "current_salience"}
 SCROLL_PAGE = 1_000
+# Organisations a scheduled job can enumerate in one facet call (ARCHITECTURE §2: one org at a time).
+MAX_ORGS = 100_000
 
 
 def catalog_conditions(

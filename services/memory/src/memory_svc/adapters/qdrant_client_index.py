@@ -20,6 +20,7 @@ from qdrant_client import AsyncQdrantClient, models
 
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
+    MAX_ORGS,
     ORDER_FIELDS,
     PAYLOAD_INDEXES,
     SCROLL_PAGE,
@@ -56,6 +57,11 @@ def _condition(condition: AnyCondition) -> models.FieldCondition:
     if len(condition.values) == 1:
         return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.values[0]))
     return models.FieldCondition(key=condition.key, match=models.MatchAny(any=list(condition.values)))
+
+
+def _dense(vector: Any) -> list[float]:
+    """The dense row of a record fetched with ``with_vectors=[DENSE_VECTOR]``."""
+    return list(vector[DENSE_VECTOR] if isinstance(vector, dict) else vector)
 
 
 def _filter(conditions: Sequence[AnyCondition], *extra: Any) -> models.Filter:
@@ -220,6 +226,37 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
                 yield [from_payload(record.payload or {}) for record in records]
             if offset is None:
                 return
+
+    async def iterate_vectors(
+        self,
+        org_id: str,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        statuses: Sequence[MemoryStatus],
+        batch_size: int,
+    ) -> AsyncIterator[tuple[list[MemoryItem], np.ndarray]]:
+        matching = _filter(catalog_conditions(org_id, scope, memory_types, statuses))
+        offset = None
+        while True:
+            async with translated("iterate vectors"):
+                records, offset = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=matching,
+                    limit=batch_size,
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=[DENSE_VECTOR],
+                )
+            if records:
+                rows = [_dense(record.vector) for record in records]
+                yield [from_payload(record.payload or {}) for record in records], np.asarray(rows, dtype=np.float32)
+            if offset is None:
+                return
+
+    async def org_ids(self) -> list[str]:
+        async with translated("list organisations"):
+            response = await self.client.facet(self.collection, key="org_id", limit=MAX_ORGS, exact=True)
+        return sorted(str(hit.value) for hit in response.hits)
 
     async def replace_payloads(
         self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None

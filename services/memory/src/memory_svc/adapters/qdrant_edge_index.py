@@ -31,6 +31,7 @@ import qdrant_edge as qe
 
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
+    MAX_ORGS,
     ORDER_FIELDS,
     PAYLOAD_INDEXES,
     SCROLL_PAGE,
@@ -218,6 +219,32 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
                 yield [from_payload(record.payload or {}) for record in records]
             if offset is None:
                 return
+
+    async def iterate_vectors(
+        self,
+        org_id: str,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        statuses: Sequence[MemoryStatus],
+        batch_size: int,
+    ) -> AsyncIterator[tuple[list[MemoryItem], np.ndarray]]:
+        matching = _filter(catalog_conditions(org_id, scope, memory_types, statuses))
+        offset = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=batch_size, filter=matching, with_payload=True, with_vector=[DENSE_VECTOR]
+            )
+            records, offset = await self._run(self._shard.scroll, request)
+            if records:
+                vectors = np.asarray([(record.vector or {})[DENSE_VECTOR] for record in records], dtype=np.float32)
+                yield [from_payload(record.payload or {}) for record in records], vectors
+            if offset is None:
+                return
+
+    async def org_ids(self) -> list[str]:
+        request = qe.FacetRequest(key="org_id", limit=MAX_ORGS, exact=True)
+        response = await self._run(self._shard.facet, request)
+        return sorted(str(hit.value) for hit in response.hits)
 
     async def replace_payloads(
         self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None

@@ -153,6 +153,8 @@ def memory_to_pb(item: MemoryItem) -> pb.Memory:
             if source in provenance_pb2.ProvenanceSource.keys()
             else 0,
             consolidated_into=item.provenance.consolidated_into,
+            consolidated_from=item.provenance.consolidated_from,
+            session_ids=item.provenance.session_ids,
         ),
         entities=item.entities,
         created_at=_to_timestamp(item.created_at),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import UTC
 
@@ -83,3 +84,15 @@ def update_from_pb(request: pb.UpdateMemoryRequest) -> tuple[dict[str, object], 
                 raise errors.InvalidArgument("memory.valid_at", "is required when named in update_mask")
             changes["valid_at"] = memory.valid_at.ToDatetime(tzinfo=UTC)
     return changes, [_MASK_PATHS[path] for path in mask]
+
+
+def threshold_from_pb(request: pb.RunConsolidationRequest, default: float) -> float:
+    """The cosine threshold of a consolidation run: the request's, else the service's setting."""
+    if not request.HasField("threshold"):
+        return default
+    value = request.threshold
+    if not (math.isfinite(value) and limits.MIN_CONSOLIDATION_THRESHOLD <= value < 1.0):
+        raise errors.InvalidArgument(
+            "threshold", f"must be in [{limits.MIN_CONSOLIDATION_THRESHOLD}, 1): lower would fold distinct memories"
+        )
+    return value

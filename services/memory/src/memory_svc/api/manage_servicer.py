@@ -14,6 +14,7 @@ from lore_runtime import errors, request_context
 
 from memory_svc.api import convert, manage_convert
 from memory_svc.usecases import manage_memories
+from memory_svc.usecases.consolidate import run_consolidation
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.export import export_memories
 from memory_svc.usecases.record_access import CLIENT_REASONS, record_access
@@ -25,6 +26,7 @@ class MemoryManagementRpcs:
     _embedder: Any
     _clock: Any
     _access_log: Any
+    _consolidation_threshold: float
 
     async def GetMemory(self, request: pb.GetMemoryRequest, context: Any) -> pb.GetMemoryResponse:
         caller = request_context.current()
@@ -90,6 +92,22 @@ class MemoryManagementRpcs:
         response = pb.RunDecayResponse(updated=report.updated)
         response.computed_at.FromDatetime(report.computed_at)
         return response
+
+    async def RunConsolidation(self, request: pb.RunConsolidationRequest, context: Any) -> pb.RunConsolidationResponse:
+        caller = request_context.current()
+        threshold = manage_convert.threshold_from_pb(request, self._consolidation_threshold)
+        report = await run_consolidation(
+            caller.org_id,
+            scope=convert.scope_from_pb(request.scope, "scope") if request.HasField("scope") else None,
+            memory_types=convert.memory_types_from_pb(request.memory_types, "memory_types"),
+            threshold=threshold,
+            dry_run=request.dry_run,
+            catalog=self._catalog,
+            clock=self._clock,
+        )
+        return pb.RunConsolidationResponse(
+            examined=report.examined, groups=report.groups, consolidated=report.consolidated, dry_run=report.dry_run
+        )
 
     async def ExportMemories(self, request: pb.ExportMemoriesRequest, context: Any) -> AsyncIterator[Any]:
         caller = request_context.current()

@@ -15,6 +15,7 @@ from lore_runtime import request_context
 
 from memory_svc.api import convert
 from memory_svc.api.manage_servicer import MemoryManagementRpcs
+from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
 from memory_svc.domain.salience import recency
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
@@ -28,13 +29,21 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
     """Long-term memory items in Qdrant; the access log in Postgres."""
 
     def __init__(
-        self, index: MemoryIndex, catalog: MemoryCatalog, embedder: Embedder, clock: Clock, access_log: AccessLog
+        self,
+        index: MemoryIndex,
+        catalog: MemoryCatalog,
+        embedder: Embedder,
+        clock: Clock,
+        access_log: AccessLog,
+        *,
+        consolidation_threshold: float = DEFAULT_THRESHOLD,
     ) -> None:
         self._index = index
         self._catalog = catalog
         self._embedder = embedder
         self._clock = clock
         self._access_log = access_log
+        self._consolidation_threshold = consolidation_threshold
 
     async def Remember(
         self, request: memory_service_pb2.RememberRequest, context

@@ -51,6 +51,8 @@ class Provenance:
     turn_ids: tuple[str, ...] = ()
     source_type: str = ""
     consolidated_into: str = ""
+    consolidated_from: tuple[str, ...] = ()
+    session_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

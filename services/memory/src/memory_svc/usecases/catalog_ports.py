@@ -10,6 +10,8 @@ import enum
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
+import numpy as np
+
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 
 
@@ -34,6 +36,21 @@ class MemoryCatalog(Protocol):
 
     def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
         """Every item of ``org_id`` within ``scope``, in batches, in no particular order."""
+        ...
+
+    def iterate_vectors(
+        self,
+        org_id: str,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        statuses: Sequence[MemoryStatus],
+        batch_size: int,
+    ) -> AsyncIterator[tuple[list[MemoryItem], np.ndarray]]:
+        """Matching items of ``org_id`` with their stored dense vectors (one row per item), in batches."""
+        ...
+
+    async def org_ids(self) -> list[str]:
+        """Every organisation that has items: scheduled jobs run one org at a time (ARCHITECTURE §2)."""
         ...
 
     async def replace_payloads(

@@ -1,0 +1,41 @@
+"""The memory service's daily maintenance: decay then consolidation, one organisation at a time
+(ARCHITECTURE §2: scheduled jobs act as a system principal, org by org)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.consolidate import default_types, run_consolidation
+from memory_svc.usecases.decay import run_decay
+from memory_svc.usecases.ports import Clock
+
+log = logging.getLogger(__name__)
+
+
+async def run_maintenance(*, catalog: MemoryCatalog, clock: Clock, threshold: float) -> dict[str, Any]:
+    """Returns totals for the job's record. One org failing is logged and skipped, so a single
+    bad tenant never starves the others; the totals count the failures."""
+    totals = {"orgs": 0, "failed_orgs": 0, "salience_updated": 0, "groups": 0, "consolidated": 0}
+    for org_id in await catalog.org_ids():
+        totals["orgs"] += 1
+        try:
+            decay = await run_decay(org_id, catalog=catalog, clock=clock)
+            folded = await run_consolidation(
+                org_id,
+                scope=None,
+                memory_types=default_types(),
+                threshold=threshold,
+                dry_run=False,
+                catalog=catalog,
+                clock=clock,
+            )
+        except Exception:  # one tenant's failure must not stop the others; recorded in the totals
+            log.exception("maintenance failed for one organisation", extra={"org_id": org_id})
+            totals["failed_orgs"] += 1
+            continue
+        totals["salience_updated"] += decay.updated
+        totals["groups"] += folded.groups
+        totals["consolidated"] += folded.consolidated
+    return totals

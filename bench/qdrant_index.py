@@ -75,7 +75,7 @@ async def search_latencies(index, searches: int, rng: np.random.Generator) -> tu
     for query in queries:
         org, user = ORGS[int(rng.integers(len(ORGS)))], USERS[int(rng.integers(len(USERS)))]
         start = time.perf_counter()
-        hits = await index.search(org, Scope(user_id=user), query, k=10)
+        hits = await index.search(org, Scope(user_id=user), query, k=10)  # ids and scores
         samples.append(time.perf_counter() - start)
         returned += len(hits)
     return samples, returned / searches

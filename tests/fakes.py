@@ -85,11 +85,11 @@ class InMemoryMemoryIndex:
 
     async def search(self, org_id, scope, vector, k, memory_types=(), *, filters=DEFAULT_FILTER):
         hits = [
-            (item, float(np.dot(stored, vector)))
+            (item.id, float(np.dot(stored, vector)))
             for item, stored, _ in self._items.values()
             if self._matches(item, org_id, scope, memory_types, filters)
         ]
-        hits.sort(key=lambda hit: (-hit[1], hit[0].id))
+        hits.sort(key=lambda hit: (-hit[1], hit[0]))
         return hits[: max(0, k)]
 
     async def search_lexical(self, org_id, scope, query, k, memory_types=(), *, filters=DEFAULT_FILTER):
@@ -107,8 +107,8 @@ class InMemoryMemoryIndex:
                     idf = math.log(1.0 + (total - having + 0.5) / (having + 0.5))
                     score += weight * idf * terms[index]
             if score > 0:
-                hits.append((item, score))
-        hits.sort(key=lambda hit: (-hit[1], hit[0].id))
+                hits.append((item.id, score))
+        hits.sort(key=lambda hit: (-hit[1], hit[0]))
         return hits[: max(0, k)]
 
     async def get(self, org_id, ids):

@@ -45,6 +45,21 @@ def make_item(org_id: str, content: str = "the user likes green tea", **fields: 
     return MemoryItem(**values)  # type: ignore[arg-type]
 
 
+async def search_items(index, org_id: str, *args, **kwargs) -> list[tuple[MemoryItem, float]]:
+    """``index.search`` with each id replaced by its item (read back through ``get``)."""
+    return await _with_items(index, org_id, await index.search(org_id, *args, **kwargs))
+
+
+async def search_lexical_items(index, org_id: str, *args, **kwargs) -> list[tuple[MemoryItem, float]]:
+    return await _with_items(index, org_id, await index.search_lexical(org_id, *args, **kwargs))
+
+
+async def _with_items(index, org_id: str, hits: list[tuple[str, float]]) -> list[tuple[MemoryItem, float]]:
+    assert all(isinstance(key, str) for key, _ in hits)
+    items = {item.id: item for item in await index.get(org_id, [key for key, _ in hits])}
+    return [(items[key], score) for key, score in hits]
+
+
 def unit(*components: float) -> np.ndarray:
     vector = np.zeros(DIMENSION, dtype=np.float32)
     vector[: len(components)] = components
@@ -107,7 +122,7 @@ async def test_search_returns_nearest_first_with_cosine_similarity(memory_index)
     items = [make_item(org, f"direction {d}") for d in directions]
     await memory_index.upsert(items, np.stack([unit(*d) for d in directions]))
 
-    hits = await memory_index.search(org, Scope(), unit(1, 0.2), k=4)
+    hits = await search_items(memory_index, org, Scope(), unit(1, 0.2), k=4)
 
     assert [item.id for item, _ in hits] == [items[0].id, items[1].id, items[2].id, items[3].id]
     query = np.array([1, 0.2]) / math.hypot(1, 0.2)
@@ -123,8 +138,8 @@ async def test_search_never_returns_another_orgs_items(memory_index) -> None:
     other = make_item(theirs, "the launch code is 1234", scope=Scope(user_id="u-1"))
     await memory_index.upsert([mine, other], np.stack([vector, vector]))
 
-    hits = await memory_index.search(ours, Scope(), vector, k=10)
-    scoped = await memory_index.search(ours, Scope(user_id="u-1"), vector, k=10)
+    hits = await search_items(memory_index, ours, Scope(), vector, k=10)
+    scoped = await search_items(memory_index, ours, Scope(user_id="u-1"), vector, k=10)
 
     assert [item.id for item, _ in hits] == [mine.id]
     assert [item.id for item, _ in scoped] == [mine.id]
@@ -142,7 +157,7 @@ async def test_upsert_never_overwrites_another_orgs_item_with_the_same_id(memory
     await memory_index.upsert([intruder], np.stack([unit(0, 1)]))
 
     assert await memory_index.get(ours, [mine.id]) == [mine]
-    [(hit, score)] = await memory_index.search(ours, Scope(), unit(1), k=5)
+    [(hit, score)] = await search_items(memory_index, ours, Scope(), unit(1), k=5)
     assert hit == mine
     assert score == pytest.approx(1.0, abs=1e-5)
 
@@ -158,7 +173,7 @@ async def test_scope_filter_keeps_the_fields_that_are_set(memory_index) -> None:
     query = unit(1, 1, 1, 1)
 
     async def ids(scope: Scope) -> set[str]:
-        return {item.id for item, _ in await memory_index.search(org, scope, query, k=10)}
+        return {item.id for item, _ in await search_items(memory_index, org, scope, query, k=10)}
 
     assert await ids(Scope(user_id="alice")) == {alice.id, alice_bot.id}
     assert await ids(Scope(user_id="alice", agent_id="bot")) == {alice_bot.id}
@@ -176,7 +191,7 @@ async def test_memory_types_filter(memory_index) -> None:
     query = unit(1)
 
     async def ids(*types: MemoryType) -> set[str]:
-        return {item.id for item, _ in await memory_index.search(org, Scope(), query, k=10, memory_types=types)}
+        return {item.id for item, _ in await search_items(memory_index, org, Scope(), query, k=10, memory_types=types)}
 
     assert await ids(MemoryType.PREFERENCE) == {preference.id}
     assert await ids(MemoryType.FACT, MemoryType.DAILY_DIGEST) == {fact.id, digest.id}
@@ -200,7 +215,7 @@ async def test_upserting_the_same_id_twice_keeps_one_item(memory_index) -> None:
 
     assert await memory_index.count(org) == 1
     assert await memory_index.get(org, [first.id]) == [second]
-    [(hit, score)] = await memory_index.search(org, Scope(), unit(0, 1), k=10)
+    [(hit, score)] = await search_items(memory_index, org, Scope(), unit(0, 1), k=10)
     assert hit == second
     assert score == pytest.approx(1.0, abs=1e-5)
 
@@ -211,19 +226,19 @@ async def test_k_is_respected(memory_index) -> None:
     vectors = random_units(12, seed=4)
     await memory_index.upsert(items, vectors)
 
-    hits = await memory_index.search(org, Scope(), vectors[0], k=5)
+    hits = await search_items(memory_index, org, Scope(), vectors[0], k=5)
 
     assert len(hits) == 5
     assert hits[0][0].id == items[0].id
     scores = [score for _, score in hits]
     assert scores == sorted(scores, reverse=True)
-    assert len(await memory_index.search(org, Scope(), vectors[0], k=50)) == 12
+    assert len(await search_items(memory_index, org, Scope(), vectors[0], k=50)) == 12
     assert await memory_index.count(org) == 12
 
 
 async def test_count_of_an_unknown_org_is_zero(memory_index) -> None:
     assert await memory_index.count(new_org()) == 0
-    assert await memory_index.search(new_org(), Scope(), unit(1), k=3) == []
+    assert await search_items(memory_index, new_org(), Scope(), unit(1), k=3) == []
 
 
 # --------------------------------------------------------------------------- lexical (BM25) and filters
@@ -259,8 +274,8 @@ async def test_lexical_search_finds_an_exact_term_even_when_dense_similarity_is_
     await upsert_texts(memory_index, items, np.stack([unit(0, 0, 0, 1), unit(1), unit(1, 0.1), unit(1, 0.2)]))
     query = "what was the launch code? tangerine"
 
-    dense = await memory_index.search(org, Scope(), unit(1), k=1)
-    lexical = await memory_index.search_lexical(org, Scope(), encode_query(query), k=10)
+    dense = await search_items(memory_index, org, Scope(), unit(1), k=1)
+    lexical = await search_lexical_items(memory_index, org, Scope(), encode_query(query), k=10)
 
     assert dense[0][0].id != items[0].id
     assert lexical[0][0] == items[0]
@@ -274,7 +289,7 @@ async def test_lexical_search_ranks_rarer_terms_higher_and_respects_k(memory_ind
     items = [make_item(org, text) for text in texts]
     await upsert_texts(memory_index, items, random_units(len(items), seed=5))
 
-    hits = await memory_index.search_lexical(org, Scope(), encode_query("Caroline puppy"), k=3)
+    hits = await search_lexical_items(memory_index, org, Scope(), encode_query("Caroline puppy"), k=3)
 
     assert len(hits) == 3
     assert hits[0][0].id == items[-1].id
@@ -289,12 +304,12 @@ async def test_lexical_search_never_returns_another_orgs_items(memory_index) -> 
     other = make_item(theirs, "their secret is kiwifruit", scope=Scope(user_id="u-1"))
     await upsert_texts(memory_index, [mine, other], random_units(2, seed=6))
 
-    hits = await memory_index.search_lexical(ours, Scope(user_id="u-1"), encode_query("kiwifruit secret"), k=10)
-    unscoped = await memory_index.search_lexical(ours, Scope(), encode_query("secret"), k=10)
+    hits = await search_lexical_items(memory_index, ours, Scope(user_id="u-1"), encode_query("kiwifruit secret"), k=10)
+    unscoped = await search_lexical_items(memory_index, ours, Scope(), encode_query("secret"), k=10)
 
     assert [item.id for item, _ in hits] == [mine.id]
     assert unscoped == []
-    assert await memory_index.search_lexical(new_org(), Scope(), encode_query("kiwifruit"), k=10) == []
+    assert await search_lexical_items(memory_index, new_org(), Scope(), encode_query("kiwifruit"), k=10) == []
 
 
 async def test_lexical_search_keeps_scope_and_types(memory_index) -> None:
@@ -306,7 +321,7 @@ async def test_lexical_search_keeps_scope_and_types(memory_index) -> None:
     query = encode_query("cello")
 
     async def ids(scope: Scope, *types: MemoryType) -> set[str]:
-        return {item.id for item, _ in await memory_index.search_lexical(org, scope, query, 10, types)}
+        return {item.id for item, _ in await search_lexical_items(memory_index, org, scope, query, 10, types)}
 
     assert await ids(Scope(user_id="alice")) == {alice.id, note.id}
     assert await ids(Scope(user_id="alice"), MemoryType.FACT) == {alice.id}
@@ -318,9 +333,9 @@ async def test_items_written_without_a_sparse_vector_have_no_lexical_hit(memory_
     item = make_item(org, "the launch code is tangerine")
     await memory_index.upsert([item], np.stack([unit(1)]))
 
-    assert await memory_index.search_lexical(org, Scope(), encode_query("tangerine"), k=5) == []
-    assert await memory_index.search_lexical(org, Scope(), encode_query("the of and"), k=5) == []
-    assert [hit.id for hit, _ in await memory_index.search(org, Scope(), unit(1), k=5)] == [item.id]
+    assert await search_lexical_items(memory_index, org, Scope(), encode_query("tangerine"), k=5) == []
+    assert await search_lexical_items(memory_index, org, Scope(), encode_query("the of and"), k=5) == []
+    assert [hit.id for hit, _ in await search_items(memory_index, org, Scope(), unit(1), k=5)] == [item.id]
 
 
 async def test_status_filter_defaults_to_active_and_warm(memory_index) -> None:
@@ -332,8 +347,8 @@ async def test_status_filter_defaults_to_active_and_warm(memory_index) -> None:
 
     async def ids(filters: SearchFilter | None = None) -> tuple[set[str], set[str]]:
         extra = {} if filters is None else {"filters": filters}
-        dense = await memory_index.search(org, Scope(), unit(1), k=10, **extra)
-        lexical = await memory_index.search_lexical(org, Scope(), query, k=10, **extra)
+        dense = await search_items(memory_index, org, Scope(), unit(1), k=10, **extra)
+        lexical = await search_lexical_items(memory_index, org, Scope(), query, k=10, **extra)
         return {item.id for item, _ in dense}, {item.id for item, _ in lexical}
 
     default = {by_status[MemoryStatus.ACTIVE].id, by_status[MemoryStatus.WARM].id}
@@ -353,8 +368,8 @@ async def test_valid_at_range_and_min_salience_filters(memory_index) -> None:
     query = encode_query("tangerine")
 
     async def ids(filters: SearchFilter) -> tuple[set[str], set[str]]:
-        dense = await memory_index.search(org, Scope(), unit(1), k=10, filters=filters)
-        lexical = await memory_index.search_lexical(org, Scope(), query, k=10, filters=filters)
+        dense = await search_items(memory_index, org, Scope(), unit(1), k=10, filters=filters)
+        lexical = await search_lexical_items(memory_index, org, Scope(), query, k=10, filters=filters)
         return {item.id for item, _ in dense}, {item.id for item, _ in lexical}
 
     window = SearchFilter(valid_after=T0 + timedelta(days=1), valid_before=T0 + timedelta(days=3))
@@ -414,7 +429,7 @@ async def test_replace_payloads_rewrites_fields_and_keeps_the_vector(memory_inde
     )
     (stored,) = await memory_index.get(org, [item.id])
     assert (stored.importance, stored.status, stored.access_count) == (0.9, MemoryStatus.ARCHIVED, 3)
-    hits = await memory_index.search(org, Scope(), unit(1, 0), 1, filters=SearchFilter(statuses=()))
+    hits = await search_items(memory_index, org, Scope(), unit(1, 0), 1, filters=SearchFilter(statuses=()))
     assert hits[0][0].id == item.id and hits[0][1] == pytest.approx(1.0, abs=1e-5)
 
 

@@ -29,7 +29,7 @@ async def test_edge_data_survives_close_and_reopen(tmp_path: Path) -> None:
         assert await reopened.count(org) == 5
         assert await reopened.get(org, [item.id for item in items]) == items
         [(hit, _)] = await reopened.search(org, Scope(), vectors[3], k=1)
-        assert hit == items[3]
+        assert hit == items[3].id
     finally:
         await reopened.close()
 
@@ -88,7 +88,7 @@ async def test_edge_optimize_keeps_the_data_searchable(tmp_path: Path) -> None:
         await index.optimize()
         assert await index.count(org) == 300
         [(hit, score)] = await index.search(org, Scope(), vectors[42], k=1)
-        assert hit == items[42]
+        assert hit == items[42].id
         assert score == pytest.approx(1.0, abs=1e-5)
     finally:
         await index.close()

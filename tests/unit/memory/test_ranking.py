@@ -102,7 +102,9 @@ def test_min_salience_uses_the_exact_salience_at_query_time():
 
 def test_weighted_fusion_normalises_bm25_by_the_best_lexical_hit():
     a, b = item(1), item(2)
-    candidates = {c.item.id: c for c in fuse([(a, 0.4)], [(b, 8.0), (a, 4.0)], RankingWeights(lexical_weight=0.5))}
+    fused = fuse([(a.id, 0.4)], [(b.id, 8.0), (a.id, 4.0)], RankingWeights(lexical_weight=0.5))
+    candidates = {c.id: c for c in fused}
+    assert [c.id for c in fused] == [b.id, a.id]  # most relevant first
     assert candidates[a.id].relevance == pytest.approx(0.5 * 0.4 + 0.5 * 0.5)
     assert candidates[b.id].relevance == pytest.approx(0.5 * 1.0)
     assert candidates[b.id].similarity == 0.0 and candidates[b.id].lexical_score == 8.0
@@ -110,8 +112,10 @@ def test_weighted_fusion_normalises_bm25_by_the_best_lexical_hit():
 
 def test_rrf_gives_one_to_an_item_first_in_both_lists():
     a, b = item(1), item(2)
-    candidates = fuse([(a, 0.9), (b, 0.1)], [(a, 3.0)], RankingWeights(fusion=FusionMethod.RRF, lexical_weight=0.5))
-    relevance = {c.item.id: c.relevance for c in candidates}
+    candidates = fuse(
+        [(a.id, 0.9), (b.id, 0.1)], [(a.id, 3.0)], RankingWeights(fusion=FusionMethod.RRF, lexical_weight=0.5)
+    )
+    relevance = {c.id: c.relevance for c in candidates}
     assert relevance[a.id] == pytest.approx(1.0)
     assert relevance[b.id] == pytest.approx(0.5 * 61 / 62)
 
@@ -125,4 +129,4 @@ def test_bad_weights_are_refused(bad):
 
 
 def test_rank_of_nothing_is_empty():
-    assert rank([], NOW, 5) == []
+    assert rank([], {}, NOW, 5) == []

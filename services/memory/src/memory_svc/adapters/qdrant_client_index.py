@@ -129,7 +129,7 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
-    ) -> list[tuple[MemoryItem, float]]:
+    ) -> list[tuple[str, float]]:
         conditions = search_conditions(org_id, scope, memory_types, filters)
         if k <= 0:
             return []
@@ -144,17 +144,17 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
-    ) -> list[tuple[MemoryItem, float]]:
+    ) -> list[tuple[str, float]]:
         conditions = search_conditions(org_id, scope, memory_types, filters)
         if k <= 0 or not query:
             return []
         sparse = models.SparseVector(indices=list(query.indices), values=list(query.values))
         hits = await self._query(sparse, SPARSE_VECTOR, conditions, k)
-        return [(item, score) for item, score in hits if score > 0]
+        return [(key, score) for key, score in hits if score > 0]
 
     async def _query(
         self, query: Any, using: str, conditions: Sequence[AnyCondition], k: int
-    ) -> list[tuple[MemoryItem, float]]:
+    ) -> list[tuple[str, float]]:
         async with translated("search"):
             response = await self.client.query_points(
                 self.collection,
@@ -162,10 +162,11 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
                 using=using,
                 query_filter=_filter(conditions),
                 limit=k,
-                with_payload=True,
+                with_payload=False,
                 with_vectors=False,
             )
-        return [(from_payload(point.payload or {}), float(point.score)) for point in response.points]
+        # Point ids are the items' canonical UUID strings (memory_payload.point_id).
+        return [(str(point.id), float(point.score)) for point in response.points]
 
     async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
         condition = org_condition(org_id)

@@ -134,7 +134,7 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
-    ) -> list[tuple[MemoryItem, float]]:
+    ) -> list[tuple[str, float]]:
         conditions = search_conditions(org_id, scope, memory_types, filters)
         if k <= 0:
             return []
@@ -149,22 +149,21 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
-    ) -> list[tuple[MemoryItem, float]]:
+    ) -> list[tuple[str, float]]:
         conditions = search_conditions(org_id, scope, memory_types, filters)
         if k <= 0 or not query:
             return []
         sparse = qe.SparseVector(list(query.indices), list(query.values))
         hits = await self._query(qe.Query.Nearest(sparse, using=SPARSE_VECTOR), conditions, k)
-        return [(item, score) for item, score in hits if score > 0]
+        return [(key, score) for key, score in hits if score > 0]
 
-    async def _query(
-        self, query: qe.Query, conditions: Sequence[AnyCondition], k: int
-    ) -> list[tuple[MemoryItem, float]]:
+    async def _query(self, query: qe.Query, conditions: Sequence[AnyCondition], k: int) -> list[tuple[str, float]]:
         request = qe.QueryRequest(
-            limit=k, query=query, filter=_filter(conditions), with_payload=True, with_vector=False
+            limit=k, query=query, filter=_filter(conditions), with_payload=False, with_vector=False
         )
         hits = await self._run(self._shard.query, request)
-        return [(from_payload(hit.payload or {}), float(hit.score)) for hit in hits]
+        # Point ids are the items' canonical UUID strings (memory_payload.point_id).
+        return [(str(hit.id), float(hit.score)) for hit in hits]
 
     async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
         condition = org_condition(org_id)

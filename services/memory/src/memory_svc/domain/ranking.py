@@ -74,97 +74,102 @@ DEFAULT_WEIGHTS = RankingWeights()
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """An item found by either search, with its raw score on each side (0 where not found)."""
+    """An item id found by either search, with its raw score on each side (0 where not found)
+    and its fused relevance in [0, 1]."""
 
-    item: MemoryItem
+    id: str
     similarity: float = 0.0
     lexical_score: float = 0.0
     relevance: float = 0.0
 
 
-def _unique(hits: Sequence[tuple[MemoryItem, float]]) -> list[tuple[MemoryItem, float]]:
-    """Best score per item id, best first (ties by id, so the order is deterministic)."""
-    best: dict[str, tuple[MemoryItem, float]] = {}
-    for item, score in hits:
-        if not math.isfinite(score):
-            continue
-        if item.id not in best or score > best[item.id][1]:
-            best[item.id] = (item, score)
-    return sorted(best.values(), key=lambda hit: (-hit[1], hit[0].id))
+def _unique(hits: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Best score per id, best first (ties by id, so the order is deterministic)."""
+    best: dict[str, float] = {}
+    for key, score in hits:
+        if math.isfinite(score) and (key not in best or score > best[key]):
+            best[key] = score
+    return sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))
 
 
 def fuse(
-    dense: Sequence[tuple[MemoryItem, float]],
-    lexical: Sequence[tuple[MemoryItem, float]],
+    dense: Sequence[tuple[str, float]],
+    lexical: Sequence[tuple[str, float]],
     weights: RankingWeights = DEFAULT_WEIGHTS,
 ) -> list[Candidate]:
-    """One candidate per item found by either list, with its fused relevance in [0, 1]."""
+    """One candidate per id found by either list, most relevant first (ties by id)."""
     dense, lexical = _unique(dense), _unique(lexical)
-    items: dict[str, MemoryItem] = {}
-    similarity: dict[str, float] = {}
-    lexical_score: dict[str, float] = {}
-    for item, score in dense:
-        items.setdefault(item.id, item)
-        similarity[item.id] = score
-    for item, score in lexical:
-        items.setdefault(item.id, item)
-        lexical_score[item.id] = score
+    similarity = dict(dense)
+    lexical_score = dict(lexical)
+    keys = list(dict.fromkeys([key for key, _ in dense] + [key for key, _ in lexical]))
     lam = weights.lexical_weight
     relevance: dict[str, float] = {}
     if weights.fusion is FusionMethod.RRF:
         best = (1 - lam) / (weights.rrf_k + 1) + lam / (weights.rrf_k + 1)
-        for rank, (item, _) in enumerate(dense, start=1):
-            relevance[item.id] = relevance.get(item.id, 0.0) + (1 - lam) / (weights.rrf_k + rank)
-        for rank, (item, _) in enumerate(lexical, start=1):
-            relevance[item.id] = relevance.get(item.id, 0.0) + lam / (weights.rrf_k + rank)
+        for position, (key, _) in enumerate(dense, start=1):
+            relevance[key] = relevance.get(key, 0.0) + (1 - lam) / (weights.rrf_k + position)
+        for position, (key, _) in enumerate(lexical, start=1):
+            relevance[key] = relevance.get(key, 0.0) + lam / (weights.rrf_k + position)
         relevance = {key: value / best for key, value in relevance.items()}
     else:
         top_lexical = max((score for _, score in lexical), default=0.0)
-        for key in items:
+        for key in keys:
             dense_part = min(1.0, max(0.0, similarity.get(key, 0.0)))
             lexical_part = lexical_score.get(key, 0.0) / top_lexical if top_lexical > 0 else 0.0
             relevance[key] = (1 - lam) * dense_part + lam * max(0.0, lexical_part)
-    return [
+    candidates = [
         Candidate(
-            item=item,
+            id=key,
             similarity=similarity.get(key, 0.0),
             lexical_score=lexical_score.get(key, 0.0),
             relevance=min(1.0, max(0.0, relevance.get(key, 0.0))),
         )
-        for key, item in items.items()
+        for key in keys
     ]
+    candidates.sort(key=lambda candidate: (-candidate.relevance, candidate.id))
+    return candidates
+
+
+def best_possible_score(candidate: Candidate, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
+    """The highest final score ``candidate`` could reach: salience and importance at their cap of 1.
+    Recall stops reading items once this falls below the k-th score it already has."""
+    return weights.relevance * candidate.relevance + weights.salience + weights.importance
+
+
+def score(
+    candidate: Candidate, item: MemoryItem, now: datetime, weights: RankingWeights = DEFAULT_WEIGHTS
+) -> ScoredMemory:
+    """The final score of one candidate, with its exact salience at ``now``."""
+    value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now, weights.half_lives)
+    total = (
+        weights.relevance * candidate.relevance
+        + weights.salience * min(1.0, value)
+        + weights.importance * min(1.0, max(0.0, item.importance))
+    )
+    return ScoredMemory(
+        item=item, score=total, similarity=candidate.similarity, salience=value, lexical_score=candidate.lexical_score
+    )
+
+
+def best_first(scored: Sequence[ScoredMemory], k: int) -> list[ScoredMemory]:
+    """The top ``k`` by final score (ties by id)."""
+    return sorted(scored, key=lambda hit: (-hit.score, hit.item.id))[: max(0, k)]
 
 
 def rank(
     candidates: Sequence[Candidate],
+    items: Mapping[str, MemoryItem],
     now: datetime,
     k: int,
     weights: RankingWeights = DEFAULT_WEIGHTS,
     min_salience: float | None = None,
 ) -> list[ScoredMemory]:
-    """The top ``k`` candidates by final score (ties by id), each with its salience at ``now``."""
-    scored = []
-    for candidate in candidates:
-        item = candidate.item
-        value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now, weights.half_lives)
-        if min_salience is not None and value < min_salience:
-            continue
-        score = (
-            weights.relevance * candidate.relevance
-            + weights.salience * min(1.0, value)
-            + weights.importance * min(1.0, max(0.0, item.importance))
-        )
-        scored.append(
-            ScoredMemory(
-                item=item,
-                score=score,
-                similarity=candidate.similarity,
-                salience=value,
-                lexical_score=candidate.lexical_score,
-            )
-        )
-    scored.sort(key=lambda hit: (-hit.score, hit.item.id))
-    return scored[: max(0, k)]
+    """The top ``k`` candidates by final score, each with its salience at ``now``; candidates
+    missing from ``items`` (gone since the search) and those under ``min_salience`` are dropped."""
+    scored = [score(candidate, items[candidate.id], now, weights) for candidate in candidates if candidate.id in items]
+    if min_salience is not None:
+        scored = [hit for hit in scored if hit.salience >= min_salience]
+    return best_first(scored, k)
 
 
 def hybrid_rank(
@@ -175,5 +180,9 @@ def hybrid_rank(
     weights: RankingWeights = DEFAULT_WEIGHTS,
     min_salience: float | None = None,
 ) -> list[ScoredMemory]:
-    """``fuse`` then ``rank``."""
-    return rank(fuse(dense, lexical, weights), now, k, weights, min_salience)
+    """``fuse`` then ``rank`` over every candidate: the exact reference recall's pruning must match."""
+    items = {item.id: item for item, _ in [*dense, *lexical]}
+    candidates = fuse(
+        [(item.id, value) for item, value in dense], [(item.id, value) for item, value in lexical], weights
+    )
+    return rank(candidates, items, now, k, weights, min_salience)

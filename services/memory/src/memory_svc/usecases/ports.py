@@ -53,8 +53,9 @@ class MemoryIndex(Protocol):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
-    ) -> list[tuple[MemoryItem, float]]:
-        """The k nearest items of ``org_id`` within ``scope``, with their cosine similarity."""
+    ) -> list[tuple[str, float]]:
+        """The ids of the k nearest items of ``org_id`` within ``scope``, with their cosine similarity,
+        best first. Ids only: reading payloads costs more than the search (``get`` reads the items)."""
         ...
 
     async def search_lexical(
@@ -66,13 +67,15 @@ class MemoryIndex(Protocol):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
-    ) -> list[tuple[MemoryItem, float]]:
-        """The k best BM25 matches of ``org_id`` within ``scope`` (``query`` from ``encode_query``):
+    ) -> list[tuple[str, float]]:
+        """The ids of the k best BM25 matches of ``org_id`` within ``scope`` (``query`` from ``encode_query``):
         score = sum over shared terms of idf × stored weight, idf = ln(1 + (N − n + 0.5) / (n + 0.5))
         over the whole collection (Qdrant's IDF modifier). Items without a shared term are not returned."""
         ...
 
-    async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]: ...
+    async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
+        """The items of ``org_id`` with these ids, in the order asked; unknown ids are skipped."""
+        ...
 
     async def count(self, org_id: str) -> int: ...
 

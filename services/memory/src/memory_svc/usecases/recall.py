@@ -6,6 +6,12 @@ salience filters, each returning ``k × CANDIDATE_FACTOR`` (8) candidates (at mo
 ``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each candidate's exact
 salience at query time (per-type half-life), drops those under ``min_salience`` and keeps
 the best ``k`` by ``w_rel·relevance + w_sal·salience + w_imp·importance``.
+
+The searches return ids and scores only: reading a point's payload costs far more than
+finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). Items are
+read most relevant first, a chunk at a time, until no unread candidate can still reach the
+k-th score (salience and importance are capped at 1, so relevance bounds the final score):
+the result is exactly that of ranking every candidate, for a fraction of the reads.
 """
 
 from __future__ import annotations
@@ -22,13 +28,23 @@ from opentelemetry import trace
 from memory_svc.domain import limits
 from memory_svc.domain.lexical import encode_query
 from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScoredMemory
-from memory_svc.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, hybrid_rank
+from memory_svc.domain.ranking import (
+    DEFAULT_WEIGHTS,
+    Candidate,
+    RankingWeights,
+    best_first,
+    best_possible_score,
+    fuse,
+    rank,
+)
 from memory_svc.usecases.ports import DEFAULT_STATUSES, Clock, MemoryIndex, SearchFilter
 
 tracer = trace.get_tracer(__name__)
 
 CANDIDATE_FACTOR = 8
 MAX_CANDIDATES = 200
+# Items read per round trip while looking for the top k (the first round reads 2k).
+MIN_READ_CHUNK = 8
 
 
 async def recall(
@@ -75,8 +91,34 @@ async def recall(
             index.search(org_id, scope, vector, depth, memory_types, filters=filters),
             index.search_lexical(org_id, scope, terms, depth, memory_types, filters=filters),
         )
-        results = hybrid_rank(dense, lexical, clock.now(), k, weights, min_salience)
+        candidates = fuse(dense, lexical, weights)
+        results, read = await _best_k(org_id, candidates, k, index, clock.now(), weights, min_salience)
         span.set_attribute("lore.candidates.dense", len(dense))
         span.set_attribute("lore.candidates.lexical", len(lexical))
+        span.set_attribute("lore.candidates.read", read)
         span.set_attribute("lore.results", len(results))
     return results
+
+
+async def _best_k(
+    org_id: str,
+    candidates: Sequence[Candidate],
+    k: int,
+    index: MemoryIndex,
+    now: datetime,
+    weights: RankingWeights,
+    min_salience: float | None,
+) -> tuple[list[ScoredMemory], int]:
+    """The top ``k`` of ``candidates`` (most relevant first), reading as few items as the
+    bound allows; also returns how many were read."""
+    kept: list[ScoredMemory] = []
+    position = 0
+    chunk_size = max(2 * k, MIN_READ_CHUNK)
+    while position < len(candidates):
+        if len(kept) >= k and best_possible_score(candidates[position], weights) < kept[k - 1].score:
+            break
+        chunk = candidates[position : position + chunk_size]
+        position += len(chunk)
+        items = {item.id: item for item in await index.get(org_id, [candidate.id for candidate in chunk])}
+        kept = best_first([*kept, *rank(chunk, items, now, len(chunk), weights, min_salience)], k)
+    return kept, position

@@ -19,17 +19,35 @@ from memory_svc.domain.working_memory import SessionLease, Turn, WorkingMemory, 
 
 
 class InMemoryWorkingMemoryStore:
-    def __init__(self) -> None:
+    """``leases``: the fake whose fencing tokens writes are checked against (as the Redis scripts
+    read the lease adapter's fence key)."""
+
+    def __init__(self, leases: InMemorySessionLeases | None = None) -> None:
         self._memories: dict[tuple[str, str], WorkingMemory] = {}
         self._idempotency_keys: dict[tuple[str, str], set[str]] = {}
+        self._leases = leases
+
+    def _check_fence(self, key: tuple[str, str], fencing_token: int | None) -> None:
+        newest = self._leases.newest_token(key) if self._leases is not None else 0
+        if fencing_token is not None and newest > fencing_token:
+            raise errors.Conflict("a newer lease of this session has been granted", reason="LEASE_LOST")
 
     async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
         return self._memories.get((org_id, session_id))
 
     async def append_turn(
-        self, org_id: str, session_id: str, turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime
+        self,
+        org_id: str,
+        session_id: str,
+        turn: Turn,
+        *,
+        max_turns: int,
+        ttl: timedelta,
+        now: datetime,
+        fencing_token: int | None = None,
     ) -> WorkingMemory:
         key = (org_id, session_id)
+        self._check_fence(key, fencing_token)
         current = self._memories.get(key) or WorkingMemory(session_id=session_id)
         seen = self._idempotency_keys.setdefault(key, set())
         if turn.idempotency_key and turn.idempotency_key in seen:
@@ -49,8 +67,10 @@ class InMemoryWorkingMemoryStore:
         *,
         ttl: timedelta,
         now: datetime,
+        fencing_token: int | None = None,
     ) -> WorkingMemory:
         key = (org_id, session_id)
+        self._check_fence(key, fencing_token)
         current = self._memories.get(key) or WorkingMemory(session_id=session_id)
         updated = dataclasses.replace(apply_mask(current, changes, paths), updated_at=now, expires_at=now + ttl)
         self._memories[key] = updated
@@ -69,6 +89,9 @@ class InMemorySessionLeases:
 
     def _now(self) -> datetime:
         return self._clock.now() if self._clock is not None else datetime.now(UTC)
+
+    def newest_token(self, key: tuple[str, str]) -> int:
+        return self._tokens.get(key, 0)
 
     def _try(self, key: tuple[str, str], holder: str, ttl: timedelta) -> int | None:
         held = self._leases.get(key)

@@ -40,14 +40,15 @@ class Backend:
 @pytest.fixture(params=["fake", "redis"])
 async def backend(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[Backend]:
     if request.param == "fake":
-        yield Backend("fake", InMemoryWorkingMemoryStore(), InMemorySessionLeases())
+        leases = InMemorySessionLeases()
+        yield Backend("fake", InMemoryWorkingMemoryStore(leases), leases)
         return
     client = redis.Redis.from_url(redis_url)
     prefix = f"lore-test-{secrets.token_hex(4)}"
     try:
         yield Backend(
             "redis",
-            RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm"),
+            RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm", lease_prefix=f"{prefix}:lease"),
             RedisSessionLeases(client, key_prefix=f"{prefix}:lease"),
             client,
         )
@@ -245,6 +246,53 @@ async def test_an_expired_lease_can_be_taken_and_its_old_token_no_longer_release
     assert new.fencing_token > old.fencing_token
     assert not await backend.leases.release(org_id, "s-1", "req-1", old.fencing_token)
     assert await backend.leases.release(org_id, "s-1", "req-2", new.fencing_token)
+
+
+async def test_a_holder_whose_lease_was_taken_over_can_no_longer_write(backend, org_id):
+    old = await backend.leases.acquire(org_id, "s-1", "turn-1", timedelta(milliseconds=50), timedelta(0))
+    await backend.store.append_turn(
+        org_id, "s-1", turn("mine", session_id="s-1"), max_turns=20, ttl=TTL, now=NOW, fencing_token=old.fencing_token
+    )
+    await asyncio.sleep(0.12)  # turn-1 stalls past its lease; turn-2 takes the session over
+    new = await backend.leases.acquire(org_id, "s-1", "turn-2", timedelta(seconds=5), timedelta(0))
+
+    with pytest.raises(errors.Conflict) as stale_append:
+        await backend.store.append_turn(
+            org_id,
+            "s-1",
+            turn("late", session_id="s-1"),
+            max_turns=20,
+            ttl=TTL,
+            now=NOW,
+            fencing_token=old.fencing_token,
+        )
+    with pytest.raises(errors.Conflict) as stale_update:
+        await backend.store.update(
+            org_id,
+            "s-1",
+            WorkingMemory("s-1", summary="stale"),
+            ["summary"],
+            ttl=TTL,
+            now=NOW,
+            fencing_token=old.fencing_token,
+        )
+    assert stale_append.value.reason == stale_update.value.reason == "LEASE_LOST"
+    current = await backend.store.get(org_id, "s-1")
+    assert [t.content for t in current.recent_turns] == ["mine"] and current.summary == ""  # nothing written
+
+    await backend.store.update(
+        org_id,
+        "s-1",
+        WorkingMemory("s-1", summary="fresh"),
+        ["summary"],
+        ttl=TTL,
+        now=NOW,
+        fencing_token=new.fencing_token,
+    )
+    written = await backend.store.append_turn(
+        org_id, "s-1", turn("next", session_id="s-1"), max_turns=20, ttl=TTL, now=NOW, fencing_token=new.fencing_token
+    )
+    assert [t.content for t in written.recent_turns] == ["mine", "next"] and written.summary == "fresh"
 
 
 async def test_leases_of_two_orgs_are_independent(backend, org_id):

@@ -29,7 +29,7 @@ async def stub(redis_url):
     client = redis.Redis.from_url(redis_url)
     prefix = f"lore-test-{secrets.token_hex(4)}"
     servicer = WorkingMemoryServicer(
-        RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm"),
+        RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm", lease_prefix=f"{prefix}:lease"),
         RedisSessionLeases(client, key_prefix=f"{prefix}:lease"),
         SystemClock(),
         max_turns=MAX_TURNS,
@@ -216,6 +216,26 @@ async def test_leases_through_grpc(stub, org_id):
     )
     assert bad_ttl.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert error_info(bad_ttl).metadata["field"] == "ttl_ms"
+
+    # The first holder's token is older than the second's: its writes are refused.
+    lost = await failure(
+        stub.AppendTurn(
+            pb.AppendTurnRequest(session_id="s-1", turn=user_turn("late"), fencing_token=first.fencing_token),
+            metadata=tenant(org_id),
+        )
+    )
+    assert lost.code() is grpc.StatusCode.ABORTED and error_info(lost).reason == "LEASE_LOST"
+    fenced = await stub.AppendTurn(
+        pb.AppendTurnRequest(session_id="s-1", turn=user_turn("on time"), fencing_token=second.fencing_token),
+        metadata=tenant(org_id),
+    )
+    assert [turn.content for turn in fenced.working_memory.recent_turns] == ["on time"]
+    bad_token = await failure(
+        stub.UpdateWorkingMemory(
+            pb.UpdateWorkingMemoryRequest(session_id="s-1", fencing_token=0), metadata=tenant(org_id)
+        )
+    )
+    assert error_info(bad_token).metadata["field"] == "fencing_token"
 
 
 async def test_calls_without_a_tenant_are_refused(stub):

@@ -96,12 +96,14 @@ class GetWorkingMemoryResponse(_message.Message):
     def __init__(self, working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ...) -> None: ...
 
 class AppendTurnRequest(_message.Message):
-    __slots__ = ("session_id", "turn")
+    __slots__ = ("session_id", "turn", "fencing_token")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    FENCING_TOKEN_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     turn: _turn_pb2.Turn
-    def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ...) -> None: ...
+    fencing_token: int
+    def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., fencing_token: _Optional[int] = ...) -> None: ...
 
 class AppendTurnResponse(_message.Message):
     __slots__ = ("working_memory",)
@@ -110,14 +112,16 @@ class AppendTurnResponse(_message.Message):
     def __init__(self, working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ...) -> None: ...
 
 class UpdateWorkingMemoryRequest(_message.Message):
-    __slots__ = ("session_id", "working_memory", "update_mask")
+    __slots__ = ("session_id", "working_memory", "update_mask", "fencing_token")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     WORKING_MEMORY_FIELD_NUMBER: _ClassVar[int]
     UPDATE_MASK_FIELD_NUMBER: _ClassVar[int]
+    FENCING_TOKEN_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     working_memory: WorkingMemory
     update_mask: _field_mask_pb2.FieldMask
-    def __init__(self, session_id: _Optional[str] = ..., working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ..., update_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
+    fencing_token: int
+    def __init__(self, session_id: _Optional[str] = ..., working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ..., update_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ..., fencing_token: _Optional[int] = ...) -> None: ...
 
 class UpdateWorkingMemoryResponse(_message.Message):
     __slots__ = ("working_memory",)

@@ -21,7 +21,7 @@ from datetime import timedelta
 import redis.asyncio as redis
 from lore_runtime import errors
 
-from memory_svc.adapters.redis_working_memory import session_tag, translate_redis_errors
+from memory_svc.adapters.redis_working_memory import LEASE_PREFIX, fence_key, session_tag, translate_redis_errors
 from memory_svc.adapters.system_clock import SystemClock
 from memory_svc.domain.working_memory import SessionLease
 from memory_svc.usecases.ports import Clock
@@ -59,7 +59,7 @@ MAX_BACKOFF = 0.1
 
 class RedisSessionLeases:
     def __init__(
-        self, redis_client: redis.Redis, *, key_prefix: str = "lore:lease", clock: Clock | None = None
+        self, redis_client: redis.Redis, *, key_prefix: str = LEASE_PREFIX, clock: Clock | None = None
     ) -> None:
         self._redis = redis_client
         self._prefix = key_prefix
@@ -69,8 +69,7 @@ class RedisSessionLeases:
 
     def keys(self, org_id: str, session_id: str) -> tuple[str, str]:
         """The lease and fence keys of (org, session)."""
-        base = f"{self._prefix}:{session_tag(org_id, session_id)}"
-        return base, f"{base}:fence"
+        return f"{self._prefix}:{session_tag(org_id, session_id)}", fence_key(self._prefix, org_id, session_id)
 
     async def acquire(self, org_id: str, session_id: str, holder: str, ttl: timedelta, wait: timedelta) -> SessionLease:
         lease_key, fence_key = self.keys(org_id, session_id)

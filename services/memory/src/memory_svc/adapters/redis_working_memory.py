@@ -11,9 +11,12 @@ live in one slot and one Lua script may touch them):
 - ``<prefix>:{<org>:<session>}:turns`` — list of turns as JSON, oldest first, trimmed to N.
 
 AppendTurn is one Lua script (HINCRBY the count, RPUSH, LTRIM, PEXPIRE both keys, read
-back), so concurrent appends lose nothing and number turns exactly. UpdateWorkingMemory
-needs no read-modify-write (every updatable path is its own hash field), so it is one
-MULTI/EXEC: HSET, PEXPIRE, read back. Redis connection errors become DependencyUnavailable.
+back), so concurrent appends lose nothing and number turns exactly. UpdateWorkingMemory is
+another (HSET, PEXPIRE, read back; every updatable path is its own hash field). A write that
+carries a fencing token first reads the session's fence (the lease adapter's
+``<lease prefix>:{<org>:<session>}:fence``, same hash tag) and is refused, writing nothing,
+when a newer lease has been granted: a turn that outlived its lease cannot overwrite its
+successor's. Redis connection errors become DependencyUnavailable.
 """
 
 from __future__ import annotations
@@ -51,38 +54,78 @@ FIELDS = (
     "expires_at",
 )
 
-# KEYS: hash, turns. ARGV: turn JSON without its opening brace, max turns, ttl ms, now ms, idempotency key.
-# The script puts the server-assigned sequence first in the turn's JSON object: no JSON library needed.
-_APPEND = """
+# Both scripts start with it. KEYS[3]: the fence; ARGV[1]: the caller's token, "" when unchecked.
+_FENCE_CHECK = """
+if ARGV[1] ~= '' and tonumber(redis.call('GET', KEYS[3]) or '0') > tonumber(ARGV[1]) then
+  return redis.error_reply('LORE_LEASE_LOST')
+end
+"""
+
+# KEYS: hash, turns, fence. ARGV: token, turn JSON without its opening brace, max turns, ttl ms, now ms,
+# idempotency key, then the fields to read back. The script puts the server-assigned sequence first in the
+# turn's JSON object: no JSON library needed.
+_APPEND = (
+    _FENCE_CHECK
+    + """
 local hash, turns = KEYS[1], KEYS[2]
-local ttl, now = tonumber(ARGV[3]), tonumber(ARGV[4])
-local replay = false
-if ARGV[5] ~= '' and redis.call('HEXISTS', hash, 'idem:' .. ARGV[5]) == 1 then
-  replay = true
-else
+local ttl, now, idem = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+if idem == '' or redis.call('HEXISTS', hash, 'idem:' .. idem) == 0 then
   local sequence = redis.call('HINCRBY', hash, 'turn_count', 1)
-  redis.call('RPUSH', turns, '{"sequence":' .. sequence .. ',' .. ARGV[1])
-  redis.call('LTRIM', turns, -tonumber(ARGV[2]), -1)
-  if ARGV[5] ~= '' then
-    redis.call('HSET', hash, 'idem:' .. ARGV[5], sequence)
+  redis.call('RPUSH', turns, '{"sequence":' .. sequence .. ',' .. ARGV[2])
+  redis.call('LTRIM', turns, -tonumber(ARGV[3]), -1)
+  if idem ~= '' then
+    redis.call('HSET', hash, 'idem:' .. idem, sequence)
   end
-  redis.call('HSET', hash, 'updated_at', ARGV[4], 'expires_at', string.format('%d', now + ttl))
+  redis.call('HSET', hash, 'updated_at', ARGV[5], 'expires_at', string.format('%d', now + ttl))
   redis.call('PEXPIRE', hash, ttl)
   redis.call('PEXPIRE', turns, ttl)
 end
-return {redis.call('HMGET', hash, unpack(ARGV, 6)), redis.call('LRANGE', turns, 0, -1)}
+return {redis.call('HMGET', hash, unpack(ARGV, 7)), redis.call('LRANGE', turns, 0, -1)}
 """
+)
 
+# KEYS: hash, turns, fence. ARGV: token, ttl ms, number of field/value pairs n, the n pairs, then the fields
+# to read back.
+_UPDATE = (
+    _FENCE_CHECK
+    + """
+local hash, turns = KEYS[1], KEYS[2]
+local ttl, count = tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('HSET', hash, unpack(ARGV, 4, 3 + 2 * count))
+redis.call('PEXPIRE', hash, ttl)
+redis.call('PEXPIRE', turns, ttl)
+return {redis.call('HMGET', hash, unpack(ARGV, 4 + 2 * count)), redis.call('LRANGE', turns, 0, -1)}
+"""
+)
+
+# The session leases' key prefix (adapters/redis_session_leases.py): the fence lives under it.
+LEASE_PREFIX = "lore:lease"
 REDIS_UNAVAILABLE = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
 
 
 @contextlib.contextmanager
 def translate_redis_errors() -> Iterator[None]:
-    """Driver errors meaning "Redis is not there" become DependencyUnavailable."""
+    """Driver errors meaning "Redis is not there" become DependencyUnavailable; a refused fence, Conflict."""
     try:
         yield
     except REDIS_UNAVAILABLE as error:
         raise errors.DependencyUnavailable(f"Redis is not reachable: {error}", reason="REDIS_UNAVAILABLE") from error
+    except redis_errors.ResponseError as error:
+        if "LORE_LEASE_LOST" not in str(error):
+            raise
+        raise errors.Conflict(
+            "a newer lease of this session has been granted: this holder's writes are refused",
+            reason="LEASE_LOST",
+        ) from error
+
+
+def fence_key(lease_prefix: str, org_id: str, session_id: str) -> str:
+    """The key holding the session's newest fencing token (written by the lease adapter)."""
+    return f"{lease_prefix}:{session_tag(org_id, session_id)}:fence"
+
+
+def _token(fencing_token: int | None) -> str:
+    return "" if fencing_token is None else str(int(fencing_token))
 
 
 def session_tag(org_id: str, session_id: str) -> str:
@@ -232,15 +275,22 @@ def _decode(session_id: str, values: Sequence[Any], turns: Sequence[Any]) -> Wor
 
 
 class RedisWorkingMemoryStore:
-    def __init__(self, redis_client: redis.Redis, *, key_prefix: str = "lore:wm") -> None:
+    def __init__(
+        self, redis_client: redis.Redis, *, key_prefix: str = "lore:wm", lease_prefix: str = LEASE_PREFIX
+    ) -> None:
         self._redis = redis_client
         self._prefix = key_prefix
+        self._lease_prefix = lease_prefix
         self._append = redis_client.register_script(_APPEND)
+        self._update = redis_client.register_script(_UPDATE)
 
     def keys(self, org_id: str, session_id: str) -> tuple[str, str]:
         """The hash and turn-list keys of (org, session)."""
         base = f"{self._prefix}:{session_tag(org_id, session_id)}"
         return base, f"{base}:turns"
+
+    def _script_keys(self, org_id: str, session_id: str) -> list[str]:
+        return [*self.keys(org_id, session_id), fence_key(self._lease_prefix, org_id, session_id)]
 
     async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
         hash_key, turns_key = self.keys(org_id, session_id)
@@ -252,14 +302,29 @@ class RedisWorkingMemoryStore:
         return _decode(session_id, values, turns)
 
     async def append_turn(
-        self, org_id: str, session_id: str, turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime
+        self,
+        org_id: str,
+        session_id: str,
+        turn: Turn,
+        *,
+        max_turns: int,
+        ttl: timedelta,
+        now: datetime,
+        fencing_token: int | None = None,
     ) -> WorkingMemory:
-        hash_key, turns_key = self.keys(org_id, session_id)
         ttl_ms = max(1, int(ttl.total_seconds() * 1000))
         with translate_redis_errors():
             values, turns = await self._append(
-                keys=[hash_key, turns_key],
-                args=[turn_body(turn), max_turns, ttl_ms, _ms(now), turn.idempotency_key, *FIELDS],
+                keys=self._script_keys(org_id, session_id),
+                args=[
+                    _token(fencing_token),
+                    turn_body(turn),
+                    max_turns,
+                    ttl_ms,
+                    _ms(now),
+                    turn.idempotency_key,
+                    *FIELDS,
+                ],
             )
         working_memory = _decode(session_id, values, turns)
         assert working_memory is not None  # the script always leaves a turn behind
@@ -274,19 +339,17 @@ class RedisWorkingMemoryStore:
         *,
         ttl: timedelta,
         now: datetime,
+        fencing_token: int | None = None,
     ) -> WorkingMemory:
-        hash_key, turns_key = self.keys(org_id, session_id)
         ttl_ms = max(1, int(ttl.total_seconds() * 1000))
         mapping = {path: _encode(path, changes) for path in paths}
         mapping |= {"updated_at": str(_ms(now)), "expires_at": str(_ms(now) + ttl_ms)}
+        pairs = [part for field, value in mapping.items() for part in (field, value)]
         with translate_redis_errors():
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.hset(hash_key, mapping=mapping)
-                pipe.pexpire(hash_key, ttl_ms)
-                pipe.pexpire(turns_key, ttl_ms)
-                pipe.hmget(hash_key, FIELDS)
-                pipe.lrange(turns_key, 0, -1)
-                *_, values, turns = await pipe.execute()
+            values, turns = await self._update(
+                keys=self._script_keys(org_id, session_id),
+                args=[_token(fencing_token), ttl_ms, len(mapping), *pairs, *FIELDS],
+            )
         working_memory = _decode(session_id, values, turns)
         assert working_memory is not None  # the HSET above just wrote it
         return working_memory

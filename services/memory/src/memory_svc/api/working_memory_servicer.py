@@ -55,6 +55,7 @@ class WorkingMemoryServicer(working_memory_service_pb2_grpc.WorkingMemoryService
             clock=self._clock,
             max_turns=self._max_turns,
             ttl=self._ttl,
+            fencing_token=request.fencing_token if request.HasField("fencing_token") else None,
         )
         return pb.AppendTurnResponse(working_memory=convert.working_memory_to_pb(memory))
 
@@ -70,6 +71,7 @@ class WorkingMemoryServicer(working_memory_service_pb2_grpc.WorkingMemoryService
             store=self._store,
             clock=self._clock,
             ttl=self._ttl,
+            fencing_token=request.fencing_token if request.HasField("fencing_token") else None,
         )
         return pb.UpdateWorkingMemoryResponse(working_memory=convert.working_memory_to_pb(memory))
 

@@ -151,6 +151,11 @@ async def get_working_memory(org_id: str, session_id: str, *, store: WorkingMemo
     return await store.get(org_id, session_id) or WorkingMemory(session_id=session_id)
 
 
+def validate_fencing_token(token: int | None) -> None:
+    if token is not None and token <= 0:
+        raise errors.InvalidArgument("fencing_token", "must be a token issued by AcquireSessionLease (positive)")
+
+
 async def append_turn(
     org_id: str,
     session_id: str,
@@ -160,8 +165,10 @@ async def append_turn(
     clock: Clock,
     max_turns: int = wm.DEFAULT_MAX_TURNS,
     ttl: timedelta = wm.DEFAULT_TTL,
+    fencing_token: int | None = None,
 ) -> WorkingMemory:
     validate_session_id(session_id)
+    validate_fencing_token(fencing_token)
     validate_turn(turn)
     now = clock.now()
     stamped = dataclasses.replace(
@@ -171,7 +178,9 @@ async def append_turn(
         sequence=0,
         created_at=turn.created_at or now,
     )
-    return await store.append_turn(org_id, session_id, stamped, max_turns=max_turns, ttl=ttl, now=now)
+    return await store.append_turn(
+        org_id, session_id, stamped, max_turns=max_turns, ttl=ttl, now=now, fencing_token=fencing_token
+    )
 
 
 async def update_working_memory(
@@ -183,13 +192,17 @@ async def update_working_memory(
     store: WorkingMemoryStore,
     clock: Clock,
     ttl: timedelta = wm.DEFAULT_TTL,
+    fencing_token: int | None = None,
 ) -> WorkingMemory:
     validate_session_id(session_id)
+    validate_fencing_token(fencing_token)
     distinct = validate_mask(paths)
     validate_changes(changes, distinct)
     if "emotion_trajectory" in distinct:
         changes = dataclasses.replace(changes, emotion_trajectory=tuple(changes.emotion_trajectory)[-wm.MAX_EMOTIONS :])
-    return await store.update(org_id, session_id, changes, distinct, ttl=ttl, now=clock.now())
+    return await store.update(
+        org_id, session_id, changes, distinct, ttl=ttl, now=clock.now(), fencing_token=fencing_token
+    )
 
 
 async def clear_working_memory(org_id: str, session_id: str, *, store: WorkingMemoryStore) -> None:

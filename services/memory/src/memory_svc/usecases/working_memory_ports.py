@@ -19,12 +19,22 @@ class WorkingMemoryStore(Protocol):
         ...
 
     async def append_turn(
-        self, org_id: str, session_id: str, turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime
+        self,
+        org_id: str,
+        session_id: str,
+        turn: Turn,
+        *,
+        max_turns: int,
+        ttl: timedelta,
+        now: datetime,
+        fencing_token: int | None = None,
     ) -> WorkingMemory:
         """Atomically: number ``turn`` (turn_count + 1), append it, keep the last ``max_turns``, set
         ``updated_at = now`` and ``expires_at = now + ttl`` and renew the TTL. A turn whose non-empty
         ``idempotency_key`` was already appended to this session changes nothing (a replay): the
-        current working memory is returned."""
+        current working memory is returned. With a ``fencing_token``, raises
+        ``errors.Conflict(reason="LEASE_LOST")`` and writes nothing when a lease of the session newer
+        than the one that issued the token has been granted."""
         ...
 
     async def update(
@@ -36,9 +46,11 @@ class WorkingMemoryStore(Protocol):
         *,
         ttl: timedelta,
         now: datetime,
+        fencing_token: int | None = None,
     ) -> WorkingMemory:
         """Atomically replace the fields named by ``paths`` (validated, from UPDATABLE_PATHS) with those of
-        ``changes``, set ``updated_at``/``expires_at`` and renew the TTL; creates the working memory if absent."""
+        ``changes``, set ``updated_at``/``expires_at`` and renew the TTL; creates the working memory if absent.
+        ``fencing_token``: as for ``append_turn``."""
         ...
 
     async def clear(self, org_id: str, session_id: str) -> None:

@@ -1,0 +1,49 @@
+"""Operator routes (``admin`` scope): the maintenance jobs the services also run on schedule.
+
+Each acts on the caller's organisation only: the org comes from the credential like
+everywhere else, so an operator key of one tenant cannot decay or fold another's memories.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+
+from gateway_svc.auth import Caller, authenticated
+from gateway_svc.calls import read_json, rpc_options
+from gateway_svc.openapi import json_body
+from gateway_svc.proto_json import parse, to_json
+
+router = APIRouter(tags=["admin"])
+
+CONSOLIDATION_EXAMPLE = {"scope": {"userId": "u-1"}, "dryRun": True, "threshold": 0.92}
+
+
+def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
+    return memory_service_pb2_grpc.MemoryServiceStub(request.app.state.container.channels["memory"])
+
+
+@router.post(
+    "/v1/admin/decay:run",
+    summary="Materialise current salience now (MemoryService.RunDecay)",
+    openapi_extra=json_body(memory_service_pb2.RunDecayRequest, {}),
+)
+async def run_decay(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("admin")
+    # An empty body means "no options".
+    message = parse(await read_json(request) or b"{}", memory_service_pb2.RunDecayRequest)
+    return to_json(await _memories(request).RunDecay(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/admin/consolidation:run",
+    summary="Fold near-duplicate memories now (MemoryService.RunConsolidation)",
+    openapi_extra=json_body(memory_service_pb2.RunConsolidationRequest, CONSOLIDATION_EXAMPLE),
+)
+async def run_consolidation(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("admin")
+    # An empty body means "no options".
+    message = parse(await read_json(request) or b"{}", memory_service_pb2.RunConsolidationRequest)
+    return to_json(await _memories(request).RunConsolidation(message, **rpc_options(request, caller)))

@@ -1,0 +1,39 @@
+"""Operator routes: admin scope required, and they act on the caller's organisation only."""
+
+import uuid
+
+
+async def test_consolidation_and_decay_run_for_the_callers_org_with_the_admin_scope(client_for, org_id):
+    admin = await client_for(org_id)
+    content = "Priya takes the 7:40 train to Leeds on Mondays."
+    for suffix in ("", "!"):
+        written = await admin.post(
+            "/v1/memories",
+            json={
+                "memories": [{"content": content + suffix, "memoryType": "MEMORY_TYPE_FACT", "scope": {"userId": "p"}}]
+            },
+        )
+        assert written.status_code == 200, written.text
+    other_org = await client_for(f"org-{uuid.uuid4().hex[:12]}")
+    elsewhere = await other_org.post("/v1/admin/consolidation:run", json={})
+    assert elsewhere.status_code == 200 and elsewhere.json()["consolidated"] == 0  # another org sees none of it
+
+    preview = await admin.post("/v1/admin/consolidation:run", json={"scope": {"userId": "p"}, "dryRun": True})
+    assert preview.status_code == 200, preview.text
+    assert preview.json() == {"examined": 2, "groups": 1, "consolidated": 1, "dryRun": True}
+    folded = await admin.post("/v1/admin/consolidation:run")  # an empty body means no options
+    assert folded.status_code == 200 and folded.json()["consolidated"] == 1
+
+    decayed = await admin.post("/v1/admin/decay:run")
+    assert decayed.status_code == 200 and "computedAt" in decayed.json()
+
+
+async def test_admin_routes_need_the_admin_scope_and_valid_options(client_for, org_id):
+    reader = await client_for(org_id, scopes=("memories:read", "memories:write"))
+    refused = await reader.post("/v1/admin/decay:run")
+    assert refused.status_code == 403 and refused.json()["error"]["status"] == "PERMISSION_DENIED"
+
+    admin = await client_for(org_id)
+    bad = await admin.post("/v1/admin/consolidation:run", json={"threshold": 0.1})
+    assert bad.status_code == 400
+    assert "threshold" in bad.json()["error"]["message"]

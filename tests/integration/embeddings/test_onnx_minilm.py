@@ -158,3 +158,23 @@ async def test_factory_without_base_url_loads_the_local_model() -> None:
         assert (await embedder.embed(["x"])).shape == (1, 384)
     finally:
         await embedder.aclose()
+
+
+async def test_concurrent_queries_share_batches_and_get_their_own_vectors(minilm: OnnxMiniLmEmbedder) -> None:
+    queries = [f"who went to the {place}?" for place in ("support group", "beach", "museum", "pottery class")]
+    alone = [await minilm.embed([query]) for query in queries]
+    rounds: list[int] = []
+    infer = minilm._infer
+
+    def counting_infer(batch):
+        rounds.append(len(batch))
+        return infer(batch)
+
+    minilm._infer = counting_infer  # type: ignore[method-assign]
+    try:
+        together = await asyncio.gather(*(minilm.embed([query]) for query in queries))
+    finally:
+        del minilm._infer
+    assert len(rounds) < len(queries)  # the queries arriving together shared rounds
+    for single, shared in zip(alone, together, strict=True):
+        np.testing.assert_allclose(shared, single, atol=1e-5)

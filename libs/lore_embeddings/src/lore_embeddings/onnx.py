@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from lore_embeddings.batching import RowBatcher
 from lore_embeddings.port import EmbeddingError, check_texts
 
 MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
@@ -32,6 +33,8 @@ MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 MODEL_SIZE_BYTES = 22_928_619
 MAX_LENGTH = 128
 DEFAULT_BATCH_SIZE = 32
+# Requests of at most this many texts are tokenized on the event loop (tens of microseconds).
+INLINE_TOKENIZE = 4
 
 T = TypeVar("T")
 
@@ -86,9 +89,10 @@ def available_cpus() -> int:
 class OnnxMiniLmEmbedder:
     """The Embedder port over all-MiniLM-L6-v2 int8 on onnxruntime's CPU provider.
 
-    Inference runs in a worker thread (``asyncio.to_thread``) one batch at a time: callers
-    queue on a FIFO lock between batches, so concurrent requests share the cores instead of
-    oversubscribing them, and a long request delays a short one by at most one batch.
+    Inference runs in a worker thread (``asyncio.to_thread``) one batch at a time, and
+    concurrent calls share batches (``batching.RowBatcher``): the cores are never
+    oversubscribed, a long request delays a short one by at most one batch, and queries that
+    arrive together cost about half as much each as one by one.
     """
 
     model_name = MODEL_NAME
@@ -106,7 +110,7 @@ class OnnxMiniLmEmbedder:
         self.batch_size = batch_size
         self.max_length = max_length
         self._thread_lock = threading.Lock()
-        self._loop_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+        self._batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RowBatcher[list[int]]] = (
             weakref.WeakKeyDictionary()
         )
         self._closed = False
@@ -157,35 +161,35 @@ class OnnxMiniLmEmbedder:
         out = np.empty((len(items), self.dimension), dtype=np.float32)
         if not items:
             return out
-        token_ids = await self._run(self._tokenize, items)
-        # Batches of similar lengths pad less; vectors do not depend on the batch.
+        # A few short texts tokenize in microseconds: a thread hop would cost more.
+        token_ids = self._tokenize(items) if len(items) <= INLINE_TOKENIZE else await self._run(self._tokenize, items)
+        # Rows of similar lengths pad less when batched together; vectors do not depend on the batch.
         order = sorted(range(len(items)), key=lambda index: len(token_ids[index]))
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            out[rows] = await self._run(self._infer, [token_ids[row] for row in rows])
+        out[order] = await self._batcher().submit([token_ids[index] for index in order])
         return out
 
     async def aclose(self) -> None:
-        if self._closed:
-            return
         self._closed = True
-        async with self._loop_lock():
-            with self._thread_lock:
-                self._session = None
+        await asyncio.to_thread(self._release_session)
 
-    def _loop_lock(self) -> asyncio.Lock:
+    def _release_session(self) -> None:
+        with self._thread_lock:  # waits for a running batch
+            self._session = None
+
+    def _batcher(self) -> RowBatcher[list[int]]:
         loop = asyncio.get_running_loop()
-        lock = self._loop_locks.get(loop)
-        if lock is None:
-            lock = self._loop_locks[loop] = asyncio.Lock()
-        return lock
+        batcher = self._batchers.get(loop)
+        if batcher is None:
+            batcher = self._batchers[loop] = RowBatcher(
+                lambda rows: self._run(self._infer, rows), self.batch_size, self.dimension
+            )
+        return batcher
 
     async def _run(self, work: Callable[[Any], T], argument: Any) -> T:
-        async with self._loop_lock():
-            return await asyncio.to_thread(self._locked, work, argument)
+        return await asyncio.to_thread(self._locked, work, argument)
 
     def _locked(self, work: Callable[[Any], T], argument: Any) -> T:
-        # The asyncio lock queues callers of one loop; this one also covers other loops and threads.
+        # One batch at a time per process, whichever event loop or thread asks.
         with self._thread_lock:
             if self._session is None:
                 raise EmbeddingError("embedder is closed")

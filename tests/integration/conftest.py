@@ -24,8 +24,9 @@ async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, Runnin
         "LORE_DATABASE_URL": migrated_pg.app_dsn,
         "LORE_REDIS_URL": redis_url,
         "LORE_DATA_DIR": str(tmp_path_factory.mktemp("lore-data")),
-        # Tests call RunDecay/RunConsolidation themselves: no background run may fold their data.
+        # Tests run decay, consolidation and revalidation themselves: no background run may touch their data.
         "LORE_MAINTENANCE_INTERVAL_SECONDS": "0",
+        "LORE_REVALIDATION_INTERVAL_SECONDS": "0",
     }
     async with AsyncExitStack() as stack:
         running = {}

@@ -6,4 +6,5 @@ Each service owns its schema; ``lore migrate`` applies them all, as the owner ro
 SCHEMAS: dict[str, str] = {
     "gateway": "gateway_svc",
     "memory": "memory_svc",
+    "observations": "observations_svc",
 }

@@ -1,32 +1,120 @@
-"""The only wiring of the observations service: stores, use cases and servicers."""
+"""The only wiring of the observations service: stores (observations, engagement), the embedder, the clock.
+
+RunRevalidation also runs in the background every ``LORE_REVALIDATION_INTERVAL_SECONDS``: the
+replica that claims the run (``lore_runtime.scheduled``) revalidates one org at a time as a
+system principal.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
+from lore_embeddings import Embedder, create_embedder
+from lore_runtime import request_context
+from lore_runtime.errors import FailedPrecondition
+from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
 from opentelemetry.sdk.trace import TracerProvider
 
+from observations_svc.adapters.postgres_engagement import PostgresEngagementStore
+from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.adapters.system_clock import SystemClock
 from observations_svc.config import Settings
+from observations_svc.usecases.maintenance import run_revalidation
+from observations_svc.usecases.ports import Clock
+
+log = logging.getLogger(__name__)
+SYSTEM_PRINCIPAL = "system:revalidation"
+# How often a replica checks whether revalidation is due (it runs once per interval).
+REVALIDATION_POLL_SECONDS = 300.0
 
 
 @dataclass
 class Container:
     settings: Settings
     postgres: asyncpg.Pool
+    embedder: Embedder
+    store: PostgresObservationStore
+    engagement: PostgresEngagementStore
+    clock: Clock
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
 
 
+async def open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
+    embedder = await asyncio.to_thread(
+        create_embedder, settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key
+    )
+    stack.push_async_callback(embedder.aclose)
+    return embedder
+
+
+async def check_dimension(store: PostgresObservationStore, embedder: Embedder) -> None:
+    declared = await store.embedding_dimension()
+    if declared != embedder.dimension:
+        raise FailedPrecondition(
+            f"the embedder {embedder.model_name} gives {embedder.dimension}-d vectors but "
+            f"observations.observations.embedding holds {declared}-d ones: configure a {declared}-d model "
+            "or add a migration that changes the column (and re-embeds)",
+            reason="EMBEDDING_DIMENSION_MISMATCH",
+        )
+
+
+async def revalidate_due_orgs(store: PostgresObservationStore, clock: Clock) -> dict[str, int]:
+    """One pass over every org with beliefs past their revalidation date, one org at a time as a
+    system principal; returns the totals kept in ``observations.scheduled_runs``."""
+    totals = {"orgs": 0, "checked": 0, "marked_stale": 0, "marked_invalidated": 0}
+    for org_id in await store.orgs_due_for_revalidation(clock.now()):
+        with request_context.bound(request_context.RequestContext(org_id, SYSTEM_PRINCIPAL)):
+            report = await run_revalidation(org_id, "", store=store, clock=clock)
+        totals["orgs"] += 1
+        totals["checked"] += report.checked
+        totals["marked_stale"] += report.marked_stale
+        totals["marked_invalidated"] += report.marked_invalidated
+    return totals
+
+
+def start_revalidation(
+    settings: Settings, stack: AsyncExitStack, postgres: asyncpg.Pool, store: PostgresObservationStore, clock: Clock
+) -> None:
+    """Revalidation every ``LORE_REVALIDATION_INTERVAL_SECONDS``, claimed by one replica
+    (``lore_runtime.scheduled``, as the memory service's maintenance)."""
+    interval = settings.revalidation_interval_seconds
+    job = ScheduledJob("revalidation", timedelta(seconds=interval), lambda: revalidate_due_orgs(store, clock))
+    poll = timedelta(seconds=min(interval, REVALIDATION_POLL_SECONDS))
+    task = asyncio.create_task(run_periodically(JobClaims(postgres, "observations"), [job], poll))
+    stack.push_async_callback(_cancel, task)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=True)
+    embedder = overrides.get("embedder") or await open_embedder(settings, stack)
+    store = PostgresObservationStore(postgres)
+    await check_dimension(store, embedder)
+    clock = overrides.get("clock") or SystemClock()
+    if settings.revalidation_interval_seconds > 0:
+        start_revalidation(settings, stack, postgres, store, clock)
     return Container(
         settings=settings,
         postgres=postgres,
+        embedder=embedder,
+        store=store,
+        engagement=PostgresEngagementStore(postgres),
+        clock=clock,
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres)},
     )

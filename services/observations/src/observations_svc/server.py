@@ -6,10 +6,9 @@ from lore.observations.v1 import (
 )
 from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 
-from observations_svc.api.servicers import EngagementServicer, ObservationServicer
+from observations_svc.api.engagement_servicer import EngagementServicer
+from observations_svc.api.observation_servicer import ObservationServicer
 from observations_svc.bootstrap import Container
-
-OBSERVATIONS_ISSUE = "the observations service (evidence, confidence, freshness, supersession, engagement state)"
 
 
 def create_server(container: Container, address: str) -> GrpcServer:
@@ -17,16 +16,14 @@ def create_server(container: Container, address: str) -> GrpcServer:
         address,
         [
             Registration(
-                ObservationServicer(),
+                ObservationServicer(container.store, container.embedder, container.clock),
                 observation_service_pb2_grpc.add_ObservationServiceServicer_to_server,
                 observation_service_pb2.DESCRIPTOR.services_by_name["ObservationService"],
-                pending=OBSERVATIONS_ISSUE,
             ),
             Registration(
-                EngagementServicer(),
+                EngagementServicer(container.engagement, container.clock),
                 engagement_service_pb2_grpc.add_EngagementServiceServicer_to_server,
                 engagement_service_pb2.DESCRIPTOR.services_by_name["EngagementService"],
-                pending=OBSERVATIONS_ISSUE,
             ),
         ],
         tracer_provider=container.tracer_provider,

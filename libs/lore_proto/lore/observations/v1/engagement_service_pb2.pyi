@@ -14,7 +14,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 class HypothesisStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     HYPOTHESIS_STATUS_UNSPECIFIED: _ClassVar[HypothesisStatus]
-    HYPOTHESIS_STATUS_OPEN: _ClassVar[HypothesisStatus]
+    HYPOTHESIS_STATUS_ACTIVE: _ClassVar[HypothesisStatus]
     HYPOTHESIS_STATUS_PROMOTED: _ClassVar[HypothesisStatus]
     HYPOTHESIS_STATUS_ARCHIVED: _ClassVar[HypothesisStatus]
 
@@ -24,7 +24,7 @@ class UnknownStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     UNKNOWN_STATUS_OPEN: _ClassVar[UnknownStatus]
     UNKNOWN_STATUS_RESOLVED: _ClassVar[UnknownStatus]
 HYPOTHESIS_STATUS_UNSPECIFIED: HypothesisStatus
-HYPOTHESIS_STATUS_OPEN: HypothesisStatus
+HYPOTHESIS_STATUS_ACTIVE: HypothesisStatus
 HYPOTHESIS_STATUS_PROMOTED: HypothesisStatus
 HYPOTHESIS_STATUS_ARCHIVED: HypothesisStatus
 UNKNOWN_STATUS_UNSPECIFIED: UnknownStatus
@@ -32,42 +32,54 @@ UNKNOWN_STATUS_OPEN: UnknownStatus
 UNKNOWN_STATUS_RESOLVED: UnknownStatus
 
 class HypothesisEvidence(_message.Message):
-    __slots__ = ("id", "content", "stance", "weight", "source", "recorded_at")
+    __slots__ = ("id", "statement", "stance", "weight", "source", "observed_at", "recorded_at", "reviewed")
     ID_FIELD_NUMBER: _ClassVar[int]
-    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
     STANCE_FIELD_NUMBER: _ClassVar[int]
     WEIGHT_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
+    OBSERVED_AT_FIELD_NUMBER: _ClassVar[int]
     RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    REVIEWED_FIELD_NUMBER: _ClassVar[int]
     id: str
-    content: str
+    statement: str
     stance: _observation_service_pb2.EvidenceStance
     weight: float
     source: str
+    observed_at: _timestamp_pb2.Timestamp
     recorded_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    reviewed: bool
+    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ..., observed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reviewed: _Optional[bool] = ...) -> None: ...
 
 class HypothesisEvidenceInput(_message.Message):
-    __slots__ = ("content", "stance", "weight", "source")
-    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("statement", "stance", "weight", "source", "observed_at")
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
     STANCE_FIELD_NUMBER: _ClassVar[int]
     WEIGHT_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
-    content: str
+    OBSERVED_AT_FIELD_NUMBER: _ClassVar[int]
+    statement: str
     stance: _observation_service_pb2.EvidenceStance
     weight: float
     source: str
-    def __init__(self, content: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ...) -> None: ...
+    observed_at: _timestamp_pb2.Timestamp
+    def __init__(self, statement: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ..., observed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class HypothesisRevision(_message.Message):
-    __slots__ = ("previous_statement", "reason", "revised_at")
+    __slots__ = ("previous_statement", "statement", "previous_confidence", "confidence", "reason", "revised_at")
     PREVIOUS_STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     REVISED_AT_FIELD_NUMBER: _ClassVar[int]
     previous_statement: str
+    statement: str
+    previous_confidence: float
+    confidence: float
     reason: str
     revised_at: _timestamp_pb2.Timestamp
-    def __init__(self, previous_statement: _Optional[str] = ..., reason: _Optional[str] = ..., revised_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, previous_statement: _Optional[str] = ..., statement: _Optional[str] = ..., previous_confidence: _Optional[float] = ..., confidence: _Optional[float] = ..., reason: _Optional[str] = ..., revised_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Hypothesis(_message.Message):
     __slots__ = ("id", "statement", "confidence", "status", "evidence", "revisions", "archive_note", "finding_id", "created_at", "updated_at")
@@ -176,14 +188,16 @@ class AddHypothesisEvidenceResponse(_message.Message):
     def __init__(self, hypothesis: _Optional[_Union[Hypothesis, _Mapping]] = ...) -> None: ...
 
 class ReviseHypothesisRequest(_message.Message):
-    __slots__ = ("hypothesis_id", "statement", "reason")
+    __slots__ = ("hypothesis_id", "confidence", "reason", "statement")
     HYPOTHESIS_ID_FIELD_NUMBER: _ClassVar[int]
-    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
     hypothesis_id: str
-    statement: str
+    confidence: float
     reason: str
-    def __init__(self, hypothesis_id: _Optional[str] = ..., statement: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    statement: str
+    def __init__(self, hypothesis_id: _Optional[str] = ..., confidence: _Optional[float] = ..., reason: _Optional[str] = ..., statement: _Optional[str] = ...) -> None: ...
 
 class ReviseHypothesisResponse(_message.Message):
     __slots__ = ("hypothesis",)

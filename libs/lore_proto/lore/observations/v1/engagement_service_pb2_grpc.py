@@ -27,6 +27,7 @@ if _version_not_supported:
 
 class EngagementServiceStub:
     """Per-organisation engagement state: the week, hypotheses becoming findings, unknowns.
+    The rules (confidence, promotion, precise figures, limits) are in docs/engagement.md.
     """
 
     def __init__(self, channel):
@@ -84,10 +85,12 @@ class EngagementServiceStub:
 
 class EngagementServiceServicer:
     """Per-organisation engagement state: the week, hypotheses becoming findings, unknowns.
+    The rules (confidence, promotion, precise figures, limits) are in docs/engagement.md.
     """
 
     def GetEngagement(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Reading never writes: an organisation with no state gets week 1 and `first_session`.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -106,13 +109,15 @@ class EngagementServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ReviseHypothesis(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Sets the confidence with a reason, kept as a revision; it also answers outstanding contradictions.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def PromoteHypothesis(self, request, context):
-        """Turns a hypothesis into a finding.
+        """Turns a hypothesis into a finding: FAILED_PRECONDITION below the threshold or with an
+        outstanding contradiction.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -201,6 +206,7 @@ def add_EngagementServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class EngagementService:
     """Per-organisation engagement state: the week, hypotheses becoming findings, unknowns.
+    The rules (confidence, promotion, precise figures, limits) are in docs/engagement.md.
     """
 
     @staticmethod

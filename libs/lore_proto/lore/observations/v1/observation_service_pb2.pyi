@@ -325,20 +325,24 @@ class ConfirmObservationResponse(_message.Message):
     def __init__(self, observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
 
 class ContradictObservationRequest(_message.Message):
-    __slots__ = ("id", "evidence", "request_id")
+    __slots__ = ("id", "evidence", "request_id", "correction")
     ID_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    CORRECTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     evidence: EvidenceInput
     request_id: str
-    def __init__(self, id: _Optional[str] = ..., evidence: _Optional[_Union[EvidenceInput, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    correction: str
+    def __init__(self, id: _Optional[str] = ..., evidence: _Optional[_Union[EvidenceInput, _Mapping]] = ..., request_id: _Optional[str] = ..., correction: _Optional[str] = ...) -> None: ...
 
 class ContradictObservationResponse(_message.Message):
-    __slots__ = ("observation",)
+    __slots__ = ("observation", "outcome")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
     observation: Observation
-    def __init__(self, observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
+    outcome: ObserveOutcome
+    def __init__(self, observation: _Optional[_Union[Observation, _Mapping]] = ..., outcome: _Optional[_Union[ObserveOutcome, str]] = ...) -> None: ...
 
 class GetObservationHistoryRequest(_message.Message):
     __slots__ = ("id",)
@@ -359,12 +363,14 @@ class RunRevalidationRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
 
 class RunRevalidationResponse(_message.Message):
-    __slots__ = ("checked", "marked_stale")
+    __slots__ = ("checked", "marked_stale", "marked_invalidated")
     CHECKED_FIELD_NUMBER: _ClassVar[int]
     MARKED_STALE_FIELD_NUMBER: _ClassVar[int]
+    MARKED_INVALIDATED_FIELD_NUMBER: _ClassVar[int]
     checked: int
     marked_stale: int
-    def __init__(self, checked: _Optional[int] = ..., marked_stale: _Optional[int] = ...) -> None: ...
+    marked_invalidated: int
+    def __init__(self, checked: _Optional[int] = ..., marked_stale: _Optional[int] = ..., marked_invalidated: _Optional[int] = ...) -> None: ...
 
 class EraseSubjectRequest(_message.Message):
     __slots__ = ("subject_type", "subject_id", "source_ids", "request_id")

@@ -1,0 +1,427 @@
+"""The engagement state in Postgres schema ``observations``, behind row-level security keyed on org.
+
+Every statement names the org as well (RLS is the second wall). Mutations lock the row they
+change (``FOR UPDATE``) and run the domain's decision inside the same transaction, so
+concurrent calls on one hypothesis, unknown or week are serialised and none is lost.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import asyncpg
+from lore_runtime.errors import Conflict, NotFound
+from lore_runtime.stores import tenant_transaction
+
+from observations_svc.domain import engagement_limits as limits
+from observations_svc.domain.engagement import (
+    FIRST_SESSION,
+    Engagement,
+    EvidenceLine,
+    Finding,
+    Hypothesis,
+    HypothesisChange,
+    HypothesisStatus,
+    Revision,
+    Stance,
+    Unknown,
+    UnknownStatus,
+)
+
+_HYPOTHESIS_COLUMNS = "id, statement, confidence, prior, status, archive_note, finding_id, created_at, updated_at"
+_UNKNOWN_COLUMNS = "id, question, why_it_matters, status, resolution, created_at, resolved_at"
+
+
+class PostgresEngagementStore:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def read(self, org_id: str) -> Engagement:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            week = await connection.fetchval(
+                "SELECT week_number FROM observations.engagements WHERE org_id = $1", org_id
+            )
+            if week is None:
+                return FIRST_SESSION
+            hypothesis_rows = [
+                *await connection.fetch(
+                    f"""
+                    SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses
+                    WHERE org_id = $1 AND status = 'active' ORDER BY created_at, id
+                    """,
+                    org_id,
+                ),
+                *await connection.fetch(
+                    f"""
+                    SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses
+                    WHERE org_id = $1 AND status <> 'active' ORDER BY updated_at DESC, id LIMIT $2
+                    """,
+                    org_id,
+                    limits.CLOSED_HYPOTHESES_SHOWN,
+                ),
+            ]
+            hypotheses = await _with_details(connection, org_id, hypothesis_rows)
+            unknown_rows = [
+                *await connection.fetch(
+                    f"""
+                    SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns
+                    WHERE org_id = $1 AND status = 'open' ORDER BY created_at, id
+                    """,
+                    org_id,
+                ),
+                *await connection.fetch(
+                    f"""
+                    SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns
+                    WHERE org_id = $1 AND status = 'resolved' ORDER BY resolved_at DESC, id LIMIT $2
+                    """,
+                    org_id,
+                    limits.RESOLVED_UNKNOWNS_SHOWN,
+                ),
+            ]
+            finding_rows = await connection.fetch(
+                """
+                SELECT id, statement, source, hypothesis_id, recorded_at FROM observations.findings
+                WHERE org_id = $1 ORDER BY recorded_at DESC, id LIMIT $2
+                """,
+                org_id,
+                limits.FINDINGS_SHOWN,
+            )
+        return Engagement(
+            week_number=week,
+            first_session=False,
+            hypotheses=tuple(hypotheses),
+            unknowns=tuple(_unknown(row) for row in unknown_rows),
+            findings=tuple(_finding(row) for row in finding_rows),
+        )
+
+    async def form_hypothesis(
+        self, org_id: str, request_id: str, now: datetime, decide: Callable[[int], Hypothesis]
+    ) -> Hypothesis:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            await _lock_engagement(connection, org_id, now)
+            if request_id:
+                replayed = await connection.fetchrow(
+                    f"SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses WHERE org_id = $1 AND request_id = $2",
+                    org_id,
+                    request_id,
+                )
+                if replayed is not None:
+                    return (await _with_details(connection, org_id, [replayed]))[0]
+            active = await connection.fetchval(
+                "SELECT count(*) FROM observations.hypotheses WHERE org_id = $1 AND status = 'active'", org_id
+            )
+            hypothesis = decide(active)
+            await connection.execute(
+                """
+                INSERT INTO observations.hypotheses
+                    (id, org_id, statement, confidence, prior, status, request_id, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                """,
+                uuid.UUID(hypothesis.id),
+                org_id,
+                hypothesis.statement,
+                hypothesis.confidence,
+                hypothesis.prior,
+                hypothesis.status.value,
+                request_id,
+                hypothesis.created_at,
+                hypothesis.updated_at,
+            )
+            await _insert_evidence(connection, org_id, hypothesis.id, hypothesis.evidence, "")
+        return hypothesis
+
+    async def change_hypothesis(
+        self,
+        org_id: str,
+        hypothesis_id: str,
+        decide: Callable[[Hypothesis], HypothesisChange],
+        *,
+        request_id: str = "",
+    ) -> HypothesisChange:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                f"SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses WHERE org_id = $1 AND id = $2 FOR UPDATE",
+                org_id,
+                uuid.UUID(hypothesis_id),
+            )
+            if row is None:
+                raise NotFound(
+                    f"no hypothesis {hypothesis_id}", reason="HYPOTHESIS_NOT_FOUND", metadata={"id": hypothesis_id}
+                )
+            current = (await _with_details(connection, org_id, [row]))[0]
+            if request_id and await connection.fetchval(
+                "SELECT 1 FROM observations.hypothesis_evidence WHERE org_id = $1 AND request_id = $2",
+                org_id,
+                request_id,
+            ):
+                return HypothesisChange(hypothesis=current)
+            change = decide(current)
+            await _persist_change(connection, org_id, change, request_id)
+        return change
+
+    async def add_unknown(
+        self, org_id: str, request_id: str, now: datetime, decide: Callable[[int], Unknown]
+    ) -> Unknown:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            await _lock_engagement(connection, org_id, now)
+            if request_id:
+                replayed = await connection.fetchrow(
+                    f"SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns WHERE org_id = $1 AND request_id = $2",
+                    org_id,
+                    request_id,
+                )
+                if replayed is not None:
+                    return _unknown(replayed)
+            open_count = await connection.fetchval(
+                "SELECT count(*) FROM observations.unknowns WHERE org_id = $1 AND status = 'open'", org_id
+            )
+            unknown = decide(open_count)
+            await connection.execute(
+                """
+                INSERT INTO observations.unknowns (id, org_id, question, why_it_matters, status, request_id, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                """,
+                uuid.UUID(unknown.id),
+                org_id,
+                unknown.question,
+                unknown.why_it_matters,
+                unknown.status.value,
+                request_id,
+                unknown.created_at,
+            )
+        return unknown
+
+    async def change_unknown(self, org_id: str, unknown_id: str, decide: Callable[[Unknown], Unknown]) -> Unknown:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                f"SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns WHERE org_id = $1 AND id = $2 FOR UPDATE",
+                org_id,
+                uuid.UUID(unknown_id),
+            )
+            if row is None:
+                raise NotFound(f"no unknown {unknown_id}", reason="UNKNOWN_NOT_FOUND", metadata={"id": unknown_id})
+            unknown = decide(_unknown(row))
+            await connection.execute(
+                """
+                UPDATE observations.unknowns SET status = $3, resolution = $4, resolved_at = $5
+                WHERE org_id = $1 AND id = $2
+                """,
+                org_id,
+                uuid.UUID(unknown_id),
+                unknown.status.value,
+                unknown.resolution,
+                unknown.resolved_at,
+            )
+        return unknown
+
+    async def advance_week(self, org_id: str, expected_week: int | None, now: datetime) -> int:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            week = await _lock_engagement(connection, org_id, now)
+            if expected_week is not None and expected_week != week:
+                raise Conflict(
+                    f"the week is {week}, not {expected_week}: another call advanced it",
+                    reason="WEEK_MOVED",
+                    metadata={"week_number": str(week)},
+                )
+            return await connection.fetchval(
+                """
+                UPDATE observations.engagements SET week_number = week_number + 1, week_started_at = $2, updated_at = $2
+                WHERE org_id = $1 RETURNING week_number
+                """,
+                org_id,
+                now,
+            )
+
+
+async def _lock_engagement(connection: asyncpg.Connection, org_id: str, now: datetime) -> int:
+    """Create the org's state row on its first write and lock it; returns the current week."""
+    await connection.execute(
+        """
+        INSERT INTO observations.engagements (org_id, week_number, week_started_at, created_at, updated_at)
+        VALUES ($1, 1, $2, $2, $2)
+        ON CONFLICT (org_id) DO NOTHING
+        """,
+        org_id,
+        now,
+    )
+    return await connection.fetchval(
+        "SELECT week_number FROM observations.engagements WHERE org_id = $1 FOR UPDATE", org_id
+    )
+
+
+async def _persist_change(
+    connection: asyncpg.Connection, org_id: str, change: HypothesisChange, request_id: str
+) -> None:
+    hypothesis = change.hypothesis
+    hypothesis_id = uuid.UUID(hypothesis.id)
+    await _insert_evidence(connection, org_id, hypothesis.id, change.new_evidence, request_id)
+    if change.new_revision is not None:
+        revision = change.new_revision
+        await connection.execute(
+            """
+            INSERT INTO observations.hypothesis_revisions
+                (org_id, hypothesis_id, seq, previous_statement, statement, previous_confidence, confidence,
+                 reason, revised_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            """,
+            org_id,
+            hypothesis_id,
+            hypothesis.epoch,
+            revision.previous_statement,
+            revision.statement,
+            revision.previous_confidence,
+            revision.confidence,
+            revision.reason,
+            revision.revised_at,
+        )
+    if change.finding is not None:
+        finding = change.finding
+        await connection.execute(
+            """
+            INSERT INTO observations.findings (id, org_id, hypothesis_id, statement, source, recorded_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """,
+            uuid.UUID(finding.id),
+            org_id,
+            hypothesis_id,
+            finding.statement,
+            finding.source,
+            finding.recorded_at,
+        )
+    await connection.execute(
+        """
+        UPDATE observations.hypotheses
+        SET statement = $3, confidence = $4, prior = $5, status = $6, archive_note = $7, finding_id = $8,
+            updated_at = $9
+        WHERE org_id = $1 AND id = $2
+        """,
+        org_id,
+        hypothesis_id,
+        hypothesis.statement,
+        hypothesis.confidence,
+        hypothesis.prior,
+        hypothesis.status.value,
+        hypothesis.archive_note,
+        uuid.UUID(hypothesis.finding_id) if hypothesis.finding_id else None,
+        hypothesis.updated_at,
+    )
+
+
+async def _insert_evidence(
+    connection: asyncpg.Connection, org_id: str, hypothesis_id: str, lines: Sequence[EvidenceLine], request_id: str
+) -> None:
+    if not lines:
+        return
+    await connection.executemany(
+        """
+        INSERT INTO observations.hypothesis_evidence
+            (id, org_id, hypothesis_id, statement, stance, weight, source, observed_at, recorded_at, epoch, request_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+        """,
+        [
+            (
+                uuid.UUID(line.id),
+                org_id,
+                uuid.UUID(hypothesis_id),
+                line.statement,
+                line.stance.value,
+                line.weight,
+                line.source,
+                line.observed_at,
+                line.recorded_at,
+                line.epoch,
+                request_id,
+            )
+            for line in lines
+        ],
+    )
+
+
+async def _with_details(
+    connection: asyncpg.Connection, org_id: str, rows: Sequence[asyncpg.Record]
+) -> list[Hypothesis]:
+    """Hypotheses from their rows, with evidence and revisions read in two statements for all of them."""
+    ids = [row["id"] for row in rows]
+    evidence: dict[uuid.UUID, list[EvidenceLine]] = {hypothesis_id: [] for hypothesis_id in ids}
+    revisions: dict[uuid.UUID, list[Revision]] = {hypothesis_id: [] for hypothesis_id in ids}
+    if ids:
+        for line in await connection.fetch(
+            """
+            SELECT id, hypothesis_id, statement, stance, weight, source, observed_at, recorded_at, epoch
+            FROM observations.hypothesis_evidence
+            WHERE org_id = $1 AND hypothesis_id = ANY($2::uuid[]) ORDER BY recorded_at, id
+            """,
+            org_id,
+            ids,
+        ):
+            evidence[line["hypothesis_id"]].append(
+                EvidenceLine(
+                    id=str(line["id"]),
+                    statement=line["statement"],
+                    stance=Stance(line["stance"]),
+                    weight=line["weight"],
+                    source=line["source"],
+                    observed_at=line["observed_at"],
+                    recorded_at=line["recorded_at"],
+                    epoch=line["epoch"],
+                )
+            )
+        for revision in await connection.fetch(
+            """
+            SELECT hypothesis_id, previous_statement, statement, previous_confidence, confidence, reason, revised_at
+            FROM observations.hypothesis_revisions
+            WHERE org_id = $1 AND hypothesis_id = ANY($2::uuid[]) ORDER BY seq
+            """,
+            org_id,
+            ids,
+        ):
+            revisions[revision["hypothesis_id"]].append(
+                Revision(
+                    previous_statement=revision["previous_statement"],
+                    statement=revision["statement"],
+                    previous_confidence=revision["previous_confidence"],
+                    confidence=revision["confidence"],
+                    reason=revision["reason"],
+                    revised_at=revision["revised_at"],
+                )
+            )
+    return [
+        Hypothesis(
+            id=str(row["id"]),
+            statement=row["statement"],
+            confidence=row["confidence"],
+            status=HypothesisStatus(row["status"]),
+            prior=row["prior"],
+            evidence=tuple(evidence[row["id"]]),
+            revisions=tuple(revisions[row["id"]]),
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            archive_note=row["archive_note"],
+            finding_id=str(row["finding_id"]) if row["finding_id"] else "",
+        )
+        for row in rows
+    ]
+
+
+def _unknown(row: asyncpg.Record) -> Unknown:
+    return Unknown(
+        id=str(row["id"]),
+        question=row["question"],
+        why_it_matters=row["why_it_matters"],
+        status=UnknownStatus(row["status"]),
+        created_at=row["created_at"],
+        resolution=row["resolution"],
+        resolved_at=row["resolved_at"],
+    )
+
+
+def _finding(row: asyncpg.Record) -> Finding:
+    return Finding(
+        id=str(row["id"]),
+        statement=row["statement"],
+        source=row["source"],
+        hypothesis_id=str(row["hypothesis_id"]),
+        recorded_at=row["recorded_at"],
+    )

@@ -1,0 +1,411 @@
+"""Observations and evidence in Postgres schema ``observations`` (pgvector halfvec embeddings),
+behind row-level security: every statement also names the org."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import asdict
+from datetime import datetime
+
+import asyncpg
+import numpy as np
+from lore_runtime import errors
+from lore_runtime.stores import tenant_transaction
+from pgvector import HalfVector
+
+from observations_svc.domain.model import ConfidenceComponents, Evidence, EvidenceDraft, Observation
+from observations_svc.usecases.ports import AppliedRequest, Erasure, QueryFilters, SearchFilters, SearchHit
+
+EMBEDDING_COLUMN = "embedding"
+
+# The filters both sides of a search share ($1 org, $2 agent, $3 kinds, $4 statuses, $5 min confidence).
+_SCOPE = """o.org_id = $1 AND o.agent_id = $2
+                      AND (cardinality($3::text[]) = 0 OR o.kind = ANY ($3))
+                      AND o.status = ANY ($4) AND ($5::float8 IS NULL OR o.confidence >= $5)"""
+_COLUMNS = """o.id, o.org_id, o.agent_id, o.kind, o.subject_type, o.subject_id, o.slot, o.canonical_key, o.summary,
+    o.detail, o.tags, o.confidence, o.confidence_components, o.freshness, o.last_supported_at,
+    o.revalidation_due_at, o.status, o.supersedes_observation_id, o.created_at, o.updated_at"""
+
+
+def _uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
+def _key_lock(org_id: str, agent_id: str, canonical_key: str) -> int:
+    digest = hashlib.blake2b(f"{org_id}\x00{agent_id}\x00{canonical_key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def unit(vector: Sequence[float]) -> HalfVector:
+    """Unit length, so inner product is cosine."""
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return HalfVector(array / norm if norm else array)
+
+
+def _observation(row: asyncpg.Record, evidence: Sequence[Evidence] = ()) -> Observation:
+    components = json.loads(row["confidence_components"])
+    return Observation(
+        id=str(row["id"]),
+        org_id=row["org_id"],
+        agent_id=row["agent_id"],
+        kind=row["kind"],
+        subject_type=row["subject_type"],
+        subject_id=row["subject_id"],
+        slot=row["slot"],
+        canonical_key=row["canonical_key"],
+        summary=row["summary"],
+        detail=row["detail"],
+        tags=tuple(row["tags"]),
+        confidence=row["confidence"],
+        components=ConfidenceComponents(**components),
+        freshness=row["freshness"],
+        last_supported_at=row["last_supported_at"],
+        revalidation_due_at=row["revalidation_due_at"],
+        status=row["status"],
+        supersedes_observation_id=str(row["supersedes_observation_id"]) if row["supersedes_observation_id"] else None,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        evidence=tuple(evidence),
+    )
+
+
+def _evidence(row: asyncpg.Record) -> Evidence:
+    return Evidence(
+        id=str(row["id"]),
+        observation_id=str(row["observation_id"]),
+        stance=row["stance"],
+        weight=row["weight"],
+        source_type=row["source_type"],
+        source_id=row["source_id"],
+        excerpt=row["excerpt"],
+        observed_at=row["observed_at"],
+        operator_confirmed=row["operator_confirmed"],
+        created_at=row["created_at"],
+    )
+
+
+async def _with_evidence(connection: asyncpg.Connection, org_id: str, row: asyncpg.Record | None) -> Observation | None:
+    if row is None:
+        return None
+    rows = await connection.fetch(
+        "SELECT * FROM observations.evidence WHERE org_id = $1 AND observation_id = $2 ORDER BY created_at, id",
+        org_id,
+        row["id"],
+    )
+    return _observation(row, [_evidence(item) for item in rows])
+
+
+class PostgresObservationTransaction:
+    def __init__(self, connection: asyncpg.Connection, org_id: str) -> None:
+        self._connection = connection
+        self._org_id = org_id
+
+    async def lock_key(self, agent_id: str, canonical_key: str) -> None:
+        await self._connection.execute(
+            "SELECT pg_advisory_xact_lock($1)", _key_lock(self._org_id, agent_id, canonical_key)
+        )
+
+    async def current(self, agent_id: str, canonical_key: str) -> Observation | None:
+        row = await self._connection.fetchrow(
+            f"""SELECT {_COLUMNS} FROM observations.observations o
+                WHERE o.org_id = $1 AND o.agent_id = $2 AND o.canonical_key = $3 AND o.status IN ('active', 'stale')
+                FOR UPDATE""",
+            self._org_id,
+            agent_id,
+            canonical_key,
+        )
+        return await _with_evidence(self._connection, self._org_id, row)
+
+    async def load(self, observation_id: str) -> Observation | None:
+        key = _uuid(observation_id)
+        if key is None:
+            return None
+        row = await self._connection.fetchrow(
+            f"SELECT {_COLUMNS} FROM observations.observations o WHERE o.org_id = $1 AND o.id = $2",
+            self._org_id,
+            key,
+        )
+        return await _with_evidence(self._connection, self._org_id, row)
+
+    async def insert(self, observation: Observation, embedding: Sequence[float]) -> None:
+        try:
+            await self._connection.execute(
+                """
+                INSERT INTO observations.observations
+                    (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary, detail, tags,
+                     confidence, confidence_components, freshness, last_supported_at, revalidation_due_at, status,
+                     supersedes_observation_id, embedding, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+                """,
+                uuid.UUID(observation.id),
+                self._org_id,
+                observation.agent_id,
+                observation.kind,
+                observation.subject_type,
+                observation.subject_id,
+                observation.slot,
+                observation.canonical_key,
+                observation.summary,
+                observation.detail,
+                list(observation.tags),
+                observation.confidence,
+                json.dumps(asdict(observation.components)),
+                observation.freshness,
+                observation.last_supported_at,
+                observation.revalidation_due_at,
+                observation.status,
+                uuid.UUID(observation.supersedes_observation_id) if observation.supersedes_observation_id else None,
+                unit(embedding),
+                observation.created_at,
+                observation.updated_at,
+            )
+        except asyncpg.UniqueViolationError as error:
+            # The advisory lock serialises writers of a key; the unique index is the last wall.
+            raise errors.Conflict("another write of this key won the race; retry", reason="KEY_CONFLICT") from error
+
+    async def add_evidence(self, observation_id: str, drafts: Sequence[EvidenceDraft], now: datetime) -> list[Evidence]:
+        if not drafts:
+            return []
+        ids = [uuid.uuid4() for _ in drafts]
+        try:
+            rows = await self._connection.fetch(
+                """
+                INSERT INTO observations.evidence
+                    (id, org_id, observation_id, stance, weight, source_type, source_id, excerpt, observed_at,
+                     operator_confirmed, created_at)
+                SELECT e.id, $1, $2, e.stance, e.weight, e.source_type, e.source_id, e.excerpt, e.observed_at,
+                       e.operator_confirmed, $3::timestamptz + e.position * interval '1 microsecond'
+                FROM unnest($4::uuid[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::text[],
+                            $10::timestamptz[], $11::bool[], $12::int[])
+                     AS e(id, stance, weight, source_type, source_id, excerpt, observed_at, operator_confirmed,
+                        position)
+                RETURNING *
+                """,
+                self._org_id,
+                uuid.UUID(observation_id),
+                now,
+                ids,
+                [draft.stance for draft in drafts],
+                [draft.weight for draft in drafts],
+                [draft.source_type for draft in drafts],
+                [draft.source_id for draft in drafts],
+                [draft.excerpt for draft in drafts],
+                [draft.observed_at for draft in drafts],
+                [draft.operator_confirmed for draft in drafts],
+                list(range(len(drafts))),
+            )
+        except asyncpg.IntegrityConstraintViolationError as error:
+            if "never at an observation" in str(error):
+                raise errors.InvalidArgument(
+                    "evidence.source_id", "evidence points at raw sources, never at an observation"
+                ) from error
+            raise
+        return sorted((_evidence(row) for row in rows), key=lambda item: item.created_at)
+
+    async def save_assessment(self, observation: Observation) -> None:
+        await self._connection.execute(
+            """
+            UPDATE observations.observations
+            SET confidence = $3, confidence_components = $4, freshness = $5, last_supported_at = $6,
+                revalidation_due_at = $7, status = $8, updated_at = $9
+            WHERE org_id = $1 AND id = $2
+            """,
+            self._org_id,
+            uuid.UUID(observation.id),
+            observation.confidence,
+            json.dumps(asdict(observation.components)),
+            observation.freshness,
+            observation.last_supported_at,
+            observation.revalidation_due_at,
+            observation.status,
+            observation.updated_at,
+        )
+
+    async def applied(self, request_id: str) -> AppliedRequest | None:
+        row = await self._connection.fetchrow(
+            "SELECT observation_id, outcome FROM observations.applied_requests WHERE org_id = $1 AND request_id = $2",
+            self._org_id,
+            request_id,
+        )
+        return None if row is None else AppliedRequest(str(row["observation_id"]), row["outcome"])
+
+    async def record_applied(self, request_id: str, method: str, applied: AppliedRequest, now: datetime) -> None:
+        await self._connection.execute(
+            """
+            INSERT INTO observations.applied_requests (org_id, request_id, method, observation_id, outcome, applied_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """,
+            self._org_id,
+            request_id,
+            method,
+            uuid.UUID(applied.observation_id),
+            applied.outcome,
+            now,
+        )
+
+
+class PostgresObservationStore:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    @asynccontextmanager
+    async def transaction(self, org_id: str) -> AsyncIterator[PostgresObservationTransaction]:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            yield PostgresObservationTransaction(connection, org_id)
+
+    async def get(self, org_id: str, observation_id: str) -> Observation | None:
+        async with self.transaction(org_id) as tx:
+            return await tx.load(observation_id)
+
+    async def query(self, org_id: str, filters: QueryFilters, offset: int, limit: int) -> list[Observation]:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                f"""
+                SELECT {_COLUMNS} FROM observations.observations o
+                WHERE o.org_id = $1 AND o.agent_id = $2
+                  AND ($3 = '' OR o.kind = $3) AND ($4 = '' OR o.subject_type = $4)
+                  AND ($5 = '' OR o.subject_id = $5) AND ($6 = '' OR o.canonical_key = $6)
+                  AND ($7 = '' OR o.status = $7) AND ($8::float8 IS NULL OR o.confidence >= $8)
+                  AND o.tags @> $9::text[]
+                ORDER BY o.confidence DESC, o.freshness DESC, o.id
+                OFFSET $10 LIMIT $11
+                """,
+                org_id,
+                filters.agent_id,
+                filters.kind,
+                filters.subject_type,
+                filters.subject_id,
+                filters.canonical_key,
+                filters.status,
+                filters.min_confidence,
+                list(filters.tags),
+                offset,
+                limit,
+            )
+        return [_observation(row) for row in rows]
+
+    async def search(
+        self, org_id: str, text: str, vector: Sequence[float], filters: SearchFilters, limit: int
+    ) -> list[SearchHit]:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            # A filtered HNSW scan keeps looking until it has `limit` rows of this org instead of
+            # returning a short list (relaxed order: the fused score re-sorts anyway).
+            await connection.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            rows = await connection.fetch(
+                f"""
+                WITH dense AS (
+                    -- Straight on the table (no shared CTE in between) so the HNSW index serves it.
+                    SELECT o.id, -(o.embedding <#> $6) AS similarity FROM observations.observations o
+                    WHERE {_SCOPE}
+                    ORDER BY o.embedding <#> $6 LIMIT $7
+                ),
+                lexical AS (
+                    SELECT o.id, ts_rank_cd(observations.search_document(o.summary, o.detail, o.tags), q) AS lexical
+                    FROM observations.observations o, websearch_to_tsquery('english', $8) q
+                    WHERE {_SCOPE} AND observations.search_document(o.summary, o.detail, o.tags) @@ q
+                    ORDER BY lexical DESC LIMIT $7
+                ),
+                fused AS (
+                    SELECT coalesce(d.id, l.id) AS id, d.similarity, coalesce(l.lexical, 0) AS lexical
+                    FROM dense d FULL JOIN lexical l ON l.id = d.id
+                )
+                SELECT {_COLUMNS}, coalesce(f.similarity, -(o.embedding <#> $6)) AS similarity, f.lexical
+                FROM fused f JOIN observations.observations o ON o.org_id = $1 AND o.id = f.id
+                """,
+                org_id,
+                filters.agent_id,
+                list(filters.kinds),
+                list(filters.statuses),
+                filters.min_confidence,
+                unit(vector),
+                limit,
+                text,
+            )
+        return [SearchHit(_observation(row), float(row["similarity"]), float(row["lexical"])) for row in rows]
+
+    async def history(self, org_id: str, observation_id: str) -> list[Observation]:
+        key = _uuid(observation_id)
+        if key is None:
+            return []
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                f"""
+                WITH RECURSIVE older AS (
+                    SELECT o.id, o.supersedes_observation_id, 0 AS depth FROM observations.observations o
+                    WHERE o.org_id = $1 AND o.id = $2
+                    UNION ALL
+                    SELECT p.id, p.supersedes_observation_id, c.depth - 1 FROM observations.observations p
+                    JOIN older c ON p.org_id = $1 AND p.id = c.supersedes_observation_id
+                ), newer AS (
+                    SELECT o.id, 0 AS depth FROM observations.observations o WHERE o.org_id = $1 AND o.id = $2
+                    UNION ALL
+                    SELECT n.id, c.depth + 1 FROM observations.observations n
+                    JOIN newer c ON n.org_id = $1 AND n.supersedes_observation_id = c.id
+                ), chain AS (
+                    SELECT id, depth FROM older UNION SELECT id, depth FROM newer
+                )
+                SELECT {_COLUMNS} FROM chain c JOIN observations.observations o ON o.org_id = $1 AND o.id = c.id
+                ORDER BY c.depth DESC
+                """,
+                org_id,
+                key,
+            )
+        return [_observation(row) for row in rows]
+
+    async def due_for_revalidation(self, org_id: str, agent_id: str, now: datetime, limit: int) -> list[str]:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                """
+                SELECT id FROM observations.observations
+                WHERE org_id = $1 AND ($2 = '' OR agent_id = $2) AND status = 'active' AND revalidation_due_at < $3
+                ORDER BY revalidation_due_at LIMIT $4
+                """,
+                org_id,
+                agent_id,
+                now,
+                limit,
+            )
+        return [str(row["id"]) for row in rows]
+
+    async def orgs_due_for_revalidation(self, now: datetime) -> list[str]:
+        rows = await self._pool.fetch("SELECT org_id FROM observations.orgs_due_for_revalidation($1)", now)
+        return [row["org_id"] for row in rows]
+
+    async def erase_subject(
+        self,
+        org_id: str,
+        subject_type: str,
+        subject_id: str,
+        source_ids: Sequence[str],
+        principal: str,
+        request_id: str,
+    ) -> Erasure:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                "SELECT * FROM observations.erase_subject($1, $2, $3::text[], $4, $5)",
+                subject_type,
+                subject_id,
+                list(source_ids),
+                principal,
+                request_id,
+            )
+        return Erasure(str(row["tombstone_id"]), row["observations_erased"], row["evidence_erased"])
+
+    async def embedding_dimension(self) -> int | None:
+        """The dimension of the embedding column, as the migration declared it."""
+        declared = await self._pool.fetchval(
+            """
+            SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+            WHERE a.attrelid = 'observations.observations'::regclass AND a.attname = $1
+            """,
+            EMBEDDING_COLUMN,
+        )
+        return int(declared.split("(")[1].rstrip(")")) if declared and "(" in declared else None

@@ -1,0 +1,131 @@
+"""pb2 <-> domain for the engagement service, with validation that names the offending field.
+
+Structural checks (stance values, timestamps) happen here; text limits and the precise-figure
+rule are the domain's. ``weight`` unset is 1.0; ``observed_at`` unset is the time of the call.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from google.protobuf import timestamp_pb2
+from lore.observations.v1 import engagement_service_pb2 as pb
+from lore.observations.v1 import observation_service_pb2 as observation_pb
+from lore_runtime import errors
+
+from observations_svc.domain import engagement as model
+from observations_svc.domain import engagement_limits as limits
+
+_STANCE_FROM_PB = {
+    observation_pb.EVIDENCE_STANCE_SUPPORT: model.Stance.SUPPORT,
+    observation_pb.EVIDENCE_STANCE_CONTRADICT: model.Stance.CONTRADICT,
+}
+_STANCE_TO_PB = {stance: value for value, stance in _STANCE_FROM_PB.items()}
+_HYPOTHESIS_STATUS_TO_PB = {
+    model.HypothesisStatus.ACTIVE: pb.HYPOTHESIS_STATUS_ACTIVE,
+    model.HypothesisStatus.PROMOTED: pb.HYPOTHESIS_STATUS_PROMOTED,
+    model.HypothesisStatus.ARCHIVED: pb.HYPOTHESIS_STATUS_ARCHIVED,
+}
+_UNKNOWN_STATUS_TO_PB = {
+    model.UnknownStatus.OPEN: pb.UNKNOWN_STATUS_OPEN,
+    model.UnknownStatus.RESOLVED: pb.UNKNOWN_STATUS_RESOLVED,
+}
+
+
+def _timestamp(message: timestamp_pb2.Timestamp, field: str) -> datetime:
+    try:
+        return message.ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        raise errors.InvalidArgument(field, "is not a valid timestamp") from None
+
+
+def _to_timestamp(moment: datetime | None) -> timestamp_pb2.Timestamp | None:
+    if moment is None:
+        return None
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.EvidenceDraft:
+    stance = _STANCE_FROM_PB.get(evidence.stance)
+    if stance is None:
+        raise errors.InvalidArgument(f"{field}.stance", "must be EVIDENCE_STANCE_SUPPORT or EVIDENCE_STANCE_CONTRADICT")
+    return model.EvidenceDraft(
+        statement=evidence.statement,
+        stance=stance,
+        weight=evidence.weight if evidence.HasField("weight") else limits.DEFAULT_WEIGHT,
+        source=evidence.source,
+        observed_at=_timestamp(evidence.observed_at, f"{field}.observed_at")
+        if evidence.HasField("observed_at")
+        else None,
+    )
+
+
+def hypothesis_to_pb(hypothesis: model.Hypothesis) -> pb.Hypothesis:
+    return pb.Hypothesis(
+        id=hypothesis.id,
+        statement=hypothesis.statement,
+        confidence=hypothesis.confidence,
+        status=_HYPOTHESIS_STATUS_TO_PB[hypothesis.status],
+        evidence=[
+            pb.HypothesisEvidence(
+                id=line.id,
+                statement=line.statement,
+                stance=_STANCE_TO_PB[line.stance],
+                weight=line.weight,
+                source=line.source,
+                observed_at=_to_timestamp(line.observed_at),
+                recorded_at=_to_timestamp(line.recorded_at),
+                reviewed=hypothesis.is_reviewed(line),
+            )
+            for line in hypothesis.evidence
+        ],
+        revisions=[
+            pb.HypothesisRevision(
+                previous_statement=revision.previous_statement,
+                statement=revision.statement,
+                previous_confidence=revision.previous_confidence,
+                confidence=revision.confidence,
+                reason=revision.reason,
+                revised_at=_to_timestamp(revision.revised_at),
+            )
+            for revision in hypothesis.revisions
+        ],
+        archive_note=hypothesis.archive_note,
+        finding_id=hypothesis.finding_id,
+        created_at=_to_timestamp(hypothesis.created_at),
+        updated_at=_to_timestamp(hypothesis.updated_at),
+    )
+
+
+def finding_to_pb(finding: model.Finding) -> pb.Finding:
+    return pb.Finding(
+        id=finding.id,
+        statement=finding.statement,
+        source=finding.source,
+        hypothesis_id=finding.hypothesis_id,
+        recorded_at=_to_timestamp(finding.recorded_at),
+    )
+
+
+def unknown_to_pb(unknown: model.Unknown) -> pb.Unknown:
+    return pb.Unknown(
+        id=unknown.id,
+        question=unknown.question,
+        why_it_matters=unknown.why_it_matters,
+        status=_UNKNOWN_STATUS_TO_PB[unknown.status],
+        resolution=unknown.resolution,
+        created_at=_to_timestamp(unknown.created_at),
+        resolved_at=_to_timestamp(unknown.resolved_at),
+    )
+
+
+def engagement_to_pb(engagement: model.Engagement) -> pb.GetEngagementResponse:
+    return pb.GetEngagementResponse(
+        week_number=engagement.week_number,
+        first_session=engagement.first_session,
+        hypotheses=[hypothesis_to_pb(hypothesis) for hypothesis in engagement.hypotheses],
+        unknowns=[unknown_to_pb(unknown) for unknown in engagement.unknowns],
+        findings=[finding_to_pb(finding) for finding in engagement.findings],
+    )

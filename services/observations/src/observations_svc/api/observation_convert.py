@@ -1,0 +1,230 @@
+"""pb2 <-> domain for the ObservationService: enum names, validation naming the field, limits."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from lore.observations.v1 import observation_service_pb2 as pb
+from lore_runtime.errors import InvalidArgument
+
+from observations_svc.domain import limits
+from observations_svc.domain.keys import validate_agent_id, validate_slot, validate_subject
+from observations_svc.domain.model import Candidate, Evidence, EvidenceDraft, Observation
+from observations_svc.usecases.ports import QueryFilters, SearchFilters
+
+KINDS = {
+    pb.OBSERVATION_KIND_OPERATOR_PREFERENCE: "operator_preference",
+    pb.OBSERVATION_KIND_PROJECT_STATE: "project_state",
+    pb.OBSERVATION_KIND_WORLD_FACT: "world_fact",
+    pb.OBSERVATION_KIND_SELF_MODEL: "self_model",
+    pb.OBSERVATION_KIND_RELATIONSHIP_FACT: "relationship_fact",
+    pb.OBSERVATION_KIND_TOOLING_STATE: "tooling_state",
+}
+SUBJECT_TYPES = {
+    pb.SUBJECT_TYPE_ENTITY: "entity",
+    pb.SUBJECT_TYPE_PROJECT: "project",
+    pb.SUBJECT_TYPE_TOOL: "tool",
+    pb.SUBJECT_TYPE_AGENT: "agent",
+    pb.SUBJECT_TYPE_GLOBAL: "global",
+}
+STATUSES = {
+    pb.OBSERVATION_STATUS_ACTIVE: "active",
+    pb.OBSERVATION_STATUS_STALE: "stale",
+    pb.OBSERVATION_STATUS_SUPERSEDED: "superseded",
+    pb.OBSERVATION_STATUS_INVALIDATED: "invalidated",
+}
+STANCES = {
+    pb.EVIDENCE_STANCE_SUPPORT: "support",
+    pb.EVIDENCE_STANCE_CONTRADICT: "contradict",
+    pb.EVIDENCE_STANCE_CONTEXT: "context",
+}
+SOURCE_TYPES = {
+    pb.SOURCE_TYPE_MEMORY_ITEM: "memory_item",
+    pb.SOURCE_TYPE_MESSAGE: "message",
+    pb.SOURCE_TYPE_EPISODE: "episode",
+    pb.SOURCE_TYPE_ENTITY: "entity",
+}
+OUTCOMES = {
+    "created": pb.OBSERVE_OUTCOME_CREATED,
+    "supported": pb.OBSERVE_OUTCOME_SUPPORTED,
+    "contradicted": pb.OBSERVE_OUTCOME_CONTRADICTED,
+    "superseded": pb.OBSERVE_OUTCOME_SUPERSEDED,
+}
+
+
+def _reverse(mapping: dict[int, str]) -> dict[str, int]:
+    return {name: number for number, name in mapping.items()}
+
+
+_KIND_NUMBERS, _SUBJECT_NUMBERS, _STATUS_NUMBERS = _reverse(KINDS), _reverse(SUBJECT_TYPES), _reverse(STATUSES)
+_STANCE_NUMBERS, _SOURCE_NUMBERS = _reverse(STANCES), _reverse(SOURCE_TYPES)
+
+
+def enum_value(mapping: dict[int, str], value: int, field: str, *, optional: bool = False) -> str:
+    if optional and value == 0:
+        return ""
+    if value not in mapping:
+        raise InvalidArgument(field, f"must be one of {', '.join(mapping.values())}")
+    return mapping[value]
+
+
+def bounded_text(value: str, field: str, maximum: int, *, required: bool = False) -> str:
+    if required and not value.strip():
+        raise InvalidArgument(field, "must not be empty")
+    if len(value) > maximum:
+        raise InvalidArgument(field, f"at most {maximum} characters")
+    return value.strip() if required else value
+
+
+def _timestamp(value: Timestamp, default: datetime) -> datetime:
+    return value.ToDatetime(tzinfo=UTC) if value.seconds or value.nanos else default
+
+
+def _to_timestamp(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    stamp = Timestamp()
+    stamp.FromDatetime(value)
+    return stamp
+
+
+def evidence_from_pb(
+    item: pb.EvidenceInput, field: str, now: datetime, *, stance_optional: bool = False
+) -> EvidenceDraft:
+    stance = enum_value(STANCES, item.stance, f"{field}.stance", optional=stance_optional) or "contradict"
+    weight = item.weight if item.HasField("weight") else limits.DEFAULT_WEIGHT
+    if not (math.isfinite(weight) and 0 < weight <= limits.MAX_WEIGHT):
+        raise InvalidArgument(f"{field}.weight", f"must be in (0, {limits.MAX_WEIGHT:g}]")
+    source_id = bounded_text(item.source_id, f"{field}.source_id", limits.MAX_SOURCE_ID_CHARS, required=True)
+    return EvidenceDraft(
+        stance=stance,
+        weight=weight,
+        source_type=enum_value(SOURCE_TYPES, item.source_type, f"{field}.source_type"),
+        source_id=source_id,
+        excerpt=bounded_text(item.excerpt, f"{field}.excerpt", limits.MAX_EXCERPT_CHARS),
+        observed_at=_timestamp(item.observed_at, now),
+    )
+
+
+def candidate_from_pb(candidate: pb.ObservationCandidate, now: datetime) -> Candidate:
+    kind = enum_value(KINDS, candidate.kind, "candidate.kind")
+    subject_type = enum_value(SUBJECT_TYPES, candidate.subject_type, "candidate.subject_type")
+    validate_subject(subject_type, candidate.subject_id, "candidate.subject_id")
+    if len(candidate.tags) > limits.MAX_TAGS:
+        raise InvalidArgument("candidate.tags", f"at most {limits.MAX_TAGS} tags")
+    if len(candidate.evidence) > limits.MAX_EVIDENCE_ITEMS:
+        raise InvalidArgument("candidate.evidence", f"at most {limits.MAX_EVIDENCE_ITEMS} items")
+    return Candidate(
+        kind=kind,
+        subject_type=subject_type,
+        subject_id=candidate.subject_id,
+        slot=validate_slot(candidate.slot, "candidate.slot"),
+        summary=bounded_text(candidate.summary, "candidate.summary", limits.MAX_SUMMARY_CHARS, required=True),
+        detail=bounded_text(candidate.detail, "candidate.detail", limits.MAX_DETAIL_CHARS),
+        tags=tuple(
+            bounded_text(tag, f"candidate.tags[{index}]", limits.MAX_TAG_CHARS, required=True)
+            for index, tag in enumerate(candidate.tags)
+        ),
+        evidence=tuple(
+            evidence_from_pb(item, f"candidate.evidence[{index}]", now) for index, item in enumerate(candidate.evidence)
+        ),
+    )
+
+
+def query_filters_from_pb(request: pb.QueryObservationsRequest) -> QueryFilters:
+    subject_type = enum_value(SUBJECT_TYPES, request.subject_type, "subject_type", optional=True)
+    if request.subject_id:
+        validate_subject(subject_type or "entity", request.subject_id)
+    if len(request.tags) > limits.MAX_TAGS:
+        raise InvalidArgument("tags", f"at most {limits.MAX_TAGS} tags")
+    return QueryFilters(
+        agent_id=validate_agent_id(request.agent_id),
+        kind=enum_value(KINDS, request.kind, "kind", optional=True),
+        subject_type=subject_type,
+        subject_id=request.subject_id,
+        canonical_key=bounded_text(request.canonical_key, "canonical_key", 512),
+        status=enum_value(STATUSES, request.status, "status", optional=True),
+        min_confidence=_unit_interval(request, "min_confidence"),
+        tags=tuple(bounded_text(tag, "tags", limits.MAX_TAG_CHARS) for tag in request.tags),
+    )
+
+
+def _unit_interval(request, field: str) -> float | None:
+    if not request.HasField(field):
+        return None
+    value = getattr(request, field)
+    if not (math.isfinite(value) and 0 <= value <= 1):
+        raise InvalidArgument(field, "must be in [0, 1]")
+    return value
+
+
+def search_filters_from_pb(request: pb.SearchObservationsRequest) -> SearchFilters:
+    statuses = tuple(enum_value(STATUSES, value, "statuses") for value in request.statuses) or ("active",)
+    return SearchFilters(
+        agent_id=validate_agent_id(request.agent_id),
+        kinds=tuple(enum_value(KINDS, value, "kinds") for value in request.kinds),
+        statuses=statuses,
+        min_confidence=_unit_interval(request, "min_confidence"),
+    )
+
+
+def page_size(value: int, field: str = "page_size") -> int:
+    if value < 0:
+        raise InvalidArgument(field, "must not be negative")
+    return min(value, limits.MAX_PAGE_SIZE) or limits.DEFAULT_PAGE_SIZE
+
+
+def search_k(value: int) -> int:
+    if value < 0 or value > limits.MAX_SEARCH_K:
+        raise InvalidArgument("k", f"must be in 0..{limits.MAX_SEARCH_K} (0 means {limits.DEFAULT_SEARCH_K})")
+    return value or limits.DEFAULT_SEARCH_K
+
+
+def evidence_to_pb(item: Evidence) -> pb.Evidence:
+    return pb.Evidence(
+        id=item.id,
+        observation_id=item.observation_id,
+        stance=_STANCE_NUMBERS[item.stance],
+        weight=item.weight,
+        source_type=_SOURCE_NUMBERS[item.source_type],
+        source_id=item.source_id,
+        excerpt=item.excerpt,
+        observed_at=_to_timestamp(item.observed_at),
+        operator_confirmed=item.operator_confirmed,
+        created_at=_to_timestamp(item.created_at),
+    )
+
+
+def observation_to_pb(observation: Observation) -> pb.Observation:
+    parts = observation.components
+    return pb.Observation(
+        id=observation.id,
+        agent_id=observation.agent_id,
+        kind=_KIND_NUMBERS[observation.kind],
+        subject_type=_SUBJECT_NUMBERS[observation.subject_type],
+        subject_id=observation.subject_id,
+        slot=observation.slot,
+        canonical_key=observation.canonical_key,
+        summary=observation.summary,
+        detail=observation.detail,
+        tags=list(observation.tags),
+        confidence=observation.confidence,
+        confidence_components=pb.ConfidenceComponents(
+            source_count=parts.source_count,
+            source_diversity=parts.source_diversity,
+            support_weight=parts.support_weight,
+            contradiction_weight=parts.contradiction_weight,
+            recency_weight=parts.recency_weight,
+            operator_confirmed_boost=parts.operator_confirmed_boost,
+        ),
+        freshness=observation.freshness,
+        last_supported_at=_to_timestamp(observation.last_supported_at),
+        revalidation_due_at=_to_timestamp(observation.revalidation_due_at),
+        status=_STATUS_NUMBERS[observation.status],
+        supersedes_observation_id=observation.supersedes_observation_id or "",
+        created_at=_to_timestamp(observation.created_at),
+        updated_at=_to_timestamp(observation.updated_at),
+        evidence=[evidence_to_pb(item) for item in observation.evidence],
+    )

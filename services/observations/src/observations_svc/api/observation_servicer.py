@@ -1,0 +1,169 @@
+"""gRPC transport of the ObservationService: validate, call the use case, convert. The tenant
+always comes from ``request_context.current()``, never from the request."""
+
+from __future__ import annotations
+
+from lore.observations.v1 import observation_service_pb2 as pb
+from lore.observations.v1 import observation_service_pb2_grpc
+from lore_embeddings import Embedder
+from lore_runtime import request_context
+from lore_runtime.errors import InvalidArgument
+
+from observations_svc.api import observation_convert as convert
+from observations_svc.domain import limits
+from observations_svc.domain.keys import validate_agent_id
+from observations_svc.usecases import maintenance, observe, read
+from observations_svc.usecases.ports import Clock, ObservationStore
+
+
+def _id(value: str, field: str = "id") -> str:
+    if not value:
+        raise InvalidArgument(field, "must not be empty")
+    return convert.bounded_text(value, field, 64)
+
+
+def _request_id(value: str) -> str:
+    """The client's own retry key (never the transport's request id: a retry gets a new one)."""
+    return convert.bounded_text(value, "request_id", limits.MAX_REQUEST_ID_CHARS).strip()
+
+
+class ObservationServicer(observation_service_pb2_grpc.ObservationServiceServicer):
+    """Knowledge observations with evidence, confidence and supersession."""
+
+    def __init__(self, store: ObservationStore, embedder: Embedder, clock: Clock) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._clock = clock
+
+    async def Observe(self, request: pb.ObserveRequest, context) -> pb.ObserveResponse:
+        caller = request_context.current()
+        agent_id = validate_agent_id(request.agent_id)
+        candidate = convert.candidate_from_pb(request.candidate, self._clock.now())
+        observation, outcome = await observe.observe(
+            caller.org_id,
+            agent_id,
+            candidate,
+            _request_id(request.request_id),
+            store=self._store,
+            embedder=self._embedder,
+            clock=self._clock,
+        )
+        return pb.ObserveResponse(observation=convert.observation_to_pb(observation), outcome=convert.OUTCOMES[outcome])
+
+    async def GetObservation(self, request: pb.GetObservationRequest, context) -> pb.GetObservationResponse:
+        caller = request_context.current()
+        found = await read.get_observation(caller.org_id, _id(request.id), store=self._store)
+        return pb.GetObservationResponse(observation=convert.observation_to_pb(found))
+
+    async def QueryObservations(self, request: pb.QueryObservationsRequest, context) -> pb.QueryObservationsResponse:
+        caller = request_context.current()
+        rows, token = await read.query_observations(
+            caller.org_id,
+            convert.query_filters_from_pb(request),
+            convert.page_size(request.page_size),
+            request.page_token,
+            store=self._store,
+        )
+        return pb.QueryObservationsResponse(
+            observations=[convert.observation_to_pb(row) for row in rows], next_page_token=token
+        )
+
+    async def SearchObservations(self, request: pb.SearchObservationsRequest, context) -> pb.SearchObservationsResponse:
+        caller = request_context.current()
+        text = convert.bounded_text(request.query, "query", limits.MAX_QUERY_CHARS, required=True)
+        results = await read.search_observations(
+            caller.org_id,
+            text,
+            convert.search_filters_from_pb(request),
+            convert.search_k(request.k),
+            store=self._store,
+            embedder=self._embedder,
+        )
+        return pb.SearchObservationsResponse(
+            results=[
+                pb.SearchObservationsResult(
+                    observation=convert.observation_to_pb(result.observation),
+                    score=result.score,
+                    similarity=result.similarity,
+                    lexical_score=result.lexical,
+                )
+                for result in results
+            ]
+        )
+
+    async def ConfirmObservation(self, request: pb.ConfirmObservationRequest, context) -> pb.ConfirmObservationResponse:
+        caller = request_context.current()
+        note = convert.bounded_text(request.note, "note", limits.MAX_EXCERPT_CHARS)
+        observation = await observe.confirm(
+            caller.org_id,
+            _id(request.id),
+            caller.principal,
+            note,
+            _request_id(request.request_id),
+            store=self._store,
+            clock=self._clock,
+        )
+        return pb.ConfirmObservationResponse(observation=convert.observation_to_pb(observation))
+
+    async def ContradictObservation(
+        self, request: pb.ContradictObservationRequest, context
+    ) -> pb.ContradictObservationResponse:
+        caller = request_context.current()
+        if not request.HasField("evidence"):
+            raise InvalidArgument("evidence", "a contradiction needs its evidence")
+        evidence = convert.evidence_from_pb(request.evidence, "evidence", self._clock.now(), stance_optional=True)
+        if evidence.stance != "contradict":
+            raise InvalidArgument("evidence.stance", "must be contradict (or unset)")
+        correction = convert.bounded_text(request.correction, "correction", limits.MAX_SUMMARY_CHARS).strip()
+        observation, outcome = await observe.contradict(
+            caller.org_id,
+            _id(request.id),
+            evidence,
+            correction,
+            _request_id(request.request_id),
+            store=self._store,
+            embedder=self._embedder,
+            clock=self._clock,
+        )
+        return pb.ContradictObservationResponse(
+            observation=convert.observation_to_pb(observation), outcome=convert.OUTCOMES[outcome]
+        )
+
+    async def GetObservationHistory(
+        self, request: pb.GetObservationHistoryRequest, context
+    ) -> pb.GetObservationHistoryResponse:
+        caller = request_context.current()
+        chain = await read.observation_history(caller.org_id, _id(request.id), store=self._store)
+        return pb.GetObservationHistoryResponse(observations=[convert.observation_to_pb(row) for row in chain])
+
+    async def RunRevalidation(self, request: pb.RunRevalidationRequest, context) -> pb.RunRevalidationResponse:
+        caller = request_context.current()
+        result = await maintenance.run_revalidation(
+            caller.org_id, validate_agent_id(request.agent_id), store=self._store, clock=self._clock
+        )
+        return pb.RunRevalidationResponse(
+            checked=result.checked, marked_stale=result.marked_stale, marked_invalidated=result.marked_invalidated
+        )
+
+    async def EraseSubject(self, request: pb.EraseSubjectRequest, context) -> pb.EraseSubjectResponse:
+        caller = request_context.current()
+        if len(request.source_ids) > limits.MAX_SOURCE_IDS_TO_ERASE:
+            raise InvalidArgument("source_ids", f"at most {limits.MAX_SOURCE_IDS_TO_ERASE} per call")
+        source_ids = [
+            convert.bounded_text(value, f"source_ids[{index}]", limits.MAX_SOURCE_ID_CHARS, required=True)
+            for index, value in enumerate(request.source_ids)
+        ]
+        erasure = await maintenance.erase_subject(
+            caller.org_id,
+            convert.enum_value(convert.SUBJECT_TYPES, request.subject_type, "subject_type"),
+            request.subject_id,
+            source_ids,
+            caller.principal,
+            convert.bounded_text(request.request_id or caller.request_id, "request_id", limits.MAX_REQUEST_ID_CHARS),
+            store=self._store,
+        )
+        return pb.EraseSubjectResponse(
+            observations_erased=erasure.observations_erased,
+            evidence_erased=erasure.evidence_erased,
+            tombstone_id=erasure.tombstone_id,
+        )

@@ -1,0 +1,48 @@
+"""Canonical keys, built by code and only by code: `<subject_type>:<subject_id>:<kind>:<slot>`,
+`global:<kind>:<slot>` for global subjects (ARCHITECTURE.md §4)."""
+
+from __future__ import annotations
+
+import re
+
+from lore_runtime.errors import InvalidArgument
+
+from observations_svc.domain.limits import MAX_SLOT_CHARS
+from observations_svc.domain.model import KINDS, SUBJECT_TYPES
+
+SLOT_PATTERN = re.compile(rf"^[a-z0-9_.-]{{1,{MAX_SLOT_CHARS}}}$")
+# No ':' in a subject id, so a key splits back into its parts unambiguously.
+SUBJECT_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
+AGENT_ID_PATTERN = SUBJECT_ID_PATTERN
+
+
+def validate_slot(slot: str, field: str = "slot") -> str:
+    if not SLOT_PATTERN.match(slot):
+        raise InvalidArgument(field, f"must be 1..{MAX_SLOT_CHARS} characters of lower-case [a-z0-9_.-]")
+    return slot
+
+
+def validate_subject(subject_type: str, subject_id: str, field: str = "subject_id") -> None:
+    if subject_type not in SUBJECT_TYPES:
+        raise InvalidArgument("subject_type", f"must be one of {', '.join(SUBJECT_TYPES)}")
+    if subject_type == "global":
+        if subject_id:
+            raise InvalidArgument(field, "global subjects have no id")
+    elif not SUBJECT_ID_PATTERN.match(subject_id):
+        raise InvalidArgument(field, "must be 1..128 characters of [A-Za-z0-9._@/-], starting alphanumeric")
+
+
+def validate_agent_id(agent_id: str, field: str = "agent_id") -> str:
+    if agent_id and not AGENT_ID_PATTERN.match(agent_id):
+        raise InvalidArgument(field, "must be empty or 1..128 characters of [A-Za-z0-9._@/-], starting alphanumeric")
+    return agent_id
+
+
+def canonical_key(subject_type: str, subject_id: str, kind: str, slot: str) -> str:
+    validate_subject(subject_type, subject_id)
+    if kind not in KINDS:
+        raise InvalidArgument("kind", f"must be one of {', '.join(KINDS)}")
+    validate_slot(slot)
+    if subject_type == "global":
+        return f"global:{kind}:{slot}"
+    return f"{subject_type}:{subject_id}:{kind}:{slot}"

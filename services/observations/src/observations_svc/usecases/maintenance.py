@@ -1,0 +1,73 @@
+"""RunRevalidation and EraseSubject."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from lore_runtime.errors import InvalidArgument
+
+from observations_svc.domain import beliefs
+from observations_svc.domain.keys import validate_subject
+from observations_svc.usecases.ports import Clock, Erasure, ObservationStore
+
+REVALIDATION_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Revalidation:
+    checked: int = 0
+    marked_stale: int = 0
+    marked_invalidated: int = 0
+
+
+async def run_revalidation(org_id: str, agent_id: str, *, store: ObservationStore, clock: Clock) -> Revalidation:
+    """Active beliefs past their revalidation date get fresh confidence and freshness, and become
+    stale (freshness below the threshold) or invalidated (contradiction outweighs support)."""
+    now = clock.now()
+    checked = stale = invalidated = 0
+    while ids := await store.due_for_revalidation(org_id, agent_id, now, REVALIDATION_BATCH):
+        for observation_id in ids:
+            async with store.transaction(org_id) as tx:
+                found = await tx.load(observation_id)
+                if found is None:
+                    continue
+                await tx.lock_key(found.agent_id, found.canonical_key)
+                found = await tx.load(observation_id)
+                if found is None or found.status != "active":
+                    continue
+                verdict = beliefs.assess(found.kind, list(found.evidence), found.created_at, now)
+                await tx.save_assessment(
+                    replace(
+                        found,
+                        confidence=verdict.confidence,
+                        components=verdict.components,
+                        freshness=verdict.freshness,
+                        last_supported_at=verdict.last_supported_at,
+                        revalidation_due_at=verdict.revalidation_due_at,
+                        status=verdict.status,
+                        updated_at=now,
+                    )
+                )
+            checked += 1
+            stale += verdict.status == "stale"
+            invalidated += verdict.status == "invalidated"
+        if len(ids) < REVALIDATION_BATCH:
+            break
+    return Revalidation(checked, stale, invalidated)
+
+
+async def erase_subject(
+    org_id: str,
+    subject_type: str,
+    subject_id: str,
+    source_ids: Sequence[str],
+    principal: str,
+    request_id: str,
+    *,
+    store: ObservationStore,
+) -> Erasure:
+    if subject_type == "global":
+        raise InvalidArgument("subject_type", "global is not a data subject: name an entity, project, tool or agent")
+    validate_subject(subject_type, subject_id)
+    return await store.erase_subject(org_id, subject_type, subject_id, source_ids, principal, request_id)

@@ -1,0 +1,251 @@
+"""Observe, Confirm and Contradict: every change of belief in one transaction, serialised per key.
+
+A non-empty request id makes each of them replayable: under the key's lock, a request id that
+already committed returns the observation it produced (as it is now) and its outcome, and
+writes nothing; otherwise the request id is recorded in the same transaction as the change.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from lore_embeddings import Embedder
+from lore_runtime.errors import FailedPrecondition, NotFound
+
+from observations_svc.domain import beliefs
+from observations_svc.domain.confidence import OPERATOR_WEIGHT
+from observations_svc.domain.keys import canonical_key
+from observations_svc.domain.model import CURRENT_STATUSES, Candidate, EvidenceDraft, Observation
+from observations_svc.usecases.ports import AppliedRequest, Clock, ObservationStore, ObservationTransaction
+
+CREATED, SUPPORTED, CONTRADICTED, SUPERSEDED = "created", "supported", "contradicted", "superseded"
+
+
+def embedding_text(summary: str, detail: str) -> str:
+    return f"{summary}\n{detail}".strip()
+
+
+def _against(drafts: Sequence[EvidenceDraft]) -> list[EvidenceDraft]:
+    """The challenger's support is contradiction of the incumbent; its context stays context."""
+    return [replace(item, stance="contradict") for item in drafts if item.stance == "support"] + [
+        item for item in drafts if item.stance == "context"
+    ]
+
+
+async def _reassess(tx: ObservationTransaction, observation: Observation, now: datetime) -> Observation:
+    fresh = await tx.load(observation.id)
+    assert fresh is not None  # loaded under the key lock in this transaction
+    verdict = beliefs.assess(fresh.kind, list(fresh.evidence), fresh.created_at, now)
+    status = fresh.status if fresh.status == "superseded" else verdict.status
+    updated = replace(
+        fresh,
+        confidence=verdict.confidence,
+        components=verdict.components,
+        freshness=verdict.freshness,
+        last_supported_at=verdict.last_supported_at,
+        revalidation_due_at=verdict.revalidation_due_at,
+        status=status,
+        updated_at=now,
+    )
+    await tx.save_assessment(updated)
+    return updated
+
+
+async def _create(
+    tx: ObservationTransaction,
+    org_id: str,
+    agent_id: str,
+    key: str,
+    candidate: Candidate,
+    embedding: Sequence[float],
+    now: datetime,
+    supersedes: str | None,
+) -> Observation:
+    verdict = beliefs.assess(candidate.kind, list(candidate.evidence), now, now)
+    observation = Observation(
+        id=str(uuid.uuid4()),
+        org_id=org_id,
+        agent_id=agent_id,
+        kind=candidate.kind,
+        subject_type=candidate.subject_type,
+        subject_id=candidate.subject_id,
+        slot=candidate.slot,
+        canonical_key=key,
+        summary=candidate.summary,
+        detail=candidate.detail,
+        tags=candidate.tags,
+        confidence=verdict.confidence,
+        components=verdict.components,
+        freshness=verdict.freshness,
+        last_supported_at=verdict.last_supported_at,
+        revalidation_due_at=verdict.revalidation_due_at,
+        # A new claim is the current belief even when its own evidence is thin.
+        status="active",
+        supersedes_observation_id=supersedes,
+        created_at=now,
+        updated_at=now,
+    )
+    await tx.insert(observation, embedding)
+    evidence = await tx.add_evidence(observation.id, candidate.evidence, now)
+    return replace(observation, evidence=tuple(evidence))
+
+
+async def _challenge(
+    tx: ObservationTransaction,
+    current: Observation,
+    challenger: Candidate,
+    embedding: Sequence[float] | None,
+    now: datetime,
+) -> tuple[Observation, str]:
+    """Record the challenger against the current belief; supersede it when the challenger wins."""
+    await tx.add_evidence(current.id, _against(challenger.evidence), now)
+    contested = await _reassess(tx, current, now)
+    if embedding is None or not beliefs.challenger_wins(contested.components, contested.freshness):
+        return contested, CONTRADICTED
+    await tx.save_assessment(replace(contested, status="superseded"))
+    successor = await _create(
+        tx, current.org_id, current.agent_id, current.canonical_key, challenger, embedding, now, current.id
+    )
+    return successor, SUPERSEDED
+
+
+async def _replayed(tx: ObservationTransaction, request_id: str) -> tuple[Observation, str] | None:
+    """What the committed call with ``request_id`` produced, as it is now; None for a new request."""
+    applied = await tx.applied(request_id) if request_id else None
+    if applied is None:
+        return None
+    observation = await tx.load(applied.observation_id)
+    if observation is None:
+        raise NotFound(
+            f"request {request_id} was applied to an observation since erased", reason="OBSERVATION_NOT_FOUND"
+        )
+    return observation, applied.outcome
+
+
+async def _record(
+    tx: ObservationTransaction, request_id: str, method: str, result: tuple[Observation, str], now: datetime
+) -> tuple[Observation, str]:
+    if request_id:
+        await tx.record_applied(request_id, method, AppliedRequest(result[0].id, result[1]), now)
+    return result
+
+
+async def observe(
+    org_id: str,
+    agent_id: str,
+    candidate: Candidate,
+    request_id: str = "",
+    *,
+    store: ObservationStore,
+    embedder: Embedder,
+    clock: Clock,
+) -> tuple[Observation, str]:
+    key = canonical_key(candidate.subject_type, candidate.subject_id, candidate.kind, candidate.slot)
+    # Before the transaction: no lock is held while the model runs.
+    [embedding] = await embedder.embed([embedding_text(candidate.summary, candidate.detail)])
+    now = clock.now()
+    async with store.transaction(org_id) as tx:
+        await tx.lock_key(agent_id, key)
+        replay = await _replayed(tx, request_id)
+        if replay is not None:
+            return replay
+        current = await tx.current(agent_id, key)
+        if current is None:
+            result = await _create(tx, org_id, agent_id, key, candidate, list(embedding), now, None), CREATED
+        elif beliefs.same_claim(current.summary, candidate.summary):
+            await tx.add_evidence(current.id, candidate.evidence, now)
+            result = await _reassess(tx, current, now), SUPPORTED
+        else:
+            result = await _challenge(tx, current, candidate, list(embedding), now)
+        return await _record(tx, request_id, "observe", result, now)
+
+
+async def _lock(tx: ObservationTransaction, observation_id: str) -> Observation:
+    """The observation, loaded again once its key is locked."""
+    found = await tx.load(observation_id)
+    if found is None:
+        raise NotFound(f"observation {observation_id} not found", reason="OBSERVATION_NOT_FOUND")
+    await tx.lock_key(found.agent_id, found.canonical_key)
+    found = await tx.load(observation_id)
+    assert found is not None  # observations are never deleted outside erasure
+    return found
+
+
+def _require_current(found: Observation) -> Observation:
+    observation_id = found.id
+    if found.status not in CURRENT_STATUSES:
+        raise FailedPrecondition(
+            f"observation {observation_id} is {found.status}: only a current belief takes feedback",
+            reason="OBSERVATION_NOT_CURRENT",
+            metadata={"status": found.status},
+        )
+    return found
+
+
+async def confirm(
+    org_id: str,
+    observation_id: str,
+    operator: str,
+    note: str,
+    request_id: str = "",
+    *,
+    store: ObservationStore,
+    clock: Clock,
+) -> Observation:
+    """An operator's confirmation is supporting evidence from the operator (an entity, by name)."""
+    now = clock.now()
+    draft = EvidenceDraft("support", OPERATOR_WEIGHT, "entity", operator, note, now, operator_confirmed=True)
+    async with store.transaction(org_id) as tx:
+        locked = await _lock(tx, observation_id)
+        replay = await _replayed(tx, request_id)
+        if replay is not None:
+            return replay[0]
+        current = _require_current(locked)
+        await tx.add_evidence(current.id, [draft], now)
+        result = await _reassess(tx, current, now), SUPPORTED
+        return (await _record(tx, request_id, "confirm", result, now))[0]
+
+
+async def contradict(
+    org_id: str,
+    observation_id: str,
+    evidence: EvidenceDraft,
+    correction: str,
+    request_id: str = "",
+    *,
+    store: ObservationStore,
+    embedder: Embedder,
+    clock: Clock,
+) -> tuple[Observation, str]:
+    """Contradicting evidence is kept; with a correction that wins, the correction supersedes the
+    belief, otherwise a belief whose contradiction outweighs its support is invalidated."""
+    embedding = None
+    if correction:
+        [vector] = await embedder.embed([embedding_text(correction, "")])
+        embedding = list(vector)
+    now = clock.now()
+    async with store.transaction(org_id) as tx:
+        locked = await _lock(tx, observation_id)
+        replay = await _replayed(tx, request_id)
+        if replay is not None:
+            return replay
+        current = _require_current(locked)
+        if correction and not beliefs.same_claim(correction, current.summary):
+            challenger = Candidate(
+                current.kind,
+                current.subject_type,
+                current.subject_id,
+                current.slot,
+                correction,
+                "",
+                current.tags,
+                (replace(evidence, stance="support"),),
+            )
+            result = await _challenge(tx, current, challenger, embedding, now)
+        else:
+            await tx.add_evidence(current.id, [replace(evidence, stance="contradict")], now)
+            result = await _reassess(tx, current, now), CONTRADICTED
+        return await _record(tx, request_id, "contradict", result, now)

@@ -1,0 +1,107 @@
+"""Ports of the observation use cases (implemented by adapters/, faked in tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from observations_svc.domain.model import Evidence, EvidenceDraft, Observation
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+@dataclass(frozen=True, slots=True)
+class QueryFilters:
+    agent_id: str = ""
+    kind: str = ""
+    subject_type: str = ""
+    subject_id: str = ""
+    canonical_key: str = ""
+    status: str = ""
+    min_confidence: float | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    agent_id: str = ""
+    kinds: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ("active",)
+    min_confidence: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    observation: Observation
+    similarity: float
+    lexical: float
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    tombstone_id: str
+    observations_erased: int
+    evidence_erased: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedRequest:
+    observation_id: str
+    outcome: str
+
+
+class ObservationTransaction(Protocol):
+    """One tenant transaction; ``lock_key`` serialises writers of one canonical key."""
+
+    async def lock_key(self, agent_id: str, canonical_key: str) -> None: ...
+
+    async def current(self, agent_id: str, canonical_key: str) -> Observation | None: ...
+
+    async def load(self, observation_id: str) -> Observation | None: ...
+
+    async def insert(self, observation: Observation, embedding: Sequence[float]) -> None: ...
+
+    async def add_evidence(
+        self, observation_id: str, drafts: Sequence[EvidenceDraft], now: datetime
+    ) -> list[Evidence]: ...
+
+    async def save_assessment(self, observation: Observation) -> None: ...
+
+    async def applied(self, request_id: str) -> AppliedRequest | None:
+        """What an earlier call with ``request_id`` did, if one committed."""
+        ...
+
+    async def record_applied(self, request_id: str, method: str, applied: AppliedRequest, now: datetime) -> None: ...
+
+
+class ObservationStore(Protocol):
+    def transaction(self, org_id: str) -> AbstractAsyncContextManager[ObservationTransaction]: ...
+
+    async def get(self, org_id: str, observation_id: str) -> Observation | None: ...
+
+    async def query(self, org_id: str, filters: QueryFilters, offset: int, limit: int) -> list[Observation]: ...
+
+    async def search(
+        self, org_id: str, text: str, vector: Sequence[float], filters: SearchFilters, limit: int
+    ) -> list[SearchHit]: ...
+
+    async def history(self, org_id: str, observation_id: str) -> list[Observation]: ...
+
+    async def due_for_revalidation(self, org_id: str, agent_id: str, now: datetime, limit: int) -> list[str]: ...
+
+    async def orgs_due_for_revalidation(self, now: datetime) -> list[str]: ...
+
+    async def erase_subject(
+        self,
+        org_id: str,
+        subject_type: str,
+        subject_id: str,
+        source_ids: Sequence[str],
+        principal: str,
+        request_id: str,
+    ) -> Erasure: ...

@@ -1,0 +1,327 @@
+"""The ObservationService through real gRPC stubs on the embedded Postgres (pgvector), as lore_app."""
+
+import asyncio
+from contextlib import AsyncExitStack
+
+import grpc
+import observations_svc.bootstrap
+import observations_svc.config
+import observations_svc.server
+import pytest
+from lore.observations.v1 import observation_service_pb2 as pb
+from lore.observations.v1 import observation_service_pb2_grpc
+
+from tests.fakes import FixedClock, HashingEmbedder
+from tests.grpc_harness import start_service
+
+
+@pytest.fixture(scope="module")
+async def running(migrated_pg):
+    clock = FixedClock()
+    async with AsyncExitStack() as stack:
+        service = await start_service(
+            stack,
+            "observations",
+            observations_svc.bootstrap,
+            observations_svc.server,
+            observations_svc.config.Settings,
+            {"LORE_DATABASE_URL": migrated_pg.app_dsn, "LORE_REVALIDATION_INTERVAL_SECONDS": "0"},
+            embedder=HashingEmbedder(384),
+            clock=clock,
+        )
+        yield service, clock
+
+
+@pytest.fixture
+def stub(running):
+    return observation_service_pb2_grpc.ObservationServiceStub(running[0].channel)
+
+
+@pytest.fixture
+def clock(running):
+    return running[1]
+
+
+def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
+    return (("x-lore-org-id", org_id), ("x-lore-principal", "operator-ann"))
+
+
+def candidate(
+    summary: str, *, slot: str = "database", source_id: str = "turn-1", **evidence
+) -> pb.ObservationCandidate:
+    return pb.ObservationCandidate(
+        kind=pb.OBSERVATION_KIND_OPERATOR_PREFERENCE,
+        subject_type=pb.SUBJECT_TYPE_ENTITY,
+        subject_id="user-42",
+        slot=slot,
+        summary=summary,
+        tags=["db"],
+        evidence=[
+            pb.EvidenceInput(
+                stance=pb.EVIDENCE_STANCE_SUPPORT, source_type=pb.SOURCE_TYPE_MESSAGE, source_id=source_id, **evidence
+            )
+        ],
+    )
+
+
+async def _observe(stub, org_id, summary, **kwargs) -> pb.ObserveResponse:
+    return await stub.Observe(
+        pb.ObserveRequest(agent_id="agent-1", candidate=candidate(summary, **kwargs)),
+        metadata=tenant(org_id),
+        timeout=10,
+    )
+
+
+async def test_observe_creates_then_supports_with_a_code_built_key(stub, org_id, clock):
+    created = await _observe(stub, org_id, "Prefers Postgres.")
+    clock.advance(seconds=1)
+    assert created.outcome == pb.OBSERVE_OUTCOME_CREATED
+    assert created.observation.canonical_key == "entity:user-42:operator_preference:database"
+    supported = await _observe(stub, org_id, "prefers postgres", source_id="turn-2")
+    assert supported.outcome == pb.OBSERVE_OUTCOME_SUPPORTED
+    assert supported.observation.id == created.observation.id
+    assert supported.observation.confidence > created.observation.confidence
+    assert supported.observation.confidence_components.source_count == 2
+    got = await stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=tenant(org_id))
+    assert [item.source_id for item in got.observation.evidence] == ["turn-1", "turn-2"]
+
+
+async def test_a_weak_challenger_only_contradicts_and_a_strong_one_supersedes(stub, org_id):
+    first = await _observe(stub, org_id, "prefers Postgres", weight=3.0)
+    weak = await _observe(stub, org_id, "prefers MySQL", source_id="turn-2")
+    assert weak.outcome == pb.OBSERVE_OUTCOME_CONTRADICTED
+    assert weak.observation.id == first.observation.id
+    assert weak.observation.confidence < first.observation.confidence
+    strong = await _observe(stub, org_id, "prefers MySQL", source_id="turn-3", weight=2.5)
+    assert strong.outcome == pb.OBSERVE_OUTCOME_SUPERSEDED
+    assert strong.observation.supersedes_observation_id == first.observation.id
+    history = await stub.GetObservationHistory(
+        pb.GetObservationHistoryRequest(id=first.observation.id), metadata=tenant(org_id)
+    )
+    assert [row.id for row in history.observations] == [strong.observation.id, first.observation.id]
+    assert history.observations[1].status == pb.OBSERVATION_STATUS_SUPERSEDED
+    old = await stub.GetObservation(pb.GetObservationRequest(id=first.observation.id), metadata=tenant(org_id))
+    contradictions = [e for e in old.observation.evidence if e.stance == pb.EVIDENCE_STANCE_CONTRADICT]
+    assert len(contradictions) == 2  # kept forever
+
+
+async def test_twenty_concurrent_observes_on_one_key_leave_one_current_row(stub, org_id):
+    summaries = [f"prefers engine {i % 3}" for i in range(20)]
+    await asyncio.gather(
+        *(_observe(stub, org_id, summary, source_id=f"turn-{i}") for i, summary in enumerate(summaries))
+    )
+    current = []
+    for status in (pb.OBSERVATION_STATUS_ACTIVE, pb.OBSERVATION_STATUS_STALE):
+        page = await stub.QueryObservations(
+            pb.QueryObservationsRequest(
+                agent_id="agent-1", canonical_key="entity:user-42:operator_preference:database", status=status
+            ),
+            metadata=tenant(org_id),
+        )
+        current += page.observations
+    assert len(current) == 1
+
+
+async def test_replayed_request_ids_write_nothing_twice_even_concurrently(stub, org_id):
+    request = pb.ObserveRequest(
+        agent_id="agent-1", candidate=candidate("prefers tabs", slot="indent"), request_id="r-1"
+    )
+    first, *replays = await asyncio.gather(
+        *(stub.Observe(request, metadata=tenant(org_id), timeout=10) for _ in range(5))
+    )
+    assert {reply.observation.id for reply in replays} == {first.observation.id}
+    assert {reply.outcome for reply in [first, *replays]} == {pb.OBSERVE_OUTCOME_CREATED}
+    assert len(replays[-1].observation.evidence) == 1
+
+    confirm = pb.ConfirmObservationRequest(id=first.observation.id, note="yes", request_id="r-2")
+    once = await stub.ConfirmObservation(confirm, metadata=tenant(org_id))
+    twice = await stub.ConfirmObservation(confirm, metadata=tenant(org_id))
+    assert len(twice.observation.evidence) == len(once.observation.evidence) == 2
+    assert twice.observation.confidence == once.observation.confidence
+
+    contradict = pb.ContradictObservationRequest(
+        id=first.observation.id,
+        correction="prefers spaces",
+        evidence=pb.EvidenceInput(source_type=pb.SOURCE_TYPE_MESSAGE, source_id="turn-7", weight=5.0),
+        request_id="r-3",
+    )
+    won = await stub.ContradictObservation(contradict, metadata=tenant(org_id))
+    assert won.outcome == pb.OBSERVE_OUTCOME_SUPERSEDED
+    # The replay answers as the first call did, although the original is no longer current.
+    again = await stub.ContradictObservation(contradict, metadata=tenant(org_id))
+    assert (again.outcome, again.observation.id) == (won.outcome, won.observation.id)
+    history = await stub.GetObservationHistory(
+        pb.GetObservationHistoryRequest(id=first.observation.id), metadata=tenant(org_id)
+    )
+    assert len(history.observations) == 2
+    # Another org's identical request id is its own.
+    elsewhere = await stub.Observe(request, metadata=tenant(f"{org_id}-other"), timeout=10)
+    assert elsewhere.observation.id != first.observation.id
+
+
+async def test_confirm_boosts_and_contradict_invalidates(stub, org_id):
+    created = await _observe(stub, org_id, "uses vim")
+    confirmed = await stub.ConfirmObservation(
+        pb.ConfirmObservationRequest(id=created.observation.id, note="yes"), metadata=tenant(org_id)
+    )
+    assert confirmed.observation.confidence > created.observation.confidence
+    assert confirmed.observation.confidence_components.operator_confirmed_boost > 0
+    contradicted = await stub.ContradictObservation(
+        pb.ContradictObservationRequest(
+            id=created.observation.id,
+            evidence=pb.EvidenceInput(source_type=pb.SOURCE_TYPE_MESSAGE, source_id="turn-9", weight=9.0),
+        ),
+        metadata=tenant(org_id),
+    )
+    assert contradicted.observation.status == pb.OBSERVATION_STATUS_INVALIDATED
+    assert contradicted.outcome == pb.OBSERVE_OUTCOME_CONTRADICTED
+
+
+async def test_a_winning_correction_supersedes(stub, org_id):
+    created = await _observe(stub, org_id, "uses emacs", slot="editor")
+    corrected = await stub.ContradictObservation(
+        pb.ContradictObservationRequest(
+            id=created.observation.id,
+            correction="uses helix",
+            evidence=pb.EvidenceInput(source_type=pb.SOURCE_TYPE_MESSAGE, source_id="turn-5", weight=2.0),
+        ),
+        metadata=tenant(org_id),
+    )
+    assert corrected.outcome == pb.OBSERVE_OUTCOME_SUPERSEDED
+    assert corrected.observation.summary == "uses helix"
+    assert corrected.observation.supersedes_observation_id == created.observation.id
+
+
+async def test_query_ranks_by_confidence_and_pages_with_a_token_bound_to_filters(stub, org_id):
+    for index in range(5):
+        for source in range(index + 1):
+            await _observe(stub, org_id, f"fact {index}", slot=f"slot-{index}", source_id=f"t-{source}")
+    request = pb.QueryObservationsRequest(agent_id="agent-1", page_size=2)
+    seen, token = [], ""
+    while True:
+        request.page_token = token
+        page = await stub.QueryObservations(request, metadata=tenant(org_id))
+        seen += page.observations
+        token = page.next_page_token
+        if not token:
+            break
+    assert [row.summary for row in seen] == [f"fact {index}" for index in range(4, -1, -1)]
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.QueryObservations(
+            pb.QueryObservationsRequest(agent_id="agent-2", page_size=2, page_token=page.next_page_token or "x"),
+            metadata=tenant(org_id),
+        )
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_search_finds_by_meaning_and_words(stub, org_id):
+    await _observe(stub, org_id, "deploys with kubernetes on friday", slot="deploys")
+    await _observe(stub, org_id, "likes green tea in the morning", slot="drink")
+    found = await stub.SearchObservations(
+        pb.SearchObservationsRequest(agent_id="agent-1", query="kubernetes deploys", k=5), metadata=tenant(org_id)
+    )
+    assert found.results[0].observation.slot == "deploys"
+    assert found.results[0].lexical_score > 0
+
+
+async def test_revalidation_marks_old_beliefs_stale(stub, org_id, clock):
+    created = await _observe(stub, org_id, "build is green", slot="ci")
+    clock.advance(days=45)
+    try:
+        result = await stub.RunRevalidation(pb.RunRevalidationRequest(agent_id="agent-1"), metadata=tenant(org_id))
+    finally:
+        clock.advance(days=-45)
+    assert result.checked >= 1 and result.marked_stale >= 1
+    got = await stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=tenant(org_id))
+    assert got.observation.status == pb.OBSERVATION_STATUS_STALE
+    assert got.observation.freshness < 0.5
+
+
+async def test_erase_subject_leaves_a_tombstone_and_is_idempotent(stub, org_id):
+    created = await _observe(stub, org_id, "lives in Paris", slot="city")
+    request = pb.EraseSubjectRequest(subject_type=pb.SUBJECT_TYPE_ENTITY, subject_id="user-42", request_id="erase-1")
+    erased = await stub.EraseSubject(request, metadata=tenant(org_id))
+    assert erased.observations_erased == 1 and erased.evidence_erased == 1 and erased.tombstone_id
+    assert await stub.EraseSubject(request, metadata=tenant(org_id)) == erased
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.NOT_FOUND
+
+
+async def test_another_org_cannot_read_confirm_contradict_or_erase(stub, org_id):
+    created = await _observe(stub, org_id, "owns a cat", slot="pet")
+    other = tenant("org-intruder")
+    for call in (
+        stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=other),
+        stub.GetObservationHistory(pb.GetObservationHistoryRequest(id=created.observation.id), metadata=other),
+        stub.ConfirmObservation(pb.ConfirmObservationRequest(id=created.observation.id), metadata=other),
+        stub.ContradictObservation(
+            pb.ContradictObservationRequest(
+                id=created.observation.id,
+                evidence=pb.EvidenceInput(source_type=pb.SOURCE_TYPE_MESSAGE, source_id="t"),
+            ),
+            metadata=other,
+        ),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await call
+        assert raised.value.code() is grpc.StatusCode.NOT_FOUND
+    erased = await stub.EraseSubject(
+        pb.EraseSubjectRequest(subject_type=pb.SUBJECT_TYPE_ENTITY, subject_id="user-42"), metadata=other
+    )
+    assert erased.observations_erased == 0
+    query = await stub.QueryObservations(pb.QueryObservationsRequest(agent_id="agent-1"), metadata=other)
+    assert list(query.observations) == []
+    got = await stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=tenant(org_id))
+    assert got.observation.summary == "owns a cat"
+
+
+async def test_evidence_pointing_at_an_observation_is_refused(stub, org_id):
+    created = await _observe(stub, org_id, "speaks French", slot="language")
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await _observe(stub, org_id, "speaks French", slot="language", source_id=created.observation.id)
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "evidence.source_id" in raised.value.details()
+
+
+def _bad(**changes) -> pb.ObserveRequest:
+    request = pb.ObserveRequest(agent_id="agent-1", candidate=candidate("fine"))
+    for path, value in changes.items():
+        target = request.candidate
+        *parents, leaf = path.split("__")
+        for parent in parents:
+            target = getattr(target, parent)[0] if parent == "evidence" else getattr(target, parent)
+        setattr(target, leaf, value)
+    return request
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        (_bad(kind=0), "candidate.kind"),
+        (_bad(evidence__stance=0), "candidate.evidence[0].stance"),
+        (_bad(evidence__weight=0.0), "candidate.evidence[0].weight"),
+        (_bad(evidence__weight=10.5), "candidate.evidence[0].weight"),
+        (_bad(summary="   "), "candidate.summary"),
+        (_bad(summary="x" * 1001), "candidate.summary"),
+        (_bad(slot="Bad Slot"), "candidate.slot"),
+        (_bad(subject_id="has:colon"), "candidate.subject_id"),
+        (_bad(evidence__excerpt="x" * 2001), "candidate.evidence[0].excerpt"),
+    ],
+)
+async def test_bad_input_is_invalid_argument_naming_the_field(stub, org_id, request_, field):
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.Observe(request_, metadata=tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert field in raised.value.details()
+    query = await stub.QueryObservations(pb.QueryObservationsRequest(agent_id="agent-1"), metadata=tenant(org_id))
+    assert list(query.observations) == []  # no partial write
+
+
+async def test_too_many_evidence_items_are_refused(stub, org_id):
+    request = _bad()
+    request.candidate.evidence.extend([request.candidate.evidence[0]] * 50)
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.Observe(request, metadata=tenant(org_id))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "candidate.evidence" in raised.value.details()

@@ -8,6 +8,8 @@ from fastapi import Request
 from lore_runtime import errors
 
 from gateway_svc.auth import Caller
+from gateway_svc.proto_json import parse
+from gateway_svc.query_params import query_to_json
 
 
 async def read_json(request: Request) -> bytes:
@@ -28,3 +30,23 @@ def rpc_options(request: Request, caller: Caller) -> dict[str, Any]:
     """Keyword arguments for a stub call: the caller's tenant in metadata and a deadline."""
     context = caller.context(request.state.request_id)
     return {"metadata": context.metadata(), "timeout": request.app.state.container.settings.rpc_timeout_seconds}
+
+
+async def body_message(request: Request, message_class: type, *, empty: bool = False) -> Any:
+    """The JSON body as ``message_class``; with ``empty``, no body at all means "no options"."""
+    body = await read_json(request)
+    return parse((body or b"{}") if empty else body, message_class)
+
+
+def query_message(request: Request, message_class: type) -> Any:
+    """The query string as ``message_class`` (proto3 JSON names, repeated keys for lists)."""
+    return parse(query_to_json(request.query_params.multi_items(), message_class.DESCRIPTOR), message_class)
+
+
+def with_path_id(message: Any, field: str, value: str) -> Any:
+    """``message`` with ``field`` set from the path; a different value in the body is refused."""
+    given = getattr(message, field)
+    if given and given != value:
+        raise errors.InvalidArgument(field, "must match the id in the path, or be left out")
+    setattr(message, field, value)
+    return message

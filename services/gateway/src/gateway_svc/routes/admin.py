@@ -10,11 +10,12 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authenticated
-from gateway_svc.calls import read_json, rpc_options
+from gateway_svc.calls import body_message, rpc_options
 from gateway_svc.openapi import json_body
-from gateway_svc.proto_json import parse, to_json
+from gateway_svc.proto_json import to_json
 
 router = APIRouter(tags=["admin"])
 
@@ -32,8 +33,7 @@ def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
 )
 async def run_decay(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("admin")
-    # An empty body means "no options".
-    message = parse(await read_json(request) or b"{}", memory_service_pb2.RunDecayRequest)
+    message = await body_message(request, memory_service_pb2.RunDecayRequest, empty=True)
     return to_json(await _memories(request).RunDecay(message, **rpc_options(request, caller)))
 
 
@@ -44,6 +44,17 @@ async def run_decay(request: Request, caller: Caller = Depends(authenticated)) -
 )
 async def run_consolidation(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("admin")
-    # An empty body means "no options".
-    message = parse(await read_json(request) or b"{}", memory_service_pb2.RunConsolidationRequest)
+    message = await body_message(request, memory_service_pb2.RunConsolidationRequest, empty=True)
     return to_json(await _memories(request).RunConsolidation(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/admin/revalidation:run",
+    summary="Recompute freshness and confidence of due observations now (ObservationService.RunRevalidation)",
+    openapi_extra=json_body(observation_service_pb2.RunRevalidationRequest, {"agentId": ""}),
+)
+async def run_revalidation(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("admin")
+    message = await body_message(request, observation_service_pb2.RunRevalidationRequest, empty=True)
+    stub = observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
+    return to_json(await stub.RunRevalidation(message, **rpc_options(request, caller)))

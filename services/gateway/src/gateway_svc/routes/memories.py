@@ -9,10 +9,9 @@ from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory
 from lore_runtime import errors
 
 from gateway_svc.auth import Caller, authenticated
-from gateway_svc.calls import read_json, rpc_options
+from gateway_svc.calls import body_message, query_message, rpc_options
 from gateway_svc.openapi import json_body, query_parameters
-from gateway_svc.proto_json import parse, to_json
-from gateway_svc.query_params import query_to_json
+from gateway_svc.proto_json import to_json
 
 router = APIRouter(tags=["memories"])
 
@@ -41,10 +40,6 @@ def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
     return episode_service_pb2_grpc.EpisodeServiceStub(request.app.state.container.channels["memory"])
 
 
-def _query(request: Request, message_class: type) -> Any:
-    return parse(query_to_json(request.query_params.multi_items(), message_class.DESCRIPTOR), message_class)
-
-
 @router.post(
     "/v1/memories",
     summary="Remember a batch of memories (MemoryService.Remember)",
@@ -52,7 +47,7 @@ def _query(request: Request, message_class: type) -> Any:
 )
 async def remember(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:write")
-    message = parse(await read_json(request), memory_service_pb2.RememberRequest)
+    message = await body_message(request, memory_service_pb2.RememberRequest)
     return to_json(await _memories(request).Remember(message, **rpc_options(request, caller)))
 
 
@@ -63,7 +58,7 @@ async def remember(request: Request, caller: Caller = Depends(authenticated)) ->
 )
 async def recall(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:read")
-    message = parse(await read_json(request), memory_service_pb2.RecallRequest)
+    message = await body_message(request, memory_service_pb2.RecallRequest)
     return to_json(await _memories(request).Recall(message, **rpc_options(request, caller)))
 
 
@@ -74,7 +69,7 @@ async def recall(request: Request, caller: Caller = Depends(authenticated)) -> d
 )
 async def list_memories(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:read")
-    message = _query(request, memory_service_pb2.ListMemoriesRequest)
+    message = query_message(request, memory_service_pb2.ListMemoriesRequest)
     return to_json(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
 
 
@@ -92,7 +87,7 @@ async def get_memory(memory_id: str, request: Request, caller: Caller = Depends(
 )
 async def update_memory(memory_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:write")
-    message = parse(await read_json(request), memory_service_pb2.UpdateMemoryRequest)
+    message = await body_message(request, memory_service_pb2.UpdateMemoryRequest)
     if message.memory.id and message.memory.id != memory_id:
         raise errors.InvalidArgument("memory.id", "must match the id in the path, or be left out")
     message.memory.id = memory_id
@@ -114,7 +109,7 @@ async def forget_memory(memory_id: str, request: Request, caller: Caller = Depen
 )
 async def list_episodes(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:read")
-    message = _query(request, episode_service_pb2.ListEpisodesRequest)
+    message = query_message(request, episode_service_pb2.ListEpisodesRequest)
     return to_json(await _episodes(request).ListEpisodes(message, **rpc_options(request, caller)))
 
 
@@ -126,5 +121,5 @@ async def list_episodes(request: Request, caller: Caller = Depends(authenticated
 )
 async def list_open_threads(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     caller.require("memories:read")
-    message = _query(request, episode_service_pb2.ListOpenThreadsRequest)
+    message = query_message(request, episode_service_pb2.ListOpenThreadsRequest)
     return to_json(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))

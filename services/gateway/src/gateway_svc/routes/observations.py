@@ -1,0 +1,121 @@
+"""Knowledge observation routes → ``lore.observations.v1.ObservationService``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from lore.observations.v1 import observation_service_pb2 as pb
+from lore.observations.v1 import observation_service_pb2_grpc
+
+from gateway_svc.auth import Caller, authenticated
+from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
+from gateway_svc.openapi import json_body, query_parameters
+from gateway_svc.proto_json import to_json
+
+router = APIRouter(tags=["observations"])
+
+OBSERVE_EXAMPLE = {
+    "agentId": "agent-1",
+    "candidate": {
+        "kind": "OBSERVATION_KIND_OPERATOR_PREFERENCE",
+        "subjectType": "SUBJECT_TYPE_ENTITY",
+        "subjectId": "user-42",
+        "slot": "database",
+        "summary": "Prefers Postgres for new services.",
+        "evidence": [{"stance": "EVIDENCE_STANCE_SUPPORT", "sourceType": "SOURCE_TYPE_MESSAGE", "sourceId": "turn-17"}],
+    },
+    "requestId": "optional",
+}
+SEARCH_EXAMPLE = {"agentId": "agent-1", "query": "which database do they like?", "k": 5}
+CONFIRM_EXAMPLE = {"note": "Confirmed on the call.", "requestId": "optional"}
+CONTRADICT_EXAMPLE = {
+    "evidence": {"stance": "EVIDENCE_STANCE_CONTRADICT", "sourceType": "SOURCE_TYPE_MESSAGE", "sourceId": "turn-40"},
+    "correction": "Prefers MySQL now.",
+}
+
+
+def _observations(request: Request) -> observation_service_pb2_grpc.ObservationServiceStub:
+    return observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
+
+
+@router.get(
+    "/v1/observations",
+    summary="Observations by filters, best first (ObservationService.QueryObservations)",
+    openapi_extra=query_parameters(pb.QueryObservationsRequest),
+)
+async def query_observations(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("observations:read")
+    message = query_message(request, pb.QueryObservationsRequest)
+    return to_json(await _observations(request).QueryObservations(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/observations:search",
+    summary="Observations by meaning and words (ObservationService.SearchObservations)",
+    openapi_extra=json_body(pb.SearchObservationsRequest, SEARCH_EXAMPLE),
+)
+async def search_observations(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("observations:read")
+    message = await body_message(request, pb.SearchObservationsRequest)
+    return to_json(await _observations(request).SearchObservations(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/observations:observe",
+    summary="Create, support, contradict or supersede a belief (ObservationService.Observe)",
+    openapi_extra=json_body(pb.ObserveRequest, OBSERVE_EXAMPLE),
+)
+async def observe(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("observations:write")
+    message = await body_message(request, pb.ObserveRequest)
+    return to_json(await _observations(request).Observe(message, **rpc_options(request, caller)))
+
+
+@router.get("/v1/observations/{observation_id}", summary="One observation with its evidence (GetObservation)")
+async def get_observation(
+    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+) -> dict[str, Any]:
+    caller.require("observations:read")
+    message = pb.GetObservationRequest(id=observation_id)
+    return to_json(await _observations(request).GetObservation(message, **rpc_options(request, caller)))
+
+
+@router.get(
+    "/v1/observations/{observation_id}/history",
+    summary="The supersession chain both ways, newest first (GetObservationHistory)",
+)
+async def observation_history(
+    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+) -> dict[str, Any]:
+    caller.require("observations:read")
+    message = pb.GetObservationHistoryRequest(id=observation_id)
+    return to_json(await _observations(request).GetObservationHistory(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/observations/{observation_id}:confirm",
+    summary="An operator confirms a belief (ObservationService.ConfirmObservation)",
+    openapi_extra=json_body(pb.ConfirmObservationRequest, CONFIRM_EXAMPLE),
+)
+async def confirm_observation(
+    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+) -> dict[str, Any]:
+    caller.require("observations:write")
+    message = await body_message(request, pb.ConfirmObservationRequest, empty=True)
+    with_path_id(message, "id", observation_id)
+    return to_json(await _observations(request).ConfirmObservation(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/observations/{observation_id}:contradict",
+    summary="A correction becomes contradicting evidence (ObservationService.ContradictObservation)",
+    openapi_extra=json_body(pb.ContradictObservationRequest, CONTRADICT_EXAMPLE),
+)
+async def contradict_observation(
+    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+) -> dict[str, Any]:
+    caller.require("observations:write")
+    message = await body_message(request, pb.ContradictObservationRequest)
+    with_path_id(message, "id", observation_id)
+    return to_json(await _observations(request).ContradictObservation(message, **rpc_options(request, caller)))

@@ -192,8 +192,10 @@ async def test_evidence_never_points_at_an_observation(app, org_id):
     await _as(app, org_id)
     target = await _insert_observation(app, org_id)
     other = await _insert_observation(app, org_id, slot="editor")
-    with pytest.raises(REFUSED):
-        await _insert_evidence(app, org_id, other, source_id=str(target))
+    spellings = [str(target), str(target).upper(), f"{{{target}}}", target.hex, f" {target} "]
+    for spelling in spellings:
+        with pytest.raises(REFUSED):
+            await _insert_evidence(app, org_id, other, source_id=spelling)
     with pytest.raises(asyncpg.CheckViolationError):
         await _insert_evidence(app, org_id, other, source_type="observation", source_id="anything")
 

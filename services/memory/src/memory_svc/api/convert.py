@@ -15,6 +15,7 @@ from google.protobuf import timestamp_pb2
 from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
+from lore_runtime.proto_time import to_timestamp
 
 from memory_svc.domain import limits
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScoredMemory
@@ -61,12 +62,6 @@ def metadata_from_pb(values: dict[str, str], field: str) -> dict[str, str]:
 
 def _timestamp(message: timestamp_pb2.Timestamp) -> datetime:
     return message.ToDatetime(tzinfo=UTC)
-
-
-def _to_timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
 
 
 def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
@@ -157,12 +152,12 @@ def memory_to_pb(item: MemoryItem) -> pb.Memory:
             session_ids=item.provenance.session_ids,
         ),
         entities=item.entities,
-        created_at=_to_timestamp(item.created_at),
-        valid_at=_to_timestamp(item.valid_at),
+        created_at=to_timestamp(item.created_at),
+        valid_at=to_timestamp(item.valid_at),
         current_salience=item.current_salience,
         access_count=item.access_count,
-        last_accessed_at=_to_timestamp(item.last_accessed_at),
-        updated_at=_to_timestamp(item.created_at),
+        last_accessed_at=to_timestamp(item.last_accessed_at),
+        updated_at=to_timestamp(item.created_at),
     )
 
 

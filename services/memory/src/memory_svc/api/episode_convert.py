@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from google.protobuf import timestamp_pb2
 from lore.memory.v1 import episode_service_pb2 as pb
 from lore_runtime import errors
+from lore_runtime.proto_time import to_timestamp
 
 from memory_svc.api.convert import scope_from_pb, scope_to_pb
 from memory_svc.domain.episode import (
@@ -42,12 +43,6 @@ def _timestamp(message: timestamp_pb2.Timestamp, field: str) -> datetime:
         return message.ToDatetime(tzinfo=UTC)
     except (ValueError, OverflowError):
         raise errors.InvalidArgument(field, "is not a valid timestamp") from None
-
-
-def _to_timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
 
 
 def thread_status_from_pb(value: int, field: str) -> ThreadStatus:
@@ -114,13 +109,13 @@ def episode_to_pb(episode: Episode) -> pb.Episode:
         ],
         next_session_questions=episode.next_session_questions,
         message_count=episode.message_count,
-        started_at=_to_timestamp(episode.started_at),
-        ended_at=_to_timestamp(episode.ended_at),
+        started_at=to_timestamp(episode.started_at),
+        ended_at=to_timestamp(episode.ended_at),
         importance=episode.importance,
         current_salience=episode.current_salience,
         access_count=episode.access_count,
-        last_accessed_at=_to_timestamp(episode.last_accessed_at),
-        created_at=_to_timestamp(episode.created_at),
+        last_accessed_at=to_timestamp(episode.last_accessed_at),
+        created_at=to_timestamp(episode.created_at),
         metadata=episode.metadata,
     )
 
@@ -134,7 +129,7 @@ def episode_thread_to_pb(thread: EpisodeThread) -> pb.EpisodeThread:
         episode_id=thread.episode_id,
         conversation_id=thread.conversation_id,
         thread=thread_to_pb(thread.thread),
-        ended_at=_to_timestamp(thread.ended_at),
+        ended_at=to_timestamp(thread.ended_at),
     )
 
 

@@ -8,6 +8,7 @@ from google.protobuf import json_format, struct_pb2, timestamp_pb2
 from lore.common.v1 import turn_pb2
 from lore.memory.v1 import working_memory_service_pb2 as pb
 from lore_runtime import errors
+from lore_runtime.proto_time import to_timestamp
 
 from memory_svc.domain.working_memory import (
     EmotionReading,
@@ -26,12 +27,6 @@ _ROLE_TO_PB = {role: value for value, role in _ROLE_FROM_PB.items()}
 
 def _timestamp(message: timestamp_pb2.Timestamp) -> datetime:
     return message.ToDatetime(tzinfo=UTC)
-
-
-def _to_timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
 
 
 def role_from_pb(value: int, field: str) -> TurnRole | None:
@@ -66,7 +61,7 @@ def tool_to_pb(tool: ToolResult) -> turn_pb2.ToolInteraction:
         salient_fields=list(tool.salient_fields),
     )
     if tool.occurred_at is not None:
-        message.occurred_at.CopyFrom(_to_timestamp(tool.occurred_at))
+        message.occurred_at.CopyFrom(to_timestamp(tool.occurred_at))
     return message
 
 
@@ -94,7 +89,7 @@ def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
         tool_interactions=[tool_to_pb(tool) for tool in turn.tool_interactions],
     )
     if turn.created_at is not None:
-        message.created_at.CopyFrom(_to_timestamp(turn.created_at))
+        message.created_at.CopyFrom(to_timestamp(turn.created_at))
     return message
 
 
@@ -146,13 +141,13 @@ def working_memory_to_pb(memory: WorkingMemory) -> pb.WorkingMemory:
             emotion=reading.emotion, valence=reading.valence, intensity=reading.intensity, turn_id=reading.turn_id
         )
         if reading.observed_at is not None:
-            entry.observed_at.CopyFrom(_to_timestamp(reading.observed_at))
+            entry.observed_at.CopyFrom(to_timestamp(reading.observed_at))
     if memory.last_tool_result is not None:
         message.last_tool_result.CopyFrom(tool_to_pb(memory.last_tool_result))
     if memory.updated_at is not None:
-        message.updated_at.CopyFrom(_to_timestamp(memory.updated_at))
+        message.updated_at.CopyFrom(to_timestamp(memory.updated_at))
     if memory.expires_at is not None:
-        message.expires_at.CopyFrom(_to_timestamp(memory.expires_at))
+        message.expires_at.CopyFrom(to_timestamp(memory.expires_at))
     return message
 
 
@@ -161,5 +156,5 @@ def lease_to_pb(lease: SessionLease) -> pb.SessionLease:
         session_id=lease.session_id,
         holder=lease.holder,
         fencing_token=lease.fencing_token,
-        expires_at=_to_timestamp(lease.expires_at),
+        expires_at=to_timestamp(lease.expires_at),
     )

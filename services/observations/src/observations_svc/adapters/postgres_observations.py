@@ -252,6 +252,29 @@ class PostgresObservationTransaction:
         )
 
 
+def _query_conditions(org_id: str, filters: QueryFilters) -> tuple[str, list[object]]:
+    """Only the filters given, as parameters: each shape of query gets its own plan, so the
+    planner can use the index that matches it (a catch-all ``$n = '' OR`` predicate cannot)."""
+    conditions, arguments = ["o.org_id = $1", "o.agent_id = $2"], [org_id, filters.agent_id]
+    for column, value in [
+        ("kind", filters.kind),
+        ("subject_type", filters.subject_type),
+        ("subject_id", filters.subject_id),
+        ("canonical_key", filters.canonical_key),
+        ("status", filters.status),
+    ]:
+        if value:
+            arguments.append(value)
+            conditions.append(f"o.{column} = ${len(arguments)}")
+    if filters.min_confidence is not None:
+        arguments.append(filters.min_confidence)
+        conditions.append(f"o.confidence >= ${len(arguments)}")
+    if filters.tags:
+        arguments.append(list(filters.tags))
+        conditions.append(f"o.tags @> ${len(arguments)}::text[]")
+    return " AND ".join(conditions), arguments
+
+
 class PostgresObservationStore:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
@@ -266,27 +289,15 @@ class PostgresObservationStore:
             return await tx.load(observation_id)
 
     async def query(self, org_id: str, filters: QueryFilters, offset: int, limit: int) -> list[Observation]:
+        where, arguments = _query_conditions(org_id, filters)
         async with tenant_transaction(self._pool, org_id) as connection:
             rows = await connection.fetch(
                 f"""
-                SELECT {_COLUMNS} FROM observations.observations o
-                WHERE o.org_id = $1 AND o.agent_id = $2
-                  AND ($3 = '' OR o.kind = $3) AND ($4 = '' OR o.subject_type = $4)
-                  AND ($5 = '' OR o.subject_id = $5) AND ($6 = '' OR o.canonical_key = $6)
-                  AND ($7 = '' OR o.status = $7) AND ($8::float8 IS NULL OR o.confidence >= $8)
-                  AND o.tags @> $9::text[]
+                SELECT {_COLUMNS} FROM observations.observations o WHERE {where}
                 ORDER BY o.confidence DESC, o.freshness DESC, o.id
-                OFFSET $10 LIMIT $11
+                OFFSET ${len(arguments) + 1} LIMIT ${len(arguments) + 2}
                 """,
-                org_id,
-                filters.agent_id,
-                filters.kind,
-                filters.subject_type,
-                filters.subject_id,
-                filters.canonical_key,
-                filters.status,
-                filters.min_confidence,
-                list(filters.tags),
+                *arguments,
                 offset,
                 limit,
             )
@@ -299,6 +310,8 @@ class PostgresObservationStore:
             # A filtered HNSW scan keeps looking until it has `limit` rows of this org instead of
             # returning a short list (relaxed order: the fused score re-sorts anyway).
             await connection.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            # The graph search keeps at least `limit` candidates (the default, 40, would cap the list).
+            await connection.execute(f"SET LOCAL hnsw.ef_search = {max(40, int(limit))}")
             rows = await connection.fetch(
                 f"""
                 WITH dense AS (
@@ -308,17 +321,18 @@ class PostgresObservationStore:
                     ORDER BY o.embedding <#> $6 LIMIT $7
                 ),
                 lexical AS (
-                    SELECT o.id, ts_rank_cd(observations.search_document(o.summary, o.detail, o.tags), q) AS lexical
-                    FROM observations.observations o, websearch_to_tsquery('english', $8) q
-                    WHERE {_SCOPE} AND observations.search_document(o.summary, o.detail, o.tags) @@ q
-                    ORDER BY lexical DESC LIMIT $7
+                    -- A function so the GIN index serves it despite RLS (see the migration).
+                    SELECT m.id, m.lexical FROM observations.lexical_matches($8::text, $2, $3, $4, $5, $7::integer) m
                 ),
                 fused AS (
                     SELECT coalesce(d.id, l.id) AS id, d.similarity, coalesce(l.lexical, 0) AS lexical
                     FROM dense d FULL JOIN lexical l ON l.id = d.id
                 )
-                SELECT {_COLUMNS}, coalesce(f.similarity, -(o.embedding <#> $6)) AS similarity, f.lexical
-                FROM fused f JOIN observations.observations o ON o.org_id = $1 AND o.id = f.id
+                -- The candidates' ids as one array: primary-key probes, never a scan of the org's rows
+                -- (joined to the FULL JOIN directly, the planner hashes the whole table).
+                SELECT o.id, coalesce(f.similarity, -(o.embedding <#> $6)) AS similarity, f.lexical, o.confidence
+                FROM observations.observations o JOIN fused f ON f.id = o.id
+                WHERE o.org_id = $1 AND o.id = ANY (ARRAY(SELECT id FROM fused))
                 """,
                 org_id,
                 filters.agent_id,
@@ -329,7 +343,26 @@ class PostgresObservationStore:
                 limit,
                 text,
             )
-        return [SearchHit(_observation(row), float(row["similarity"]), float(row["lexical"])) for row in rows]
+        return [
+            SearchHit(str(row["id"]), float(row["similarity"]), float(row["lexical"]), float(row["confidence"]))
+            for row in rows
+        ]
+
+    async def get_many(self, org_id: str, ids: Sequence[str]) -> list[Observation]:
+        keys = [key for key in (_uuid(value) for value in ids) if key is not None]
+        if not keys:
+            return []
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                f"""
+                SELECT {_COLUMNS} FROM observations.observations o
+                WHERE o.org_id = $1 AND o.id = ANY ($2::uuid[])
+                ORDER BY array_position($2::uuid[], o.id)
+                """,
+                org_id,
+                keys,
+            )
+        return [_observation(row) for row in rows]
 
     async def history(self, org_id: str, observation_id: str) -> list[Observation]:
         key = _uuid(observation_id)

@@ -12,6 +12,7 @@ from google.protobuf import timestamp_pb2
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2 as observation_pb
 from lore_runtime import errors
+from lore_runtime.proto_time import to_timestamp
 
 from observations_svc.domain import engagement as model
 from observations_svc.domain import engagement_limits as limits
@@ -37,14 +38,6 @@ def _timestamp(message: timestamp_pb2.Timestamp, field: str) -> datetime:
         return message.ToDatetime(tzinfo=UTC)
     except (ValueError, OverflowError):
         raise errors.InvalidArgument(field, "is not a valid timestamp") from None
-
-
-def _to_timestamp(moment: datetime | None) -> timestamp_pb2.Timestamp | None:
-    if moment is None:
-        return None
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
 
 
 def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.EvidenceDraft:
@@ -75,8 +68,8 @@ def hypothesis_to_pb(hypothesis: model.Hypothesis) -> pb.Hypothesis:
                 stance=_STANCE_TO_PB[line.stance],
                 weight=line.weight,
                 source=line.source,
-                observed_at=_to_timestamp(line.observed_at),
-                recorded_at=_to_timestamp(line.recorded_at),
+                observed_at=to_timestamp(line.observed_at),
+                recorded_at=to_timestamp(line.recorded_at),
                 reviewed=hypothesis.is_reviewed(line),
             )
             for line in hypothesis.evidence
@@ -88,14 +81,14 @@ def hypothesis_to_pb(hypothesis: model.Hypothesis) -> pb.Hypothesis:
                 previous_confidence=revision.previous_confidence,
                 confidence=revision.confidence,
                 reason=revision.reason,
-                revised_at=_to_timestamp(revision.revised_at),
+                revised_at=to_timestamp(revision.revised_at),
             )
             for revision in hypothesis.revisions
         ],
         archive_note=hypothesis.archive_note,
         finding_id=hypothesis.finding_id,
-        created_at=_to_timestamp(hypothesis.created_at),
-        updated_at=_to_timestamp(hypothesis.updated_at),
+        created_at=to_timestamp(hypothesis.created_at),
+        updated_at=to_timestamp(hypothesis.updated_at),
     )
 
 
@@ -105,7 +98,7 @@ def finding_to_pb(finding: model.Finding) -> pb.Finding:
         statement=finding.statement,
         source=finding.source,
         hypothesis_id=finding.hypothesis_id,
-        recorded_at=_to_timestamp(finding.recorded_at),
+        recorded_at=to_timestamp(finding.recorded_at),
     )
 
 
@@ -116,8 +109,8 @@ def unknown_to_pb(unknown: model.Unknown) -> pb.Unknown:
         why_it_matters=unknown.why_it_matters,
         status=_UNKNOWN_STATUS_TO_PB[unknown.status],
         resolution=unknown.resolution,
-        created_at=_to_timestamp(unknown.created_at),
-        resolved_at=_to_timestamp(unknown.resolved_at),
+        created_at=to_timestamp(unknown.created_at),
+        resolved_at=to_timestamp(unknown.resolved_at),
     )
 
 

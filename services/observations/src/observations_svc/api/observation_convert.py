@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.proto_time import to_timestamp
 
 from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id, validate_slot, validate_subject
@@ -80,14 +81,6 @@ def bounded_text(value: str, field: str, maximum: int, *, required: bool = False
 
 def _timestamp(value: Timestamp, default: datetime) -> datetime:
     return value.ToDatetime(tzinfo=UTC) if value.seconds or value.nanos else default
-
-
-def _to_timestamp(value: datetime | None) -> Timestamp | None:
-    if value is None:
-        return None
-    stamp = Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
 
 
 def evidence_from_pb(
@@ -191,9 +184,9 @@ def evidence_to_pb(item: Evidence) -> pb.Evidence:
         source_type=_SOURCE_NUMBERS[item.source_type],
         source_id=item.source_id,
         excerpt=item.excerpt,
-        observed_at=_to_timestamp(item.observed_at),
+        observed_at=to_timestamp(item.observed_at),
         operator_confirmed=item.operator_confirmed,
-        created_at=_to_timestamp(item.created_at),
+        created_at=to_timestamp(item.created_at),
     )
 
 
@@ -220,11 +213,11 @@ def observation_to_pb(observation: Observation) -> pb.Observation:
             operator_confirmed_boost=parts.operator_confirmed_boost,
         ),
         freshness=observation.freshness,
-        last_supported_at=_to_timestamp(observation.last_supported_at),
-        revalidation_due_at=_to_timestamp(observation.revalidation_due_at),
+        last_supported_at=to_timestamp(observation.last_supported_at),
+        revalidation_due_at=to_timestamp(observation.revalidation_due_at),
         status=_STATUS_NUMBERS[observation.status],
         supersedes_observation_id=observation.supersedes_observation_id or "",
-        created_at=_to_timestamp(observation.created_at),
-        updated_at=_to_timestamp(observation.updated_at),
+        created_at=to_timestamp(observation.created_at),
+        updated_at=to_timestamp(observation.updated_at),
         evidence=[evidence_to_pb(item) for item in observation.evidence],
     )

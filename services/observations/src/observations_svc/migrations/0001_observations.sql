@@ -4,6 +4,10 @@
 -- cannot break them with direct SQL; only erase_subject (SECURITY DEFINER, owned by the
 -- migration role) gets around them, and it leaves a tombstone.
 
+CREATE FUNCTION observations.search_document(summary text, detail text, tags text[]) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN to_tsvector('english'::regconfig, summary || ' ' || detail || ' ' || array_to_string(tags, ' '));
+
 CREATE TABLE observations.observations (
     id                        uuid PRIMARY KEY,
     org_id                    text NOT NULL CHECK (org_id ~ '^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$'),
@@ -25,6 +29,8 @@ CREATE TABLE observations.observations (
     status                    text NOT NULL CHECK (status IN ('active', 'stale', 'superseded', 'invalidated')),
     supersedes_observation_id uuid,
     embedding                 halfvec(384) NOT NULL,
+    -- Stored, so ranking a match reads the vector instead of re-parsing the text of every row.
+    search_text               tsvector GENERATED ALWAYS AS (observations.search_document(summary, detail, tags)) STORED,
     created_at                timestamptz NOT NULL,
     updated_at                timestamptz NOT NULL,
     -- Global subjects have no id; every other subject has one without ':' so the key is unambiguous.
@@ -51,15 +57,14 @@ CREATE INDEX observations_revalidation ON observations.observations (org_id, age
 CREATE INDEX observations_ranked
     ON observations.observations (org_id, agent_id, confidence DESC, freshness DESC, id);
 CREATE INDEX observations_subject ON observations.observations (org_id, subject_type, subject_id);
+-- "What do we believe about this subject", best first, read straight off the index.
+CREATE INDEX observations_subject_ranked
+    ON observations.observations (org_id, agent_id, subject_type, subject_id, confidence DESC, freshness DESC, id);
 -- Embeddings are unit vectors, so the inner product orders like the cosine and is cheaper.
 -- Searches set hnsw.iterative_scan so an org filter never starves the result list.
 CREATE INDEX observations_embedding ON observations.observations USING hnsw (embedding halfvec_ip_ops);
 
-CREATE FUNCTION observations.search_document(summary text, detail text, tags text[]) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN to_tsvector('english'::regconfig, summary || ' ' || detail || ' ' || array_to_string(tags, ' '));
-CREATE INDEX observations_full_text
-    ON observations.observations USING gin (observations.search_document(summary, detail, tags));
+CREATE INDEX observations_full_text ON observations.observations USING gin (search_text);
 
 CREATE TABLE observations.evidence (
     id                 uuid PRIMARY KEY,
@@ -121,11 +126,15 @@ CREATE TRIGGER observations_guard BEFORE UPDATE OR DELETE ON observations.observ
     FOR EACH ROW EXECUTE FUNCTION observations.guard_observation();
 
 -- Evidence is append-only (contradicting evidence above all), and points at raw sources only.
+-- A source id that spells a uuid in any form Postgres accepts (case, braces, hyphens) is compared
+-- as a uuid, so the check is a primary-key probe rather than a scan of the org's rows.
 CREATE FUNCTION observations.guard_evidence() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    digits text := translate(lower(btrim(NEW.source_id)), '{}-', '');
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        IF EXISTS (SELECT 1 FROM observations.observations o
-                   WHERE o.org_id = NEW.org_id AND o.id::text = lower(btrim(NEW.source_id))) THEN
+        IF digits ~ '^[0-9a-f]{32}$' AND EXISTS (SELECT 1 FROM observations.observations o
+                   WHERE o.id = digits::uuid AND o.org_id = NEW.org_id) THEN
             RAISE EXCEPTION 'evidence points at raw sources, never at an observation'
                 USING ERRCODE = 'integrity_constraint_violation';
         END IF;
@@ -199,6 +208,29 @@ ALTER TABLE observations.tombstones ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tombstones_tenant ON observations.tombstones
     USING (org_id = current_setting('lore.org_id', true))
     WITH CHECK (org_id = current_setting('lore.org_id', true));
+
+-- The lexical side of SearchObservations. Under row-level security the planner may not evaluate
+-- a non-leakproof operator such as tsvector @@ tsquery inside an index scan, so as lore_app every
+-- full-text search would read the whole table. This function runs as the tables' owner (no RLS)
+-- and applies the tenant filter itself, from the same setting the policies read.
+CREATE FUNCTION observations.lexical_matches(
+    p_query text, p_agent_id text, p_kinds text[], p_statuses text[], p_min_confidence float8, p_limit integer
+) RETURNS TABLE (id uuid, lexical real)
+    -- ROWS: at most p_limit (≤ 200), so the planner joins the result by primary key, not by a scan.
+    LANGUAGE sql STABLE SECURITY DEFINER ROWS 100 SET search_path = pg_catalog, pg_temp AS $$
+    WITH matches AS (
+        SELECT o.id, o.search_text FROM observations.observations o
+        WHERE o.org_id = current_setting('lore.org_id', true) AND o.agent_id = p_agent_id
+          AND (cardinality(p_kinds) = 0 OR o.kind = ANY (p_kinds)) AND o.status = ANY (p_statuses)
+          AND (p_min_confidence IS NULL OR o.confidence >= p_min_confidence)
+          AND o.search_text @@ websearch_to_tsquery('english', p_query)
+        -- Ranking reads every match from the heap: bounded, so a query of common words costs
+        -- the same as a rare one (docs/observations.md, Search).
+        LIMIT 500
+    )
+    SELECT m.id, ts_rank_cd(m.search_text, websearch_to_tsquery('english', p_query)) AS lexical
+    FROM matches m ORDER BY lexical DESC LIMIT p_limit
+$$;
 
 -- The scheduled revalidation acts one org at a time; RLS hides the list of orgs from lore_app,
 -- so this names them (ids only) for orgs with active beliefs past their revalidation date.

@@ -37,9 +37,12 @@ class SearchFilters:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    observation: Observation
+    """A search candidate: enough to rank it; the observation itself is read only if it makes the top k."""
+
+    id: str
     similarity: float
     lexical: float
+    confidence: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,10 @@ class ObservationStore(Protocol):
     async def search(
         self, org_id: str, text: str, vector: Sequence[float], filters: SearchFilters, limit: int
     ) -> list[SearchHit]: ...
+
+    async def get_many(self, org_id: str, ids: Sequence[str]) -> list[Observation]:
+        """The org's observations among ``ids`` (without evidence), in the order of ``ids``."""
+        ...
 
     async def history(self, org_id: str, observation_id: str) -> list[Observation]: ...
 

@@ -50,18 +50,23 @@ async def search_observations(
     [vector] = await embedder.embed([text])
     hits = await store.search(org_id, text, list(vector), filters, min(k * CANDIDATES_PER_RESULT, MAX_CANDIDATES))
     best_lexical = max((hit.lexical for hit in hits), default=0.0)
-    results = [
-        SearchResult(
-            hit.observation,
+    scored = [
+        (
             DENSE_SHARE * max(0.0, hit.similarity)
             + LEXICAL_SHARE * (hit.lexical / best_lexical if best_lexical > 0 else 0.0),
-            hit.similarity,
-            hit.lexical,
+            hit,
         )
         for hit in hits
     ]
-    results.sort(key=lambda result: (-result.score, -result.observation.confidence, result.observation.id))
-    return results[:k]
+    scored.sort(key=lambda pair: (-pair[0], -pair[1].confidence, pair[1].id))
+    top = scored[:k]
+    # Only the winners are read in full (an erasure in between simply drops one).
+    observations = {row.id: row for row in await store.get_many(org_id, [hit.id for _, hit in top])}
+    return [
+        SearchResult(observations[hit.id], score, hit.similarity, hit.lexical)
+        for score, hit in top
+        if hit.id in observations
+    ]
 
 
 async def observation_history(org_id: str, observation_id: str, *, store: ObservationStore) -> list[Observation]:

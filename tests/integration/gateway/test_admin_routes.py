@@ -37,3 +37,16 @@ async def test_admin_routes_need_the_admin_scope_and_valid_options(client_for, o
     bad = await admin.post("/v1/admin/consolidation:run", json={"threshold": 0.1})
     assert bad.status_code == 400
     assert "threshold" in bad.json()["error"]["message"]
+
+
+async def test_reindex_needs_the_admin_scope_and_answers_its_last_progress_step(client_for, org_id):
+    reader = await client_for(org_id, scopes=("memories:read", "memories:write"))
+    refused = await reader.post("/v1/admin/reindex", json={"force": True})
+    assert refused.status_code == 403 and refused.json()["error"]["status"] == "PERMISSION_DENIED"
+
+    admin = await client_for(org_id)
+    answered = await admin.post("/v1/admin/reindex")  # the model has not changed: nothing to re-embed
+    assert answered.status_code == 200, answered.text
+    body = answered.json()
+    assert (body["phase"], body["done"], body["total"]) == ("done", 0, 0)
+    assert body["model"] and body["dimension"] > 0

@@ -3,6 +3,7 @@
 lore up        start the whole system (embedded back ends unless URLs are configured)
 lore health    exit 0 only when every service is SERVING (asks GET /v1/status)
 lore migrate   apply every service's database migrations
+lore reindex   re-embed every memory with the configured model (through the memory service)
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 import os
 import sys
 
-from lore_cli import health, migrate, up
+from lore_cli import health, migrate, reindex, up
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,6 +29,11 @@ def main(argv: list[str] | None = None) -> None:
 
     commands.add_parser("migrate", help="apply database migrations (LORE_MIGRATIONS_DATABASE_URL or the local stack)")
 
+    reindex_parser = commands.add_parser(
+        "reindex", help="re-embed every memory and episode with the configured model (LORE_MEMORY_ADDR)"
+    )
+    reindex_parser.add_argument("--force", action="store_true", help="re-embed even when the model has not changed")
+
     args = parser.parse_args(argv)
     environ = dict(os.environ)
     if args.command == "up":
@@ -38,6 +44,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(health.run(environ, url=args.url, wait=args.wait)))
     if args.command == "migrate":
         sys.exit(asyncio.run(migrate.run(environ)))
+    if args.command == "reindex":
+        sys.exit(asyncio.run(reindex.run(environ, force=args.force)))
 
 
 if __name__ == "__main__":

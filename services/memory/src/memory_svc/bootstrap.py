@@ -4,6 +4,9 @@ Qdrant: a server through qdrant-client when ``LORE_QDRANT_URL`` is set, else the
 engine (qdrant-edge) under ``LORE_DATA_DIR/qdrant``, optimised by a background task — never
 on the request path. One process per embedded store: every other tool goes through this
 service's RPCs.
+
+Stored vectors of another embedding model do not stop the service: it starts, logs one warning,
+serves reads and refuses vector work with EMBEDDING_MODEL_MISMATCH until ``lore reindex``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -24,12 +28,11 @@ from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
 from opentelemetry.sdk.trace import TracerProvider
+from qdrant_client import AsyncQdrantClient
 
 from memory_svc.adapters.postgres_access_log import PostgresAccessLog
-from memory_svc.adapters.qdrant_client_episodes import QdrantClientEpisodeIndex
-from memory_svc.adapters.qdrant_client_index import QdrantClientMemoryIndex
-from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
-from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
+from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
+from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 from memory_svc.adapters.system_clock import SystemClock
@@ -37,8 +40,10 @@ from memory_svc.config import Settings
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
+from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.maintenance import run_maintenance
 from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
 log = logging.getLogger(__name__)
@@ -59,6 +64,8 @@ class Container:
     working_memory: WorkingMemoryStore
     leases: SessionLeases
     clock: Clock
+    vector_stores: VectorStores | None = None
+    vector_state: VectorState = field(default_factory=VectorState)
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
 
@@ -71,33 +78,35 @@ async def open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
     return embedder
 
 
-async def open_indexes(
+async def open_vector_stores(
     settings: Settings, stack: AsyncExitStack, embedder: Embedder
-) -> tuple[QdrantClientMemoryIndex | QdrantEdgeMemoryIndex, EpisodeIndex]:
+) -> ClientVectorStores | EdgeVectorStores:
     """The items and episodes collections: on a Qdrant server, else two embedded shards."""
-    model, dimension = embedder.model_name, embedder.dimension
+    model = {"embedding_model": embedder.model_name, "dimension": embedder.dimension}
+    stores: ClientVectorStores | EdgeVectorStores
     if settings.qdrant_url:
-        index = await QdrantClientMemoryIndex.connect(
-            settings.qdrant_url, settings.qdrant_api_key, embedding_model=model, dimension=dimension
+        client = AsyncQdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=10)
+        stores = await ClientVectorStores.open(client, owns_client=True, **model)
+        stack.push_async_callback(stores.close)
+    else:
+        stores = await EdgeVectorStores.open(Path(settings.data_dir) / "qdrant", **model)
+        stack.push_async_callback(stores.close)
+        task = asyncio.create_task(_optimize_periodically(stores.shards, settings.optimize_interval_seconds))
+        stack.push_async_callback(_cancel, task)
+    if stores.state.stale:
+        error = stores.state.stale[0]
+        log.warning(
+            "the memory service started with vectors of another embedding model: recall, remember and "
+            "episode creation answer EMBEDDING_MODEL_MISMATCH until `lore reindex` re-embeds them; reads work",
+            extra={"detail": str(error), **error.metadata},
         )
-        stack.push_async_callback(index.close)
-        # Shares the items index's client; the index closes it.
-        episodes = await QdrantClientEpisodeIndex.open(index.client, embedding_model=model, dimension=dimension)
-        return index, episodes
-    root = Path(settings.data_dir) / "qdrant"
-    edge = await QdrantEdgeMemoryIndex.open(root, embedding_model=model, dimension=dimension)
-    stack.push_async_callback(edge.close)
-    edge_episodes = await QdrantEdgeEpisodeIndex.open(root / "episodes", embedding_model=model, dimension=dimension)
-    stack.push_async_callback(edge_episodes.close)
-    task = asyncio.create_task(_optimize_periodically((edge, edge_episodes), settings.optimize_interval_seconds))
-    stack.push_async_callback(_cancel, task)
-    return edge, edge_episodes
+    return stores
 
 
-async def _optimize_periodically(shards: tuple[Any, ...], interval: float) -> None:
+async def _optimize_periodically(shards: Callable[[], tuple[Any, ...]], interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
-        for shard in shards:
+        for shard in shards():  # the live shards: a reindex may have swapped them
             try:
                 await shard.optimize()
             except Exception:  # a failed optimisation must not take the service down; the next run retries
@@ -128,10 +137,13 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url)
     redis_client = overrides.get("redis") or await open_redis(stack, settings.redis_url)
     embedder = overrides.get("embedder") or await open_embedder(settings, stack)
+    stores: ClientVectorStores | EdgeVectorStores | None = None
     if "index" in overrides:
         index, episodes = overrides["index"], overrides["episodes"]
+        state = VectorState()
     else:
-        index, episodes = await open_indexes(settings, stack, embedder)
+        stores = await open_vector_stores(settings, stack, embedder)
+        index, episodes, state = stores.items, stores.episodes, stores.state
     clock = overrides.get("clock") or SystemClock()
     if settings.maintenance_interval_seconds > 0:
         start_maintenance(settings, stack, postgres, index, clock)
@@ -147,6 +159,8 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         working_memory=overrides.get("working_memory") or RedisWorkingMemoryStore(redis_client),
         leases=overrides.get("leases") or RedisSessionLeases(redis_client, clock=clock),
         clock=clock,
+        vector_stores=stores,
+        vector_state=state,
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres), "redis": lambda: ping_redis(redis_client)},
     )

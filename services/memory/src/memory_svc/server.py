@@ -43,6 +43,8 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     container.clock,
                     container.access_log,
                     consolidation_threshold=settings.consolidation_threshold,
+                    vector_stores=container.vector_stores,
+                    vector_state=container.vector_state,
                 ),
                 memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],

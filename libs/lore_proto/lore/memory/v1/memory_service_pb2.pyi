@@ -335,18 +335,24 @@ class RunConsolidationResponse(_message.Message):
     def __init__(self, examined: _Optional[int] = ..., groups: _Optional[int] = ..., consolidated: _Optional[int] = ..., dry_run: _Optional[bool] = ...) -> None: ...
 
 class ReindexRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("force",)
+    FORCE_FIELD_NUMBER: _ClassVar[int]
+    force: bool
+    def __init__(self, force: _Optional[bool] = ...) -> None: ...
 
 class ReindexResponse(_message.Message):
-    __slots__ = ("reindexed", "model", "dimension")
-    REINDEXED_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("phase", "done", "total", "model", "dimension")
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DIMENSION_FIELD_NUMBER: _ClassVar[int]
-    reindexed: int
+    phase: str
+    done: int
+    total: int
     model: str
     dimension: int
-    def __init__(self, reindexed: _Optional[int] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ...) -> None: ...
+    def __init__(self, phase: _Optional[str] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ...) -> None: ...
 
 class ExportMemoriesRequest(_message.Message):
     __slots__ = ("scope", "page_size")

@@ -86,7 +86,7 @@ class MemoryServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.RunConsolidationRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.RunConsolidationResponse.FromString,
                 _registered_method=True)
-        self.Reindex = channel.unary_unary(
+        self.Reindex = channel.unary_stream(
                 '/lore.memory.v1.MemoryService/Reindex',
                 request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ReindexRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ReindexResponse.FromString,
@@ -172,7 +172,9 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Reindex(self, request, context):
-        """Re-embeds every item with the configured model.
+        """Operator job across every organisation of the store (the gateway's admin scope guards it):
+        re-embeds every item and episode with the configured model into new collections, then
+        swaps them in. Streams progress; resumable (an interrupted run continues where it stopped).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -238,7 +240,7 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.RunConsolidationRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.RunConsolidationResponse.SerializeToString,
             ),
-            'Reindex': grpc.unary_unary_rpc_method_handler(
+            'Reindex': grpc.unary_stream_rpc_method_handler(
                     servicer.Reindex,
                     request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ReindexRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ReindexResponse.SerializeToString,
@@ -542,7 +544,7 @@ class MemoryService:
             wait_for_ready=None,
             timeout=None,
             metadata=None):
-        return grpc.experimental.unary_unary(
+        return grpc.experimental.unary_stream(
             request,
             target,
             '/lore.memory.v1.MemoryService/Reindex',

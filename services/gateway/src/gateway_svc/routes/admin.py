@@ -2,6 +2,8 @@
 
 Each acts on the caller's organisation only: the org comes from the credential like
 everywhere else, so an operator key of one tenant cannot decay or fold another's memories.
+The exception is reindexing: the embedding model is the store's, so it re-embeds every org's
+memories, and this route's admin scope is what guards it (the memory service trusts its callers).
 """
 
 from __future__ import annotations
@@ -58,3 +60,18 @@ async def run_revalidation(request: Request, caller: Caller = Depends(authentica
     message = await body_message(request, observation_service_pb2.RunRevalidationRequest, empty=True)
     stub = observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
     return to_json(await stub.RunRevalidation(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/admin/reindex",
+    summary="Re-embed every memory with the configured model; answers the last progress step (MemoryService.Reindex)",
+    openapi_extra=json_body(memory_service_pb2.ReindexRequest, {"force": False}),
+)
+async def reindex(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("admin")
+    message = await body_message(request, memory_service_pb2.ReindexRequest, empty=True)
+    # Bounded by the usual deadline: a longer run stops there and the next call resumes it (`lore reindex` has none).
+    last = memory_service_pb2.ReindexResponse()
+    async for step in _memories(request).Reindex(message, **rpc_options(request, caller)):
+        last = step
+    return to_json(last)

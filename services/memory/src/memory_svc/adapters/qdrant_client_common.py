@@ -76,6 +76,7 @@ class ClientCollectionStore:
         collection: str | None = None,
         owns_client: bool = False,
         payload_indexes: bool | None = None,
+        accept_stored: bool = False,
     ) -> None:
         if dimension <= 0:
             raise ValueError("dimension must be positive")
@@ -84,6 +85,8 @@ class ClientCollectionStore:
         self.metadata = IndexMetadata(embedding_model, dimension)
         self.dimension = dimension
         self._owns_client = owns_client
+        # Open a collection of another model as it is (reads only, until `lore reindex`).
+        self._accept_stored = accept_stored
         self._payload_indexes = (not is_local(client)) if payload_indexes is None else payload_indexes
 
     @classmethod
@@ -120,7 +123,11 @@ class ClientCollectionStore:
             dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
             if stored is not None and dense is not None and dense.size != stored.dimension:
                 stored = IndexMetadata(stored.embedding_model, dense.size)
-            check_metadata(f"qdrant collection {self.collection!r}", stored, self.metadata)
+            if self._accept_stored:
+                self.dimension = dense.size if dense is not None else self.dimension
+                self.metadata = stored or IndexMetadata("unknown", self.dimension)
+            else:
+                check_metadata(f"qdrant collection {self.collection!r}", stored, self.metadata)
             if self._payload_indexes:
                 present = set(info.payload_schema or {})
                 for index in self.payload_index_list:
@@ -128,6 +135,22 @@ class ClientCollectionStore:
                         await self.client.create_payload_index(
                             self.collection, index.field, field_schema=payload_schema(index), wait=True
                         )
+
+    async def count_all(self) -> int:
+        """Points of every organisation (reindexing is an operator job across the whole store)."""
+        async with translated("count"):
+            return int((await self.client.count(self.collection, exact=True)).count)
+
+    async def _payload_page(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        """Payloads of every org in point-id order from ``cursor``, and the id the next page starts at."""
+        async with translated("reindex read"):
+            records, after = await self.client.scroll(
+                self.collection, limit=limit, offset=cursor, with_payload=True, with_vectors=False
+            )
+        return [record.payload or {} for record in records], None if after is None else str(after)
+
+    async def flush(self) -> None:
+        """Nothing to do: every write waits for the server (``wait=True``)."""
 
     async def close(self) -> None:
         if self._owns_client:

@@ -66,6 +66,11 @@ class QdrantClientEpisodeIndex(ClientCollectionStore):
     payload_index_list = EPISODE_PAYLOAD_INDEXES
     sparse = False
 
+    async def read_page(self, cursor: str | None, limit: int) -> tuple[list[Episode], str | None]:
+        """Episodes of every org in point-id order from ``cursor`` (reindexing), and the next cursor."""
+        payloads, after = await self._payload_page(cursor, limit)
+        return [from_payload(payload) for payload in payloads], after
+
     # ------------------------------------------------------------------ the port
 
     async def upsert(self, episode: Episode, vector: np.ndarray) -> None:

@@ -94,6 +94,11 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
             client, embedding_model=embedding_model, dimension=dimension, collection=collection, owns_client=True
         )
 
+    async def read_page(self, cursor: str | None, limit: int) -> tuple[list[MemoryItem], str | None]:
+        """Items of every org in point-id order from ``cursor`` (reindexing), and the next cursor."""
+        payloads, after = await self._payload_page(cursor, limit)
+        return [from_payload(payload) for payload in payloads], after
+
     # ------------------------------------------------------------------ the port
 
     async def upsert(

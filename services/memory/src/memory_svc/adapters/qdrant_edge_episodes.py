@@ -67,7 +67,9 @@ class QdrantEdgeEpisodeIndex(EdgeShardStore):
 
     label = "episode index"
 
-    def __init__(self, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, embedding_model: str, dimension: int, accept_stored: bool = False
+    ) -> None:
         config = qe.EdgeConfig(vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)})
         # ended_at's datetime index is required: order_by refuses a field without a range index.
         super().__init__(
@@ -76,13 +78,21 @@ class QdrantEdgeEpisodeIndex(EdgeShardStore):
             dimension=dimension,
             config=config,
             payload_indexes=EPISODE_PAYLOAD_INDEXES,
+            accept_stored=accept_stored,
         )
 
     @classmethod
     async def open(
-        cls, path: str | os.PathLike[str], *, embedding_model: str, dimension: int
+        cls, path: str | os.PathLike[str], *, embedding_model: str, dimension: int, accept_stored: bool = False
     ) -> QdrantEdgeEpisodeIndex:
-        return await asyncio.to_thread(lambda: cls(path, embedding_model=embedding_model, dimension=dimension))
+        return await asyncio.to_thread(
+            lambda: cls(path, embedding_model=embedding_model, dimension=dimension, accept_stored=accept_stored)
+        )
+
+    async def read_page(self, cursor: str | None, limit: int) -> tuple[list[Episode], str | None]:
+        """Episodes of every org in point-id order from ``cursor`` (reindexing), and the next cursor."""
+        payloads, after = await self._payload_page(cursor, limit)
+        return [from_payload(payload) for payload in payloads], after
 
     # ------------------------------------------------------------------ the port
 

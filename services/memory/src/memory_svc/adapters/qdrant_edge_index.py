@@ -81,18 +81,34 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
 
     label = "memory index"
 
-    def __init__(self, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, embedding_model: str, dimension: int, accept_stored: bool = False
+    ) -> None:
         config = qe.EdgeConfig(
             vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
         super().__init__(
-            path, embedding_model=embedding_model, dimension=dimension, config=config, payload_indexes=PAYLOAD_INDEXES
+            path,
+            embedding_model=embedding_model,
+            dimension=dimension,
+            config=config,
+            payload_indexes=PAYLOAD_INDEXES,
+            accept_stored=accept_stored,
         )
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str], *, embedding_model: str, dimension: int) -> QdrantEdgeMemoryIndex:
-        return await asyncio.to_thread(lambda: cls(path, embedding_model=embedding_model, dimension=dimension))
+    async def open(
+        cls, path: str | os.PathLike[str], *, embedding_model: str, dimension: int, accept_stored: bool = False
+    ) -> QdrantEdgeMemoryIndex:
+        return await asyncio.to_thread(
+            lambda: cls(path, embedding_model=embedding_model, dimension=dimension, accept_stored=accept_stored)
+        )
+
+    async def read_page(self, cursor: str | None, limit: int) -> tuple[list[MemoryItem], str | None]:
+        """Items of every org in point-id order from ``cursor`` (reindexing), and the next cursor."""
+        payloads, after = await self._payload_page(cursor, limit)
+        return [from_payload(payload) for payload in payloads], after
 
     # ------------------------------------------------------------------ the port
 

@@ -5,6 +5,8 @@ The engine is synchronous and allows one process per shard. Calls run in worker 
 (``_run``) through a gate so ``close()`` waits for them; ``optimize()`` is for background
 tasks only (one at a time). The model metadata lives in ``lore_index.json`` next to
 ``shard/`` so a mismatch is found before the shard is opened (it names ``lore reindex``).
+With ``accept_stored`` a mismatched shard is opened as it is (its own vector config), so the
+service can serve reads until ``lore reindex`` rebuilds it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, TypeVar
 import qdrant_edge as qe
 from lore_runtime.errors import FailedPrecondition
 
-from memory_svc.adapters.memory_payload import IndexMetadata, PayloadIndex, check_metadata
+from memory_svc.adapters.memory_payload import DENSE_VECTOR, IndexMetadata, PayloadIndex, check_metadata
 
 T = TypeVar("T")
 
@@ -51,6 +53,13 @@ def _read_metadata(file: Path, label: str) -> IndexMetadata | None:
         ) from error
 
 
+def _read_metadata_or_none(file: Path) -> IndexMetadata | None:
+    try:
+        return _read_metadata(file, "index")
+    except FailedPrecondition:
+        return None
+
+
 def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
     file.parent.mkdir(parents=True, exist_ok=True)
     tmp = file.with_suffix(".json.tmp")
@@ -74,6 +83,7 @@ class EdgeShardStore:
         dimension: int,
         config: qe.EdgeConfig,
         payload_indexes: Sequence[PayloadIndex],
+        accept_stored: bool = False,
     ) -> None:
         if dimension <= 0:
             raise ValueError("dimension must be positive")
@@ -84,24 +94,44 @@ class EdgeShardStore:
         self._active = 0
         self._closed = False
         self._optimizing = threading.Lock()
-        self._shard = self._open_shard(config)
+        self._shard = self._open_stored() if accept_stored and self._exists() else self._open_shard(config)
         try:
             self._ensure_payload_indexes(payload_indexes)
         except BaseException:
             self._shard.close()
             raise
 
+    def _exists(self) -> bool:
+        shard_dir = self.path / SHARD_DIR
+        return (shard_dir / "edge_config.json").exists() or (shard_dir / "segments").exists()
+
+    def _open_stored(self) -> qe.EdgeShard:
+        """Open an existing shard with the vectors it holds, whatever the configured model: the
+        metadata (and dimension) become the stored ones, "unknown" when the file is missing."""
+        config_file = self.path / SHARD_DIR / "edge_config.json"
+        try:
+            self.dimension = int(json.loads(config_file.read_text())["vectors"][DENSE_VECTOR]["size"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise FailedPrecondition(
+                f"cannot read the vector config of {self.label} {self.path}: {error}", reason="EMBEDDING_MODEL_UNKNOWN"
+            ) from error
+        stored = _read_metadata_or_none(self.path / METADATA_FILE)
+        self.metadata = IndexMetadata(stored.embedding_model if stored else "unknown", self.dimension)
+        return self._load(None)
+
     def _open_shard(self, config: qe.EdgeConfig) -> qe.EdgeShard:
         shard_dir = self.path / SHARD_DIR
         meta_file = self.path / METADATA_FILE
-        exists = (shard_dir / "edge_config.json").exists() or (shard_dir / "segments").exists()
-        if not exists:
+        if not self._exists():
             _write_metadata(meta_file, self.metadata)
             return qe.EdgeShard.create(str(shard_dir), config)
         check_metadata(f"{self.label} {self.path}", _read_metadata(meta_file, self.label), self.metadata)
+        # The full config: load() checks it and writes it back to disk.
+        return self._load(config)
+
+    def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
         try:
-            # The full config: load() checks it and writes it back to disk.
-            return qe.EdgeShard.load(str(shard_dir), config)
+            return qe.EdgeShard.load(str(self.path / SHARD_DIR), config)
         except Exception as error:  # the bindings raise a bare Exception("Service runtime error: ...")
             text = str(error)
             if "WAL" in text and ("WouldBlock" in text or "lock" in text.lower()):
@@ -141,6 +171,18 @@ class EdgeShardStore:
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(self._call, fn, *args)
+
+    # ------------------------------------------------------------------ reindexing
+
+    async def count_all(self) -> int:
+        """Points of every organisation (reindexing is an operator job across the whole store)."""
+        return int(await self._run(self._shard.count, qe.CountRequest(exact=True)))
+
+    async def _payload_page(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        """Payloads of every org in point-id order from ``cursor``, and the id the next page starts at."""
+        request = qe.ScrollRequest(offset=cursor, limit=limit, with_payload=True, with_vector=False)
+        records, after = await self._run(self._shard.scroll, request)
+        return [record.payload or {} for record in records], None if after is None else str(after)
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -18,6 +18,7 @@ from memory_svc.usecases.consolidate import run_consolidation
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.export import export_memories
 from memory_svc.usecases.record_access import CLIENT_REASONS, record_access
+from memory_svc.usecases.reindex import reindex
 
 
 class MemoryManagementRpcs:
@@ -27,6 +28,8 @@ class MemoryManagementRpcs:
     _clock: Any
     _access_log: Any
     _consolidation_threshold: float
+    _vector_stores: Any
+    _vector_state: Any
 
     async def GetMemory(self, request: pb.GetMemoryRequest, context: Any) -> pb.GetMemoryResponse:
         caller = request_context.current()
@@ -133,3 +136,15 @@ class MemoryManagementRpcs:
             clock=self._clock,
         )
         return pb.RecordAccessResponse(recorded=recorded)
+
+    async def Reindex(self, request: pb.ReindexRequest, context: Any) -> AsyncIterator[Any]:
+        # An operator job across every org: the gateway's admin scope guards it (internal callers are trusted).
+        if self._vector_stores is None:
+            raise errors.Unimplemented("this memory service was built without Qdrant stores to reindex")
+        steps = reindex(
+            stores=self._vector_stores, state=self._vector_state, embedder=self._embedder, force=request.force
+        )
+        async for step in steps:
+            yield pb.ReindexResponse(
+                phase=step.phase, done=step.done, total=step.total, model=step.model, dimension=step.dimension
+            )

@@ -19,9 +19,11 @@ from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
 from memory_svc.domain.salience import recency
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.recall import recall
 from memory_svc.usecases.record_access import record_items_access
+from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.remember import remember
 
 
@@ -37,6 +39,8 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         access_log: AccessLog,
         *,
         consolidation_threshold: float = DEFAULT_THRESHOLD,
+        vector_stores: VectorStores | None = None,
+        vector_state: VectorState | None = None,
     ) -> None:
         self._index = index
         self._catalog = catalog
@@ -44,6 +48,8 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         self._clock = clock
         self._access_log = access_log
         self._consolidation_threshold = consolidation_threshold
+        self._vector_stores = vector_stores
+        self._vector_state = vector_state or VectorState()
 
     async def Remember(
         self, request: memory_service_pb2.RememberRequest, context

@@ -13,10 +13,12 @@ import hashlib
 import json
 import math
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
 from opentelemetry import trace
@@ -46,6 +48,11 @@ class ThreadList:
     next_page_token: str
 
 
+async def embed_episodes(episodes: Sequence[Episode], embedder: Embedder) -> np.ndarray:
+    """One dense row per episode, of its summary (what CreateEpisode and Reindex store)."""
+    return await embedder.embed([episode.summary for episode in episodes])
+
+
 async def create_episode(
     org_id: str,
     draft: EpisodeDraft,
@@ -65,7 +72,7 @@ async def create_episode(
         if existing is not None:
             span.set_attribute("lore.replayed", True)
             return existing
-        (vector,) = await embedder.embed([episode.summary])
+        (vector,) = await embed_episodes([episode], embedder)
         await index.upsert(episode, vector)
     return episode
 

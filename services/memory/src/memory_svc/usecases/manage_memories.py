@@ -19,11 +19,11 @@ from lore_runtime import errors
 
 from memory_svc.domain import limits
 from memory_svc.domain.index_text import index_text
-from memory_svc.domain.lexical import encode_document
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryOrder
 from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.remember import embed_items
 
 UPDATABLE = ("content", "importance", "status", "metadata", "entities", "valid_at")
 DEFAULT_PAGE_SIZE = 50
@@ -112,9 +112,7 @@ async def update_memory(
     current = await get_memory(org_id, memory_id, index=index)
     updated = dataclasses.replace(current, **{path: changes[path] for path in mask})
     if index_text(updated) != index_text(current):
-        text = index_text(updated)
-        (vector,) = await embedder.embed([text])
-        await index.upsert([updated], vector[None, :], [encode_document(text)])
+        await index.upsert([updated], *await embed_items([updated], embedder))
     elif updated != current:
         await catalog.replace_payloads(org_id, [updated])
     return updated

@@ -8,7 +8,10 @@ materialised copy that RunDecay recomputes exactly. A replayed request id record
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Sequence
+
+from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.model import MemoryItem
 from memory_svc.domain.salience import salience_of_type
@@ -16,6 +19,7 @@ from memory_svc.usecases.access_ports import Access, AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ports import Clock, MemoryIndex
 
+log = logging.getLogger(__name__)
 REASONS = ("recall", "assembled_context", "prime", "client")
 # What a caller of RecordAccess may say; "recall" is recorded by Recall itself.
 CLIENT_REASONS = REASONS[1:]
@@ -80,5 +84,12 @@ async def record_items_access(
         if item.id in recorded
     ]
     if refreshed:
-        await catalog.replace_payloads(org_id, refreshed, ACCESS_FIELDS)
+        try:
+            await catalog.replace_payloads(org_id, refreshed, ACCESS_FIELDS)
+        except FailedPrecondition as error:
+            if error.reason != "REINDEX_RUNNING":
+                raise
+            # The access is durable in the access log; only the counters on the items wait for the
+            # reindex (a Recall must keep answering while the store is being copied).
+            log.warning("access counters not updated during a reindex", extra={"items": len(refreshed)})
     return len(refreshed)

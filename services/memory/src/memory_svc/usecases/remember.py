@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
 from opentelemetry import trace
@@ -11,13 +12,21 @@ from opentelemetry import trace
 from memory_svc.domain import limits
 from memory_svc.domain.ids import memory_id
 from memory_svc.domain.index_text import index_text
-from memory_svc.domain.lexical import encode_document
+from memory_svc.domain.lexical import SparseVector, encode_document
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus
 from memory_svc.usecases.ports import Clock, MemoryIndex
 
 tracer = trace.get_tracer(__name__)
 
 DEFAULT_IMPORTANCE = 0.5
+
+
+async def embed_items(items: Sequence[MemoryItem], embedder: Embedder) -> tuple[np.ndarray, list[SparseVector]]:
+    """The dense and BM25 vectors of ``items``, both from ``index_text`` (what Remember, UpdateMemory
+    and Reindex store)."""
+    texts = [index_text(item) for item in items]
+    vectors = await embedder.embed(texts)
+    return vectors, [encode_document(text) for text in texts]
 
 
 async def remember(
@@ -55,7 +64,5 @@ async def remember(
     with tracer.start_as_current_span("memory.remember") as span:
         span.set_attribute("lore.org_id", org_id)
         span.set_attribute("lore.memories", len(items))
-        texts = [index_text(item) for item in items]
-        vectors = await embedder.embed(texts)
-        await index.upsert(items, vectors, [encode_document(text) for text in texts])
+        await index.upsert(items, *await embed_items(items, embedder))
     return items

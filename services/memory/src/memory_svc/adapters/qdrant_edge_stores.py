@@ -1,0 +1,154 @@
+"""The embedded (qdrant-edge) items and episodes stores of the memory service: opened at start-up
+even when their vectors come from another embedding model (reads work, vector work is refused
+until ``lore reindex``), rebuilt beside the live shards and swapped in (``edge_shard_swap.py``).
+
+qdrant-edge allows one process per shard, so all of this runs inside the memory service, which
+keeps serving: a rebuild writes to ``<root>/items.reindex`` and ``<root>/episodes.reindex``,
+recording its progress in ``reindex_progress.json`` after each flushed page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+from lore_runtime.errors import FailedPrecondition
+
+from memory_svc.adapters.collection_rebuild import CollectionRebuild, progress_as_dict, progress_from_dict
+from memory_svc.adapters.edge_shard_swap import (
+    EPISODES,
+    EPISODES_REBUILD,
+    ITEMS_REBUILD,
+    PROGRESS_FILE,
+    finish_swap,
+    remove_leftovers,
+    swap_directories,
+    write_json_durably,
+)
+from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
+from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
+from memory_svc.usecases.guarded_stores import GuardedEpisodeIndex, GuardedMemoryIndex, VectorState
+from memory_svc.usecases.reindex_ports import RebuildProgress
+
+log = logging.getLogger(__name__)
+STALE_REASONS = ("EMBEDDING_MODEL_MISMATCH", "EMBEDDING_MODEL_UNKNOWN")
+
+
+class JsonProgress:
+    """A rebuild's progress in a small JSON file inside its directory."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+
+    async def load(self) -> RebuildProgress:
+        try:
+            return progress_from_dict(await asyncio.to_thread(_read_json, self.file))
+        except (FileNotFoundError, ValueError):
+            return RebuildProgress()
+
+    async def save(self, progress: RebuildProgress) -> None:
+        await asyncio.to_thread(write_json_durably, self.file, progress_as_dict(progress))
+
+
+def _read_json(file: Path) -> Any:
+    return json.loads(file.read_text())
+
+
+async def open_live(store_class: Any, path: Path, state: VectorState, *, embedding_model: str, dimension: int) -> Any:
+    """The store at ``path``; if its vectors are another model's, opened as it is and recorded in ``state``."""
+    try:
+        return await store_class.open(path, embedding_model=embedding_model, dimension=dimension)
+    except FailedPrecondition as error:
+        if error.reason not in STALE_REASONS:
+            raise
+        state.stale.append(error)
+        return await store_class.open(path, embedding_model=embedding_model, dimension=dimension, accept_stored=True)
+
+
+async def open_target(store_class: Any, path: Path, *, embedding_model: str, dimension: int) -> Any:
+    """The rebuild's new store: resumed when an interrupted run left one of this model, else created afresh."""
+    try:
+        return await store_class.open(path, embedding_model=embedding_model, dimension=dimension)
+    except FailedPrecondition as error:
+        if error.reason not in STALE_REASONS:
+            raise
+        await asyncio.to_thread(shutil.rmtree, path)  # another model's leftovers: start over
+        return await store_class.open(path, embedding_model=embedding_model, dimension=dimension)
+
+
+class EdgeVectorStores:
+    """``await EdgeVectorStores.open(root, embedding_model=..., dimension=...)``; ``items`` and
+    ``episodes`` are the guarded live stores the use cases get; ``close()`` at shutdown."""
+
+    def __init__(
+        self, root: Path, embedding_model: str, dimension: int, items: Any, episodes: Any, state: VectorState
+    ) -> None:
+        self.root = root
+        self.model = embedding_model
+        self.dimension = dimension
+        self.state = state
+        self.items = GuardedMemoryIndex(items, self.state)
+        self.episodes = GuardedEpisodeIndex(episodes, self.state)
+        self._targets: tuple[QdrantEdgeMemoryIndex, QdrantEdgeEpisodeIndex] | None = None
+
+    @classmethod
+    async def open(cls, root: str | Path, *, embedding_model: str, dimension: int) -> EdgeVectorStores:
+        root = Path(root)
+        root.mkdir(parents=True, exist_ok=True)
+        if await asyncio.to_thread(finish_swap, root):
+            log.warning("completed a reindex swap that a crash had interrupted", extra={"store": str(root)})
+        state = VectorState()
+        model = {"embedding_model": embedding_model, "dimension": dimension}
+        items = await open_live(QdrantEdgeMemoryIndex, root, state, **model)
+        try:
+            episodes = await open_live(QdrantEdgeEpisodeIndex, root / EPISODES, state, **model)
+        except BaseException:
+            await items.close()
+            raise
+        return cls(root, embedding_model, dimension, items, episodes, state)
+
+    def shards(self) -> tuple[Any, ...]:
+        """The live shards (for the background optimisation), whichever a swap has put in place."""
+        return (self.items.store, self.episodes.store)
+
+    async def rebuilds(self) -> tuple[CollectionRebuild, CollectionRebuild]:
+        if self._targets is None:
+            model = {"embedding_model": self.model, "dimension": self.dimension}
+            items = await open_target(QdrantEdgeMemoryIndex, self.root / ITEMS_REBUILD, **model)
+            try:
+                episodes = await open_target(QdrantEdgeEpisodeIndex, self.root / EPISODES_REBUILD, **model)
+            except BaseException:
+                await items.close()
+                raise
+            self._targets = (items, episodes)
+        items, episodes = self._targets
+        return (
+            CollectionRebuild("items", self.items.store, items, JsonProgress(items.path / PROGRESS_FILE)),
+            CollectionRebuild("episodes", self.episodes.store, episodes, JsonProgress(episodes.path / PROGRESS_FILE)),
+        )
+
+    async def swap(self) -> None:
+        """Close the rebuilt shards, then, with new calls paused: close the live ones (calls in flight
+        finish first: the stores' thread gate), rename the directories, open the new shards live."""
+        assert self._targets is not None, "swap() follows rebuilds()"
+        targets, self._targets = self._targets, None
+        for target in targets:
+            await target.close()
+        model = {"embedding_model": self.model, "dimension": self.dimension}
+        async with self.items.paused(), self.episodes.paused():
+            await self.items.store.close()
+            await self.episodes.store.close()
+            await asyncio.to_thread(swap_directories, self.root)
+            self.items.store = await QdrantEdgeMemoryIndex.open(self.root, **model)
+            self.episodes.store = await QdrantEdgeEpisodeIndex.open(self.root / EPISODES, **model)
+        self.state.stale.clear()
+        await asyncio.to_thread(remove_leftovers, self.root)
+
+    async def close(self) -> None:
+        for store in (*(self._targets or ()), self.items.store, self.episodes.store):
+            await store.close()
+        self._targets = None

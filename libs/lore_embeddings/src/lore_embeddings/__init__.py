@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lore_embeddings.factory import create_embedder, create_embedder_from_env
+from lore_embeddings.factory import create_embedder, create_embedder_from_env, open_embedder
 from lore_embeddings.onnx import (
     DIMENSION,
     MODEL_NAME,
@@ -32,6 +32,7 @@ __all__ = [
     "OpenAICompatibleEmbedder",
     "create_embedder",
     "create_embedder_from_env",
+    "open_embedder",
 ]
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
+from contextlib import AsyncExitStack
 
 from lore_embeddings.onnx import DEFAULT_BATCH_SIZE, DIMENSION, MODEL_NAME, OnnxMiniLmEmbedder
 from lore_embeddings.port import Embedder
@@ -71,3 +73,12 @@ def create_embedder_from_env(environ: Mapping[str, str]) -> Embedder:
         intra_op_threads=number("THREADS"),
         batch_size=number("BATCH_SIZE"),
     )
+
+
+async def open_embedder(
+    stack: AsyncExitStack, base_url: str | None = None, model: str | None = None, api_key: str | None = None
+) -> Embedder:
+    """:func:`create_embedder` off the event loop (loading blocks), closed when ``stack`` unwinds."""
+    embedder = await asyncio.to_thread(create_embedder, base_url, model, api_key)
+    stack.push_async_callback(embedder.aclose)
+    return embedder

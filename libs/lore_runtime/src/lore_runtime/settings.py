@@ -84,3 +84,15 @@ class ServerSettings(LoreSettings):
     drain_seconds: float = env("LORE_DRAIN_SECONDS", default=2.0, description="NOT_SERVING before stopping")
     stop_grace_seconds: float = env("LORE_STOP_GRACE_SECONDS", default=10.0)
     dependency_check_seconds: float = env("LORE_DEPENDENCY_CHECK_SECONDS", default=5.0)
+
+
+class EmbeddingServerSettings(ServerSettings):
+    """A server that embeds text (memory, observations): the model it uses, packaged by default."""
+
+    embeddings_base_url: str | None = env(
+        "LORE_EMBEDDINGS_BASE_URL",
+        default=None,
+        description="OpenAI-compatible /v1/embeddings; the packaged model when unset",
+    )
+    embeddings_model: str | None = env("LORE_EMBEDDINGS_MODEL", default=None)
+    embeddings_api_key: str | None = env("LORE_EMBEDDINGS_API_KEY", default=None)

@@ -23,7 +23,7 @@ from typing import Any
 
 import asyncpg
 import redis.asyncio as redis
-from lore_embeddings import Embedder, create_embedder
+from lore_embeddings import Embedder, open_embedder
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
@@ -68,14 +68,6 @@ class Container:
     vector_state: VectorState = field(default_factory=VectorState)
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
-
-
-async def open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
-    embedder = await asyncio.to_thread(
-        create_embedder, settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key
-    )
-    stack.push_async_callback(embedder.aclose)
-    return embedder
 
 
 async def open_vector_stores(
@@ -136,7 +128,9 @@ def start_maintenance(
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url)
     redis_client = overrides.get("redis") or await open_redis(stack, settings.redis_url)
-    embedder = overrides.get("embedder") or await open_embedder(settings, stack)
+    embedder = overrides.get("embedder") or await open_embedder(
+        stack, settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key
+    )
     stores: ClientVectorStores | EdgeVectorStores | None = None
     if "index" in overrides:
         index, episodes = overrides["index"], overrides["episodes"]

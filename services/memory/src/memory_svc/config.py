@@ -1,20 +1,13 @@
-from lore_runtime.settings import ServerSettings, env, service_address, service_database_url
+from lore_runtime.settings import EmbeddingServerSettings, env, service_address, service_database_url
 
 
-class Settings(ServerSettings):
+class Settings(EmbeddingServerSettings):
     addr: str = service_address("memory")
     database_url: str = service_database_url("memory", "Postgres schema `memory` (access log)")
     redis_url: str = env("LORE_REDIS_URL", description="working memory and session leases")
     qdrant_url: str | None = env("LORE_QDRANT_URL", default=None, description="Qdrant server; embedded when unset")
     qdrant_api_key: str | None = env("LORE_QDRANT_API_KEY", default=None)
     data_dir: str = env("LORE_DATA_DIR", default=".lore", description="embedded Qdrant's files live below it")
-    embeddings_base_url: str | None = env(
-        "LORE_EMBEDDINGS_BASE_URL",
-        default=None,
-        description="OpenAI-compatible /v1/embeddings; the packaged model when unset",
-    )
-    embeddings_model: str | None = env("LORE_EMBEDDINGS_MODEL", default=None)
-    embeddings_api_key: str | None = env("LORE_EMBEDDINGS_API_KEY", default=None)
     optimize_interval_seconds: float = env(
         "LORE_QDRANT_OPTIMIZE_SECONDS",
         default=300.0,

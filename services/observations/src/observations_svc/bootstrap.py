@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 import asyncpg
-from lore_embeddings import Embedder, create_embedder
+from lore_embeddings import Embedder, open_embedder
 from lore_runtime import request_context
 from lore_runtime.errors import FailedPrecondition
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
@@ -47,14 +47,6 @@ class Container:
     clock: Clock
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
-
-
-async def open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
-    embedder = await asyncio.to_thread(
-        create_embedder, settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key
-    )
-    stack.push_async_callback(embedder.aclose)
-    return embedder
 
 
 async def check_dimension(store: PostgresObservationStore, embedder: Embedder) -> None:
@@ -102,7 +94,9 @@ async def _cancel(task: asyncio.Task[None]) -> None:
 
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=True)
-    embedder = overrides.get("embedder") or await open_embedder(settings, stack)
+    embedder = overrides.get("embedder") or await open_embedder(
+        stack, settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key
+    )
     store = PostgresObservationStore(postgres)
     await check_dimension(store, embedder)
     clock = overrides.get("clock") or SystemClock()

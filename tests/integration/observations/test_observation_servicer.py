@@ -18,6 +18,7 @@ from tests.grpc_harness import start_service
 @pytest.fixture(scope="module")
 async def running(migrated_pg):
     clock = FixedClock()
+    embedder = HashingEmbedder(384)
     async with AsyncExitStack() as stack:
         service = await start_service(
             stack,
@@ -26,10 +27,10 @@ async def running(migrated_pg):
             observations_svc.server,
             observations_svc.config.Settings,
             {"LORE_DATABASE_URL": migrated_pg.app_dsn, "LORE_REVALIDATION_INTERVAL_SECONDS": "0"},
-            embedder=HashingEmbedder(384),
+            embedder=embedder,
             clock=clock,
         )
-        yield service, clock
+        yield service, clock, embedder
 
 
 @pytest.fixture
@@ -84,6 +85,18 @@ async def test_observe_creates_then_supports_with_a_code_built_key(stub, org_id,
     assert supported.observation.confidence_components.source_count == 2
     got = await stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=tenant(org_id))
     assert [item.source_id for item in got.observation.evidence] == ["turn-1", "turn-2"]
+
+
+async def test_a_repeated_claim_is_supported_without_running_the_model(stub, org_id, running):
+    embedder = running[2]
+    await _observe(stub, org_id, "Prefers Postgres.", slot="store")
+    calls = len(embedder.calls)
+    supported = await _observe(stub, org_id, "prefers postgres", slot="store", source_id="turn-2")
+    assert supported.outcome == pb.OBSERVE_OUTCOME_SUPPORTED
+    assert len(embedder.calls) == calls
+    challenged = await _observe(stub, org_id, "Prefers MySQL.", slot="store", source_id="turn-3")
+    assert challenged.outcome in (pb.OBSERVE_OUTCOME_CONTRADICTED, pb.OBSERVE_OUTCOME_SUPERSEDED)
+    assert len(embedder.calls) == calls + 1
 
 
 async def test_a_weak_challenger_only_contradicts_and_a_strong_one_supersedes(stub, org_id):

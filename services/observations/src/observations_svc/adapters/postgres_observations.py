@@ -284,6 +284,18 @@ class PostgresObservationStore:
         async with tenant_transaction(self._pool, org_id) as connection:
             yield PostgresObservationTransaction(connection, org_id)
 
+    async def current_summary(self, org_id: str, agent_id: str, canonical_key: str) -> str | None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            return await connection.fetchval(
+                """
+                SELECT summary FROM observations.observations
+                WHERE org_id = $1 AND agent_id = $2 AND canonical_key = $3 AND status IN ('active', 'stale')
+                """,
+                org_id,
+                agent_id,
+                canonical_key,
+            )
+
     async def get(self, org_id: str, observation_id: str) -> Observation | None:
         async with self.transaction(org_id) as tx:
             return await tx.load(observation_id)

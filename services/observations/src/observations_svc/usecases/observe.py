@@ -144,8 +144,15 @@ async def observe(
     clock: Clock,
 ) -> tuple[Observation, str]:
     key = canonical_key(candidate.subject_type, candidate.subject_id, candidate.kind, candidate.slot)
-    # Before the transaction: no lock is held while the model runs.
-    [embedding] = await embedder.embed([embedding_text(candidate.summary, candidate.detail)])
+    text = embedding_text(candidate.summary, candidate.detail)
+    # A repeated claim only adds evidence and needs no vector, and the model is the dearest step
+    # of an Observe: an unlocked look at the current summary decides whether to embed, before the
+    # transaction so no lock waits on the model. Should a writer change the key in between, the
+    # vector is computed under the lock instead.
+    seen = await store.current_summary(org_id, agent_id, key)
+    embedding = (
+        None if seen is not None and beliefs.same_claim(seen, candidate.summary) else await _embed(embedder, text)
+    )
     now = clock.now()
     async with store.transaction(org_id) as tx:
         await tx.lock_key(agent_id, key)
@@ -153,14 +160,21 @@ async def observe(
         if replay is not None:
             return replay
         current = await tx.current(agent_id, key)
-        if current is None:
-            result = await _create(tx, org_id, agent_id, key, candidate, list(embedding), now, None), CREATED
-        elif beliefs.same_claim(current.summary, candidate.summary):
+        if current is not None and beliefs.same_claim(current.summary, candidate.summary):
             await tx.add_evidence(current.id, candidate.evidence, now)
             result = await _reassess(tx, current, now), SUPPORTED
         else:
-            result = await _challenge(tx, current, candidate, list(embedding), now)
+            embedding = embedding if embedding is not None else await _embed(embedder, text)
+            if current is None:
+                result = await _create(tx, org_id, agent_id, key, candidate, embedding, now, None), CREATED
+            else:
+                result = await _challenge(tx, current, candidate, embedding, now)
         return await _record(tx, request_id, "observe", result, now)
+
+
+async def _embed(embedder: Embedder, text: str) -> list[float]:
+    [vector] = await embedder.embed([text])
+    return list(vector)
 
 
 async def _lock(tx: ObservationTransaction, observation_id: str) -> Observation:
@@ -222,10 +236,7 @@ async def contradict(
 ) -> tuple[Observation, str]:
     """Contradicting evidence is kept; with a correction that wins, the correction supersedes the
     belief, otherwise a belief whose contradiction outweighs its support is invalidated."""
-    embedding = None
-    if correction:
-        [vector] = await embedder.embed([embedding_text(correction, "")])
-        embedding = list(vector)
+    embedding = await _embed(embedder, embedding_text(correction, "")) if correction else None
     now = clock.now()
     async with store.transaction(org_id) as tx:
         locked = await _lock(tx, observation_id)

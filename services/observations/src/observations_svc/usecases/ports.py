@@ -87,6 +87,10 @@ class ObservationStore(Protocol):
 
     async def get(self, org_id: str, observation_id: str) -> Observation | None: ...
 
+    async def current_summary(self, org_id: str, agent_id: str, canonical_key: str) -> str | None:
+        """The summary of the key's current belief, read without a lock (a hint, not a decision)."""
+        ...
+
     async def query(self, org_id: str, filters: QueryFilters, offset: int, limit: int) -> list[Observation]: ...
 
     async def search(

@@ -28,7 +28,7 @@ from lore.common.v1 import scope_pb2 as lore_dot_common_dot_v1_dot_scope__pb2
 from lore.common.v1 import turn_pb2 as lore_dot_common_dot_v1_dot_turn__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)lore/assembler/v1/assembler_service.proto\x12\x11lore.assembler.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1clore/common/v1/context.proto\x1a\x1alore/common/v1/scope.proto\x1a\x19lore/common/v1/turn.proto\"M\n\rSectionBudget\x12,\n\x07section\x18\x01 \x01(\x0e\x32\x1b.lore.common.v1.SectionKind\x12\x0e\n\x06tokens\x18\x02 \x01(\x05\"\xf4\x02\n\x0f\x41ssembleOptions\x12\x0f\n\x07persona\x18\x01 \x01(\t\x12\x14\n\x0cuser_profile\x18\x02 \x01(\t\x12\x35\n\x0ctool_results\x18\x03 \x03(\x0b\x32\x1f.lore.common.v1.ToolInteraction\x12\x1a\n\x12\x65xpressed_opinions\x18\x04 \x03(\t\x12\x39\n\x0fsection_budgets\x18\x05 \x03(\x0b\x32 .lore.assembler.v1.SectionBudget\x12\x16\n\tmin_score\x18\x06 \x01(\x01H\x00\x88\x01\x01\x12\x10\n\x08recall_k\x18\x07 \x01(\x05\x12\'\n\x1amin_observation_confidence\x18\x08 \x01(\x01H\x01\x88\x01\x01\x12\x1a\n\rrecord_access\x18\t \x01(\x08H\x02\x88\x01\x01\x42\x0c\n\n_min_scoreB\x1d\n\x1b_min_observation_confidenceB\x10\n\x0e_record_access\"\x98\x01\n\x16\x41ssembleContextRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12$\n\x05scope\x18\x02 \x01(\x0b\x32\x15.lore.common.v1.Scope\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x33\n\x07options\x18\x04 \x01(\x0b\x32\".lore.assembler.v1.AssembleOptions\"L\n\x17\x41ssembleContextResponse\x12\x31\n\x07\x63ontext\x18\x01 \x01(\x0b\x32 .lore.common.v1.AssembledContext\"\x87\x02\n\nPrimedItem\x12/\n\x06source\x18\x01 \x01(\x0e\x32\x1f.lore.common.v1.CandidateSource\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x01\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12=\n\x08metadata\x18\x06 \x03(\x0b\x32+.lore.assembler.v1.PrimedItem.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"d\n\x0cPrimeRequest\x12$\n\x05scope\x18\x01 \x01(\x0b\x32\x15.lore.common.v1.Scope\x12\x17\n\x0finitial_message\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\"\xc4\x02\n\rPrimeResponse\x12\x35\n\x0erecent_context\x18\x01 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x33\n\x0copen_threads\x18\x02 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x34\n\rsalient_facts\x18\x03 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x33\n\x0cobservations\x18\x04 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x10\n\x08\x65ntities\x18\x05 \x03(\t\x12\x19\n\x11\x66ormatted_context\x18\x06 \x01(\t\x12/\n\x08manifest\x18\x07 \x03(\x0b\x32\x1d.lore.common.v1.ManifestEntry2\xc8\x01\n\x10\x41ssemblerService\x12h\n\x0f\x41ssembleContext\x12).lore.assembler.v1.AssembleContextRequest\x1a*.lore.assembler.v1.AssembleContextResponse\x12J\n\x05Prime\x12\x1f.lore.assembler.v1.PrimeRequest\x1a .lore.assembler.v1.PrimeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)lore/assembler/v1/assembler_service.proto\x12\x11lore.assembler.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1clore/common/v1/context.proto\x1a\x1alore/common/v1/scope.proto\x1a\x19lore/common/v1/turn.proto\"M\n\rSectionBudget\x12,\n\x07section\x18\x01 \x01(\x0e\x32\x1b.lore.common.v1.SectionKind\x12\x0e\n\x06tokens\x18\x02 \x01(\x05\"\x8a\x03\n\x0f\x41ssembleOptions\x12\x0f\n\x07persona\x18\x01 \x01(\t\x12\x14\n\x0cuser_profile\x18\x02 \x01(\t\x12\x35\n\x0ctool_results\x18\x03 \x03(\x0b\x32\x1f.lore.common.v1.ToolInteraction\x12\x1a\n\x12\x65xpressed_opinions\x18\x04 \x03(\t\x12\x39\n\x0fsection_budgets\x18\x05 \x03(\x0b\x32 .lore.assembler.v1.SectionBudget\x12\x16\n\tmin_score\x18\x06 \x01(\x01H\x00\x88\x01\x01\x12\x10\n\x08recall_k\x18\x07 \x01(\x05\x12\'\n\x1amin_observation_confidence\x18\x08 \x01(\x01H\x01\x88\x01\x01\x12\x1a\n\rrecord_access\x18\t \x01(\x08H\x02\x88\x01\x01\x12\x14\n\x0cpersona_mode\x18\n \x01(\tB\x0c\n\n_min_scoreB\x1d\n\x1b_min_observation_confidenceB\x10\n\x0e_record_access\"\x98\x01\n\x16\x41ssembleContextRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12$\n\x05scope\x18\x02 \x01(\x0b\x32\x15.lore.common.v1.Scope\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x33\n\x07options\x18\x04 \x01(\x0b\x32\".lore.assembler.v1.AssembleOptions\"L\n\x17\x41ssembleContextResponse\x12\x31\n\x07\x63ontext\x18\x01 \x01(\x0b\x32 .lore.common.v1.AssembledContext\"\x87\x02\n\nPrimedItem\x12/\n\x06source\x18\x01 \x01(\x0e\x32\x1f.lore.common.v1.CandidateSource\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x01\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12=\n\x08metadata\x18\x06 \x03(\x0b\x32+.lore.assembler.v1.PrimedItem.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"d\n\x0cPrimeRequest\x12$\n\x05scope\x18\x01 \x01(\x0b\x32\x15.lore.common.v1.Scope\x12\x17\n\x0finitial_message\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\"\xc4\x02\n\rPrimeResponse\x12\x35\n\x0erecent_context\x18\x01 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x33\n\x0copen_threads\x18\x02 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x34\n\rsalient_facts\x18\x03 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x33\n\x0cobservations\x18\x04 \x03(\x0b\x32\x1d.lore.assembler.v1.PrimedItem\x12\x10\n\x08\x65ntities\x18\x05 \x03(\t\x12\x19\n\x11\x66ormatted_context\x18\x06 \x01(\t\x12/\n\x08manifest\x18\x07 \x03(\x0b\x32\x1d.lore.common.v1.ManifestEntry2\xc8\x01\n\x10\x41ssemblerService\x12h\n\x0f\x41ssembleContext\x12).lore.assembler.v1.AssembleContextRequest\x1a*.lore.assembler.v1.AssembleContextResponse\x12J\n\x05Prime\x12\x1f.lore.assembler.v1.PrimeRequest\x1a .lore.assembler.v1.PrimeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,19 +40,19 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SECTIONBUDGET']._serialized_start=182
   _globals['_SECTIONBUDGET']._serialized_end=259
   _globals['_ASSEMBLEOPTIONS']._serialized_start=262
-  _globals['_ASSEMBLEOPTIONS']._serialized_end=634
-  _globals['_ASSEMBLECONTEXTREQUEST']._serialized_start=637
-  _globals['_ASSEMBLECONTEXTREQUEST']._serialized_end=789
-  _globals['_ASSEMBLECONTEXTRESPONSE']._serialized_start=791
-  _globals['_ASSEMBLECONTEXTRESPONSE']._serialized_end=867
-  _globals['_PRIMEDITEM']._serialized_start=870
-  _globals['_PRIMEDITEM']._serialized_end=1133
-  _globals['_PRIMEDITEM_METADATAENTRY']._serialized_start=1086
-  _globals['_PRIMEDITEM_METADATAENTRY']._serialized_end=1133
-  _globals['_PRIMEREQUEST']._serialized_start=1135
-  _globals['_PRIMEREQUEST']._serialized_end=1235
-  _globals['_PRIMERESPONSE']._serialized_start=1238
-  _globals['_PRIMERESPONSE']._serialized_end=1562
-  _globals['_ASSEMBLERSERVICE']._serialized_start=1565
-  _globals['_ASSEMBLERSERVICE']._serialized_end=1765
+  _globals['_ASSEMBLEOPTIONS']._serialized_end=656
+  _globals['_ASSEMBLECONTEXTREQUEST']._serialized_start=659
+  _globals['_ASSEMBLECONTEXTREQUEST']._serialized_end=811
+  _globals['_ASSEMBLECONTEXTRESPONSE']._serialized_start=813
+  _globals['_ASSEMBLECONTEXTRESPONSE']._serialized_end=889
+  _globals['_PRIMEDITEM']._serialized_start=892
+  _globals['_PRIMEDITEM']._serialized_end=1155
+  _globals['_PRIMEDITEM_METADATAENTRY']._serialized_start=1108
+  _globals['_PRIMEDITEM_METADATAENTRY']._serialized_end=1155
+  _globals['_PRIMEREQUEST']._serialized_start=1157
+  _globals['_PRIMEREQUEST']._serialized_end=1257
+  _globals['_PRIMERESPONSE']._serialized_start=1260
+  _globals['_PRIMERESPONSE']._serialized_end=1584
+  _globals['_ASSEMBLERSERVICE']._serialized_start=1587
+  _globals['_ASSEMBLERSERVICE']._serialized_end=1787
 # @@protoc_insertion_point(module_scope)

@@ -21,7 +21,7 @@ class SectionBudget(_message.Message):
     def __init__(self, section: _Optional[_Union[_context_pb2.SectionKind, str]] = ..., tokens: _Optional[int] = ...) -> None: ...
 
 class AssembleOptions(_message.Message):
-    __slots__ = ("persona", "user_profile", "tool_results", "expressed_opinions", "section_budgets", "min_score", "recall_k", "min_observation_confidence", "record_access")
+    __slots__ = ("persona", "user_profile", "tool_results", "expressed_opinions", "section_budgets", "min_score", "recall_k", "min_observation_confidence", "record_access", "persona_mode")
     PERSONA_FIELD_NUMBER: _ClassVar[int]
     USER_PROFILE_FIELD_NUMBER: _ClassVar[int]
     TOOL_RESULTS_FIELD_NUMBER: _ClassVar[int]
@@ -31,6 +31,7 @@ class AssembleOptions(_message.Message):
     RECALL_K_FIELD_NUMBER: _ClassVar[int]
     MIN_OBSERVATION_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     RECORD_ACCESS_FIELD_NUMBER: _ClassVar[int]
+    PERSONA_MODE_FIELD_NUMBER: _ClassVar[int]
     persona: str
     user_profile: str
     tool_results: _containers.RepeatedCompositeFieldContainer[_turn_pb2.ToolInteraction]
@@ -40,7 +41,8 @@ class AssembleOptions(_message.Message):
     recall_k: int
     min_observation_confidence: float
     record_access: bool
-    def __init__(self, persona: _Optional[str] = ..., user_profile: _Optional[str] = ..., tool_results: _Optional[_Iterable[_Union[_turn_pb2.ToolInteraction, _Mapping]]] = ..., expressed_opinions: _Optional[_Iterable[str]] = ..., section_budgets: _Optional[_Iterable[_Union[SectionBudget, _Mapping]]] = ..., min_score: _Optional[float] = ..., recall_k: _Optional[int] = ..., min_observation_confidence: _Optional[float] = ..., record_access: _Optional[bool] = ...) -> None: ...
+    persona_mode: str
+    def __init__(self, persona: _Optional[str] = ..., user_profile: _Optional[str] = ..., tool_results: _Optional[_Iterable[_Union[_turn_pb2.ToolInteraction, _Mapping]]] = ..., expressed_opinions: _Optional[_Iterable[str]] = ..., section_budgets: _Optional[_Iterable[_Union[SectionBudget, _Mapping]]] = ..., min_score: _Optional[float] = ..., recall_k: _Optional[int] = ..., min_observation_confidence: _Optional[float] = ..., record_access: _Optional[bool] = ..., persona_mode: _Optional[str] = ...) -> None: ...
 
 class AssembleContextRequest(_message.Message):
     __slots__ = ("session_id", "scope", "message", "options")

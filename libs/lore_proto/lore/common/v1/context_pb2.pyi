@@ -126,8 +126,20 @@ class ManifestEntry(_message.Message):
     reason: str
     def __init__(self, source: _Optional[_Union[CandidateSource, str]] = ..., id: _Optional[str] = ..., section: _Optional[_Union[SectionKind, str]] = ..., score: _Optional[_Union[ScoreComponents, _Mapping]] = ..., tokens: _Optional[int] = ..., outcome: _Optional[_Union[ManifestOutcome, str]] = ..., duplicate_of: _Optional[str] = ..., truncated: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
 
+class ConsistencyFlag(_message.Message):
+    __slots__ = ("aspect", "previous", "current", "message")
+    ASPECT_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    aspect: str
+    previous: str
+    current: str
+    message: str
+    def __init__(self, aspect: _Optional[str] = ..., previous: _Optional[str] = ..., current: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
 class AssembledContext(_message.Message):
-    __slots__ = ("sections", "manifest", "text", "total_tokens", "budget_tokens", "fingerprint", "first_session")
+    __slots__ = ("sections", "manifest", "text", "total_tokens", "budget_tokens", "fingerprint", "first_session", "consistency_flags")
     SECTIONS_FIELD_NUMBER: _ClassVar[int]
     MANIFEST_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +147,7 @@ class AssembledContext(_message.Message):
     BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
     FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     FIRST_SESSION_FIELD_NUMBER: _ClassVar[int]
+    CONSISTENCY_FLAGS_FIELD_NUMBER: _ClassVar[int]
     sections: _containers.RepeatedCompositeFieldContainer[ContextSection]
     manifest: _containers.RepeatedCompositeFieldContainer[ManifestEntry]
     text: str
@@ -142,4 +155,5 @@ class AssembledContext(_message.Message):
     budget_tokens: int
     fingerprint: str
     first_session: bool
-    def __init__(self, sections: _Optional[_Iterable[_Union[ContextSection, _Mapping]]] = ..., manifest: _Optional[_Iterable[_Union[ManifestEntry, _Mapping]]] = ..., text: _Optional[str] = ..., total_tokens: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., fingerprint: _Optional[str] = ..., first_session: _Optional[bool] = ...) -> None: ...
+    consistency_flags: _containers.RepeatedCompositeFieldContainer[ConsistencyFlag]
+    def __init__(self, sections: _Optional[_Iterable[_Union[ContextSection, _Mapping]]] = ..., manifest: _Optional[_Iterable[_Union[ManifestEntry, _Mapping]]] = ..., text: _Optional[str] = ..., total_tokens: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., fingerprint: _Optional[str] = ..., first_session: _Optional[bool] = ..., consistency_flags: _Optional[_Iterable[_Union[ConsistencyFlag, _Mapping]]] = ...) -> None: ...

@@ -26,7 +26,8 @@ def field_of(parse_error: str) -> str:
     """Best effort: the JSON path of the field a ``json_format.ParseError`` complains about."""
     located = _AT_PATH.search(parse_error)
     if located:
-        return located.group(1)
+        # protobuf ends the path with the sentence's own full stop(s): "…candidate.kind.."
+        return located.group(1).rstrip(".")
     path = _NESTED_FIELD.findall(parse_error)
     unknown = _UNKNOWN_FIELD.search(parse_error)
     if unknown:

@@ -186,6 +186,20 @@ async def test_list_episodes_pages_newest_first(stub) -> None:
     assert second.next_page_token == ""
 
 
+async def test_list_episodes_keeps_those_at_least_as_salient_as_asked(stub) -> None:
+    org = new_org()
+    created = await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=episode(T0)), metadata=tenant(org))
+
+    salient = await stub.ListEpisodes(pb.ListEpisodesRequest(min_salience=0.3), metadata=tenant(org))
+    none = await stub.ListEpisodes(pb.ListEpisodesRequest(min_salience=50.0), metadata=tenant(org))
+    error = await failure(stub.ListEpisodes(pb.ListEpisodesRequest(min_salience=-1), metadata=tenant(org)))
+
+    assert [e.id for e in salient.episodes] == [created.episode.id]
+    assert list(none.episodes) == []
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(error).metadata["field"] == "min_salience"
+
+
 async def test_list_open_threads_across_episodes_newest_first(stub) -> None:
     org = new_org()
     old = await stub.CreateEpisode(

@@ -152,16 +152,18 @@ class GetEpisodeResponse(_message.Message):
     def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ...) -> None: ...
 
 class ListEpisodesRequest(_message.Message):
-    __slots__ = ("scope", "page_size", "page_token", "ended_after")
+    __slots__ = ("scope", "page_size", "page_token", "ended_after", "min_salience")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     ENDED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    MIN_SALIENCE_FIELD_NUMBER: _ClassVar[int]
     scope: _scope_pb2.Scope
     page_size: int
     page_token: str
     ended_after: _timestamp_pb2.Timestamp
-    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., ended_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    min_salience: float
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., ended_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., min_salience: _Optional[float] = ...) -> None: ...
 
 class ListEpisodesResponse(_message.Message):
     __slots__ = ("episodes", "next_page_token")

@@ -53,6 +53,7 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             request.page_token,
             index=self._index,
             ended_after=episode_convert.ended_after_from_pb(request),
+            min_salience=request.min_salience if request.HasField("min_salience") else None,
         )
         return episode_service_pb2.ListEpisodesResponse(
             episodes=[episode_convert.episode_to_pb(episode) for episode in listed.episodes],

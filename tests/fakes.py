@@ -114,6 +114,9 @@ class InMemoryMemoryIndex:
     async def get(self, org_id, ids):
         return [self._items[(org_id, id_)][0] for id_ in ids if (org_id, id_) in self._items]
 
+    async def vectors(self, org_id, ids):
+        return {id_: self._items[(org_id, id_)][1].copy() for id_ in ids if (org_id, id_) in self._items}
+
     async def count(self, org_id) -> int:
         return sum(1 for org, _ in self._items if org == org_id)
 

@@ -71,6 +71,21 @@ def random_units(count: int, seed: int) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
+async def test_vectors_returns_the_stored_unit_vectors_of_known_ids_in_the_org(memory_index) -> None:
+    org = new_org()
+    items = [make_item(org, "first"), make_item(org, "second")]
+    stored = random_units(2, seed=11)
+    await memory_index.upsert(items, stored)
+
+    found = await memory_index.vectors(org, [items[1].id, str(uuid.uuid4()), items[0].id, "not-a-uuid"])
+    elsewhere = await memory_index.vectors(new_org(), [items[0].id])
+
+    assert set(found) == {items[0].id, items[1].id}
+    np.testing.assert_allclose(found[items[0].id], stored[0], atol=1e-5)
+    np.testing.assert_allclose(found[items[1].id], stored[1], atol=1e-5)
+    assert elsewhere == {}
+
+
 async def test_get_returns_the_item_exactly_as_upserted(memory_index) -> None:
     org = new_org()
     item = make_item(

@@ -62,6 +62,22 @@ async def test_recall_finds_a_memory_by_meaning_and_returns_metadata_as_given(st
     assert found.results[0].similarity > found.results[1].similarity
 
 
+async def test_recall_returns_the_stored_vectors_only_when_asked(stub, org_id):
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    await stub.Remember(
+        pb.RememberRequest(memories=[_memory("The violin lesson is on Tuesdays.", user)]), metadata=_tenant(org_id)
+    )
+    request = pb.RecallRequest(query="violin lesson", scope=scope_pb2.Scope(user_id=user), record_access=False)
+
+    plain = await stub.Recall(request, metadata=_tenant(org_id))
+    request.include_embeddings = True
+    with_vectors = await stub.Recall(request, metadata=_tenant(org_id))
+
+    assert list(plain.results[0].embedding) == []
+    vector = list(with_vectors.results[0].embedding)
+    assert len(vector) == 384 and abs(sum(v * v for v in vector) - 1.0) < 1e-3
+
+
 async def test_recall_never_returns_another_orgs_memories(stub, org_id):
     other_org = f"org-{uuid.uuid4().hex[:12]}"
     await stub.Remember(

@@ -188,6 +188,22 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
             )
         return order_like(ids, [from_payload(record.payload or {}) for record in records])
 
+    async def vectors(self, org_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        wanted = sorted({key for key in map(maybe_point_id, ids) if key is not None})
+        if not wanted:
+            return {}
+        async with translated("read vectors"):
+            records, _ = await self.client.scroll(
+                self.collection,
+                scroll_filter=_filter([org_condition(org_id)], models.HasIdCondition(has_id=list(wanted))),
+                limit=len(wanted),
+                with_payload=["id"],
+                with_vectors=[DENSE_VECTOR],
+            )
+        return {
+            str((record.payload or {})["id"]): np.asarray(_dense(record.vector), dtype=np.float32) for record in records
+        }
+
     async def count(self, org_id: str) -> int:
         async with translated("count"):
             result = await self.client.count(self.collection, count_filter=_filter([org_condition(org_id)]), exact=True)

@@ -195,6 +195,22 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
         records, _ = await self._run(self._shard.scroll, request)
         return order_like(ids, [from_payload(record.payload or {}) for record in records])
 
+    async def vectors(self, org_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        wanted = {key for key in map(maybe_point_id, ids) if key is not None}
+        if not wanted:
+            return {}
+        request = qe.ScrollRequest(
+            limit=len(wanted),
+            filter=_filter([org_condition(org_id)], qe.HasIdCondition(wanted)),
+            with_payload=["id"],
+            with_vector=[DENSE_VECTOR],
+        )
+        records, _ = await self._run(self._shard.scroll, request)
+        return {
+            str((record.payload or {})["id"]): np.asarray((record.vector or {})[DENSE_VECTOR], dtype=np.float32)
+            for record in records
+        }
+
     async def count(self, org_id: str) -> int:
         request = qe.CountRequest(exact=True, filter=_filter([org_condition(org_id)]))
         return int(await self._run(self._shard.count, request))

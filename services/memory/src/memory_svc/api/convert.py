@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from google.protobuf import timestamp_pb2
 from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
@@ -161,8 +162,9 @@ def memory_to_pb(item: MemoryItem) -> pb.Memory:
     )
 
 
-def recall_result_to_pb(hit: ScoredMemory, recency: float) -> pb.RecallResult:
+def recall_result_to_pb(hit: ScoredMemory, recency: float, embedding: np.ndarray | None = None) -> pb.RecallResult:
     return pb.RecallResult(
+        embedding=embedding.tolist() if embedding is not None else (),
         recency=recency,
         memory=memory_to_pb(hit.item),
         score=hit.score,

@@ -87,6 +87,11 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
                 clock=self._clock,
             )
         now = self._clock.now()
+        ids = [hit.item.id for hit in hits]
+        stored = await self._index.vectors(caller.org_id, ids) if request.include_embeddings and hits else {}
         return memory_service_pb2.RecallResponse(
-            results=[convert.recall_result_to_pb(hit, recency(hit.item.valid_at, now)) for hit in hits]
+            results=[
+                convert.recall_result_to_pb(hit, recency(hit.item.valid_at, now), stored.get(hit.item.id))
+                for hit in hits
+            ]
         )

@@ -124,6 +124,11 @@ class GuardedMemoryIndex(_Switchable):
     async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
         return await self._call("get", org_id, ids)
 
+    async def vectors(self, org_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        # Vectors of another model would be compared with this model's: refuse, like a search.
+        self.state.require_vectors()
+        return await self._call("vectors", org_id, ids)
+
     async def count(self, org_id: str) -> int:
         return await self._call("count", org_id)
 

@@ -77,6 +77,11 @@ class MemoryIndex(Protocol):
         """The items of ``org_id`` with these ids, in the order asked; unknown ids are skipped."""
         ...
 
+    async def vectors(self, org_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored dense vectors of the items of ``org_id`` with these ids (unknown ids are
+        absent): what a caller needs to tell near-duplicates apart (the assembler's dedupe)."""
+        ...
+
     async def count(self, org_id: str) -> int: ...
 
 

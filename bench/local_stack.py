@@ -1,6 +1,6 @@
 """Local stack: time from `./lore up` to ready (fresh and restarted), and REST search latency.
 
-    .venv/bin/python bench/local_stack.py [--searches 200] [--memories 500]
+    .venv/bin/python -m bench.local_stack [--searches 200] [--memories 500]
 
 Starts the stack as the README does in a temporary data directory on free ports, writes
 memories through POST /v1/memories, then times POST /v1/memories:search sequentially.
@@ -21,7 +21,8 @@ from pathlib import Path
 
 import httpx
 from lore_devstack import free_port
-from measure import percentile, tree_rss_mib
+
+from bench.measure import percentile, tree_rss_mib
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "bench-development-key-0123456789"

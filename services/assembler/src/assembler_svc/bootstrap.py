@@ -1,4 +1,5 @@
-"""The only wiring of the assembler service: channels to the memory and observations services."""
+"""The only wiring of the assembler service: channels to the memory and observations services,
+the sources over them, the token counter and the assembly policy."""
 
 from __future__ import annotations
 
@@ -7,12 +8,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
+from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from lore_runtime.channels import create_channel
 from lore_runtime.health import check_upstream
 from lore_runtime.server import DependencyCheck
 from opentelemetry.sdk.trace import TracerProvider
 
+from assembler_svc.adapters.grpc_sources import GrpcBeliefSources, GrpcMemorySources
+from assembler_svc.adapters.system_clock import SystemClock
+from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.config import Settings
+from assembler_svc.domain.model import AssemblyPolicy, TokenCounter, Weights
+from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 
 
 @dataclass
@@ -20,20 +28,47 @@ class Container:
     settings: Settings
     memory: grpc.aio.Channel
     observations: grpc.aio.Channel
+    memory_sources: MemorySources
+    belief_sources: BeliefSources
+    counter: TokenCounter
+    clock: Clock
+    policy: AssemblyPolicy
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
 
 
+def _services(*modules: Any) -> list[Any]:
+    return [service for module in modules for service in module.DESCRIPTOR.services_by_name.values()]
+
+
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     provider = overrides.get("tracer_provider")
-    memory = create_channel(settings.memory_addr, tracer_provider=provider)
+    memory = create_channel(
+        settings.memory_addr,
+        services=_services(memory_service_pb2, episode_service_pb2, working_memory_service_pb2),
+        tracer_provider=provider,
+    )
     stack.push_async_callback(memory.close)
-    observations = create_channel(settings.observations_addr, tracer_provider=provider)
+    observations = create_channel(
+        settings.observations_addr,
+        services=_services(observation_service_pb2, engagement_service_pb2),
+        tracer_provider=provider,
+    )
     stack.push_async_callback(observations.close)
+    policy = AssemblyPolicy(
+        weights=Weights(settings.weight_similarity, settings.weight_recency, settings.weight_importance),
+        min_score=settings.min_score,
+        duplicate_cosine=settings.duplicate_cosine,
+    )
     return Container(
         settings=settings,
         memory=memory,
         observations=observations,
+        memory_sources=overrides.get("memory_sources") or GrpcMemorySources(memory),
+        belief_sources=overrides.get("belief_sources") or GrpcBeliefSources(observations),
+        counter=overrides.get("counter") or TiktokenCounter(),
+        clock=overrides.get("clock") or SystemClock(),
+        policy=policy,
         tracer_provider=provider,
         checks={
             "memory": lambda: check_upstream(memory, "lore.memory.v1.MemoryService"),

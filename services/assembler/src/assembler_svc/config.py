@@ -5,3 +5,23 @@ class Settings(ServerSettings):
     addr: str = service_address("assembler")
     memory_addr: str = env("LORE_MEMORY_ADDR", default=DEFAULT_ADDRESSES["memory"])
     observations_addr: str = env("LORE_OBSERVATIONS_ADDR", default=DEFAULT_ADDRESSES["observations"])
+    source_timeout_ms: int = env(
+        "LORE_ASSEMBLER_SOURCE_TIMEOUT_MS",
+        default=800,
+        description="deadline of each source of the fan-out; a slower source is reported unavailable",
+        ge=10,
+        le=60_000,
+    )
+    weight_similarity: float = env("LORE_ASSEMBLER_WEIGHT_SIMILARITY", default=0.4, ge=0.0, le=10.0)
+    weight_recency: float = env("LORE_ASSEMBLER_WEIGHT_RECENCY", default=0.3, ge=0.0, le=10.0)
+    weight_importance: float = env("LORE_ASSEMBLER_WEIGHT_IMPORTANCE", default=0.3, ge=0.0, le=10.0)
+    min_score: float = env(
+        "LORE_ASSEMBLER_MIN_SCORE", default=0.3, description="candidates scoring less are dropped", ge=0.0, le=1.0
+    )
+    duplicate_cosine: float = env(
+        "LORE_ASSEMBLER_DUPLICATE_COSINE",
+        default=0.85,
+        description="two candidates closer than this are near-duplicates (the newest is kept)",
+        gt=0.0,
+        le=1.0,
+    )

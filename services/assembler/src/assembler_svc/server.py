@@ -4,18 +4,23 @@ from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 from assembler_svc.api.servicers import AssemblerServicer
 from assembler_svc.bootstrap import Container
 
-ASSEMBLER_ISSUE = "the assembler service (ranked, deduplicated, token-budgeted context with a manifest; priming)"
-
 
 def create_server(container: Container, address: str) -> GrpcServer:
+    servicer = AssemblerServicer(
+        memory=container.memory_sources,
+        beliefs=container.belief_sources,
+        counter=container.counter,
+        clock=container.clock,
+        policy=container.policy,
+        source_timeout=container.settings.source_timeout_ms / 1000,
+    )
     return create_grpc_server(
         address,
         [
             Registration(
-                AssemblerServicer(),
+                servicer,
                 assembler_service_pb2_grpc.add_AssemblerServiceServicer_to_server,
                 assembler_service_pb2.DESCRIPTOR.services_by_name["AssemblerService"],
-                pending=ASSEMBLER_ISSUE,
             ),
         ],
         tracer_provider=container.tracer_provider,

@@ -1,8 +1,73 @@
-"""gRPC transport of the assembler service. RPCs not defined here answer UNIMPLEMENTED
-with the capability still to come (``lore_runtime.pending``)."""
+"""gRPC transport of the AssemblerService: validate, call the use case, convert. The tenant
+travels from the incoming call's metadata to every source call (``lore_runtime.channels``)."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
+from lore_runtime import request_context
+
+from assembler_svc.api import convert
+from assembler_svc.domain.model import AssemblyPolicy, TokenCounter
+from assembler_svc.usecases.assemble_context import assemble_context
+from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
+from assembler_svc.usecases.prime import prime
+
+# Left for converting the answers once the sources are done, out of the caller's deadline.
+RESPONSE_MARGIN_SECONDS = 0.02
 
 
 class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
     """Context assembly and priming: the read side."""
+
+    def __init__(
+        self,
+        *,
+        memory: MemorySources,
+        beliefs: BeliefSources,
+        counter: TokenCounter,
+        clock: Clock,
+        policy: AssemblyPolicy,
+        source_timeout: float,
+    ) -> None:
+        self._memory = memory
+        self._beliefs = beliefs
+        self._counter = counter
+        self._clock = clock
+        self._policy = policy
+        self._source_timeout = source_timeout
+
+    def _timeout(self, context: Any) -> float:
+        """Each source's deadline: the configured one, never past the caller's own."""
+        remaining = context.time_remaining() if context is not None else None
+        if remaining is None:
+            return self._source_timeout
+        return max(0.001, min(self._source_timeout, remaining - RESPONSE_MARGIN_SECONDS))
+
+    async def AssembleContext(self, request: pb.AssembleContextRequest, context: Any) -> pb.AssembleContextResponse:
+        request_context.current()
+        assembled = await assemble_context(
+            convert.assemble_input_from_pb(request, self._policy),
+            memory=self._memory,
+            beliefs=self._beliefs,
+            counter=self._counter,
+            clock=self._clock,
+            timeout=self._timeout(context),
+        )
+        return pb.AssembleContextResponse(context=convert.assembly_to_pb(assembled.assembly, assembled.flags))
+
+    async def Prime(self, request: pb.PrimeRequest, context: Any) -> pb.PrimeResponse:
+        request_context.current()
+        primed = await prime(
+            convert.scope_from_pb(request.scope),
+            convert.text(request.initial_message, "initial_message", convert.MAX_MESSAGE_CHARS),
+            convert.prime_budget(request.budget_tokens),
+            memory=self._memory,
+            beliefs=self._beliefs,
+            counter=self._counter,
+            clock=self._clock,
+            timeout=self._timeout(context),
+        )
+        return convert.priming_to_pb(primed)

@@ -1,0 +1,198 @@
+"""Assembler: the pure pipeline with 200 candidates, then AssembleContext and Prime end to end
+through the gateway's REST API with 10k memories in the org.
+
+    .venv/bin/python -m bench.assembler_load [--memories 10000] [--calls 200] [--clients 1,4,10]
+
+Starts the whole stack as the README does (``lore up``, embedded back ends, a temporary data
+directory, free ports), writes the memories through POST /v1/memories (one user, facts,
+preferences, commitments and messages, a few near-duplicates), forms a few beliefs and an
+engagement, then times POST /v1/context:assemble (recall k = 100, so each call ranks ~130
+candidates) and GET /v1/memory/prime (with an initial message) at each concurrency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+from lore_devstack import free_port
+
+from bench import assembler_pipeline
+from bench.local_stack import start, stop
+from bench.measure import percentile, tree_rss_mib
+
+KEY = "bench-development-key-0123456789"
+USER = "bench-user"
+PEOPLE = ["Caroline", "Melanie", "John", "Priya", "Tom", "Aiko", "Lena", "Omar", "Noor", "Felix"]
+THINGS = [
+    "the billing migration",
+    "the Lisbon offsite",
+    "the violin lessons",
+    "the marathon",
+    "the book club",
+    "the quarterly report",
+    "the new flat",
+    "the Go course",
+    "the sourdough starter",
+    "the hiring plan",
+]
+VERBS = [
+    "is worried about",
+    "is excited about",
+    "asked twice about",
+    "postponed",
+    "finished",
+    "started",
+    "wants help with",
+    "complained about",
+    "celebrated",
+    "has questions on",
+]
+TYPES = ["MEMORY_TYPE_FACT"] * 5 + ["MEMORY_TYPE_PREFERENCE", "MEMORY_TYPE_COMMITMENT"] + ["MEMORY_TYPE_MESSAGE"] * 3
+QUESTIONS = [f"How is {person} doing with {thing}?" for person in PEOPLE for thing in THINGS]
+
+
+def memory(rng: random.Random, index: int) -> dict:
+    person, thing, verb = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(VERBS)
+    when = datetime.now(UTC) - timedelta(days=rng.uniform(0, 400))
+    return {
+        "content": f"{person} {verb} {thing} ({index}).",
+        "memoryType": rng.choice(TYPES),
+        "scope": {"userId": USER},
+        "importance": round(rng.uniform(0.2, 0.95), 2),
+        "entities": [person.lower()],
+        "validAt": when.isoformat(),
+        "idempotencyKey": f"bench-{index}",
+    }
+
+
+async def seed(client: httpx.AsyncClient, count: int) -> float:
+    rng = random.Random(7)
+    began = time.monotonic()
+    for start_index in range(0, count, 100):
+        batch = [memory(rng, index) for index in range(start_index, min(count, start_index + 100))]
+        (await client.post("/v1/memories", json={"memories": batch}, timeout=120)).raise_for_status()
+    seconds = time.monotonic() - began
+    for person in PEOPLE:
+        observed = await client.post(
+            "/v1/observations:observe",
+            json={
+                "candidate": {
+                    "kind": "OBSERVATION_KIND_RELATIONSHIP_FACT",
+                    "subjectType": "SUBJECT_TYPE_ENTITY",
+                    "subjectId": person.lower(),
+                    "slot": "role",
+                    "summary": f"{person} is on the user's team and reports on {rng.choice(THINGS)}.",
+                    "evidence": [
+                        {"stance": "EVIDENCE_STANCE_SUPPORT", "sourceType": "SOURCE_TYPE_MESSAGE", "sourceId": "t-1"}
+                    ],
+                }
+            },
+        )
+        observed.raise_for_status()
+    hypothesis = {"statement": "The team's delays come from the billing migration."}
+    (await client.post("/v1/engagement/hypotheses", json=hypothesis)).raise_for_status()
+    return seconds
+
+
+async def timed(client: httpx.AsyncClient, calls: int, clients: int, request) -> tuple[list[float], float, int]:
+    latencies: list[float] = []
+    sizes: list[int] = []
+    queue = list(range(calls))
+
+    async def worker() -> None:
+        while queue:
+            index = queue.pop()
+            began = time.perf_counter()
+            response = await request(client, index)
+            latencies.append((time.perf_counter() - began) * 1000)
+            response.raise_for_status()
+            sizes.append(len(response.json().get("context", response.json()).get("manifest", [])))
+
+    began = time.monotonic()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return latencies, calls / (time.monotonic() - began), round(sum(sizes) / max(1, len(sizes)))
+
+
+def assemble_call(client: httpx.AsyncClient, index: int):
+    body = {
+        "sessionId": f"bench-session-{index % 20}",
+        "scope": {"userId": USER},
+        "message": QUESTIONS[index % len(QUESTIONS)],
+        "options": {"persona": "You are a helpful chief of staff.", "recallK": 100, "recordAccess": False},
+    }
+    return client.post("/v1/context:assemble", json=body, timeout=30)
+
+
+def prime_call(client: httpx.AsyncClient, index: int):
+    params = {"userId": USER, "initialMessage": QUESTIONS[index % len(QUESTIONS)]}
+    return client.get("/v1/memory/prime", params=params, timeout=30)
+
+
+def line(label: str, latencies: list[float], rate: float, candidates: int) -> str:
+    return (
+        f"{label:<36} {rate:7.1f}/s  p50 {percentile(latencies, 50):7.1f} ms  p95 {percentile(latencies, 95):7.1f} ms"
+        f"  p99 {percentile(latencies, 99):7.1f} ms  ({candidates} candidates in the manifest)"
+    )
+
+
+async def end_to_end(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as temporary:
+        data_dir = Path(temporary) / "data"
+        ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
+        env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
+        env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
+        env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=KEY, LORE_LOG_LEVEL="WARNING")
+        url = f"http://127.0.0.1:{ports['GATEWAY']}"
+        process, ready = start(data_dir, env, url)
+        try:
+            headers = {"Authorization": f"Bearer {KEY}"}
+            limits = httpx.Limits(max_connections=32)
+            async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits) as client:
+                seconds = await seed(client, args.memories)
+                print(
+                    f"stack ready in {ready:.1f} s; {args.memories} memories written in {seconds:.0f} s "
+                    f"({args.memories / seconds:.0f}/s)"
+                )
+                await asyncio.sleep(args.settle)  # let the background index optimisation finish
+                for _ in range(5):
+                    (await assemble_call(client, 0)).raise_for_status()
+                    (await prime_call(client, 0)).raise_for_status()
+                for clients in args.clients:
+                    latencies, rate, size = await timed(client, args.calls, clients, assemble_call)
+                    print(line(f"AssembleContext, {clients} client(s)", latencies, rate, size))
+                for clients in args.clients:
+                    latencies, rate, size = await timed(client, args.calls, clients, prime_call)
+                    print(line(f"Prime, {clients} client(s)", latencies, rate, size))
+                print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
+        finally:
+            stop(process)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--clients", type=lambda text: [int(n) for n in text.split(",")], default=[1, 4, 10])
+    parser.add_argument("--settle", type=float, default=30.0, help="seconds to wait after writing")
+    parser.add_argument("--skip-pipeline", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_pipeline:
+        figures = assembler_pipeline.run(candidates=200, iterations=1000)
+        print(
+            f"pipeline alone, {figures['candidates']:.0f} candidates: p50 {figures['p50_ms']:.2f} ms, "
+            f"p95 {figures['p95_ms']:.2f} ms, p99 {figures['p99_ms']:.2f} ms "
+            f"({figures['per_second']:.0f}/s; warm token cache p95 {figures['warm_p95_ms']:.2f} ms)"
+        )
+    asyncio.run(end_to_end(args))
+
+
+if __name__ == "__main__":
+    main()

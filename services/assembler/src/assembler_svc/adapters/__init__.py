@@ -1,0 +1,1 @@
+"""Adapters of the assembler: the technology behind the domain's ports."""

@@ -1,0 +1,276 @@
+"""The context sources over gRPC: the memory service (working memory, recall, episodes, open
+threads, access) and the observations service (beliefs, engagement).
+
+Each call carries its own deadline (``timeout``); the caller's tenant travels in metadata by the
+channel's interceptor. A downstream failure is re-raised as the ``LoreError`` it stands for;
+the fan-out reports it as SOURCE_UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from datetime import UTC, datetime
+from typing import TypeVar
+
+import grpc
+from google.protobuf import field_mask_pb2, json_format, timestamp_pb2
+from lore.common.v1 import scope_pb2, turn_pb2
+from lore.memory.v1 import (
+    episode_service_pb2,
+    episode_service_pb2_grpc,
+    memory_service_pb2,
+    memory_service_pb2_grpc,
+    working_memory_service_pb2,
+    working_memory_service_pb2_grpc,
+)
+from lore.observations.v1 import (
+    engagement_service_pb2,
+    engagement_service_pb2_grpc,
+    observation_service_pb2,
+    observation_service_pb2_grpc,
+)
+from lore_runtime.grpc_errors import from_rpc_error
+
+from assembler_svc.domain.gathered import (
+    Belief,
+    EngagementDigest,
+    EpisodeDigest,
+    Hypothesis,
+    RecalledMemory,
+    Scope,
+    SessionState,
+    ThreadDigest,
+    Unknown,
+)
+from assembler_svc.domain.tool_results import ToolResult
+
+T = TypeVar("T")
+# What "salient facts" means for priming: what was learned, not the raw transcript.
+FACT_TYPES = (
+    memory_service_pb2.MEMORY_TYPE_FACT,
+    memory_service_pb2.MEMORY_TYPE_PREFERENCE,
+    memory_service_pb2.MEMORY_TYPE_COMMITMENT,
+    memory_service_pb2.MEMORY_TYPE_DECISION,
+    memory_service_pb2.MEMORY_TYPE_INSIGHT,
+    memory_service_pb2.MEMORY_TYPE_SKILL,
+    memory_service_pb2.MEMORY_TYPE_OPINION,
+)
+CURRENT_MEMORY = (memory_service_pb2.MEMORY_STATUS_ACTIVE, memory_service_pb2.MEMORY_STATUS_WARM)
+
+
+async def _call(call: Awaitable[T]) -> T:
+    try:
+        return await call
+    except grpc.aio.AioRpcError as error:
+        raise from_rpc_error(error) from None
+
+
+def _scope(scope: Scope) -> scope_pb2.Scope:
+    return scope_pb2.Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
+
+
+def _time(message: timestamp_pb2.Timestamp, present: bool = True) -> datetime | None:
+    if not present or (message.seconds == 0 and message.nanos == 0):
+        return None
+    return message.ToDatetime(tzinfo=UTC)
+
+
+def _enum_name(enum_type, value: int, prefix: str) -> str:
+    return enum_type.Name(value).removeprefix(prefix).lower()
+
+
+class GrpcMemorySources:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._memories = memory_service_pb2_grpc.MemoryServiceStub(channel)
+        self._episodes = episode_service_pb2_grpc.EpisodeServiceStub(channel)
+        self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(channel)
+
+    async def working_memory(self, session_id: str, *, timeout: float) -> SessionState:
+        request = working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id)
+        found = (await _call(self._working.GetWorkingMemory(request, timeout=timeout))).working_memory
+        return session_state(found)
+
+    async def recall(
+        self, query: str, scope: Scope, k: int, session_id: str, *, with_vectors: bool, timeout: float
+    ) -> list[RecalledMemory]:
+        request = memory_service_pb2.RecallRequest(
+            query=query,
+            scope=_scope(scope),
+            k=k,
+            record_access=False,
+            include_embeddings=with_vectors,
+            session_id=session_id,
+        )
+        response = await _call(self._memories.Recall(request, timeout=timeout))
+        return [
+            recalled_memory(
+                result.memory,
+                similarity=result.similarity,
+                salience=result.salience,
+                vector=tuple(result.embedding) or None,
+            )
+            for result in response.results
+        ]
+
+    async def recent_episodes(
+        self, scope: Scope, limit: int, min_salience: float, *, timeout: float
+    ) -> list[EpisodeDigest]:
+        request = episode_service_pb2.ListEpisodesRequest(
+            scope=_scope(scope), page_size=limit, min_salience=min_salience
+        )
+        response = await _call(self._episodes.ListEpisodes(request, timeout=timeout))
+        return [
+            EpisodeDigest(
+                id=episode.id,
+                summary=episode.summary,
+                conversation_id=episode.conversation_id,
+                ended_at=_time(episode.ended_at, episode.HasField("ended_at")),
+                salience=episode.current_salience,
+                importance=episode.importance,
+            )
+            for episode in response.episodes
+        ]
+
+    async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]:
+        request = episode_service_pb2.ListOpenThreadsRequest(scope=_scope(scope), page_size=limit)
+        response = await _call(self._episodes.ListOpenThreads(request, timeout=timeout))
+        return [
+            ThreadDigest(
+                episode_id=found.episode_id,
+                conversation_id=found.conversation_id,
+                topic=found.thread.topic,
+                context=found.thread.context,
+                ended_at=_time(found.ended_at, found.HasField("ended_at")),
+            )
+            for found in response.threads
+        ]
+
+    async def salient_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[RecalledMemory]:
+        request = memory_service_pb2.ListMemoriesRequest(
+            scope=_scope(scope),
+            memory_types=FACT_TYPES,
+            statuses=CURRENT_MEMORY,
+            page_size=limit,
+            order_by=memory_service_pb2.MEMORY_ORDER_SALIENCE,
+        )
+        response = await _call(self._memories.ListMemories(request, timeout=timeout))
+        return [
+            recalled_memory(memory, similarity=0.0, salience=memory.current_salience) for memory in response.memories
+        ]
+
+    async def record_access(self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float) -> None:
+        request = memory_service_pb2.RecordAccessRequest(memory_ids=memory_ids, session_id=session_id, reason=reason)
+        await _call(self._memories.RecordAccess(request, timeout=timeout))
+
+    async def save_fingerprint(self, session_id: str, fingerprint: str, *, timeout: float) -> None:
+        request = working_memory_service_pb2.UpdateWorkingMemoryRequest(
+            session_id=session_id,
+            working_memory=working_memory_service_pb2.WorkingMemory(context_fingerprint=fingerprint),
+            update_mask=field_mask_pb2.FieldMask(paths=["context_fingerprint"]),
+        )
+        await _call(self._working.UpdateWorkingMemory(request, timeout=timeout))
+
+
+class GrpcBeliefSources:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._observations = observation_service_pb2_grpc.ObservationServiceStub(channel)
+        self._engagement = engagement_service_pb2_grpc.EngagementServiceStub(channel)
+
+    async def search_beliefs(
+        self, query: str, agent_id: str, min_confidence: float, k: int, *, timeout: float
+    ) -> list[Belief]:
+        request = observation_service_pb2.SearchObservationsRequest(
+            agent_id=agent_id, query=query, min_confidence=min_confidence, k=k
+        )
+        response = await _call(self._observations.SearchObservations(request, timeout=timeout))
+        return [belief(result.observation, result.similarity) for result in response.results]
+
+    async def top_beliefs(self, agent_id: str, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
+        request = observation_service_pb2.QueryObservationsRequest(
+            agent_id=agent_id,
+            status=observation_service_pb2.OBSERVATION_STATUS_ACTIVE,
+            min_confidence=min_confidence,
+            page_size=k,
+        )
+        response = await _call(self._observations.QueryObservations(request, timeout=timeout))
+        return [belief(observation, 0.0) for observation in response.observations]
+
+    async def engagement(self, *, timeout: float) -> EngagementDigest:
+        request = engagement_service_pb2.GetEngagementRequest()
+        found = await _call(self._engagement.GetEngagement(request, timeout=timeout))
+        return EngagementDigest(
+            week_number=found.week_number,
+            hypotheses=tuple(
+                Hypothesis(h.id, h.statement, h.confidence)
+                for h in found.hypotheses
+                if h.status == engagement_service_pb2.HYPOTHESIS_STATUS_ACTIVE
+            ),
+            unknowns=tuple(
+                Unknown(u.id, u.question, u.why_it_matters)
+                for u in found.unknowns
+                if u.status == engagement_service_pb2.UNKNOWN_STATUS_OPEN
+            ),
+            first_session=found.first_session,
+        )
+
+
+def session_state(found: working_memory_service_pb2.WorkingMemory) -> SessionState:
+    plan = found.active_plan
+    plan_text = ""
+    if plan.goal:
+        plan_text = f"Plan: {plan.goal}."
+        plan_text += f" Done so far: {plan.progress}." if plan.progress else ""
+        plan_text += f" Next: {plan.next_step}." if plan.next_step else ""
+    pending = tuple(
+        f"Still needed for {slot.tool_name or 'the task'}: {slot.name}" + (f" ({slot.prompt})" if slot.prompt else "")
+        for slot in found.pending_slots
+    )
+    latest = found.emotion_trajectory[-1] if found.emotion_trajectory else None
+    return SessionState(
+        summary=found.summary,
+        plan=plan_text,
+        pending=pending,
+        mood=latest.emotion if latest else "",
+        mood_valence=latest.valence if latest else 0.0,
+        last_tool_result=tool_result(found.last_tool_result) if found.HasField("last_tool_result") else None,
+        fingerprint=found.context_fingerprint,
+    )
+
+
+def tool_result(interaction: turn_pb2.ToolInteraction) -> ToolResult:
+    return ToolResult(
+        tool_name=interaction.tool_name,
+        intent=interaction.intent,
+        summary=interaction.summary,
+        fields=json_format.MessageToDict(interaction.result),
+        salient_fields=tuple(interaction.salient_fields),
+    )
+
+
+def recalled_memory(
+    memory: memory_service_pb2.Memory, *, similarity: float, salience: float, vector: tuple[float, ...] | None = None
+) -> RecalledMemory:
+    return RecalledMemory(
+        id=memory.id,
+        content=memory.content,
+        memory_type=_enum_name(memory_service_pb2.MemoryType, memory.memory_type, "MEMORY_TYPE_"),
+        similarity=similarity,
+        salience=salience,
+        importance=memory.importance,
+        valid_at=_time(memory.valid_at, memory.HasField("valid_at")),
+        vector=vector,
+        entities=tuple(memory.entities),
+        metadata=dict(memory.metadata),
+    )
+
+
+def belief(observation: observation_service_pb2.Observation, similarity: float) -> Belief:
+    return Belief(
+        id=observation.id,
+        summary=observation.summary,
+        kind=_enum_name(observation_service_pb2.ObservationKind, observation.kind, "OBSERVATION_KIND_"),
+        confidence=observation.confidence,
+        freshness=observation.freshness,
+        similarity=similarity,
+        updated_at=_time(observation.updated_at, observation.HasField("updated_at")),
+    )

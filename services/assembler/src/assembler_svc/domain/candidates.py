@@ -1,0 +1,174 @@
+"""Turn what the fan-out gathered into context candidates: which section each goes to, what its
+text says, and which numbers stand for similarity, recency and importance.
+
+- Caller inputs (persona, user profile, tool results, expressed opinions) and the session's
+  working memory (summary, plan, pending slots, mood, last tool result) and the engagement
+  (week, active hypotheses, open unknowns) are *given* context: pinned, never scored.
+- Recalled memories: similarity = dense cosine to the message, recency = current salience,
+  importance as stored; the section follows the memory type (``sections.py``); the text ends
+  with the day the memory was true, so the model can reason about time.
+- Episodes: their summary; similarity 0 (the service lists them, it does not search them),
+  recency = salience — so only recent, salient episodes clear the threshold.
+- Open threads: recency = ``1 / (1 + weeks since their conversation ended)``, importance 0.6:
+  a thread from this week scores ≈ 0.48 and one from two months ago ≈ 0.21, under the default
+  threshold — unresolved threads fade instead of crowding the prompt forever.
+- Beliefs: similarity from the observation search, recency = freshness, importance = confidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from assembler_svc.domain.gathered import (
+    Belief,
+    EngagementDigest,
+    EpisodeDigest,
+    RecalledMemory,
+    SessionState,
+    ThreadDigest,
+)
+from assembler_svc.domain.model import Candidate, Section, Source
+from assembler_svc.domain.sections import section_for_memory_type, section_for_observation_kind
+from assembler_svc.domain.tool_results import ToolResult, render_tool_result
+
+OPEN_THREAD_IMPORTANCE = 0.6
+
+
+def caller_candidates(
+    *,
+    persona: str = "",
+    user_profile: str = "",
+    tool_results: Sequence[ToolResult] = (),
+    opinions: Sequence[str] = (),
+) -> list[Candidate]:
+    found: list[Candidate] = []
+    if persona.strip():
+        found.append(_pinned(Source.CALLER, "persona", Section.PERSONA, persona))
+    if user_profile.strip():
+        found.append(_pinned(Source.CALLER, "user-profile", Section.USER_PROFILE, user_profile))
+    for index, result in enumerate(tool_results):
+        found.append(_pinned(Source.CALLER, f"tool-result-{index}", Section.TOOL_RESULTS, render_tool_result(result)))
+    for index, opinion in enumerate(opinions):
+        if opinion.strip():
+            found.append(_pinned(Source.CALLER, f"opinion-{index}", Section.OPINIONS, opinion))
+    return found
+
+
+def session_candidates(state: SessionState) -> list[Candidate]:
+    found: list[Candidate] = []
+    if state.summary.strip():
+        found.append(_pinned(Source.WORKING_MEMORY, "summary", Section.WORKING_SUMMARY, state.summary))
+    if state.plan.strip():
+        found.append(_pinned(Source.WORKING_MEMORY, "plan", Section.WORKING_SUMMARY, state.plan))
+    for index, pending in enumerate(state.pending):
+        found.append(_pinned(Source.WORKING_MEMORY, f"pending-{index}", Section.WORKING_SUMMARY, pending))
+    if state.mood:
+        found.append(_pinned(Source.WORKING_MEMORY, "mood", Section.GUIDANCE, mood_guidance(state)))
+    if state.last_tool_result is not None:
+        text = render_tool_result(state.last_tool_result)
+        found.append(_pinned(Source.WORKING_MEMORY, "last-tool-result", Section.TOOL_RESULTS, text))
+    return found
+
+
+def mood_guidance(state: SessionState) -> str:
+    tone = "calm and concrete" if state.mood_valence < -0.2 else "in the same register"
+    return f"The user seems {state.mood} right now: answer {tone}."
+
+
+def engagement_candidates(engagement: EngagementDigest) -> list[Candidate]:
+    if engagement.first_session:
+        return []
+    found = [_pinned(Source.ENGAGEMENT, "week", Section.GUIDANCE, f"Week {engagement.week_number} of the engagement.")]
+    for hypothesis in sorted(engagement.hypotheses, key=lambda h: (-h.confidence, h.id)):
+        text = f"Working hypothesis (confidence {hypothesis.confidence:.2f}): {hypothesis.statement}"
+        found.append(_pinned(Source.ENGAGEMENT, hypothesis.id, Section.GUIDANCE, text))
+    for unknown in engagement.unknowns:
+        why = f" It matters because {_sentence_body(unknown.why_it_matters)}." if unknown.why_it_matters else ""
+        found.append(
+            _pinned(Source.ENGAGEMENT, unknown.id, Section.GUIDANCE, f"Open question: {unknown.question}{why}")
+        )
+    return found
+
+
+def memory_candidates(memories: Iterable[RecalledMemory]) -> list[Candidate]:
+    return [
+        Candidate(
+            source=Source.MEMORY,
+            id=memory.id,
+            section=section_for_memory_type(memory.memory_type),
+            text=f"{memory.content.strip()}{_on_day(memory.valid_at)}",
+            similarity=memory.similarity,
+            recency=memory.salience,
+            importance=memory.importance,
+            vector=memory.vector,
+            occurred_at=memory.valid_at,
+        )
+        for memory in memories
+    ]
+
+
+def episode_candidates(episodes: Iterable[EpisodeDigest]) -> list[Candidate]:
+    return [
+        Candidate(
+            source=Source.EPISODE,
+            id=episode.id,
+            section=Section.MEMORIES,
+            text=f"Earlier conversation{_on_day(episode.ended_at, 'ended')}: {episode.summary.strip()}",
+            recency=episode.salience,
+            importance=episode.importance,
+            occurred_at=episode.ended_at,
+        )
+        for episode in episodes
+    ]
+
+
+def thread_candidates(threads: Iterable[ThreadDigest], now: datetime) -> list[Candidate]:
+    found = []
+    for thread in threads:
+        weeks = max(0.0, (now - thread.ended_at).total_seconds() / 604800) if thread.ended_at else 4.0
+        context = f" ({thread.context.strip()})" if thread.context.strip() else ""
+        found.append(
+            Candidate(
+                source=Source.OPEN_THREAD,
+                id=f"{thread.episode_id}/{thread.topic}",
+                section=Section.MEMORIES,
+                text=f"Still open from an earlier conversation: {thread.topic.strip()}{context}",
+                recency=1.0 / (1.0 + weeks),
+                importance=OPEN_THREAD_IMPORTANCE,
+                occurred_at=thread.ended_at,
+            )
+        )
+    return found
+
+
+def belief_candidates(beliefs: Iterable[Belief]) -> list[Candidate]:
+    return [
+        Candidate(
+            source=Source.OBSERVATION,
+            id=belief.id,
+            section=section_for_observation_kind(belief.kind),
+            text=belief.summary.strip(),
+            similarity=belief.similarity,
+            recency=belief.freshness,
+            importance=belief.confidence,
+            occurred_at=belief.updated_at,
+        )
+        for belief in beliefs
+    ]
+
+
+def _pinned(source: Source, id_: str, section: Section, text: str) -> Candidate:
+    return Candidate(source=source, id=id_, section=section, text=text.strip(), pinned=True)
+
+
+def _on_day(moment: datetime | None, verb: str = "") -> str:
+    if moment is None:
+        return ""
+    day = f"{moment.day} {moment:%B %Y}"
+    return f" {verb} on {day}" if verb else f" (on {day})"
+
+
+def _sentence_body(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return text[:1].lower() + text[1:] if text[:1].isupper() and not text[:2].isupper() else text

@@ -1,0 +1,105 @@
+"""What the fan-out brings back from the memory and observations services, as plain values.
+
+The adapters translate the services' messages into these; ``candidates.py`` turns them into
+``Candidate``s. Nothing here knows a transport.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from assembler_svc.domain.tool_results import ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Whose memory: any subset of user, agent and team (the org comes from the credential)."""
+
+    user_id: str = ""
+    agent_id: str = ""
+    team_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """The parts of a session's working memory the context cites."""
+
+    summary: str = ""
+    plan: str = ""
+    pending: tuple[str, ...] = ()
+    mood: str = ""
+    mood_valence: float = 0.0
+    last_tool_result: ToolResult | None = None
+    fingerprint: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledMemory:
+    id: str
+    content: str
+    memory_type: str  # lower case, without prefix: "fact", "preference", "message", …
+    similarity: float
+    salience: float
+    importance: float
+    valid_at: datetime | None = None
+    vector: tuple[float, ...] | None = None
+    entities: tuple[str, ...] = ()
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeDigest:
+    id: str
+    summary: str
+    conversation_id: str
+    ended_at: datetime | None
+    salience: float
+    importance: float
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadDigest:
+    episode_id: str
+    conversation_id: str
+    topic: str
+    context: str
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Belief:
+    """An active observation; ``similarity`` is 0 when it was listed rather than searched."""
+
+    id: str
+    summary: str
+    kind: str  # lower case, without prefix: "operator_preference", "world_fact", …
+    confidence: float
+    freshness: float
+    similarity: float = 0.0
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hypothesis:
+    id: str
+    statement: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    id: str
+    question: str
+    why_it_matters: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EngagementDigest:
+    """The org's engagement state; ``first_session`` when the org has none yet."""
+
+    week_number: int = 1
+    hypotheses: tuple[Hypothesis, ...] = ()
+    unknowns: tuple[Unknown, ...] = ()
+    first_session: bool = True

@@ -1,0 +1,219 @@
+"""``assemble``: candidates in, a token-budgeted context and the manifest of every candidate out.
+
+1. Score (``scoring``) every candidate that is not pinned:
+   ``total = w_s·similarity + w_r·recency + w_i·importance``, each component clamped to [0, 1]
+   first. Pinned candidates (given context) score ``Score(0, 0, 0, 0)`` and are never dropped by
+   the threshold; any other with ``total < min_score`` is BELOW_THRESHOLD. A non-pinned candidate
+   repeating an earlier candidate's (source, id) is a DUPLICATE of that id: the manifest names
+   items by id, so one id is placed at most once.
+2. Dedupe (``dedupe``) the surviving non-pinned candidates across all sections, newest first:
+   cosine of the stored vectors above ``duplicate_cosine``, or equal normalised text →
+   DUPLICATE, with ``duplicate_of`` the kept candidate's id. Pinned candidates are never deduped.
+3. Order within a section: pinned first in input order, then the ranked ones by total
+   descending, ties by ``occurred_at`` descending (unknown last), then id, then source; so
+   shuffling the ranked candidates never changes the result.
+4. Budget (``budget``) each section in the fixed ``Section`` order: the title line and each item's
+   rendered line (``render``) are charged, items kept greedily, one item longer than the whole
+   section cut at a sentence (or word) boundary and marked truncated (``truncate``), and the joined
+   section text re-counted so that ``section.tokens == counter.count(section.text) <= budget``.
+   ``total_tokens`` is the sum of the sections' tokens: the blank lines between sections in
+   ``text`` are not counted, so ``total_tokens <= budget_tokens`` always holds.
+5. Every unavailable source gets one SOURCE_UNAVAILABLE entry: id "", its reason.
+6. First session: when ``known_anything`` is False, or when it is None and no candidate comes from
+   a stored source (any but CALLER) and no source was unavailable (an outage is not "nothing
+   known"), a pinned GUIDANCE item (CALLER, ``FIRST_SESSION_ID``) with the empty-state preamble
+   goes first in GUIDANCE and ``first_session`` is True.
+7. Manifest order: sections in their fixed order, within a section the order of step 3 (whatever
+   the outcome), then the unavailable sources in the order given. Every entry carries its score
+   and the tokens of its rendered line before any cut.
+8. ``fingerprint`` of the kept sections, persona mode, mood and budgets (``fingerprint``).
+
+Tokens are counted once per distinct text within a call (titles, repeated texts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assembler_svc.domain.budget import Line, fill_section
+from assembler_svc.domain.dedupe import find_duplicates, normalise_collapsed, timestamp
+from assembler_svc.domain.fingerprint import fingerprint
+from assembler_svc.domain.model import (
+    UNSCORED,
+    Assembly,
+    AssemblyPolicy,
+    Candidate,
+    ContextSection,
+    ManifestEntry,
+    Outcome,
+    Score,
+    Section,
+    Source,
+    TokenCounter,
+    UnavailableSource,
+)
+from assembler_svc.domain.render import clean, is_prose, join_sections, render_line
+from assembler_svc.domain.scoring import below_threshold, score
+
+FIRST_SESSION_ID = "first-session"
+FIRST_SESSION_TEXT = (
+    "This is the first conversation with this user: nothing is remembered about them yet. "
+    "Ask rather than assume, and say so if they refer to something earlier."
+)
+_NEVER = (1, 0.0)
+
+
+class _CountingCache:
+    """The caller's counter with counts memoised for one ``assemble`` call."""
+
+    __slots__ = ("_counter", "_counts", "name")
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._counter = counter
+        self._counts: dict[str, int] = {}
+        self.name = counter.name
+
+    def count(self, text: str) -> int:
+        tokens = self._counts.get(text)
+        if tokens is None:
+            tokens = self._counts[text] = self._counter.count(text)
+        return tokens
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        return self._counter.truncate(text, max_tokens)
+
+
+def is_first_session(
+    candidates: Sequence[Candidate], unavailable: Sequence[UnavailableSource], known_anything: bool | None
+) -> bool:
+    if known_anything is not None:
+        return not known_anything
+    return not unavailable and all(candidate.source is Source.CALLER for candidate in candidates)
+
+
+def first_session_candidate() -> Candidate:
+    return Candidate(Source.CALLER, FIRST_SESSION_ID, Section.GUIDANCE, FIRST_SESSION_TEXT, pinned=True)
+
+
+def _rank_key(candidate: Candidate, value: Score) -> tuple[float, int, float, str, int]:
+    when = candidate.occurred_at
+    moment = _NEVER if when is None else (0, -timestamp(when))
+    return (-value.total, *moment, candidate.id, int(candidate.source))
+
+
+def assemble(
+    candidates: Sequence[Candidate],
+    *,
+    policy: AssemblyPolicy,
+    counter: TokenCounter,
+    unavailable: Sequence[UnavailableSource] = (),
+    persona_mode: str = "",
+    mood: str = "",
+    known_anything: bool | None = None,
+) -> Assembly:
+    """The context for one turn; see the module docstring for every rule."""
+    cached = _CountingCache(counter)
+    first_session = is_first_session(candidates, unavailable, known_anything)
+    items = [first_session_candidate(), *candidates] if first_session else list(candidates)
+
+    # 1. score, threshold, repeated ids
+    scores = [score(candidate, policy.weights) for candidate in items]
+    outcome: dict[int, Outcome] = {}
+    duplicate_of: dict[int, str] = {}
+    reasons: dict[int, str] = {}
+    seen: set[tuple[Source, str]] = set()
+    survivors: list[int] = []
+    for index, candidate in enumerate(items):
+        if candidate.pinned:
+            continue
+        key = (candidate.source, candidate.id)
+        if key in seen:
+            outcome[index], duplicate_of[index] = Outcome.DUPLICATE, candidate.id
+            reasons[index] = "the same source and id appeared earlier"
+            continue
+        seen.add(key)
+        if below_threshold(candidate, scores[index], policy.min_score):
+            outcome[index] = Outcome.BELOW_THRESHOLD
+            reasons[index] = f"score {scores[index].total:.3f} below {policy.min_score:.3f}"
+        else:
+            survivors.append(index)
+
+    # Every candidate's text as placed, its rendered line and that line's tokens (the manifest
+    # reports them for dropped candidates too).
+    lines: list[Line] = []
+    for candidate in items:
+        prose = is_prose(candidate)
+        text = clean(candidate.text, prose)
+        line = render_line(text, prose)
+        lines.append(Line(candidate, text, line, cached.count(line), prose))
+
+    # 2. near-duplicates across sections (survivors are never prose: their text is collapsed)
+    totals = [scores[i].total for i in survivors]
+    keys = [normalise_collapsed(lines[i].text) for i in survivors]
+    found = find_duplicates([items[i] for i in survivors], totals, policy.duplicate_cosine, keys)
+    for position, kept in found.items():
+        index = survivors[position]
+        outcome[index], duplicate_of[index] = Outcome.DUPLICATE, items[survivors[kept]].id
+
+    # 3. order within each section
+    pinned: dict[Section, list[int]] = {section: [] for section in Section}
+    ranked: dict[Section, list[int]] = {section: [] for section in Section}
+    for index, candidate in enumerate(items):
+        (pinned if candidate.pinned else ranked)[candidate.section].append(index)
+
+    # 4. budgets, section by section in the fixed order; 7. the manifest in the same order
+    sections: list[ContextSection] = []
+    manifest: list[ManifestEntry] = []
+    for section in Section:
+        order = pinned[section] + sorted(ranked[section], key=lambda i: _rank_key(items[i], scores[i]))
+        eligible = [index for index in order if index not in outcome]
+        budget = policy.budgets[section]
+        filled = fill_section(section, [lines[index] for index in eligible], budget, cached)
+        placements = dict(zip(eligible, filled.placements, strict=True))
+        if filled.section is not None:
+            sections.append(filled.section)
+        for index in order:
+            candidate = items[index]
+            placement = placements.get(index)
+            result = placement.outcome if placement is not None else outcome[index]
+            reason = reasons.get(index, "")
+            if result is Outcome.OVER_BUDGET:
+                reason = f"section budget {budget} tokens" if budget > 0 else "section disabled (budget 0)"
+            manifest.append(
+                ManifestEntry(
+                    source=candidate.source,
+                    id=candidate.id,
+                    section=section,
+                    score=scores[index],
+                    tokens=lines[index].tokens,
+                    outcome=result,
+                    duplicate_of=duplicate_of.get(index, ""),
+                    truncated=placement is not None and placement.truncated,
+                    reason=reason,
+                )
+            )
+
+    # 5. unavailable sources
+    manifest.extend(
+        ManifestEntry(
+            source=gap.source,
+            id="",
+            section=gap.section,
+            score=UNSCORED,
+            tokens=0,
+            outcome=Outcome.SOURCE_UNAVAILABLE,
+            reason=gap.reason,
+        )
+        for gap in unavailable
+    )
+
+    kept_sections = tuple(sections)
+    return Assembly(
+        sections=kept_sections,
+        manifest=tuple(manifest),
+        text=join_sections(section.text for section in kept_sections),
+        total_tokens=sum(section.tokens for section in kept_sections),
+        budget_tokens=policy.budget_tokens,
+        fingerprint=fingerprint(kept_sections, persona_mode, mood, policy.budgets),
+        first_session=first_session,
+    )

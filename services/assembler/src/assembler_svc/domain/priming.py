@@ -1,0 +1,233 @@
+"""Priming: "what I remember" at the start of a conversation (ARCHITECTURE.md §5).
+
+The parts, each already chosen by the fan-out: recent episodes (3, salience ≥ 0.3), open
+threads (5), salient facts (10, by materialised salience), beliefs (searched by the initial
+message when there is one, else the most confident), and the memories that share an entity
+with the initial message.
+
+**Entities** are the ones memory already knows: an entity attached to a recalled memory that
+the initial message names (case-insensitive, on word boundaries). A guess from capital letters
+would name things nothing is remembered about; this names only what the agent can talk about.
+
+**Formatted text**: a heading, then the parts in the order above, each a titled list; lines are
+added in that order while they fit the token budget, and the manifest says which did not
+(OVER_BUDGET). The joined text is re-counted at the end (BPE is not additive), dropping the last
+line while it exceeds the budget. Scores: episodes and facts by salience, threads by how recently
+their conversation ended, beliefs by confidence, related memories by recall score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from assembler_svc.domain.candidates import OPEN_THREAD_IMPORTANCE
+from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, ThreadDigest
+from assembler_svc.domain.model import (
+    UNSCORED,
+    ManifestEntry,
+    Outcome,
+    Score,
+    Section,
+    Source,
+    TokenCounter,
+    UnavailableSource,
+)
+
+RECENT_EPISODES = 3
+EPISODE_MIN_SALIENCE = 0.3
+OPEN_THREADS = 5
+SALIENT_FACTS = 10
+OBSERVATIONS = 5
+RELATED_MEMORIES = 5
+DEFAULT_BUDGET_TOKENS = 600
+HEADING = "What I remember about this user:"
+NOTHING_YET = "Nothing is remembered about this user yet: this is the first conversation."
+
+
+@dataclass(frozen=True, slots=True)
+class PrimedItem:
+    source: Source
+    id: str
+    text: str
+    score: float
+    occurred_at: datetime | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Priming:
+    recent_context: tuple[PrimedItem, ...]
+    open_threads: tuple[PrimedItem, ...]
+    salient_facts: tuple[PrimedItem, ...]
+    observations: tuple[PrimedItem, ...]
+    related: tuple[PrimedItem, ...]
+    entities: tuple[str, ...]
+    formatted_context: str
+    manifest: tuple[ManifestEntry, ...]
+
+
+def shared_entities(message: str, memories: Sequence[RecalledMemory]) -> tuple[str, ...]:
+    """The known entities the message names, most often attached first (ties alphabetical)."""
+    text = message.casefold()
+    counts: dict[str, int] = {}
+    for memory in memories:
+        for entity in memory.entities:
+            name = entity.strip().casefold()
+            if name:
+                counts[name] = counts.get(name, 0) + 1
+    named = [name for name in counts if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
+    return tuple(sorted(named, key=lambda name: (-counts[name], name)))
+
+
+def related_memories(
+    memories: Sequence[RecalledMemory], entities: Sequence[str], exclude: set[str]
+) -> list[RecalledMemory]:
+    wanted = set(entities)
+    return [
+        memory
+        for memory in memories
+        if memory.id not in exclude and wanted.intersection(entity.casefold() for entity in memory.entities)
+    ][:RELATED_MEMORIES]
+
+
+def prime(
+    *,
+    episodes: Sequence[EpisodeDigest],
+    threads: Sequence[ThreadDigest],
+    facts: Sequence[RecalledMemory],
+    beliefs: Sequence[Belief],
+    recalled: Sequence[RecalledMemory] = (),
+    initial_message: str = "",
+    unavailable: Sequence[UnavailableSource] = (),
+    counter: TokenCounter,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    now: datetime,
+) -> Priming:
+    entities = shared_entities(initial_message, recalled) if initial_message else ()
+    related = related_memories(recalled, entities, {fact.id for fact in facts})
+    parts: list[tuple[str, Section, list[tuple[PrimedItem, Score]]]] = [
+        ("Recent conversations", Section.MEMORIES, [_episode(e) for e in episodes]),
+        ("Open threads", Section.GUIDANCE, [_thread(t, now) for t in threads]),
+        ("What I know", Section.MEMORIES, [_memory(m, m.salience) for m in facts]),
+        ("Related to this message", Section.MEMORIES, [_memory(m, m.similarity) for m in related]),
+        ("What I believe", Section.OBSERVATIONS, [_belief(b) for b in beliefs]),
+    ]
+    formatted, manifest = _format(parts, unavailable, counter, budget_tokens)
+    items = [tuple(item for item, _ in scored) for _, _, scored in parts]
+    return Priming(
+        recent_context=items[0],
+        open_threads=items[1],
+        salient_facts=items[2],
+        related=items[3],
+        observations=items[4],
+        entities=entities,
+        formatted_context=formatted,
+        manifest=manifest,
+    )
+
+
+def _format(
+    parts: Sequence[tuple[str, Section, list[tuple[PrimedItem, Score]]]],
+    unavailable: Sequence[UnavailableSource],
+    counter: TokenCounter,
+    budget: int,
+) -> tuple[str, tuple[ManifestEntry, ...]]:
+    missing = tuple(_unavailable(source) for source in unavailable)
+    if not any(scored for _, _, scored in parts):
+        quiet = unavailable or counter.count(NOTHING_YET) > budget
+        return ("" if quiet else NOTHING_YET), missing
+    kept: dict[int, list[str]] = {}
+    placed: list[tuple[int, int]] = []  # (part, manifest index) of each kept line, in placing order
+    entries: list[ManifestEntry] = []
+    used = counter.count(HEADING)
+    for part, (title, section, scored) in enumerate(parts):
+        for item, score in scored:
+            line = f"- {item.text}"
+            tokens = counter.count(line)
+            # each line costs its tokens and a line break; a part's first line also pays for its title
+            charge = tokens + 1 + (0 if part in kept else counter.count(f"{title}:") + 1)
+            entry = ManifestEntry(item.source, item.id, section, score, tokens, Outcome.KEPT)
+            if used + charge <= budget:
+                kept.setdefault(part, []).append(line)
+                placed.append((part, len(entries)))
+                used += charge
+            else:
+                entry = _over_budget(entry)
+            entries.append(entry)
+    text = _render(parts, kept)
+    while placed and counter.count(text) > budget:
+        part, index = placed.pop()
+        kept[part].pop()
+        if not kept[part]:
+            del kept[part]
+        entries[index] = _over_budget(entries[index])
+        text = _render(parts, kept)
+    return (text if placed else ""), tuple(entries) + missing
+
+
+def _render(parts: Sequence[tuple[str, Section, list[tuple[PrimedItem, Score]]]], kept: dict[int, list[str]]) -> str:
+    lines = [HEADING]
+    for part in sorted(kept):
+        lines += [f"{parts[part][0]}:", *kept[part]]
+    return "\n".join(lines)
+
+
+def _over_budget(entry: ManifestEntry) -> ManifestEntry:
+    return ManifestEntry(entry.source, entry.id, entry.section, entry.score, entry.tokens, Outcome.OVER_BUDGET)
+
+
+def _unavailable(source: UnavailableSource) -> ManifestEntry:
+    return ManifestEntry(
+        source.source, "", source.section, UNSCORED, 0, Outcome.SOURCE_UNAVAILABLE, reason=source.reason
+    )
+
+
+def _episode(episode: EpisodeDigest) -> tuple[PrimedItem, Score]:
+    when = f"(ended {episode.ended_at:%Y-%m-%d}) " if episode.ended_at else ""
+    item = PrimedItem(
+        Source.EPISODE,
+        episode.id,
+        f"{when}{episode.summary.strip()}",
+        episode.salience,
+        episode.ended_at,
+        {"conversation_id": episode.conversation_id} if episode.conversation_id else {},
+    )
+    return item, Score(0.0, episode.salience, episode.importance, episode.salience)
+
+
+def _thread(thread: ThreadDigest, now: datetime) -> tuple[PrimedItem, Score]:
+    weeks = max(0.0, (now - thread.ended_at).total_seconds() / 604800) if thread.ended_at else 4.0
+    recency = 1.0 / (1.0 + weeks)
+    context = f" ({thread.context.strip()})" if thread.context.strip() else ""
+    item = PrimedItem(
+        Source.OPEN_THREAD,
+        f"{thread.episode_id}/{thread.topic}",
+        f"{thread.topic.strip()}{context}",
+        recency,
+        thread.ended_at,
+        {"episode_id": thread.episode_id, "conversation_id": thread.conversation_id},
+    )
+    return item, Score(0.0, recency, OPEN_THREAD_IMPORTANCE, recency)
+
+
+def _memory(memory: RecalledMemory, score: float) -> tuple[PrimedItem, Score]:
+    when = f" (on {memory.valid_at:%Y-%m-%d})" if memory.valid_at else ""
+    item = PrimedItem(
+        Source.MEMORY, memory.id, f"{memory.content.strip()}{when}", score, memory.valid_at, dict(memory.metadata)
+    )
+    return item, Score(memory.similarity, memory.salience, memory.importance, score)
+
+
+def _belief(belief: Belief) -> tuple[PrimedItem, Score]:
+    item = PrimedItem(
+        Source.OBSERVATION,
+        belief.id,
+        belief.summary.strip(),
+        belief.confidence,
+        belief.updated_at,
+        {"kind": belief.kind},
+    )
+    return item, Score(belief.similarity, belief.freshness, belief.confidence, belief.confidence)

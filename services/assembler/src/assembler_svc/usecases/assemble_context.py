@@ -1,0 +1,177 @@
+"""AssembleContext: fan out to every source in parallel, then rank, dedupe and budget (pure).
+
+Sources, each with its own deadline (``fan_out``): the session's working memory, hybrid recall
+of the message (with stored vectors, for near-duplicate removal; access is *not* recorded by
+recall), recent salient episodes, open threads, active beliefs (searched by the message, at
+least the minimum confidence) and the org's engagement state. After the pipeline:
+
+- access is recorded for the memories the context kept, and only those (``RecordAccess``);
+- the context's fingerprint is written to working memory, and compared with the previous
+  turn's to flag a mood or persona switch.
+
+Both writes are best effort: the context is already assembled, so a failure is logged, never
+turned into a failed call (a lost access count only makes a memory fade a little sooner).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assembler_svc.domain import candidates as build
+from assembler_svc.domain.fingerprint import consistency_flags
+from assembler_svc.domain.gathered import EngagementDigest, Scope, SessionState
+from assembler_svc.domain.model import (
+    Assembly,
+    AssemblyPolicy,
+    ConsistencyFlag,
+    Outcome,
+    Section,
+    Source,
+    TokenCounter,
+)
+from assembler_svc.domain.pipeline import assemble
+from assembler_svc.domain.tool_results import ToolResult
+from assembler_svc.usecases.fan_out import SourceCall, gather
+from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
+
+log = logging.getLogger(__name__)
+
+RECENT_EPISODES = 3
+EPISODE_MIN_SALIENCE = 0.3
+OPEN_THREADS = 5
+BELIEFS = 10
+ACCESS_REASON = "assembled_context"
+
+
+@dataclass(frozen=True, slots=True)
+class AssembleInput:
+    message: str
+    scope: Scope = field(default_factory=Scope)
+    session_id: str = ""
+    persona: str = ""
+    persona_mode: str = ""
+    user_profile: str = ""
+    tool_results: Sequence[ToolResult] = ()
+    opinions: Sequence[str] = ()
+    policy: AssemblyPolicy = field(default_factory=AssemblyPolicy)
+    recall_k: int = 20
+    min_observation_confidence: float = 0.5
+    record_access: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledContext:
+    assembly: Assembly
+    flags: tuple[ConsistencyFlag, ...]
+
+
+async def assemble_context(
+    request: AssembleInput,
+    *,
+    memory: MemorySources,
+    beliefs: BeliefSources,
+    counter: TokenCounter,
+    clock: Clock,
+    timeout: float,
+) -> AssembledContext:
+    found, unavailable = await gather(_calls(request, memory, beliefs), timeout)
+    session: SessionState = found["working_memory"]
+    engagement: EngagementDigest = found["engagement"]
+    candidates = [
+        *build.caller_candidates(
+            persona=request.persona,
+            user_profile=request.user_profile,
+            tool_results=request.tool_results,
+            opinions=request.opinions,
+        ),
+        *build.session_candidates(session),
+        *build.engagement_candidates(engagement),
+        *build.memory_candidates(found["recall"]),
+        *build.episode_candidates(found["episodes"]),
+        *build.thread_candidates(found["open_threads"], clock.now()),
+        *build.belief_candidates(found["beliefs"]),
+    ]
+    assembly = assemble(
+        candidates,
+        policy=request.policy,
+        counter=counter,
+        unavailable=unavailable,
+        persona_mode=request.persona_mode,
+        mood=session.mood,
+    )
+    wrote_state = bool(request.session_id) and not any(u.source is Source.WORKING_MEMORY for u in unavailable)
+    flags = consistency_flags(session.fingerprint, assembly.fingerprint) if wrote_state else ()
+    await _after(request, assembly, memory, timeout, save_fingerprint=wrote_state)
+    return AssembledContext(assembly, flags)
+
+
+def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources) -> list[SourceCall]:
+    scope, message = request.scope, request.message
+    calls = [
+        SourceCall(
+            "working_memory",
+            Source.WORKING_MEMORY,
+            Section.WORKING_SUMMARY,
+            (lambda t: memory.working_memory(request.session_id, timeout=t)) if request.session_id else _no_session,
+            SessionState(),
+        ),
+        SourceCall(
+            "recall",
+            Source.MEMORY,
+            Section.MEMORIES,
+            lambda t: memory.recall(message, scope, request.recall_k, request.session_id, with_vectors=True, timeout=t),
+            [],
+        ),
+        SourceCall(
+            "episodes",
+            Source.EPISODE,
+            Section.MEMORIES,
+            lambda t: memory.recent_episodes(scope, RECENT_EPISODES, EPISODE_MIN_SALIENCE, timeout=t),
+            [],
+        ),
+        SourceCall(
+            "open_threads",
+            Source.OPEN_THREAD,
+            Section.MEMORIES,
+            lambda t: memory.open_threads(scope, OPEN_THREADS, timeout=t),
+            [],
+        ),
+        SourceCall(
+            "beliefs",
+            Source.OBSERVATION,
+            Section.OBSERVATIONS,
+            lambda t: beliefs.search_beliefs(
+                message, scope.agent_id, request.min_observation_confidence, BELIEFS, timeout=t
+            ),
+            [],
+        ),
+        SourceCall(
+            "engagement",
+            Source.ENGAGEMENT,
+            Section.GUIDANCE,
+            lambda t: beliefs.engagement(timeout=t),
+            EngagementDigest(),
+        ),
+    ]
+    return calls
+
+
+async def _no_session(timeout: float) -> SessionState:
+    return SessionState()
+
+
+async def _after(
+    request: AssembleInput, assembly: Assembly, memory: MemorySources, timeout: float, *, save_fingerprint: bool
+) -> None:
+    writes = []
+    kept = [e.id for e in assembly.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT]
+    if request.record_access and kept:
+        writes.append(memory.record_access(kept, request.session_id, ACCESS_REASON, timeout=timeout))
+    if save_fingerprint:
+        writes.append(memory.save_fingerprint(request.session_id, assembly.fingerprint, timeout=timeout))
+    for outcome in await asyncio.gather(*writes, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            log.warning("after assembling a context: %s", outcome)

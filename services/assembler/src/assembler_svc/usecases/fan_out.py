@@ -1,0 +1,57 @@
+"""Call every source at once, each with its own deadline, and keep what answered.
+
+A source that fails or does not answer in time becomes an ``UnavailableSource`` (reported in
+the manifest) and its result the given fallback: one source down never fails the whole call.
+The deadline is per source, and never past what is left of the caller's own deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lore_runtime.errors import DeadlineExceeded, LoreError
+
+from assembler_svc.domain.model import Section, Source, UnavailableSource
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCall:
+    """One read of the fan-out: ``call(timeout)`` returns the source's result."""
+
+    name: str
+    source: Source
+    section: Section
+    call: Callable[[float], Awaitable[Any]]
+    fallback: Any
+
+
+async def gather(calls: list[SourceCall], timeout: float) -> tuple[dict[str, Any], list[UnavailableSource]]:
+    outcomes = await asyncio.gather(*(_one(call, timeout) for call in calls))
+    results: dict[str, Any] = {}
+    unavailable: list[UnavailableSource] = []
+    for call, (value, reason) in zip(calls, outcomes, strict=True):
+        results[call.name] = call.fallback if reason else value
+        if reason:
+            unavailable.append(UnavailableSource(call.source, call.section, f"{call.name}: {reason}"))
+    return results, unavailable
+
+
+async def _one(call: SourceCall, timeout: float) -> tuple[Any, str]:
+    try:
+        # The adapter passes the timeout to gRPC as the call's deadline; wait_for is the backstop
+        # for anything that does not honour it.
+        return await asyncio.wait_for(call.call(timeout), timeout + 0.05), ""
+    except (TimeoutError, DeadlineExceeded):
+        return None, f"no answer within {round(timeout * 1000)} ms"
+    except LoreError as error:
+        log.warning("context source %s unavailable: %s", call.name, error)
+        return None, f"{type(error).__name__}: {error}"
+    except Exception as error:
+        log.warning("context source %s failed", call.name, exc_info=True)
+        return None, f"{type(error).__name__}: {error}"

@@ -1,0 +1,57 @@
+"""What the use cases need from the outside world. The adapters call the memory and observations
+services over gRPC; the unit tests use in-memory fakes. Every method raises on failure (any
+exception): the fan-out turns a failure into SOURCE_UNAVAILABLE, never into a failed call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from assembler_svc.domain.gathered import (
+    Belief,
+    EngagementDigest,
+    EpisodeDigest,
+    RecalledMemory,
+    Scope,
+    SessionState,
+    ThreadDigest,
+)
+
+
+class MemorySources(Protocol):
+    async def working_memory(self, session_id: str, *, timeout: float) -> SessionState: ...
+
+    async def recall(
+        self, query: str, scope: Scope, k: int, session_id: str, *, with_vectors: bool, timeout: float
+    ) -> list[RecalledMemory]:
+        """Hybrid recall without recording access: only what the context keeps is recorded."""
+        ...
+
+    async def recent_episodes(
+        self, scope: Scope, limit: int, min_salience: float, *, timeout: float
+    ) -> list[EpisodeDigest]: ...
+
+    async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]: ...
+
+    async def salient_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[RecalledMemory]: ...
+
+    async def record_access(
+        self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float
+    ) -> None: ...
+
+    async def save_fingerprint(self, session_id: str, fingerprint: str, *, timeout: float) -> None: ...
+
+
+class BeliefSources(Protocol):
+    async def search_beliefs(
+        self, query: str, agent_id: str, min_confidence: float, k: int, *, timeout: float
+    ) -> list[Belief]: ...
+
+    async def top_beliefs(self, agent_id: str, min_confidence: float, k: int, *, timeout: float) -> list[Belief]: ...
+
+    async def engagement(self, *, timeout: float) -> EngagementDigest: ...
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...

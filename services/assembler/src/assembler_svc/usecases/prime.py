@@ -1,0 +1,99 @@
+"""Prime: gather "what I remember" about a user at the start of a conversation.
+
+In parallel, each with its own deadline: recent salient episodes, open threads, the most
+salient facts and, with an initial message, a recall of it (for the memories that share its
+entities) and a search of the beliefs; without one, the most confident beliefs. The pure
+``domain.priming`` formats the parts within the token budget; access is recorded for the
+memories the formatted text kept.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from assembler_svc.domain import priming
+from assembler_svc.domain.gathered import Scope
+from assembler_svc.domain.model import Outcome, Section, Source, TokenCounter
+from assembler_svc.usecases.fan_out import SourceCall, gather
+from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
+
+log = logging.getLogger(__name__)
+
+RECALL_K = 25
+MIN_CONFIDENCE = 0.5
+ACCESS_REASON = "prime"
+
+
+async def prime(
+    scope: Scope,
+    initial_message: str,
+    budget_tokens: int,
+    *,
+    memory: MemorySources,
+    beliefs: BeliefSources,
+    counter: TokenCounter,
+    clock: Clock,
+    timeout: float,
+) -> priming.Priming:
+    calls = [
+        SourceCall(
+            "episodes",
+            Source.EPISODE,
+            Section.MEMORIES,
+            lambda t: memory.recent_episodes(scope, priming.RECENT_EPISODES, priming.EPISODE_MIN_SALIENCE, timeout=t),
+            [],
+        ),
+        SourceCall(
+            "open_threads",
+            Source.OPEN_THREAD,
+            Section.GUIDANCE,
+            lambda t: memory.open_threads(scope, priming.OPEN_THREADS, timeout=t),
+            [],
+        ),
+        SourceCall(
+            "salient_facts",
+            Source.MEMORY,
+            Section.MEMORIES,
+            lambda t: memory.salient_facts(scope, priming.SALIENT_FACTS, timeout=t),
+            [],
+        ),
+        SourceCall("beliefs", Source.OBSERVATION, Section.OBSERVATIONS, _beliefs(beliefs, scope, initial_message), []),
+    ]
+    if initial_message:
+        calls.append(
+            SourceCall(
+                "recall",
+                Source.MEMORY,
+                Section.MEMORIES,
+                lambda t: memory.recall(initial_message, scope, RECALL_K, "", with_vectors=False, timeout=t),
+                [],
+            )
+        )
+    found, unavailable = await gather(calls, timeout)
+    primed = priming.prime(
+        episodes=found["episodes"],
+        threads=found["open_threads"],
+        facts=found["salient_facts"],
+        beliefs=found["beliefs"],
+        recalled=found.get("recall", []),
+        initial_message=initial_message,
+        unavailable=unavailable,
+        counter=counter,
+        budget_tokens=budget_tokens,
+        now=clock.now(),
+    )
+    kept = list(dict.fromkeys(e.id for e in primed.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT))
+    if kept:
+        try:
+            await memory.record_access(kept, "", ACCESS_REASON, timeout=timeout)
+        except Exception as error:
+            log.warning("recording access after priming: %s", error)
+    return primed
+
+
+def _beliefs(beliefs: BeliefSources, scope: Scope, initial_message: str):
+    if initial_message:
+        return lambda t: beliefs.search_beliefs(
+            initial_message, scope.agent_id, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t
+        )
+    return lambda t: beliefs.top_beliefs(scope.agent_id, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t)

@@ -1,0 +1,71 @@
+"""Context routes → ``lore.assembler.v1.AssemblerService``: assembly per turn and priming.
+
+Both read memories and beliefs, so both need ``memories:read`` and ``observations:read``.
+``GET /v1/memory/prime`` takes the scope as ``userId``/``agentId``/``teamId`` (ARCHITECTURE.md
+§6; ``query_params`` reads those shorthands).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from lore.assembler.v1 import assembler_service_pb2 as pb
+from lore.assembler.v1 import assembler_service_pb2_grpc
+
+from gateway_svc.auth import Caller, authenticated
+from gateway_svc.calls import body_message, query_message, rpc_options
+from gateway_svc.openapi import json_body, query_parameters
+from gateway_svc.proto_json import to_json
+
+router = APIRouter(tags=["context"])
+
+ASSEMBLE_EXAMPLE = {
+    "sessionId": "s-1",
+    "scope": {"userId": "u-1", "agentId": "agent-1"},
+    "message": "Can we move the migration to Friday?",
+    "options": {
+        "persona": "You are Ada, a careful database consultant.",
+        "personaMode": "consultant",
+        "toolResults": [
+            {
+                "toolName": "calendar",
+                "intent": "find a free day",
+                "summary": "Friday is free after 2 pm",
+                "result": {"day": "Friday", "from": "14:00"},
+                "salientFields": ["day", "from"],
+            }
+        ],
+    },
+}
+
+
+def _assembler(request: Request) -> assembler_service_pb2_grpc.AssemblerServiceStub:
+    return assembler_service_pb2_grpc.AssemblerServiceStub(request.app.state.container.channels["assembler"])
+
+
+def _require_reads(caller: Caller) -> None:
+    caller.require("memories:read")
+    caller.require("observations:read")
+
+
+@router.post(
+    "/v1/context:assemble",
+    summary="A ranked, deduplicated, token-budgeted context with its manifest (AssemblerService.AssembleContext)",
+    openapi_extra=json_body(pb.AssembleContextRequest, ASSEMBLE_EXAMPLE),
+)
+async def assemble_context(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    _require_reads(caller)
+    message = await body_message(request, pb.AssembleContextRequest)
+    return to_json(await _assembler(request).AssembleContext(message, **rpc_options(request, caller)))
+
+
+@router.get(
+    "/v1/memory/prime",
+    summary='"What I remember" at the start of a conversation (AssemblerService.Prime)',
+    openapi_extra=query_parameters(pb.PrimeRequest),
+)
+async def prime(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    _require_reads(caller)
+    message = query_message(request, pb.PrimeRequest)
+    return to_json(await _assembler(request).Prime(message, **rpc_options(request, caller)))

@@ -1,0 +1,157 @@
+"""Hand-written fakes of the assembler's source ports, for unit tests of its use cases.
+
+tests/integration/assembler/test_sources_contract.py runs the same assertions against these
+and the gRPC adapters on the real services, so the fakes cannot drift from what the services
+really answer. A fake can be told to fail (``fail``) or to hang (``hang``) per method, to test
+degradation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assembler_svc.domain.gathered import (
+    Belief,
+    EngagementDigest,
+    EpisodeDigest,
+    RecalledMemory,
+    Scope,
+    SessionState,
+    ThreadDigest,
+)
+from lore_runtime import errors
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+@dataclass
+class Misbehaviour:
+    fail: set[str] = field(default_factory=set)
+    hang: set[str] = field(default_factory=set)
+    calls: list[str] = field(default_factory=list)
+
+    async def enter(self, method: str, timeout: float) -> None:
+        self.calls.append(method)
+        if method in self.fail:
+            raise errors.DependencyUnavailable(f"{method} is down", reason="UNAVAILABLE")
+        if method in self.hang:
+            await asyncio.sleep(timeout + 5)
+
+
+@dataclass
+class FakeMemorySources:
+    """Recall returns the stored memories whose content shares a word with the query, best first
+    by the number of shared words (similarity = shared / query words)."""
+
+    memories: list[RecalledMemory] = field(default_factory=list)
+    episodes: list[EpisodeDigest] = field(default_factory=list)
+    threads: list[ThreadDigest] = field(default_factory=list)
+    sessions: dict[str, SessionState] = field(default_factory=dict)
+    accessed: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
+    misbehave: Misbehaviour = field(default_factory=Misbehaviour)
+
+    async def working_memory(self, session_id: str, *, timeout: float) -> SessionState:
+        await self.misbehave.enter("working_memory", timeout)
+        return self.sessions.get(session_id, SessionState())
+
+    async def recall(
+        self, query: str, scope: Scope, k: int, session_id: str, *, with_vectors: bool, timeout: float
+    ) -> list[RecalledMemory]:
+        await self.misbehave.enter("recall", timeout)
+        words = _words(query)
+        scored = []
+        for memory in self.memories:
+            shared = len(words & _words(memory.content))
+            if shared:
+                similarity = shared / max(1, len(words))
+                scored.append(
+                    RecalledMemory(
+                        id=memory.id,
+                        content=memory.content,
+                        memory_type=memory.memory_type,
+                        similarity=similarity,
+                        salience=memory.salience,
+                        importance=memory.importance,
+                        valid_at=memory.valid_at,
+                        vector=memory.vector if with_vectors else None,
+                        entities=memory.entities,
+                        metadata=memory.metadata,
+                    )
+                )
+        return sorted(scored, key=lambda m: (-m.similarity, m.id))[:k]
+
+    async def recent_episodes(
+        self, scope: Scope, limit: int, min_salience: float, *, timeout: float
+    ) -> list[EpisodeDigest]:
+        await self.misbehave.enter("recent_episodes", timeout)
+        kept = [e for e in self.episodes if e.salience >= min_salience]
+        return sorted(kept, key=lambda e: (e.ended_at is None, e.ended_at), reverse=True)[:limit]
+
+    async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]:
+        await self.misbehave.enter("open_threads", timeout)
+        return self.threads[:limit]
+
+    async def salient_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[RecalledMemory]:
+        await self.misbehave.enter("salient_facts", timeout)
+        facts = [m for m in self.memories if m.memory_type not in ("message", "tool_interaction")]
+        return sorted(facts, key=lambda m: (-m.salience, m.id))[:limit]
+
+    async def record_access(self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float) -> None:
+        await self.misbehave.enter("record_access", timeout)
+        self.accessed.append((tuple(memory_ids), session_id, reason))
+
+    async def save_fingerprint(self, session_id: str, fingerprint: str, *, timeout: float) -> None:
+        await self.misbehave.enter("save_fingerprint", timeout)
+        state = self.sessions.get(session_id, SessionState())
+        self.sessions[session_id] = SessionState(
+            summary=state.summary,
+            plan=state.plan,
+            pending=state.pending,
+            mood=state.mood,
+            mood_valence=state.mood_valence,
+            last_tool_result=state.last_tool_result,
+            fingerprint=fingerprint,
+        )
+
+
+@dataclass
+class FakeBeliefSources:
+    beliefs: list[Belief] = field(default_factory=list)
+    state: EngagementDigest = field(default_factory=EngagementDigest)
+    misbehave: Misbehaviour = field(default_factory=Misbehaviour)
+
+    async def search_beliefs(
+        self, query: str, agent_id: str, min_confidence: float, k: int, *, timeout: float
+    ) -> list[Belief]:
+        await self.misbehave.enter("search_beliefs", timeout)
+        words = _words(query)
+        found = []
+        for belief in self.beliefs:
+            shared = len(words & _words(belief.summary))
+            if shared and belief.confidence >= min_confidence:
+                found.append(
+                    Belief(
+                        id=belief.id,
+                        summary=belief.summary,
+                        kind=belief.kind,
+                        confidence=belief.confidence,
+                        freshness=belief.freshness,
+                        similarity=shared / max(1, len(words)),
+                        updated_at=belief.updated_at,
+                    )
+                )
+        return sorted(found, key=lambda b: (-b.similarity, b.id))[:k]
+
+    async def top_beliefs(self, agent_id: str, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
+        await self.misbehave.enter("top_beliefs", timeout)
+        kept = [b for b in self.beliefs if b.confidence >= min_confidence]
+        return sorted(kept, key=lambda b: (-b.confidence, -b.freshness, b.id))[:k]
+
+    async def engagement(self, *, timeout: float) -> EngagementDigest:
+        await self.misbehave.enter("engagement", timeout)
+        return self.state

@@ -1,0 +1,256 @@
+"""One contract for the assembler's source ports, run against the fakes of the unit tests and
+against the gRPC adapters on the real memory and observations services: the fakes answer
+what the services answer (types named in lower case, salience and confidence present, vectors
+only when asked, fingerprints round-tripping, an org with no engagement in its first session)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from assembler_svc.adapters.grpc_sources import GrpcBeliefSources, GrpcMemorySources
+from assembler_svc.domain.gathered import (
+    Belief,
+    EngagementDigest,
+    EpisodeDigest,
+    Hypothesis,
+    RecalledMemory,
+    Scope,
+    SessionState,
+    ThreadDigest,
+)
+from google.protobuf import field_mask_pb2
+from lore.common.v1 import scope_pb2
+from lore.memory.v1 import (
+    episode_service_pb2,
+    episode_service_pb2_grpc,
+    memory_service_pb2,
+    memory_service_pb2_grpc,
+    working_memory_service_pb2,
+    working_memory_service_pb2_grpc,
+)
+from lore.observations.v1 import (
+    engagement_service_pb2,
+    engagement_service_pb2_grpc,
+    observation_service_pb2,
+    observation_service_pb2_grpc,
+)
+from lore_runtime import request_context
+from lore_runtime.channels import create_channel
+from lore_runtime.proto_time import to_timestamp
+
+from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+
+SCOPE = Scope(user_id="u-contract")
+NOW = datetime.now(UTC)
+T = 5.0
+
+
+class FakeWorld:
+    """Seeds the fakes directly, as the services would have stored it."""
+
+    def __init__(self) -> None:
+        self.memory = FakeMemorySources()
+        self.beliefs = FakeBeliefSources()
+
+    async def remember(self, content: str, memory_type: str, entities: tuple[str, ...] = ()) -> str:
+        id_ = str(uuid.uuid4())
+        self.memory.memories.append(
+            RecalledMemory(id_, content, memory_type, 0.0, 1.0, 0.7, NOW, (0.1,) * 4, entities, {"k": "v"})
+        )
+        return id_
+
+    async def episode(self, summary: str, ended_at: datetime, topic: str) -> str:
+        id_ = str(uuid.uuid4())
+        self.memory.episodes.append(EpisodeDigest(id_, summary, "conv-1", ended_at, 1.0, 0.5))
+        self.memory.threads.append(ThreadDigest(id_, "conv-1", topic, "still open", ended_at))
+        return id_
+
+    async def session(self, session_id: str, summary: str, mood: str) -> None:
+        self.memory.sessions[session_id] = SessionState(summary=summary, mood=mood)
+
+    async def belief(self, summary: str) -> None:
+        self.beliefs.beliefs.append(Belief(str(uuid.uuid4()), summary, "operator_preference", 0.71, 1.0))
+
+    async def hypothesis(self, statement: str) -> None:
+        state = self.beliefs.state
+        self.beliefs.state = EngagementDigest(
+            state.week_number, (*state.hypotheses, Hypothesis(str(uuid.uuid4()), statement, 0.5)), (), False
+        )
+
+
+class ServiceWorld:
+    """Seeds the real services through their gRPC APIs, as the org of the current request."""
+
+    def __init__(self, services) -> None:
+        # Channels as the assembler makes them: they send the current caller's tenant.
+        self.channels = [create_channel(services["memory"].address), create_channel(services["observations"].address)]
+        memory, observations = self.channels
+        self.memory = GrpcMemorySources(memory)
+        self.beliefs = GrpcBeliefSources(observations)
+        self._memories = memory_service_pb2_grpc.MemoryServiceStub(memory)
+        self._episodes = episode_service_pb2_grpc.EpisodeServiceStub(memory)
+        self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(memory)
+        self._observations = observation_service_pb2_grpc.ObservationServiceStub(observations)
+        self._engagement = engagement_service_pb2_grpc.EngagementServiceStub(observations)
+        self._scope = scope_pb2.Scope(user_id=SCOPE.user_id)
+
+    def _metadata(self):
+        return request_context.current().metadata()
+
+    async def remember(self, content: str, memory_type: str, entities: tuple[str, ...] = ()) -> str:
+        item = memory_service_pb2.MemoryInput(
+            content=content,
+            memory_type=memory_service_pb2.MemoryType.Value(f"MEMORY_TYPE_{memory_type.upper()}"),
+            scope=self._scope,
+            importance=0.7,
+            entities=entities,
+            metadata={"k": "v"},
+        )
+        response = await self._memories.Remember(
+            memory_service_pb2.RememberRequest(memories=[item]), metadata=self._metadata()
+        )
+        return response.memories[0].id
+
+    async def episode(self, summary: str, ended_at: datetime, topic: str) -> str:
+        episode = episode_service_pb2.Episode(
+            conversation_id=f"conv-{uuid.uuid4().hex[:8]}",  # one episode per conversation
+            scope=self._scope,
+            summary=summary,
+            started_at=to_timestamp(ended_at - timedelta(minutes=30)),
+            ended_at=to_timestamp(ended_at),
+            open_threads=[
+                episode_service_pb2.OpenThread(
+                    topic=topic, status=episode_service_pb2.THREAD_STATUS_OPEN, context="still open"
+                )
+            ],
+        )
+        created = await self._episodes.CreateEpisode(
+            episode_service_pb2.CreateEpisodeRequest(episode=episode), metadata=self._metadata()
+        )
+        return created.episode.id
+
+    async def session(self, session_id: str, summary: str, mood: str) -> None:
+        await self._working.UpdateWorkingMemory(
+            working_memory_service_pb2.UpdateWorkingMemoryRequest(
+                session_id=session_id,
+                working_memory=working_memory_service_pb2.WorkingMemory(
+                    summary=summary, emotion_trajectory=[working_memory_service_pb2.EmotionReading(emotion=mood)]
+                ),
+                update_mask=field_mask_pb2.FieldMask(paths=["summary", "emotion_trajectory"]),
+            ),
+            metadata=self._metadata(),
+        )
+
+    async def belief(self, summary: str) -> None:
+        candidate = observation_service_pb2.ObservationCandidate(
+            kind=observation_service_pb2.OBSERVATION_KIND_OPERATOR_PREFERENCE,
+            subject_type=observation_service_pb2.SUBJECT_TYPE_ENTITY,
+            subject_id=SCOPE.user_id,
+            slot="database",
+            summary=summary,
+            evidence=[
+                observation_service_pb2.EvidenceInput(
+                    stance=observation_service_pb2.EVIDENCE_STANCE_SUPPORT,
+                    source_type=observation_service_pb2.SOURCE_TYPE_MESSAGE,
+                    source_id="t-1",
+                    weight=1.0,
+                )
+            ],
+        )
+        await self._observations.Observe(
+            observation_service_pb2.ObserveRequest(candidate=candidate), metadata=self._metadata()
+        )
+
+    async def hypothesis(self, statement: str) -> None:
+        await self._engagement.FormHypothesis(
+            engagement_service_pb2.FormHypothesisRequest(statement=statement), metadata=self._metadata()
+        )
+
+
+@pytest.fixture(params=["fake", "services"])
+async def world(request):
+    caller = request_context.RequestContext(org_id=f"org-{uuid.uuid4().hex[:12]}", principal="contract")
+    with request_context.bound(caller):
+        if request.param == "fake":
+            yield FakeWorld()
+            return
+        seeded = ServiceWorld(request.getfixturevalue("services"))
+        yield seeded
+        for channel in seeded.channels:
+            await channel.close()
+
+
+async def test_recall_names_the_type_in_lower_case_and_returns_vectors_only_when_asked(world) -> None:
+    fact = await world.remember("The billing migration runs on Friday night", "fact", ("billing",))
+
+    with_vectors = await world.memory.recall("billing migration Friday", SCOPE, 5, "", with_vectors=True, timeout=T)
+    without = await world.memory.recall("billing migration Friday", SCOPE, 5, "", with_vectors=False, timeout=T)
+
+    [found] = [m for m in with_vectors if m.id == fact]
+    assert (found.memory_type, found.entities, dict(found.metadata)) == ("fact", ("billing",), {"k": "v"})
+    assert 0 < found.similarity <= 1 and found.salience > 0 and found.importance == pytest.approx(0.7)
+    assert found.valid_at is not None and found.vector
+    assert all(m.vector is None for m in without)
+
+
+async def test_salient_facts_leave_out_raw_messages(world) -> None:
+    fact = await world.remember("Prefers tea over coffee", "preference")
+    message = await world.remember("hello, how are you?", "message")
+
+    facts = await world.memory.salient_facts(SCOPE, 10, timeout=T)
+
+    assert fact in [m.id for m in facts] and message not in [m.id for m in facts]
+
+
+async def test_working_memory_reads_back_and_keeps_the_fingerprint(world) -> None:
+    assert await world.memory.working_memory("s-unknown", timeout=T) == SessionState()
+    await world.session("s-1", "Planning the migration.", "anxious")
+
+    await world.memory.save_fingerprint("s-1", "abc;persona=;mood=anxious;sections=", timeout=T)
+    state = await world.memory.working_memory("s-1", timeout=T)
+
+    assert (state.summary, state.mood, state.fingerprint) == (
+        "Planning the migration.",
+        "anxious",
+        "abc;persona=;mood=anxious;sections=",
+    )
+
+
+async def test_episodes_newest_first_at_least_as_salient_as_asked_with_their_open_threads(world) -> None:
+    older = await world.episode("Talked about the budget.", NOW - timedelta(days=2), "budget sign-off")
+    newer = await world.episode("Talked about hiring.", NOW - timedelta(hours=1), "job post")
+
+    episodes = await world.memory.recent_episodes(SCOPE, 5, 0.3, timeout=T)
+    none = await world.memory.recent_episodes(SCOPE, 5, 50.0, timeout=T)
+    threads = await world.memory.open_threads(SCOPE, 5, timeout=T)
+
+    assert [e.id for e in episodes] == [newer, older] and none == []
+    assert {(t.episode_id, t.topic, t.context) for t in threads} == {
+        (older, "budget sign-off", "still open"),
+        (newer, "job post", "still open"),
+    }
+
+
+async def test_an_org_without_engagement_is_in_its_first_session_until_it_writes(world) -> None:
+    assert await world.beliefs.engagement(timeout=T) == EngagementDigest()
+    await world.hypothesis("Churn comes from onboarding")
+
+    state = await world.beliefs.engagement(timeout=T)
+
+    assert not state.first_session and state.week_number == 1
+    assert [h.statement for h in state.hypotheses] == ["Churn comes from onboarding"]
+
+
+async def test_beliefs_are_searched_and_listed_with_kind_confidence_and_freshness(world) -> None:
+    await world.belief("Prefers Postgres for new services")
+
+    searched = await world.beliefs.search_beliefs("Postgres services", "", 0.5, 5, timeout=T)
+    listed = await world.beliefs.top_beliefs("", 0.5, 5, timeout=T)
+    too_confident = await world.beliefs.top_beliefs("", 0.99, 5, timeout=T)
+
+    [belief] = searched
+    assert belief.kind == "operator_preference" and 0.5 <= belief.confidence <= 1 and belief.freshness > 0
+    assert belief.similarity > 0
+    assert [b.summary for b in listed] == ["Prefers Postgres for new services"] and too_confident == []

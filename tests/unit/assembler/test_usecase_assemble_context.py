@@ -1,0 +1,172 @@
+"""AssembleContext's use case on fake sources: fan-out, degradation, access and consistency."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
+from assembler_svc.domain.gathered import (
+    Belief,
+    EngagementDigest,
+    EpisodeDigest,
+    Hypothesis,
+    RecalledMemory,
+    SessionState,
+    ThreadDigest,
+    Unknown,
+)
+from assembler_svc.domain.model import Outcome, Section, Source
+from assembler_svc.domain.tool_results import ToolResult
+from assembler_svc.usecases.assemble_context import AssembleInput, assemble_context
+
+from tests.fakes import FixedClock
+from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def memory(id_: str, content: str, memory_type: str = "fact", **values) -> RecalledMemory:
+    defaults = {"similarity": 0.0, "salience": 0.9, "importance": 0.6, "valid_at": NOW - timedelta(days=2)}
+    return RecalledMemory(id=id_, content=content, memory_type=memory_type, **{**defaults, **values})
+
+
+def sources():
+    memories = FakeMemorySources(
+        memories=[
+            memory("m-db", "The user prefers Postgres for new services", "preference"),
+            memory("m-trip", "The user flies to Lisbon on Friday for the conference"),
+            memory("m-old", "The user once tried MySQL", salience=0.05, importance=0.1),
+            memory("m-promise", "I promised to send the migration checklist", "commitment"),
+        ],
+        episodes=[EpisodeDigest("e-1", "Planned the Postgres migration.", "s-0", NOW - timedelta(days=1), 0.9, 0.7)],
+        threads=[ThreadDigest("e-1", "s-0", "migration checklist", "promised last time", NOW - timedelta(days=1))],
+        sessions={
+            "s-1": SessionState(
+                summary="Discussing the database migration.",
+                mood="frustrated",
+                mood_valence=-0.6,
+                last_tool_result=ToolResult("calendar", summary="Friday is free", fields={"day": "Friday"}),
+            )
+        },
+    )
+    beliefs = FakeBeliefSources(
+        beliefs=[
+            Belief("o-1", "The user prefers Postgres", "operator_preference", 0.9, 0.95),
+            Belief("o-2", "The migration is half done", "project_state", 0.8, 0.9),
+        ],
+        state=EngagementDigest(
+            week_number=3,
+            hypotheses=(Hypothesis("h-1", "Migration risk is in the reports", 0.6),),
+            unknowns=(Unknown("u-1", "Who owns the reports?", "they sign off"),),
+            first_session=False,
+        ),
+    )
+    return memories, beliefs
+
+
+async def run(request: AssembleInput, memories, beliefs, timeout: float = 0.2):
+    return await assemble_context(
+        request, memory=memories, beliefs=beliefs, counter=TiktokenCounter(), clock=FixedClock(NOW), timeout=timeout
+    )
+
+
+async def test_every_source_lands_in_its_section_in_the_fixed_order() -> None:
+    memories, beliefs = sources()
+    request = AssembleInput(
+        message="what about the Postgres migration checklist",
+        session_id="s-1",
+        persona="You are Ada, a careful database consultant.",
+        opinions=("Postgres is the safer choice here.",),
+    )
+
+    result = await run(request, memories, beliefs)
+
+    sections = {s.section: s for s in result.assembly.sections}
+    assert [s.section for s in result.assembly.sections] == sorted(sections)
+    assert sections[Section.PERSONA].items[0].text.startswith("You are Ada")
+    assert "migration" in sections[Section.WORKING_SUMMARY].text
+    guidance = sections[Section.GUIDANCE].text
+    assert "frustrated" in guidance and "Week 3" in guidance and "Who owns the reports?" in guidance
+    assert "Friday is free" in sections[Section.TOOL_RESULTS].text
+    assert "prefers Postgres" in sections[Section.USER_PROFILE].text
+    assert "migration checklist" in sections[Section.OPINIONS].text
+    assert not result.assembly.first_session
+
+
+async def test_only_kept_memories_have_their_access_recorded() -> None:
+    memories, beliefs = sources()
+
+    message = "the user and the Postgres migration checklist"
+    result = await run(AssembleInput(message=message, session_id="s-1"), memories, beliefs)
+
+    kept = {e.id for e in result.assembly.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT}
+    dropped = {e.id for e in result.assembly.manifest if e.source is Source.MEMORY and e.outcome is not Outcome.KEPT}
+    assert kept and dropped, "the fixture keeps some memories and drops others"
+    [(ids, session, reason)] = memories.accessed
+    assert (set(ids), session, reason) == (kept, "s-1", "assembled_context")
+
+
+async def test_no_access_is_recorded_when_the_caller_says_so() -> None:
+    memories, beliefs = sources()
+
+    await run(AssembleInput(message="Postgres migration", session_id="s-1", record_access=False), memories, beliefs)
+
+    assert memories.accessed == []
+
+
+@pytest.mark.parametrize(
+    ("method", "source"),
+    [
+        ("recall", Source.MEMORY),
+        ("search_beliefs", Source.OBSERVATION),
+        ("engagement", Source.ENGAGEMENT),
+        ("working_memory", Source.WORKING_MEMORY),
+        ("recent_episodes", Source.EPISODE),
+    ],
+)
+@pytest.mark.parametrize("how", ["fail", "hang"])
+async def test_a_failing_or_hanging_source_is_reported_and_the_rest_assembled(method, source, how) -> None:
+    memories, beliefs = sources()
+    target = memories if hasattr(memories, method) else beliefs
+    getattr(target.misbehave, how).add(method)
+
+    result = await run(AssembleInput(message="Postgres migration checklist", session_id="s-1"), memories, beliefs)
+
+    unavailable = [e for e in result.assembly.manifest if e.outcome is Outcome.SOURCE_UNAVAILABLE]
+    assert [e.source for e in unavailable] == [source]
+    assert ("no answer within 200 ms" if how == "hang" else "is down") in unavailable[0].reason
+    assert result.assembly.sections, "the other sources still fill the context"
+    assert not result.assembly.first_session
+
+
+async def test_a_mood_switch_between_turns_is_flagged_and_the_fingerprint_kept() -> None:
+    memories, beliefs = sources()
+    first = await run(AssembleInput(message="Postgres migration", session_id="s-1"), memories, beliefs)
+    assert memories.sessions["s-1"].fingerprint == first.assembly.fingerprint
+    assert first.flags == ()
+    state = memories.sessions["s-1"]
+    memories.sessions["s-1"] = SessionState(summary=state.summary, mood="relieved", fingerprint=state.fingerprint)
+
+    second = await run(AssembleInput(message="Postgres migration", session_id="s-1"), memories, beliefs)
+
+    assert [(f.aspect, f.previous, f.current) for f in second.flags] == [("mood", "frustrated", "relieved")]
+
+
+async def test_without_a_session_working_memory_is_neither_read_nor_written() -> None:
+    memories, beliefs = sources()
+
+    result = await run(AssembleInput(message="Postgres migration"), memories, beliefs)
+
+    assert "working_memory" not in memories.misbehave.calls and "save_fingerprint" not in memories.misbehave.calls
+    assert all(e.source is not Source.WORKING_MEMORY for e in result.assembly.manifest)
+
+
+async def test_nothing_known_yet_is_a_first_session() -> None:
+    result = await run(
+        AssembleInput(message="hello there", persona="You are Ada."), FakeMemorySources(), FakeBeliefSources()
+    )
+
+    assert result.assembly.first_session
+    assert "first conversation" in result.assembly.text
+    assert result.assembly.text.index("You are Ada") < result.assembly.text.index("first conversation")

@@ -1,0 +1,123 @@
+"""Prime's use case and formatting on fake sources."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
+from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope, ThreadDigest
+from assembler_svc.domain.model import Outcome, Source
+from assembler_svc.domain.priming import NOTHING_YET, shared_entities
+from assembler_svc.usecases.prime import prime
+
+from tests.fakes import FixedClock
+from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+COUNTER = TiktokenCounter()
+
+
+def fact(id_: str, content: str, salience: float, entities=(), memory_type: str = "fact") -> RecalledMemory:
+    return RecalledMemory(
+        id=id_,
+        content=content,
+        memory_type=memory_type,
+        similarity=0.0,
+        salience=salience,
+        importance=0.5,
+        valid_at=NOW - timedelta(days=3),
+        entities=tuple(entities),
+    )
+
+
+def sources():
+    memories = FakeMemorySources(
+        memories=[
+            fact("f-1", "Works at Acme as a data engineer", 0.9, ["acme"]),
+            fact("f-2", "Prefers short answers", 0.8, memory_type="preference"),
+            fact("m-1", "Lisbon trip with Marta is in May", 0.4, ["lisbon", "marta"], "message"),
+        ],
+        episodes=[
+            EpisodeDigest("e-1", "Talked about the Lisbon trip.", "s-1", NOW - timedelta(days=2), 0.8, 0.6),
+            EpisodeDigest("e-0", "Old chat about taxes.", "s-0", NOW - timedelta(days=200), 0.1, 0.3),
+        ],
+        threads=[ThreadDigest("e-1", "s-1", "hotel booking", "not decided", NOW - timedelta(days=2))],
+    )
+    beliefs = FakeBeliefSources(beliefs=[Belief("o-1", "Travels mostly for work", "relationship_fact", 0.8, 0.9)])
+    return memories, beliefs
+
+
+async def run(memories, beliefs, initial_message: str = "", budget: int = 600):
+    return await prime(
+        Scope(user_id="u-1"),
+        initial_message,
+        budget,
+        memory=memories,
+        beliefs=beliefs,
+        counter=COUNTER,
+        clock=FixedClock(NOW),
+        timeout=0.2,
+    )
+
+
+async def test_priming_gathers_each_part_and_formats_them() -> None:
+    memories, beliefs = sources()
+
+    primed = await run(memories, beliefs)
+
+    assert [i.id for i in primed.recent_context] == ["e-1"], "the old episode is under the minimum salience"
+    assert [i.text for i in primed.open_threads] == ["hotel booking (not decided)"]
+    assert [i.id for i in primed.salient_facts] == ["f-1", "f-2"]
+    assert [i.id for i in primed.observations] == ["o-1"]
+    text = primed.formatted_context
+    assert text.startswith("What I remember about this user:")
+    for expected in ("Recent conversations:", "Lisbon trip", "Open threads:", "What I know:", "What I believe:"):
+        assert expected in text
+    assert {e.outcome for e in primed.manifest} == {Outcome.KEPT}
+    [(ids, _, reason)] = memories.accessed
+    assert (set(ids), reason) == ({"f-1", "f-2"}, "prime")
+
+
+async def test_an_initial_message_brings_the_memories_sharing_its_entities() -> None:
+    memories, beliefs = sources()
+
+    primed = await run(memories, beliefs, "Any news about Lisbon?")
+
+    assert primed.entities == ("lisbon",)
+    assert [i.id for i in primed.related] == ["m-1"]
+    assert "Related to this message:" in primed.formatted_context
+
+
+def test_entities_are_the_known_ones_the_message_names_on_word_boundaries() -> None:
+    known = [fact("a", "x", 1, ["acme", "lisbon"]), fact("b", "y", 1, ["acme"])]
+
+    assert shared_entities("Is ACME hiring in Lisbon?", known) == ("acme", "lisbon")
+    assert shared_entities("acmes and lisbonites", known) == ()
+
+
+async def test_a_small_budget_keeps_what_fits_and_says_what_did_not() -> None:
+    memories, beliefs = sources()
+
+    primed = await run(memories, beliefs, budget=30)
+
+    assert COUNTER.count(primed.formatted_context) <= 30
+    outcomes = {e.outcome for e in primed.manifest}
+    assert outcomes == {Outcome.KEPT, Outcome.OVER_BUDGET}
+
+
+async def test_nothing_known_is_said_plainly() -> None:
+    primed = await run(FakeMemorySources(), FakeBeliefSources())
+
+    assert primed.formatted_context == NOTHING_YET
+    assert primed.manifest == ()
+
+
+async def test_a_failing_source_is_reported_and_the_rest_primed() -> None:
+    memories, beliefs = sources()
+    memories.misbehave.fail.add("open_threads")
+
+    primed = await run(memories, beliefs)
+
+    [missing] = [e for e in primed.manifest if e.outcome is Outcome.SOURCE_UNAVAILABLE]
+    assert missing.source is Source.OPEN_THREAD and "open_threads" in missing.reason
+    assert "Recent conversations:" in primed.formatted_context

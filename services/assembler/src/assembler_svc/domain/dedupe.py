@@ -80,11 +80,9 @@ def _lower_cosines(matrix: np.ndarray) -> np.ndarray:
     cosines = np.zeros((rows, rows))
     for top in range(0, rows, block):
         for left in range(0, top + 1, block):
-            np.matmul(
-                matrix[top : top + block],
-                matrix[left : left + block].T,
-                out=cosines[top : top + block, left : left + block],
-            )
+            # Into a fresh block, then copied: ``out=`` a non-contiguous slice makes numpy skip BLAS
+            # for its naive loop (11 ms instead of 0.25 ms for 113 × 384).
+            cosines[top : top + block, left : left + block] = matrix[top : top + block] @ matrix[left : left + block].T
     return cosines
 
 

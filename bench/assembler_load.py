@@ -6,14 +6,16 @@ through the gateway's REST API with 10k memories in the org.
 Starts the whole stack as the README does (``lore up``, embedded back ends, a temporary data
 directory, free ports), writes the memories through POST /v1/memories (one user, facts,
 preferences, commitments and messages, a few near-duplicates), forms a few beliefs and an
-engagement, then times POST /v1/context:assemble (recall k = 100, so each call ranks ~130
-candidates) and GET /v1/memory/prime (with an initial message) at each concurrency.
+engagement, then times POST /v1/context:assemble (``--recall-k``: 20 by default, as the
+service's default; 100 makes each call rank ~113 candidates) and GET /v1/memory/prime (with an
+initial message) at each concurrency, with the CPU each service spent per call.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import random
 import tempfile
@@ -26,7 +28,7 @@ from lore_devstack import free_port
 
 from bench import assembler_pipeline
 from bench.local_stack import start, stop
-from bench.measure import percentile, tree_rss_mib
+from bench.measure import percentile, service_cpu_seconds, tree_rss_mib
 
 KEY = "bench-development-key-0123456789"
 USER = "bench-user"
@@ -121,12 +123,12 @@ async def timed(client: httpx.AsyncClient, calls: int, clients: int, request) ->
     return latencies, calls / (time.monotonic() - began), round(sum(sizes) / max(1, len(sizes)))
 
 
-def assemble_call(client: httpx.AsyncClient, index: int):
+def assemble_call(client: httpx.AsyncClient, index: int, recall_k: int = 20):
     body = {
         "sessionId": f"bench-session-{index % 20}",
         "scope": {"userId": USER},
         "message": QUESTIONS[index % len(QUESTIONS)],
-        "options": {"persona": "You are a helpful chief of staff.", "recallK": 100, "recordAccess": False},
+        "options": {"persona": "You are a helpful chief of staff.", "recallK": recall_k, "recordAccess": False},
     }
     return client.post("/v1/context:assemble", json=body, timeout=30)
 
@@ -141,6 +143,12 @@ def line(label: str, latencies: list[float], rate: float, candidates: int) -> st
         f"{label:<36} {rate:7.1f}/s  p50 {percentile(latencies, 50):7.1f} ms  p95 {percentile(latencies, 95):7.1f} ms"
         f"  p99 {percentile(latencies, 99):7.1f} ms  ({candidates} candidates in the manifest)"
     )
+
+
+def cpu_per_call(before: dict[str, float], after: dict[str, float], calls: int) -> str:
+    spent = {name: (after[name] - before.get(name, 0.0)) * 1000 / calls for name in after}
+    parts = ", ".join(f"{name} {ms:.1f}" for name, ms in sorted(spent.items(), key=lambda item: -item[1]))
+    return f"  CPU per call (ms): {parts}; total {sum(spent.values()):.1f}"
 
 
 async def end_to_end(args: argparse.Namespace) -> None:
@@ -165,12 +173,13 @@ async def end_to_end(args: argparse.Namespace) -> None:
                 for _ in range(5):
                     (await assemble_call(client, 0)).raise_for_status()
                     (await prime_call(client, 0)).raise_for_status()
-                for clients in args.clients:
-                    latencies, rate, size = await timed(client, args.calls, clients, assemble_call)
-                    print(line(f"AssembleContext, {clients} client(s)", latencies, rate, size))
-                for clients in args.clients:
-                    latencies, rate, size = await timed(client, args.calls, clients, prime_call)
-                    print(line(f"Prime, {clients} client(s)", latencies, rate, size))
+                assemble = functools.partial(assemble_call, recall_k=args.recall_k)
+                for name, call in (("AssembleContext", assemble), ("Prime", prime_call)):
+                    before = service_cpu_seconds(process.pid)
+                    for clients in args.clients:
+                        latencies, rate, size = await timed(client, args.calls, clients, call)
+                        print(line(f"{name}, {clients} client(s)", latencies, rate, size))
+                    print(cpu_per_call(before, service_cpu_seconds(process.pid), args.calls * len(args.clients)))
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
         finally:
             stop(process)
@@ -182,6 +191,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--clients", type=lambda text: [int(n) for n in text.split(",")], default=[1, 4, 10])
     parser.add_argument("--settle", type=float, default=30.0, help="seconds to wait after writing")
+    parser.add_argument("--recall-k", type=int, default=20, help="AssembleContext's options.recallK (20 by default)")
     parser.add_argument("--skip-pipeline", action="store_true")
     args = parser.parse_args()
     if not args.skip_pipeline:

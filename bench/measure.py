@@ -19,6 +19,29 @@ def rss_mib(pid: int | None = None) -> float:
 
 def tree_rss_mib(root_pid: int) -> float:
     """Resident memory of a process and all its descendants."""
+    return sum(_status_kib(pid, "VmRSS") for pid in _descendants(root_pid)) / 1024
+
+
+def service_cpu_seconds(root_pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by each Lore service under ``root_pid``, by name
+    (``memory``, ``gateway``…, from ``-m <name>_svc`` on its command line; everything else,
+    the embedded stores, as ``stores``): what a call costs each process, as opposed to how long
+    the caller waited."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {}
+    for pid in _descendants(root_pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        names = [part.decode().removesuffix("_svc") for part in command if part.endswith(b"_svc")]
+        name = names[0] if names else "stores"  # embedded Postgres and Redis, the launcher
+        used[name] = used.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return used
+
+
+def _descendants(root_pid: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -26,12 +49,12 @@ def tree_rss_mib(root_pid: int) -> float:
         except (OSError, ValueError):
             continue
         children.setdefault(ppid, []).append(pid)
-    total_kib, pending = 0, [root_pid]
+    found, pending = [], [root_pid]
     while pending:
         pid = pending.pop()
+        found.append(pid)
         pending += children.get(pid, [])
-        total_kib += _status_kib(pid, "VmRSS")
-    return total_kib / 1024
+    return found
 
 
 def _status_kib(pid: int, field: str) -> int:

@@ -1,11 +1,15 @@
-from lore_runtime import service
-
-from memory_svc.bootstrap import build
-from memory_svc.config import Settings
-from memory_svc.server import create_server
+from lore_runtime import blas
 
 
 def main() -> None:
+    # Before anything imports numpy (lore_runtime/blas.py says why), hence the imports below.
+    blas.use_one_thread()
+    from lore_runtime import service
+
+    from memory_svc.bootstrap import build
+    from memory_svc.config import Settings
+    from memory_svc.server import create_server
+
     service.run("memory", Settings, build, create_server, lambda settings: settings.addr)
 
 

@@ -17,12 +17,21 @@ from assembler_svc.domain.gathered import (
     Belief,
     EngagementDigest,
     EpisodeDigest,
+    QueryVector,
+    Recalled,
     RecalledMemory,
     Scope,
     SessionState,
     ThreadDigest,
 )
 from lore_runtime import errors
+
+FAKE_MODEL = "fake-words"
+
+
+def _query_vector(text: str) -> tuple[float, ...]:
+    """A stand-in for the query's embedding: deterministic, recognisable in assertions."""
+    return (float(len(text)), float(len(_words(text))))
 
 
 def _words(text: str) -> set[str]:
@@ -61,7 +70,7 @@ class FakeMemorySources:
 
     async def recall(
         self, query: str, scope: Scope, k: int, session_id: str, *, with_vectors: bool, timeout: float
-    ) -> list[RecalledMemory]:
+    ) -> Recalled:
         await self.misbehave.enter("recall", timeout)
         words = _words(query)
         scored = []
@@ -83,7 +92,8 @@ class FakeMemorySources:
                         metadata=memory.metadata,
                     )
                 )
-        return sorted(scored, key=lambda m: (-m.similarity, m.id))[:k]
+        best = sorted(scored, key=lambda m: (-m.similarity, m.id))[:k]
+        return Recalled(best, QueryVector(_query_vector(query), FAKE_MODEL))
 
     async def recent_episodes(
         self, scope: Scope, limit: int, min_salience: float, *, timeout: float
@@ -124,11 +134,20 @@ class FakeBeliefSources:
     beliefs: list[Belief] = field(default_factory=list)
     state: EngagementDigest = field(default_factory=EngagementDigest)
     misbehave: Misbehaviour = field(default_factory=Misbehaviour)
+    given_vectors: list[QueryVector | None] = field(default_factory=list)
 
     async def search_beliefs(
-        self, query: str, agent_id: str, min_confidence: float, k: int, *, timeout: float
+        self,
+        query: str,
+        agent_id: str,
+        min_confidence: float,
+        k: int,
+        *,
+        query_vector: QueryVector | None = None,
+        timeout: float,
     ) -> list[Belief]:
         await self.misbehave.enter("search_beliefs", timeout)
+        self.given_vectors.append(query_vector)
         words = _words(query)
         found = []
         for belief in self.beliefs:

@@ -188,11 +188,13 @@ async def test_recall_names_the_type_in_lower_case_and_returns_vectors_only_when
     with_vectors = await world.memory.recall("billing migration Friday", SCOPE, 5, "", with_vectors=True, timeout=T)
     without = await world.memory.recall("billing migration Friday", SCOPE, 5, "", with_vectors=False, timeout=T)
 
-    [found] = [m for m in with_vectors if m.id == fact]
+    [found] = [m for m in with_vectors.memories if m.id == fact]
     assert (found.memory_type, found.entities, dict(found.metadata)) == ("fact", ("billing",), {"k": "v"})
     assert 0 < found.similarity <= 1 and found.salience > 0 and found.importance == pytest.approx(0.7)
     assert found.valid_at is not None and found.vector
-    assert all(m.vector is None for m in without)
+    assert all(m.vector is None for m in without.memories)
+    assert with_vectors.query_vector is not None and with_vectors.query_vector.values
+    assert with_vectors.query_vector.model and with_vectors.query_vector == without.query_vector
 
 
 async def test_salient_facts_leave_out_raw_messages(world) -> None:
@@ -247,10 +249,13 @@ async def test_beliefs_are_searched_and_listed_with_kind_confidence_and_freshnes
     await world.belief("Prefers Postgres for new services")
 
     searched = await world.beliefs.search_beliefs("Postgres services", "", 0.5, 5, timeout=T)
+    vector = (await world.memory.recall("Postgres services", SCOPE, 1, "", with_vectors=False, timeout=T)).query_vector
+    reused = await world.beliefs.search_beliefs("Postgres services", "", 0.5, 5, query_vector=vector, timeout=T)
     listed = await world.beliefs.top_beliefs("", 0.5, 5, timeout=T)
     too_confident = await world.beliefs.top_beliefs("", 0.99, 5, timeout=T)
 
     [belief] = searched
+    assert reused == searched, "recall's query vector finds what the service's own embedding finds"
     assert belief.kind == "operator_preference" and 0.5 <= belief.confidence <= 1 and belief.freshness > 0
     assert belief.similarity > 0
     assert [b.summary for b in listed] == ["Prefers Postgres for new services"] and too_confident == []

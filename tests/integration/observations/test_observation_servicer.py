@@ -338,3 +338,28 @@ async def test_too_many_evidence_items_are_refused(stub, org_id):
         await stub.Observe(request, metadata=tenant(org_id))
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert "candidate.evidence" in raised.value.details()
+
+
+async def test_search_reuses_a_query_vector_of_its_own_model_and_ignores_another_models(stub, org_id, running):
+    embedder = running[2]
+    await _observe(stub, org_id, "Prefers Postgres for analytics.", slot="analytics")
+    [vector] = await embedder.embed(["Postgres analytics"])
+    request = pb.SearchObservationsRequest(agent_id="agent-1", query="Postgres analytics", k=3)
+    plain = await stub.SearchObservations(request, metadata=tenant(org_id))
+
+    calls = len(embedder.calls)
+    request.query_embedding.extend(vector.tolist())
+    request.query_embedding_model = embedder.model_name
+    reused = await stub.SearchObservations(request, metadata=tenant(org_id))
+    assert len(embedder.calls) == calls, "the given vector was used: no embedding"
+    request.query_embedding_model = "another-model"
+    foreign = await stub.SearchObservations(request, metadata=tenant(org_id))
+    assert len(embedder.calls) == calls + 1, "a vector of another model is never compared with ours"
+
+    assert [r.observation.id for r in reused.results] == [r.observation.id for r in plain.results]
+    assert [r.observation.id for r in foreign.results] == [r.observation.id for r in plain.results]
+    request.query_embedding_model = embedder.model_name
+    del request.query_embedding[5:]
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.SearchObservations(request, metadata=tenant(org_id))
+    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "query_embedding" in refused.value.details()

@@ -73,9 +73,12 @@ async def test_recall_returns_the_stored_vectors_only_when_asked(stub, org_id):
     request.include_embeddings = True
     with_vectors = await stub.Recall(request, metadata=_tenant(org_id))
 
-    assert list(plain.results[0].embedding) == []
+    assert list(plain.results[0].embedding) == [] and list(plain.query_embedding) == []
     vector = list(with_vectors.results[0].embedding)
     assert len(vector) == 384 and abs(sum(v * v for v in vector) - 1.0) < 1e-3
+    request.include_query_embedding = True
+    with_query = await stub.Recall(request, metadata=_tenant(org_id))
+    assert len(with_query.query_embedding) == 384 and with_query.embedding_model == plain.embedding_model != ""
 
 
 async def test_recall_never_returns_another_orgs_memories(stub, org_id):

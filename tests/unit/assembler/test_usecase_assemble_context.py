@@ -107,6 +107,27 @@ async def test_only_kept_memories_have_their_access_recorded() -> None:
     assert (set(ids), session, reason) == (kept, "s-1", "assembled_context")
 
 
+async def test_the_belief_search_reuses_recalls_query_vector() -> None:
+    memories, beliefs = sources()
+
+    await run(AssembleInput(message="Postgres migration"), memories, beliefs)
+
+    [given] = beliefs.given_vectors
+    assert given is not None and given.model == "fake-words"
+
+
+@pytest.mark.parametrize("how", ["fail", "hang"])
+async def test_without_recall_the_belief_search_still_answers_with_its_own_embedding(how) -> None:
+    memories, beliefs = sources()
+    getattr(memories.misbehave, how).add("recall")
+
+    result = await run(AssembleInput(message="Postgres migration"), memories, beliefs)
+
+    assert beliefs.given_vectors == [None]
+    kept = {e.id for e in result.assembly.manifest if e.outcome is Outcome.KEPT}
+    assert {"o-1", "o-2"} <= kept
+
+
 async def test_no_access_is_recorded_when_the_caller_says_so() -> None:
     memories, beliefs = sources()
 

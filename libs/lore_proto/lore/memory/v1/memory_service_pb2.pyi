@@ -167,7 +167,7 @@ class RememberResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("query", "scope", "k", "memory_types", "statuses", "min_salience", "valid_after", "valid_before", "record_access", "include_embeddings", "session_id")
+    __slots__ = ("query", "scope", "k", "memory_types", "statuses", "min_salience", "valid_after", "valid_before", "record_access", "include_embeddings", "session_id", "include_query_embedding")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
@@ -179,6 +179,7 @@ class RecallRequest(_message.Message):
     RECORD_ACCESS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_QUERY_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     query: str
     scope: _scope_pb2.Scope
     k: int
@@ -190,13 +191,18 @@ class RecallRequest(_message.Message):
     record_access: bool
     include_embeddings: bool
     session_id: str
-    def __init__(self, query: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., k: _Optional[int] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., min_salience: _Optional[float] = ..., valid_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., record_access: _Optional[bool] = ..., include_embeddings: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
+    include_query_embedding: bool
+    def __init__(self, query: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., k: _Optional[int] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., min_salience: _Optional[float] = ..., valid_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., record_access: _Optional[bool] = ..., include_embeddings: _Optional[bool] = ..., session_id: _Optional[str] = ..., include_query_embedding: _Optional[bool] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
-    __slots__ = ("results",)
+    __slots__ = ("results", "query_embedding", "embedding_model")
     RESULTS_FIELD_NUMBER: _ClassVar[int]
+    QUERY_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
     results: _containers.RepeatedCompositeFieldContainer[RecallResult]
-    def __init__(self, results: _Optional[_Iterable[_Union[RecallResult, _Mapping]]] = ...) -> None: ...
+    query_embedding: _containers.RepeatedScalarFieldContainer[float]
+    embedding_model: str
+    def __init__(self, results: _Optional[_Iterable[_Union[RecallResult, _Mapping]]] = ..., query_embedding: _Optional[_Iterable[float]] = ..., embedding_model: _Optional[str] = ...) -> None: ...
 
 class RecordAccessRequest(_message.Message):
     __slots__ = ("memory_ids", "session_id", "reason", "request_id")

@@ -287,20 +287,24 @@ class QueryObservationsResponse(_message.Message):
     def __init__(self, observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class SearchObservationsRequest(_message.Message):
-    __slots__ = ("agent_id", "query", "kinds", "statuses", "min_confidence", "k")
+    __slots__ = ("agent_id", "query", "kinds", "statuses", "min_confidence", "k", "query_embedding", "query_embedding_model")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
     STATUSES_FIELD_NUMBER: _ClassVar[int]
     MIN_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
+    QUERY_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    QUERY_EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     query: str
     kinds: _containers.RepeatedScalarFieldContainer[ObservationKind]
     statuses: _containers.RepeatedScalarFieldContainer[ObservationStatus]
     min_confidence: float
     k: int
-    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[ObservationKind, str]]] = ..., statuses: _Optional[_Iterable[_Union[ObservationStatus, str]]] = ..., min_confidence: _Optional[float] = ..., k: _Optional[int] = ...) -> None: ...
+    query_embedding: _containers.RepeatedScalarFieldContainer[float]
+    query_embedding_model: str
+    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[ObservationKind, str]]] = ..., statuses: _Optional[_Iterable[_Union[ObservationStatus, str]]] = ..., min_confidence: _Optional[float] = ..., k: _Optional[int] = ..., query_embedding: _Optional[_Iterable[float]] = ..., query_embedding_model: _Optional[str] = ...) -> None: ...
 
 class SearchObservationsResponse(_message.Message):
     __slots__ = ("results",)

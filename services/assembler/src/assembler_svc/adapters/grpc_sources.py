@@ -36,6 +36,8 @@ from assembler_svc.domain.gathered import (
     EngagementDigest,
     EpisodeDigest,
     Hypothesis,
+    QueryVector,
+    Recalled,
     RecalledMemory,
     Scope,
     SessionState,
@@ -92,7 +94,7 @@ class GrpcMemorySources:
 
     async def recall(
         self, query: str, scope: Scope, k: int, session_id: str, *, with_vectors: bool, timeout: float
-    ) -> list[RecalledMemory]:
+    ) -> Recalled:
         request = memory_service_pb2.RecallRequest(
             query=query,
             scope=_scope(scope),
@@ -100,9 +102,11 @@ class GrpcMemorySources:
             record_access=False,
             include_embeddings=with_vectors,
             session_id=session_id,
+            include_query_embedding=True,
         )
         response = await _call(self._memories.Recall(request, timeout=timeout))
-        return [
+        vector = QueryVector(tuple(response.query_embedding), response.embedding_model)
+        memories = [
             recalled_memory(
                 result.memory,
                 similarity=result.similarity,
@@ -111,6 +115,7 @@ class GrpcMemorySources:
             )
             for result in response.results
         ]
+        return Recalled(memories, vector if vector.values else None)
 
     async def recent_episodes(
         self, scope: Scope, limit: int, min_salience: float, *, timeout: float
@@ -177,11 +182,21 @@ class GrpcBeliefSources:
         self._engagement = engagement_service_pb2_grpc.EngagementServiceStub(channel)
 
     async def search_beliefs(
-        self, query: str, agent_id: str, min_confidence: float, k: int, *, timeout: float
+        self,
+        query: str,
+        agent_id: str,
+        min_confidence: float,
+        k: int,
+        *,
+        query_vector: QueryVector | None = None,
+        timeout: float,
     ) -> list[Belief]:
         request = observation_service_pb2.SearchObservationsRequest(
             agent_id=agent_id, query=query, min_confidence=min_confidence, k=k
         )
+        if query_vector is not None:
+            request.query_embedding.extend(query_vector.values)
+            request.query_embedding_model = query_vector.model
         response = await _call(self._observations.SearchObservations(request, timeout=timeout))
         return [belief(result.observation, result.similarity) for result in response.results]
 

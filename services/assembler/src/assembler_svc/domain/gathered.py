@@ -50,6 +50,21 @@ class RecalledMemory:
 
 
 @dataclass(frozen=True, slots=True)
+class QueryVector:
+    """The message's embedding as the memory service made it, with the model that made it: the
+    belief search reuses it instead of embedding the same text again."""
+
+    values: tuple[float, ...]
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    memories: list[RecalledMemory]
+    query_vector: QueryVector | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeDigest:
     id: str
     summary: str

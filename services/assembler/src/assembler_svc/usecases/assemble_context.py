@@ -35,6 +35,7 @@ from assembler_svc.domain.model import (
 from assembler_svc.domain.pipeline import assemble
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.fan_out import SourceCall, gather
+from assembler_svc.usecases.message_search import message_searches
 from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,17 @@ async def assemble_context(
 
 def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources) -> list[SourceCall]:
     scope, message = request.scope, request.message
+    searches = message_searches(
+        message,
+        scope,
+        memory=memory,
+        beliefs=beliefs,
+        recall_k=request.recall_k,
+        session_id=request.session_id,
+        with_vectors=True,
+        min_confidence=request.min_observation_confidence,
+        beliefs_k=BELIEFS,
+    )
     calls = [
         SourceCall(
             "working_memory",
@@ -122,7 +134,7 @@ def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources
             "recall",
             Source.MEMORY,
             Section.MEMORIES,
-            lambda t: memory.recall(message, scope, request.recall_k, request.session_id, with_vectors=True, timeout=t),
+            searches.recall,
             [],
         ),
         SourceCall(
@@ -143,9 +155,7 @@ def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources
             "beliefs",
             Source.OBSERVATION,
             Section.OBSERVATIONS,
-            lambda t: beliefs.search_beliefs(
-                message, scope.agent_id, request.min_observation_confidence, BELIEFS, timeout=t
-            ),
+            searches.beliefs,
             [],
         ),
         SourceCall(

@@ -55,3 +55,25 @@ async def _one(call: SourceCall, timeout: float) -> tuple[Any, str]:
     except Exception as error:
         log.warning("context source %s failed", call.name, exc_info=True)
         return None, f"{type(error).__name__}: {error}"
+
+
+class Relay:
+    """Hands a by-product of one source (the message's vector, from recall) to another source of
+    the same fan-out (the belief search), so the message is embedded once, not once per service.
+
+    The taker waits at most ``share`` of its own deadline: a slow or failed giver costs the taker
+    that wait and its own embedding, never its answer.
+    """
+
+    def __init__(self) -> None:
+        self._value: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def give(self, value: Any) -> None:
+        if not self._value.done():
+            self._value.set_result(value)
+
+    async def take(self, wait: float) -> Any:
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._value), wait)
+        except TimeoutError:
+            return None

@@ -12,6 +12,8 @@ from assembler_svc.domain.gathered import (
     Belief,
     EngagementDigest,
     EpisodeDigest,
+    QueryVector,
+    Recalled,
     RecalledMemory,
     Scope,
     SessionState,
@@ -24,8 +26,9 @@ class MemorySources(Protocol):
 
     async def recall(
         self, query: str, scope: Scope, k: int, session_id: str, *, with_vectors: bool, timeout: float
-    ) -> list[RecalledMemory]:
-        """Hybrid recall without recording access: only what the context keeps is recorded."""
+    ) -> Recalled:
+        """Hybrid recall without recording access (only what the context keeps is recorded), with
+        the query's vector for the belief search."""
         ...
 
     async def recent_episodes(
@@ -45,8 +48,18 @@ class MemorySources(Protocol):
 
 class BeliefSources(Protocol):
     async def search_beliefs(
-        self, query: str, agent_id: str, min_confidence: float, k: int, *, timeout: float
-    ) -> list[Belief]: ...
+        self,
+        query: str,
+        agent_id: str,
+        min_confidence: float,
+        k: int,
+        *,
+        query_vector: QueryVector | None = None,
+        timeout: float,
+    ) -> list[Belief]:
+        """``query_vector``: the query's embedding when the caller has it (the service uses it only
+        when it comes from its own model)."""
+        ...
 
     async def top_beliefs(self, agent_id: str, min_confidence: float, k: int, *, timeout: float) -> list[Belief]: ...
 

@@ -15,6 +15,7 @@ from assembler_svc.domain import priming
 from assembler_svc.domain.gathered import Scope
 from assembler_svc.domain.model import Outcome, Section, Source, TokenCounter
 from assembler_svc.usecases.fan_out import SourceCall, gather
+from assembler_svc.usecases.message_search import message_searches
 from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 
 log = logging.getLogger(__name__)
@@ -57,15 +58,28 @@ async def prime(
             lambda t: memory.salient_facts(scope, priming.SALIENT_FACTS, timeout=t),
             [],
         ),
-        SourceCall("beliefs", Source.OBSERVATION, Section.OBSERVATIONS, _beliefs(beliefs, scope, initial_message), []),
     ]
     if initial_message:
+        searches = message_searches(
+            initial_message,
+            scope,
+            memory=memory,
+            beliefs=beliefs,
+            recall_k=RECALL_K,
+            session_id="",
+            with_vectors=False,
+            min_confidence=MIN_CONFIDENCE,
+            beliefs_k=priming.OBSERVATIONS,
+        )
+        calls.append(SourceCall("recall", Source.MEMORY, Section.MEMORIES, searches.recall, []))
+        calls.append(SourceCall("beliefs", Source.OBSERVATION, Section.OBSERVATIONS, searches.beliefs, []))
+    else:
         calls.append(
             SourceCall(
-                "recall",
-                Source.MEMORY,
-                Section.MEMORIES,
-                lambda t: memory.recall(initial_message, scope, RECALL_K, "", with_vectors=False, timeout=t),
+                "beliefs",
+                Source.OBSERVATION,
+                Section.OBSERVATIONS,
+                lambda t: beliefs.top_beliefs(scope.agent_id, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t),
                 [],
             )
         )
@@ -89,11 +103,3 @@ async def prime(
         except Exception as error:
             log.warning("recording access after priming: %s", error)
     return primed
-
-
-def _beliefs(beliefs: BeliefSources, scope: Scope, initial_message: str):
-    if initial_message:
-        return lambda t: beliefs.search_beliefs(
-            initial_message, scope.agent_id, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t
-        )
-    return lambda t: beliefs.top_beliefs(scope.agent_id, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t)

@@ -21,7 +21,7 @@ from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.ports import Clock, MemoryIndex
-from memory_svc.usecases.recall import recall
+from memory_svc.usecases.recall import recall_with_query_vector
 from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.remember import remember
@@ -63,7 +63,7 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
 
     async def Recall(self, request: memory_service_pb2.RecallRequest, context) -> memory_service_pb2.RecallResponse:
         caller = request_context.current()
-        hits = await recall(
+        hits, query_vector = await recall_with_query_vector(
             caller.org_id,
             request.query,
             convert.scope_from_pb(request.scope, "scope"),
@@ -89,9 +89,13 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         now = self._clock.now()
         ids = [hit.item.id for hit in hits]
         stored = await self._index.vectors(caller.org_id, ids) if request.include_embeddings and hits else {}
-        return memory_service_pb2.RecallResponse(
+        response = memory_service_pb2.RecallResponse(
             results=[
                 convert.recall_result_to_pb(hit, recency(hit.item.valid_at, now), stored.get(hit.item.id))
                 for hit in hits
-            ]
+            ],
+            embedding_model=self._embedder.model_name,
         )
+        if request.include_query_embedding:
+            response.query_embedding.extend(query_vector.tolist())
+        return response

@@ -20,7 +20,9 @@ import asyncio
 import math
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
+import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
 from opentelemetry import trace
@@ -47,7 +49,13 @@ MAX_CANDIDATES = 200
 MIN_READ_CHUNK = 8
 
 
-async def recall(
+async def recall(*args: Any, **kwargs: Any) -> list[ScoredMemory]:
+    """The best ``k`` memories for ``query`` (``recall_with_query_vector`` without the vector)."""
+    results, _ = await recall_with_query_vector(*args, **kwargs)
+    return results
+
+
+async def recall_with_query_vector(
     org_id: str,
     query: str,
     scope: Scope,
@@ -62,7 +70,8 @@ async def recall(
     valid_after: datetime | None = None,
     valid_before: datetime | None = None,
     weights: RankingWeights = DEFAULT_WEIGHTS,
-) -> list[ScoredMemory]:
+) -> tuple[list[ScoredMemory], np.ndarray]:
+    """``recall``, also returning the query's vector (for a caller searching other stores with it)."""
     query = query.strip()
     if not query:
         raise errors.InvalidArgument("query", "must not be empty")
@@ -97,7 +106,7 @@ async def recall(
         span.set_attribute("lore.candidates.lexical", len(lexical))
         span.set_attribute("lore.candidates.read", read)
         span.set_attribute("lore.results", len(results))
-    return results
+    return results, vector
 
 
 async def _best_k(

@@ -3,6 +3,8 @@ always comes from ``request_context.current()``, never from the request."""
 
 from __future__ import annotations
 
+import math
+
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 from lore_embeddings import Embedder
@@ -68,6 +70,16 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             observations=[convert.observation_to_pb(row) for row in rows], next_page_token=token
         )
 
+    def _given_vector(self, request: pb.SearchObservationsRequest) -> list[float] | None:
+        """The caller's query vector when it is this service's kind of vector; else None (embed).
+        A vector of another model would be compared with ours as if it were one: never used."""
+        given = request.query_embedding
+        if not given or request.query_embedding_model != self._embedder.model_name:
+            return None
+        if len(given) != self._embedder.dimension or not all(math.isfinite(value) for value in given):
+            raise InvalidArgument("query_embedding", f"must be {self._embedder.dimension} finite numbers")
+        return list(given)
+
     async def SearchObservations(self, request: pb.SearchObservationsRequest, context) -> pb.SearchObservationsResponse:
         caller = request_context.current()
         text = convert.bounded_text(request.query, "query", limits.MAX_QUERY_CHARS, required=True)
@@ -78,6 +90,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             convert.search_k(request.k),
             store=self._store,
             embedder=self._embedder,
+            vector=self._given_vector(request),
         )
         return pb.SearchObservationsResponse(
             results=[

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lore_embeddings import Embedder
@@ -45,9 +46,18 @@ async def query_observations(
 
 
 async def search_observations(
-    org_id: str, text: str, filters: SearchFilters, k: int, *, store: ObservationStore, embedder: Embedder
+    org_id: str,
+    text: str,
+    filters: SearchFilters,
+    k: int,
+    *,
+    store: ObservationStore,
+    embedder: Embedder,
+    vector: Sequence[float] | None = None,
 ) -> list[SearchResult]:
-    [vector] = await embedder.embed([text])
+    """Hybrid search; ``vector`` is ``text``'s embedding when the caller already has it."""
+    if vector is None:
+        [vector] = await embedder.embed([text])
     hits = await store.search(org_id, text, list(vector), filters, min(k * CANDIDATES_PER_RESULT, MAX_CANDIDATES))
     best_lexical = max((hit.lexical for hit in hits), default=0.0)
     scored = [

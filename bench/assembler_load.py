@@ -174,7 +174,8 @@ async def end_to_end(args: argparse.Namespace) -> None:
                     (await assemble_call(client, 0)).raise_for_status()
                     (await prime_call(client, 0)).raise_for_status()
                 assemble = functools.partial(assemble_call, recall_k=args.recall_k)
-                for name, call in (("AssembleContext", assemble), ("Prime", prime_call)):
+                chosen = {"assemble": ("AssembleContext", assemble), "prime": ("Prime", prime_call)}
+                for name, call in (chosen[rpc] for rpc in args.rpcs):
                     before = service_cpu_seconds(process.pid)
                     for clients in args.clients:
                         latencies, rate, size = await timed(client, args.calls, clients, call)
@@ -192,6 +193,7 @@ def main() -> None:
     parser.add_argument("--clients", type=lambda text: [int(n) for n in text.split(",")], default=[1, 4, 10])
     parser.add_argument("--settle", type=float, default=30.0, help="seconds to wait after writing")
     parser.add_argument("--recall-k", type=int, default=20, help="AssembleContext's options.recallK (20 by default)")
+    parser.add_argument("--rpcs", type=lambda text: text.split(","), default=["assemble", "prime"])
     parser.add_argument("--skip-pipeline", action="store_true")
     args = parser.parse_args()
     if not args.skip_pipeline:

@@ -158,6 +158,7 @@ async def end_to_end(args: argparse.Namespace) -> None:
         env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
         env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
         env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=KEY, LORE_LOG_LEVEL="WARNING")
+        env.update(dict(setting.split("=", 1) for setting in args.env))
         url = f"http://127.0.0.1:{ports['GATEWAY']}"
         process, ready = start(data_dir, env, url)
         try:
@@ -194,6 +195,7 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=30.0, help="seconds to wait after writing")
     parser.add_argument("--recall-k", type=int, default=20, help="AssembleContext's options.recallK (20 by default)")
     parser.add_argument("--rpcs", type=lambda text: text.split(","), default=["assemble", "prime"])
+    parser.add_argument("--env", action="append", default=[], help="LORE_X=value for the stack (repeatable)")
     parser.add_argument("--skip-pipeline", action="store_true")
     args = parser.parse_args()
     if not args.skip_pipeline:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 
@@ -76,9 +77,16 @@ def create_embedder_from_env(environ: Mapping[str, str]) -> Embedder:
 
 
 async def open_embedder(
-    stack: AsyncExitStack, base_url: str | None = None, model: str | None = None, api_key: str | None = None
+    stack: AsyncExitStack,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    *,
+    intra_op_threads: int | None = None,
 ) -> Embedder:
     """:func:`create_embedder` off the event loop (loading blocks), closed when ``stack`` unwinds."""
-    embedder = await asyncio.to_thread(create_embedder, base_url, model, api_key)
+    embedder = await asyncio.to_thread(
+        functools.partial(create_embedder, base_url, model, api_key, intra_op_threads=intra_op_threads)
+    )
     stack.push_async_callback(embedder.aclose)
     return embedder

@@ -96,3 +96,10 @@ class EmbeddingServerSettings(ServerSettings):
     )
     embeddings_model: str | None = env("LORE_EMBEDDINGS_MODEL", default=None)
     embeddings_api_key: str | None = env("LORE_EMBEDDINGS_API_KEY", default=None)
+    embeddings_threads: int | None = env(
+        "LORE_EMBEDDINGS_THREADS",
+        default=None,
+        description="threads of one packaged-model run; the process's CPUs (at most 4) when unset",
+        ge=1,
+        le=64,
+    )

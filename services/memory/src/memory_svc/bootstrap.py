@@ -129,7 +129,11 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url)
     redis_client = overrides.get("redis") or await open_redis(stack, settings.redis_url)
     embedder = overrides.get("embedder") or await open_embedder(
-        stack, settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key
+        stack,
+        settings.embeddings_base_url,
+        settings.embeddings_model,
+        settings.embeddings_api_key,
+        intra_op_threads=settings.embeddings_threads,
     )
     stores: ClientVectorStores | EdgeVectorStores | None = None
     if "index" in overrides:

@@ -95,7 +95,11 @@ async def _cancel(task: asyncio.Task[None]) -> None:
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=True)
     embedder = overrides.get("embedder") or await open_embedder(
-        stack, settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key
+        stack,
+        settings.embeddings_base_url,
+        settings.embeddings_model,
+        settings.embeddings_api_key,
+        intra_op_threads=settings.embeddings_threads,
     )
     store = PostgresObservationStore(postgres)
     await check_dimension(store, embedder)

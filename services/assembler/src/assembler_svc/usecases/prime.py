@@ -20,7 +20,7 @@ from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 
 log = logging.getLogger(__name__)
 
-RECALL_K = 25
+RECALL_K = 10
 MIN_CONFIDENCE = 0.5
 ACCESS_REASON = "prime"
 

@@ -17,6 +17,12 @@ def rss_mib(pid: int | None = None) -> float:
     return _status_kib(pid or os.getpid(), "VmRSS") / 1024
 
 
+def rss_breakdown(pid: int) -> str:
+    """Resident memory split into anonymous (heap) and file-backed (mmapped files) parts."""
+    anon, file = _status_kib(pid, "RssAnon") / 1024, _status_kib(pid, "RssFile") / 1024
+    return f"{anon + file:.0f} MiB (anonymous {anon:.0f}, file-backed {file:.0f})"
+
+
 def tree_rss_mib(root_pid: int) -> float:
     """Resident memory of a process and all its descendants."""
     return sum(_status_kib(pid, "VmRSS") for pid in _descendants(root_pid)) / 1024

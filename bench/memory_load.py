@@ -22,7 +22,7 @@ import grpc
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
-from measure import percentile, rss_mib
+from measure import percentile, rss_breakdown
 from memory_process import memory_service
 
 METADATA = (("x-lore-org-id", "bench-load"), ("x-lore-principal", "bench"))
@@ -133,7 +133,7 @@ async def main() -> None:
                 print(
                     line(f"recall after {args.optimize_wait:.0f} s of background optimisation", throughput, latencies)
                 )
-            print(f"memory service RSS: {rss_mib(service.pid):.0f} MiB")
+            print(f"memory service RSS: {rss_breakdown(service.pid)}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ import subprocess
 import sys
 
 from assembler_svc.domain.fingerprint import (
+    LABEL_CHARS,
+    MAX_CHARS,
     FingerprintParts,
     consistency_flags,
     escape,
@@ -76,10 +78,12 @@ def test_garbage_does_not_parse() -> None:
 @settings(max_examples=60, deadline=None)
 @given(persona=st.text(max_size=20), mood=st.text(max_size=20))
 def test_any_persona_and_mood_round_trip(persona: str, mood: str) -> None:
+    """Exactly when the escaped label fits LABEL_CHARS; as a prefix (never a broken character) beyond."""
     parts = parse_fingerprint(fingerprint([], persona, mood, DEFAULT_BUDGETS))
     assert parts is not None
-    assert parts.persona == persona.strip().lower()
-    assert parts.mood == mood.strip().lower()
+    for parsed, original in ((parts.persona, persona), (parts.mood, mood)):
+        label = original.strip().lower()
+        assert parsed == label if len(escape(label)) <= LABEL_CHARS else label.startswith(parsed)
 
 
 def test_a_mood_change_is_flagged_with_guidance() -> None:
@@ -107,3 +111,14 @@ def test_nothing_to_compare_is_no_flag() -> None:
     assert consistency_flags(fingerprint([], "", "", DEFAULT_BUDGETS), current) == ()
     assert consistency_flags(current, fingerprint([], "coach", "", DEFAULT_BUDGETS)) == ()
     assert consistency_flags(current, fingerprint(sections("m9"), "coach", "calm", DEFAULT_BUDGETS)) == ()
+
+
+def test_a_fingerprint_fits_the_memory_services_limit_whatever_the_labels() -> None:
+    every_section = [ContextSection(kind, "t", (), "x", 1, 10) for kind in Section]
+    long = fingerprint(every_section, "a" * 64, "é" * 64, DEFAULT_BUDGETS)
+    other = fingerprint(every_section, "a" * 64, "é" * 63 + "è", DEFAULT_BUDGETS)
+
+    assert len(long) <= MAX_CHARS and len(other) <= MAX_CHARS
+    parts = parse_fingerprint(long)
+    assert parts is not None and parts.mood and set(parts.mood) == {"é"}
+    assert long.split(";")[0] != other.split(";")[0], "the digest still tells the full labels apart"

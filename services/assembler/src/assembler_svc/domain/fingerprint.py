@@ -8,6 +8,10 @@ stable across processes and versions of Python (never ``hash``). The readable ta
 ``consistency_flags`` compares: the persona mode and the mood are lower-cased and every character
 outside ``[a-z0-9_-]`` is percent-escaped (UTF-8), so ``;``, ``=`` and ``,`` cannot break parsing.
 The session stores the previous turn's fingerprint and the next turn flags what changed.
+
+The whole string stays within ``MAX_CHARS`` (the memory service keeps at most 256 characters of
+it): each escaped label keeps the whole characters that fit in ``LABEL_CHARS``. The digest covers the
+full labels, so two long labels differing only past the cut still differ in the digest.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from urllib.parse import unquote
 from assembler_svc.domain.model import ConsistencyFlag, ContextSection, Section
 
 DIGEST_CHARS = 16
+MAX_CHARS = 256  # the memory service's limit on a working memory's context_fingerprint
+LABEL_CHARS = 48  # 16 + 2 × (9 + 48) + 10 + 96 (every section named) = 236 <= MAX_CHARS
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _DIGEST = re.compile(r"[0-9a-f]{16}")
 
@@ -34,11 +40,17 @@ class FingerprintParts:
     sections: tuple[Section, ...]
 
 
-def escape(value: str) -> str:
-    """``value`` lower-cased, anything outside ``[a-z0-9_-]`` percent-escaped."""
+def escape(value: str, limit: int | None = None) -> str:
+    """``value`` lower-cased, anything outside ``[a-z0-9_-]`` percent-escaped; with ``limit``, only
+    the whole characters whose escapes fit in that many characters."""
     out: list[str] = []
+    used = 0
     for char in value.strip().lower():
-        out.append(char if char in _SAFE else "".join(f"%{byte:02X}" for byte in char.encode("utf-8")))
+        piece = char if char in _SAFE else "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
+        if limit is not None and used + len(piece) > limit:
+            break
+        out.append(piece)
+        used += len(piece)
     return "".join(out)
 
 
@@ -60,7 +72,8 @@ def fingerprint(
     )
     digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()[:DIGEST_CHARS]
     names = ",".join(section.section.name.lower() for section in sections)
-    return f"{digest};persona={persona};mood={feeling};sections={names}"
+    labels = escape(persona_mode, LABEL_CHARS), escape(mood, LABEL_CHARS)
+    return f"{digest};persona={labels[0]};mood={labels[1]};sections={names}"
 
 
 def parse_fingerprint(value: str) -> FingerprintParts | None:

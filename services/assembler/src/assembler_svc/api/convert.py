@@ -89,11 +89,13 @@ def _budgets(options: pb.AssembleOptions) -> Mapping[Section, int]:
     overrides: dict[Section, int] = {}
     for index, budget in enumerate(options.section_budgets):
         field = f"options.section_budgets[{index}]"
-        if budget.section not in Section._value2member_map_:
-            raise InvalidArgument(f"{field}.section", "must name a section")
+        try:
+            section = Section(budget.section)
+        except ValueError:
+            raise InvalidArgument(f"{field}.section", "must name a section") from None
         if not 0 <= budget.tokens <= MAX_SECTION_TOKENS:
             raise InvalidArgument(f"{field}.tokens", f"must be between 0 and {MAX_SECTION_TOKENS}")
-        overrides[Section(budget.section)] = budget.tokens
+        overrides[section] = budget.tokens
     return with_budgets(overrides)
 
 

@@ -4,6 +4,7 @@ Each service owns its schema; ``lore migrate`` applies them all, as the owner ro
 """
 
 SCHEMAS: dict[str, str] = {
+    "agent": "agent_svc",
     "gateway": "gateway_svc",
     "memory": "memory_svc",
     "observations": "observations_svc",

@@ -11,13 +11,18 @@ from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
 from opentelemetry.sdk.trace import TracerProvider
 
+from agent_svc.adapters.postgres_transcript import PostgresTranscript
+from agent_svc.adapters.system_clock import SystemClock
 from agent_svc.config import Settings
+from agent_svc.usecases.ports import Clock, Transcript
 
 
 @dataclass
 class Container:
     settings: Settings
     postgres: asyncpg.Pool
+    transcript: Transcript
+    clock: Clock
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
 
@@ -27,6 +32,8 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     return Container(
         settings=settings,
         postgres=postgres,
+        transcript=overrides.get("transcript") or PostgresTranscript(postgres),
+        clock=overrides.get("clock") or SystemClock(),
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres)},
     )

@@ -1,8 +1,64 @@
-"""gRPC transport of the agent service. RPCs not defined here answer UNIMPLEMENTED
-with the capability still to come (``lore_runtime.pending``)."""
+"""gRPC transport of the agent service. RPCs not defined here answer UNIMPLEMENTED with the
+capability still to come (``lore_runtime.pending``): the per-turn loop, imports and erasure."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
+from lore_runtime import request_context
+
+from agent_svc.api import convert
+from agent_svc.domain.transcript import bounded_id
+from agent_svc.usecases import sessions
+from agent_svc.usecases.ports import Clock, Transcript
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
     """Sessions, the transcript and the per-turn loop."""
+
+    def __init__(self, transcript: Transcript, clock: Clock) -> None:
+        self._transcript = transcript
+        self._clock = clock
+
+    async def StartSession(self, request: pb.StartSessionRequest, context: Any) -> pb.StartSessionResponse:
+        caller = request_context.current()
+        session = await sessions.start_session(
+            caller.org_id,
+            convert.scope_from_pb(request.scope),
+            dict(request.metadata),
+            bounded_id(request.request_id, "request_id"),
+            transcript=self._transcript,
+            clock=self._clock,
+        )
+        return pb.StartSessionResponse(session=convert.session_to_pb(session))
+
+    async def GetSession(self, request: pb.GetSessionRequest, context: Any) -> pb.GetSessionResponse:
+        caller = request_context.current()
+        session = await sessions.get_session(caller.org_id, request.id, transcript=self._transcript)
+        return pb.GetSessionResponse(session=convert.session_to_pb(session))
+
+    async def ListSessions(self, request: pb.ListSessionsRequest, context: Any) -> pb.ListSessionsResponse:
+        caller = request_context.current()
+        found, token = await sessions.list_sessions(
+            caller.org_id,
+            convert.scope_from_pb(request.scope),
+            convert.status_from_pb(request.status),
+            request.page_size,
+            request.page_token,
+            transcript=self._transcript,
+        )
+        return pb.ListSessionsResponse(sessions=[convert.session_to_pb(s) for s in found], next_page_token=token)
+
+    async def ListTurns(self, request: pb.ListTurnsRequest, context: Any) -> pb.ListTurnsResponse:
+        caller = request_context.current()
+        found, token = await sessions.list_turns(
+            caller.org_id, request.session_id, request.page_size, request.page_token, transcript=self._transcript
+        )
+        return pb.ListTurnsResponse(turns=[convert.turn_to_pb(turn) for turn in found], next_page_token=token)
+
+    async def EndSession(self, request: pb.EndSessionRequest, context: Any) -> pb.EndSessionResponse:
+        caller = request_context.current()
+        session = await sessions.end_session(caller.org_id, request.id, transcript=self._transcript, clock=self._clock)
+        return pb.EndSessionResponse(session=convert.session_to_pb(session))

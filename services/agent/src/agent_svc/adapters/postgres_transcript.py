@@ -1,0 +1,197 @@
+"""The transcript store on Postgres (schema ``agent``), as the service's non-owner role: every
+statement runs in a transaction scoped to the caller's org, so row-level security is a second
+wall behind the ``org_id`` in each query."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+import asyncpg
+from lore_runtime.stores import tenant_transaction
+
+from agent_svc.domain.transcript import Scope, Session, Turn
+
+_SESSION_COLUMNS = (
+    "id, org_id, user_id, agent_id, team_id, status, end_reason, started_at, last_active_at, ended_at,"
+    " turn_count, metadata"
+)
+
+
+def _session(row: asyncpg.Record) -> Session:
+    return Session(
+        id=str(row["id"]),
+        org_id=row["org_id"],
+        scope=Scope(row["user_id"], row["agent_id"], row["team_id"]),
+        status=row["status"],
+        end_reason=row["end_reason"],
+        started_at=row["started_at"],
+        last_active_at=row["last_active_at"],
+        ended_at=row["ended_at"],
+        turn_count=row["turn_count"],
+        metadata=json.loads(row["metadata"]),
+    )
+
+
+def _turn(row: asyncpg.Record) -> Turn:
+    return Turn(
+        id=str(row["id"]),
+        session_id=str(row["session_id"]),
+        sequence=row["sequence"],
+        role=row["role"],
+        content=row["content"],
+        created_at=row["created_at"],
+        metadata=json.loads(row["metadata"]),
+        idempotency_key=row["idempotency_key"],
+    )
+
+
+class PostgresTranscript:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def start(self, session: Session, request_id: str) -> Session:
+        """Insert ``session``; a retried request id returns the session it first started."""
+        async with tenant_transaction(self._pool, session.org_id) as connection:
+            row = await connection.fetchrow(
+                f"""
+                INSERT INTO agent.sessions (id, org_id, user_id, agent_id, team_id, status, started_at,
+                                            last_active_at, metadata, request_id)
+                VALUES ($1, $2, $3, $4, $5, 'active', $6, $6, $7::jsonb, $8)
+                ON CONFLICT (org_id, request_id) WHERE request_id <> '' DO NOTHING
+                RETURNING {_SESSION_COLUMNS}
+                """,
+                session.id,
+                session.org_id,
+                session.scope.user_id,
+                session.scope.agent_id,
+                session.scope.team_id,
+                session.started_at,
+                json.dumps(dict(session.metadata)),
+                request_id,
+            )
+            if row is None:
+                row = await connection.fetchrow(
+                    f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE org_id = $1 AND request_id = $2",
+                    session.org_id,
+                    request_id,
+                )
+        return _session(row)
+
+    async def get(self, org_id: str, session_id: str) -> Session | None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE org_id = $1 AND id = $2", org_id, session_id
+            )
+        return _session(row) if row else None
+
+    async def list(
+        self, org_id: str, scope: Scope, status: str | None, limit: int, after: tuple[datetime, str] | None
+    ) -> list[Session]:
+        """Newest first by (started_at, id); ``after`` is the last (started_at, id) of the previous page."""
+        conditions, values = ["org_id = $1"], [org_id]
+        for column, value in (("user_id", scope.user_id), ("agent_id", scope.agent_id), ("team_id", scope.team_id)):
+            if value:
+                values.append(value)
+                conditions.append(f"{column} = ${len(values)}")
+        if status:
+            values.append(status)
+            conditions.append(f"status = ${len(values)}")
+        if after is not None:
+            values += [after[0], after[1]]
+            conditions.append(f"(started_at, id) < (${len(values) - 1}, ${len(values)}::uuid)")
+        values.append(limit)
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE {' AND '.join(conditions)}"
+                f" ORDER BY started_at DESC, id DESC LIMIT ${len(values)}",
+                *values,
+            )
+        return [_session(row) for row in rows]
+
+    async def end(self, org_id: str, session_id: str, reason: str, now: datetime) -> Session | None:
+        """End an active session; an ended one is returned as it is (ending twice changes nothing)."""
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                f"""
+                UPDATE agent.sessions SET status = 'ended', end_reason = $3, ended_at = $4
+                WHERE org_id = $1 AND id = $2 AND status = 'active'
+                RETURNING {_SESSION_COLUMNS}
+                """,
+                org_id,
+                session_id,
+                reason,
+                now,
+            )
+            if row is None:
+                row = await connection.fetchrow(
+                    f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE org_id = $1 AND id = $2", org_id, session_id
+                )
+        return _session(row) if row else None
+
+    async def append(self, org_id: str, session_id: str, turns: Sequence[Turn], now: datetime) -> list[Turn]:
+        """Append ``turns`` in order under the session's row lock (sequences without gaps); a turn
+        whose idempotency key is already in the session is not written again: the stored one is
+        returned in its place. Refused (None) when the session does not exist or has ended."""
+        async with tenant_transaction(self._pool, org_id) as connection:
+            locked = await connection.fetchrow(
+                "SELECT turn_count, status FROM agent.sessions WHERE org_id = $1 AND id = $2 FOR UPDATE",
+                org_id,
+                session_id,
+            )
+            if locked is None or locked["status"] != "active":
+                return []
+            sequence = locked["turn_count"]
+            stored: list[Turn] = []
+            for turn in turns:
+                if turn.idempotency_key:
+                    existing = await connection.fetchrow(
+                        "SELECT * FROM agent.turns WHERE session_id = $1 AND idempotency_key = $2",
+                        session_id,
+                        turn.idempotency_key,
+                    )
+                    if existing is not None:
+                        stored.append(_turn(existing))
+                        continue
+                sequence += 1
+                row = await connection.fetchrow(
+                    """
+                    INSERT INTO agent.turns (id, org_id, session_id, sequence, role, content, created_at,
+                                             recorded_at, metadata, idempotency_key)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10)
+                    RETURNING *
+                    """,
+                    turn.id,
+                    org_id,
+                    session_id,
+                    sequence,
+                    turn.role,
+                    turn.content,
+                    turn.created_at,
+                    now,
+                    json.dumps(dict(turn.metadata)),
+                    turn.idempotency_key,
+                )
+                stored.append(_turn(row))
+            await connection.execute(
+                "UPDATE agent.sessions SET turn_count = $3, last_active_at = greatest(last_active_at, $4)"
+                " WHERE org_id = $1 AND id = $2",
+                org_id,
+                session_id,
+                sequence,
+                now,
+            )
+        return stored
+
+    async def turns(self, org_id: str, session_id: str, limit: int, after_sequence: int) -> list[Turn]:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                "SELECT * FROM agent.turns WHERE org_id = $1 AND session_id = $2 AND sequence > $3"
+                " ORDER BY sequence LIMIT $4",
+                org_id,
+                session_id,
+                after_sequence,
+                limit,
+            )
+        return [_turn(row) for row in rows]

@@ -1,0 +1,73 @@
+"""pb2 <-> domain for the AgentService."""
+
+from __future__ import annotations
+
+from lore.agent.v1 import agent_service_pb2 as pb
+from lore.common.v1 import scope_pb2, turn_pb2
+from lore_runtime.errors import InvalidArgument
+from lore_runtime.proto_time import to_timestamp
+
+from agent_svc.domain.transcript import Scope, Session, Turn, bounded_id
+
+STATUS_TO_PB = {"active": pb.SESSION_STATUS_ACTIVE, "ended": pb.SESSION_STATUS_ENDED}
+STATUS_FROM_PB = {value: name for name, value in STATUS_TO_PB.items()}
+END_REASON_TO_PB = {
+    "": pb.SESSION_END_REASON_UNSPECIFIED,
+    "requested": pb.SESSION_END_REASON_REQUESTED,
+    "idle": pb.SESSION_END_REASON_IDLE,
+}
+ROLE_TO_PB = {
+    "user": turn_pb2.TURN_ROLE_USER,
+    "assistant": turn_pb2.TURN_ROLE_ASSISTANT,
+    "system": turn_pb2.TURN_ROLE_SYSTEM,
+    "tool": turn_pb2.TURN_ROLE_TOOL,
+}
+
+
+def scope_from_pb(scope: scope_pb2.Scope, field: str = "scope") -> Scope:
+    return Scope(
+        bounded_id(scope.user_id, f"{field}.user_id"),
+        bounded_id(scope.agent_id, f"{field}.agent_id"),
+        bounded_id(scope.team_id, f"{field}.team_id"),
+    )
+
+
+def status_from_pb(value: int) -> str | None:
+    if value == pb.SESSION_STATUS_UNSPECIFIED:
+        return None
+    try:
+        return STATUS_FROM_PB[value]
+    except KeyError:
+        raise InvalidArgument("status", f"unknown session status {value}") from None
+
+
+def session_to_pb(session: Session) -> pb.Session:
+    message = pb.Session(
+        id=session.id,
+        scope=scope_pb2.Scope(
+            user_id=session.scope.user_id, agent_id=session.scope.agent_id, team_id=session.scope.team_id
+        ),
+        status=STATUS_TO_PB[session.status],
+        end_reason=END_REASON_TO_PB[session.end_reason],
+        started_at=to_timestamp(session.started_at),
+        last_active_at=to_timestamp(session.last_active_at),
+        turn_count=session.turn_count,
+    )
+    if session.ended_at is not None:
+        message.ended_at.CopyFrom(to_timestamp(session.ended_at))
+    message.metadata.update(session.metadata)
+    return message
+
+
+def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
+    message = turn_pb2.Turn(
+        id=turn.id,
+        session_id=turn.session_id,
+        sequence=turn.sequence,
+        role=ROLE_TO_PB[turn.role],
+        content=turn.content,
+        created_at=to_timestamp(turn.created_at),
+        idempotency_key=turn.idempotency_key,
+    )
+    message.metadata.update(turn.metadata)
+    return message

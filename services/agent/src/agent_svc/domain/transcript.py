@@ -1,0 +1,103 @@
+"""Sessions and turns as plain values, and the rules of the transcript's text.
+
+A turn's content is normalised before anything stores it: Unicode NFC (the same words always
+compare and index the same), control characters removed except line breaks and tabs, surrounding
+whitespace trimmed, at most ``MAX_CONTENT_CHARS`` characters. Ids are deterministic where a retry
+must land once: a session started with a request id, a turn with an idempotency key.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from lore_runtime.errors import InvalidArgument
+
+ROLES = ("user", "assistant", "system", "tool")
+STATUSES = ("active", "ended")
+END_REASONS = ("requested", "idle")
+MAX_CONTENT_CHARS = 16_000
+MAX_METADATA_ENTRIES = 32
+MAX_METADATA_CHARS = 512
+MAX_ID_CHARS = 128
+_NAMESPACE = uuid.UUID("8f0f6c1e-4d55-4c59-9a63-2f3c5b6d7e80")
+_KEPT_CONTROLS = {"\n", "\t"}
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    user_id: str = ""
+    agent_id: str = ""
+    team_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: str
+    org_id: str
+    scope: Scope
+    status: str
+    started_at: datetime
+    last_active_at: datetime
+    ended_at: datetime | None = None
+    end_reason: str = ""
+    turn_count: int = 0
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    id: str
+    session_id: str
+    sequence: int
+    role: str
+    content: str
+    created_at: datetime
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    idempotency_key: str = ""
+
+
+def normalise_content(text: str, field_name: str = "turn.content") -> str:
+    cleaned = "".join(
+        char
+        for char in unicodedata.normalize("NFC", text)
+        if char in _KEPT_CONTROLS or unicodedata.category(char) not in ("Cc", "Cf", "Cs")
+    ).strip()
+    if not cleaned:
+        raise InvalidArgument(field_name, "must not be empty")
+    if len(cleaned) > MAX_CONTENT_CHARS:
+        raise InvalidArgument(field_name, f"at most {MAX_CONTENT_CHARS} characters")
+    return cleaned
+
+
+def bounded_id(value: str, field_name: str) -> str:
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidArgument(field_name, f"at most {MAX_ID_CHARS} characters")
+    return value.strip()
+
+
+def validate_metadata(metadata: Mapping[str, str], field_name: str = "metadata") -> dict[str, str]:
+    if len(metadata) > MAX_METADATA_ENTRIES:
+        raise InvalidArgument(field_name, f"at most {MAX_METADATA_ENTRIES} entries")
+    for key, value in metadata.items():
+        if not key or len(key) > 64 or len(value) > MAX_METADATA_CHARS:
+            raise InvalidArgument(
+                f"{field_name}.{key[:64]}", f"keys 1..64 characters, values at most {MAX_METADATA_CHARS}"
+            )
+    return dict(metadata)
+
+
+def session_id_for(org_id: str, request_id: str) -> str:
+    """A new random id, or the same id for every retry of one request."""
+    return str(uuid.uuid5(_NAMESPACE, f"session\x00{org_id}\x00{request_id}")) if request_id else str(uuid.uuid4())
+
+
+def turn_id_for(session_id: str, idempotency_key: str) -> str:
+    return (
+        str(uuid.uuid5(_NAMESPACE, f"turn\x00{session_id}\x00{idempotency_key}"))
+        if idempotency_key
+        else str(uuid.uuid4())
+    )

@@ -1,0 +1,73 @@
+"""Session and transcript routes → ``lore.agent.v1.AgentService`` (scopes ``sessions:*``).
+
+The per-turn loop (``POST /v1/sessions/{id}/turns``) and imports come with the rest of the
+agent issue; until then their RPCs answer UNIMPLEMENTED, which the gateway maps to 501.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from lore.agent.v1 import agent_service_pb2 as pb
+from lore.agent.v1 import agent_service_pb2_grpc
+
+from gateway_svc.auth import Caller, authenticated
+from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
+from gateway_svc.openapi import json_body, query_parameters
+from gateway_svc.proto_json import to_json
+
+router = APIRouter(tags=["sessions"])
+
+START_EXAMPLE = {"scope": {"userId": "u-1", "agentId": "agent-1"}, "metadata": {"channel": "web"}, "requestId": "r-1"}
+
+
+def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
+    return agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
+
+
+@router.post(
+    "/v1/sessions",
+    summary="Start a session; a repeated requestId returns the same one (AgentService.StartSession)",
+    openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE),
+)
+async def start_session(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("sessions:write")
+    message = await body_message(request, pb.StartSessionRequest, empty=True)
+    return to_json(await _agent(request).StartSession(message, **rpc_options(request, caller)))
+
+
+@router.get(
+    "/v1/sessions",
+    summary="Sessions, newest first, by scope and status (AgentService.ListSessions)",
+    openapi_extra=query_parameters(pb.ListSessionsRequest),
+)
+async def list_sessions(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("sessions:read")
+    message = query_message(request, pb.ListSessionsRequest)
+    return to_json(await _agent(request).ListSessions(message, **rpc_options(request, caller)))
+
+
+@router.get("/v1/sessions/{session_id}", summary="One session (AgentService.GetSession)")
+async def get_session(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("sessions:read")
+    message = pb.GetSessionRequest(id=session_id)
+    return to_json(await _agent(request).GetSession(message, **rpc_options(request, caller)))
+
+
+@router.post("/v1/sessions/{session_id}:end", summary="End a session (AgentService.EndSession)")
+async def end_session(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("sessions:write")
+    message = with_path_id(await body_message(request, pb.EndSessionRequest, empty=True), "id", session_id)
+    return to_json(await _agent(request).EndSession(message, **rpc_options(request, caller)))
+
+
+@router.get(
+    "/v1/sessions/{session_id}/turns",
+    summary="The session's transcript in order (AgentService.ListTurns)",
+    openapi_extra=query_parameters(pb.ListTurnsRequest),
+)
+async def list_turns(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("sessions:read")
+    message = with_path_id(query_message(request, pb.ListTurnsRequest), "session_id", session_id)
+    return to_json(await _agent(request).ListTurns(message, **rpc_options(request, caller)))

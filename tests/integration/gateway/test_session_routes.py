@@ -1,0 +1,40 @@
+"""Session routes on the running agent service: the proto3 JSON of §6, the path id as the only
+id, scopes, and one org never reaching another's sessions."""
+
+
+async def test_start_get_list_end_and_read_the_transcript(client_for, org_id):
+    client = await client_for(org_id)
+    started = await client.post("/v1/sessions", json={"scope": {"userId": "u-1"}, "requestId": "r-1"})
+    assert started.status_code == 200, started.text
+    session = started.json()["session"]
+    assert session["status"] == "SESSION_STATUS_ACTIVE" and session["scope"]["userId"] == "u-1"
+    again = await client.post("/v1/sessions", json={"scope": {"userId": "u-1"}, "requestId": "r-1"})
+    assert again.json()["session"]["id"] == session["id"]
+
+    got = await client.get(f"/v1/sessions/{session['id']}")
+    listed = await client.get("/v1/sessions", params={"userId": "u-1"})
+    turns = await client.get(f"/v1/sessions/{session['id']}/turns")
+    ended = await client.post(f"/v1/sessions/{session['id']}:end")
+
+    assert got.status_code == 200 and got.json()["session"]["id"] == session["id"]
+    assert [s["id"] for s in listed.json()["sessions"]] == [session["id"]]
+    assert turns.status_code == 200 and turns.json() == {"turns": [], "nextPageToken": ""}
+    assert ended.status_code == 200 and ended.json()["session"]["status"] == "SESSION_STATUS_ENDED"
+
+
+async def test_another_orgs_session_is_not_found_and_scopes_are_checked(client_for, org_id):
+    owner = await client_for(org_id)
+    session = (await owner.post("/v1/sessions", json={"scope": {"userId": "u-1"}})).json()["session"]
+    stranger = await client_for(f"{org_id}-other")
+    reader = await client_for(org_id, scopes=("sessions:read",))
+
+    for response in (
+        await stranger.get(f"/v1/sessions/{session['id']}"),
+        await stranger.post(f"/v1/sessions/{session['id']}:end"),
+        await stranger.get(f"/v1/sessions/{session['id']}/turns"),
+    ):
+        assert response.status_code == 404, response.text
+    assert (await stranger.get("/v1/sessions")).json()["sessions"] == []
+    assert (await reader.post("/v1/sessions", json={})).status_code == 403
+    mismatch = await owner.post(f"/v1/sessions/{session['id']}:end", json={"id": "another"})
+    assert mismatch.status_code == 400 and "id" in mismatch.json()["error"]["message"]

@@ -32,7 +32,12 @@ async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, Runnin
         running = {}
         for name, package in (("memory", memory_svc), ("observations", observations_svc), ("agent", agent_svc)):
             running[name] = await start_service(
-                stack, name, package.bootstrap, package.server, package.config.Settings, base
+                stack,
+                name,
+                package.bootstrap,
+                package.server,
+                package.config.Settings,
+                {**base, "LORE_MEMORY_ADDR": running["memory"].address} if name == "agent" else base,
             )
         running["assembler"] = await start_service(
             stack,

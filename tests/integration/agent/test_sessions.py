@@ -136,7 +136,8 @@ async def test_turns_append_in_order_once_per_key_and_page(stub, transcript) -> 
     first = await transcript.append(org, session.id, [turn("a", "Hello"), turn("b", "Hi!", "assistant")], now)
     replayed = await transcript.append(org, session.id, [turn("b", "Hi!", "assistant"), turn("c", "Bye")], now)
 
-    assert [t.sequence for t in first] == [1, 2] and [t.sequence for t in replayed] == [2, 3]
+    assert [t.sequence for t in first.turns] == [1, 2] and [t.sequence for t in replayed.turns] == [2, 3]
+    assert (first.created, replayed.created) == (2, 1)
     page = await stub.ListTurns(pb.ListTurnsRequest(session_id=session.id, page_size=2), metadata=tenant(org))
     rest = await stub.ListTurns(
         pb.ListTurnsRequest(session_id=session.id, page_size=2, page_token=page.next_page_token), metadata=tenant(org)
@@ -152,7 +153,8 @@ async def test_turns_append_in_order_once_per_key_and_page(stub, transcript) -> 
     assert counted.turn_count == 3
 
     await stub.EndSession(pb.EndSessionRequest(id=session.id), metadata=tenant(org))
-    assert await transcript.append(org, session.id, [turn("d", "late")], now) == []
+    late = await transcript.append(org, session.id, [turn("d", "late")], now)
+    assert not late.accepted and late.turns == []
 
 
 async def test_a_turn_cannot_be_rewritten_even_by_the_services_role(stub, transcript, migrated_pg) -> None:

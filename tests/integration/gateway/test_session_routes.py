@@ -22,6 +22,26 @@ async def test_start_get_list_end_and_read_the_transcript(client_for, org_id):
     assert ended.status_code == 200 and ended.json()["session"]["status"] == "SESSION_STATUS_ENDED"
 
 
+async def test_import_turns_through_rest(client_for, org_id):
+    client = await client_for(org_id)
+    session = (await client.post("/v1/sessions", json={"scope": {"userId": "u-rest"}})).json()["session"]
+    body = {
+        "turns": [
+            {"role": "TURN_ROLE_USER", "content": "I moved to Lisbon in May.", "createdAt": "2023-05-08T13:56:00Z"},
+            {"role": "TURN_ROLE_ASSISTANT", "content": "How is it going?", "createdAt": "2023-05-08T13:57:00Z"},
+        ]
+    }
+
+    imported = await client.post(f"/v1/sessions/{session['id']}/turns:import", json=body)
+    again = await client.post(f"/v1/sessions/{session['id']}/turns:import", json=body)
+    found = await client.post("/v1/memories:search", json={"query": "Lisbon", "scope": {"userId": "u-rest"}})
+
+    assert imported.status_code == 200, imported.text
+    assert imported.json() == {"imported": 2, "skipped": 0} and again.json() == {"imported": 0, "skipped": 2}
+    [hit, *_] = found.json()["results"]
+    assert hit["memory"]["content"] == "I moved to Lisbon in May." and hit["memory"]["validAt"].startswith("2023-05-08")
+
+
 async def test_another_orgs_session_is_not_found_and_scopes_are_checked(client_for, org_id):
     owner = await client_for(org_id)
     session = (await owner.post("/v1/sessions", json={"scope": {"userId": "u-1"}})).json()["session"]

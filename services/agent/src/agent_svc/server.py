@@ -4,7 +4,7 @@ from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 from agent_svc.api.servicers import AgentServicer
 from agent_svc.bootstrap import Container
 
-AGENT_ISSUE = "the agent service's per-turn loop, imports and erasure (durable reflection, episodes)"
+AGENT_ISSUE = "the agent service's per-turn loop and erasure (durable reflection, episodes)"
 
 
 def create_server(container: Container, address: str) -> GrpcServer:
@@ -12,7 +12,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
         address,
         [
             Registration(
-                AgentServicer(container.transcript, container.clock),
+                AgentServicer(container.transcript, container.messages, container.clock),
                 agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],
                 pending=AGENT_ISSUE,

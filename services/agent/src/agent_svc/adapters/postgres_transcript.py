@@ -11,7 +11,7 @@ from datetime import datetime
 import asyncpg
 from lore_runtime.stores import tenant_transaction
 
-from agent_svc.domain.transcript import Scope, Session, Turn
+from agent_svc.domain.transcript import Appended, Scope, Session, Turn
 
 _SESSION_COLUMNS = (
     "id, org_id, user_id, agent_id, team_id, status, end_reason, started_at, last_active_at, ended_at,"
@@ -130,10 +130,11 @@ class PostgresTranscript:
                 )
         return _session(row) if row else None
 
-    async def append(self, org_id: str, session_id: str, turns: Sequence[Turn], now: datetime) -> list[Turn]:
+    async def append(self, org_id: str, session_id: str, turns: Sequence[Turn], now: datetime) -> Appended:
         """Append ``turns`` in order under the session's row lock (sequences without gaps); a turn
         whose idempotency key is already in the session is not written again: the stored one is
-        returned in its place. Refused (None) when the session does not exist or has ended."""
+        returned in its place. Nothing is written when the session does not exist or has ended
+        (``Appended.accepted`` is False)."""
         async with tenant_transaction(self._pool, org_id) as connection:
             locked = await connection.fetchrow(
                 "SELECT turn_count, status FROM agent.sessions WHERE org_id = $1 AND id = $2 FOR UPDATE",
@@ -141,7 +142,7 @@ class PostgresTranscript:
                 session_id,
             )
             if locked is None or locked["status"] != "active":
-                return []
+                return Appended([], 0, accepted=False)
             sequence = locked["turn_count"]
             stored: list[Turn] = []
             for turn in turns:
@@ -182,7 +183,7 @@ class PostgresTranscript:
                 sequence,
                 now,
             )
-        return stored
+        return Appended(stored, sequence - locked["turn_count"])
 
     async def turns(self, org_id: str, session_id: str, limit: int, after_sequence: int) -> list[Turn]:
         async with tenant_transaction(self._pool, org_id) as connection:

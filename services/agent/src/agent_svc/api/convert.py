@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
 
 from agent_svc.domain.transcript import Scope, Session, Turn, bounded_id
+from agent_svc.usecases.import_turns import TurnDraft
 
 STATUS_TO_PB = {"active": pb.SESSION_STATUS_ACTIVE, "ended": pb.SESSION_STATUS_ENDED}
 STATUS_FROM_PB = {value: name for name, value in STATUS_TO_PB.items()}
@@ -22,6 +25,19 @@ ROLE_TO_PB = {
     "system": turn_pb2.TURN_ROLE_SYSTEM,
     "tool": turn_pb2.TURN_ROLE_TOOL,
 }
+
+
+ROLE_FROM_PB = {value: name for name, value in ROLE_TO_PB.items()}
+
+
+def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
+    return TurnDraft(
+        role=ROLE_FROM_PB.get(turn.role, ""),
+        content=turn.content,
+        created_at=turn.created_at.ToDatetime(tzinfo=UTC) if turn.HasField("created_at") else None,
+        metadata=dict(turn.metadata),
+        idempotency_key=turn.idempotency_key,
+    )
 
 
 def scope_from_pb(scope: scope_pb2.Scope, field: str = "scope") -> Scope:

@@ -1,5 +1,5 @@
 """gRPC transport of the agent service. RPCs not defined here answer UNIMPLEMENTED with the
-capability still to come (``lore_runtime.pending``): the per-turn loop, imports and erasure."""
+capability still to come (``lore_runtime.pending``): the per-turn loop and erasure."""
 
 from __future__ import annotations
 
@@ -12,14 +12,16 @@ from lore_runtime import request_context
 from agent_svc.api import convert
 from agent_svc.domain.transcript import bounded_id
 from agent_svc.usecases import sessions
-from agent_svc.usecases.ports import Clock, Transcript
+from agent_svc.usecases.import_turns import import_turns
+from agent_svc.usecases.ports import Clock, MessageIndex, Transcript
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
     """Sessions, the transcript and the per-turn loop."""
 
-    def __init__(self, transcript: Transcript, clock: Clock) -> None:
+    def __init__(self, transcript: Transcript, messages: MessageIndex, clock: Clock) -> None:
         self._transcript = transcript
+        self._messages = messages
         self._clock = clock
 
     async def StartSession(self, request: pb.StartSessionRequest, context: Any) -> pb.StartSessionResponse:
@@ -62,3 +64,15 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         caller = request_context.current()
         session = await sessions.end_session(caller.org_id, request.id, transcript=self._transcript, clock=self._clock)
         return pb.EndSessionResponse(session=convert.session_to_pb(session))
+
+    async def ImportTurns(self, request: pb.ImportTurnsRequest, context: Any) -> pb.ImportTurnsResponse:
+        caller = request_context.current()
+        done = await import_turns(
+            caller.org_id,
+            request.session_id,
+            [convert.draft_from_pb(turn) for turn in request.turns],
+            transcript=self._transcript,
+            messages=self._messages,
+            clock=self._clock,
+        )
+        return pb.ImportTurnsResponse(imported=done.imported, skipped=done.skipped)

@@ -8,6 +8,7 @@ must land once: a session started with a request id, a turn with an idempotency 
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 import uuid
 from collections.abc import Mapping
@@ -58,6 +59,23 @@ class Turn:
     created_at: datetime
     metadata: Mapping[str, str] = field(default_factory=dict)
     idempotency_key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What an append stored: every turn asked for (a replayed key gives the stored turn), how
+    many were new, and whether the session took turns at all (it exists and has not ended)."""
+
+    turns: list[Turn]
+    created: int
+    accepted: bool = True
+
+
+def automatic_key(role: str, created_at: datetime, content: str) -> str:
+    """The idempotency key of an imported turn that came without one: the same turn said at the
+    same time by the same role is the same turn, so a re-import writes nothing twice."""
+    digest = hashlib.sha256(f"{role}\x00{created_at.isoformat()}\x00{content}".encode()).hexdigest()
+    return f"auto:{digest[:40]}"
 
 
 def normalise_content(text: str, field_name: str = "turn.content") -> str:

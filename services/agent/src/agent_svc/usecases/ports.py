@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from agent_svc.domain.transcript import Scope, Session, Turn
+from agent_svc.domain.transcript import Appended, Scope, Session, Turn
 
 
 class Transcript(Protocol):
@@ -20,10 +20,19 @@ class Transcript(Protocol):
 
     async def end(self, org_id: str, session_id: str, reason: str, now: datetime) -> Session | None: ...
 
-    async def append(self, org_id: str, session_id: str, turns: Sequence[Turn], now: datetime) -> list[Turn]: ...
+    async def append(self, org_id: str, session_id: str, turns: Sequence[Turn], now: datetime) -> Appended: ...
 
     async def turns(self, org_id: str, session_id: str, limit: int, after_sequence: int) -> list[Turn]: ...
 
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+
+class MessageIndex(Protocol):
+    """Long-term memory of the conversation's messages (the memory service's Remember)."""
+
+    async def index(self, scope: Scope, session_id: str, turns: Sequence[Turn]) -> None:
+        """Write each turn as a ``message`` memory, valid at the turn's time, with its metadata;
+        idempotent per turn (a retry writes nothing twice)."""
+        ...

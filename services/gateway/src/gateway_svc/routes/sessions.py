@@ -1,7 +1,7 @@
 """Session and transcript routes → ``lore.agent.v1.AgentService`` (scopes ``sessions:*``).
 
-The per-turn loop (``POST /v1/sessions/{id}/turns``) and imports come with the rest of the
-agent issue; until then their RPCs answer UNIMPLEMENTED, which the gateway maps to 501.
+The per-turn loop (``POST /v1/sessions/{id}/turns``) comes with the rest of the agent issue;
+until then its RPC answers UNIMPLEMENTED, which the gateway maps to 501.
 """
 
 from __future__ import annotations
@@ -19,6 +19,17 @@ from gateway_svc.proto_json import to_json
 
 router = APIRouter(tags=["sessions"])
 
+IMPORT_EXAMPLE = {
+    "turns": [
+        {
+            "role": "TURN_ROLE_USER",
+            "content": "Caroline went to the LGBTQ support group yesterday.",
+            "createdAt": "2023-05-08T13:56:00Z",
+            "metadata": {"dia_id": "D1:3"},
+            "idempotencyKey": "conv-26/D1:3",
+        }
+    ]
+}
 START_EXAMPLE = {"scope": {"userId": "u-1", "agentId": "agent-1"}, "metadata": {"channel": "web"}, "requestId": "r-1"}
 
 
@@ -71,3 +82,14 @@ async def list_turns(session_id: str, request: Request, caller: Caller = Depends
     caller.require("sessions:read")
     message = with_path_id(query_message(request, pb.ListTurnsRequest), "session_id", session_id)
     return to_json(await _agent(request).ListTurns(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/sessions/{session_id}/turns:import",
+    summary="Historical turns with their real timestamps, indexed as message memories (AgentService.ImportTurns)",
+    openapi_extra=json_body(pb.ImportTurnsRequest, IMPORT_EXAMPLE),
+)
+async def import_turns(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("sessions:write")
+    message = with_path_id(await body_message(request, pb.ImportTurnsRequest), "session_id", session_id)
+    return to_json(await _agent(request).ImportTurns(message, **rpc_options(request, caller)))

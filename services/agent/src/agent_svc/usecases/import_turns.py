@@ -1,0 +1,88 @@
+"""ImportTurns: historical turns with their real timestamps, into the transcript and into
+long-term memory as ``message`` memories valid at the time they were said.
+
+Every turn is checked before anything is written (one bad turn writes none). A turn without an
+idempotency key gets one derived from its role, time and content (``automatic_key``), so
+re-importing a file writes nothing twice. The transcript is written first; indexing follows,
+idempotent per turn, for every turn of the call — also those already in the transcript — so a
+call that failed between the two is completed by retrying it. User and assistant turns become
+memories; system and tool turns stay in the transcript only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from lore_runtime.errors import FailedPrecondition, InvalidArgument
+
+from agent_svc.domain.transcript import (
+    ROLES,
+    Turn,
+    automatic_key,
+    bounded_id,
+    normalise_content,
+    turn_id_for,
+    validate_metadata,
+)
+from agent_svc.usecases.ports import Clock, MessageIndex, Transcript
+from agent_svc.usecases.sessions import get_session
+
+MAX_IMPORT_TURNS = 500
+INDEXED_ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDraft:
+    role: str  # "" when the client left it unspecified
+    content: str
+    created_at: datetime | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    idempotency_key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    imported: int
+    skipped: int
+
+
+def prepare(session_id: str, drafts: Sequence[TurnDraft], now: datetime) -> list[Turn]:
+    if not drafts:
+        raise InvalidArgument("turns", "must not be empty")
+    if len(drafts) > MAX_IMPORT_TURNS:
+        raise InvalidArgument("turns", f"at most {MAX_IMPORT_TURNS} per call")
+    turns = []
+    for index, draft in enumerate(drafts):
+        where = f"turns[{index}]"
+        if draft.role not in ROLES:
+            raise InvalidArgument(f"{where}.role", f"must be one of {', '.join(ROLES)}")
+        content = normalise_content(draft.content, f"{where}.content")
+        created = draft.created_at or now
+        if created > now:
+            raise InvalidArgument(f"{where}.created_at", "must not be in the future")
+        key = bounded_id(draft.idempotency_key, f"{where}.idempotency_key") or automatic_key(
+            draft.role, created, content
+        )
+        metadata = validate_metadata(draft.metadata, f"{where}.metadata")
+        turns.append(Turn(turn_id_for(session_id, key), session_id, 0, draft.role, content, created, metadata, key))
+    return turns
+
+
+async def import_turns(
+    org_id: str,
+    session_id: str,
+    drafts: Sequence[TurnDraft],
+    *,
+    transcript: Transcript,
+    messages: MessageIndex,
+    clock: Clock,
+) -> Imported:
+    session = await get_session(org_id, session_id, transcript=transcript)
+    now = clock.now()
+    appended = await transcript.append(org_id, session.id, prepare(session.id, drafts, now), now)
+    if not appended.accepted:
+        raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
+    await messages.index(session.scope, session.id, [turn for turn in appended.turns if turn.role in INDEXED_ROLES])
+    return Imported(imported=appended.created, skipped=len(drafts) - appended.created)

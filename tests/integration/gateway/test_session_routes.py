@@ -40,6 +40,10 @@ async def test_import_turns_through_rest(client_for, org_id):
     assert imported.json() == {"imported": 2, "skipped": 0} and again.json() == {"imported": 0, "skipped": 2}
     [hit, *_] = found.json()["results"]
     assert hit["memory"]["content"] == "I moved to Lisbon in May." and hit["memory"]["validAt"].startswith("2023-05-08")
+    primed = await client.get(
+        "/v1/memory/prime", params={"userId": "u-rest", "initialMessage": "Any news from Lisbon?"}
+    )
+    assert "I moved to Lisbon in May." in primed.json()["formattedContext"], "imported messages have no entities"
 
 
 async def test_another_orgs_session_is_not_found_and_scopes_are_checked(client_for, org_id):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope, ThreadDigest
 from assembler_svc.domain.model import Outcome, Source
-from assembler_svc.domain.priming import NOTHING_YET, shared_entities
+from assembler_svc.domain.priming import NOTHING_YET, related_memories, shared_entities
 from assembler_svc.usecases.prime import prime
 
 from tests.fakes import FixedClock
@@ -86,6 +86,15 @@ async def test_an_initial_message_brings_the_memories_sharing_its_entities() -> 
     assert primed.entities == ("lisbon",)
     assert [i.id for i in primed.related] == ["m-1"]
     assert "Related to this message:" in primed.formatted_context
+
+
+def test_related_memories_share_an_entity_or_are_close_in_meaning() -> None:
+    def recalled(id_: str, similarity: float, entities=()) -> RecalledMemory:
+        return RecalledMemory(id_, "x", "message", similarity, 1.0, 0.5, entities=tuple(entities))
+
+    found = [recalled("close", 0.7), recalled("far", 0.2), recalled("named", 0.1, ["miso"]), recalled("seen", 0.9)]
+
+    assert [m.id for m in related_memories(found, ["miso"], exclude={"seen"})] == ["named", "close"]
 
 
 def test_entities_are_the_known_ones_the_message_names_on_word_boundaries() -> None:

@@ -3,7 +3,8 @@
 The parts, each already chosen by the fan-out: recent episodes (3, salience ≥ 0.3), open
 threads (5), salient facts (10, by materialised salience), beliefs (searched by the initial
 message when there is one, else the most confident), and the memories that share an entity
-with the initial message.
+with the initial message or are close to it in meaning (cosine ≥ 0.3: an imported message has
+no entities).
 
 **Entities** are the ones memory already knows: an entity attached to a recalled memory that
 the initial message names (case-insensitive, on word boundaries). A guess from capital letters
@@ -42,6 +43,7 @@ OPEN_THREADS = 5
 SALIENT_FACTS = 10
 OBSERVATIONS = 5
 RELATED_MEMORIES = 5
+RELATED_MIN_SIMILARITY = 0.3  # stored vectors embed the content with its day: cosines run ~0.1 lower
 DEFAULT_BUDGET_TOKENS = 600
 HEADING = "What I remember about this user:"
 NOTHING_YET = "Nothing is remembered about this user yet: this is the first conversation."
@@ -85,12 +87,15 @@ def shared_entities(message: str, memories: Sequence[RecalledMemory]) -> tuple[s
 def related_memories(
     memories: Sequence[RecalledMemory], entities: Sequence[str], exclude: set[str]
 ) -> list[RecalledMemory]:
+    """The recalled memories sharing an entity with the message, then the ones close to it in
+    meaning (cosine ≥ ``RELATED_MIN_SIMILARITY``: imported messages carry no entities), in
+    recall's order, at most ``RELATED_MEMORIES``."""
     wanted = set(entities)
-    return [
-        memory
-        for memory in memories
-        if memory.id not in exclude and wanted.intersection(entity.casefold() for entity in memory.entities)
-    ][:RELATED_MEMORIES]
+    candidates = [memory for memory in memories if memory.id not in exclude]
+    sharing = [m for m in candidates if wanted.intersection(entity.casefold() for entity in m.entities)]
+    shared_ids = {m.id for m in sharing}
+    close = [m for m in candidates if m.id not in shared_ids and m.similarity >= RELATED_MIN_SIMILARITY]
+    return [*sharing, *close][:RELATED_MEMORIES]
 
 
 def prime(

@@ -12,10 +12,10 @@ from typing import Any
 import grpc
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory_service_pb2, memory_service_pb2_grpc
+from lore_runtime.clock import SystemClock
 from lore_runtime.server import Registration, create_grpc_server
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
-from memory_svc.adapters.system_clock import SystemClock
 from memory_svc.api.episode_servicer import EpisodeServicer
 from memory_svc.api.servicers import MemoryServicer
 from qdrant_client import AsyncQdrantClient

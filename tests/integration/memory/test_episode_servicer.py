@@ -13,9 +13,9 @@ from grpc_status import rpc_status
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import episode_service_pb2 as pb
 from lore.memory.v1 import episode_service_pb2_grpc
+from lore_runtime.clock import SystemClock
 from lore_runtime.server import Registration, create_grpc_server
 from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
-from memory_svc.adapters.system_clock import SystemClock
 from memory_svc.api.episode_servicer import EpisodeServicer
 
 from tests.fakes import HashingEmbedder

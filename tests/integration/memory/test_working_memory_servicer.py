@@ -14,10 +14,10 @@ from grpc_status import rpc_status
 from lore.common.v1 import turn_pb2
 from lore.memory.v1 import working_memory_service_pb2 as pb
 from lore.memory.v1 import working_memory_service_pb2_grpc
+from lore_runtime.clock import SystemClock
 from lore_runtime.server import Registration, create_grpc_server
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
-from memory_svc.adapters.system_clock import SystemClock
 from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
 
 SERVICE = pb.DESCRIPTOR.services_by_name["WorkingMemoryService"]

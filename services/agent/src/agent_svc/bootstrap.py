@@ -9,6 +9,7 @@ from typing import Any
 import asyncpg
 from lore.memory.v1 import memory_service_pb2
 from lore_runtime.channels import create_channel
+from lore_runtime.clock import SystemClock
 from lore_runtime.health import check_upstream
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
@@ -16,7 +17,6 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from agent_svc.adapters.grpc_messages import GrpcMessageIndex
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
-from agent_svc.adapters.system_clock import SystemClock
 from agent_svc.config import Settings
 from agent_svc.usecases.ports import Clock, MessageIndex, Transcript
 

@@ -24,6 +24,7 @@ from typing import Any
 import asyncpg
 import redis.asyncio as redis
 from lore_embeddings import Embedder, open_embedder
+from lore_runtime.clock import SystemClock
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
@@ -35,7 +36,6 @@ from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
-from memory_svc.adapters.system_clock import SystemClock
 from memory_svc.config import Settings
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog

@@ -18,6 +18,7 @@ from typing import Any
 import asyncpg
 from lore_embeddings import Embedder, open_embedder
 from lore_runtime import request_context
+from lore_runtime.clock import SystemClock
 from lore_runtime.errors import FailedPrecondition
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
@@ -26,7 +27,6 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from observations_svc.adapters.postgres_engagement import PostgresEngagementStore
 from observations_svc.adapters.postgres_observations import PostgresObservationStore
-from observations_svc.adapters.system_clock import SystemClock
 from observations_svc.config import Settings
 from observations_svc.usecases.maintenance import run_revalidation
 from observations_svc.usecases.ports import Clock

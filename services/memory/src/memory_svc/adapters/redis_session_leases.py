@@ -20,9 +20,9 @@ from datetime import timedelta
 
 import redis.asyncio as redis
 from lore_runtime import errors
+from lore_runtime.clock import SystemClock
 
 from memory_svc.adapters.redis_working_memory import LEASE_PREFIX, fence_key, session_tag, translate_redis_errors
-from memory_svc.adapters.system_clock import SystemClock
 from memory_svc.domain.working_memory import SessionLease
 from memory_svc.usecases.ports import Clock
 

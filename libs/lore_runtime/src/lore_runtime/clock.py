@@ -1,4 +1,4 @@
-"""The Clock port on the real clock (UTC)."""
+"""The real clock (UTC), for every service's ``Clock`` port; tests pass a fixed one instead."""
 
 from datetime import UTC, datetime
 

@@ -1,8 +1,0 @@
-"""The Clock port on the real clock (UTC)."""
-
-from datetime import UTC, datetime
-
-
-class SystemClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import os
 import random
 import tempfile
 import time
@@ -24,10 +23,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
-from lore_devstack import free_port
 
 from bench import assembler_pipeline
-from bench.local_stack import start, stop
+from bench.local_stack import stack_environment, start, stop
 from bench.measure import percentile, service_cpu_seconds, tree_rss_mib
 
 KEY = "bench-development-key-0123456789"
@@ -154,12 +152,7 @@ def cpu_per_call(before: dict[str, float], after: dict[str, float], calls: int) 
 async def end_to_end(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as temporary:
         data_dir = Path(temporary) / "data"
-        ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
-        env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
-        env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
-        env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=KEY, LORE_LOG_LEVEL="WARNING")
-        env.update(dict(setting.split("=", 1) for setting in args.env))
-        url = f"http://127.0.0.1:{ports['GATEWAY']}"
+        env, url = stack_environment(data_dir, KEY, **dict(setting.split("=", 1) for setting in args.env))
         process, ready = start(data_dir, env, url)
         try:
             headers = {"Authorization": f"Bearer {KEY}"}

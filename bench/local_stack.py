@@ -42,6 +42,16 @@ ACTIVITIES = [
 WHEN = ["yesterday", "last week", "in May", "on Sunday", "two years ago"]
 
 
+def stack_environment(data_dir: Path, api_key: str, **extra: str) -> tuple[dict[str, str], str]:
+    """The environment of a stack of its own: free ports, ``data_dir``, a fixed development key,
+    none of the caller's ``LORE_*`` settings but ``extra``; and the gateway's URL."""
+    ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
+    env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
+    env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
+    env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=api_key, LORE_LOG_LEVEL="WARNING", **extra)
+    return env, f"http://127.0.0.1:{ports['GATEWAY']}"
+
+
 def start(data_dir: Path, env: dict[str, str], url: str) -> tuple[subprocess.Popen[bytes], float]:
     began = time.monotonic()
     log = open(data_dir.parent / "bench-lore-up.log", "ab")
@@ -72,11 +82,7 @@ def main() -> None:
     random.seed(7)
     with tempfile.TemporaryDirectory() as temporary:
         data_dir = Path(temporary) / "data"
-        ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
-        env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
-        env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
-        env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=KEY, LORE_LOG_LEVEL="WARNING")
-        url = f"http://127.0.0.1:{ports['GATEWAY']}"
+        env, url = stack_environment(data_dir, KEY)
 
         process, fresh = start(data_dir, env, url)
         client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {KEY}"}, timeout=60)

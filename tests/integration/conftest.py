@@ -30,25 +30,15 @@ async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, Runnin
     }
     async with AsyncExitStack() as stack:
         running = {}
-        for name, package in (("memory", memory_svc), ("observations", observations_svc), ("agent", agent_svc)):
+        # In dependency order; each later service is told where the earlier ones listen.
+        for name, package in (
+            ("memory", memory_svc),
+            ("observations", observations_svc),
+            ("agent", agent_svc),
+            ("assembler", assembler_svc),
+        ):
+            addresses = {f"LORE_{started.upper()}_ADDR": service.address for started, service in running.items()}
             running[name] = await start_service(
-                stack,
-                name,
-                package.bootstrap,
-                package.server,
-                package.config.Settings,
-                {**base, "LORE_MEMORY_ADDR": running["memory"].address} if name == "agent" else base,
+                stack, name, package.bootstrap, package.server, package.config.Settings, {**base, **addresses}
             )
-        running["assembler"] = await start_service(
-            stack,
-            "assembler",
-            assembler_svc.bootstrap,
-            assembler_svc.server,
-            assembler_svc.config.Settings,
-            {
-                **base,
-                "LORE_MEMORY_ADDR": running["memory"].address,
-                "LORE_OBSERVATIONS_ADDR": running["observations"].address,
-            },
-        )
         yield running

@@ -27,6 +27,10 @@ async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, Runnin
         # Tests run decay, consolidation and revalidation themselves: no background run may touch their data.
         "LORE_MAINTENANCE_INTERVAL_SECONDS": "0",
         "LORE_REVALIDATION_INTERVAL_SECONDS": "0",
+        # Tests end idle sessions themselves (the scan's use case), at the time they choose.
+        "LORE_IDLE_SCAN_SECONDS": "0",
+        # A failing job is retried within the test's patience.
+        "LORE_AGENT_JOB_BACKOFF_MS": "200",
     }
     async with AsyncExitStack() as stack:
         running = {}
@@ -34,8 +38,8 @@ async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, Runnin
         for name, package in (
             ("memory", memory_svc),
             ("observations", observations_svc),
-            ("agent", agent_svc),
             ("assembler", assembler_svc),
+            ("agent", agent_svc),
         ):
             addresses = {f"LORE_{started.upper()}_ADDR": service.address for started, service in running.items()}
             running[name] = await start_service(

@@ -1,24 +1,43 @@
-"""The only wiring of the agent service: stores, use cases and servicers."""
+"""The only wiring of the agent service: stores, outbound clients, use cases, the job worker and
+the idle-session scan."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
-from lore.memory.v1 import memory_service_pb2
+from lore.assembler.v1 import assembler_service_pb2
+from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
+from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from lore_runtime.channels import create_channel
 from lore_runtime.clock import SystemClock
 from lore_runtime.health import check_upstream
+from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
 from opentelemetry.sdk.trace import TracerProvider
 
-from agent_svc.adapters.grpc_messages import GrpcMessageIndex
+from agent_svc.adapters.grpc_assembler import GrpcContextAssembler
+from agent_svc.adapters.grpc_episodes import GrpcEpisodes
+from agent_svc.adapters.grpc_memories import GrpcMemories
+from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
+from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
+from agent_svc.adapters.pgqueuer_jobs import JobWorker, RetryPolicy
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
+from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
 from agent_svc.config import Settings
-from agent_svc.usecases.ports import Clock, MessageIndex, Transcript
+from agent_svc.domain import jobs
+from agent_svc.domain.extraction import Extractor
+from agent_svc.domain.rules import RuleExtractor
+from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
+from agent_svc.usecases.ports import Clock, LanguageModel, Memories, Transcript
+from agent_svc.usecases.process_turn import TurnServices
+from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 
 
 @dataclass
@@ -26,30 +45,121 @@ class Container:
     settings: Settings
     postgres: asyncpg.Pool
     transcript: Transcript
-    messages: MessageIndex
+    messages: Memories
     clock: Clock
+    turns: TurnServices
+    reflection: ReflectionServices
+    episodes: EpisodeServices
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
+
+
+def _channel(stack: AsyncExitStack, address: str, descriptors: list, provider: TracerProvider | None):
+    channel = create_channel(
+        address,
+        services=[service for module in descriptors for service in module.DESCRIPTOR.services_by_name.values()],
+        tracer_provider=provider,
+    )
+    stack.push_async_callback(channel.close)
+    return channel
+
+
+async def _language(
+    settings: Settings, stack: AsyncExitStack, rules: Extractor
+) -> tuple[Extractor, LanguageModel | None]:
+    """The rule-based extractor, and no model, unless a model's base URL is configured."""
+    if not settings.llm_base_url:
+        return rules, None
+    from agent_svc.adapters.model_extractor import ModelExtractor
+    from agent_svc.adapters.openai_chat import open_language_model
+
+    model = open_language_model(
+        settings.llm_base_url, settings.llm_api_key or "", settings.llm_model, settings.llm_timeout_ms / 1000
+    )
+    stack.push_async_callback(model.aclose)
+    return ModelExtractor(model, fallback=rules), model
 
 
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     provider = overrides.get("tracer_provider")
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=False)
-    memory = create_channel(
-        settings.memory_addr,
-        services=list(memory_service_pb2.DESCRIPTOR.services_by_name.values()),
-        tracer_provider=provider,
+    memory = _channel(
+        stack, settings.memory_addr, [memory_service_pb2, working_memory_service_pb2, episode_service_pb2], provider
     )
-    stack.push_async_callback(memory.close)
-    return Container(
+    observations = _channel(
+        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], provider
+    )
+    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], provider)
+    clock = overrides.get("clock") or SystemClock()
+    transcript = overrides.get("transcript") or PostgresTranscript(postgres)
+    results = PostgresTurnLoop(postgres)
+    memories = overrides.get("messages") or GrpcMemories(memory)
+    working_memory = GrpcWorkingMemory(memory)
+    extractor, model = await _language(settings, stack, overrides.get("extractor") or RuleExtractor())
+    container = Container(
         settings=settings,
         postgres=postgres,
-        transcript=overrides.get("transcript") or PostgresTranscript(postgres),
-        messages=overrides.get("messages") or GrpcMessageIndex(memory),
-        clock=overrides.get("clock") or SystemClock(),
+        transcript=transcript,
+        messages=memories,
+        clock=clock,
+        turns=TurnServices(transcript, results, working_memory, GrpcContextAssembler(assembler), clock, model),
+        reflection=ReflectionServices(
+            transcript,
+            results,
+            extractor,
+            memories,
+            GrpcBeliefs(observations),
+            GrpcEngagement(observations),
+            working_memory,
+        ),
+        episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory)),
         tracer_provider=provider,
         checks={
             "postgres": lambda: ping_postgres(postgres),
             "memory": lambda: check_upstream(memory, "lore.memory.v1.MemoryService"),
         },
     )
+    if settings.jobs_enabled:
+        await _start_worker(settings, stack, container)
+    if settings.idle_scan_seconds > 0:
+        _start_idle_scan(settings, stack, container, results)
+    return container
+
+
+async def _start_worker(settings: Settings, stack: AsyncExitStack, container: Container) -> None:
+    async def reflect(job: jobs.Job) -> None:
+        await reflect_through(job.org_id, str(job.args["session_id"]), int(job.args["through"]), container.reflection)
+
+    async def episode(job: jobs.Job) -> None:
+        await extract_episode(job.org_id, str(job.args["session_id"]), container.episodes)
+
+    worker = JobWorker(
+        settings.database_url,
+        {jobs.REFLECT: reflect, jobs.EPISODE: episode},
+        RetryPolicy(settings.job_max_attempts, timedelta(milliseconds=settings.job_backoff_ms)),
+        concurrency=settings.job_concurrency,
+        heartbeat_timeout=timedelta(seconds=settings.job_heartbeat_seconds),
+    )
+    await worker.start()
+    stack.push_async_callback(worker.stop)
+
+
+def _start_idle_scan(
+    settings: Settings, stack: AsyncExitStack, container: Container, results: PostgresTurnLoop
+) -> None:
+    idle = timedelta(minutes=settings.idle_session_minutes)
+    job = ScheduledJob(
+        "idle_sessions",
+        timedelta(seconds=settings.idle_scan_seconds),
+        lambda: end_idle_sessions(idle, transcript=container.transcript, results=results, clock=container.clock),
+        lease=timedelta(minutes=10),
+    )
+    poll = timedelta(seconds=min(settings.idle_scan_seconds, 30))
+    task = asyncio.create_task(run_periodically(JobClaims(container.postgres, "agent"), [job], poll))
+    stack.push_async_callback(_cancel, task)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -5,3 +5,23 @@ class Settings(ServerSettings):
     addr: str = service_address("agent")
     database_url: str = service_database_url("agent", "Postgres schema `agent`")
     memory_addr: str = env("LORE_MEMORY_ADDR", default=DEFAULT_ADDRESSES["memory"])
+    observations_addr: str = env("LORE_OBSERVATIONS_ADDR", default=DEFAULT_ADDRESSES["observations"])
+    assembler_addr: str = env("LORE_ASSEMBLER_ADDR", default=DEFAULT_ADDRESSES["assembler"])
+    # The optional language model (docs/language-model.md): replies and richer extraction.
+    llm_base_url: str | None = env(
+        "LORE_LLM_BASE_URL",
+        default=None,
+        description="OpenAI-compatible base URL; rule-based extraction, no reply, when unset",
+    )
+    llm_model: str = env("LORE_LLM_MODEL", default="gpt-4o-mini")
+    llm_api_key: str | None = env("LORE_LLM_API_KEY", default=None)
+    llm_timeout_ms: int = env("LORE_LLM_TIMEOUT_MS", default=20_000, ge=100, le=600_000)
+    # The durable job queue (reflection, episodes).
+    jobs_enabled: bool = env("LORE_AGENT_JOBS_ENABLED", default=True, description="run the job worker in this process")
+    job_concurrency: int = env("LORE_AGENT_JOB_CONCURRENCY", default=4, ge=1, le=64)
+    job_max_attempts: int = env("LORE_AGENT_JOB_MAX_ATTEMPTS", default=8, ge=1, le=100)
+    job_backoff_ms: int = env("LORE_AGENT_JOB_BACKOFF_MS", default=1_000, ge=10, le=3_600_000)
+    job_heartbeat_seconds: float = env("LORE_AGENT_JOB_HEARTBEAT_SECONDS", default=30.0, ge=1, le=3_600)
+    # Session boundaries.
+    idle_session_minutes: float = env("LORE_IDLE_SESSION_MINUTES", default=30.0, gt=0)
+    idle_scan_seconds: float = env("LORE_IDLE_SCAN_SECONDS", default=60.0, ge=0, description="0 disables the scan")

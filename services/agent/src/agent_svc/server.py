@@ -4,7 +4,7 @@ from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 from agent_svc.api.servicers import AgentServicer
 from agent_svc.bootstrap import Container
 
-AGENT_ISSUE = "the agent service's per-turn loop and erasure (durable reflection, episodes)"
+AGENT_ISSUE = "the agent service's erasure (ForgetSubject)"
 
 
 def create_server(container: Container, address: str) -> GrpcServer:
@@ -12,7 +12,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
         address,
         [
             Registration(
-                AgentServicer(container.transcript, container.messages, container.clock),
+                AgentServicer(container.transcript, container.messages, container.clock, container.turns),
                 agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],
                 pending=AGENT_ISSUE,

@@ -5,13 +5,16 @@ wall behind the ``org_id`` in each query."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 import asyncpg
 from lore_runtime.stores import tenant_transaction
 
-from agent_svc.domain.transcript import Appended, Scope, Session, Turn
+from agent_svc.adapters.pgqueuer_jobs import enqueue_on
+from agent_svc.domain.jobs import Job
+from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 
 _SESSION_COLUMNS = (
     "id, org_id, user_id, agent_id, team_id, status, end_reason, started_at, last_active_at, ended_at,"
@@ -44,6 +47,31 @@ def _turn(row: asyncpg.Record) -> Turn:
         created_at=row["created_at"],
         metadata=json.loads(row["metadata"]),
         idempotency_key=row["idempotency_key"],
+        tool_interactions=tuple(_tool_from_json(tool) for tool in json.loads(row["tool_interactions"])),
+        source=row["source"],
+    )
+
+
+def _tool_to_json(tool: ToolInteraction) -> dict[str, Any]:
+    return {
+        "tool_name": tool.tool_name,
+        "intent": tool.intent,
+        "result": dict(tool.result),
+        "summary": tool.summary,
+        "salient_fields": list(tool.salient_fields),
+        "occurred_at": tool.occurred_at.isoformat() if tool.occurred_at else None,
+    }
+
+
+def _tool_from_json(data: dict[str, Any]) -> ToolInteraction:
+    occurred = data.get("occurred_at")
+    return ToolInteraction(
+        tool_name=data["tool_name"],
+        intent=data.get("intent", ""),
+        result=data.get("result") or {},
+        summary=data.get("summary", ""),
+        salient_fields=tuple(data.get("salient_fields") or ()),
+        occurred_at=datetime.fromisoformat(occurred) if occurred else None,
     )
 
 
@@ -110,8 +138,16 @@ class PostgresTranscript:
             )
         return [_session(row) for row in rows]
 
-    async def end(self, org_id: str, session_id: str, reason: str, now: datetime) -> Session | None:
-        """End an active session; an ended one is returned as it is (ending twice changes nothing)."""
+    async def end(
+        self,
+        org_id: str,
+        session_id: str,
+        reason: str,
+        now: datetime,
+        then: Callable[[Session], Sequence[Job]] = lambda session: (),
+    ) -> Session | None:
+        """End an active session; an ended one is returned as it is (ending twice changes nothing).
+        The jobs ``then`` asks for are queued in the same transaction as the end itself."""
         async with tenant_transaction(self._pool, org_id) as connection:
             row = await connection.fetchrow(
                 f"""
@@ -124,17 +160,27 @@ class PostgresTranscript:
                 reason,
                 now,
             )
-            if row is None:
+            if row is not None:
+                await enqueue_on(connection, then(_session(row)))
+            else:
                 row = await connection.fetchrow(
                     f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE org_id = $1 AND id = $2", org_id, session_id
                 )
         return _session(row) if row else None
 
-    async def append(self, org_id: str, session_id: str, turns: Sequence[Turn], now: datetime) -> Appended:
+    async def append(
+        self,
+        org_id: str,
+        session_id: str,
+        turns: Sequence[Turn],
+        now: datetime,
+        then: Callable[[Appended], Sequence[Job]] = lambda appended: (),
+    ) -> Appended:
         """Append ``turns`` in order under the session's row lock (sequences without gaps); a turn
         whose idempotency key is already in the session is not written again: the stored one is
         returned in its place. Nothing is written when the session does not exist or has ended
-        (``Appended.accepted`` is False)."""
+        (``Appended.accepted`` is False). The jobs ``then`` asks for, given what was stored, are
+        queued in the same transaction: a turn is never stored without its follow-up work."""
         async with tenant_transaction(self._pool, org_id) as connection:
             locked = await connection.fetchrow(
                 "SELECT turn_count, status FROM agent.sessions WHERE org_id = $1 AND id = $2 FOR UPDATE",
@@ -159,8 +205,8 @@ class PostgresTranscript:
                 row = await connection.fetchrow(
                     """
                     INSERT INTO agent.turns (id, org_id, session_id, sequence, role, content, created_at,
-                                             recorded_at, metadata, idempotency_key)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10)
+                                             recorded_at, metadata, idempotency_key, tool_interactions, source)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12)
                     RETURNING *
                     """,
                     turn.id,
@@ -173,17 +219,22 @@ class PostgresTranscript:
                     now,
                     json.dumps(dict(turn.metadata)),
                     turn.idempotency_key,
+                    json.dumps([_tool_to_json(tool) for tool in turn.tool_interactions]),
+                    turn.source,
                 )
                 stored.append(_turn(row))
-            await connection.execute(
-                "UPDATE agent.sessions SET turn_count = $3, last_active_at = greatest(last_active_at, $4)"
-                " WHERE org_id = $1 AND id = $2",
-                org_id,
-                session_id,
-                sequence,
-                now,
-            )
-        return Appended(stored, sequence - locked["turn_count"])
+            if sequence != locked["turn_count"]:  # a pure replay writes nothing at all
+                await connection.execute(
+                    "UPDATE agent.sessions SET turn_count = $3, last_active_at = greatest(last_active_at, $4)"
+                    " WHERE org_id = $1 AND id = $2",
+                    org_id,
+                    session_id,
+                    sequence,
+                    now,
+                )
+            appended = Appended(stored, sequence - locked["turn_count"])
+            await enqueue_on(connection, then(appended))
+        return appended
 
     async def turns(self, org_id: str, session_id: str, limit: int, after_sequence: int) -> list[Turn]:
         async with tenant_transaction(self._pool, org_id) as connection:
@@ -196,3 +247,8 @@ class PostgresTranscript:
                 limit,
             )
         return [_turn(row) for row in rows]
+
+    async def turn(self, org_id: str, turn_id: str) -> Turn | None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow("SELECT * FROM agent.turns WHERE org_id = $1 AND id = $2", org_id, turn_id)
+        return _turn(row) if row else None

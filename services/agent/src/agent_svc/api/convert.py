@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from datetime import UTC
 
+from google.protobuf import json_format
 from lore.agent.v1 import agent_service_pb2 as pb
-from lore.common.v1 import scope_pb2, turn_pb2
+from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
 
-from agent_svc.domain.transcript import Scope, Session, Turn, bounded_id
+from agent_svc.adapters.grpc_working_memory import tool_to_pb
+from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
+from agent_svc.domain.turn_loop import ProcessedTurn
 from agent_svc.usecases.import_turns import TurnDraft
+from agent_svc.usecases.process_turn import TurnInput
 
 STATUS_TO_PB = {"active": pb.SESSION_STATUS_ACTIVE, "ended": pb.SESSION_STATUS_ENDED}
 STATUS_FROM_PB = {value: name for name, value in STATUS_TO_PB.items()}
@@ -38,6 +42,40 @@ def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
         metadata=dict(turn.metadata),
         idempotency_key=turn.idempotency_key,
     )
+
+
+def tool_from_pb(tool: turn_pb2.ToolInteraction) -> ToolInteraction:
+    return ToolInteraction(
+        tool_name=tool.tool_name,
+        intent=tool.intent,
+        result=json_format.MessageToDict(tool.result),
+        summary=tool.summary,
+        salient_fields=tuple(tool.salient_fields),
+        occurred_at=tool.occurred_at.ToDatetime(tzinfo=UTC) if tool.HasField("occurred_at") else None,
+    )
+
+
+def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnInput:
+    if turn.role not in ROLE_FROM_PB and turn.role != turn_pb2.TURN_ROLE_UNSPECIFIED:
+        raise InvalidArgument("turn.role", f"unknown role {turn.role}")
+    return TurnInput(
+        role=ROLE_FROM_PB.get(turn.role, ""),
+        content=turn.content,
+        metadata=dict(turn.metadata),
+        idempotency_key=turn.idempotency_key,
+        tool_interactions=tuple(tool_from_pb(tool) for tool in turn.tool_interactions),
+    )
+
+
+def processed_to_pb(done: ProcessedTurn) -> pb.ProcessTurnResponse:
+    response = pb.ProcessTurnResponse(
+        turn=turn_to_pb(done.turn),
+        reply=done.result.reply,
+        context=context_pb2.AssembledContext.FromString(done.result.context),
+    )
+    if done.reply_turn is not None:
+        response.reply_turn.CopyFrom(turn_to_pb(done.reply_turn))
+    return response
 
 
 def scope_from_pb(scope: scope_pb2.Scope, field: str = "scope") -> Scope:
@@ -84,6 +122,7 @@ def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
         content=turn.content,
         created_at=to_timestamp(turn.created_at),
         idempotency_key=turn.idempotency_key,
+        tool_interactions=[tool_to_pb(tool) for tool in turn.tool_interactions],
     )
     message.metadata.update(turn.metadata)
     return message

@@ -1,5 +1,5 @@
 """gRPC transport of the agent service. RPCs not defined here answer UNIMPLEMENTED with the
-capability still to come (``lore_runtime.pending``): the per-turn loop and erasure."""
+capability still to come (``lore_runtime.pending``): erasure."""
 
 from __future__ import annotations
 
@@ -14,15 +14,28 @@ from agent_svc.domain.transcript import bounded_id
 from agent_svc.usecases import sessions
 from agent_svc.usecases.import_turns import import_turns
 from agent_svc.usecases.ports import Clock, MessageIndex, Transcript
+from agent_svc.usecases.process_turn import TurnServices, process_turn
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
     """Sessions, the transcript and the per-turn loop."""
 
-    def __init__(self, transcript: Transcript, messages: MessageIndex, clock: Clock) -> None:
+    def __init__(self, transcript: Transcript, messages: MessageIndex, clock: Clock, turns: TurnServices) -> None:
         self._transcript = transcript
         self._messages = messages
         self._clock = clock
+        self._turns = turns
+
+    async def ProcessTurn(self, request: pb.ProcessTurnRequest, context: Any) -> pb.ProcessTurnResponse:
+        caller = request_context.current()
+        done = await process_turn(
+            caller.org_id,
+            request.session_id,
+            convert.turn_input_from_pb(request.turn),
+            request.context_options.SerializeToString(),
+            self._turns,
+        )
+        return convert.processed_to_pb(done)
 
     async def StartSession(self, request: pb.StartSessionRequest, context: Any) -> pb.StartSessionResponse:
         caller = request_context.current()

@@ -9,11 +9,13 @@ must land once: a session started with a request id, a turn with an idempotency 
 from __future__ import annotations
 
 import hashlib
+import json
 import unicodedata
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from lore_runtime.errors import InvalidArgument
 
@@ -26,6 +28,10 @@ MAX_METADATA_CHARS = 512
 MAX_ID_CHARS = 128
 _NAMESPACE = uuid.UUID("8f0f6c1e-4d55-4c59-9a63-2f3c5b6d7e80")
 _KEPT_CONTROLS = {"\n", "\t"}
+MAX_TOOL_INTERACTIONS = 8
+MAX_TOOL_TEXT_CHARS = 1_000
+MAX_TOOL_RESULT_BYTES = 16_384
+MAX_SALIENT_FIELDS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +56,19 @@ class Session:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolInteraction:
+    """A tool call made during a turn: what was asked, the structured result, a short summary.
+    ``result`` is a JSON object; ``salient_fields`` are dotted paths into it."""
+
+    tool_name: str
+    intent: str = ""
+    result: Mapping[str, Any] = field(default_factory=dict)
+    summary: str = ""
+    salient_fields: tuple[str, ...] = ()
+    occurred_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Turn:
     id: str
     session_id: str
@@ -59,6 +78,8 @@ class Turn:
     created_at: datetime
     metadata: Mapping[str, str] = field(default_factory=dict)
     idempotency_key: str = ""
+    tool_interactions: tuple[ToolInteraction, ...] = ()
+    source: str = "live"  # live (ProcessTurn) | import (ImportTurns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,3 +140,23 @@ def turn_id_for(session_id: str, idempotency_key: str) -> str:
         if idempotency_key
         else str(uuid.uuid4())
     )
+
+
+def validate_tool_interactions(
+    tools: tuple[ToolInteraction, ...], field_name: str = "turn.tool_interactions"
+) -> tuple[ToolInteraction, ...]:
+    """Bounded tool interactions: a name, short texts, a JSON result of at most 16 KiB."""
+    if len(tools) > MAX_TOOL_INTERACTIONS:
+        raise InvalidArgument(field_name, f"at most {MAX_TOOL_INTERACTIONS} per turn")
+    for index, tool in enumerate(tools):
+        where = f"{field_name}[{index}]"
+        if not tool.tool_name.strip() or len(tool.tool_name) > 64:
+            raise InvalidArgument(f"{where}.tool_name", "1..64 characters")
+        for name in ("intent", "summary"):
+            if len(getattr(tool, name)) > MAX_TOOL_TEXT_CHARS:
+                raise InvalidArgument(f"{where}.{name}", f"at most {MAX_TOOL_TEXT_CHARS} characters")
+        if len(json.dumps(dict(tool.result), default=str)) > MAX_TOOL_RESULT_BYTES:
+            raise InvalidArgument(f"{where}.result", f"at most {MAX_TOOL_RESULT_BYTES} bytes of JSON")
+        if len(tool.salient_fields) > MAX_SALIENT_FIELDS or any(len(path) > 128 for path in tool.salient_fields):
+            raise InvalidArgument(f"{where}.salient_fields", f"at most {MAX_SALIENT_FIELDS} paths of 128 characters")
+    return tools

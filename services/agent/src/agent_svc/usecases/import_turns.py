@@ -6,7 +6,8 @@ idempotency key gets one derived from its role, time and content (``automatic_ke
 re-importing a file writes nothing twice. The transcript is written first; indexing follows,
 idempotent per turn, for every turn of the call — also those already in the transcript — so a
 call that failed between the two is completed by retrying it. User and assistant turns become
-memories; system and tool turns stay in the transcript only.
+memories; system and tool turns stay in the transcript only. The new turns' reflection job is
+queued with them (the same transaction), so history is read for facts and beliefs like live turns.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from datetime import datetime
 
 from lore_runtime.errors import FailedPrecondition, InvalidArgument
 
+from agent_svc.domain.jobs import Job, reflect_job
 from agent_svc.domain.transcript import (
     ROLES,
+    Appended,
     Turn,
     automatic_key,
     bounded_id,
@@ -66,7 +69,19 @@ def prepare(session_id: str, drafts: Sequence[TurnDraft], now: datetime) -> list
             draft.role, created, content
         )
         metadata = validate_metadata(draft.metadata, f"{where}.metadata")
-        turns.append(Turn(turn_id_for(session_id, key), session_id, 0, draft.role, content, created, metadata, key))
+        turns.append(
+            Turn(
+                turn_id_for(session_id, key),
+                session_id,
+                0,
+                draft.role,
+                content,
+                created,
+                metadata,
+                key,
+                source="import",
+            )
+        )
     return turns
 
 
@@ -81,7 +96,11 @@ async def import_turns(
 ) -> Imported:
     session = await get_session(org_id, session_id, transcript=transcript)
     now = clock.now()
-    appended = await transcript.append(org_id, session.id, prepare(session.id, drafts, now), now)
+
+    def reflect(done: Appended) -> list[Job]:
+        return [reflect_job(org_id, session.id, max(turn.sequence for turn in done.turns))] if done.created else []
+
+    appended = await transcript.append(org_id, session.id, prepare(session.id, drafts, now), now, then=reflect)
     if not appended.accepted:
         raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
     await messages.index(session.scope, session.id, [turn for turn in appended.turns if turn.role in INDEXED_ROLES])

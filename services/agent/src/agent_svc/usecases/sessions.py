@@ -13,6 +13,7 @@ from datetime import datetime
 
 from lore_runtime.errors import InvalidArgument, NotFound
 
+from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, validate_metadata
 from agent_svc.usecases.ports import Clock, Transcript
 
@@ -67,7 +68,10 @@ async def list_sessions(
 
 
 async def end_session(org_id: str, session_id: str, *, transcript: Transcript, clock: Clock) -> Session:
-    ended = await transcript.end(org_id, valid_session_id(session_id), "requested", clock.now())
+    """End the session and queue its episode extraction (in the same transaction)."""
+    ended = await transcript.end(
+        org_id, valid_session_id(session_id), "requested", clock.now(), then=lambda s: [episode_job(org_id, s.id)]
+    )
     if ended is None:
         raise NotFound(f"session {session_id} not found", reason="SESSION_NOT_FOUND")
     return ended

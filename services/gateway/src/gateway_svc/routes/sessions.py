@@ -1,8 +1,5 @@
-"""Session and transcript routes → ``lore.agent.v1.AgentService`` (scopes ``sessions:*``).
-
-The per-turn loop (``POST /v1/sessions/{id}/turns``) comes with the rest of the agent issue;
-until then its RPC answers UNIMPLEMENTED, which the gateway maps to 501.
-"""
+"""Session and transcript routes → ``lore.agent.v1.AgentService`` (scopes ``sessions:*``),
+the per-turn loop included (``POST /v1/sessions/{id}/turns``)."""
 
 from __future__ import annotations
 
@@ -29,6 +26,10 @@ IMPORT_EXAMPLE = {
             "idempotencyKey": "conv-26/D1:3",
         }
     ]
+}
+TURN_EXAMPLE = {
+    "turn": {"role": "TURN_ROLE_USER", "content": "I'm vegetarian, by the way.", "idempotencyKey": "msg-17"},
+    "contextOptions": {"persona": "You are Aria, a friendly cooking assistant."},
 }
 START_EXAMPLE = {"scope": {"userId": "u-1", "agentId": "agent-1"}, "metadata": {"channel": "web"}, "requestId": "r-1"}
 
@@ -82,6 +83,18 @@ async def list_turns(session_id: str, request: Request, caller: Caller = Depends
     caller.require("sessions:read")
     message = with_path_id(query_message(request, pb.ListTurnsRequest), "session_id", session_id)
     return to_json(await _agent(request).ListTurns(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/sessions/{session_id}/turns",
+    summary="The per-turn loop: store the turn, assemble context, reply when a model is configured, queue reflection"
+    " (AgentService.ProcessTurn)",
+    openapi_extra=json_body(pb.ProcessTurnRequest, TURN_EXAMPLE),
+)
+async def process_turn(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("sessions:write")
+    message = with_path_id(await body_message(request, pb.ProcessTurnRequest), "session_id", session_id)
+    return to_json(await _agent(request).ProcessTurn(message, **rpc_options(request, caller)))
 
 
 @router.post(

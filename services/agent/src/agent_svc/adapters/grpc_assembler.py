@@ -1,0 +1,34 @@
+"""The ContextAssembler port on the assembler's AssembleContext. The context travels back to the
+caller as the assembler built it; the use case only reads its text (for the language model)."""
+
+from __future__ import annotations
+
+import grpc
+from lore.assembler.v1 import assembler_service_pb2 as pb
+from lore.assembler.v1 import assembler_service_pb2_grpc
+from lore_runtime.grpc_errors import from_rpc_error
+
+from agent_svc.adapters.grpc_memories import scope_to_pb
+from agent_svc.domain.transcript import Session
+from agent_svc.domain.turn_loop import Assembled
+
+# The assembler bounds each of its sources (800 ms by default) and answers with what it has.
+TIMEOUT_S = 3.0
+
+
+class GrpcContextAssembler:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._stub = assembler_service_pb2_grpc.AssemblerServiceStub(channel)
+
+    async def assemble(self, session: Session, message: str, options: bytes) -> Assembled:
+        request = pb.AssembleContextRequest(
+            session_id=session.id,
+            scope=scope_to_pb(session.scope),
+            message=message,
+            options=pb.AssembleOptions.FromString(options),
+        )
+        try:
+            response = await self._stub.AssembleContext(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        return Assembled(text=response.context.text, payload=response.context.SerializeToString())

@@ -1,0 +1,70 @@
+"""The Episodes port on the memory service's EpisodeService.CreateEpisode (request id
+``episode:<session id>``: a re-run of the extraction returns the episode it first created)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import grpc
+from lore.memory.v1 import episode_service_pb2 as pb
+from lore.memory.v1 import episode_service_pb2_grpc
+from lore_runtime.grpc_errors import from_rpc_error
+from lore_runtime.proto_time import to_timestamp
+
+from agent_svc.adapters.grpc_memories import scope_to_pb
+from agent_svc.domain.extraction import EpisodeDraft
+from agent_svc.domain.transcript import Session
+
+TIMEOUT_S = 30.0
+THREAD_STATUS = {
+    "open": pb.THREAD_STATUS_OPEN,
+    "blocked": pb.THREAD_STATUS_BLOCKED,
+    "resolved": pb.THREAD_STATUS_RESOLVED,
+}
+
+
+def episode_to_pb(
+    session: Session, draft: EpisodeDraft, message_count: int, started_at: datetime, ended_at: datetime
+) -> pb.Episode:
+    return pb.Episode(
+        conversation_id=session.id,
+        scope=scope_to_pb(session.scope),
+        summary=draft.summary,
+        key_topics=list(draft.key_topics),
+        entities_discussed=list(draft.entities),
+        user_state=pb.UserState(
+            mood=draft.user_state.mood, confidence=draft.user_state.confidence, focus=draft.user_state.focus
+        ),
+        outcomes=[pb.Outcome(type=outcome.type, content=outcome.content) for outcome in draft.outcomes],
+        open_threads=[
+            pb.OpenThread(topic=thread.topic, status=THREAD_STATUS[thread.status], context=thread.context)
+            for thread in draft.open_threads
+        ],
+        decisions=list(draft.decisions),
+        action_items=[
+            pb.ActionItem(owner=item.owner, task=item.task, deadline=item.deadline) for item in draft.action_items
+        ],
+        next_session_questions=list(draft.next_session_questions),
+        message_count=message_count,
+        started_at=to_timestamp(started_at),
+        ended_at=to_timestamp(ended_at),
+        importance=draft.importance,
+    )
+
+
+class GrpcEpisodes:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._stub = episode_service_pb2_grpc.EpisodeServiceStub(channel)
+
+    async def create(
+        self, session: Session, draft: EpisodeDraft, message_count: int, started_at: datetime, ended_at: datetime
+    ) -> str:
+        request = pb.CreateEpisodeRequest(
+            episode=episode_to_pb(session, draft, message_count, started_at, ended_at),
+            request_id=f"episode:{session.id}",
+        )
+        try:
+            response = await self._stub.CreateEpisode(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        return response.episode.id

@@ -1,0 +1,99 @@
+"""The Memories port on the memory service's Remember.
+
+Turns become ``message`` memories (valid at the turn's time, the turn's metadata, provenance
+IMPORT or API with the session and turn id, key ``turn:<turn id>``); reflection's findings
+become typed memories (provenance REFLECTION with the turn ids, key chosen by reflection). Both
+go in batches of the service's limit; the keys make every retry land on the same items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import grpc
+from lore.common.v1 import provenance_pb2, scope_pb2
+from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore_runtime.grpc_errors import from_rpc_error
+from lore_runtime.proto_time import to_timestamp
+
+from agent_svc.domain.transcript import Scope, Turn
+from agent_svc.usecases.ports import MemoryWrite
+
+REMEMBER_BATCH = 100  # the memory service's MAX_BATCH
+TIMEOUT_S = 30.0
+TYPES = {
+    "fact": memory_service_pb2.MEMORY_TYPE_FACT,
+    "preference": memory_service_pb2.MEMORY_TYPE_PREFERENCE,
+    "commitment": memory_service_pb2.MEMORY_TYPE_COMMITMENT,
+    "opinion": memory_service_pb2.MEMORY_TYPE_OPINION,
+    "decision": memory_service_pb2.MEMORY_TYPE_DECISION,
+    "tool_interaction": memory_service_pb2.MEMORY_TYPE_TOOL_INTERACTION,
+}
+SOURCES = {"import": provenance_pb2.PROVENANCE_SOURCE_IMPORT, "live": provenance_pb2.PROVENANCE_SOURCE_API}
+
+
+def scope_to_pb(scope: Scope) -> scope_pb2.Scope:
+    return scope_pb2.Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
+
+
+class GrpcMemories:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._memories = memory_service_pb2_grpc.MemoryServiceStub(channel)
+
+    async def index(self, scope: Scope, session_id: str, turns: Sequence[Turn]) -> None:
+        owner = scope_to_pb(scope)
+        await self._remember(
+            memory_service_pb2.MemoryInput(
+                content=turn.content,
+                memory_type=memory_service_pb2.MEMORY_TYPE_MESSAGE,
+                scope=owner,
+                metadata=dict(turn.metadata),
+                valid_at=to_timestamp(turn.created_at),
+                idempotency_key=f"turn:{turn.id}",
+                provenance=provenance_pb2.Provenance(
+                    session_id=session_id, turn_ids=[turn.id], source=SOURCES[turn.source]
+                ),
+            )
+            for turn in turns
+        )
+
+    async def remember(self, scope: Scope, session_id: str, items: Sequence[MemoryWrite]) -> list[str]:
+        owner = scope_to_pb(scope)
+        return await self._remember(
+            memory_service_pb2.MemoryInput(
+                content=item.content,
+                memory_type=TYPES[item.kind],
+                scope=owner,
+                importance=item.importance,
+                metadata=item.metadata,
+                valid_at=to_timestamp(item.valid_at),
+                idempotency_key=item.key,
+                entities=list(item.entities),
+                provenance=provenance_pb2.Provenance(
+                    session_id=session_id,
+                    turn_ids=list(item.turn_ids),
+                    source=provenance_pb2.PROVENANCE_SOURCE_REFLECTION,
+                ),
+            )
+            for item in items
+        )
+
+    async def _remember(self, inputs) -> list[str]:
+        batch, ids = [], []
+        for memory in inputs:
+            batch.append(memory)
+            if len(batch) == REMEMBER_BATCH:
+                ids += await self._send(batch)
+                batch = []
+        if batch:
+            ids += await self._send(batch)
+        return ids
+
+    async def _send(self, batch: list) -> list[str]:
+        try:
+            response = await self._memories.Remember(
+                memory_service_pb2.RememberRequest(memories=batch), timeout=TIMEOUT_S
+            )
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        return [memory.id for memory in response.memories]

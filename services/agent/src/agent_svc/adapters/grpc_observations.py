@@ -1,0 +1,129 @@
+"""The Beliefs and Engagement ports on the observations service.
+
+A claim becomes an Observe call whose evidence is the turn (the speaker's words) and the
+memories reflection wrote from it; its request id comes from reflection, so a re-run after a
+crash replays instead of adding evidence twice. Engagement proposals become FormHypothesis and
+AddUnknown calls with request ids derived the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+import grpc
+from lore.observations.v1 import engagement_service_pb2 as epb
+from lore.observations.v1 import engagement_service_pb2_grpc, observation_service_pb2_grpc
+from lore.observations.v1 import observation_service_pb2 as opb
+from lore_runtime.grpc_errors import from_rpc_error
+from lore_runtime.proto_time import to_timestamp
+
+from agent_svc.domain.extraction import EngagementProposal, ExtractedClaim
+from agent_svc.domain.transcript import Scope
+from agent_svc.usecases.ports import Evidence
+
+TIMEOUT_S = 15.0
+MAX_EXCERPT = 1_000
+MAX_STATEMENT = 1_000
+KINDS = {
+    "operator_preference": opb.OBSERVATION_KIND_OPERATOR_PREFERENCE,
+    "project_state": opb.OBSERVATION_KIND_PROJECT_STATE,
+    "world_fact": opb.OBSERVATION_KIND_WORLD_FACT,
+    "self_model": opb.OBSERVATION_KIND_SELF_MODEL,
+    "relationship_fact": opb.OBSERVATION_KIND_RELATIONSHIP_FACT,
+    "tooling_state": opb.OBSERVATION_KIND_TOOLING_STATE,
+}
+_NOT_SLOT = re.compile(r"[^a-z0-9_.-]+")
+
+
+def slot_of(text: str) -> str:
+    """The observations service's slot alphabet: lower-case [a-z0-9_.-], 1..64 characters."""
+    return _NOT_SLOT.sub(".", text.lower()).strip(".")[:64] or "general"
+
+
+def subject_of(scope: Scope, claim: ExtractedClaim) -> tuple[int, str]:
+    """The user of the scope is an entity named by their id; the agent is the scope's agent."""
+    if claim.subject_type == "user":
+        return opb.SUBJECT_TYPE_ENTITY, scope.user_id or "user"
+    if claim.subject_type == "agent":
+        return opb.SUBJECT_TYPE_AGENT, scope.agent_id or "agent"
+    if claim.subject_type == "tool":
+        return opb.SUBJECT_TYPE_TOOL, claim.subject_id or "tool"
+    return opb.SUBJECT_TYPE_PROJECT, claim.subject_id or "project"
+
+
+class GrpcBeliefs:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._stub = observation_service_pb2_grpc.ObservationServiceStub(channel)
+
+    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> None:
+        subject_type, subject_id = subject_of(scope, claim)
+        observed_at = to_timestamp(evidence.observed_at)
+        stance = opb.EVIDENCE_STANCE_CONTRADICT if claim.contradicts else opb.EVIDENCE_STANCE_SUPPORT
+        lines = [
+            opb.EvidenceInput(
+                stance=stance,
+                source_type=opb.SOURCE_TYPE_MESSAGE,
+                source_id=evidence.turn_id,
+                excerpt=claim.excerpt[:MAX_EXCERPT],
+                observed_at=observed_at,
+            )
+        ] + [
+            opb.EvidenceInput(
+                stance=opb.EVIDENCE_STANCE_CONTEXT,
+                source_type=opb.SOURCE_TYPE_MEMORY_ITEM,
+                source_id=memory_id,
+                observed_at=observed_at,
+            )
+            for memory_id in evidence.memory_ids
+        ]
+        request = opb.ObserveRequest(
+            agent_id=scope.agent_id,
+            candidate=opb.ObservationCandidate(
+                kind=KINDS[claim.kind],
+                subject_type=subject_type,
+                subject_id=subject_id,
+                slot=slot_of(claim.slot),
+                summary=claim.summary[:MAX_STATEMENT],
+                evidence=lines,
+            ),
+            request_id=request_id,
+        )
+        try:
+            await self._stub.Observe(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+
+
+class GrpcEngagement:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._stub = engagement_service_pb2_grpc.EngagementServiceStub(channel)
+
+    async def propose(self, proposal: EngagementProposal, request_prefix: str) -> None:
+        try:
+            for index, hypothesis in enumerate(proposal.hypotheses):
+                await self._stub.FormHypothesis(
+                    epb.FormHypothesisRequest(
+                        statement=hypothesis.statement[:MAX_STATEMENT],
+                        evidence=[
+                            epb.HypothesisEvidenceInput(
+                                statement=line.statement[:MAX_STATEMENT],
+                                stance=opb.EVIDENCE_STANCE_SUPPORT if line.supports else opb.EVIDENCE_STANCE_CONTRADICT,
+                                source=f"turn:{line.turn_id}" if line.turn_id else "conversation",
+                            )
+                            for line in hypothesis.evidence
+                        ],
+                        request_id=f"{request_prefix}:h{index}",
+                    ),
+                    timeout=TIMEOUT_S,
+                )
+            for index, question in enumerate(proposal.unknowns):
+                await self._stub.AddUnknown(
+                    epb.AddUnknownRequest(
+                        question=question[:MAX_STATEMENT],
+                        why_it_matters="Raised in conversation and not yet answered.",
+                        request_id=f"{request_prefix}:u{index}",
+                    ),
+                    timeout=TIMEOUT_S,
+                )
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None

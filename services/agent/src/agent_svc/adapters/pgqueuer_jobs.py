@@ -1,0 +1,185 @@
+"""The durable job queue on pgqueuer (schema ``agent``, migration ``0002_job_queue.sql``).
+
+Why pgqueuer: it speaks asyncpg (the driver every Lore service already uses), so a job is queued
+on the *same connection and transaction* as the turn or session change that calls for it — the
+two commit together or not at all; its retries are database-level (the row goes back to
+``queued`` with ``execute_after`` pushed by an exponential backoff, so a retry survives a
+restart); a job whose worker died is picked again once its heartbeat is stale (at-least-once);
+and ``on_failure="hold"`` parks a job that exhausted its attempts with status ``failed`` — the
+dead-letter state, kept for inspection and re-queueing rather than deleted.
+
+Each job runs as the org it belongs to (a system principal), so the gRPC calls it makes carry
+that tenant, exactly as a client's call would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+import asyncpg
+from lore_runtime import request_context
+from pgqueuer.adapters.drivers.asyncpg import AsyncpgDriver
+from pgqueuer.adapters.persistence.qb import QueryBuilderEnvironment, QueryQueueBuilder, QuerySchedulerBuilder
+from pgqueuer.adapters.persistence.queries import Queries
+from pgqueuer.core.executors import DatabaseRetryEntrypointExecutor, EntrypointExecutorParameters
+from pgqueuer.core.qm import QueueManager
+from pgqueuer.domain.models import Job as QueuedJob
+from pgqueuer.domain.settings import DBSettings, Durability
+
+from agent_svc.domain.jobs import Job
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "lore_agent_jobs"
+SETTINGS = DBSettings(db_schema="agent", channel=CHANNEL, durability=Durability.durable)
+SYSTEM_PRINCIPAL = "system:agent-jobs"
+
+Handler = Callable[[Job], Awaitable[object]]
+
+
+def _queries(connection: asyncpg.Connection) -> Queries:
+    return Queries(
+        AsyncpgDriver(connection),
+        qbe=QueryBuilderEnvironment(SETTINGS),
+        qbq=QueryQueueBuilder(SETTINGS),
+        qbs=QuerySchedulerBuilder(SETTINGS),
+    )
+
+
+async def enqueue_on(connection: asyncpg.Connection, jobs: Sequence[Job]) -> None:
+    """Queue ``jobs`` on ``connection`` — inside the caller's transaction when it has one. A job
+    identical to one still queued or running (same dedupe key) is skipped, not queued twice."""
+    if not jobs:
+        return
+    await _queries(connection).enqueue(
+        [job.kind for job in jobs],
+        [job.encode() for job in jobs],
+        [0] * len(jobs),
+        dedupe_key=[job.dedupe_key for job in jobs],
+        on_conflict="skip",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Attempts before the dead-letter state, and the exponential backoff between them."""
+
+    max_attempts: int = 8
+    initial_delay: timedelta = timedelta(seconds=1)
+    max_delay: timedelta = timedelta(minutes=5)
+
+
+class JobWorker:
+    """Runs the handlers of queued jobs in the background of the service process.
+
+    The queue manager listens on its own connection (LISTEN needs one for itself); handlers use
+    the service's pool through whatever they were built with.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        handlers: Mapping[str, Handler],
+        policy: RetryPolicy = RetryPolicy(),
+        *,
+        concurrency: int = 4,
+        heartbeat_timeout: timedelta = timedelta(seconds=30),
+    ) -> None:
+        self._dsn = dsn
+        self._handlers = dict(handlers)
+        self._policy = policy
+        self._concurrency = concurrency
+        self._heartbeat_timeout = heartbeat_timeout
+        self._connection: asyncpg.Connection | None = None
+        self._manager: QueueManager | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._connection = await asyncpg.connect(self._dsn)
+        manager = QueueManager(_queries(self._connection), channel=CHANNEL)
+        for kind, handler in self._handlers.items():
+            manager.entrypoint(
+                kind,
+                concurrency_limit=self._concurrency,
+                on_failure="hold",
+                executor_factory=self._executor,
+            )(self._runner(kind, handler))
+        self._manager = manager
+        self._task = asyncio.create_task(self._run(manager), name="agent-job-worker")
+
+    def _executor(self, parameters: EntrypointExecutorParameters) -> DatabaseRetryEntrypointExecutor:
+        return DatabaseRetryEntrypointExecutor(
+            parameters=parameters,
+            max_attempts=self._policy.max_attempts,
+            initial_delay=self._policy.initial_delay,
+            max_delay=self._policy.max_delay,
+        )
+
+    @staticmethod
+    def _runner(kind: str, handler: Handler) -> Callable[[QueuedJob], Awaitable[None]]:
+        async def run(queued: QueuedJob) -> None:
+            job = Job.decode(kind, queued.payload or b"{}")
+            with request_context.bound(request_context.RequestContext(job.org_id, SYSTEM_PRINCIPAL)):
+                try:
+                    await handler(job)
+                except Exception as error:
+                    log.warning(
+                        "job %s %s failed (attempt %d): %s", kind, queued.id, queued.attempts + 1, error or type(error)
+                    )
+                    raise
+
+        return run
+
+    async def _run(self, manager: QueueManager) -> None:
+        await manager.run(
+            dequeue_timeout=timedelta(seconds=5),
+            batch_size=self._concurrency,
+            heartbeat_timeout=self._heartbeat_timeout,
+        )
+
+    async def stop(self) -> None:
+        if self._manager is not None:
+            self._manager.shutdown.set()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._task, timeout=10)
+        if self._connection is not None:
+            await self._connection.close()
+
+
+@dataclass(frozen=True, slots=True)
+class QueueCounts:
+    """Jobs by state for one kind: what waits, what runs, what is retrying, what is dead."""
+
+    kind: str
+    queued: int = 0
+    running: int = 0
+    retrying: int = 0
+    dead: int = 0
+    oldest_queued_seconds: float = 0.0
+
+
+async def queue_counts(pool: asyncpg.Pool) -> list[QueueCounts]:
+    """The queue's state (metrics and the status RPC): counted on the queue table itself."""
+    rows = await pool.fetch(
+        """
+        SELECT entrypoint,
+               count(*) FILTER (WHERE status = 'queued' AND attempts = 0) AS queued,
+               count(*) FILTER (WHERE status = 'picked') AS running,
+               count(*) FILTER (WHERE status = 'queued' AND attempts > 0) AS retrying,
+               count(*) FILTER (WHERE status = 'failed') AS dead,
+               coalesce(extract(epoch FROM now() - min(created) FILTER (WHERE status = 'queued')), 0) AS oldest
+        FROM agent.pgqueuer GROUP BY entrypoint ORDER BY entrypoint
+        """
+    )
+    return [
+        QueueCounts(
+            row["entrypoint"], row["queued"], row["running"], row["retrying"], row["dead"], float(row["oldest"])
+        )
+        for row in rows
+    ]

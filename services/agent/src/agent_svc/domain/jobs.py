@@ -1,0 +1,43 @@
+"""The agent's durable background jobs, as values: what to do, for which org, and the key that
+keeps a job from being queued twice while an identical one is still waiting or running.
+
+Handlers are idempotent (every write carries an id derived from the job's subject), so a job
+run twice — after a crash, a retry or a re-enqueue once the first finished — writes nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+REFLECT = "reflect"  # reflect a session's turns up to a sequence
+EPISODE = "episode"  # extract the episode of an ended session
+KINDS = (REFLECT, EPISODE)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    kind: str
+    org_id: str
+    args: Mapping[str, str | int] = field(default_factory=dict)
+
+    @property
+    def dedupe_key(self) -> str:
+        return ":".join([self.kind, self.org_id, *(f"{key}={self.args[key]}" for key in sorted(self.args))])
+
+    def encode(self) -> bytes:
+        return json.dumps({"org_id": self.org_id, "args": dict(self.args)}, sort_keys=True).encode()
+
+    @classmethod
+    def decode(cls, kind: str, payload: bytes) -> Job:
+        data = json.loads(payload)
+        return cls(kind, data["org_id"], data.get("args") or {})
+
+
+def reflect_job(org_id: str, session_id: str, through_sequence: int) -> Job:
+    return Job(REFLECT, org_id, {"session_id": session_id, "through": through_sequence})
+
+
+def episode_job(org_id: str, session_id: str) -> Job:
+    return Job(EPISODE, org_id, {"session_id": session_id})

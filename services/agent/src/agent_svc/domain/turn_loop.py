@@ -1,0 +1,38 @@
+"""Values of the per-turn loop (ARCHITECTURE.md §5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_svc.domain.transcript import Turn
+
+# ProcessTurn takes the user's message; history goes through ImportTurns.
+PROCESSED_ROLES = ("user",)
+# Reflection reads what the user and the assistant said; system and tool turns are context only.
+REFLECTED_ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class Assembled:
+    """The assembler's context: its text (what a language model reads) and the whole message as
+    the assembler returned it, opaque here, handed back to the caller unchanged."""
+
+    text: str = ""
+    payload: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """What the first processing of a turn returned; a retry with the same key gets it again."""
+
+    reply: str = ""
+    reply_turn_id: str = ""
+    context: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessedTurn:
+    turn: Turn
+    result: TurnResult
+    reply_turn: Turn | None = None
+    replayed: bool = False

@@ -1,0 +1,187 @@
+"""ProcessTurn, the per-turn loop of ARCHITECTURE.md §5.
+
+1. perceive: the input is checked and normalised before anything happens (nothing is written
+   for a bad turn);
+2. the session's lease is taken (turns of one session run one at a time, sessions in parallel),
+   and the turn is stored in the transcript together with its reflection job, in one
+   transaction: once ProcessTurn answers, the turn and its follow-up work are both durable;
+3. the turn joins working memory (its tool result becomes the last tool result), then the
+   assembler builds the context for it;
+4. with a language model, the reply is generated and stored as the assistant's turn;
+5. the result is kept, so a retry with the same idempotency key gets the first result back and
+   writes nothing.
+
+Only the transcript is essential: when working memory, the assembler or the model cannot be
+reached the turn is still stored and acknowledged, with whatever could be built (reflection,
+queued durably, catches up once the services are back).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from lore_runtime.errors import DeadlineExceeded, DependencyUnavailable, FailedPrecondition, InvalidArgument
+
+from agent_svc.domain.jobs import reflect_job
+from agent_svc.domain.transcript import (
+    Appended,
+    Session,
+    ToolInteraction,
+    Turn,
+    bounded_id,
+    normalise_content,
+    turn_id_for,
+    validate_metadata,
+    validate_tool_interactions,
+)
+from agent_svc.domain.turn_loop import PROCESSED_ROLES, Assembled, ProcessedTurn, TurnResult
+from agent_svc.usecases.ports import Clock, ContextAssembler, LanguageModel, Transcript, TurnLoopStore, WorkingMemory
+from agent_svc.usecases.sessions import get_session
+
+log = logging.getLogger(__name__)
+
+# What a turn may lose without failing: the services after the transcript.
+DEGRADABLE = (DependencyUnavailable, DeadlineExceeded)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInput:
+    role: str  # "" when the client left it unspecified: a user turn
+    content: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    idempotency_key: str = ""
+    tool_interactions: tuple[ToolInteraction, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TurnServices:
+    transcript: Transcript
+    results: TurnLoopStore
+    working_memory: WorkingMemory
+    assembler: ContextAssembler
+    clock: Clock
+    model: LanguageModel | None = None
+
+
+def perceive(session: Session, given: TurnInput, services: TurnServices) -> Turn:
+    role = given.role or "user"
+    if role not in PROCESSED_ROLES:
+        raise InvalidArgument("turn.role", "ProcessTurn takes the user's turn; history goes through ImportTurns")
+    content = normalise_content(given.content)
+    key = bounded_id(given.idempotency_key, "turn.idempotency_key")
+    return Turn(
+        id=turn_id_for(session.id, key),
+        session_id=session.id,
+        sequence=0,
+        role=role,
+        content=content,
+        created_at=services.clock.now(),
+        metadata=validate_metadata(given.metadata, "turn.metadata"),
+        idempotency_key=key,
+        tool_interactions=validate_tool_interactions(given.tool_interactions),
+    )
+
+
+async def process_turn(
+    org_id: str, session_id: str, given: TurnInput, options: bytes, services: TurnServices
+) -> ProcessedTurn:
+    session = await get_session(org_id, session_id, transcript=services.transcript)
+    turn = perceive(session, given, services)
+    if session.status != "active":
+        raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
+    if turn.idempotency_key and (replay := await _replay(org_id, session, turn, services)) is not None:
+        return replay
+
+    token = await services.working_memory.acquire_lease(session.id, holder=turn.id)
+    try:
+        stored = await _store(org_id, session, turn, services)
+        if stored.created == 0 and (replay := await _replay(org_id, session, stored.turns[0], services)) is not None:
+            return replay
+        user_turn = stored.turns[0]
+        await _join_working_memory(session, user_turn, token, services)
+        assembled = await _assemble(session, user_turn, options, services)
+        reply, reply_turn = await _respond(org_id, session, user_turn, assembled, token, services)
+        result = await services.results.save_result(
+            org_id,
+            session.id,
+            user_turn.id,
+            TurnResult(reply=reply, reply_turn_id=reply_turn.id if reply_turn else "", context=assembled.payload),
+            services.clock.now(),
+        )
+        return ProcessedTurn(user_turn, result, reply_turn)
+    finally:
+        if token is not None:
+            await _quietly(services.working_memory.release_lease(session.id, turn.id), "release the session lease")
+
+
+async def _store(org_id: str, session: Session, turn: Turn, services: TurnServices) -> Appended:
+    def reflect(appended: Appended) -> list:
+        return [reflect_job(org_id, session.id, appended.turns[-1].sequence)] if appended.created else []
+
+    appended = await services.transcript.append(org_id, session.id, [turn], services.clock.now(), then=reflect)
+    if not appended.accepted:
+        raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
+    return appended
+
+
+async def _replay(org_id: str, session: Session, turn: Turn, services: TurnServices) -> ProcessedTurn | None:
+    """The first result of a turn already processed under this idempotency key, if it finished."""
+    result = await services.results.result(org_id, turn.id)
+    if result is None:
+        return None
+    stored = await services.transcript.turn(org_id, turn.id)
+    if stored is None:
+        return None
+    reply_turn = await services.transcript.turn(org_id, result.reply_turn_id) if result.reply_turn_id else None
+    return ProcessedTurn(stored, result, reply_turn, replayed=True)
+
+
+async def _join_working_memory(session: Session, turn: Turn, token: int | None, services: TurnServices) -> None:
+    await _quietly(services.working_memory.append_turn(session.id, turn, token), "append the turn to working memory")
+    if turn.tool_interactions:
+        await _quietly(
+            services.working_memory.set_last_tool_result(session.id, turn.tool_interactions[-1]),
+            "keep the last tool result",
+        )
+
+
+async def _assemble(session: Session, turn: Turn, options: bytes, services: TurnServices) -> Assembled:
+    try:
+        return await services.assembler.assemble(session, turn.content, options)
+    except DEGRADABLE as error:
+        log.warning("turn %s answered without context: the assembler is unavailable (%s)", turn.id, error)
+        return Assembled()
+
+
+def _reply_turn(session: Session, user_turn: Turn, text: str, services: TurnServices) -> Turn:
+    key = f"reply:{user_turn.id}"
+    return Turn(turn_id_for(session.id, key), session.id, 0, "assistant", text, services.clock.now(), {}, key)
+
+
+async def _respond(
+    org_id: str, session: Session, turn: Turn, assembled: Assembled, token: int | None, services: TurnServices
+) -> tuple[str, Turn | None]:
+    if services.model is None:
+        return "", None
+    messages = [("system", assembled.text)] if assembled.text else []
+    try:
+        text = await services.model.reply([*messages, ("user", turn.content)])
+    except DEGRADABLE as error:
+        log.warning("turn %s has no reply: the language model is unavailable (%s)", turn.id, error)
+        return "", None
+    try:
+        reply = _reply_turn(session, turn, normalise_content(text[:16_000], "reply"), services)
+    except InvalidArgument:
+        return "", None  # the model said nothing printable
+    stored = (await _store(org_id, session, reply, services)).turns[0]
+    await _quietly(services.working_memory.append_turn(session.id, stored, token), "append the reply")
+    return stored.content, stored
+
+
+async def _quietly(call, what: str) -> None:
+    try:
+        await call
+    except DEGRADABLE as error:
+        log.warning("could not %s: %s", what, error)

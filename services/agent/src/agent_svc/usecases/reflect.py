@@ -1,0 +1,138 @@
+"""Reflection, the durable post-turn job: what the conversation said becomes long-term memory,
+beliefs with evidence, engagement hypotheses and the working memory's summary, plan and mood.
+
+One job reflects a session *through* a sequence: under the session's lock it reads the turns
+after the session's watermark, in order, and moves the watermark after each one. So turns are
+reflected in the order they were said (a later "actually I prefer coffee" supersedes the
+earlier belief, never the reverse), a job queued for a turn already covered does nothing, and
+a job that crashed half-way resumes at the first turn it had not finished. Every write carries
+an id derived from the turn (memory keys, observation and engagement request ids): a turn
+reflected again after a crash creates nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent_svc.domain.extraction import Extractor, TurnReflection, Utterance
+from agent_svc.domain.transcript import Session, Turn
+from agent_svc.domain.turn_loop import REFLECTED_ROLES
+from agent_svc.usecases.ports import (
+    Beliefs,
+    EmotionPoint,
+    Engagement,
+    Evidence,
+    Memories,
+    MemoryWrite,
+    Transcript,
+    TurnLoopStore,
+    WorkingMemory,
+)
+
+BATCH = 50  # turns read per page
+WINDOW = 8  # earlier turns the extractor reads with each turn
+EMOTIONS_KEPT = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectionServices:
+    transcript: Transcript
+    results: TurnLoopStore
+    extractor: Extractor
+    memories: Memories
+    beliefs: Beliefs
+    engagement: Engagement
+    working_memory: WorkingMemory
+
+
+async def reflect_through(org_id: str, session_id: str, through: int, services: ReflectionServices) -> int:
+    """Reflect the session's turns up to ``through``; returns how many turns this run read."""
+    session = await services.transcript.get(org_id, session_id)
+    if session is None:
+        return 0  # erased since the job was queued
+    async with services.results.session_lock(session_id):
+        done = await services.results.reflected_through(org_id, session_id)
+        if done >= through:
+            return 0
+        window = await services.transcript.turns(org_id, session_id, WINDOW, max(0, done - WINDOW))
+        read, last, emotions = 0, None, []
+        while done < through:
+            page = [
+                turn
+                for turn in await services.transcript.turns(org_id, session_id, BATCH, done)
+                if turn.sequence <= through
+            ]
+            if not page:
+                break
+            for turn in page:
+                if turn.role in REFLECTED_ROLES:
+                    last = await reflect_turn(session, turn, window, services)
+                    if last.emotion is not None and turn.role == "user":
+                        emotions.append(
+                            EmotionPoint(
+                                last.emotion.label,
+                                last.emotion.valence,
+                                last.emotion.intensity,
+                                turn.id,
+                                turn.created_at,
+                            )
+                        )
+                window = [*window, turn][-WINDOW:]
+                await services.results.mark_reflected(org_id, session_id, turn.sequence)
+                done, read = turn.sequence, read + 1
+        if last is not None:
+            await services.working_memory.reflect(session_id, last.summary, last.plan, emotions[-EMOTIONS_KEPT:])
+    return read
+
+
+async def reflect_turn(
+    session: Session, turn: Turn, earlier: Sequence[Turn], services: ReflectionServices
+) -> TurnReflection:
+    if turn.source == "live":  # an import indexed its turns itself
+        await services.memories.index(session.scope, session.id, [turn])
+    found = await services.extractor.reflect(_utterance(turn), [_utterance(t) for t in earlier])
+    writes = [
+        MemoryWrite(
+            key=_key("reflect", turn.id, memory.kind, memory.content),
+            kind=memory.kind,
+            content=memory.content,
+            importance=memory.importance,
+            valid_at=turn.created_at,
+            turn_ids=(turn.id,),
+            entities=memory.entities,
+            metadata={"speaker": memory.speaker, **({"deadline": memory.deadline} if memory.deadline else {})},
+        )
+        for memory in found.memories
+    ] + [
+        MemoryWrite(
+            key=_key("tool", turn.id, tool.tool_name, str(index)),
+            kind="tool_interaction",
+            content=f"{tool.tool_name}: {tool.summary or tool.intent}".strip(": "),
+            importance=0.5,
+            valid_at=tool.occurred_at or turn.created_at,
+            turn_ids=(turn.id,),
+            metadata={"tool_name": tool.tool_name},
+        )
+        for index, tool in enumerate(turn.tool_interactions)
+    ]
+    ids = await services.memories.remember(session.scope, session.id, writes) if writes else []
+    evidence = Evidence(turn.id, tuple(ids), turn.created_at)
+    for claim in found.claims:
+        request_id = _key("observe", turn.id, claim.kind, claim.subject_id, claim.slot)
+        await services.beliefs.observe(session.scope, claim, evidence, request_id)
+    if turn.role == "user":
+        proposal = await services.extractor.engagement([_utterance(turn)])
+        if proposal.hypotheses or proposal.unknowns:
+            await services.engagement.propose(proposal, _key("engage", turn.id))
+    return found
+
+
+def _utterance(turn: Turn) -> Utterance:
+    return Utterance(turn.role, turn.content, turn.id)
+
+
+def _key(*parts: str) -> str:
+    """A stable id for what reflection writes: readable prefix, hashed rest (ids are bounded)."""
+    return f"{parts[0]}:{hashlib.sha256(chr(0).join(parts[1:]).encode()).hexdigest()[:40]}"

@@ -1,0 +1,259 @@
+"""The agent process killed with SIGKILL — during a 2,000-turn import, and during reflection —
+then restarted: every acknowledged turn is in the transcript, every job completes, and no memory
+is written twice.
+
+The agent runs as a real child process on a database of its own (so the test's in-process agent
+and its job worker never touch these jobs), calling the test's memory, observations and
+assembler services. Its heartbeat timeout is short, so the restarted worker takes over the job
+the killed one held within seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import sys
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+import grpc
+import pytest
+import pytest_asyncio
+from google.protobuf import timestamp_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lore.agent.v1 import agent_service_pb2 as pb
+from lore.agent.v1 import agent_service_pb2_grpc
+from lore.common.v1 import scope_pb2, turn_pb2
+from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore_devstack import free_port, prepare_database
+
+IMPORT_TURNS = 2_000
+BATCH = 100
+SAID = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
+    return (("x-lore-org-id", org_id), ("x-lore-principal", "fault-test"))
+
+
+class AgentProcess:
+    """``python -m agent_svc`` on a fixed port, started and killed at will."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env, self.log = env, log
+        self.address = env["LORE_AGENT_ADDR"]
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        with self.log.open("ab") as sink:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "agent_svc", env=self.env, stdout=sink, stderr=sink
+            )
+        deadline = asyncio.get_running_loop().time() + 60
+        while not await self._serving():
+            assert self.process.returncode is None, self.log.read_text()[-3000:]
+            assert asyncio.get_running_loop().time() < deadline, "the agent never became SERVING"
+            await asyncio.sleep(0.2)
+
+    async def _serving(self) -> bool:
+        async with grpc.aio.insecure_channel(self.address) as channel:
+            try:
+                response = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
+            except grpc.aio.AioRpcError:
+                return False
+            return response.status == health_pb2.HealthCheckResponse.SERVING
+
+    async def kill(self) -> None:
+        assert self.process is not None and self.process.returncode is None
+        self.process.send_signal(signal.SIGKILL)
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def agent_process(services, pg_superuser_dsn, tmp_path) -> AsyncIterator[AgentProcess]:
+    from lore_cli.migrate import apply_all
+
+    urls = await prepare_database(pg_superuser_dsn, f"lore_fault_{secrets.token_hex(5)}")
+    await apply_all(urls.owner_dsn, quiet=True)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
+    env.update(
+        LORE_AGENT_ADDR=f"127.0.0.1:{free_port()}",
+        LORE_DATABASE_URL=urls.app_dsn,
+        LORE_MEMORY_ADDR=services["memory"].address,
+        LORE_OBSERVATIONS_ADDR=services["observations"].address,
+        LORE_ASSEMBLER_ADDR=services["assembler"].address,
+        LORE_IDLE_SCAN_SECONDS="0",
+        LORE_AGENT_JOB_HEARTBEAT_SECONDS="2",
+        LORE_AGENT_JOB_BACKOFF_MS="200",
+        LORE_LOG_LEVEL="WARNING",
+    )
+    agent = AgentProcess(env, tmp_path / "agent.log")
+    agent.database_url = urls.app_dsn  # type: ignore[attr-defined]
+    yield agent
+    await agent.stop()
+    connection = await asyncpg.connect(pg_superuser_dsn)
+    try:
+        await connection.execute(f'DROP DATABASE IF EXISTS "{urls.superuser_dsn.rsplit("/", 1)[1]}" WITH (FORCE)')
+    finally:
+        await connection.close()
+
+
+def stamp(moment: datetime) -> timestamp_pb2.Timestamp:
+    message = timestamp_pb2.Timestamp()
+    message.FromDatetime(moment)
+    return message
+
+
+def history(count: int, say: Callable[[int], str]) -> list[turn_pb2.Turn]:
+    return [
+        turn_pb2.Turn(
+            role=turn_pb2.TURN_ROLE_USER if index % 2 == 0 else turn_pb2.TURN_ROLE_ASSISTANT,
+            content=say(index),
+            created_at=stamp(SAID + timedelta(seconds=index)),
+            idempotency_key=f"turn-{index}",
+        )
+        for index in range(count)
+    ]
+
+
+async def until(probe: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await probe():
+        assert asyncio.get_running_loop().time() < deadline, what
+        await asyncio.sleep(0.2)
+
+
+async def queue_drained(database_url: str) -> bool:
+    connection = await asyncpg.connect(database_url)
+    try:
+        waiting = await connection.fetchval("SELECT count(*) FROM agent.pgqueuer WHERE status <> 'successful'")
+    finally:
+        await connection.close()
+    return waiting == 0
+
+
+async def reflected_through(database_url: str, org_id: str, session_id: str) -> int:
+    connection = await asyncpg.connect(database_url)
+    try:
+        async with connection.transaction():
+            await connection.execute("SELECT set_config('lore.org_id', $1, true)", org_id)
+            return await connection.fetchval("SELECT reflected_through FROM agent.sessions WHERE id = $1", session_id)
+    finally:
+        await connection.close()
+
+
+async def all_memories(memories, org: str, user: str, kind: int) -> list[memory_service_pb2.Memory]:
+    found, token = [], ""
+    while True:
+        page = await memories.ListMemories(
+            memory_service_pb2.ListMemoriesRequest(
+                scope=scope_pb2.Scope(user_id=user), memory_types=[kind], page_size=500, page_token=token
+            ),
+            metadata=tenant(org),
+        )
+        found += page.memories
+        if not (token := page.next_page_token):
+            return found
+
+
+async def start_session(agent, org: str, user: str) -> str:
+    request = pb.StartSessionRequest(scope=scope_pb2.Scope(user_id=user, agent_id="aria"))
+    return (await agent.StartSession(request, metadata=tenant(org), timeout=10)).session.id
+
+
+async def test_sigkill_during_a_2000_turn_import_loses_no_acknowledged_turn(agent_process, services):
+    org, user = f"org-{uuid.uuid4().hex[:12]}", "u-import"
+    turns = history(IMPORT_TURNS, lambda i: f"Message {i} about the weather in general.")
+    batches = [turns[start : start + BATCH] for start in range(0, IMPORT_TURNS, BATCH)]
+    memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+    await agent_process.start()
+
+    acknowledged = 0
+    async with grpc.aio.insecure_channel(agent_process.address) as channel:
+        agent = agent_service_pb2_grpc.AgentServiceStub(channel)
+        session_id = await start_session(agent, org, user)
+
+        async def send_all() -> None:
+            nonlocal acknowledged
+            for batch in batches[acknowledged:]:
+                request = pb.ImportTurnsRequest(session_id=session_id, turns=batch)
+                await agent.ImportTurns(request, metadata=tenant(org), timeout=60)
+                acknowledged += 1
+
+        sending = asyncio.create_task(send_all())
+        await until(lambda: asyncio.sleep(0, acknowledged >= 5), 120, "five batches never landed")
+        await agent_process.kill()
+        with pytest.raises(grpc.aio.AioRpcError):
+            await sending
+    landed = acknowledged * BATCH
+
+    await agent_process.start()
+    async with grpc.aio.insecure_channel(agent_process.address) as channel:
+        agent = agent_service_pb2_grpc.AgentServiceStub(channel)
+        listed = await agent.ListTurns(
+            pb.ListTurnsRequest(session_id=session_id, page_size=500), metadata=tenant(org), timeout=10
+        )
+        session = (await agent.GetSession(pb.GetSessionRequest(id=session_id), metadata=tenant(org))).session
+        assert session.turn_count >= landed, "every acknowledged turn is in the transcript"
+        assert [t.sequence for t in listed.turns] == list(range(1, min(500, session.turn_count) + 1))
+
+        # The client retries what was not acknowledged (the batch in flight may or may not have landed).
+        for batch in batches[acknowledged:]:
+            await agent.ImportTurns(
+                pb.ImportTurnsRequest(session_id=session_id, turns=batch), metadata=tenant(org), timeout=60
+            )
+        session = (await agent.GetSession(pb.GetSessionRequest(id=session_id), metadata=tenant(org))).session
+    assert session.turn_count == IMPORT_TURNS
+
+    await until(lambda: queue_drained(agent_process.database_url), 240, "the reflection jobs never completed")
+    assert await reflected_through(agent_process.database_url, org, session_id) == IMPORT_TURNS
+    messages = await all_memories(memories, org, user, memory_service_pb2.MEMORY_TYPE_MESSAGE)
+    assert len(messages) == IMPORT_TURNS and len({m.content for m in messages}) == IMPORT_TURNS
+
+
+FACTS = 60
+
+
+async def test_sigkill_during_reflection_completes_every_job_without_duplicates(agent_process, services):
+    org, user = f"org-{uuid.uuid4().hex[:12]}", "u-reflect"
+    turns = history(
+        FACTS, lambda i: "Noted." if i % 2 else ("I'm vegetarian, by the way." if i == 0 else f"I live in Town{i}.")
+    )
+    memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+    await agent_process.start()
+    async with grpc.aio.insecure_channel(agent_process.address) as channel:
+        agent = agent_service_pb2_grpc.AgentServiceStub(channel)
+        session_id = await start_session(agent, org, user)
+        await agent.ImportTurns(pb.ImportTurnsRequest(session_id=session_id, turns=turns), metadata=tenant(org))
+
+    async def half_way() -> bool:
+        return 0 < await reflected_through(agent_process.database_url, org, session_id) < FACTS
+
+    await until(half_way, 60, "reflection never started")
+    await agent_process.kill()
+    stopped_at = await reflected_through(agent_process.database_url, org, session_id)
+    assert stopped_at < FACTS, "killed in the middle of the job"
+
+    await agent_process.start()
+    await until(lambda: queue_drained(agent_process.database_url), 120, "the reflection job never completed")
+    assert await reflected_through(agent_process.database_url, org, session_id) == FACTS
+
+    written = [
+        memory
+        for kind in (memory_service_pb2.MEMORY_TYPE_FACT, memory_service_pb2.MEMORY_TYPE_PREFERENCE)
+        for memory in await all_memories(memories, org, user, kind)
+    ]
+    keys = [(memory.memory_type, memory.content) for memory in written]
+    assert len(keys) == len(set(keys)), "no memory written twice"
+    assert any("vegetarian" in content.lower() for _, content in keys)
+    assert len(written) >= FACTS // 2, "the user's turns were reflected"

@@ -24,10 +24,12 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from agent_svc.adapters.grpc_assembler import GrpcContextAssembler
 from agent_svc.adapters.grpc_episodes import GrpcEpisodes
+from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
 from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
 from agent_svc.adapters.pgqueuer_jobs import JobWorker, RetryPolicy
+from agent_svc.adapters.postgres_erasure import PostgresErasureStore
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
 from agent_svc.config import Settings
@@ -35,6 +37,7 @@ from agent_svc.domain import jobs
 from agent_svc.domain.extraction import Extractor
 from agent_svc.domain.rules import RuleExtractor
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
+from agent_svc.usecases.erasure import ErasureServices, run_erasure
 from agent_svc.usecases.ports import Clock, LanguageModel, Memories, Transcript
 from agent_svc.usecases.process_turn import TurnServices
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
@@ -50,6 +53,7 @@ class Container:
     turns: TurnServices
     reflection: ReflectionServices
     episodes: EpisodeServices
+    erasure: ErasureServices
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
 
@@ -113,6 +117,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
             working_memory,
         ),
         episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory)),
+        erasure=ErasureServices(PostgresErasureStore(postgres), GrpcSubjectEraser(memory, observations), clock),
         tracer_provider=provider,
         checks={
             "postgres": lambda: ping_postgres(postgres),
@@ -133,9 +138,12 @@ async def _start_worker(settings: Settings, stack: AsyncExitStack, container: Co
     async def episode(job: jobs.Job) -> None:
         await extract_episode(job.org_id, str(job.args["session_id"]), container.episodes)
 
+    async def erase(job: jobs.Job) -> None:
+        await run_erasure(job.org_id, str(job.args["erasure_id"]), container.erasure)
+
     worker = JobWorker(
         settings.database_url,
-        {jobs.REFLECT: reflect, jobs.EPISODE: episode},
+        {jobs.REFLECT: reflect, jobs.EPISODE: episode, jobs.ERASE: erase},
         RetryPolicy(settings.job_max_attempts, timedelta(milliseconds=settings.job_backoff_ms)),
         concurrency=settings.job_concurrency,
         heartbeat_timeout=timedelta(seconds=settings.job_heartbeat_seconds),

@@ -4,18 +4,17 @@ from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 from agent_svc.api.servicers import AgentServicer
 from agent_svc.bootstrap import Container
 
-AGENT_ISSUE = "the agent service's erasure (ForgetSubject)"
-
 
 def create_server(container: Container, address: str) -> GrpcServer:
     return create_grpc_server(
         address,
         [
             Registration(
-                AgentServicer(container.transcript, container.messages, container.clock, container.turns),
+                AgentServicer(
+                    container.transcript, container.messages, container.clock, container.turns, container.erasure
+                ),
                 agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],
-                pending=AGENT_ISSUE,
             ),
         ],
         tracer_provider=container.tracer_provider,

@@ -12,7 +12,7 @@ from fastapi import FastAPI, Request, Response
 
 from gateway_svc import bootstrap, errors
 from gateway_svc.config import Settings
-from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions
+from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -47,5 +47,6 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.include_router(engagement.router)
     app.include_router(context.router)
     app.include_router(sessions.router)
+    app.include_router(subjects.router)
     app.include_router(admin.router)
     return app

@@ -29,6 +29,7 @@ ALL_SCOPES = (
     "observations:write",
     "sessions:read",
     "sessions:write",
+    "subjects:forget",  # erasure (routes/subjects.py)
     "admin",
 )
 

@@ -46,7 +46,7 @@ ERASURE_STATUS_COMPLETED: ErasureStatus
 ERASURE_STATUS_DEAD_LETTERED: ErasureStatus
 
 class Session(_message.Message):
-    __slots__ = ("id", "scope", "status", "end_reason", "started_at", "last_active_at", "ended_at", "turn_count", "metadata")
+    __slots__ = ("id", "scope", "status", "end_reason", "started_at", "last_active_at", "ended_at", "turn_count", "metadata", "reflected_turns")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,7 @@ class Session(_message.Message):
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
     TURN_COUNT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    REFLECTED_TURNS_FIELD_NUMBER: _ClassVar[int]
     id: str
     scope: _scope_pb2.Scope
     status: SessionStatus
@@ -72,7 +73,8 @@ class Session(_message.Message):
     ended_at: _timestamp_pb2.Timestamp
     turn_count: int
     metadata: _containers.ScalarMap[str, str]
-    def __init__(self, id: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., status: _Optional[_Union[SessionStatus, str]] = ..., end_reason: _Optional[_Union[SessionEndReason, str]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_active_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., turn_count: _Optional[int] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    reflected_turns: int
+    def __init__(self, id: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., status: _Optional[_Union[SessionStatus, str]] = ..., end_reason: _Optional[_Union[SessionEndReason, str]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_active_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., turn_count: _Optional[int] = ..., metadata: _Optional[_Mapping[str, str]] = ..., reflected_turns: _Optional[int] = ...) -> None: ...
 
 class ErasureJob(_message.Message):
     __slots__ = ("id", "status", "requested_at", "completed_at", "counts")

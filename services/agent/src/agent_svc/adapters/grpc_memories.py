@@ -1,8 +1,9 @@
 """The Memories port on the memory service's Remember.
 
-Turns become ``message`` memories (valid at the turn's time, the turn's metadata, provenance
-IMPORT or API with the session and turn id, key ``turn:<turn id>``); reflection's findings
-become typed memories (provenance REFLECTION with the turn ids, key chosen by reflection). Both
+Imported turns become ``message`` memories (valid at the turn's time, the turn's metadata,
+provenance IMPORT with the session and turn id, key ``turn:<turn id>``); reflection writes a live
+turn's message the same way (provenance API) with its findings as typed memories (provenance
+REFLECTION with the turn ids, key chosen by reflection). Both
 go in batches of the service's limit; the keys make every retry land on the same items.
 """
 
@@ -22,6 +23,7 @@ from agent_svc.usecases.ports import MemoryWrite
 REMEMBER_BATCH = 100  # the memory service's MAX_BATCH
 TIMEOUT_S = 30.0
 TYPES = {
+    "message": memory_service_pb2.MEMORY_TYPE_MESSAGE,
     "fact": memory_service_pb2.MEMORY_TYPE_FACT,
     "preference": memory_service_pb2.MEMORY_TYPE_PREFERENCE,
     "commitment": memory_service_pb2.MEMORY_TYPE_COMMITMENT,
@@ -29,7 +31,11 @@ TYPES = {
     "decision": memory_service_pb2.MEMORY_TYPE_DECISION,
     "tool_interaction": memory_service_pb2.MEMORY_TYPE_TOOL_INTERACTION,
 }
-SOURCES = {"import": provenance_pb2.PROVENANCE_SOURCE_IMPORT, "live": provenance_pb2.PROVENANCE_SOURCE_API}
+SOURCES = {
+    "import": provenance_pb2.PROVENANCE_SOURCE_IMPORT,
+    "live": provenance_pb2.PROVENANCE_SOURCE_API,
+    "reflection": provenance_pb2.PROVENANCE_SOURCE_REFLECTION,
+}
 
 
 def scope_to_pb(scope: Scope) -> scope_pb2.Scope:
@@ -70,9 +76,7 @@ class GrpcMemories:
                 idempotency_key=item.key,
                 entities=list(item.entities),
                 provenance=provenance_pb2.Provenance(
-                    session_id=session_id,
-                    turn_ids=list(item.turn_ids),
-                    source=provenance_pb2.PROVENANCE_SOURCE_REFLECTION,
+                    session_id=session_id, turn_ids=list(item.turn_ids), source=SOURCES[item.source]
                 ),
             )
             for item in items

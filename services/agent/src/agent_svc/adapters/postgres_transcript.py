@@ -18,7 +18,7 @@ from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteractio
 
 _SESSION_COLUMNS = (
     "id, org_id, user_id, agent_id, team_id, status, end_reason, started_at, last_active_at, ended_at,"
-    " turn_count, metadata"
+    " turn_count, metadata, reflected_through"
 )
 
 
@@ -34,6 +34,7 @@ def _session(row: asyncpg.Record) -> Session:
         ended_at=row["ended_at"],
         turn_count=row["turn_count"],
         metadata=json.loads(row["metadata"]),
+        reflected_through=row["reflected_through"],
     )
 
 

@@ -14,6 +14,7 @@ from agent_svc.adapters.grpc_working_memory import tool_to_pb
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
 from agent_svc.domain.turn_loop import ProcessedTurn
 from agent_svc.usecases.import_turns import TurnDraft
+from agent_svc.usecases.ports import Erasure
 from agent_svc.usecases.process_turn import TurnInput
 
 STATUS_TO_PB = {"active": pb.SESSION_STATUS_ACTIVE, "ended": pb.SESSION_STATUS_ENDED}
@@ -32,6 +33,12 @@ ROLE_TO_PB = {
 
 
 ROLE_FROM_PB = {value: name for name, value in ROLE_TO_PB.items()}
+ERASURE_STATUS_TO_PB = {
+    "pending": pb.ERASURE_STATUS_PENDING,
+    "running": pb.ERASURE_STATUS_RUNNING,
+    "completed": pb.ERASURE_STATUS_COMPLETED,
+    "dead_lettered": pb.ERASURE_STATUS_DEAD_LETTERED,
+}
 
 
 def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
@@ -106,6 +113,7 @@ def session_to_pb(session: Session) -> pb.Session:
         started_at=to_timestamp(session.started_at),
         last_active_at=to_timestamp(session.last_active_at),
         turn_count=session.turn_count,
+        reflected_turns=session.reflected_through,
     )
     if session.ended_at is not None:
         message.ended_at.CopyFrom(to_timestamp(session.ended_at))
@@ -125,4 +133,14 @@ def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
         tool_interactions=[tool_to_pb(tool) for tool in turn.tool_interactions],
     )
     message.metadata.update(turn.metadata)
+    return message
+
+
+def erasure_to_pb(erasure: Erasure) -> pb.ErasureJob:
+    message = pb.ErasureJob(
+        id=erasure.id, status=ERASURE_STATUS_TO_PB[erasure.status], requested_at=to_timestamp(erasure.requested_at)
+    )
+    if erasure.completed_at is not None:
+        message.completed_at.CopyFrom(to_timestamp(erasure.completed_at))
+    message.counts.update(erasure.counts)
     return message

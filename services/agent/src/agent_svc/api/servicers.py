@@ -1,5 +1,4 @@
-"""gRPC transport of the agent service. RPCs not defined here answer UNIMPLEMENTED with the
-capability still to come (``lore_runtime.pending``): erasure."""
+"""gRPC transport of the agent service: every AgentService RPC."""
 
 from __future__ import annotations
 
@@ -12,19 +11,28 @@ from lore_runtime import request_context
 from agent_svc.api import convert
 from agent_svc.domain.transcript import bounded_id
 from agent_svc.usecases import sessions
+from agent_svc.usecases.erasure import ErasureServices, forget_subject
 from agent_svc.usecases.import_turns import import_turns
 from agent_svc.usecases.ports import Clock, MessageIndex, Transcript
 from agent_svc.usecases.process_turn import TurnServices, process_turn
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
-    """Sessions, the transcript and the per-turn loop."""
+    """Sessions, the transcript, the per-turn loop and erasure."""
 
-    def __init__(self, transcript: Transcript, messages: MessageIndex, clock: Clock, turns: TurnServices) -> None:
+    def __init__(
+        self,
+        transcript: Transcript,
+        messages: MessageIndex,
+        clock: Clock,
+        turns: TurnServices,
+        erasure: ErasureServices,
+    ) -> None:
         self._transcript = transcript
         self._messages = messages
         self._clock = clock
         self._turns = turns
+        self._erasure = erasure
 
     async def ProcessTurn(self, request: pb.ProcessTurnRequest, context: Any) -> pb.ProcessTurnResponse:
         caller = request_context.current()
@@ -89,3 +97,14 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             clock=self._clock,
         )
         return pb.ImportTurnsResponse(imported=done.imported, skipped=done.skipped)
+
+    async def ForgetSubject(self, request: pb.ForgetSubjectRequest, context: Any) -> pb.ForgetSubjectResponse:
+        caller = request_context.current()
+        erasure = await forget_subject(
+            caller.org_id,
+            caller.principal,
+            convert.scope_from_pb(request.subject, "subject"),
+            request.request_id,
+            self._erasure,
+        )
+        return pb.ForgetSubjectResponse(job=convert.erasure_to_pb(erasure))

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 REFLECT = "reflect"  # reflect a session's turns up to a sequence
 EPISODE = "episode"  # extract the episode of an ended session
-KINDS = (REFLECT, EPISODE)
+ERASE = "erase"  # erase a subject everywhere (usecases/erasure.py)
+KINDS = (REFLECT, EPISODE, ERASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,3 +42,7 @@ def reflect_job(org_id: str, session_id: str, through_sequence: int) -> Job:
 
 def episode_job(org_id: str, session_id: str) -> Job:
     return Job(EPISODE, org_id, {"session_id": session_id})
+
+
+def erase_job(org_id: str, erasure_id: str) -> Job:
+    return Job(ERASE, org_id, {"erasure_id": erasure_id})

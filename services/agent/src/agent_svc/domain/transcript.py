@@ -53,6 +53,7 @@ class Session:
     end_reason: str = ""
     turn_count: int = 0
     metadata: Mapping[str, str] = field(default_factory=dict)
+    reflected_through: int = 0  # the last sequence reflection has read
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Protocol
 
+from agent_svc.domain.digest import DayEpisode, Digest
 from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, ExtractedClaim, Extractor, Plan
 from agent_svc.domain.jobs import Job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
@@ -86,13 +87,14 @@ class MemoryWrite:
     """One long-term memory reflection writes; ``key`` makes a re-run land on the same item."""
 
     key: str
-    kind: str  # fact | preference | commitment | opinion | decision | tool_interaction
+    kind: str  # message | fact | preference | commitment | opinion | decision | tool_interaction
     content: str
     importance: float
     valid_at: datetime
     turn_ids: tuple[str, ...]
     entities: tuple[str, ...] = ()
     metadata: dict[str, str] = field(default_factory=dict)
+    source: str = "reflection"  # reflection | live (a live turn's own message) | import
 
 
 class Memories(MessageIndex, Protocol):
@@ -165,3 +167,100 @@ class Episodes(Protocol):
     ) -> str:
         """EpisodeService.CreateEpisode, once per session (a re-run returns the same episode id)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """One ForgetSubject request: the job's state, then the tombstone (ids and counts, no content)."""
+
+    id: str
+    org_id: str
+    subject: Scope
+    principal: str
+    status: str  # pending | running | completed | dead_lettered
+    requested_at: datetime
+    completed_at: datetime | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+class ErasureStore(Protocol):
+    async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
+        """Insert the pending erasure and queue the jobs ``then`` names, in one transaction; a
+        request id already used in the org returns that erasure and queues nothing."""
+        ...
+
+    async def get(self, org_id: str, erasure_id: str) -> Erasure | None:
+        """The erasure; ``dead_lettered`` while its job sits in the queue's dead-letter state."""
+        ...
+
+    async def requeue(self, erasure: Erasure, jobs: Sequence[Job]) -> None:
+        """Queue ``jobs`` again (a dead-lettered erasure asked for once more)."""
+        ...
+
+    async def mark_running(self, org_id: str, erasure_id: str) -> Erasure | None: ...
+
+    async def subject_sessions(self, org_id: str, subject: Scope) -> list[str]:
+        """Ids of every session whose scope has the subject's given ids."""
+        ...
+
+    async def turn_ids(self, org_id: str, session_ids: Sequence[str]) -> list[str]: ...
+
+    async def record(self, org_id: str, erasure_id: str, counts: dict[str, int]) -> None:
+        """Merge ``counts`` into the erasure's (a key keeps the larger of the two: a re-run that
+        finds nothing left never lowers what the first run removed)."""
+        ...
+
+    async def delete_transcript(self, org_id: str, erasure_id: str, session_ids: Sequence[str]) -> None:
+        """Delete the sessions with their turns and turn results, recording the counts in the same
+        transaction."""
+        ...
+
+    async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure: ...
+
+
+class SubjectEraser(Protocol):
+    """The erasure's calls to the other services; each is idempotent (by request id or by nature)."""
+
+    async def memory_ids(self, subject: Scope) -> list[str]:
+        """Ids of the subject's long-term memories (every type and status)."""
+        ...
+
+    async def forget_memories(self, subject: Scope, session_ids: Sequence[str], request_id: str) -> dict[str, int]:
+        """MemoryService.ForgetSubject: memories, episodes, access records, working memories."""
+        ...
+
+    async def erase_observations(
+        self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str
+    ) -> dict[str, int]:
+        """ObservationService.EraseSubject: beliefs about the subject and evidence citing the sources."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDigest:
+    id: str
+    day: date
+    status: str  # active | warm | archived
+
+
+class ActiveScopes(Protocol):
+    async def active_scopes(self, start: datetime, end: datetime) -> list[tuple[str, Scope]]:
+        """(org, scope) of every session active between ``start`` and ``end``, across orgs (the
+        digest job runs as a system principal)."""
+        ...
+
+
+class Timeline(Protocol):
+    """The memory service as the digest job sees it; each call acts as the given org."""
+
+    async def episodes(self, org_id: str, scope: Scope, start: datetime, end: datetime) -> list[DayEpisode]: ...
+
+    async def write_digest(self, org_id: str, scope: Scope, digest: Digest) -> None:
+        """A ``daily_digest`` memory, one per scope and day (a rewrite lands on the same item)."""
+        ...
+
+    async def digests(self, org_id: str, scope: Scope) -> list[StoredDigest]:
+        """The scope's digests that are still active or warm."""
+        ...
+
+    async def set_status(self, org_id: str, digest_id: str, status: str) -> None: ...

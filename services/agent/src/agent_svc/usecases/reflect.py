@@ -90,33 +90,49 @@ async def reflect_through(org_id: str, session_id: str, through: int, services: 
 async def reflect_turn(
     session: Session, turn: Turn, earlier: Sequence[Turn], services: ReflectionServices
 ) -> TurnReflection:
-    if turn.source == "live":  # an import indexed its turns itself
-        await services.memories.index(session.scope, session.id, [turn])
     found = await services.extractor.reflect(_utterance(turn), [_utterance(t) for t in earlier])
-    writes = [
+    # One Remember call per turn (the memory service embeds the batch at once): the message itself
+    # when it came live (an import indexed its own), what was found in it, its tool results.
+    message = [
         MemoryWrite(
-            key=_key("reflect", turn.id, memory.kind, memory.content),
-            kind=memory.kind,
-            content=memory.content,
-            importance=memory.importance,
+            key=f"turn:{turn.id}",
+            kind="message",
+            content=turn.content,
+            importance=0.5,
             valid_at=turn.created_at,
             turn_ids=(turn.id,),
-            entities=memory.entities,
-            metadata={"speaker": memory.speaker, **({"deadline": memory.deadline} if memory.deadline else {})},
+            metadata=dict(turn.metadata),
+            source="live",
         )
-        for memory in found.memories
-    ] + [
-        MemoryWrite(
-            key=_key("tool", turn.id, tool.tool_name, str(index)),
-            kind="tool_interaction",
-            content=f"{tool.tool_name}: {tool.summary or tool.intent}".strip(": "),
-            importance=0.5,
-            valid_at=tool.occurred_at or turn.created_at,
-            turn_ids=(turn.id,),
-            metadata={"tool_name": tool.tool_name},
-        )
-        for index, tool in enumerate(turn.tool_interactions)
     ]
+    writes = (
+        (message if turn.source == "live" else [])
+        + [
+            MemoryWrite(
+                key=_key("reflect", turn.id, memory.kind, memory.content),
+                kind=memory.kind,
+                content=memory.content,
+                importance=memory.importance,
+                valid_at=turn.created_at,
+                turn_ids=(turn.id,),
+                entities=memory.entities,
+                metadata={"speaker": memory.speaker, **({"deadline": memory.deadline} if memory.deadline else {})},
+            )
+            for memory in found.memories
+        ]
+        + [
+            MemoryWrite(
+                key=_key("tool", turn.id, tool.tool_name, str(index)),
+                kind="tool_interaction",
+                content=f"{tool.tool_name}: {tool.summary or tool.intent}".strip(": "),
+                importance=0.5,
+                valid_at=tool.occurred_at or turn.created_at,
+                turn_ids=(turn.id,),
+                metadata={"tool_name": tool.tool_name},
+            )
+            for index, tool in enumerate(turn.tool_interactions)
+        ]
+    )
     ids = await services.memories.remember(session.scope, session.id, writes) if writes else []
     evidence = Evidence(turn.id, tuple(ids), turn.created_at)
     for claim in found.claims:

@@ -1,0 +1,208 @@
+"""Agent: ProcessTurn end to end through the gateway with no language model, the import rate,
+and whether reflection keeps up.
+
+    .venv/bin/python -m bench.agent_load [--memories 10000] [--sessions 10] [--turns 30]
+                                         [--import-turns 2000] [--rate 20] [--seconds 60]
+
+Starts the whole stack as the README does (``lore up``, embedded back ends, a temporary data
+directory, free ports) and writes ``--memories`` memories for one user (as bench.assembler_load
+does), then:
+
+1. ProcessTurn: ``--sessions`` clients, one session each, post ``--turns`` turns each as fast as
+   they are answered (POST /v1/sessions/{id}/turns): latency percentiles, turns/s, the CPU each
+   service spent per turn (reflection of those turns runs meanwhile, as it would in production);
+2. import: ``--import-turns`` historical turns into one session through POST …/turns:import in
+   batches of 200 (transcript and message memories, so indexing included): turns/s; then how
+   fast the queued reflection reads them (turns/s, from the session's ``reflectedTurns``);
+3. sustained: turns posted at ``--rate`` per second across the sessions for ``--seconds``; the
+   reflection backlog (turns stored but not yet reflected) sampled every 5 s — it must not grow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from bench.assembler_load import USER, seed
+from bench.local_stack import stack_environment, start, stop
+from bench.measure import percentile, service_cpu_seconds, tree_rss_mib
+
+KEY = "bench-development-key-0123456789"
+LINES = [
+    "I'm vegetarian, by the way.",
+    "We decided to go with Postgres for the billing service.",
+    "I'll send the migration plan on Friday.",
+    "How is Caroline doing with the Lisbon offsite?",
+    "I prefer tea over coffee in the afternoon.",
+    "Can you remind me what we said about the hiring plan?",
+    "I live in Lisbon now.",
+    "Honestly I'm a bit frustrated with the quarterly report.",
+    "Let's go with option B for the book club.",
+    "What did Priya say about the marathon?",
+    "I work at Acme as a data engineer.",
+    "Thanks, that helps a lot!",
+]
+
+
+def figures(label: str, latencies: list[float], count: int, seconds: float) -> str:
+    return (
+        f"{label:<44} {count / seconds:7.1f}/s  p50 {percentile(latencies, 50):6.1f} ms"
+        f"  p95 {percentile(latencies, 95):6.1f} ms  p99 {percentile(latencies, 99):6.1f} ms"
+    )
+
+
+async def start_session(client: httpx.AsyncClient, name: str) -> str:
+    body = {"scope": {"userId": USER, "agentId": "bench-agent"}, "requestId": name}
+    response = await client.post("/v1/sessions", json=body)
+    response.raise_for_status()
+    return response.json()["session"]["id"]
+
+
+async def post_turn(client: httpx.AsyncClient, session_id: str, content: str, key: str) -> float:
+    began = time.perf_counter()
+    body = {"turn": {"role": "TURN_ROLE_USER", "content": content, "idempotencyKey": key}}
+    response = await client.post(f"/v1/sessions/{session_id}/turns", json=body, timeout=60)
+    if response.status_code != 200:
+        raise SystemExit(f"ProcessTurn answered {response.status_code}: {response.text}")
+    return (time.perf_counter() - began) * 1000
+
+
+async def backlog(client: httpx.AsyncClient, session_ids: list[str]) -> int:
+    """Turns stored but not yet reflected, over the sessions."""
+    behind = 0
+    for session_id in session_ids:
+        session = (await client.get(f"/v1/sessions/{session_id}")).json()["session"]
+        behind += session["turnCount"] - session["reflectedTurns"]
+    return behind
+
+
+async def caught_up(client: httpx.AsyncClient, session_ids: list[str]) -> float:
+    """Seconds until reflection has read every stored turn of the sessions."""
+    began = time.monotonic()
+    while True:
+        if await backlog(client, session_ids) == 0:
+            return time.monotonic() - began
+        await asyncio.sleep(0.5)
+
+
+async def process_turns(client: httpx.AsyncClient, pid: int, sessions: int, turns: int) -> list[str]:
+    ids = [await start_session(client, f"bench-loop-{index}") for index in range(sessions)]
+    latencies: list[float] = []
+
+    async def talk(number: int, session_id: str) -> None:
+        for turn in range(turns):
+            line = LINES[(number + turn) % len(LINES)]
+            latencies.append(await post_turn(client, session_id, line, f"loop-{number}-{turn}"))
+
+    before = service_cpu_seconds(pid)
+    began = time.monotonic()
+    await asyncio.gather(*(talk(number, session_id) for number, session_id in enumerate(ids)))
+    seconds = time.monotonic() - began
+    after = service_cpu_seconds(pid)
+    print(figures(f"ProcessTurn, {sessions} sessions at once", latencies, len(latencies), seconds))
+    spent = {name: (after[name] - before.get(name, 0.0)) * 1000 / len(latencies) for name in after}
+    print(
+        "  CPU per turn (ms, reflection included): "
+        + ", ".join(f"{name} {ms:.1f}" for name, ms in sorted(spent.items(), key=lambda item: -item[1]))
+    )
+    return ids
+
+
+async def import_and_reflect(client: httpx.AsyncClient, count: int) -> None:
+    session_id = await start_session(client, "bench-import")
+    said = datetime.now(UTC) - timedelta(days=30)
+    turns = [
+        {
+            "role": "TURN_ROLE_USER" if index % 2 == 0 else "TURN_ROLE_ASSISTANT",
+            "content": f"{LINES[index % len(LINES)]} ({index})",
+            "createdAt": (said + timedelta(seconds=30 * index)).isoformat(),
+            "idempotencyKey": f"import-{index}",
+        }
+        for index in range(count)
+    ]
+    latencies = []
+    began = time.monotonic()
+    for start_index in range(0, count, 200):
+        batch = turns[start_index : start_index + 200]
+        started = time.perf_counter()
+        response = await client.post(f"/v1/sessions/{session_id}/turns:import", json={"turns": batch}, timeout=300)
+        response.raise_for_status()
+        latencies.append((time.perf_counter() - started) * 1000)
+    seconds = time.monotonic() - began
+    label = "import, batches of 200 (indexing included)"
+    print(f"{label:<44} {count / seconds:7.1f} turns/s  p50 batch {percentile(latencies, 50):.0f} ms")
+    reflected = await caught_up(client, [session_id])
+    print(
+        f"{'reflection of the imported turns':<44} {count / (seconds + reflected):7.1f} turns/s end to end "
+        f"(the backlog of {count} cleared {reflected:.0f} s after the import)"
+    )
+
+
+async def sustained(client: httpx.AsyncClient, session_ids: list[str], rate: float, seconds: float) -> None:
+    interval = 1 / rate
+    latencies: list[float] = []
+    samples: list[tuple[float, int]] = []
+    began = time.monotonic()
+    pending: set[asyncio.Task[float]] = set()
+    sent = 0
+    next_sample = began
+    while (now := time.monotonic()) - began < seconds:
+        session_id = session_ids[sent % len(session_ids)]
+        task = asyncio.create_task(post_turn(client, session_id, LINES[sent % len(LINES)], f"rate-{sent}"))
+        task.add_done_callback(lambda done: latencies.append(done.result()) if not done.exception() else None)
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+        sent += 1
+        if now >= next_sample:
+            samples.append((now - began, await backlog(client, session_ids)))
+            next_sample += 5
+        await asyncio.sleep(max(0.0, began + sent * interval - time.monotonic()))
+    await asyncio.gather(*pending)
+    print(figures(f"ProcessTurn at {rate:.0f}/s for {seconds:.0f} s", latencies, sent, time.monotonic() - began))
+    print("  reflection backlog (turns) every 5 s: " + " ".join(str(behind) for _, behind in samples))
+    print(f"  backlog cleared {await caught_up(client, session_ids):.1f} s after the last turn")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as temporary:
+        data_dir = Path(temporary) / "data"
+        env, url = stack_environment(data_dir, KEY, **dict(setting.split("=", 1) for setting in args.env))
+        process, ready = start(data_dir, env, url)
+        try:
+            headers = {"Authorization": f"Bearer {KEY}"}
+            async with httpx.AsyncClient(
+                base_url=url, headers=headers, limits=httpx.Limits(max_connections=64)
+            ) as client:
+                written = await seed(client, args.memories)
+                print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")
+                await asyncio.sleep(args.settle)
+                ids = await process_turns(client, process.pid, args.sessions, args.turns)
+                print(f"  reflection caught up {await caught_up(client, ids):.1f} s after the last turn")
+                await import_and_reflect(client, args.import_turns)
+                await sustained(client, ids, args.rate, args.seconds)
+                print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
+        finally:
+            stop(process)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--turns", type=int, default=30, help="turns per session in the latency run")
+    parser.add_argument("--import-turns", type=int, default=2_000)
+    parser.add_argument("--rate", type=float, default=20.0, help="turns per second in the sustained run")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--settle", type=float, default=20.0, help="seconds to wait after writing the memories")
+    parser.add_argument("--env", action="append", default=[], help="LORE_X=value for the stack (repeatable)")
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

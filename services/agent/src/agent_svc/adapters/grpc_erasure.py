@@ -1,0 +1,95 @@
+"""The SubjectEraser port on the memory service (ListMemories, ForgetSubject,
+ClearWorkingMemory) and the observations service (EraseSubject). Every call has a deadline; an
+unreachable service raises DependencyUnavailable, which fails the erase job so the queue retries
+it with backoff.
+
+The memory service's ForgetSubject deletes memory items and the access log but neither
+episodes nor working memory yet (its response reports 0 for both), so the sessions' working
+memory is cleared here too, session by session (idempotent: clearing twice clears nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import grpc
+from lore.memory.v1 import (
+    memory_service_pb2,
+    memory_service_pb2_grpc,
+    working_memory_service_pb2,
+    working_memory_service_pb2_grpc,
+)
+from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
+from lore_runtime.grpc_errors import from_rpc_error
+
+from agent_svc.adapters.grpc_memories import scope_to_pb
+from agent_svc.domain.transcript import Scope
+
+TIMEOUT_S = 60.0
+PAGE = 500  # ListMemories' largest page
+SUBJECT_TYPES = {
+    "entity": observation_service_pb2.SUBJECT_TYPE_ENTITY,
+    "agent": observation_service_pb2.SUBJECT_TYPE_AGENT,
+}
+
+
+class GrpcSubjectEraser:
+    def __init__(self, memory: grpc.aio.Channel, observations: grpc.aio.Channel) -> None:
+        self._memories = memory_service_pb2_grpc.MemoryServiceStub(memory)
+        self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(memory)
+        self._observations = observation_service_pb2_grpc.ObservationServiceStub(observations)
+
+    async def memory_ids(self, subject: Scope) -> list[str]:
+        ids: list[str] = []
+        token = ""
+        try:
+            while True:
+                page = await self._memories.ListMemories(
+                    memory_service_pb2.ListMemoriesRequest(
+                        scope=scope_to_pb(subject), page_size=PAGE, page_token=token
+                    ),
+                    timeout=TIMEOUT_S,
+                )
+                ids += [memory.id for memory in page.memories]
+                if not (token := page.next_page_token):
+                    return ids
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+
+    async def forget_memories(self, subject: Scope, session_ids: Sequence[str], request_id: str) -> dict[str, int]:
+        try:
+            response = await self._memories.ForgetSubject(
+                memory_service_pb2.ForgetSubjectRequest(
+                    subject=scope_to_pb(subject), session_ids=list(session_ids), request_id=request_id
+                ),
+                timeout=TIMEOUT_S,
+            )
+            for session_id in session_ids:
+                await self._working.ClearWorkingMemory(
+                    working_memory_service_pb2.ClearWorkingMemoryRequest(session_id=session_id), timeout=TIMEOUT_S
+                )
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        return {
+            "memories": response.memories_deleted,
+            "episodes": response.episodes_deleted,
+            "access_records": response.access_records_deleted,
+            "working_memories": max(response.working_memories_cleared, len(session_ids)),
+        }
+
+    async def erase_observations(
+        self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str
+    ) -> dict[str, int]:
+        try:
+            response = await self._observations.EraseSubject(
+                observation_service_pb2.EraseSubjectRequest(
+                    subject_type=SUBJECT_TYPES[subject_type],
+                    subject_id=subject_id,
+                    source_ids=list(source_ids),
+                    request_id=request_id,
+                ),
+                timeout=TIMEOUT_S,
+            )
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        return {"observations": response.observations_erased, "evidence": response.evidence_erased}

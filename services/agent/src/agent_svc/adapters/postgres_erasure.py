@@ -1,0 +1,193 @@
+"""The erasure store on Postgres (``agent.erasures``, migration ``0004_erasure.sql``), as the
+service's non-owner role, in transactions scoped to the caller's org.
+
+The dead-letter state is the queue's: the worker's ``DatabaseRetryEntrypointExecutor`` parks a
+job that exhausted its attempts with status ``failed`` in ``agent.pgqueuer`` (``on_failure="hold"``).
+A handler cannot tell it runs its last attempt, so the row is not updated then; instead every read
+reports an unfinished erasure whose job is parked there (and not queued again) as ``dead_lettered``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import asyncpg
+from lore_runtime.stores import tenant_transaction
+
+from agent_svc.adapters.pgqueuer_jobs import enqueue_on
+from agent_svc.domain.jobs import Job, erase_job
+from agent_svc.domain.transcript import Scope
+from agent_svc.usecases.ports import Erasure
+
+_COLUMNS = "id, org_id, user_id, agent_id, team_id, principal, status, requested_at, completed_at, counts"
+
+# Whether the erasure's job sits in the dead-letter state with no newer attempt queued or running.
+_DEAD = """
+    EXISTS (SELECT 1 FROM agent.pgqueuer q WHERE q.entrypoint = 'erase' AND q.dedupe_key = $3
+            AND q.status = 'failed')
+    AND NOT EXISTS (SELECT 1 FROM agent.pgqueuer q WHERE q.entrypoint = 'erase' AND q.dedupe_key = $3
+                    AND q.status IN ('queued', 'picked'))
+"""
+
+
+def _erasure(row: asyncpg.Record, dead: bool = False) -> Erasure:
+    status = row["status"]
+    return Erasure(
+        id=str(row["id"]),
+        org_id=row["org_id"],
+        subject=Scope(row["user_id"], row["agent_id"], row["team_id"]),
+        principal=row["principal"],
+        status="dead_lettered" if dead and status != "completed" else status,
+        requested_at=row["requested_at"],
+        completed_at=row["completed_at"],
+        counts={key: int(value) for key, value in json.loads(row["counts"]).items()},
+    )
+
+
+class PostgresErasureStore:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
+        async with tenant_transaction(self._pool, erasure.org_id) as connection:
+            row = await connection.fetchrow(
+                f"""
+                INSERT INTO agent.erasures (id, org_id, user_id, agent_id, team_id, request_id, status,
+                                            requested_at, principal)
+                VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)
+                ON CONFLICT (org_id, request_id) WHERE request_id <> '' DO NOTHING
+                RETURNING {_COLUMNS}
+                """,
+                erasure.id,
+                erasure.org_id,
+                erasure.subject.user_id,
+                erasure.subject.agent_id,
+                erasure.subject.team_id,
+                request_id,
+                erasure.requested_at,
+                erasure.principal[:256],
+            )
+            if row is not None:
+                stored = _erasure(row)
+                await enqueue_on(connection, then(stored))
+                return stored
+            row = await connection.fetchrow(
+                f"SELECT {_COLUMNS} FROM agent.erasures WHERE org_id = $1 AND request_id = $2",
+                erasure.org_id,
+                request_id,
+            )
+        return _erasure(row)
+
+    async def get(self, org_id: str, erasure_id: str) -> Erasure | None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                f"SELECT {_COLUMNS}, {_DEAD} AS dead FROM agent.erasures WHERE org_id = $1 AND id = $2",
+                org_id,
+                erasure_id,
+                erase_job(org_id, erasure_id).dedupe_key,
+            )
+        return _erasure(row, row["dead"]) if row else None
+
+    async def requeue(self, erasure: Erasure, jobs: Sequence[Job]) -> None:
+        async with tenant_transaction(self._pool, erasure.org_id) as connection:
+            await enqueue_on(connection, jobs)
+
+    async def mark_running(self, org_id: str, erasure_id: str) -> Erasure | None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                f"""
+                UPDATE agent.erasures SET status = 'running'
+                WHERE org_id = $1 AND id = $2 AND status <> 'completed'
+                RETURNING {_COLUMNS}
+                """,
+                org_id,
+                erasure_id,
+            )
+            if row is None:
+                row = await connection.fetchrow(
+                    f"SELECT {_COLUMNS} FROM agent.erasures WHERE org_id = $1 AND id = $2", org_id, erasure_id
+                )
+        return _erasure(row) if row else None
+
+    async def subject_sessions(self, org_id: str, subject: Scope) -> list[str]:
+        conditions, values = ["org_id = $1"], [org_id]
+        for column, value in (
+            ("user_id", subject.user_id),
+            ("agent_id", subject.agent_id),
+            ("team_id", subject.team_id),
+        ):
+            if value:
+                values.append(value)
+                conditions.append(f"{column} = ${len(values)}")
+        if len(values) == 1:  # never the whole org (validated before; kept as a last wall)
+            return []
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                f"SELECT id FROM agent.sessions WHERE {' AND '.join(conditions)} ORDER BY id", *values
+            )
+        return [str(row["id"]) for row in rows]
+
+    async def turn_ids(self, org_id: str, session_ids: Sequence[str]) -> list[str]:
+        if not session_ids:
+            return []
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                "SELECT id FROM agent.turns WHERE org_id = $1 AND session_id = ANY($2::uuid[]) ORDER BY id",
+                org_id,
+                list(session_ids),
+            )
+        return [str(row["id"]) for row in rows]
+
+    async def record(self, org_id: str, erasure_id: str, counts: dict[str, int]) -> None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            await _record(connection, org_id, erasure_id, counts)
+
+    async def delete_transcript(self, org_id: str, erasure_id: str, session_ids: Sequence[str]) -> None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            ids = list(session_ids)
+            await connection.execute(
+                "DELETE FROM agent.turn_results WHERE org_id = $1 AND session_id = ANY($2::uuid[])", org_id, ids
+            )
+            turns = await connection.execute(
+                "DELETE FROM agent.turns WHERE org_id = $1 AND session_id = ANY($2::uuid[])", org_id, ids
+            )
+            sessions = await connection.execute(
+                "DELETE FROM agent.sessions WHERE org_id = $1 AND id = ANY($2::uuid[])", org_id, ids
+            )
+            await _record(connection, org_id, erasure_id, {"turns": _deleted(turns), "sessions": _deleted(sessions)})
+
+    async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(
+                f"""
+                UPDATE agent.erasures SET status = 'completed', completed_at = coalesce(completed_at, $3)
+                WHERE org_id = $1 AND id = $2
+                RETURNING {_COLUMNS}
+                """,
+                org_id,
+                erasure_id,
+                now,
+            )
+        return _erasure(row)
+
+
+async def _record(connection: asyncpg.Connection, org_id: str, erasure_id: str, counts: dict[str, int]) -> None:
+    current = await connection.fetchval(
+        "SELECT counts FROM agent.erasures WHERE org_id = $1 AND id = $2 FOR UPDATE", org_id, erasure_id
+    )
+    merged = {key: int(value) for key, value in json.loads(current or "{}").items()}
+    for key, value in counts.items():
+        merged[key] = max(merged.get(key, 0), int(value))
+    await connection.execute(
+        "UPDATE agent.erasures SET counts = $3::jsonb WHERE org_id = $1 AND id = $2",
+        org_id,
+        erasure_id,
+        json.dumps(merged, sort_keys=True),
+    )
+
+
+def _deleted(status: str) -> int:
+    """The row count of a ``DELETE n`` command status."""
+    return int(status.rsplit(" ", 1)[-1])

@@ -1,0 +1,138 @@
+"""Erasure (ARCHITECTURE.md §2): ``ForgetSubject`` removes a subject's data everywhere, as a
+durable job, and leaves a tombstone — who, when, how many records per store; never content.
+
+``forget_subject`` records the request and queues the job in one transaction, so an
+acknowledged erasure is never lost. ``run_erasure`` is the job. It works in an order that a
+re-run can always resume:
+
+1. the subject's sessions and their turn ids, and the subject's memory ids, are read while
+   they still exist;
+2. ``ObservationService.EraseSubject``: beliefs about the subject, and evidence citing those
+   turns and memories (in chunks of the service's limit, each with a request id derived from
+   the erasure, the chunk's index and its content: a replayed chunk is answered from the
+   observations service's tombstone, a chunk whose content changed runs);
+3. ``MemoryService.ForgetSubject``: memories, episodes, access log, the sessions' working memory;
+4. the transcript (turn results, turns, sessions) and its counts, in one transaction;
+5. completed.
+
+Every step is idempotent, so a job that crashed or hit an unavailable service is simply run
+again by the queue (retries with backoff) and completes once every service answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lore_runtime.errors import InvalidArgument, NotFound
+
+from agent_svc.domain.jobs import erase_job
+from agent_svc.domain.transcript import Scope, bounded_id
+from agent_svc.usecases.ports import Clock, Erasure, ErasureStore, SubjectEraser
+
+# The observations service's MAX_SOURCE_IDS_TO_ERASE: source ids per EraseSubject call.
+SOURCE_IDS_PER_CALL = 1_000
+# The ids the observations service accepts as a subject (its SUBJECT_ID_PATTERN).
+OBSERVABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
+
+
+@dataclass(frozen=True, slots=True)
+class ErasureServices:
+    store: ErasureStore
+    eraser: SubjectEraser
+    clock: Clock
+
+
+def validate_subject(subject: Scope) -> Scope:
+    checked = Scope(
+        bounded_id(subject.user_id, "subject.user_id"),
+        bounded_id(subject.agent_id, "subject.agent_id"),
+        bounded_id(subject.team_id, "subject.team_id"),
+    )
+    if not (checked.user_id or checked.agent_id or checked.team_id):
+        raise InvalidArgument("subject", "name a user, agent or team: an empty subject would be the whole org")
+    return checked
+
+
+async def forget_subject(
+    org_id: str, principal: str, subject: Scope, request_id: str, services: ErasureServices
+) -> Erasure:
+    """Record the erasure and queue its job together; a replayed request id returns the erasure
+    it first recorded, in its current state, and queues nothing (unless that erasure is
+    dead-lettered: asking again is how an operator retries it)."""
+    subject = validate_subject(subject)
+    request_id = bounded_id(request_id, "request_id")
+    pending = Erasure(
+        id=str(uuid.uuid4()),
+        org_id=org_id,
+        subject=subject,
+        principal=principal,
+        status="pending",
+        requested_at=services.clock.now(),
+    )
+    stored = await services.store.request(pending, request_id, lambda e: [erase_job(e.org_id, e.id)])
+    if stored.id != pending.id:
+        current = await services.store.get(org_id, stored.id) or stored
+        if current.status == "dead_lettered":
+            await services.store.requeue(current, [erase_job(org_id, current.id)])
+        return current
+    return stored
+
+
+async def get_erasure(org_id: str, erasure_id: str, services: ErasureServices) -> Erasure:
+    found = await services.store.get(org_id, erasure_id)
+    if found is None:
+        raise NotFound(f"erasure {erasure_id} not found")
+    return found
+
+
+def observation_subject(subject: Scope) -> tuple[str, str] | None:
+    """Whom the observations are about: a user is an ``entity``, an agent an ``agent``. Teams are
+    not an observation subject, and an id the observations service cannot hold as a subject has
+    no beliefs about it there; either way evidence citing the subject's sources is still erased."""
+    if subject.user_id:
+        found = "entity", subject.user_id
+    elif subject.agent_id:
+        found = "agent", subject.agent_id
+    else:
+        return None
+    return found if OBSERVABLE_ID.match(found[1]) else None
+
+
+async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -> Erasure | None:
+    """The erase job: idempotent, resumable; None when the erasure does not exist."""
+    store, eraser = services.store, services.eraser
+    erasure = await store.mark_running(org_id, erasure_id)
+    if erasure is None or erasure.status == "completed":
+        return erasure
+    subject = erasure.subject
+    session_ids = await store.subject_sessions(org_id, subject)
+    turn_ids = await store.turn_ids(org_id, session_ids)
+    memory_ids = await eraser.memory_ids(subject)
+
+    sources = sorted(set(turn_ids) | set(memory_ids))
+    target = observation_subject(subject)
+    if target is not None or sources:
+        # Without an observation subject the sources' evidence is erased under a subject nothing
+        # is about (EraseSubject needs one), named after the erasure so its tombstone says why.
+        subject_type, subject_id = target or ("entity", f"erasure-{erasure_id}")
+        chunks = [sources[start : start + SOURCE_IDS_PER_CALL] for start in range(0, len(sources), SOURCE_IDS_PER_CALL)]
+        erased = {"observations": 0, "evidence": 0}
+        for index, chunk in enumerate(chunks or [[]]):
+            request_id = _chunk_request_id(erasure_id, index, chunk)
+            for key, value in (await eraser.erase_observations(subject_type, subject_id, chunk, request_id)).items():
+                erased[key] = erased.get(key, 0) + value
+        await store.record(org_id, erasure_id, erased)
+
+    forgotten = await eraser.forget_memories(subject, session_ids, f"erasure:{erasure_id}")
+    await store.record(org_id, erasure_id, forgotten)
+    await store.delete_transcript(org_id, erasure_id, session_ids)
+    return await store.complete(org_id, erasure_id, services.clock.now())
+
+
+def _chunk_request_id(erasure_id: str, index: int, chunk: Sequence[str]) -> str:
+    digest = hashlib.sha256("\0".join(chunk).encode()).hexdigest()[:16]
+    return f"erasure:{erasure_id}:{index}:{digest}"

@@ -29,6 +29,7 @@ async def services(migrated_pg, redis_url, tmp_path_factory) -> dict[str, Runnin
         "LORE_REVALIDATION_INTERVAL_SECONDS": "0",
         # Tests end idle sessions themselves (the scan's use case), at the time they choose.
         "LORE_IDLE_SCAN_SECONDS": "0",
+        "LORE_DIGEST_INTERVAL_SECONDS": "0",
         # A failing job is retried within the test's patience.
         "LORE_AGENT_JOB_BACKOFF_MS": "200",
     }

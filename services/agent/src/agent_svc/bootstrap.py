@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import asyncpg
+import grpc
 from lore.assembler.v1 import assembler_service_pb2
 from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
 from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
@@ -27,6 +28,7 @@ from agent_svc.adapters.grpc_episodes import GrpcEpisodes
 from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
 from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
+from agent_svc.adapters.grpc_timeline import GrpcTimeline
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
 from agent_svc.adapters.pgqueuer_jobs import JobWorker, RetryPolicy
 from agent_svc.adapters.postgres_erasure import PostgresErasureStore
@@ -36,6 +38,7 @@ from agent_svc.config import Settings
 from agent_svc.domain import jobs
 from agent_svc.domain.extraction import Extractor
 from agent_svc.domain.rules import RuleExtractor
+from agent_svc.usecases.digests import DigestServices, run_daily_digests
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
 from agent_svc.usecases.erasure import ErasureServices, run_erasure
 from agent_svc.usecases.ports import Clock, LanguageModel, Memories, Transcript
@@ -126,8 +129,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     )
     if settings.jobs_enabled:
         await _start_worker(settings, stack, container)
-    if settings.idle_scan_seconds > 0:
-        _start_idle_scan(settings, stack, container, results)
+    _start_schedules(settings, stack, container, results, memory)
     return container
 
 
@@ -152,19 +154,41 @@ async def _start_worker(settings: Settings, stack: AsyncExitStack, container: Co
     stack.push_async_callback(worker.stop)
 
 
-def _start_idle_scan(
-    settings: Settings, stack: AsyncExitStack, container: Container, results: PostgresTurnLoop
+def _start_schedules(
+    settings: Settings, stack: AsyncExitStack, container: Container, results: PostgresTurnLoop, memory: grpc.aio.Channel
 ) -> None:
+    """The scheduled jobs one replica runs per period (lore_runtime.scheduled): the idle-session
+    scan and the daily digests; a period of 0 turns a job off."""
     idle = timedelta(minutes=settings.idle_session_minutes)
-    job = ScheduledJob(
-        "idle_sessions",
-        timedelta(seconds=settings.idle_scan_seconds),
-        lambda: end_idle_sessions(idle, transcript=container.transcript, results=results, clock=container.clock),
-        lease=timedelta(minutes=10),
+    digests = DigestServices(
+        results,
+        GrpcTimeline(memory),
+        container.clock,
+        settings.digest_warm_after_days,
+        settings.digest_archive_after_days,
     )
-    poll = timedelta(seconds=min(settings.idle_scan_seconds, 30))
-    task = asyncio.create_task(run_periodically(JobClaims(container.postgres, "agent"), [job], poll))
-    stack.push_async_callback(_cancel, task)
+    jobs = []
+    if settings.idle_scan_seconds > 0:
+        jobs.append(
+            ScheduledJob(
+                "idle_sessions",
+                timedelta(seconds=settings.idle_scan_seconds),
+                lambda: end_idle_sessions(
+                    idle, transcript=container.transcript, results=results, clock=container.clock
+                ),
+                lease=timedelta(minutes=10),
+            )
+        )
+    if settings.digest_interval_seconds > 0:
+        jobs.append(
+            ScheduledJob(
+                "daily_digests", timedelta(seconds=settings.digest_interval_seconds), lambda: run_daily_digests(digests)
+            )
+        )
+    if jobs:
+        poll = timedelta(seconds=min([30.0, *(job.interval.total_seconds() for job in jobs)]))
+        task = asyncio.create_task(run_periodically(JobClaims(container.postgres, "agent"), jobs, poll))
+        stack.push_async_callback(_cancel, task)
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

@@ -25,3 +25,9 @@ class Settings(ServerSettings):
     # Session boundaries.
     idle_session_minutes: float = env("LORE_IDLE_SESSION_MINUTES", default=30.0, gt=0)
     idle_scan_seconds: float = env("LORE_IDLE_SCAN_SECONDS", default=60.0, ge=0, description="0 disables the scan")
+    # Daily digests: one per scope and day with sessions, ageing active -> warm -> archived.
+    digest_interval_seconds: float = env(
+        "LORE_DIGEST_INTERVAL_SECONDS", default=86_400.0, ge=0, description="0 disables the digests"
+    )
+    digest_warm_after_days: int = env("LORE_DIGEST_WARM_AFTER_DAYS", default=7, ge=1)
+    digest_archive_after_days: int = env("LORE_DIGEST_ARCHIVE_AFTER_DAYS", default=30, ge=2)

@@ -12,6 +12,7 @@ from datetime import datetime
 import asyncpg
 from lore_runtime.stores import tenant_transaction
 
+from agent_svc.domain.transcript import Scope
 from agent_svc.domain.turn_loop import TurnResult
 
 
@@ -78,6 +79,10 @@ class PostgresTurnLoop:
     async def idle_sessions(self, before: datetime, limit: int) -> list[tuple[str, str]]:
         rows = await self._pool.fetch("SELECT org_id, id FROM agent.idle_sessions($1, $2)", before, limit)
         return [(row["org_id"], str(row["id"])) for row in rows]
+
+    async def active_scopes(self, start: datetime, end: datetime) -> list[tuple[str, Scope]]:
+        rows = await self._pool.fetch("SELECT * FROM agent.active_scopes($1, $2)", start, end)
+        return [(row["org_id"], Scope(row["user_id"], row["agent_id"], row["team_id"])) for row in rows]
 
     @contextlib.asynccontextmanager
     async def session_lock(self, session_id: str) -> AsyncIterator[None]:

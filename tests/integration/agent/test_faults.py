@@ -257,3 +257,31 @@ async def test_sigkill_during_reflection_completes_every_job_without_duplicates(
     assert len(keys) == len(set(keys)), "no memory written twice"
     assert any("vegetarian" in content.lower() for _, content in keys)
     assert len(written) >= FACTS // 2, "the user's turns were reflected"
+
+
+async def test_a_job_that_keeps_failing_is_dead_lettered_and_counted(agent_process, services, tmp_path):
+    org = f"org-{uuid.uuid4().hex[:12]}"
+    # Reflection's beliefs go to an observations service that is not there: every attempt fails.
+    agent = AgentProcess(
+        {**agent_process.env, "LORE_OBSERVATIONS_ADDR": f"127.0.0.1:{free_port()}", "LORE_AGENT_JOB_MAX_ATTEMPTS": "2"},
+        tmp_path / "failing-agent.log",
+    )
+    await agent.start()
+    try:
+        async with grpc.aio.insecure_channel(agent.address) as channel:
+            stub = agent_service_pb2_grpc.AgentServiceStub(channel)
+            session_id = await start_session(stub, org, "u-dead")
+            turn = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="I'm vegetarian, by the way.")
+            done = await stub.ProcessTurn(pb.ProcessTurnRequest(session_id=session_id, turn=turn), metadata=tenant(org))
+            assert done.turn.sequence == 1, "the turn is acknowledged although reflection cannot finish"
+
+            async def dead() -> bool:
+                stats = await stub.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(org))
+                return {kind.kind: kind.dead for kind in stats.kinds}.get("reflect") == 1
+
+            await until(dead, 60, "the failing job never reached the dead-letter state")
+            other = await stub.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(f"{org}-other"))
+            assert all(kind.dead == 0 and kind.queued == 0 for kind in other.kinds), "another org sees none of it"
+            assert {kind.kind for kind in other.kinds} == {"reflect", "episode", "erase"}
+    finally:
+        await agent.stop()

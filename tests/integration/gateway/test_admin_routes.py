@@ -50,3 +50,20 @@ async def test_reindex_needs_the_admin_scope_and_answers_its_last_progress_step(
     body = answered.json()
     assert (body["phase"], body["done"], body["total"]) == ("done", 0, 0)
     assert body["model"] and body["dimension"] > 0
+
+
+async def test_the_job_queue_of_the_callers_org_needs_the_admin_scope(client_for, org_id):
+    admin = await client_for(org_id)
+    reader = await client_for(org_id, scopes=("sessions:read", "sessions:write"))
+    session = (await admin.post("/v1/sessions", json={"scope": {"userId": "u-jobs"}})).json()["session"]
+    await admin.post(f"/v1/sessions/{session['id']}/turns", json={"turn": {"content": "I live in Porto."}})
+
+    stats = await admin.get("/v1/admin/jobs")
+    refused = await reader.get("/v1/admin/jobs")
+
+    assert stats.status_code == 200, stats.text
+    kinds = {kind["kind"]: kind for kind in stats.json()["kinds"]}
+    assert set(kinds) == {"reflect", "episode", "erase"}
+    assert set(kinds["reflect"]) == {"kind", "queued", "running", "retrying", "dead", "oldestQueuedSeconds"}
+    assert kinds["reflect"]["dead"] == 0
+    assert refused.status_code == 403

@@ -30,7 +30,7 @@ from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
 from agent_svc.adapters.grpc_timeline import GrpcTimeline
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
-from agent_svc.adapters.pgqueuer_jobs import JobWorker, RetryPolicy
+from agent_svc.adapters.pgqueuer_jobs import JobWorker, PgqueuerStats, RetryPolicy
 from agent_svc.adapters.postgres_erasure import PostgresErasureStore
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
@@ -41,7 +41,7 @@ from agent_svc.domain.rules import RuleExtractor
 from agent_svc.usecases.digests import DigestServices, run_daily_digests
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
 from agent_svc.usecases.erasure import ErasureServices, run_erasure
-from agent_svc.usecases.ports import Clock, LanguageModel, Memories, Transcript
+from agent_svc.usecases.ports import Clock, JobStats, LanguageModel, Memories, Transcript
 from agent_svc.usecases.process_turn import TurnServices
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 
@@ -57,6 +57,7 @@ class Container:
     reflection: ReflectionServices
     episodes: EpisodeServices
     erasure: ErasureServices
+    job_stats: JobStats
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
 
@@ -121,6 +122,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         ),
         episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory)),
         erasure=ErasureServices(PostgresErasureStore(postgres), GrpcSubjectEraser(memory, observations), clock),
+        job_stats=PgqueuerStats(postgres),
         tracer_provider=provider,
         checks={
             "postgres": lambda: ping_postgres(postgres),

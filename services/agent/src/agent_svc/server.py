@@ -11,7 +11,12 @@ def create_server(container: Container, address: str) -> GrpcServer:
         [
             Registration(
                 AgentServicer(
-                    container.transcript, container.messages, container.clock, container.turns, container.erasure
+                    container.transcript,
+                    container.messages,
+                    container.clock,
+                    container.turns,
+                    container.erasure,
+                    container.job_stats,
                 ),
                 agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],

@@ -235,3 +235,29 @@ class ForgetSubjectResponse(_message.Message):
     JOB_FIELD_NUMBER: _ClassVar[int]
     job: ErasureJob
     def __init__(self, job: _Optional[_Union[ErasureJob, _Mapping]] = ...) -> None: ...
+
+class JobKindStats(_message.Message):
+    __slots__ = ("kind", "queued", "running", "retrying", "dead", "oldest_queued_seconds")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    RETRYING_FIELD_NUMBER: _ClassVar[int]
+    DEAD_FIELD_NUMBER: _ClassVar[int]
+    OLDEST_QUEUED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    queued: int
+    running: int
+    retrying: int
+    dead: int
+    oldest_queued_seconds: float
+    def __init__(self, kind: _Optional[str] = ..., queued: _Optional[int] = ..., running: _Optional[int] = ..., retrying: _Optional[int] = ..., dead: _Optional[int] = ..., oldest_queued_seconds: _Optional[float] = ...) -> None: ...
+
+class GetJobStatsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetJobStatsResponse(_message.Message):
+    __slots__ = ("kinds",)
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    kinds: _containers.RepeatedCompositeFieldContainer[JobKindStats]
+    def __init__(self, kinds: _Optional[_Iterable[_Union[JobKindStats, _Mapping]]] = ...) -> None: ...

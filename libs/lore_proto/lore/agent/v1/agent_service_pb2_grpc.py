@@ -75,6 +75,11 @@ class AgentServiceStub:
                 request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetSubjectRequest.SerializeToString,
                 response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetSubjectResponse.FromString,
                 _registered_method=True)
+        self.GetJobStats = channel.unary_unary(
+                '/lore.agent.v1.AgentService/GetJobStats',
+                request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsRequest.SerializeToString,
+                response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -134,6 +139,14 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetJobStats(self, request, context):
+        """The caller's background jobs (reflection, episodes, erasure) by kind: waiting, running,
+        retrying after a failure, and dead-lettered (attempts exhausted, kept for inspection).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -176,6 +189,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.ForgetSubject,
                     request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetSubjectRequest.FromString,
                     response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetSubjectResponse.SerializeToString,
+            ),
+            'GetJobStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetJobStats,
+                    request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsRequest.FromString,
+                    response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -395,6 +413,33 @@ class AgentService:
             '/lore.agent.v1.AgentService/ForgetSubject',
             lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetSubjectRequest.SerializeToString,
             lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetSubjectResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetJobStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.agent.v1.AgentService/GetJobStats',
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsRequest.SerializeToString,
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,

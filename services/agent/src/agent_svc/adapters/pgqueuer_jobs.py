@@ -31,7 +31,7 @@ from pgqueuer.core.qm import QueueManager
 from pgqueuer.domain.models import Job as QueuedJob
 from pgqueuer.domain.settings import DBSettings, Durability
 
-from agent_svc.domain.jobs import Job
+from agent_svc.domain.jobs import KINDS, Job, QueueCounts
 
 log = logging.getLogger(__name__)
 
@@ -152,20 +152,19 @@ class JobWorker:
             await self._connection.close()
 
 
-@dataclass(frozen=True, slots=True)
-class QueueCounts:
-    """Jobs by state for one kind: what waits, what runs, what is retrying, what is dead."""
+class PgqueuerStats:
+    """The JobStats port on the queue table."""
 
-    kind: str
-    queued: int = 0
-    running: int = 0
-    retrying: int = 0
-    dead: int = 0
-    oldest_queued_seconds: float = 0.0
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def counts(self, org_id: str) -> list[QueueCounts]:
+        return await queue_counts(self._pool, org_id)
 
 
-async def queue_counts(pool: asyncpg.Pool) -> list[QueueCounts]:
-    """The queue's state (metrics and the status RPC): counted on the queue table itself."""
+async def queue_counts(pool: asyncpg.Pool, org_id: str) -> list[QueueCounts]:
+    """One org's jobs by kind and state, counted on the queue table itself (a finished job leaves
+    it; a dead one stays, status ``failed``). The org is read from each job's payload."""
     rows = await pool.fetch(
         """
         SELECT entrypoint,
@@ -174,12 +173,16 @@ async def queue_counts(pool: asyncpg.Pool) -> list[QueueCounts]:
                count(*) FILTER (WHERE status = 'queued' AND attempts > 0) AS retrying,
                count(*) FILTER (WHERE status = 'failed') AS dead,
                coalesce(extract(epoch FROM now() - min(created) FILTER (WHERE status = 'queued')), 0) AS oldest
-        FROM agent.pgqueuer GROUP BY entrypoint ORDER BY entrypoint
-        """
+        FROM agent.pgqueuer
+        WHERE convert_from(payload, 'UTF8')::jsonb ->> 'org_id' = $1
+        GROUP BY entrypoint
+        """,
+        org_id,
     )
-    return [
-        QueueCounts(
+    found = {
+        row["entrypoint"]: QueueCounts(
             row["entrypoint"], row["queued"], row["running"], row["retrying"], row["dead"], float(row["oldest"])
         )
         for row in rows
-    ]
+    }
+    return [found.get(kind, QueueCounts(kind)) for kind in KINDS]

@@ -11,6 +11,7 @@ from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
 
 from agent_svc.adapters.grpc_working_memory import tool_to_pb
+from agent_svc.domain.jobs import QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
 from agent_svc.domain.turn_loop import ProcessedTurn
 from agent_svc.usecases.import_turns import TurnDraft
@@ -144,3 +145,14 @@ def erasure_to_pb(erasure: Erasure) -> pb.ErasureJob:
         message.completed_at.CopyFrom(to_timestamp(erasure.completed_at))
     message.counts.update(erasure.counts)
     return message
+
+
+def job_counts_to_pb(counts: QueueCounts) -> pb.JobKindStats:
+    return pb.JobKindStats(
+        kind=counts.kind,
+        queued=counts.queued,
+        running=counts.running,
+        retrying=counts.retrying,
+        dead=counts.dead,
+        oldest_queued_seconds=counts.oldest_queued_seconds,
+    )

@@ -46,3 +46,15 @@ def episode_job(org_id: str, session_id: str) -> Job:
 
 def erase_job(org_id: str, erasure_id: str) -> Job:
     return Job(ERASE, org_id, {"erasure_id": erasure_id})
+
+
+@dataclass(frozen=True, slots=True)
+class QueueCounts:
+    """Jobs of one kind by state: waiting, running, retrying after a failure, dead-lettered."""
+
+    kind: str
+    queued: int = 0
+    running: int = 0
+    retrying: int = 0
+    dead: int = 0
+    oldest_queued_seconds: float = 0.0

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from agent_svc.domain.digest import DayEpisode, Digest
 from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, ExtractedClaim, Extractor, Plan
-from agent_svc.domain.jobs import Job
+from agent_svc.domain.jobs import Job, QueueCounts
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
 
@@ -264,3 +264,9 @@ class Timeline(Protocol):
         ...
 
     async def set_status(self, org_id: str, digest_id: str, status: str) -> None: ...
+
+
+class JobStats(Protocol):
+    async def counts(self, org_id: str) -> list[QueueCounts]:
+        """The org's background jobs by kind and state (every kind, zeros included)."""
+        ...

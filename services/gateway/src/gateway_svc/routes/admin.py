@@ -1,4 +1,5 @@
-"""Operator routes (``admin`` scope): the maintenance jobs the services also run on schedule.
+"""Operator routes (``admin`` scope): the maintenance jobs the services also run on schedule, and
+the state of the agent's background job queue.
 
 Each acts on the caller's organisation only: the org comes from the credential like
 everywhere else, so an operator key of one tenant cannot decay or fold another's memories.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
 
@@ -75,3 +77,10 @@ async def reindex(request: Request, caller: Caller = Depends(authenticated)) -> 
     async for step in _memories(request).Reindex(message, **rpc_options(request, caller)):
         last = step
     return to_json(last)
+
+
+@router.get("/v1/admin/jobs", summary="The org's background jobs by kind and state (AgentService.GetJobStats)")
+async def job_stats(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+    caller.require("admin")
+    agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
+    return to_json(await agent.GetJobStats(agent_service_pb2.GetJobStatsRequest(), **rpc_options(request, caller)))

@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 from lore_runtime import request_context
@@ -124,6 +125,8 @@ class JobWorker:
     def _runner(kind: str, handler: Handler) -> Callable[[QueuedJob], Awaitable[None]]:
         async def run(queued: QueuedJob) -> None:
             job = Job.decode(kind, queued.payload or b"{}")
+            began = time.monotonic()
+            waited_ms = max(0.0, (datetime.now(UTC) - queued.created).total_seconds() * 1000)
             with request_context.bound(request_context.RequestContext(job.org_id, SYSTEM_PRINCIPAL)):
                 try:
                     await handler(job)
@@ -132,6 +135,15 @@ class JobWorker:
                         "job %s %s failed (attempt %d): %s", kind, queued.id, queued.attempts + 1, error or type(error)
                     )
                     raise
+            # Latency of the queue (waited: since it was queued) and of the work itself, per job.
+            log.info(
+                "job %s %s done: waited %.0f ms, ran %.0f ms",
+                kind,
+                queued.id,
+                waited_ms,
+                (time.monotonic() - began) * 1000,
+                extra={"job_kind": kind, "org_id": job.org_id, "waited_ms": waited_ms},
+            )
 
         return run
 

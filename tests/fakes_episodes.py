@@ -74,3 +74,9 @@ class InMemoryEpisodeIndex:
         return ThreadPage(
             page, ThreadCursor(last.ended_at, last.episode_id, last.index) if more and last is not None else None
         )
+
+    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
+        doomed = [episode.id for episode in self._matching(org_id, scope)]
+        for episode_id in doomed:
+            del self._episodes[episode_id]
+        return doomed

@@ -79,6 +79,8 @@ DESIGNED_RPCS = {
             "ListTurns",
             "EndSession",
             "ForgetSubject",
+            # Beyond §1: the job queue's state (docs/agent.md), the "visible" background work.
+            "GetJobStats",
         ],
     },
 }

@@ -188,11 +188,6 @@ async def test_forgetting_a_user_erases_their_data_everywhere_and_nobody_elses(
     assert not any(word in stored for word in ("vegetarian", "lisbon", "tea", "coffee"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MemoryService.ForgetSubject does not delete episodes yet (its EpisodeIndex has no delete):"
-    " the agent asks, the memory service reports episodes_deleted=0 and keeps them",
-)
 async def test_forgetting_a_user_erases_their_episodes(agent, memories, observations, episodes, orgs):
     org, _ = orgs
     await populate(agent, memories, observations, episodes, org, "u-episodic")

@@ -21,6 +21,7 @@ from memory_svc.api.servicers import MemoryServicer
 from qdrant_client import AsyncQdrantClient
 
 from tests.fakes import HashingEmbedder
+from tests.fakes_working_memory import InMemoryWorkingMemoryStore
 
 BACKENDS = ("qdrant_edge", "qdrant_client_local")
 
@@ -65,7 +66,15 @@ async def start(stack: AsyncExitStack, stores: Any, embedder: Any) -> Service:
     """MemoryService and EpisodeService on port 0 over ``stores`` (no access log: Recall passes recordAccess false)."""
     clock = SystemClock()
     memory = MemoryServicer(
-        stores.items, stores.items, embedder, clock, None, vector_stores=stores, vector_state=stores.state
+        stores.items,
+        stores.items,
+        embedder,
+        clock,
+        None,
+        episodes=stores.episodes,
+        working_memory=InMemoryWorkingMemoryStore(),
+        vector_stores=stores,
+        vector_state=stores.state,
     )
     server = create_grpc_server(
         "127.0.0.1:0",

@@ -302,3 +302,25 @@ async def test_empty_org_lists_nothing(episode_index) -> None:
     org = new_org()
     assert (await episode_index.list(org, Scope(), 5)).episodes == []
     assert (await episode_index.list_open_threads(org, Scope(), 5)).threads == []
+
+
+async def test_delete_scope_erases_only_the_subject_of_that_org(episode_index) -> None:
+    org, other = new_org(), new_org()
+    subject, bystander = Scope(user_id="leaving"), Scope(user_id="staying")
+    doomed = [
+        make_episode(org, scope=subject, open_threads=(OpenThread("visa"),)),
+        make_episode(org, T0 - timedelta(days=1), scope=Scope(user_id="leaving", agent_id="a-1")),
+    ]
+    kept = [make_episode(org, scope=bystander), make_episode(other, scope=subject), make_episode(org)]
+    await put(episode_index, *doomed, *kept)
+
+    deleted = await episode_index.delete_scope(org, subject)
+
+    assert sorted(deleted) == sorted(episode.id for episode in doomed)
+    assert [await episode_index.get(org, episode.id) for episode in doomed] == [None, None]
+    assert (await episode_index.list(org, subject, 10)).episodes == []
+    assert (await episode_index.list_open_threads(org, subject, 10)).threads == []
+    assert await episode_index.get(org, kept[0].id) == kept[0]
+    assert await episode_index.get(other, kept[1].id) == kept[1]
+    assert await episode_index.get(org, kept[2].id) == kept[2]
+    assert await episode_index.delete_scope(org, subject) == []  # idempotent

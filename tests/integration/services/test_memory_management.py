@@ -1,5 +1,6 @@
-"""Managing memories through real stubs: get, list, update, forget, erase, record access —
-and every attempt to reach another org's memories fails as if they did not exist."""
+"""Managing memories through real stubs: get, list, update, forget, erase (items, episodes and
+working memory), record access — and every attempt to reach another org's memories fails as if
+they did not exist."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import uuid
 
 import grpc
 import pytest
-from google.protobuf import field_mask_pb2
-from lore.common.v1 import scope_pb2
+from google.protobuf import field_mask_pb2, timestamp_pb2
+from lore.common.v1 import scope_pb2, turn_pb2
+from lore.memory.v1 import episode_service_pb2 as epb
+from lore.memory.v1 import episode_service_pb2_grpc, memory_service_pb2_grpc, working_memory_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2 as pb
-from lore.memory.v1 import memory_service_pb2_grpc
+from lore.memory.v1 import working_memory_service_pb2 as wpb
 
 
 def _tenant(org_id: str) -> tuple[tuple[str, str], ...]:
@@ -20,6 +23,16 @@ def _tenant(org_id: str) -> tuple[tuple[str, str], ...]:
 @pytest.fixture
 def stub(services) -> memory_service_pb2_grpc.MemoryServiceStub:
     return memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+
+
+@pytest.fixture
+def episodes(services) -> episode_service_pb2_grpc.EpisodeServiceStub:
+    return episode_service_pb2_grpc.EpisodeServiceStub(services["memory"].channel)
+
+
+@pytest.fixture
+def working(services) -> working_memory_service_pb2_grpc.WorkingMemoryServiceStub:
+    return working_memory_service_pb2_grpc.WorkingMemoryServiceStub(services["memory"].channel)
 
 
 async def _remember(stub, org_id: str, user: str, *contents: str) -> list[pb.Memory]:
@@ -102,21 +115,120 @@ async def test_recall_records_access_and_revives_salience(stub, org_id):
     assert accessed.memory.current_salience == pytest.approx(1.2)
 
 
-async def test_forget_subject_erases_only_that_subject(stub, org_id):
+async def _episode(episodes, org_id: str, user: str, summary: str) -> str:
+    ended = timestamp_pb2.Timestamp(seconds=1_767_225_600)  # 2026-01-01
+    episode = epb.Episode(
+        conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
+        scope=scope_pb2.Scope(user_id=user),
+        summary=summary,
+        started_at=timestamp_pb2.Timestamp(seconds=ended.seconds - 600),
+        ended_at=ended,
+        open_threads=[epb.OpenThread(topic="visa", status=epb.THREAD_STATUS_OPEN)],
+    )
+    created = await episodes.CreateEpisode(epb.CreateEpisodeRequest(episode=episode), metadata=_tenant(org_id))
+    return created.episode.id
+
+
+async def _episodes_of(episodes, org_id: str, user: str) -> list[str]:
+    listed = await episodes.ListEpisodes(
+        epb.ListEpisodesRequest(scope=scope_pb2.Scope(user_id=user)), metadata=_tenant(org_id)
+    )
+    return [episode.id for episode in listed.episodes]
+
+
+async def _start_session(working, org_id: str, session_id: str, content: str) -> None:
+    turn = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content=content)
+    await working.AppendTurn(wpb.AppendTurnRequest(session_id=session_id, turn=turn), metadata=_tenant(org_id))
+
+
+async def _turns_of(working, org_id: str, session_id: str) -> list[str]:
+    got = await working.GetWorkingMemory(wpb.GetWorkingMemoryRequest(session_id=session_id), metadata=_tenant(org_id))
+    return [turn.content for turn in got.working_memory.recent_turns]
+
+
+async def test_forget_subject_erases_only_that_subject(stub, episodes, working, org_id):
+    other_org = f"org-{uuid.uuid4().hex[:12]}"
     leaving = await _remember(stub, org_id, "leaving", "I live at 12 Elm Street.", "My sister is called Ana.")
     staying = await _remember(stub, org_id, "staying", "I live at 3 Oak Road.")
+    elsewhere = await _remember(stub, other_org, "leaving", "I live at 12 Elm Street.")
+    gone_episodes = [
+        await _episode(episodes, org_id, "leaving", "We planned the move to Lisbon."),
+        await _episode(episodes, org_id, "leaving", "We compared visa options."),
+    ]
+    staying_episode = await _episode(episodes, org_id, "staying", "We talked about Oak Road.")
+    elsewhere_episode = await _episode(episodes, other_org, "leaving", "Another org's Lisbon plans.")
+    sessions = [f"s-{uuid.uuid4().hex[:8]}" for _ in range(3)]
+    for session_id in sessions:
+        await _start_session(working, org_id, session_id, "I live at 12 Elm Street.")
+        await _start_session(working, other_org, session_id, "Another org's session of the same id.")
+
     erased = await stub.ForgetSubject(
-        pb.ForgetSubjectRequest(subject=scope_pb2.Scope(user_id="leaving")), metadata=_tenant(org_id)
+        pb.ForgetSubjectRequest(
+            subject=scope_pb2.Scope(user_id="leaving"), session_ids=[sessions[0], sessions[1], sessions[0]]
+        ),
+        metadata=_tenant(org_id),
     )
-    assert erased.memories_deleted == 2
+
+    assert (erased.memories_deleted, erased.episodes_deleted, erased.working_memories_cleared) == (2, 2, 2)
     for memory in leaving:
         with pytest.raises(grpc.aio.AioRpcError) as raised:
             await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
         assert raised.value.code() is grpc.StatusCode.NOT_FOUND
+    assert await _episodes_of(episodes, org_id, "leaving") == []
+    for episode_id in gone_episodes:
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await episodes.GetEpisode(epb.GetEpisodeRequest(id=episode_id), metadata=_tenant(org_id))
+        assert raised.value.code() is grpc.StatusCode.NOT_FOUND
+    assert await _turns_of(working, org_id, sessions[0]) == await _turns_of(working, org_id, sessions[1]) == []
+    # Another user of the org, and the same user and session ids in another org, keep everything.
     assert (await stub.GetMemory(pb.GetMemoryRequest(id=staying[0].id), metadata=_tenant(org_id))).memory.id
+    assert (await stub.GetMemory(pb.GetMemoryRequest(id=elsewhere[0].id), metadata=_tenant(other_org))).memory.id
+    assert await _episodes_of(episodes, org_id, "staying") == [staying_episode]
+    assert await _episodes_of(episodes, other_org, "leaving") == [elsewhere_episode]
+    assert await _turns_of(working, org_id, sessions[2]) == ["I live at 12 Elm Street."]
+    for session_id in sessions:
+        assert await _turns_of(working, other_org, session_id) == ["Another org's session of the same id."]
+
+    again = await stub.ForgetSubject(
+        pb.ForgetSubjectRequest(subject=scope_pb2.Scope(user_id="leaving"), session_ids=sessions[:2]),
+        metadata=_tenant(org_id),
+    )
+    assert (again.memories_deleted, again.episodes_deleted, again.working_memories_cleared) == (0, 0, 2)
+
+
+@pytest.mark.parametrize(
+    ("session_ids", "field"),
+    [
+        ([""], "session_ids[0]"),
+        (["s-ok", " padded "], "session_ids[1]"),
+        (["s-ok", "x" * 129], "session_ids[1]"),
+        ([f"s-{n}" for n in range(10_001)], "session_ids"),
+    ],
+)
+async def test_forget_subject_refuses_bad_session_ids_before_erasing_anything(
+    stub, episodes, org_id, session_ids, field
+):
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    (memory,) = await _remember(stub, org_id, user, "I live at 12 Elm Street.")
+    episode_id = await _episode(episodes, org_id, user, "We planned the move to Lisbon.")
+
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.ForgetSubject(
+            pb.ForgetSubjectRequest(subject=scope_pb2.Scope(user_id=user), session_ids=session_ids),
+            metadata=_tenant(org_id),
+        )
+
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert field in raised.value.details()
+    assert (await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))).memory.id
+    assert await _episodes_of(episodes, org_id, user) == [episode_id]
+
+
+async def test_forget_subject_refuses_an_empty_subject(stub, org_id):
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await stub.ForgetSubject(pb.ForgetSubjectRequest(), metadata=_tenant(org_id))
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "subject" in raised.value.details()
 
 
 async def test_another_org_can_neither_read_update_forget_nor_count_access(stub, org_id):

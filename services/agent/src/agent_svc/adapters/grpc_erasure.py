@@ -1,24 +1,14 @@
-"""The SubjectEraser port on the memory service (ListMemories, ForgetSubject,
-ClearWorkingMemory) and the observations service (EraseSubject). Every call has a deadline; an
-unreachable service raises DependencyUnavailable, which fails the erase job so the queue retries
-it with backoff.
-
-The memory service's ForgetSubject deletes memory items and the access log but neither
-episodes nor working memory yet (its response reports 0 for both), so the sessions' working
-memory is cleared here too, session by session (idempotent: clearing twice clears nothing).
-"""
+"""The SubjectEraser port on the memory service (ListMemories, ForgetSubject: items, episodes, the
+access log and the sessions' working memory) and the observations service (EraseSubject). Every
+call has a deadline; an unreachable service raises DependencyUnavailable, which fails the erase
+job so the queue retries it with backoff."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import grpc
-from lore.memory.v1 import (
-    memory_service_pb2,
-    memory_service_pb2_grpc,
-    working_memory_service_pb2,
-    working_memory_service_pb2_grpc,
-)
+from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
 from lore_runtime.grpc_errors import from_rpc_error
 
@@ -36,7 +26,6 @@ SUBJECT_TYPES = {
 class GrpcSubjectEraser:
     def __init__(self, memory: grpc.aio.Channel, observations: grpc.aio.Channel) -> None:
         self._memories = memory_service_pb2_grpc.MemoryServiceStub(memory)
-        self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(memory)
         self._observations = observation_service_pb2_grpc.ObservationServiceStub(observations)
 
     async def memory_ids(self, subject: Scope) -> list[str]:
@@ -64,17 +53,13 @@ class GrpcSubjectEraser:
                 ),
                 timeout=TIMEOUT_S,
             )
-            for session_id in session_ids:
-                await self._working.ClearWorkingMemory(
-                    working_memory_service_pb2.ClearWorkingMemoryRequest(session_id=session_id), timeout=TIMEOUT_S
-                )
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
         return {
             "memories": response.memories_deleted,
             "episodes": response.episodes_deleted,
             "access_records": response.access_records_deleted,
-            "working_memories": max(response.working_memories_cleared, len(session_ids)),
+            "working_memories": response.working_memories_cleared,
         }
 
     async def erase_observations(

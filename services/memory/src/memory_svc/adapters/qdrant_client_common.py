@@ -12,7 +12,14 @@ from lore_runtime.errors import DependencyUnavailable
 from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from memory_svc.adapters.memory_payload import DENSE_VECTOR, SPARSE_VECTOR, IndexMetadata, PayloadIndex, check_metadata
+from memory_svc.adapters.memory_payload import (
+    DENSE_VECTOR,
+    SCROLL_PAGE,
+    SPARSE_VECTOR,
+    IndexMetadata,
+    PayloadIndex,
+    check_metadata,
+)
 
 
 def payload_schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
@@ -135,6 +142,28 @@ class ClientCollectionStore:
                         await self.client.create_payload_index(
                             self.collection, index.field, field_schema=payload_schema(index), wait=True
                         )
+
+    async def _delete_matching(self, matching: models.Filter) -> list[str]:
+        """Erasure (``delete_scope``): delete every point ``matching`` selects (the caller puts the
+        org condition in it); returns their ids (the ``id`` payload field)."""
+        ids: list[str] = []
+        offset = None
+        async with translated("delete scope"):
+            while True:
+                records, offset = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=matching,
+                    limit=SCROLL_PAGE,
+                    offset=offset,
+                    with_payload=["id"],
+                    with_vectors=False,
+                )
+                ids += [str((record.payload or {}).get("id") or record.id) for record in records]
+                if offset is None:
+                    break
+            if ids:
+                await self.client.delete(self.collection, points_selector=models.FilterSelector(filter=matching))
+        return ids
 
     async def count_all(self) -> int:
         """Points of every organisation (reindexing is an operator job across the whole store)."""

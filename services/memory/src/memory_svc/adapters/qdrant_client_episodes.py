@@ -122,6 +122,9 @@ class QdrantClientEpisodeIndex(ClientCollectionStore):
         older, tied = self._readers(base_conditions(org_id, scope, open_threads_only=True))
         return await thread_page(older, tied, page_size, cursor)
 
+    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
+        return await self._delete_matching(_filter(base_conditions(org_id, scope)))
+
     def _readers(self, conditions: list[EpisodeCondition]) -> tuple[Any, Any]:
         async def older(extra: list[EpisodeCondition], limit: int) -> list[Episode]:
             async with translated("episode list"):

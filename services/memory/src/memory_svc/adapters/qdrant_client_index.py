@@ -23,7 +23,6 @@ from memory_svc.adapters.memory_payload import (
     MAX_ORGS,
     ORDER_FIELDS,
     PAYLOAD_INDEXES,
-    SCROLL_PAGE,
     SPARSE_VECTOR,
     AnyCondition,
     DatetimeRange,
@@ -294,22 +293,4 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
                 await self.client.set_payload(self.collection, payload=payload, points=guard)
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
-        matching = _filter(catalog_conditions(org_id, scope, (), ()))
-        ids: list[str] = []
-        offset = None
-        async with translated("delete scope"):
-            while True:
-                records, offset = await self.client.scroll(
-                    self.collection,
-                    scroll_filter=matching,
-                    limit=SCROLL_PAGE,
-                    offset=offset,
-                    with_payload=["id"],
-                    with_vectors=False,
-                )
-                ids += [str((record.payload or {}).get("id") or record.id) for record in records]
-                if offset is None:
-                    break
-            if ids:
-                await self.client.delete(self.collection, points_selector=models.FilterSelector(filter=matching))
-        return ids
+        return await self._delete_matching(_filter(catalog_conditions(org_id, scope, (), ())))

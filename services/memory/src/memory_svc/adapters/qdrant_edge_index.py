@@ -34,7 +34,6 @@ from memory_svc.adapters.memory_payload import (
     MAX_ORGS,
     ORDER_FIELDS,
     PAYLOAD_INDEXES,
-    SCROLL_PAGE,
     SPARSE_VECTOR,
     AnyCondition,
     DatetimeRange,
@@ -297,23 +296,6 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
             self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, payload))
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
-        return await self._run(self._delete_scope_sync, org_id, scope)
-
-    def _delete_scope_sync(self, org_id: str, scope: Scope) -> list[str]:
-        matching = _filter(catalog_conditions(org_id, scope, (), ()))
-        ids: list[str] = []
-        offset = None
-        while True:
-            records, offset = self._shard.scroll(
-                qe.ScrollRequest(
-                    offset=offset, limit=SCROLL_PAGE, filter=matching, with_payload=["id"], with_vector=False
-                )
-            )
-            ids += [str((record.payload or {}).get("id") or record.id) for record in records]
-            if offset is None:
-                break
-        if ids:
-            self._shard.update(qe.UpdateOperation.delete_points_by_filter(matching))
-        return ids
+        return await self._run(self._delete_matching_sync, _filter(catalog_conditions(org_id, scope, (), ())))
 
     # ------------------------------------------------------------------ maintenance

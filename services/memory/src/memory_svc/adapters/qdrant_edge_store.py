@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import qdrant_edge as qe
 from lore_runtime.errors import FailedPrecondition
 
-from memory_svc.adapters.memory_payload import DENSE_VECTOR, IndexMetadata, PayloadIndex, check_metadata
+from memory_svc.adapters.memory_payload import DENSE_VECTOR, SCROLL_PAGE, IndexMetadata, PayloadIndex, check_metadata
 
 T = TypeVar("T")
 
@@ -171,6 +171,26 @@ class EdgeShardStore:
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(self._call, fn, *args)
+
+    # ------------------------------------------------------------------ erasure
+
+    def _delete_matching_sync(self, matching: qe.Filter) -> list[str]:
+        """Erasure (``delete_scope``): delete every point ``matching`` selects (the caller puts the
+        org condition in it); returns their ids (the ``id`` payload field)."""
+        ids: list[str] = []
+        offset = None
+        while True:
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset, limit=SCROLL_PAGE, filter=matching, with_payload=["id"], with_vector=False
+                )
+            )
+            ids += [str((record.payload or {}).get("id") or record.id) for record in records]
+            if offset is None:
+                break
+        if ids:
+            self._shard.update(qe.UpdateOperation.delete_points_by_filter(matching))
+        return ids
 
     # ------------------------------------------------------------------ reindexing
 

@@ -1,7 +1,8 @@
 """The memory-management RPCs of MemoryService, mixed into ``MemoryServicer``.
 
 Kept apart from Remember/Recall so each file stays small; the servicer provides the
-collaborators (``_index``, ``_catalog``, ``_embedder``, ``_clock``, ``_access_log``).
+collaborators (``_index``, ``_catalog``, ``_embedder``, ``_clock``, ``_access_log``, and for
+erasure ``_episodes`` and ``_working_memory``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class MemoryManagementRpcs:
     _embedder: Any
     _clock: Any
     _access_log: Any
+    _episodes: Any
+    _working_memory: Any
     _consolidation_threshold: float
     _vector_stores: Any
     _vector_state: Any
@@ -82,11 +85,17 @@ class MemoryManagementRpcs:
         erased = await manage_memories.forget_subject(
             caller.org_id,
             convert.scope_from_pb(request.subject, "subject"),
+            list(request.session_ids),
             catalog=self._catalog,
             access_log=self._access_log,
+            episodes=self._episodes,
+            working_memory=self._working_memory,
         )
         return pb.ForgetSubjectResponse(
-            memories_deleted=erased.memories_deleted, access_records_deleted=erased.access_records_deleted
+            memories_deleted=erased.memories_deleted,
+            episodes_deleted=erased.episodes_deleted,
+            access_records_deleted=erased.access_records_deleted,
+            working_memories_cleared=erased.working_memories_cleared,
         )
 
     async def RunDecay(self, request: pb.RunDecayRequest, context: Any) -> pb.RunDecayResponse:

@@ -19,16 +19,19 @@ from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
 from memory_svc.domain.salience import recency
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.recall import recall_with_query_vector
 from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.remember import remember
+from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
 
 
 class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryServiceServicer):
-    """Long-term memory items in Qdrant; the access log in Postgres."""
+    """Long-term memory items in Qdrant; the access log in Postgres; ForgetSubject also reaches the
+    episodes and working memory."""
 
     def __init__(
         self,
@@ -38,6 +41,8 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         clock: Clock,
         access_log: AccessLog,
         *,
+        episodes: EpisodeIndex,
+        working_memory: WorkingMemoryStore,
         consolidation_threshold: float = DEFAULT_THRESHOLD,
         vector_stores: VectorStores | None = None,
         vector_state: VectorState | None = None,
@@ -47,6 +52,9 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         self._embedder = embedder
         self._clock = clock
         self._access_log = access_log
+        # Erasure (ForgetSubject) also deletes the subject's episodes and clears named sessions.
+        self._episodes = episodes
+        self._working_memory = working_memory
         self._consolidation_threshold = consolidation_threshold
         self._vector_stores = vector_stores
         self._vector_state = vector_state or VectorState()

@@ -12,5 +12,7 @@ MAX_ENTITIES = 64
 MAX_IDEMPOTENCY_KEY_CHARS = 256
 MAX_SCOPE_ID_CHARS = 128
 MAX_ACCESS_IDS = 500
+# Sessions whose working memory one ForgetSubject clears (a subject's whole history).
+MAX_FORGET_SESSION_IDS = 10_000
 # Below this cosine, MiniLM pairs are often related but distinct statements: never fold them.
 MIN_CONSOLIDATION_THRESHOLD = 0.8

@@ -80,3 +80,8 @@ class EpisodeIndex(Protocol):
         """Open and blocked threads of the matching episodes, newest episode first, then in the
         order the episode lists them. ``next_cursor`` is None on the last page."""
         ...
+
+    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
+        """Erasure (ARCHITECTURE.md §2): delete every episode of ``org_id`` sharing every set field
+        of ``scope`` (callers refuse an empty scope); returns their ids."""
+        ...

@@ -204,3 +204,7 @@ class GuardedEpisodeIndex(_Switchable):
         self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
     ) -> ThreadPage:
         return await self._call("list_open_threads", org_id, scope, page_size, cursor)
+
+    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
+        self.state.require_writable()
+        return await self._call("delete_scope", org_id, scope)

@@ -1,11 +1,13 @@
 """Managing single memories: get, list, update, forget (archive), and erasing a subject.
 
-Nothing is deleted except by ForgetSubject (erasure, ARCHITECTURE.md §2): ForgetMemory
-archives. UpdateMemory re-embeds only when the content changes.
+Nothing is deleted except by ForgetSubject (erasure, ARCHITECTURE.md §2: items, episodes, the
+access log and the named sessions' working memory): ForgetMemory archives. UpdateMemory
+re-embeds only when the content changes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import dataclasses
@@ -22,8 +24,11 @@ from memory_svc.domain.index_text import index_text
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryOrder
+from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.remember import embed_items
+from memory_svc.usecases.working_memory import validate_session_id
+from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
 
 UPDATABLE = ("content", "importance", "status", "metadata", "entities", "valid_at")
 DEFAULT_PAGE_SIZE = 50
@@ -132,17 +137,47 @@ async def forget_memory(org_id: str, memory_id: str, *, index: MemoryIndex, cata
 class SubjectErasure:
     memories_deleted: int
     access_records_deleted: int
+    episodes_deleted: int = 0
+    working_memories_cleared: int = 0
+
+
+# Working-memory clears in flight at once (one Redis DEL per session).
+CLEAR_CONCURRENCY = 32
+
+
+def validate_session_ids(session_ids: Sequence[str], field: str = "session_ids") -> list[str]:
+    """Distinct ``session_ids`` in order; each a valid session id, at most MAX_FORGET_SESSION_IDS."""
+    if len(session_ids) > limits.MAX_FORGET_SESSION_IDS:
+        raise errors.InvalidArgument(field, f"at most {limits.MAX_FORGET_SESSION_IDS} session ids per call")
+    for position, session_id in enumerate(session_ids):
+        validate_session_id(session_id, f"{field}[{position}]")
+    return list(dict.fromkeys(session_ids))
 
 
 async def forget_subject(
-    org_id: str, subject: Scope, *, catalog: MemoryCatalog, access_log: AccessLog
+    org_id: str,
+    subject: Scope,
+    session_ids: Sequence[str] = (),
+    *,
+    catalog: MemoryCatalog,
+    access_log: AccessLog,
+    episodes: EpisodeIndex,
+    working_memory: WorkingMemoryStore,
 ) -> SubjectErasure:
-    """Erasure (ARCHITECTURE.md §2): hard-delete every item of the subject and its access log."""
+    """Erasure (ARCHITECTURE.md §2): hard-delete every item and episode of the subject, its access
+    log, and the working memory of each of ``session_ids`` (the subject's sessions, which the agent
+    service knows). Idempotent: a retry deletes what is left and reports only that; every named
+    session counts as cleared, whether or not its working memory still existed."""
     if not subject.as_filter():
         raise errors.InvalidArgument("subject", "must name a user, agent or team: an empty scope is the whole org")
+    sessions = validate_session_ids(session_ids)
     deleted = await catalog.delete_scope(org_id, subject)
     accesses = await access_log.forget(org_id, memory_ids=deleted, user_id=subject.user_id)
-    return SubjectErasure(len(deleted), accesses)
+    episodes_deleted = await episodes.delete_scope(org_id, subject)
+    for start in range(0, len(sessions), CLEAR_CONCURRENCY):
+        chunk = sessions[start : start + CLEAR_CONCURRENCY]
+        await asyncio.gather(*(working_memory.clear(org_id, session_id) for session_id in chunk))
+    return SubjectErasure(len(deleted), accesses, len(episodes_deleted), len(sessions))
 
 
 def validate_ids(ids: Sequence[str], field: str) -> list[str]:

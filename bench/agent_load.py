@@ -8,9 +8,10 @@ Starts the whole stack as the README does (``lore up``, embedded back ends, a te
 directory, free ports) and writes ``--memories`` memories for one user (as bench.assembler_load
 does), then:
 
-1. ProcessTurn: ``--sessions`` clients, one session each, post ``--turns`` turns each as fast as
-   they are answered (POST /v1/sessions/{id}/turns): latency percentiles, turns/s, the CPU each
-   service spent per turn (reflection of those turns runs meanwhile, as it would in production);
+1. ProcessTurn (POST /v1/sessions/{id}/turns), ``--turns`` turns per session: one session back to
+   back; ``--sessions`` sessions each speaking every ``--pace`` seconds (people typing); the same
+   sessions back to back (saturation). Latency percentiles, turns/s, the CPU each service spent per
+   turn (the reflection of those turns runs meanwhile, as it would in production);
 2. import: ``--import-turns`` historical turns into one session through POST …/turns:import in
    batches of 200 (transcript and message memories, so indexing included): turns/s; then how
    fast the queued reflection reads them (turns/s, from the session's ``reflectedTurns``);
@@ -69,7 +70,7 @@ async def post_turn(client: httpx.AsyncClient, session_id: str, content: str, ke
     body = {"turn": {"role": "TURN_ROLE_USER", "content": content, "idempotencyKey": key}}
     response = await client.post(f"/v1/sessions/{session_id}/turns", json=body, timeout=60)
     if response.status_code != 200:
-        raise SystemExit(f"ProcessTurn answered {response.status_code}: {response.text}")
+        raise RuntimeError(f"ProcessTurn answered {response.status_code}: {response.text[:300]}")
     return (time.perf_counter() - began) * 1000
 
 
@@ -91,27 +92,33 @@ async def caught_up(client: httpx.AsyncClient, session_ids: list[str]) -> float:
         await asyncio.sleep(0.5)
 
 
-async def process_turns(client: httpx.AsyncClient, pid: int, sessions: int, turns: int) -> list[str]:
-    ids = [await start_session(client, f"bench-loop-{index}") for index in range(sessions)]
+async def process_turns(
+    client: httpx.AsyncClient, pid: int, ids: list[str], turns: int, pace: float, label: str
+) -> None:
+    """Each session posts ``turns`` turns, one every ``pace`` seconds (0: as soon as answered)."""
     latencies: list[float] = []
 
     async def talk(number: int, session_id: str) -> None:
+        await asyncio.sleep(pace * number / len(ids))  # sessions do not all speak at the same instant
         for turn in range(turns):
+            began = time.monotonic()
             line = LINES[(number + turn) % len(LINES)]
-            latencies.append(await post_turn(client, session_id, line, f"loop-{number}-{turn}"))
+            latencies.append(await post_turn(client, session_id, line, f"{label}-{number}-{turn}"))
+            await asyncio.sleep(max(0.0, pace - (time.monotonic() - began)))
 
     before = service_cpu_seconds(pid)
     began = time.monotonic()
     await asyncio.gather(*(talk(number, session_id) for number, session_id in enumerate(ids)))
     seconds = time.monotonic() - began
     after = service_cpu_seconds(pid)
-    print(figures(f"ProcessTurn, {sessions} sessions at once", latencies, len(latencies), seconds))
+    rhythm = f"a turn every {pace:g} s each" if pace else "back to back"
+    print(figures(f"ProcessTurn, {len(ids)} session(s), {rhythm}", latencies, len(latencies), seconds))
     spent = {name: (after[name] - before.get(name, 0.0)) * 1000 / len(latencies) for name in after}
     print(
-        "  CPU per turn (ms, reflection included): "
+        "  CPU per turn (ms, its reflection included when it ran meanwhile): "
         + ", ".join(f"{name} {ms:.1f}" for name, ms in sorted(spent.items(), key=lambda item: -item[1]))
     )
-    return ids
+    print(f"  reflection caught up {await caught_up(client, ids):.1f} s after the last turn")
 
 
 async def import_and_reflect(client: httpx.AsyncClient, count: int) -> None:
@@ -146,7 +153,8 @@ async def import_and_reflect(client: httpx.AsyncClient, count: int) -> None:
 
 async def sustained(client: httpx.AsyncClient, session_ids: list[str], rate: float, seconds: float) -> None:
     interval = 1 / rate
-    latencies: list[float] = []
+    latencies: list = []
+    refused: list = []
     samples: list[tuple[float, int]] = []
     began = time.monotonic()
     pending: set[asyncio.Task[float]] = set()
@@ -155,7 +163,7 @@ async def sustained(client: httpx.AsyncClient, session_ids: list[str], rate: flo
     while (now := time.monotonic()) - began < seconds:
         session_id = session_ids[sent % len(session_ids)]
         task = asyncio.create_task(post_turn(client, session_id, LINES[sent % len(LINES)], f"rate-{sent}"))
-        task.add_done_callback(lambda done: latencies.append(done.result()) if not done.exception() else None)
+        task.add_done_callback(lambda done: (refused if done.exception() else latencies).append(done))
         pending.add(task)
         task.add_done_callback(pending.discard)
         sent += 1
@@ -163,8 +171,11 @@ async def sustained(client: httpx.AsyncClient, session_ids: list[str], rate: flo
             samples.append((now - began, await backlog(client, session_ids)))
             next_sample += 5
         await asyncio.sleep(max(0.0, began + sent * interval - time.monotonic()))
-    await asyncio.gather(*pending)
-    print(figures(f"ProcessTurn at {rate:.0f}/s for {seconds:.0f} s", latencies, sent, time.monotonic() - began))
+    await asyncio.gather(*pending, return_exceptions=True)
+    answered = [task.result() for task in latencies]
+    print(figures(f"ProcessTurn at {rate:.0f}/s for {seconds:.0f} s", answered, sent, time.monotonic() - began))
+    if refused:
+        print(f"  refused: {len(refused)} (first: {refused[0].exception()})")
     print("  reflection backlog (turns) every 5 s: " + " ".join(str(behind) for _, behind in samples))
     print(f"  backlog cleared {await caught_up(client, session_ids):.1f} s after the last turn")
 
@@ -182,8 +193,10 @@ async def main_async(args: argparse.Namespace) -> None:
                 written = await seed(client, args.memories)
                 print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")
                 await asyncio.sleep(args.settle)
-                ids = await process_turns(client, process.pid, args.sessions, args.turns)
-                print(f"  reflection caught up {await caught_up(client, ids):.1f} s after the last turn")
+                ids = [await start_session(client, f"bench-loop-{index}") for index in range(args.sessions)]
+                await process_turns(client, process.pid, ids[:1], args.turns, 0, "single")
+                await process_turns(client, process.pid, ids, args.turns, args.pace, "paced")
+                await process_turns(client, process.pid, ids, args.turns, 0, "saturated")
                 await import_and_reflect(client, args.import_turns)
                 await sustained(client, ids, args.rate, args.seconds)
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
@@ -195,7 +208,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--sessions", type=int, default=10)
-    parser.add_argument("--turns", type=int, default=30, help="turns per session in the latency run")
+    parser.add_argument("--turns", type=int, default=30, help="turns per session in each latency run")
+    parser.add_argument("--pace", type=float, default=2.0, help="seconds between a session's turns (paced run)")
     parser.add_argument("--import-turns", type=int, default=2_000)
     parser.add_argument("--rate", type=float, default=20.0, help="turns per second in the sustained run")
     parser.add_argument("--seconds", type=float, default=60.0)

@@ -12,6 +12,7 @@ Environment overrides, for CI with real services:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
@@ -45,20 +46,40 @@ def pg_superuser_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.stop()
 
 
-@pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def pg_dsns(pg_superuser_dsn: str) -> AsyncIterator[DatabaseUrls]:
-    """A fresh, randomly named database with the lore_owner/lore_app roles and pgvector; dropped at the end."""
+@contextlib.asynccontextmanager
+async def fresh_database(superuser_dsn: str, prefix: str = "lore_test") -> AsyncIterator[DatabaseUrls]:
+    """A new, randomly named database with the lore_owner/lore_app roles and pgvector; dropped after."""
     import asyncpg
     from lore_devstack import prepare_database
 
-    database = f"lore_test_{_random_id()}"
-    urls = await prepare_database(pg_superuser_dsn, database)
-    yield urls
-    connection = await asyncpg.connect(pg_superuser_dsn)
+    database = f"{prefix}_{_random_id()}"
+    urls = await prepare_database(superuser_dsn, database)
     try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        yield urls
     finally:
-        await connection.close()
+        connection = await asyncpg.connect(superuser_dsn)
+        try:
+            await connection.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        finally:
+            await connection.close()
+
+
+@contextlib.asynccontextmanager
+async def fresh_migrated_database(superuser_dsn: str, prefix: str) -> AsyncIterator[DatabaseUrls]:
+    """``fresh_database`` with every service's schema migrated: for a test whose background
+    workers must not meet the in-process services' (the agent's job worker drains its queue)."""
+    from lore_cli.migrate import apply_all
+
+    async with fresh_database(superuser_dsn, prefix) as urls:
+        await apply_all(urls.owner_dsn, quiet=True)
+        yield urls
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def pg_dsns(pg_superuser_dsn: str) -> AsyncIterator[DatabaseUrls]:
+    """A fresh, randomly named database with the lore_owner/lore_app roles and pgvector; dropped at the end."""
+    async with fresh_database(pg_superuser_dsn) as urls:
+        yield urls
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
@@ -96,3 +117,10 @@ def qdrant_edge_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def org_id() -> str:
     """A tenant id no other test uses, so tests sharing a database never see each other's rows."""
     return f"org-{_random_id()}"
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def isolated_pg(pg_superuser_dsn: str) -> AsyncIterator[DatabaseUrls]:
+    """A second migrated database no in-process service uses (see ``fresh_migrated_database``)."""
+    async with fresh_migrated_database(pg_superuser_dsn, "lore_isolated") as urls:
+        yield urls

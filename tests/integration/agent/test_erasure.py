@@ -33,7 +33,6 @@ from lore.observations.v1 import observation_service_pb2_grpc
 from lore_devstack import free_port
 from lore_runtime.settings import load_settings
 
-from tests.integration.agent.test_faults import agent_process  # noqa: F401 (the child agent process fixture)
 from tests.integration.agent.test_process_turn import eventually, refused, say, tenant
 
 SAID = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -221,7 +220,7 @@ async def test_an_empty_or_oversized_subject_is_refused_naming_the_field(agent, 
 
 
 async def test_an_erasure_started_while_observations_is_down_completes_once_it_is_back(
-    agent_process,  # noqa: F811
+    agent_process,
     services,
     migrated_pg,
     redis_url,

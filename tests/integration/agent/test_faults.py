@@ -11,26 +11,21 @@ the killed one held within seconds.
 from __future__ import annotations
 
 import asyncio
-import os
-import secrets
-import signal
-import sys
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import asyncpg
 import grpc
 import pytest
-import pytest_asyncio
 from google.protobuf import timestamp_pb2
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
-from lore_devstack import free_port, prepare_database
+from lore_devstack import free_port
+
+from tests.agent_process import AgentProcess
 
 IMPORT_TURNS = 2_000
 BATCH = 100
@@ -39,73 +34,6 @@ SAID = datetime(2024, 1, 1, tzinfo=UTC)
 
 def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
     return (("x-lore-org-id", org_id), ("x-lore-principal", "fault-test"))
-
-
-class AgentProcess:
-    """``python -m agent_svc`` on a fixed port, started and killed at will."""
-
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.env, self.log = env, log
-        self.address = env["LORE_AGENT_ADDR"]
-        self.process: asyncio.subprocess.Process | None = None
-
-    async def start(self) -> None:
-        with self.log.open("ab") as sink:
-            self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "agent_svc", env=self.env, stdout=sink, stderr=sink
-            )
-        deadline = asyncio.get_running_loop().time() + 60
-        while not await self._serving():
-            assert self.process.returncode is None, self.log.read_text()[-3000:]
-            assert asyncio.get_running_loop().time() < deadline, "the agent never became SERVING"
-            await asyncio.sleep(0.2)
-
-    async def _serving(self) -> bool:
-        async with grpc.aio.insecure_channel(self.address) as channel:
-            try:
-                response = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
-            except grpc.aio.AioRpcError:
-                return False
-            return response.status == health_pb2.HealthCheckResponse.SERVING
-
-    async def kill(self) -> None:
-        assert self.process is not None and self.process.returncode is None
-        self.process.send_signal(signal.SIGKILL)
-        await self.process.wait()
-
-    async def stop(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.kill()
-            await self.process.wait()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def agent_process(services, pg_superuser_dsn, tmp_path) -> AsyncIterator[AgentProcess]:
-    from lore_cli.migrate import apply_all
-
-    urls = await prepare_database(pg_superuser_dsn, f"lore_fault_{secrets.token_hex(5)}")
-    await apply_all(urls.owner_dsn, quiet=True)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
-    env.update(
-        LORE_AGENT_ADDR=f"127.0.0.1:{free_port()}",
-        LORE_DATABASE_URL=urls.app_dsn,
-        LORE_MEMORY_ADDR=services["memory"].address,
-        LORE_OBSERVATIONS_ADDR=services["observations"].address,
-        LORE_ASSEMBLER_ADDR=services["assembler"].address,
-        LORE_IDLE_SCAN_SECONDS="0",
-        LORE_AGENT_JOB_HEARTBEAT_SECONDS="2",
-        LORE_AGENT_JOB_BACKOFF_MS="200",
-        LORE_LOG_LEVEL="WARNING",
-    )
-    agent = AgentProcess(env, tmp_path / "agent.log")
-    agent.database_url = urls.app_dsn  # type: ignore[attr-defined]
-    yield agent
-    await agent.stop()
-    connection = await asyncpg.connect(pg_superuser_dsn)
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{urls.superuser_dsn.rsplit("/", 1)[1]}" WITH (FORCE)')
-    finally:
-        await connection.close()
 
 
 def stamp(moment: datetime) -> timestamp_pb2.Timestamp:

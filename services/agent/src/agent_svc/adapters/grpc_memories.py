@@ -47,21 +47,7 @@ class GrpcMemories:
         self._memories = memory_service_pb2_grpc.MemoryServiceStub(channel)
 
     async def index(self, scope: Scope, session_id: str, turns: Sequence[Turn]) -> None:
-        owner = scope_to_pb(scope)
-        await self._remember(
-            memory_service_pb2.MemoryInput(
-                content=turn.content,
-                memory_type=memory_service_pb2.MEMORY_TYPE_MESSAGE,
-                scope=owner,
-                metadata=dict(turn.metadata),
-                valid_at=to_timestamp(turn.created_at),
-                idempotency_key=f"turn:{turn.id}",
-                provenance=provenance_pb2.Provenance(
-                    session_id=session_id, turn_ids=[turn.id], source=SOURCES[turn.source]
-                ),
-            )
-            for turn in turns
-        )
+        await self.remember(scope, session_id, [MemoryWrite.message(turn) for turn in turns])
 
     async def remember(self, scope: Scope, session_id: str, items: Sequence[MemoryWrite]) -> list[str]:
         owner = scope_to_pb(scope)

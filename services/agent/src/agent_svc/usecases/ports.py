@@ -96,6 +96,21 @@ class MemoryWrite:
     metadata: dict[str, str] = field(default_factory=dict)
     source: str = "reflection"  # reflection | live (a live turn's own message) | import
 
+    @classmethod
+    def message(cls, turn: Turn) -> MemoryWrite:
+        """The turn itself as a ``message`` memory: valid when it was said, with its metadata,
+        keyed by the turn so every retry lands on the same item."""
+        return cls(
+            key=f"turn:{turn.id}",
+            kind="message",
+            content=turn.content,
+            importance=0.5,
+            valid_at=turn.created_at,
+            turn_ids=(turn.id,),
+            metadata=dict(turn.metadata),
+            source=turn.source,
+        )
+
 
 class Memories(MessageIndex, Protocol):
     async def remember(self, scope: Scope, session_id: str, items: Sequence[MemoryWrite]) -> list[str]:

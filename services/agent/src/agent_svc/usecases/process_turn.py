@@ -22,7 +22,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from lore_runtime.errors import DeadlineExceeded, DependencyUnavailable, FailedPrecondition, InvalidArgument
+from lore_runtime.errors import Conflict, DeadlineExceeded, DependencyUnavailable, FailedPrecondition, InvalidArgument
 
 from agent_svc.domain.jobs import reflect_job
 from agent_svc.domain.transcript import (
@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 
 # What a turn may lose without failing: the services after the transcript.
 DEGRADABLE = (DependencyUnavailable, DeadlineExceeded)
+# Working-memory writes may also find the lease lost (a turn that outlived it): a newer turn owns
+# the session's working memory now, so this one's write is skipped rather than the turn failed.
+WORKING_MEMORY_DEGRADABLE = (*DEGRADABLE, Conflict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +184,8 @@ async def _respond(
 
 
 async def _quietly(call, what: str) -> None:
+    """A working-memory call the turn can do without."""
     try:
         await call
-    except DEGRADABLE as error:
+    except WORKING_MEMORY_DEGRADABLE as error:
         log.warning("could not %s: %s", what, error)

@@ -56,7 +56,9 @@ async def reflect_through(org_id: str, session_id: str, through: int, services: 
         done = await services.results.reflected_through(org_id, session_id)
         if done >= through:
             return 0
-        window = await services.transcript.turns(org_id, session_id, WINDOW, max(0, done - WINDOW))
+        # The (at most) WINDOW turns said before the first one this run reflects.
+        earlier = min(WINDOW, done)
+        window = await services.transcript.turns(org_id, session_id, earlier, done - earlier) if earlier else []
         read, last, emotions = 0, None, []
         while done < through:
             page = [
@@ -93,46 +95,33 @@ async def reflect_turn(
     found = await services.extractor.reflect(_utterance(turn), [_utterance(t) for t in earlier])
     # One Remember call per turn (the memory service embeds the batch at once): the message itself
     # when it came live (an import indexed its own), what was found in it, its tool results.
-    message = [
+    message = [MemoryWrite.message(turn)] if turn.source == "live" else []
+    findings = [
         MemoryWrite(
-            key=f"turn:{turn.id}",
-            kind="message",
-            content=turn.content,
-            importance=0.5,
+            key=_key("reflect", turn.id, memory.kind, memory.content),
+            kind=memory.kind,
+            content=memory.content,
+            importance=memory.importance,
             valid_at=turn.created_at,
             turn_ids=(turn.id,),
-            metadata=dict(turn.metadata),
-            source="live",
+            entities=memory.entities,
+            metadata={"speaker": memory.speaker, **({"deadline": memory.deadline} if memory.deadline else {})},
         )
+        for memory in found.memories
     ]
-    writes = (
-        (message if turn.source == "live" else [])
-        + [
-            MemoryWrite(
-                key=_key("reflect", turn.id, memory.kind, memory.content),
-                kind=memory.kind,
-                content=memory.content,
-                importance=memory.importance,
-                valid_at=turn.created_at,
-                turn_ids=(turn.id,),
-                entities=memory.entities,
-                metadata={"speaker": memory.speaker, **({"deadline": memory.deadline} if memory.deadline else {})},
-            )
-            for memory in found.memories
-        ]
-        + [
-            MemoryWrite(
-                key=_key("tool", turn.id, tool.tool_name, str(index)),
-                kind="tool_interaction",
-                content=f"{tool.tool_name}: {tool.summary or tool.intent}".strip(": "),
-                importance=0.5,
-                valid_at=tool.occurred_at or turn.created_at,
-                turn_ids=(turn.id,),
-                metadata={"tool_name": tool.tool_name},
-            )
-            for index, tool in enumerate(turn.tool_interactions)
-        ]
-    )
+    tools = [
+        MemoryWrite(
+            key=_key("tool", turn.id, tool.tool_name, str(index)),
+            kind="tool_interaction",
+            content=f"{tool.tool_name}: {tool.summary or tool.intent}".strip(": "),
+            importance=0.5,
+            valid_at=tool.occurred_at or turn.created_at,
+            turn_ids=(turn.id,),
+            metadata={"tool_name": tool.tool_name},
+        )
+        for index, tool in enumerate(turn.tool_interactions)
+    ]
+    writes = message + findings + tools
     ids = await services.memories.remember(session.scope, session.id, writes) if writes else []
     evidence = Evidence(turn.id, tuple(ids), turn.created_at)
     for claim in found.claims:

@@ -1,0 +1,50 @@
+"""The agent service as a real child process (``python -m agent_svc``) on a fixed port, started
+and killed at will: for the tests that SIGKILL it or start it against a service that is down."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+class AgentProcess:
+    """``python -m agent_svc`` on a fixed port, started and killed at will."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env, self.log = env, log
+        self.address = env["LORE_AGENT_ADDR"]
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        with self.log.open("ab") as sink:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "agent_svc", env=self.env, stdout=sink, stderr=sink
+            )
+        deadline = asyncio.get_running_loop().time() + 60
+        while not await self._serving():
+            assert self.process.returncode is None, self.log.read_text()[-3000:]
+            assert asyncio.get_running_loop().time() < deadline, "the agent never became SERVING"
+            await asyncio.sleep(0.2)
+
+    async def _serving(self) -> bool:
+        async with grpc.aio.insecure_channel(self.address) as channel:
+            try:
+                response = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
+            except grpc.aio.AioRpcError:
+                return False
+            return response.status == health_pb2.HealthCheckResponse.SERVING
+
+    async def kill(self) -> None:
+        assert self.process is not None and self.process.returncode is None
+        self.process.send_signal(signal.SIGKILL)
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()

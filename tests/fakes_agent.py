@@ -1,0 +1,521 @@
+"""Hand-written fakes of the agent's ports (agent_svc.usecases.ports), for unit tests of its use
+cases.
+
+``InMemoryTranscript`` and ``InMemoryTurnLoop`` are kept honest by
+tests/integration/agent/test_transcript_contract.py, which runs the same assertions against them
+and the Postgres adapters. Like the adapters they share one store (the watermark is a column of
+the session), so build the turn loop on the transcript: ``InMemoryTurnLoop(transcript)``.
+
+``queued`` mirrors the job queue (agent.pgqueuer): a job is recorded only inside a write — an
+append the session accepted, an end that ended an active session — and, as pgqueuer's
+``on_conflict="skip"`` does, a job whose dedupe key is still waiting is not queued twice.
+``requested`` keeps every job a ``then`` callback returned, duplicates included.
+
+Every fake of a remote service (working memory, assembler, model, memories, beliefs, engagement,
+episodes, timeline) has ``down``: set it and its calls raise ``DependencyUnavailable`` (working
+memory's lease answers None instead, as the gRPC adapter does). ``calls`` logs what was asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from agent_svc.domain.digest import DayEpisode, Digest
+from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, ExtractedClaim, Plan
+from agent_svc.domain.jobs import Job
+from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
+from agent_svc.domain.turn_loop import Assembled, TurnResult
+from agent_svc.usecases.ports import EmotionPoint, Evidence, MemoryWrite, StoredDigest
+from lore_runtime.errors import DependencyUnavailable
+
+_NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")
+
+
+class Remote:
+    """What every fake of a remote service shares: an outage switch and a log of calls."""
+
+    def __init__(self) -> None:
+        self.down = False
+        self.calls: list[str] = []
+
+    def _enter(self, method: str) -> None:
+        self.calls.append(method)
+        if self.down:
+            raise DependencyUnavailable(f"{type(self).__name__}.{method} is down", reason="UNAVAILABLE")
+
+
+# --- the transcript and what the turn loop keeps beside it (Postgres in production) ---------------
+
+
+class InMemoryTranscript:
+    def __init__(self) -> None:
+        self.sessions: dict[tuple[str, str], Session] = {}
+        self.turns_by_session: dict[tuple[str, str], list[Turn]] = {}
+        self._request_ids: dict[tuple[str, str], str] = {}
+        self.queued: list[Job] = []
+        self.requested: list[Job] = []
+
+    def _enqueue(self, jobs: Sequence[Job]) -> None:
+        for job in jobs:
+            self.requested.append(job)
+            if all(waiting.dedupe_key != job.dedupe_key for waiting in self.queued):
+                self.queued.append(job)
+
+    def finish(self, job: Job) -> None:
+        """The worker ran ``job``: an identical one may be queued again."""
+        self.queued.remove(job)
+
+    async def start(self, session: Session, request_id: str) -> Session:
+        if request_id and (existing := self._request_ids.get((session.org_id, request_id))) is not None:
+            return self.sessions[(session.org_id, existing)]
+        stored = dataclasses.replace(
+            session,
+            status="active",
+            last_active_at=session.started_at,
+            ended_at=None,
+            end_reason="",
+            turn_count=0,
+            metadata=dict(session.metadata),
+            reflected_through=0,
+        )
+        self.sessions[(session.org_id, session.id)] = stored
+        self.turns_by_session[(session.org_id, session.id)] = []
+        if request_id:
+            self._request_ids[(session.org_id, request_id)] = session.id
+        return stored
+
+    async def get(self, org_id: str, session_id: str) -> Session | None:
+        return self.sessions.get((org_id, session_id))
+
+    async def list(
+        self, org_id: str, scope: Scope, status: str | None, limit: int, after: tuple[datetime, str] | None
+    ) -> list[Session]:
+        def wanted(session: Session) -> bool:
+            return (
+                session.org_id == org_id
+                and all(
+                    not given or given == held
+                    for given, held in zip(_scope_ids(scope), _scope_ids(session.scope), strict=True)
+                )
+                and (not status or session.status == status)
+                and (after is None or _session_order(session) < (after[0], uuid.UUID(after[1])))
+            )
+
+        found = sorted(filter(wanted, self.sessions.values()), key=_session_order, reverse=True)
+        return found[:limit]
+
+    async def end(
+        self,
+        org_id: str,
+        session_id: str,
+        reason: str,
+        now: datetime,
+        then: Callable[[Session], Sequence[Job]] = lambda session: (),
+    ) -> Session | None:
+        session = self.sessions.get((org_id, session_id))
+        if session is None or session.status != "active":
+            return session
+        ended = dataclasses.replace(session, status="ended", end_reason=reason, ended_at=now)
+        jobs = list(then(ended))  # the callback runs inside the write: if it raises, nothing is stored
+        self.sessions[(org_id, session_id)] = ended
+        self._enqueue(jobs)
+        return ended
+
+    async def append(
+        self,
+        org_id: str,
+        session_id: str,
+        turns: Sequence[Turn],
+        now: datetime,
+        then: Callable[[Appended], Sequence[Job]] = lambda appended: (),
+    ) -> Appended:
+        session = self.sessions.get((org_id, session_id))
+        if session is None or session.status != "active":
+            return Appended([], 0, accepted=False)
+        existing = self.turns_by_session[(org_id, session_id)]
+        new: list[Turn] = []
+        stored: list[Turn] = []
+        sequence = session.turn_count
+        for turn in turns:
+            if turn.idempotency_key:
+                same = [t for t in [*existing, *new] if t.idempotency_key == turn.idempotency_key]
+                if same:
+                    stored.append(same[0])
+                    continue
+            sequence += 1
+            written = dataclasses.replace(
+                turn,
+                session_id=session_id,
+                sequence=sequence,
+                metadata=dict(turn.metadata),
+                tool_interactions=tuple(_stored_tool(tool) for tool in turn.tool_interactions),
+            )
+            new.append(written)
+            stored.append(written)
+        appended = Appended(stored, len(new))
+        jobs = list(then(appended))  # as Postgres: called for every accepted append, replays included
+        existing.extend(new)
+        if new:
+            self.sessions[(org_id, session_id)] = dataclasses.replace(
+                session, turn_count=sequence, last_active_at=max(session.last_active_at, now)
+            )
+        self._enqueue(jobs)
+        return appended
+
+    async def turns(self, org_id: str, session_id: str, limit: int, after_sequence: int) -> list[Turn]:
+        found = [t for t in self.turns_by_session.get((org_id, session_id), []) if t.sequence > after_sequence]
+        return found[:limit]
+
+    async def turn(self, org_id: str, turn_id: str) -> Turn | None:
+        for (org, _), turns in self.turns_by_session.items():
+            if org == org_id:
+                for turn in turns:
+                    if turn.id == turn_id:
+                        return turn
+        return None
+
+    def turn_count(self, org_id: str) -> int:
+        """Turns stored for the org, across its sessions (what a contract test counts)."""
+        return sum(len(turns) for (org, _), turns in self.turns_by_session.items() if org == org_id)
+
+
+def _scope_ids(scope: Scope) -> tuple[str, str, str]:
+    return scope.user_id, scope.agent_id, scope.team_id
+
+
+def _session_order(session: Session) -> tuple[datetime, uuid.UUID]:
+    return session.started_at, uuid.UUID(session.id)
+
+
+def _stored_tool(tool: ToolInteraction) -> ToolInteraction:
+    """As the JSON column gives it back: plain dict and tuple."""
+    return dataclasses.replace(tool, result=dict(tool.result), salient_fields=tuple(tool.salient_fields))
+
+
+class InMemoryTurnLoop:
+    """Turn results, the reflection watermark (kept on the transcript's session, as the column is),
+    the idle scan, the active scopes, and a per-session lock."""
+
+    def __init__(self, transcript: InMemoryTranscript) -> None:
+        self._transcript = transcript
+        self._results: dict[tuple[str, str], TurnResult] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.marks: list[tuple[str, int]] = []  # (session, sequence) for every mark_reflected
+
+    async def result(self, org_id: str, turn_id: str) -> TurnResult | None:
+        return self._results.get((org_id, turn_id))
+
+    async def save_result(
+        self, org_id: str, session_id: str, turn_id: str, result: TurnResult, now: datetime
+    ) -> TurnResult:
+        if (org_id, session_id) not in self._transcript.sessions:
+            raise LookupError(f"session {session_id} is not in org {org_id} (a foreign key in Postgres)")
+        return self._results.setdefault((org_id, turn_id), result)
+
+    async def reflected_through(self, org_id: str, session_id: str) -> int:
+        session = self._transcript.sessions.get((org_id, session_id))
+        return session.reflected_through if session is not None else 0
+
+    async def mark_reflected(self, org_id: str, session_id: str, sequence: int) -> None:
+        self.marks.append((session_id, sequence))
+        session = self._transcript.sessions.get((org_id, session_id))
+        if session is not None:
+            self._transcript.sessions[(org_id, session_id)] = dataclasses.replace(
+                session, reflected_through=max(session.reflected_through, sequence)
+            )
+
+    async def idle_sessions(self, before: datetime, limit: int) -> list[tuple[str, str]]:
+        idle = sorted(
+            (s for s in self._transcript.sessions.values() if s.status == "active" and s.last_active_at < before),
+            key=lambda s: s.last_active_at,
+        )
+        return [(s.org_id, s.id) for s in idle[:limit]]
+
+    async def active_scopes(self, start: datetime, end: datetime) -> list[tuple[str, Scope]]:
+        found = {
+            (s.org_id, *_scope_ids(s.scope))
+            for s in self._transcript.sessions.values()
+            if s.started_at < end and s.last_active_at >= start
+        }
+        return [(org, Scope(*ids)) for org, *ids in sorted(found)]
+
+    @contextlib.asynccontextmanager
+    async def session_lock(self, session_id: str) -> AsyncIterator[None]:
+        async with self._locks.setdefault(session_id, asyncio.Lock()):
+            yield
+
+
+# --- the services the turn loop and the jobs call ----------------------------------------------
+
+
+@dataclass
+class SessionWorkingMemory:
+    turns: list[Turn] = field(default_factory=list)
+    last_tool_result: ToolInteraction | None = None
+    summary: str = ""
+    plan: Plan | None = None
+    emotions: list[EmotionPoint] = field(default_factory=list)
+
+
+class FakeWorkingMemory(Remote):
+    """The memory service's working memory as the agent uses it: a lease per session (a turn
+    waits for the one before it), turns kept once per transcript id, reflection's updates
+    merged as the gRPC adapter merges them (emotions deduplicated by turn, the last five)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sessions: dict[str, SessionWorkingMemory] = {}
+        self.appends: list[tuple[str, str]] = []  # (session, turn id) for every append that arrived
+        self.released: list[tuple[str, str]] = []
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._holders: dict[str, tuple[str, int]] = {}
+        self._tokens: dict[str, int] = {}
+
+    def memory(self, session_id: str) -> SessionWorkingMemory:
+        return self.sessions.setdefault(session_id, SessionWorkingMemory())
+
+    def held(self, session_id: str) -> bool:
+        return session_id in self._holders
+
+    async def acquire_lease(self, session_id: str, holder: str) -> int | None:
+        self.calls.append("acquire_lease")
+        if self.down:
+            return None
+        await self._locks.setdefault(session_id, asyncio.Lock()).acquire()
+        token = self._tokens.get(session_id, 0) + 1
+        self._tokens[session_id] = token
+        self._holders[session_id] = (holder, token)
+        return token
+
+    async def release_lease(self, session_id: str, holder: str) -> None:
+        self._enter("release_lease")
+        if self._holders.get(session_id, ("",))[0] == holder:
+            del self._holders[session_id]
+            self._locks[session_id].release()
+            self.released.append((session_id, holder))
+
+    async def append_turn(self, session_id: str, turn: Turn, fencing_token: int | None) -> None:
+        self._enter("append_turn")
+        self.appends.append((session_id, turn.id))
+        memory = self.memory(session_id)
+        if all(kept.id != turn.id for kept in memory.turns):
+            memory.turns.append(turn)
+
+    async def set_last_tool_result(self, session_id: str, tool: ToolInteraction) -> None:
+        self._enter("set_last_tool_result")
+        self.memory(session_id).last_tool_result = tool
+
+    async def reflect(self, session_id: str, summary: str, plan: Plan | None, emotions: Sequence[EmotionPoint]) -> None:
+        self._enter("reflect")
+        memory = self.memory(session_id)
+        memory.summary = summary
+        if plan is not None:
+            memory.plan = plan
+        if emotions:
+            seen = {point.turn_id for point in memory.emotions}
+            memory.emotions = [*memory.emotions, *(p for p in emotions if p.turn_id not in seen)][-5:]
+
+
+class FakeContextAssembler(Remote):
+    """Context ``"context for <message>"``; ``error`` makes it raise that instead (not an outage)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.error: Exception | None = None
+        self.asked: list[tuple[str, str, bytes]] = []  # (session, message, options)
+
+    async def assemble(self, session: Session, message: str, options: bytes) -> Assembled:
+        self._enter("assemble")
+        if self.error is not None:
+            raise self.error
+        self.asked.append((session.id, message, options))
+        return Assembled(text=f"context for {message}", payload=f"payload:{message}".encode())
+
+
+class FakeLanguageModel(Remote):
+    """Answers ``answer`` (by default ``"You said: <last message>"``)."""
+
+    def __init__(self, answer: str | None = None) -> None:
+        super().__init__()
+        self.answer = answer
+        self.prompts: list[list[tuple[str, str]]] = []
+
+    async def reply(self, messages: list[tuple[str, str]]) -> str:
+        self._enter("reply")
+        self.prompts.append(list(messages))
+        return self.answer if self.answer is not None else f"You said: {messages[-1][1]}"
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    id: str
+    scope: Scope
+    session_id: str
+    write: MemoryWrite
+
+
+def memory_id_for(key: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"memory\x00{key}"))
+
+
+class FakeMemories(Remote):
+    """Remember, idempotent by key: the id is derived from the key, so a write repeated is the
+    same id twice in ``writes`` but one entry in ``items``. ``remembered`` logs each call's
+    keys (one call per reflected turn); ``index`` writes imported turns as ``message`` memories
+    with key ``turn:<turn id>``, as the gRPC adapter does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: dict[str, StoredMemory] = {}
+        self.writes: list[tuple[str, MemoryWrite]] = []
+        self.remembered: list[list[str]] = []
+
+    def _write(self, scope: Scope, session_id: str, write: MemoryWrite) -> str:
+        memory_id = memory_id_for(write.key)
+        self.writes.append((memory_id, write))
+        self.items.setdefault(memory_id, StoredMemory(memory_id, scope, session_id, write))
+        return memory_id
+
+    async def remember(self, scope: Scope, session_id: str, items: Sequence[MemoryWrite]) -> list[str]:
+        self._enter("remember")
+        self.remembered.append([item.key for item in items])
+        return [self._write(scope, session_id, item) for item in items]
+
+    async def index(self, scope: Scope, session_id: str, turns: Sequence[Turn]) -> None:
+        self._enter("index")
+        for turn in turns:
+            self._write(scope, session_id, MemoryWrite.message(turn))
+
+    def of_kind(self, kind: str) -> list[StoredMemory]:
+        return [item for item in self.items.values() if item.write.kind == kind]
+
+
+@dataclass(frozen=True)
+class Observed:
+    scope: Scope
+    claim: ExtractedClaim
+    evidence: Evidence
+    request_id: str
+
+
+class FakeBeliefs(Remote):
+    """Observe: ``observed`` logs every call that got through; ``fail_for_turns`` makes the calls
+    whose evidence is one of those turns fail (the service answered UNAVAILABLE)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.observed: list[Observed] = []
+        self.fail_for_turns: set[str] = set()
+
+    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> None:
+        self._enter("observe")
+        if evidence.turn_id in self.fail_for_turns:
+            raise DependencyUnavailable(f"observe failed for turn {evidence.turn_id}", reason="UNAVAILABLE")
+        self.observed.append(Observed(scope, claim, evidence, request_id))
+
+
+class FakeEngagement(Remote):
+    def __init__(self) -> None:
+        super().__init__()
+        self.proposed: list[tuple[EngagementProposal, str]] = []
+
+    async def propose(self, proposal: EngagementProposal, request_prefix: str) -> None:
+        self._enter("propose")
+        self.proposed.append((proposal, request_prefix))
+
+
+@dataclass(frozen=True)
+class CreatedEpisode:
+    id: str
+    session: Session
+    draft: EpisodeDraft
+    message_count: int
+    started_at: datetime
+    ended_at: datetime
+
+
+class FakeEpisodes(Remote):
+    """CreateEpisode once per session (request id ``episode:<session>``): a re-run gets the same id."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.created: dict[str, CreatedEpisode] = {}
+
+    async def create(
+        self, session: Session, draft: EpisodeDraft, message_count: int, started_at: datetime, ended_at: datetime
+    ) -> str:
+        self._enter("create")
+        episode_id = str(uuid.uuid5(_NAMESPACE, f"episode\x00{session.id}"))
+        self.created.setdefault(
+            session.id, CreatedEpisode(episode_id, session, draft, message_count, started_at, ended_at)
+        )
+        return episode_id
+
+
+class FakeActiveScopes:
+    """ActiveScopes given outright: (org, scope, first active, last active) per entry."""
+
+    def __init__(self, active: Sequence[tuple[str, Scope, datetime, datetime]] = ()) -> None:
+        self.active = list(active)
+        self.asked: list[tuple[datetime, datetime]] = []
+
+    async def active_scopes(self, start: datetime, end: datetime) -> list[tuple[str, Scope]]:
+        self.asked.append((start, end))
+        found = {(org, scope): None for org, scope, first, last in self.active if first < end and last >= start}
+        return list(found)
+
+
+class FakeTimeline(Remote):
+    """The memory service as the digest job sees it: episodes by (org, scope) with their end time;
+    one digest per (org, scope, day) — a rewrite lands on the same item and keeps its status."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.day_episodes: dict[tuple[str, Scope], list[tuple[datetime, DayEpisode]]] = {}
+        self.stored: dict[tuple[str, Scope, date], tuple[StoredDigest, Digest]] = {}
+        self.writes: list[tuple[str, Scope, Digest]] = []
+        self.status_changes: list[tuple[str, str, str]] = []  # (org, digest id, status)
+
+    def add_episode(self, org_id: str, scope: Scope, at: datetime, episode: DayEpisode) -> None:
+        self.day_episodes.setdefault((org_id, scope), []).append((at, episode))
+
+    def add_digest(self, org_id: str, scope: Scope, day: date, status: str = "active") -> StoredDigest:
+        stored = StoredDigest(self._digest_id(org_id, scope, day), day, status)
+        self.stored[(org_id, scope, day)] = (stored, Digest(day, f"digest of {day}", 1))
+        return stored
+
+    @staticmethod
+    def _digest_id(org_id: str, scope: Scope, day: date) -> str:
+        return str(uuid.uuid5(_NAMESPACE, f"digest\x00{org_id}\x00{_scope_ids(scope)}\x00{day.isoformat()}"))
+
+    async def episodes(self, org_id: str, scope: Scope, start: datetime, end: datetime) -> list[DayEpisode]:
+        self._enter("episodes")
+        return [episode for at, episode in self.day_episodes.get((org_id, scope), []) if start <= at < end]
+
+    async def write_digest(self, org_id: str, scope: Scope, digest: Digest) -> None:
+        self._enter("write_digest")
+        self.writes.append((org_id, scope, digest))
+        key = (org_id, scope, digest.day)
+        status = self.stored[key][0].status if key in self.stored else "active"
+        self.stored[key] = (StoredDigest(self._digest_id(org_id, scope, digest.day), digest.day, status), digest)
+
+    async def digests(self, org_id: str, scope: Scope) -> list[StoredDigest]:
+        self._enter("digests")
+        return [
+            stored
+            for (org, owner, _), (stored, _) in sorted(self.stored.items(), key=lambda entry: entry[0][2])
+            if org == org_id and owner == scope and stored.status in ("active", "warm")
+        ]
+
+    async def set_status(self, org_id: str, digest_id: str, status: str) -> None:
+        self._enter("set_status")
+        self.status_changes.append((org_id, digest_id, status))
+        for key, (stored, digest) in self.stored.items():
+            if key[0] == org_id and stored.id == digest_id:
+                self.stored[key] = (dataclasses.replace(stored, status=status), digest)

@@ -1,0 +1,282 @@
+"""Reflection on fakes with the real rule extractor: turns in order, the watermark moved after each,
+a crashed run resumed without writing anything twice, evidence that names the turn and its memories."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from agent_svc.domain.extraction import Plan
+from agent_svc.domain.rules import RuleExtractor
+from agent_svc.domain.transcript import Scope, Turn, turn_id_for
+from agent_svc.usecases.ports import Evidence
+from agent_svc.usecases.reflect import ReflectionServices, reflect_through
+from agent_svc.usecases.sessions import start_session
+from lore_runtime.errors import DependencyUnavailable
+
+from tests.fakes import FixedClock
+from tests.fakes_agent import (
+    FakeBeliefs,
+    FakeEngagement,
+    FakeMemories,
+    FakeWorkingMemory,
+    InMemoryTranscript,
+    InMemoryTurnLoop,
+    memory_id_for,
+)
+
+ORG = "org-a"
+SCOPE = Scope(user_id="u-1", agent_id="a-1")
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+CONVERSATION = [
+    ("user", "I'm vegetarian."),
+    ("assistant", "Noted, I will suggest vegetarian recipes."),
+    ("user", "I live in Lisbon and I'm frustrated with the noise."),
+    ("user", "I prefer tea over coffee."),
+    ("system", "The user switched to the mobile app."),
+]
+
+
+class World:
+    def __init__(self) -> None:
+        self.transcript = InMemoryTranscript()
+        self.results = InMemoryTurnLoop(self.transcript)
+        self.memories = FakeMemories()
+        self.beliefs = FakeBeliefs()
+        self.engagement = FakeEngagement()
+        self.working_memory = FakeWorkingMemory()
+        self.session_id = ""
+
+    def services(self) -> ReflectionServices:
+        return ReflectionServices(
+            self.transcript,
+            self.results,
+            RuleExtractor(),
+            self.memories,
+            self.beliefs,
+            self.engagement,
+            self.working_memory,
+        )
+
+    async def say(self, lines: list[tuple[str, str]], source: str = "live") -> list[Turn]:
+        turns = [
+            Turn(
+                turn_id_for(self.session_id, f"{source}-{index}-{content}"),
+                self.session_id,
+                0,
+                role,
+                content,
+                T0 + timedelta(minutes=index),
+                {"channel": "web"},
+                f"{source}-{index}-{content}",
+                source=source,
+            )
+            for index, (role, content) in enumerate(lines)
+        ]
+        return (await self.transcript.append(ORG, self.session_id, turns, T0)).turns
+
+    async def reflect(self, through: int) -> int:
+        return await reflect_through(ORG, self.session_id, through, self.services())
+
+
+@pytest.fixture
+async def world() -> World:
+    world = World()
+    session = await start_session(ORG, SCOPE, {}, "s-1", transcript=world.transcript, clock=FixedClock(T0))
+    world.session_id = session.id
+    return world
+
+
+async def test_turns_are_reflected_in_order_and_the_watermark_moves_per_turn(world: World) -> None:
+    turns = await world.say(CONVERSATION)
+
+    read = await world.reflect(5)
+
+    assert read == 5
+    assert world.results.marks == [(world.session_id, sequence) for sequence in (1, 2, 3, 4, 5)]
+    assert await world.results.reflected_through(ORG, world.session_id) == 5
+    assert [(o.claim.slot, o.evidence.turn_id) for o in world.beliefs.observed] == [
+        ("diet", turns[0].id),
+        ("home_city", turns[2].id),
+        ("drink", turns[3].id),
+    ]
+    assert [o.claim.summary for o in world.beliefs.observed] == [
+        "The user is vegetarian.",
+        "The user lives in Lisbon.",
+        "The user prefers tea over coffee.",
+    ]
+    # one Remember call per user or assistant turn (the system turn is context only): message + findings
+    assert [keys[0] for keys in world.memories.remembered] == [f"turn:{t.id}" for t in turns[:4]]
+    assert [item.write.content for item in world.memories.items.values() if item.write.kind != "message"] == [
+        "The user is vegetarian.",
+        "The assistant will suggest vegetarian recipes.",
+        "The user lives in Lisbon.",
+        "The user prefers tea over coffee.",
+    ]
+
+
+async def test_a_job_for_a_sequence_already_covered_does_nothing(world: World) -> None:
+    await world.say(CONVERSATION)
+    await world.reflect(5)
+    calls = (len(world.memories.calls), len(world.beliefs.calls), len(world.working_memory.calls))
+
+    assert await world.reflect(3) == 0
+    assert await world.reflect(5) == 0
+    assert (len(world.memories.calls), len(world.beliefs.calls), len(world.working_memory.calls)) == calls
+    assert world.results.marks[-1] == (world.session_id, 5) and len(world.results.marks) == 5
+
+
+async def test_a_partial_job_stops_at_its_sequence(world: World) -> None:
+    await world.say(CONVERSATION)
+
+    assert await world.reflect(2) == 2
+    assert await world.results.reflected_through(ORG, world.session_id) == 2
+    assert await world.reflect(5) == 3
+    assert [o.claim.slot for o in world.beliefs.observed] == ["diet", "home_city", "drink"]
+
+
+async def test_a_run_that_fails_half_way_resumes_at_that_turn_and_writes_nothing_twice(world: World) -> None:
+    turns = await world.say(CONVERSATION)
+    world.beliefs.fail_for_turns = {turns[2].id}
+
+    with pytest.raises(DependencyUnavailable):
+        await world.reflect(5)
+    assert await world.results.reflected_through(ORG, world.session_id) == 2
+    ids_after_crash = set(world.memories.items)
+
+    world.beliefs.fail_for_turns = set()
+    assert await world.reflect(5) == 3
+
+    assert await world.results.reflected_through(ORG, world.session_id) == 5
+    request_ids = [o.request_id for o in world.beliefs.observed]
+    assert len(request_ids) == len(set(request_ids)) == 3
+    assert [o.claim.slot for o in world.beliefs.observed] == ["diet", "home_city", "drink"]
+    # turn 3's Remember ran twice and landed on the same ids; nothing else was written twice
+    third = [memory_id for memory_id, write in world.memories.writes if write.turn_ids == (turns[2].id,)]
+    assert len(third) == 4 and third[:2] == third[2:]
+    assert ids_after_crash <= set(world.memories.items)
+    assert len(world.memories.items) == 8  # 4 messages + 4 findings
+    assert len(world.memories.writes) == 10
+
+
+async def test_imported_turns_are_not_indexed_again_as_messages(world: World) -> None:
+    imported = await world.say([("user", "I'm vegetarian."), ("assistant", "Good to know.")], source="import")
+    live = await world.say([("user", "I prefer tea over coffee."), ("user", "Thanks!")])
+
+    await world.reflect(4)
+
+    reflect_key = world.memories.remembered[0][0]
+    assert reflect_key.startswith("reflect:")
+    assert world.memories.remembered[1:] == [
+        [f"turn:{live[0].id}", world.memories.remembered[1][1]],
+        [f"turn:{live[1].id}"],
+    ], "the import's assistant turn found nothing and is not remembered at all"
+    messages = world.memories.of_kind("message")
+    assert [(m.write.content, m.write.source, m.write.valid_at) for m in messages] == [
+        ("I prefer tea over coffee.", "live", live[0].created_at),
+        ("Thanks!", "live", live[1].created_at),
+    ]
+    assert messages[0].write.metadata == {"channel": "web"} and messages[0].session_id == world.session_id
+    assert world.memories.items[memory_id_for(reflect_key)].write.turn_ids == (imported[0].id,)
+
+
+async def test_claims_carry_the_turn_and_its_memory_ids_as_evidence(world: World) -> None:
+    (turn,) = await world.say([("user", "I'm vegetarian.")])
+
+    await world.reflect(1)
+
+    (observed,) = world.beliefs.observed
+    (keys,) = world.memories.remembered
+    assert keys[0] == f"turn:{turn.id}"
+    assert observed.evidence == Evidence(turn.id, tuple(memory_id_for(key) for key in keys), turn.created_at)
+    assert [world.memories.items[i].write.kind for i in observed.evidence.memory_ids] == ["message", "preference"]
+    assert observed.scope == SCOPE
+    assert (observed.claim.kind, observed.claim.slot, observed.claim.excerpt) == (
+        "operator_preference",
+        "diet",
+        "I'm vegetarian.",
+    )
+    assert observed.request_id.startswith("observe:")
+
+
+async def test_hedged_user_statements_become_engagement_proposals(world: World) -> None:
+    (turn,) = await world.say([("user", "I suspect the churn comes from pricing.")])
+
+    await world.reflect(1)
+
+    ((proposal, prefix),) = world.engagement.proposed
+    assert [h.statement for h in proposal.hypotheses] == ["The churn comes from pricing."]
+    assert proposal.hypotheses[0].evidence[0].turn_id == turn.id
+    assert prefix.startswith("engage:")
+
+
+async def test_a_tool_interaction_is_remembered_as_one(world: World) -> None:
+    from agent_svc.domain.transcript import ToolInteraction
+
+    turn = Turn(
+        turn_id_for(world.session_id, "t"),
+        world.session_id,
+        0,
+        "user",
+        "Check the weather.",
+        T0,
+        {},
+        "t",
+        (ToolInteraction("weather", intent="Lisbon today", summary="21°C and sunny"),),
+    )
+    await world.transcript.append(ORG, world.session_id, [turn], T0)
+
+    await world.reflect(1)
+
+    (tool,) = world.memories.of_kind("tool_interaction")
+    assert (tool.write.content, tool.write.metadata, tool.write.valid_at) == (
+        "weather: 21°C and sunny",
+        {"tool_name": "weather"},
+        T0,
+    )
+
+
+async def test_working_memory_gets_the_last_summary_the_plan_and_five_emotions(world: World) -> None:
+    turns = await world.say(
+        [
+            ("user", "I want to migrate our database to Postgres."),
+            ("user", "I'm frustrated with the old server."),
+            ("user", "I'm so annoyed, this is terrible!"),
+            ("user", "I'm worried about the deadline."),
+            ("assistant", "I'm sorry you are frustrated."),
+            ("user", "Ugh, I'm frustrated."),
+            ("user", "I'm anxious about the cutover."),
+            ("user", "I'm worried about downtime."),
+            ("assistant", "First, dump the schema, then restore it."),
+        ]
+    )
+
+    await world.reflect(9)
+
+    memory = world.working_memory.memory(world.session_id)
+    assert world.working_memory.calls.count("reflect") == 1, "once per run, with the last turn's state"
+    assert memory.plan == Plan(goal="migrate our database to Postgres", progress="", next_step="dump the schema")
+    assert [(e.turn_id, e.label) for e in memory.emotions] == [
+        (turns[2].id, "annoyed"),
+        (turns[3].id, "anxious"),
+        (turns[5].id, "frustrated"),
+        (turns[6].id, "anxious"),
+        (turns[7].id, "anxious"),
+    ]
+    assert memory.emotions[0].observed_at == turns[2].created_at
+    assert memory.summary.startswith("User: I want to migrate our database to Postgres.")
+    assert memory.summary.endswith("Assistant: First, dump the schema, then restore it.")
+
+
+async def test_the_extractor_reads_only_the_turns_said_before(world: World) -> None:
+    await world.say([("user", "I'm vegetarian."), ("user", "I live in Lisbon.")])
+
+    await world.reflect(2)
+
+    assert world.working_memory.memory(world.session_id).summary == "User: I'm vegetarian. I live in Lisbon."
+
+
+async def test_an_erased_session_is_not_reflected(world: World) -> None:
+    assert await reflect_through(ORG, "00000000-0000-0000-0000-000000000000", 3, world.services()) == 0
+    assert world.memories.calls == [] and world.results.marks == []

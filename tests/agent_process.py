@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -48,3 +50,31 @@ class AgentProcess:
         if self.process is not None and self.process.returncode is None:
             self.process.kill()
             await self.process.wait()
+
+
+async def start_observations(
+    stack: AsyncExitStack, address: str, database: Any, redis_url: str, data_dir: Path
+) -> None:
+    """A real observations service on ``address`` — the one a child agent was told to use while
+    nothing listened there (the outage ends)."""
+    import observations_svc.bootstrap
+    import observations_svc.config
+    import observations_svc.server
+
+    from tests.grpc_harness import start_service
+
+    environ = {
+        "LORE_DATABASE_URL": database.app_dsn,
+        "LORE_REDIS_URL": redis_url,
+        "LORE_DATA_DIR": str(data_dir / "observations"),
+        "LORE_REVALIDATION_INTERVAL_SECONDS": "0",
+    }
+    await start_service(
+        stack,
+        "observations",
+        observations_svc.bootstrap,
+        observations_svc.server,
+        observations_svc.config.Settings,
+        environ,
+        address=address,
+    )

@@ -36,11 +36,13 @@ async def start_service(
     server_module: ModuleType,
     settings_model: type,
     environ: Mapping[str, str],
+    address: str = "127.0.0.1:0",
     **overrides: Any,
 ) -> RunningService:
+    """Build and start the service on ``address`` (a free port by default)."""
     settings = load_settings(settings_model, environ)
     container = await bootstrap.build(settings, stack, **overrides)
-    server = server_module.create_server(container, "127.0.0.1:0")
+    server = server_module.create_server(container, address)
     await server.start()
     stack.push_async_callback(server.stop, grace=None)
     await server.set_serving(not await server.check_dependencies())

@@ -23,9 +23,7 @@ from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory
 from lore_runtime.channels import create_channel
 from lore_runtime.clock import SystemClock
 
-
-def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
-    return (("x-lore-org-id", org_id), ("x-lore-principal", "tester"))
+from tests.integration.agent.support import tenant
 
 
 @pytest.fixture

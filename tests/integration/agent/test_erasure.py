@@ -12,9 +12,6 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import grpc
-import observations_svc.bootstrap
-import observations_svc.config
-import observations_svc.server
 import pytest
 from google.protobuf import timestamp_pb2
 from lore.agent.v1 import agent_service_pb2 as pb
@@ -31,9 +28,9 @@ from lore.memory.v1 import (
 from lore.observations.v1 import observation_service_pb2 as opb
 from lore.observations.v1 import observation_service_pb2_grpc
 from lore_devstack import free_port
-from lore_runtime.settings import load_settings
 
-from tests.integration.agent.test_process_turn import eventually, refused, say, tenant
+from tests.agent_process import start_observations
+from tests.integration.agent.support import eventually, refused, say, tenant
 
 SAID = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -243,20 +240,7 @@ async def test_an_erasure_started_while_observations_is_down_completes_once_it_i
         waiting = await forget(outage_agent, org, user, "outage", timeout=10)
         assert waiting.id == started.id and waiting.status == pb.ERASURE_STATUS_RUNNING, waiting
 
-        settings = load_settings(
-            observations_svc.config.Settings,
-            {
-                "LORE_DATABASE_URL": migrated_pg.app_dsn,
-                "LORE_REDIS_URL": redis_url,
-                "LORE_DATA_DIR": str(tmp_path / "observations"),
-                "LORE_REVALIDATION_INTERVAL_SECONDS": "0",
-            },
-        )
-        container = await observations_svc.bootstrap.build(settings, stack)
-        server = observations_svc.server.create_server(container, address)
-        await server.start()
-        stack.push_async_callback(server.stop, grace=None)
-        await server.set_serving(not await server.check_dependencies())
+        await start_observations(stack, address, migrated_pg, redis_url, tmp_path)
 
         done = await eventually(lambda: completed(outage_agent, org, user, "outage"), timeout=90)
         assert done.id == started.id and done.counts["sessions"] == 1 and done.counts["turns"] == 3

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -23,17 +24,15 @@ from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
 from lore_devstack import free_port
 
-from tests.agent_process import AgentProcess
+from tests.agent_process import AgentProcess, start_observations
+from tests.integration.agent.support import tenant
 
 IMPORT_TURNS = 2_000
 BATCH = 100
 SAID = datetime(2024, 1, 1, tzinfo=UTC)
-
-
-def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
-    return (("x-lore-org-id", org_id), ("x-lore-principal", "fault-test"))
 
 
 def stamp(moment: datetime) -> timestamp_pb2.Timestamp:
@@ -213,3 +212,43 @@ async def test_a_job_that_keeps_failing_is_dead_lettered_and_counted(agent_proce
             assert {kind.kind for kind in other.kinds} == {"reflect", "episode", "erase"}
     finally:
         await agent.stop()
+
+
+async def test_reflection_waits_out_an_observations_outage_and_writes_nothing_twice(
+    agent_process, services, migrated_pg, redis_url, tmp_path
+):
+    org, user = f"org-{uuid.uuid4().hex[:12]}", "u-outage"
+    address = f"127.0.0.1:{free_port()}"  # nothing listens here until the outage ends
+    agent_process.env.update(LORE_OBSERVATIONS_ADDR=address, LORE_AGENT_JOB_MAX_ATTEMPTS="30")
+    await agent_process.start()
+    async with grpc.aio.insecure_channel(agent_process.address) as channel, AsyncExitStack() as stack:
+        agent = agent_service_pb2_grpc.AgentServiceStub(channel)
+        session_id = await start_session(agent, org, user)
+        turn = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="I'm vegetarian, by the way.")
+        done = await agent.ProcessTurn(pb.ProcessTurnRequest(session_id=session_id, turn=turn), metadata=tenant(org))
+        assert done.turn.sequence == 1, "acknowledged while observations is down"
+
+        await asyncio.sleep(3)
+        stats = {
+            kind.kind: kind for kind in (await agent.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(org))).kinds
+        }
+        assert not await reflected_once(agent, org, session_id)
+        assert stats["reflect"].retrying + stats["reflect"].running == 1
+        assert stats["reflect"].dead == 0
+
+        await start_observations(stack, address, migrated_pg, redis_url, tmp_path)
+        await until(lambda: reflected_once(agent, org, session_id), 90, "reflection never completed")
+
+    memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+    [preference] = await all_memories(memories, org, user, memory_service_pb2.MEMORY_TYPE_PREFERENCE)
+    assert "vegetarian" in preference.content.lower(), "written once across the failed attempts"
+    beliefs = observation_service_pb2_grpc.ObservationServiceStub(services["observations"].channel)
+    found = await beliefs.QueryObservations(
+        observation_service_pb2.QueryObservationsRequest(agent_id="aria", subject_id=user), metadata=tenant(org)
+    )
+    assert [o.summary for o in found.observations] == [preference.content]
+
+
+async def reflected_once(agent, org: str, session_id: str) -> bool:
+    session = (await agent.GetSession(pb.GetSessionRequest(id=session_id), metadata=tenant(org))).session
+    return session.reflected_turns == 1

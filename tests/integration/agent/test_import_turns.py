@@ -14,11 +14,9 @@ from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 
+from tests.integration.agent.support import tenant
+
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-
-
-def tenant(org_id: str):
-    return (("x-lore-org-id", org_id), ("x-lore-principal", "importer"))
 
 
 def stamp(moment: datetime) -> timestamp_pb2.Timestamp:

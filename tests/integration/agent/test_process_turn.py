@@ -5,10 +5,7 @@ memories, beliefs with evidence and working-memory state; ending a session yield
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
 
 import grpc
 import pytest
@@ -27,23 +24,7 @@ from lore.memory.v1 import (
 from lore.observations.v1 import observation_service_pb2 as opb
 from lore.observations.v1 import observation_service_pb2_grpc
 
-T = TypeVar("T")
-
-
-def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
-    return (("x-lore-org-id", org_id), ("x-lore-principal", "tester"))
-
-
-async def eventually(probe: Callable[[], Awaitable[T | None]], timeout: float = 30.0) -> T:
-    """The first truthy answer of ``probe``: background jobs finish when they finish."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = await probe()
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("the background work did not finish in time")
-        await asyncio.sleep(0.2)
+from tests.integration.agent.support import eventually, refused, say, tenant
 
 
 @pytest.fixture
@@ -81,22 +62,9 @@ async def start(agent, org: str, user: str = "u-1", agent_id: str = "aria") -> s
     return (await agent.StartSession(request, metadata=tenant(org))).session.id
 
 
-async def say(agent, org: str, session_id: str, content: str, **fields) -> pb.ProcessTurnResponse:
-    request = pb.ProcessTurnRequest(
-        session_id=session_id, turn=turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content=content, **fields)
-    )
-    return await agent.ProcessTurn(request, metadata=tenant(org))
-
-
 async def memories_of(memories, org: str, user: str, kind: int) -> list[memory_service_pb2.Memory]:
     request = memory_service_pb2.ListMemoriesRequest(scope=scope_pb2.Scope(user_id=user), memory_types=[kind])
     return list((await memories.ListMemories(request, metadata=tenant(org))).memories)
-
-
-async def refused(call: Awaitable[object]) -> grpc.aio.AioRpcError:
-    with pytest.raises(grpc.aio.AioRpcError) as raised:
-        await call
-    return raised.value
 
 
 async def test_a_turn_is_stored_answered_with_context_and_reflected(agent, memories, observations, working, org):

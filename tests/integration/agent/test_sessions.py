@@ -16,9 +16,7 @@ from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
 
-
-def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
-    return (("x-lore-org-id", org_id), ("x-lore-principal", "tester"))
+from tests.integration.agent.support import refused, tenant
 
 
 @pytest.fixture
@@ -40,12 +38,6 @@ def new_org() -> str:
 async def start(stub, org_id: str, user_id: str = "u-1", **fields) -> pb.Session:
     request = pb.StartSessionRequest(scope=scope_pb2.Scope(user_id=user_id), **fields)
     return (await stub.StartSession(request, metadata=tenant(org_id))).session
-
-
-async def refused(call) -> grpc.aio.AioRpcError:
-    with pytest.raises(grpc.aio.AioRpcError) as raised:
-        await call
-    return raised.value
 
 
 async def test_start_get_list_and_end_a_session(stub) -> None:

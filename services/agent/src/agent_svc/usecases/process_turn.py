@@ -94,9 +94,8 @@ async def process_turn(
     turn = perceive(session, given, services)
     if session.status != "active":
         raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
-    if turn.idempotency_key and (replay := await _replay(org_id, session, turn, services)) is not None:
-        return replay
-
+    # A retry is recognised by the append itself (its key is already stored), under the lease: so a
+    # retry that arrives while the first attempt still runs waits for it and returns its result.
     token = await services.working_memory.acquire_lease(session.id, holder=turn.id)
     try:
         stored = await _store(org_id, session, turn, services)

@@ -30,7 +30,7 @@ from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
 from agent_svc.adapters.grpc_timeline import GrpcTimeline
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
-from agent_svc.adapters.pgqueuer_jobs import JobWorker, PgqueuerStats, RetryPolicy
+from agent_svc.adapters.pgqueuer_jobs import JobWorker, PgqueuerStats, RetryPolicy, prune_history
 from agent_svc.adapters.postgres_erasure import PostgresErasureStore
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
@@ -160,7 +160,7 @@ def _start_schedules(
     settings: Settings, stack: AsyncExitStack, container: Container, results: PostgresTurnLoop, memory: grpc.aio.Channel
 ) -> None:
     """The scheduled jobs one replica runs per period (lore_runtime.scheduled): the idle-session
-    scan and the daily digests; a period of 0 turns a job off."""
+    scan, the daily digests and the job queue's history; a period of 0 turns a job off."""
     idle = timedelta(minutes=settings.idle_session_minutes)
     digests = DigestServices(
         results,
@@ -187,6 +187,9 @@ def _start_schedules(
                 "daily_digests", timedelta(seconds=settings.digest_interval_seconds), lambda: run_daily_digests(digests)
             )
         )
+    if settings.job_history_days > 0:
+        keep = timedelta(days=settings.job_history_days)
+        jobs.append(ScheduledJob("job_history", timedelta(days=1), lambda: prune_history(container.postgres, keep)))
     if jobs:
         poll = timedelta(seconds=min([30.0, *(job.interval.total_seconds() for job in jobs)]))
         task = asyncio.create_task(run_periodically(JobClaims(container.postgres, "agent"), jobs, poll))

@@ -21,6 +21,9 @@ class Settings(ServerSettings):
     job_concurrency: int = env("LORE_AGENT_JOB_CONCURRENCY", default=4, ge=1, le=64)
     job_max_attempts: int = env("LORE_AGENT_JOB_MAX_ATTEMPTS", default=8, ge=1, le=100)
     job_backoff_ms: int = env("LORE_AGENT_JOB_BACKOFF_MS", default=1_000, ge=10, le=3_600_000)
+    job_history_days: float = env(
+        "LORE_AGENT_JOB_HISTORY_DAYS", default=7.0, ge=0, description="pgqueuer's log and statistics kept (0: forever)"
+    )
     job_heartbeat_seconds: float = env("LORE_AGENT_JOB_HEARTBEAT_SECONDS", default=30.0, ge=1, le=3_600)
     # Session boundaries.
     idle_session_minutes: float = env("LORE_IDLE_SESSION_MINUTES", default=30.0, gt=0)

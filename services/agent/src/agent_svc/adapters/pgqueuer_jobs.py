@@ -198,3 +198,13 @@ async def queue_counts(pool: asyncpg.Pool, org_id: str) -> list[QueueCounts]:
         for row in rows
     }
     return [found.get(kind, QueueCounts(kind)) for kind in KINDS]
+
+
+async def prune_history(pool: asyncpg.Pool, keep: timedelta) -> dict[str, int]:
+    """pgqueuer keeps a log row per job state change and per-second statistics, and deletes
+    neither: drop what is older than ``keep`` (log rows only once folded into the statistics)."""
+    log_rows = await pool.execute(
+        "DELETE FROM agent.pgqueuer_log WHERE aggregated AND created < now() - $1::interval", keep
+    )
+    statistics = await pool.execute("DELETE FROM agent.pgqueuer_statistics WHERE created < now() - $1::interval", keep)
+    return {"log_rows": int(log_rows.split()[-1]), "statistics_rows": int(statistics.split()[-1])}

@@ -30,16 +30,21 @@ async def _create_key(owner_dsn: str, org_id: str, scopes=ALL_SCOPES) -> str:
     return key
 
 
-@pytest.fixture(scope="session")
-async def gateway(services, migrated_pg):
-    settings = load_settings(
+def gateway_settings(services, migrated_pg, redis_url: str, **extra: str) -> Settings:
+    return load_settings(
         Settings,
         {
             "LORE_DATABASE_URL": migrated_pg.app_dsn,
+            "LORE_REDIS_URL": redis_url,
             **{f"LORE_{name.upper()}_ADDR": running.address for name, running in services.items()},
+            **extra,
         },
     )
-    app = create_app(settings)
+
+
+@pytest.fixture(scope="session")
+async def gateway(services, migrated_pg, redis_url):
+    app = create_app(gateway_settings(services, migrated_pg, redis_url))
     async with app.router.lifespan_context(app):
         yield app
 

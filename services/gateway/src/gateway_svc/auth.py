@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import asyncpg
@@ -39,6 +40,7 @@ class Caller:
     org_id: str
     principal: str
     scopes: frozenset[str]
+    credential: str = ""  # the API key's id: what rate limits count against
 
     def context(self, request_id: str) -> RequestContext:
         return RequestContext(org_id=self.org_id, principal=self.principal, request_id=request_id)
@@ -78,10 +80,12 @@ class ApiKeyAuthenticator:
         return caller
 
     async def _resolve(self, key: bytes) -> Caller | None:
-        row = await self._pool.fetchrow("SELECT org_id, principal, scopes FROM gateway.resolve_api_key($1)", key)
+        row = await self._pool.fetchrow("SELECT id, org_id, principal, scopes FROM gateway.resolve_api_key($1)", key)
         if row is None:
             return None
-        return Caller(org_id=row["org_id"], principal=row["principal"], scopes=frozenset(row["scopes"]))
+        return Caller(
+            org_id=row["org_id"], principal=row["principal"], scopes=frozenset(row["scopes"]), credential=str(row["id"])
+        )
 
 
 def _bearer_token(authorization: str | None) -> str:
@@ -106,3 +110,18 @@ async def authenticated(request: Request) -> Caller:
     caller = await authenticator.authenticate(request.headers.get("authorization"))
     request.state.caller = caller
     return caller
+
+
+def authorized(scope: str, *more: str) -> Callable[[Request], Awaitable[Caller]]:
+    """FastAPI dependency of a route that needs ``scope`` (and ``more``): the authenticated caller,
+    once the scopes are checked and the request counted against the credential's rate limit of
+    ``scope``, the route's first."""
+
+    async def dependency(request: Request) -> Caller:
+        caller = await authenticated(request)
+        for needed in (scope, *more):
+            caller.require(needed)
+        await request.app.state.container.rate_limiter.admit(caller.credential or caller.principal, scope)
+        return caller
+
+    return dependency

@@ -12,6 +12,10 @@ class Settings(LoreSettings):
     assembler_addr: str = env("LORE_ASSEMBLER_ADDR", default=DEFAULT_ADDRESSES["assembler"])
     agent_addr: str = env("LORE_AGENT_ADDR", default=DEFAULT_ADDRESSES["agent"])
     status_timeout_seconds: float = env("LORE_STATUS_TIMEOUT_SECONDS", default=2.0)
+    # Rate limits per credential and scope (gateway_svc/rate_limits.py), counted in Redis.
+    redis_url: str | None = env("LORE_REDIS_URL", default=None, description="rate-limit counters; no limits when unset")
+    rate_limit: str = env("LORE_RATE_LIMIT", default="50:100", description="requests/s:burst per credential and scope")
+    rate_limits: str = env("LORE_RATE_LIMITS", default="", description="per-scope overrides: scope=rate:burst,…")
 
     @property
     def host(self) -> str:

@@ -55,6 +55,7 @@ def error_response(
     details: list[dict[str, Any]] | None = None,
     *,
     http_status: int | None = None,
+    headers: dict[str, str] | None = None,
 ) -> JSONResponse:
     http_status = http_status or HTTP_STATUS.get(code, 500)
     body = {
@@ -66,7 +67,8 @@ def error_response(
             "requestId": getattr(request.state, "request_id", ""),
         }
     }
-    headers = {"WWW-Authenticate": "Bearer"} if http_status == 401 else None
+    if http_status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
     return JSONResponse(body, status_code=http_status, headers=headers)
 
 
@@ -83,7 +85,10 @@ def _details_of(status: grpc.Status) -> list[dict[str, Any]]:
 async def _lore_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, errors.LoreError)
     status = grpc_errors.to_status(error)
-    return error_response(request, status.code, error.message, _details_of(status))
+    # A rate limit says when to come back (RFC 9110 Retry-After, in seconds).
+    retry_after = error.metadata.get("retry_after_seconds") if isinstance(error, errors.QuotaExceeded) else None
+    headers = {"Retry-After": retry_after} if retry_after else None
+    return error_response(request, status.code, error.message, _details_of(status), headers=headers)
 
 
 async def _rpc_error(request: Request, error: Exception) -> JSONResponse:

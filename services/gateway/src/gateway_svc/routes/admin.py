@@ -16,7 +16,7 @@ from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authenticated
+from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options
 from gateway_svc.openapi import json_body
 from gateway_svc.proto_json import to_json
@@ -35,8 +35,7 @@ def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
     summary="Materialise current salience now (MemoryService.RunDecay)",
     openapi_extra=json_body(memory_service_pb2.RunDecayRequest, {}),
 )
-async def run_decay(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("admin")
+async def run_decay(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
     message = await body_message(request, memory_service_pb2.RunDecayRequest, empty=True)
     return to_json(await _memories(request).RunDecay(message, **rpc_options(request, caller)))
 
@@ -46,8 +45,7 @@ async def run_decay(request: Request, caller: Caller = Depends(authenticated)) -
     summary="Fold near-duplicate memories now (MemoryService.RunConsolidation)",
     openapi_extra=json_body(memory_service_pb2.RunConsolidationRequest, CONSOLIDATION_EXAMPLE),
 )
-async def run_consolidation(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("admin")
+async def run_consolidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
     message = await body_message(request, memory_service_pb2.RunConsolidationRequest, empty=True)
     return to_json(await _memories(request).RunConsolidation(message, **rpc_options(request, caller)))
 
@@ -57,8 +55,7 @@ async def run_consolidation(request: Request, caller: Caller = Depends(authentic
     summary="Recompute freshness and confidence of due observations now (ObservationService.RunRevalidation)",
     openapi_extra=json_body(observation_service_pb2.RunRevalidationRequest, {"agentId": ""}),
 )
-async def run_revalidation(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("admin")
+async def run_revalidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
     message = await body_message(request, observation_service_pb2.RunRevalidationRequest, empty=True)
     stub = observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
     return to_json(await stub.RunRevalidation(message, **rpc_options(request, caller)))
@@ -69,8 +66,7 @@ async def run_revalidation(request: Request, caller: Caller = Depends(authentica
     summary="Re-embed every memory with the configured model; answers the last progress step (MemoryService.Reindex)",
     openapi_extra=json_body(memory_service_pb2.ReindexRequest, {"force": False}),
 )
-async def reindex(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("admin")
+async def reindex(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
     message = await body_message(request, memory_service_pb2.ReindexRequest, empty=True)
     # Bounded by the usual deadline: a longer run stops there and the next call resumes it (`lore reindex` has none).
     last = memory_service_pb2.ReindexResponse()
@@ -80,7 +76,6 @@ async def reindex(request: Request, caller: Caller = Depends(authenticated)) -> 
 
 
 @router.get("/v1/admin/jobs", summary="The org's background jobs by kind and state (AgentService.GetJobStats)")
-async def job_stats(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("admin")
+async def job_stats(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
     agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
     return to_json(await agent.GetJobStats(agent_service_pb2.GetJobStatsRequest(), **rpc_options(request, caller)))

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Request
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authenticated
+from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options
 from gateway_svc.openapi import json_body, query_parameters
 from gateway_svc.proto_json import to_json
@@ -44,9 +44,8 @@ def _assembler(request: Request) -> assembler_service_pb2_grpc.AssemblerServiceS
     return assembler_service_pb2_grpc.AssemblerServiceStub(request.app.state.container.channels["assembler"])
 
 
-def _require_reads(caller: Caller) -> None:
-    caller.require("memories:read")
-    caller.require("observations:read")
+# Both read memories and beliefs.
+READS = ("memories:read", "observations:read")
 
 
 @router.post(
@@ -54,8 +53,7 @@ def _require_reads(caller: Caller) -> None:
     summary="A ranked, deduplicated, token-budgeted context with its manifest (AssemblerService.AssembleContext)",
     openapi_extra=json_body(pb.AssembleContextRequest, ASSEMBLE_EXAMPLE),
 )
-async def assemble_context(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    _require_reads(caller)
+async def assemble_context(request: Request, caller: Caller = Depends(authorized(*READS))) -> dict[str, Any]:
     message = await body_message(request, pb.AssembleContextRequest)
     return to_json(await _assembler(request).AssembleContext(message, **rpc_options(request, caller)))
 
@@ -65,7 +63,6 @@ async def assemble_context(request: Request, caller: Caller = Depends(authentica
     summary='"What I remember" at the start of a conversation (AssemblerService.Prime)',
     openapi_extra=query_parameters(pb.PrimeRequest),
 )
-async def prime(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    _require_reads(caller)
+async def prime(request: Request, caller: Caller = Depends(authorized(*READS))) -> dict[str, Any]:
     message = query_message(request, pb.PrimeRequest)
     return to_json(await _assembler(request).Prime(message, **rpc_options(request, caller)))

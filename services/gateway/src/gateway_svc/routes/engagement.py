@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import engagement_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authenticated
+from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body
 from gateway_svc.proto_json import to_json
@@ -43,14 +43,12 @@ def _engagement(request: Request) -> engagement_service_pb2_grpc.EngagementServi
 async def _hypothesis_call(
     request: Request, caller: Caller, hypothesis_id: str, message_class: type, method: str
 ) -> dict[str, Any]:
-    caller.require("observations:write")
     message = with_path_id(await body_message(request, message_class), "hypothesis_id", hypothesis_id)
     return to_json(await getattr(_engagement(request), method)(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/engagement", summary="The organisation's engagement state; reading writes nothing (GetEngagement)")
-async def get_engagement(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:read")
+async def get_engagement(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> dict[str, Any]:
     response = await _engagement(request).GetEngagement(pb.GetEngagementRequest(), **rpc_options(request, caller))
     return to_json(response)
 
@@ -60,8 +58,9 @@ async def get_engagement(request: Request, caller: Caller = Depends(authenticate
     summary="Form a hypothesis (EngagementService.FormHypothesis)",
     openapi_extra=json_body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE),
 )
-async def form_hypothesis(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:write")
+async def form_hypothesis(
+    request: Request, caller: Caller = Depends(authorized("observations:write"))
+) -> dict[str, Any]:
     message = await body_message(request, pb.FormHypothesisRequest)
     return to_json(await _engagement(request).FormHypothesis(message, **rpc_options(request, caller)))
 
@@ -71,7 +70,9 @@ async def form_hypothesis(request: Request, caller: Caller = Depends(authenticat
     summary="Add evidence; the confidence follows the documented rule (AddHypothesisEvidence)",
     openapi_extra=json_body(pb.AddHypothesisEvidenceRequest, EVIDENCE_EXAMPLE),
 )
-async def add_evidence(hypothesis_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+async def add_evidence(
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+) -> dict[str, Any]:
     message_class = pb.AddHypothesisEvidenceRequest
     return await _hypothesis_call(request, caller, hypothesis_id, message_class, "AddHypothesisEvidence")
 
@@ -81,7 +82,9 @@ async def add_evidence(hypothesis_id: str, request: Request, caller: Caller = De
     summary="Set the confidence with a reason (ReviseHypothesis)",
     openapi_extra=json_body(pb.ReviseHypothesisRequest, REVISE_EXAMPLE),
 )
-async def revise(hypothesis_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+async def revise(
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+) -> dict[str, Any]:
     return await _hypothesis_call(request, caller, hypothesis_id, pb.ReviseHypothesisRequest, "ReviseHypothesis")
 
 
@@ -90,8 +93,9 @@ async def revise(hypothesis_id: str, request: Request, caller: Caller = Depends(
     summary="Turn a hypothesis into a finding (PromoteHypothesis)",
     openapi_extra=json_body(pb.PromoteHypothesisRequest, PROMOTE_EXAMPLE),
 )
-async def promote(hypothesis_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:write")
+async def promote(
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+) -> dict[str, Any]:
     message = with_path_id(
         await body_message(request, pb.PromoteHypothesisRequest, empty=True), "hypothesis_id", hypothesis_id
     )
@@ -103,7 +107,9 @@ async def promote(hypothesis_id: str, request: Request, caller: Caller = Depends
     summary="Archive a hypothesis with a note (ArchiveHypothesis)",
     openapi_extra=json_body(pb.ArchiveHypothesisRequest, ARCHIVE_EXAMPLE),
 )
-async def archive(hypothesis_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+async def archive(
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+) -> dict[str, Any]:
     return await _hypothesis_call(request, caller, hypothesis_id, pb.ArchiveHypothesisRequest, "ArchiveHypothesis")
 
 
@@ -112,8 +118,7 @@ async def archive(hypothesis_id: str, request: Request, caller: Caller = Depends
     summary="Record an open question (AddUnknown)",
     openapi_extra=json_body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE),
 )
-async def add_unknown(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:write")
+async def add_unknown(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> dict[str, Any]:
     message = await body_message(request, pb.AddUnknownRequest)
     return to_json(await _engagement(request).AddUnknown(message, **rpc_options(request, caller)))
 
@@ -123,8 +128,9 @@ async def add_unknown(request: Request, caller: Caller = Depends(authenticated))
     summary="Resolve an unknown with its answer (ResolveUnknown)",
     openapi_extra=json_body(pb.ResolveUnknownRequest, RESOLVE_EXAMPLE),
 )
-async def resolve_unknown(unknown_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:write")
+async def resolve_unknown(
+    unknown_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+) -> dict[str, Any]:
     message = with_path_id(await body_message(request, pb.ResolveUnknownRequest), "unknown_id", unknown_id)
     return to_json(await _engagement(request).ResolveUnknown(message, **rpc_options(request, caller)))
 
@@ -134,7 +140,6 @@ async def resolve_unknown(unknown_id: str, request: Request, caller: Caller = De
     summary="Start the next week, only ever by this explicit call (AdvanceWeek)",
     openapi_extra=json_body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE),
 )
-async def advance_week(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:write")
+async def advance_week(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> dict[str, Any]:
     message = await body_message(request, pb.AdvanceWeekRequest, empty=True)
     return to_json(await _engagement(request).AdvanceWeek(message, **rpc_options(request, caller)))

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime import errors
 
-from gateway_svc.auth import Caller, authenticated
+from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options
 from gateway_svc.openapi import json_body, query_parameters
 from gateway_svc.proto_json import to_json
@@ -45,8 +45,7 @@ def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
     summary="Remember a batch of memories (MemoryService.Remember)",
     openapi_extra=json_body(memory_service_pb2.RememberRequest, REMEMBER_EXAMPLE),
 )
-async def remember(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:write")
+async def remember(request: Request, caller: Caller = Depends(authorized("memories:write"))) -> dict[str, Any]:
     message = await body_message(request, memory_service_pb2.RememberRequest)
     return to_json(await _memories(request).Remember(message, **rpc_options(request, caller)))
 
@@ -56,8 +55,7 @@ async def remember(request: Request, caller: Caller = Depends(authenticated)) ->
     summary="Recall memories by meaning (MemoryService.Recall)",
     openapi_extra=json_body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE),
 )
-async def recall(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:read")
+async def recall(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
     message = await body_message(request, memory_service_pb2.RecallRequest)
     return to_json(await _memories(request).Recall(message, **rpc_options(request, caller)))
 
@@ -67,15 +65,15 @@ async def recall(request: Request, caller: Caller = Depends(authenticated)) -> d
     summary="List memories of a scope, paginated (MemoryService.ListMemories)",
     openapi_extra=query_parameters(memory_service_pb2.ListMemoriesRequest),
 )
-async def list_memories(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:read")
+async def list_memories(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
     message = query_message(request, memory_service_pb2.ListMemoriesRequest)
     return to_json(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/memories/{memory_id}", summary="One memory (MemoryService.GetMemory)")
-async def get_memory(memory_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:read")
+async def get_memory(
+    memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:read"))
+) -> dict[str, Any]:
     message = memory_service_pb2.GetMemoryRequest(id=memory_id)
     return to_json(await _memories(request).GetMemory(message, **rpc_options(request, caller)))
 
@@ -85,8 +83,9 @@ async def get_memory(memory_id: str, request: Request, caller: Caller = Depends(
     summary="Update fields of a memory named by updateMask (MemoryService.UpdateMemory)",
     openapi_extra=json_body(memory_service_pb2.UpdateMemoryRequest, UPDATE_EXAMPLE),
 )
-async def update_memory(memory_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:write")
+async def update_memory(
+    memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
+) -> dict[str, Any]:
     message = await body_message(request, memory_service_pb2.UpdateMemoryRequest)
     if message.memory.id and message.memory.id != memory_id:
         raise errors.InvalidArgument("memory.id", "must match the id in the path, or be left out")
@@ -95,8 +94,9 @@ async def update_memory(memory_id: str, request: Request, caller: Caller = Depen
 
 
 @router.delete("/v1/memories/{memory_id}", summary="Forget (archive) a memory (MemoryService.ForgetMemory)")
-async def forget_memory(memory_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:write")
+async def forget_memory(
+    memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
+) -> dict[str, Any]:
     message = memory_service_pb2.ForgetMemoryRequest(id=memory_id)
     return to_json(await _memories(request).ForgetMemory(message, **rpc_options(request, caller)))
 
@@ -107,8 +107,7 @@ async def forget_memory(memory_id: str, request: Request, caller: Caller = Depen
     tags=["episodes"],
     openapi_extra=query_parameters(episode_service_pb2.ListEpisodesRequest),
 )
-async def list_episodes(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:read")
+async def list_episodes(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
     message = query_message(request, episode_service_pb2.ListEpisodesRequest)
     return to_json(await _episodes(request).ListEpisodes(message, **rpc_options(request, caller)))
 
@@ -119,7 +118,6 @@ async def list_episodes(request: Request, caller: Caller = Depends(authenticated
     tags=["episodes"],
     openapi_extra=query_parameters(episode_service_pb2.ListOpenThreadsRequest),
 )
-async def list_open_threads(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("memories:read")
+async def list_open_threads(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
     message = query_message(request, episode_service_pb2.ListOpenThreadsRequest)
     return to_json(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))

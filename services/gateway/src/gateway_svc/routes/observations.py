@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authenticated
+from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, query_parameters
 from gateway_svc.proto_json import to_json
@@ -44,8 +44,9 @@ def _observations(request: Request) -> observation_service_pb2_grpc.ObservationS
     summary="Observations by filters, best first (ObservationService.QueryObservations)",
     openapi_extra=query_parameters(pb.QueryObservationsRequest),
 )
-async def query_observations(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:read")
+async def query_observations(
+    request: Request, caller: Caller = Depends(authorized("observations:read"))
+) -> dict[str, Any]:
     message = query_message(request, pb.QueryObservationsRequest)
     return to_json(await _observations(request).QueryObservations(message, **rpc_options(request, caller)))
 
@@ -55,8 +56,9 @@ async def query_observations(request: Request, caller: Caller = Depends(authenti
     summary="Observations by meaning and words (ObservationService.SearchObservations)",
     openapi_extra=json_body(pb.SearchObservationsRequest, SEARCH_EXAMPLE),
 )
-async def search_observations(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:read")
+async def search_observations(
+    request: Request, caller: Caller = Depends(authorized("observations:read"))
+) -> dict[str, Any]:
     message = await body_message(request, pb.SearchObservationsRequest)
     return to_json(await _observations(request).SearchObservations(message, **rpc_options(request, caller)))
 
@@ -66,17 +68,15 @@ async def search_observations(request: Request, caller: Caller = Depends(authent
     summary="Create, support, contradict or supersede a belief (ObservationService.Observe)",
     openapi_extra=json_body(pb.ObserveRequest, OBSERVE_EXAMPLE),
 )
-async def observe(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("observations:write")
+async def observe(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> dict[str, Any]:
     message = await body_message(request, pb.ObserveRequest)
     return to_json(await _observations(request).Observe(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/observations/{observation_id}", summary="One observation with its evidence (GetObservation)")
 async def get_observation(
-    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
 ) -> dict[str, Any]:
-    caller.require("observations:read")
     message = pb.GetObservationRequest(id=observation_id)
     return to_json(await _observations(request).GetObservation(message, **rpc_options(request, caller)))
 
@@ -86,9 +86,8 @@ async def get_observation(
     summary="The supersession chain both ways, newest first (GetObservationHistory)",
 )
 async def observation_history(
-    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
 ) -> dict[str, Any]:
-    caller.require("observations:read")
     message = pb.GetObservationHistoryRequest(id=observation_id)
     return to_json(await _observations(request).GetObservationHistory(message, **rpc_options(request, caller)))
 
@@ -99,9 +98,8 @@ async def observation_history(
     openapi_extra=json_body(pb.ConfirmObservationRequest, CONFIRM_EXAMPLE),
 )
 async def confirm_observation(
-    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
 ) -> dict[str, Any]:
-    caller.require("observations:write")
     message = await body_message(request, pb.ConfirmObservationRequest, empty=True)
     with_path_id(message, "id", observation_id)
     return to_json(await _observations(request).ConfirmObservation(message, **rpc_options(request, caller)))
@@ -113,9 +111,8 @@ async def confirm_observation(
     openapi_extra=json_body(pb.ContradictObservationRequest, CONTRADICT_EXAMPLE),
 )
 async def contradict_observation(
-    observation_id: str, request: Request, caller: Caller = Depends(authenticated)
+    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
 ) -> dict[str, Any]:
-    caller.require("observations:write")
     message = await body_message(request, pb.ContradictObservationRequest)
     with_path_id(message, "id", observation_id)
     return to_json(await _observations(request).ContradictObservation(message, **rpc_options(request, caller)))

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authenticated
+from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, query_parameters
 from gateway_svc.proto_json import to_json
@@ -43,8 +43,7 @@ def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
     summary="Start a session; a repeated requestId returns the same one (AgentService.StartSession)",
     openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE),
 )
-async def start_session(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("sessions:write")
+async def start_session(request: Request, caller: Caller = Depends(authorized("sessions:write"))) -> dict[str, Any]:
     message = await body_message(request, pb.StartSessionRequest, empty=True)
     return to_json(await _agent(request).StartSession(message, **rpc_options(request, caller)))
 
@@ -54,22 +53,23 @@ async def start_session(request: Request, caller: Caller = Depends(authenticated
     summary="Sessions, newest first, by scope and status (AgentService.ListSessions)",
     openapi_extra=query_parameters(pb.ListSessionsRequest),
 )
-async def list_sessions(request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("sessions:read")
+async def list_sessions(request: Request, caller: Caller = Depends(authorized("sessions:read"))) -> dict[str, Any]:
     message = query_message(request, pb.ListSessionsRequest)
     return to_json(await _agent(request).ListSessions(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/sessions/{session_id}", summary="One session (AgentService.GetSession)")
-async def get_session(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("sessions:read")
+async def get_session(
+    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
+) -> dict[str, Any]:
     message = pb.GetSessionRequest(id=session_id)
     return to_json(await _agent(request).GetSession(message, **rpc_options(request, caller)))
 
 
 @router.post("/v1/sessions/{session_id}:end", summary="End a session (AgentService.EndSession)")
-async def end_session(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("sessions:write")
+async def end_session(
+    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
+) -> dict[str, Any]:
     message = with_path_id(await body_message(request, pb.EndSessionRequest, empty=True), "id", session_id)
     return to_json(await _agent(request).EndSession(message, **rpc_options(request, caller)))
 
@@ -79,8 +79,9 @@ async def end_session(session_id: str, request: Request, caller: Caller = Depend
     summary="The session's transcript in order (AgentService.ListTurns)",
     openapi_extra=query_parameters(pb.ListTurnsRequest),
 )
-async def list_turns(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("sessions:read")
+async def list_turns(
+    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
+) -> dict[str, Any]:
     message = with_path_id(query_message(request, pb.ListTurnsRequest), "session_id", session_id)
     return to_json(await _agent(request).ListTurns(message, **rpc_options(request, caller)))
 
@@ -91,8 +92,9 @@ async def list_turns(session_id: str, request: Request, caller: Caller = Depends
     " (AgentService.ProcessTurn)",
     openapi_extra=json_body(pb.ProcessTurnRequest, TURN_EXAMPLE),
 )
-async def process_turn(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("sessions:write")
+async def process_turn(
+    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
+) -> dict[str, Any]:
     message = with_path_id(await body_message(request, pb.ProcessTurnRequest), "session_id", session_id)
     return to_json(await _agent(request).ProcessTurn(message, **rpc_options(request, caller)))
 
@@ -102,7 +104,8 @@ async def process_turn(session_id: str, request: Request, caller: Caller = Depen
     summary="Historical turns with their real timestamps, indexed as message memories (AgentService.ImportTurns)",
     openapi_extra=json_body(pb.ImportTurnsRequest, IMPORT_EXAMPLE),
 )
-async def import_turns(session_id: str, request: Request, caller: Caller = Depends(authenticated)) -> dict[str, Any]:
-    caller.require("sessions:write")
+async def import_turns(
+    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
+) -> dict[str, Any]:
     message = with_path_id(await body_message(request, pb.ImportTurnsRequest), "session_id", session_id)
     return to_json(await _agent(request).ImportTurns(message, **rpc_options(request, caller)))

@@ -1,0 +1,84 @@
+"""Rate limits per credential and scope, counted in the real Redis: a burst is admitted, the rest
+get 429 with Retry-After until the bucket refills; scopes and credentials are counted apart."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import httpx
+import pytest
+from gateway_svc.app import create_app
+
+from tests.integration.gateway.conftest import _create_key, gateway_settings
+
+
+@pytest.fixture
+async def limited(services, migrated_pg, redis_url):
+    """A gateway of its own with small limits: 3 requests at once, 2/s after, per scope; writes
+    of memories 1 at once and 1/s."""
+    settings = gateway_settings(
+        services, migrated_pg, redis_url, LORE_RATE_LIMIT="2:3", LORE_RATE_LIMITS="memories:write=1:1"
+    )
+    app = create_app(settings)
+    clients: list[httpx.AsyncClient] = []
+
+    async def client(org_id: str) -> httpx.AsyncClient:
+        key = await _create_key(migrated_pg.owner_dsn, org_id)
+        made = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://gateway",
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        clients.append(made)
+        return made
+
+    async with app.router.lifespan_context(app):
+        yield client
+    for made in clients:
+        await made.aclose()
+
+
+async def test_a_burst_is_admitted_then_429_with_retry_after_until_the_bucket_refills(limited):
+    client = await limited(f"org-{uuid.uuid4().hex[:12]}")
+
+    answers = [await client.get("/v1/sessions") for _ in range(5)]
+
+    assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
+    refused = answers[3]
+    assert refused.headers["Retry-After"] == "1"
+    error = refused.json()["error"]
+    assert error["status"] == "RESOURCE_EXHAUSTED" and error["details"][0]["reason"] == "RATE_LIMITED"
+    assert error["details"][0]["metadata"]["scope"] == "sessions:read"
+    await asyncio.sleep(0.6)  # one request's worth of refill at 2/s
+    assert (await client.get("/v1/sessions")).status_code == 200
+
+
+async def test_scopes_and_credentials_are_counted_apart(limited):
+    org = f"org-{uuid.uuid4().hex[:12]}"
+    first, second = await limited(org), await limited(org)
+    memory = {"memories": [{"content": "Noted.", "memoryType": "MEMORY_TYPE_FACT", "scope": {"userId": "u"}}]}
+
+    writes = [(await first.post("/v1/memories", json=memory)).status_code for _ in range(2)]
+    reads = [(await first.get("/v1/sessions")).status_code for _ in range(3)]
+    other_key = (await second.post("/v1/memories", json=memory)).status_code
+
+    assert writes == [200, 429], "memories:write: one at once"
+    assert reads == [200, 200, 200], "another scope has its own bucket"
+    assert other_key == 200, "another credential has its own bucket"
+
+
+async def test_without_redis_nothing_is_counted(services, migrated_pg, redis_url):
+    settings = gateway_settings(services, migrated_pg, redis_url, LORE_RATE_LIMIT="1:1")
+    settings = settings.model_copy(update={"redis_url": None})
+    app = create_app(settings)
+    key = await _create_key(migrated_pg.owner_dsn, f"org-{uuid.uuid4().hex[:12]}")
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://gateway",
+            headers={"Authorization": f"Bearer {key}"},
+        ) as client,
+    ):
+        assert [(await client.get("/v1/sessions")).status_code for _ in range(3)] == [200, 200, 200]

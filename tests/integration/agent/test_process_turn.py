@@ -86,18 +86,26 @@ async def test_a_turn_is_stored_answered_with_context_and_reflected(agent, memor
     assert [m.content for m in messages] == ["I'm vegetarian, by the way."]
 
     query = opb.QueryObservationsRequest(agent_id="aria", subject_id="u-veg")
-    [belief] = (await observations.QueryObservations(query, metadata=tenant(org))).observations
+
+    async def beliefs():  # Observe follows Remember in the reflection of the turn
+        return list((await observations.QueryObservations(query, metadata=tenant(org))).observations)
+
+    [belief] = await eventually(beliefs)
     assert "vegetarian" in belief.summary.lower()
     history = await observations.GetObservation(opb.GetObservationRequest(id=belief.id), metadata=tenant(org))
     sources = {(e.source_type, e.source_id) for e in history.observation.evidence}
     assert (opb.SOURCE_TYPE_MESSAGE, done.turn.id) in sources
     assert (opb.SOURCE_TYPE_MEMORY_ITEM, preference.id) in sources
 
-    state = await working.GetWorkingMemory(
-        working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id), metadata=tenant(org)
-    )
-    assert [t.idempotency_key for t in state.working_memory.recent_turns] == [f"turn:{done.turn.id}"]
-    assert "vegetarian" in state.working_memory.summary.lower()
+    async def reflected_state():  # the rolling summary is written at the end of the reflection run
+        state = await working.GetWorkingMemory(
+            working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id), metadata=tenant(org)
+        )
+        return state.working_memory if state.working_memory.summary else None
+
+    state = await eventually(reflected_state)
+    assert [t.idempotency_key for t in state.recent_turns] == [f"turn:{done.turn.id}"]
+    assert "vegetarian" in state.summary.lower()
 
 
 async def test_a_retry_with_the_same_key_returns_the_first_result_and_writes_nothing(agent, org):

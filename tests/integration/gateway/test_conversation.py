@@ -45,7 +45,12 @@ async def test_a_conversation_becomes_memories_beliefs_an_episode_and_a_prime(cl
         listed = await client.get("/v1/memories", params={"userId": "u-conv", "memoryTypes": "MEMORY_TYPE_PREFERENCE"})
         return listed.json()["memories"]
 
-    [preference] = await eventually(preferences)
+    async def reflected():
+        session_now = (await client.get(f"/v1/sessions/{session['id']}")).json()["session"]
+        return session_now["reflectedTurns"] == len(CONVERSATION)
+
+    await eventually(reflected)  # every turn's memories, beliefs and engagement are written
+    [preference] = await preferences()
     assert "vegetarian" in preference["content"].lower()
 
     beliefs = (await client.get("/v1/observations", params={"agentId": "aria", "subjectId": "u-conv"})).json()

@@ -12,7 +12,7 @@ from gateway_svc.config import Settings
 from lore_runtime.settings import load_settings
 
 
-async def _create_key(owner_dsn: str, org_id: str, scopes=ALL_SCOPES) -> str:
+async def _create_key(owner_dsn: str, org_id: str, scopes=ALL_SCOPES, principal: str = "tester") -> str:
     key = f"test_{uuid.uuid4().hex}{uuid.uuid4().hex}"
     connection = await asyncpg.connect(owner_dsn)
     try:
@@ -20,7 +20,7 @@ async def _create_key(owner_dsn: str, org_id: str, scopes=ALL_SCOPES) -> str:
             "INSERT INTO gateway.api_keys (id, org_id, principal, name, key_hash, scopes) VALUES ($1,$2,$3,$4,$5,$6)",
             uuid.uuid4(),
             org_id,
-            "tester",
+            principal,
             "test",
             hashlib.sha256(key.encode()).digest(),
             list(scopes),
@@ -42,6 +42,12 @@ def gateway_settings(services, migrated_pg, redis_url: str, **extra: str) -> Set
     )
 
 
+def asgi_client(app, token: str | None = None) -> httpx.AsyncClient:
+    """An HTTP client of ``app`` in-process, sending ``Bearer <token>`` when given."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gateway", headers=headers)
+
+
 @pytest.fixture(scope="session")
 async def gateway(services, migrated_pg, redis_url):
     app = create_app(gateway_settings(services, migrated_pg, redis_url))
@@ -56,11 +62,7 @@ async def client_for(gateway, migrated_pg):
 
     async def make(org_id: str, scopes=ALL_SCOPES) -> httpx.AsyncClient:
         key = await _create_key(migrated_pg.owner_dsn, org_id, scopes)
-        client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=gateway),
-            base_url="http://gateway",
-            headers={"Authorization": f"Bearer {key}"},
-        )
+        client = asgi_client(gateway, key)
         clients.append(client)
         return client
 

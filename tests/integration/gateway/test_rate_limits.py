@@ -52,6 +52,9 @@ async def test_a_burst_is_admitted_then_429_with_retry_after_until_the_bucket_re
     assert error["details"][0]["metadata"]["scope"] == "sessions:read"
     await asyncio.sleep(0.6)  # one request's worth of refill at 2/s
     assert (await client.get("/v1/sessions")).status_code == 200
+    page = (await client.get("/metrics")).text
+    assert 'lore_gateway_rate_limited_total{scope="sessions:read"} 2.0' in page
+    assert 'lore_gateway_requests_total{method="GET",route="/v1/sessions",status="429"} 2.0' in page
 
 
 async def test_scopes_and_credentials_are_counted_apart(limited):

@@ -5,6 +5,7 @@ lore health    exit 0 only when every service is SERVING (asks GET /v1/status)
 lore migrate   apply every service's database migrations
 lore reindex   re-embed every memory with the configured model (through the memory service)
 lore turns import FILE.jsonl   historical turns into a session (through the gateway)
+lore keys create|list|revoke   an org's API keys (as the schema owner, like lore migrate)
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import os
 import sys
 from pathlib import Path
 
-from lore_cli import health, migrate, reindex, turns_import, up
+from gateway_svc.auth import ALL_SCOPES
+
+from lore_cli import health, keys, migrate, reindex, turns_import, up
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -45,6 +48,30 @@ def main(argv: list[str] | None = None) -> None:
     import_parser.add_argument("--session", default="", help="an existing session (else a new one is started)")
     for name in ("user", "agent", "team"):
         import_parser.add_argument(f"--{name}", default="", help=f"the new session's {name} id")
+
+    keys_parser = commands.add_parser(
+        "keys", help="an org's API keys (as LORE_MIGRATIONS_DATABASE_URL, LORE_DATABASE_URL or the local stack)"
+    )
+    keys_commands = keys_parser.add_subparsers(dest="keys_command", required=True)
+    create_parser = keys_commands.add_parser("create", help="a new API key, printed once on stdout")
+    create_parser.add_argument("--org", required=True, help="the key's org (its tenant)")
+    create_parser.add_argument("--principal", required=True, help="who the key acts as")
+    create_parser.add_argument(
+        "--scope",
+        action="append",
+        default=[],
+        choices=ALL_SCOPES,
+        metavar="SCOPE",
+        help=f"a scope to grant, repeat for more: {', '.join(ALL_SCOPES)}",
+    )
+    create_parser.add_argument("--name", default="", help="a label for the key")
+    list_parser = keys_commands.add_parser("list", help="the org's keys (never the keys themselves)")
+    list_parser.add_argument("--org", required=True)
+    revoke_parser = keys_commands.add_parser(
+        "revoke", help="revoke a key (gateways refuse it within their key cache, ≤ 10 s)"
+    )
+    revoke_parser.add_argument("id", help="the key's id, as `lore keys list` shows it")
+    revoke_parser.add_argument("--org", required=True)
     args = parser.parse_args(argv)
     environ = dict(os.environ)
     if args.command == "up":
@@ -60,6 +87,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "turns":
         scope = {key: value for key, value in (("userId", args.user), ("agentId", args.agent), ("teamId", args.team))}
         sys.exit(asyncio.run(turns_import.run(environ, args.file, session_id=args.session, scope=scope)))
+    if args.command == "keys":
+        if args.keys_command == "create":
+            made = keys.create(environ, org=args.org, principal=args.principal, scopes=args.scope, name=args.name)
+            sys.exit(asyncio.run(made))
+        if args.keys_command == "list":
+            sys.exit(asyncio.run(keys.list_keys(environ, org=args.org)))
+        sys.exit(asyncio.run(keys.revoke(environ, args.id, org=args.org)))
 
 
 if __name__ == "__main__":

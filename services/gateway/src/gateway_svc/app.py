@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response
 
-from gateway_svc import bootstrap, errors
+from gateway_svc import bootstrap, errors, idempotency, metrics
 from gateway_svc.config import Settings
 from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
 
@@ -31,6 +31,8 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         lifespan=lifespan,
     )
 
+    idempotency.install(app)  # before request_id, which then wraps it: its answers carry the request id
+
     @app.middleware("http")
     async def request_id(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         # Accept a well-formed client request id (so logs correlate across systems), else mint one.
@@ -41,6 +43,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         return response
 
     errors.install(app)
+    metrics.install(app)
     app.include_router(health.router)
     app.include_router(memories.router)
     app.include_router(observations.router)

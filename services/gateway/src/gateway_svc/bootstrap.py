@@ -12,7 +12,7 @@ import grpc
 from lore_runtime.channels import create_channel
 from lore_runtime.stores import open_postgres, open_redis
 
-from gateway_svc.auth import ApiKeyAuthenticator
+from gateway_svc.auth import ApiKeyAuthenticator, Authenticator, JwtVerifier, rs256_public_keys
 from gateway_svc.config import Settings
 from gateway_svc.rate_limits import NoRateLimiter, RedisRateLimiter, parse_limit, parse_limits
 
@@ -21,7 +21,7 @@ from gateway_svc.rate_limits import NoRateLimiter, RedisRateLimiter, parse_limit
 class Container:
     settings: Settings
     postgres: asyncpg.Pool
-    authenticator: ApiKeyAuthenticator
+    authenticator: Authenticator
     channels: dict[str, grpc.aio.Channel]
     rate_limiter: RedisRateLimiter | NoRateLimiter
 
@@ -44,7 +44,21 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     return Container(
         settings=settings,
         postgres=postgres,
-        authenticator=overrides.get("authenticator") or ApiKeyAuthenticator(postgres),
+        authenticator=overrides.get("authenticator") or _authenticator(settings, postgres),
         channels=channels,
         rate_limiter=overrides.get("rate_limiter") or limiter,
     )
+
+
+def _authenticator(settings: Settings, postgres: asyncpg.Pool) -> Authenticator:
+    verifier = None
+    if settings.jwt_enabled:
+        verifier = JwtVerifier(
+            audience=settings.jwt_audience or "",
+            hs256_secret=settings.jwt_hs256_secret.get_secret_value() if settings.jwt_hs256_secret else None,
+            rs256_keys=rs256_public_keys(settings.jwt_public_keys) if settings.jwt_public_keys else (),
+            issuer=settings.jwt_issuer,
+            org_claim=settings.jwt_org_claim,
+            leeway_seconds=settings.jwt_leeway_seconds,
+        )
+    return Authenticator(ApiKeyAuthenticator(postgres, cache_seconds=settings.api_key_cache_seconds), verifier)

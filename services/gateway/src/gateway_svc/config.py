@@ -1,4 +1,9 @@
+from pathlib import Path
+
 from lore_runtime.settings import DEFAULT_ADDRESSES, LoreSettings, env, service_address, service_database_url
+from pydantic import SecretStr, ValidationInfo, field_validator
+
+from gateway_svc.auth import rs256_public_keys
 
 
 class Settings(LoreSettings):
@@ -6,6 +11,9 @@ class Settings(LoreSettings):
     log_level: str = env("LORE_LOG_LEVEL", default="INFO")
     database_url: str = service_database_url("gateway", "Postgres schema `gateway` (API keys)")
     max_body_bytes: int = env("LORE_MAX_BODY_BYTES", default=2 * 1024 * 1024)
+    idempotency_ttl_seconds: int = env(
+        "LORE_IDEMPOTENCY_TTL_SECONDS", default=86400, description="how long an Idempotency-Key is replayed", gt=0
+    )
     rpc_timeout_seconds: float = env("LORE_RPC_TIMEOUT_SECONDS", default=30.0)
     memory_addr: str = env("LORE_MEMORY_ADDR", default=DEFAULT_ADDRESSES["memory"])
     observations_addr: str = env("LORE_OBSERVATIONS_ADDR", default=DEFAULT_ADDRESSES["observations"])
@@ -16,6 +24,56 @@ class Settings(LoreSettings):
     redis_url: str | None = env("LORE_REDIS_URL", default=None, description="rate-limit counters; no limits when unset")
     rate_limit: str = env("LORE_RATE_LIMIT", default="50:100", description="requests/s:burst per credential and scope")
     rate_limits: str = env("LORE_RATE_LIMITS", default="", description="per-scope overrides: scope=rate:burst,…")
+    # Credentials (gateway_svc/auth.py). A revoked API key stops working within the cache's lifetime.
+    api_key_cache_seconds: float = env(
+        "LORE_API_KEY_CACHE_SECONDS", default=10.0, description="how long a key lookup is reused", ge=0, le=10
+    )
+    # Bearer JWTs are verified only when a secret or public keys are set (else they are looked up as API keys).
+    jwt_hs256_secret: SecretStr | None = env(
+        "LORE_JWT_HS256_SECRET", default=None, description="HS256 secret, at least 32 bytes"
+    )
+    jwt_public_keys: str | None = env(
+        "LORE_JWT_PUBLIC_KEYS", default=None, description="PEM text, or a PEM file's path: RS256 public keys"
+    )
+    jwt_audience: str | None = env(
+        "LORE_JWT_AUDIENCE", default=None, description="required aud (needed with JWT settings)", validate_default=True
+    )
+    jwt_issuer: str | None = env("LORE_JWT_ISSUER", default=None, description="required iss, when set")
+    jwt_org_claim: str = env("LORE_JWT_ORG_CLAIM", default="org_id", description="the org's claim", min_length=1)
+    jwt_leeway_seconds: float = env("LORE_JWT_LEEWAY_SECONDS", default=30.0, description="clock skew", ge=0, le=300)
+
+    @field_validator("jwt_hs256_secret")
+    @classmethod
+    def _long_enough(cls, secret: SecretStr | None) -> SecretStr | None:
+        if secret is not None and len(secret.get_secret_value().encode("utf-8")) < 32:
+            raise ValueError("an HS256 secret needs at least 32 bytes")
+        return secret
+
+    @field_validator("jwt_public_keys")
+    @classmethod
+    def _readable_rsa_keys(cls, value: str | None) -> str | None:
+        if value is None or "-----BEGIN" in value:
+            pem = value
+        else:
+            try:
+                pem = Path(value).read_text(encoding="ascii")
+            except (OSError, UnicodeDecodeError) as error:
+                raise ValueError(f"neither PEM text nor a readable PEM file: {error}") from None
+        if pem is not None:
+            rs256_public_keys(pem)  # raises ValueError naming the key at fault
+        return pem
+
+    @field_validator("jwt_audience")
+    @classmethod
+    def _audience_with_jwt(cls, audience: str | None, info: ValidationInfo) -> str | None:
+        configured = info.data.get("jwt_hs256_secret") is not None or info.data.get("jwt_public_keys") is not None
+        if configured and not audience:
+            raise ValueError("LORE_JWT_AUDIENCE is required when LORE_JWT_HS256_SECRET or LORE_JWT_PUBLIC_KEYS is set")
+        return audience
+
+    @property
+    def jwt_enabled(self) -> bool:
+        return self.jwt_hs256_secret is not None or self.jwt_public_keys is not None
 
     @property
     def host(self) -> str:

@@ -1,21 +1,135 @@
-"""API key administration, done as the schema owner (``lore up``, and ``lore keys`` later).
+"""API key administration, done as the schema owner (``lore up`` and ``lore keys``).
 
 Keys are stored only as SHA-256 digests (see ``auth``); the plaintext is shown once by
-whoever created it. The development key of the local stack is the one key whose
-plaintext Lore itself keeps (in ``LORE_DATA_DIR/dev-api-key``, mode 0600).
+whoever created it: ``lore_`` and 32 random bytes (256 bits), URL-safe base64. The
+development key of the local stack is the one key whose plaintext Lore itself keeps (in
+``LORE_DATA_DIR/dev-api-key``, mode 0600).
 """
 
 from __future__ import annotations
 
+import secrets
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 import asyncpg
 
-from gateway_svc.auth import ALL_SCOPES, digest
+from gateway_svc.auth import ALL_SCOPES, MAX_PRINCIPAL_LENGTH, ORG_ID, digest
 
 DEV_ORG = "dev"
 DEV_PRINCIPAL = "dev"
 DEV_KEY_NAME = "development"
+KEY_PREFIX = "lore_"
+
+
+class KeyAdminError(ValueError):
+    """A key cannot be created or changed as asked; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """What is kept about a key: everything but the key itself."""
+
+    id: uuid.UUID
+    org_id: str
+    principal: str
+    name: str
+    scopes: tuple[str, ...]
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+_COLUMNS = "id, org_id, principal, name, scopes, created_at, last_used_at, revoked_at"
+
+
+def _api_key(row: asyncpg.Record) -> ApiKey:
+    return ApiKey(
+        id=row["id"],
+        org_id=row["org_id"],
+        principal=row["principal"],
+        name=row["name"],
+        scopes=tuple(row["scopes"]),
+        created_at=row["created_at"],
+        last_used_at=row["last_used_at"],
+        revoked_at=row["revoked_at"],
+    )
+
+
+def new_api_key() -> str:
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def _check_org(org_id: str) -> None:
+    if not ORG_ID.match(org_id):
+        raise KeyAdminError(f"{org_id!r} is not an org id (letters, digits and ._:@/-, at most 128)")
+
+
+async def create_api_key(
+    owner_dsn: str, *, org_id: str, principal: str, scopes: Sequence[str], name: str = ""
+) -> tuple[ApiKey, str]:
+    """A new key of ``org_id`` for ``principal``: what is stored, and the plaintext (shown once)."""
+    _check_org(org_id)
+    if not 1 <= len(principal) <= MAX_PRINCIPAL_LENGTH:
+        raise KeyAdminError(f"a principal has 1 to {MAX_PRINCIPAL_LENGTH} characters")
+    unknown = sorted(set(scopes) - set(ALL_SCOPES))
+    if unknown:
+        raise KeyAdminError(f"unknown scopes {', '.join(unknown)} (known: {', '.join(ALL_SCOPES)})")
+    plaintext = new_api_key()
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        row = await connection.fetchrow(
+            f"""
+            INSERT INTO gateway.api_keys (id, org_id, principal, name, key_hash, scopes)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            RETURNING {_COLUMNS}
+            """,
+            uuid.uuid4(),
+            org_id,
+            principal,
+            name,
+            digest(plaintext),
+            sorted(set(scopes), key=ALL_SCOPES.index),
+        )
+    finally:
+        await connection.close()
+    return _api_key(row), plaintext
+
+
+async def list_api_keys(owner_dsn: str, org_id: str) -> list[ApiKey]:
+    """Every key of ``org_id``, revoked ones included, newest first."""
+    _check_org(org_id)
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        rows = await connection.fetch(
+            f"SELECT {_COLUMNS} FROM gateway.api_keys WHERE org_id = $1 ORDER BY created_at DESC, id", org_id
+        )
+    finally:
+        await connection.close()
+    return [_api_key(row) for row in rows]
+
+
+async def revoke_api_key(owner_dsn: str, org_id: str, key_id: uuid.UUID) -> ApiKey | None:
+    """Revoke a key of ``org_id`` (idempotent: a revoked key keeps its first revocation time);
+    None when ``org_id`` has no such key. Gateways stop accepting it within their key cache's
+    lifetime (``LORE_API_KEY_CACHE_SECONDS``, at most 10 s)."""
+    _check_org(org_id)
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        row = await connection.fetchrow(
+            f"""
+            UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, now())
+            WHERE id = $1 AND org_id = $2
+            RETURNING {_COLUMNS}
+            """,
+            key_id,
+            org_id,
+        )
+    finally:
+        await connection.close()
+    return _api_key(row) if row is not None else None
 
 
 async def ensure_development_key(owner_dsn: str, api_key: str) -> None:

@@ -1,0 +1,352 @@
+"""``Idempotency-Key`` on POST: a retried request is answered from the first response, once.
+
+A POST carrying the header is recorded in ``gateway.idempotency_records`` under the caller's
+org, principal and key (a key is its caller's namespace), with a SHA-256 of the method, path,
+query string and body. The first request claims the key (an ``INSERT … ON CONFLICT`` decides
+who is first), runs, and its response (status, content type, body) is stored; a repeat of the
+same request gets that response again with ``Idempotent-Replayed: true``. A repeat while the
+first still runs gets 409 ``IDEMPOTENCY_KEY_IN_USE`` (``Retry-After: 1``); the key sent with a
+different request gets 409 ``IDEMPOTENCY_KEY_REUSED``.
+
+Recorded: 2xx and 4xx answers, except 429 and 499 (come back later; nothing ran). Not recorded:
+5xx and failures, so the client can retry; the record is dropped. Records live
+``LORE_IDEMPOTENCY_TTL_SECONDS`` (one day by default) from the first request; an expired one
+counts as absent. A record still in progress after four RPC deadlines is taken as abandoned (its
+gateway died mid-request) and counts as absent too. Each new record also purges up to
+``PURGE_BATCH`` expired records of any tenant (``gateway.purge_expired_idempotency_records``,
+the schema owner's function), so the table never outgrows its live records by much, with no
+background job.
+
+The middleware is plain ASGI (the body is read once, bounded by ``LORE_MAX_BODY_BYTES``, and
+handed on to the route). The caller is authenticated first; a request that fails that, or
+whose body is larger than the limit, passes through untouched and is refused by its route as
+without the header.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections import deque
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import anyio
+import asyncpg
+from fastapi import FastAPI, Request
+from lore_runtime import errors
+from lore_runtime.stores import tenant_transaction
+from starlette.datastructures import Headers
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+# 1–255 visible ASCII characters or spaces: no control characters, nothing to normalise.
+_KEY = re.compile(r"^[\x20-\x7e]{1,255}$")
+PURGE_BATCH = 100
+# Statuses that mean "not answered yet, come back": never replayed.
+_NOT_FINAL = frozenset({429, 499})
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A key this request holds in progress: what ``complete`` and ``release`` act on."""
+
+    org_id: str
+    principal: str
+    key: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    request_hash: bytes
+    state: str  # in_progress | completed
+    status_code: int | None
+    content_type: str | None
+    body: bytes | None
+
+
+class PostgresIdempotencyStore:
+    """Records in ``gateway.idempotency_records``, every statement in the caller's tenant transaction."""
+
+    def __init__(self, pool: asyncpg.Pool, *, ttl_seconds: float, in_progress_seconds: float) -> None:
+        self._pool = pool
+        self._ttl_seconds = ttl_seconds
+        self._in_progress_seconds = in_progress_seconds
+
+    async def claim(
+        self, org_id: str, principal: str, key: str, method: str, path: str, request_hash: bytes
+    ) -> Claim | IdempotencyRecord:
+        """This request's claim on the key (it is first, or the record there had expired or was
+        abandoned), else the live record another request left."""
+        for _ in range(3):
+            async with tenant_transaction(self._pool, org_id) as connection:
+                created_at = await connection.fetchval(
+                    """
+                    INSERT INTO gateway.idempotency_records AS r
+                        (org_id, principal, key, method, path, request_hash, state, expires_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', now() + make_interval(secs => $7))
+                    ON CONFLICT (org_id, principal, key) DO UPDATE
+                        SET method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
+                            state = 'in_progress', status_code = NULL, content_type = NULL, body = NULL,
+                            created_at = now(), expires_at = EXCLUDED.expires_at
+                        WHERE r.expires_at <= now()
+                           OR (r.state = 'in_progress' AND r.created_at < now() - make_interval(secs => $8))
+                    RETURNING created_at
+                    """,
+                    org_id,
+                    principal,
+                    key,
+                    method,
+                    path,
+                    request_hash,
+                    float(self._ttl_seconds),
+                    float(self._in_progress_seconds),
+                )
+                if created_at is not None:
+                    await connection.fetchval("SELECT gateway.purge_expired_idempotency_records($1)", PURGE_BATCH)
+                    return Claim(org_id, principal, key, created_at)
+                row = await connection.fetchrow(
+                    """
+                    SELECT request_hash, state, status_code, content_type, body
+                    FROM gateway.idempotency_records
+                    WHERE org_id = $1 AND principal = $2 AND key = $3
+                    """,
+                    org_id,
+                    principal,
+                    key,
+                )
+            if row is not None:
+                return IdempotencyRecord(
+                    row["request_hash"], row["state"], row["status_code"], row["content_type"], row["body"]
+                )
+            # The record went between the two statements (its request failed): try again.
+        raise errors.Conflict(
+            f"another request with this {HEADER} is being processed; retry shortly",
+            reason="IDEMPOTENCY_KEY_IN_USE",
+            metadata={"header": HEADER},
+        )
+
+    async def complete(self, claim: Claim, status_code: int, content_type: str | None, body: bytes) -> None:
+        async with tenant_transaction(self._pool, claim.org_id) as connection:
+            await connection.execute(
+                """
+                UPDATE gateway.idempotency_records
+                SET state = 'completed', status_code = $5, content_type = $6, body = $7
+                WHERE org_id = $1 AND principal = $2 AND key = $3 AND created_at = $4 AND state = 'in_progress'
+                """,
+                claim.org_id,
+                claim.principal,
+                claim.key,
+                claim.created_at,
+                status_code,
+                content_type,
+                body,
+            )
+
+    async def release(self, claim: Claim) -> None:
+        """Drop the claim, so a retry runs the request again."""
+        async with tenant_transaction(self._pool, claim.org_id) as connection:
+            await connection.execute(
+                """
+                DELETE FROM gateway.idempotency_records
+                WHERE org_id = $1 AND principal = $2 AND key = $3 AND created_at = $4 AND state = 'in_progress'
+                """,
+                claim.org_id,
+                claim.principal,
+                claim.key,
+                claim.created_at,
+            )
+
+
+def request_hash(method: str, path: str, query: bytes, body: bytes) -> bytes:
+    """SHA-256 of the request, each part length-prefixed so no two requests share an encoding."""
+    digest = hashlib.sha256()
+    for part in (method.encode(), path.encode("utf-8", "surrogateescape"), query, body):
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
+    return digest.digest()
+
+
+def install(app: FastAPI) -> None:
+    """Put the middleware on ``app``; call it before the request-id middleware so that one wraps it."""
+    app.add_middleware(IdempotencyMiddleware)
+
+
+@dataclass
+class _Captured:
+    start: Message | None = None
+    chunks: list[bytes] = field(default_factory=list)
+    done: bool = False
+
+
+class IdempotencyMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        keys = headers.getlist(HEADER)
+        if not keys:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        container = request.app.state.container
+        try:
+            caller = await container.authenticator.authenticate(headers.get("authorization"))
+        except errors.LoreError:
+            await self.app(scope, receive, send)  # the route refuses it as it would without the header
+            return
+        if len(keys) > 1 or not _KEY.match(keys[0]):
+            await _refuse(
+                scope,
+                receive,
+                send,
+                errors.InvalidArgument(
+                    HEADER,
+                    "send one key of 1 to 255 printable ASCII characters",
+                    reason="INVALID_IDEMPOTENCY_KEY",
+                ),
+            )
+            return
+
+        settings = container.settings
+        received, body = await _read_body(scope, receive, settings.max_body_bytes)
+        replay = _replaying(received, receive)
+        if body is None:  # too large or the client left: the route answers as it would without the header
+            await self.app(scope, replay, send)
+            return
+
+        store = PostgresIdempotencyStore(
+            container.postgres,
+            ttl_seconds=settings.idempotency_ttl_seconds,
+            in_progress_seconds=4 * settings.rpc_timeout_seconds,
+        )
+        fingerprint = request_hash(scope["method"], scope["path"], scope.get("query_string", b""), body)
+        try:
+            claimed = await store.claim(caller.org_id, caller.principal, keys[0], "POST", scope["path"], fingerprint)
+        except errors.LoreError as error:
+            await _refuse(scope, receive, send, error, {"Retry-After": "1"})
+            return
+        if isinstance(claimed, IdempotencyRecord):
+            await _answer_from(claimed, fingerprint, scope, receive, send)
+            return
+
+        captured = _Captured()
+
+        async def capture(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                captured.start = message
+            elif message["type"] == "http.response.body":
+                captured.chunks.append(message.get("body", b""))
+                captured.done = not message.get("more_body", False)
+
+        try:
+            await self.app(scope, replay, capture)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await _quietly(store.release(claimed))
+            raise
+        if captured.start is None or not captured.done:
+            with anyio.CancelScope(shield=True):
+                await _quietly(store.release(claimed))
+            raise RuntimeError("the route ended without a complete response")
+
+        status = captured.start["status"]
+        response_body = b"".join(captured.chunks)
+        with anyio.CancelScope(shield=True):
+            if status < 500 and status not in _NOT_FINAL:
+                content_type = Headers(raw=captured.start["headers"]).get("content-type")
+                if not await _quietly(store.complete(claimed, status, content_type, response_body)):
+                    await _quietly(store.release(claimed))
+            else:
+                await _quietly(store.release(claimed))
+        await send(captured.start)
+        await send({"type": "http.response.body", "body": response_body, "more_body": False})
+
+
+async def _read_body(scope: Scope, receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:
+    """The messages read and the whole body; ``None`` for the body when it is larger than
+    ``limit`` (reading stops there) or the client disconnected."""
+    declared = Headers(scope=scope).get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return [], None
+    messages: list[Message] = []
+    body = bytearray()
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, None
+        body.extend(message.get("body", b""))
+        if len(body) > limit:
+            return messages, None
+        if not message.get("more_body", False):
+            return messages, bytes(body)
+
+
+def _replaying(messages: list[Message], receive: Receive) -> Receive:
+    """``receive`` that first hands on the messages already read."""
+    pending = deque(messages)
+
+    async def replay() -> Message:
+        if pending:
+            return pending.popleft()
+        return await receive()
+
+    return replay
+
+
+async def _answer_from(
+    record: IdempotencyRecord, fingerprint: bytes, scope: Scope, receive: Receive, send: Send
+) -> None:
+    if record.request_hash != fingerprint:
+        error: errors.LoreError = errors.AlreadyExists(
+            f"this {HEADER} was already used with a different request (method, path, query or body); "
+            "send a new key for a new request",
+            reason="IDEMPOTENCY_KEY_REUSED",
+            metadata={"header": HEADER},
+        )
+        await _refuse(scope, receive, send, error)
+    elif record.state != "completed" or record.status_code is None or record.body is None:
+        error = errors.Conflict(
+            f"a request with this {HEADER} is still being processed; retry shortly",
+            reason="IDEMPOTENCY_KEY_IN_USE",
+            metadata={"header": HEADER},
+        )
+        await _refuse(scope, receive, send, error, {"Retry-After": "1"})
+    else:
+        headers = {REPLAYED_HEADER: "true"}
+        if record.content_type:
+            headers["content-type"] = record.content_type
+        await Response(record.body, status_code=record.status_code, headers=headers)(scope, receive, send)
+
+
+async def _refuse(
+    scope: Scope, receive: Receive, send: Send, error: errors.LoreError, headers: dict[str, str] | None = None
+) -> None:
+    """Answered by the handler ``errors.install`` registered, so the body is every route's error body."""
+    request = Request(scope, receive)
+    handler = request.app.exception_handlers[errors.LoreError]
+    response: Response = await handler(request, error)
+    response.headers.update(headers or {})
+    await response(scope, receive, send)
+
+
+async def _quietly(step: Awaitable[None]) -> bool:
+    """Await a bookkeeping step; a failure is logged, not raised (the response is already decided)."""
+    try:
+        await step
+    except Exception:
+        log.exception("idempotency record bookkeeping failed")
+        return False
+    return True

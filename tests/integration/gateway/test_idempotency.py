@@ -1,0 +1,333 @@
+"""Idempotency-Key on POST, on the running stack: a repeat is replayed from the first response, a
+different request under the same key is refused, keys are the caller's own, expired keys run again.
+A small app of its own (same middleware, same Postgres) covers what the real routes cannot be made
+to do on demand: fail with 5xx, raise, answer 429, or still be running."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from types import SimpleNamespace
+
+import asyncpg
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from gateway_svc import errors as gateway_errors
+from gateway_svc import idempotency
+from gateway_svc.auth import ALL_SCOPES, Caller
+from gateway_svc.config import Settings
+from lore_runtime import errors
+from lore_runtime.settings import load_settings
+
+from tests.integration.gateway.conftest import _create_key, asgi_client
+
+
+def _key() -> dict[str, str]:
+    return {"Idempotency-Key": f"key-{uuid.uuid4().hex}"}
+
+
+async def _client_as(gateway, owner_dsn: str, org_id: str, principal: str) -> httpx.AsyncClient:
+    return asgi_client(gateway, await _create_key(owner_dsn, org_id, principal=principal))
+
+
+async def _owner_execute(owner_dsn: str, sql: str, *args) -> None:
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        await connection.execute(sql, *args)
+    finally:
+        await connection.close()
+
+
+async def test_a_repeated_post_writes_once_and_replays_the_first_response(client_for, org_id):
+    client = await client_for(org_id)
+    key = _key()
+    body = {
+        "memories": [{"content": "Ana keeps bees.", "memoryType": "MEMORY_TYPE_FACT", "scope": {"userId": "u-idem"}}]
+    }
+
+    first = await client.post("/v1/memories", json=body, headers=key)
+    again = await client.post("/v1/memories", json=body, headers=key)
+    listed = await client.get("/v1/memories", params={"userId": "u-idem"})
+
+    assert first.status_code == 200, first.text
+    assert "Idempotent-Replayed" not in first.headers
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.content == first.content and again.headers["content-type"] == first.headers["content-type"]
+    assert again.headers["X-Request-Id"] != first.headers["X-Request-Id"]  # this request's own id
+    assert [memory["id"] for memory in listed.json()["memories"]] == [first.json()["memories"][0]["id"]]
+
+
+async def test_a_session_started_twice_under_one_key_is_one_session(client_for, org_id):
+    client = await client_for(org_id)
+    key = _key()
+
+    first = await client.post("/v1/sessions", json={"scope": {"userId": "u-idem"}}, headers=key)
+    again = await client.post("/v1/sessions", json={"scope": {"userId": "u-idem"}}, headers=key)
+    without_key = await client.post("/v1/sessions", json={"scope": {"userId": "u-idem"}})
+
+    assert first.status_code == 200, first.text
+    assert again.json()["session"]["id"] == first.json()["session"]["id"]
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert without_key.json()["session"]["id"] != first.json()["session"]["id"]
+
+
+async def test_the_same_key_with_another_request_is_refused_naming_the_header(client_for, org_id):
+    client = await client_for(org_id)
+    key = _key()
+    await client.post("/v1/sessions", json={"scope": {"userId": "u-1"}}, headers=key)
+
+    other_body = await client.post("/v1/sessions", json={"scope": {"userId": "u-2"}}, headers=key)
+    other_query = await client.post("/v1/sessions?x=1", json={"scope": {"userId": "u-1"}}, headers=key)
+    other_path = await client.post("/v1/memories:search", json={"query": "bees"}, headers=key)
+
+    for refused in (other_body, other_query, other_path):
+        assert refused.status_code == 409, refused.text
+        error = refused.json()["error"]
+        assert error["status"] == "ALREADY_EXISTS" and "Idempotency-Key" in error["message"]
+        assert error["requestId"] == refused.headers["X-Request-Id"]
+        [info] = [detail for detail in error["details"] if detail["@type"].endswith("ErrorInfo")]
+        assert info["reason"] == "IDEMPOTENCY_KEY_REUSED" and info["metadata"]["header"] == "Idempotency-Key"
+
+
+async def test_a_key_belongs_to_its_org_and_principal(client_for, gateway, migrated_pg, org_id):
+    key = _key()
+    body = {"scope": {"userId": "u-1"}}
+    owner = await client_for(org_id)
+    other_org = await client_for(f"{org_id}-other")
+    colleague = await _client_as(gateway, migrated_pg.owner_dsn, org_id, "someone-else")
+    try:
+        sessions = [
+            await client.post("/v1/sessions", json=body, headers=key) for client in (owner, other_org, colleague)
+        ]
+        changed = await colleague.post("/v1/sessions", json={"scope": {"userId": "u-2"}}, headers=key)
+    finally:
+        await colleague.aclose()
+
+    assert all(response.status_code == 200 for response in sessions), [response.text for response in sessions]
+    assert all("Idempotent-Replayed" not in response.headers for response in sessions)
+    assert len({response.json()["session"]["id"] for response in sessions}) == 3
+    assert changed.status_code == 409  # the colleague's own record, not the owner's
+
+
+async def test_a_client_error_is_replayed_as_it_was(client_for, org_id):
+    client = await client_for(org_id)
+    key = _key()
+    body = {"memories": [{"content": "x", "memoryType": "GOSSIP"}]}
+
+    first = await client.post("/v1/memories", json=body, headers=key)
+    again = await client.post("/v1/memories", json=body, headers=key)
+
+    assert first.status_code == 400, first.text
+    assert again.status_code == 400 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.content == first.content  # down to the first request's id
+
+
+async def test_a_key_still_in_progress_is_refused_with_retry_after(client_for, migrated_pg, org_id):
+    client = await client_for(org_id)
+    key = _key()
+    body = json.dumps({"scope": {"userId": "u-1"}}).encode()
+    await _owner_execute(
+        migrated_pg.owner_dsn,
+        """INSERT INTO gateway.idempotency_records
+               (org_id, principal, key, method, path, request_hash, state, expires_at)
+           VALUES ($1, 'tester', $2, 'POST', '/v1/sessions', $3, 'in_progress', now() + interval '1 hour')""",
+        org_id,
+        key["Idempotency-Key"],
+        idempotency.request_hash("POST", "/v1/sessions", b"", body),
+    )
+
+    refused = await client.post("/v1/sessions", content=body, headers={**key, "Content-Type": "application/json"})
+
+    assert refused.status_code == 409, refused.text
+    assert refused.headers["Retry-After"] == "1"
+    error = refused.json()["error"]
+    assert error["status"] == "ABORTED" and error["details"][0]["reason"] == "IDEMPOTENCY_KEY_IN_USE"
+
+
+async def test_an_expired_key_runs_the_request_again(client_for, migrated_pg, org_id):
+    client = await client_for(org_id)
+    key = _key()
+    first = await client.post("/v1/sessions", json={"scope": {"userId": "u-1"}}, headers=key)
+    await _owner_execute(
+        migrated_pg.owner_dsn,
+        "UPDATE gateway.idempotency_records SET expires_at = now() - interval '1 second' WHERE org_id = $1",
+        org_id,
+    )
+
+    again = await client.post("/v1/sessions", json={"scope": {"userId": "u-1"}}, headers=key)
+    replayed = await client.post("/v1/sessions", json={"scope": {"userId": "u-1"}}, headers=key)
+
+    assert again.status_code == 200 and "Idempotent-Replayed" not in again.headers
+    assert again.json()["session"]["id"] != first.json()["session"]["id"]
+    assert replayed.json()["session"]["id"] == again.json()["session"]["id"]
+
+
+async def test_expired_records_of_any_org_are_purged_when_a_key_is_recorded(client_for, migrated_pg, org_id):
+    stale_org = f"{org_id}-stale"
+    await _owner_execute(
+        migrated_pg.owner_dsn,
+        """INSERT INTO gateway.idempotency_records
+               (org_id, principal, key, method, path, request_hash, state, created_at, expires_at)
+           VALUES ($1, 'tester', 'old', 'POST', '/v1/sessions', $2, 'in_progress',
+                   now() - interval '2 days', now() - interval '1 day')""",
+        stale_org,
+        bytes(32),
+    )
+    client = await client_for(org_id)
+
+    await client.post("/v1/sessions", json={}, headers=_key())
+
+    connection = await asyncpg.connect(migrated_pg.owner_dsn)
+    try:
+        left = await connection.fetchval(
+            "SELECT count(*) FROM gateway.idempotency_records WHERE org_id = $1", stale_org
+        )
+    finally:
+        await connection.close()
+    assert left == 0
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", "x" * 256, "tab\tinside", "caf\u00e9"],
+    ids=["empty", "too-long", "control-character", "not-ascii"],
+)
+async def test_a_malformed_key_is_a_400_and_nothing_runs(client_for, org_id, value):
+    client = await client_for(org_id)
+
+    refused = await client.post(
+        "/v1/sessions", json={"scope": {"userId": "u-malformed"}}, headers={"Idempotency-Key": value.encode("latin-1")}
+    )
+    listed = await client.get("/v1/sessions", params={"userId": "u-malformed"})
+
+    assert refused.status_code == 400, refused.text
+    error = refused.json()["error"]
+    assert error["status"] == "INVALID_ARGUMENT" and "Idempotency-Key" in error["message"]
+    assert error["details"][0]["reason"] == "INVALID_IDEMPOTENCY_KEY"
+    assert listed.json()["sessions"] == []
+
+
+async def test_an_unauthenticated_request_is_answered_as_without_the_key(gateway):
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=gateway), base_url="http://gateway") as anonymous:
+        with_key = await anonymous.post("/v1/sessions", json={}, headers={"Idempotency-Key": ""})
+        without = await anonymous.post("/v1/sessions", json={})
+
+    assert with_key.status_code == without.status_code == 401
+    assert with_key.json()["error"]["details"] == without.json()["error"]["details"]
+
+
+async def test_get_ignores_the_header(client_for, org_id):
+    client = await client_for(org_id)
+
+    listed = await client.get("/v1/sessions", headers={"Idempotency-Key": ""})
+    again = await client.get("/v1/sessions", headers={"Idempotency-Key": ""})
+
+    assert listed.status_code == again.status_code == 200
+    assert "Idempotent-Replayed" not in again.headers
+
+
+# The middleware on a small app of its own: routes that fail, refuse and wait on demand.
+
+
+class _Authenticator:
+    def __init__(self, org_id: str) -> None:
+        self.org_id = org_id
+
+    async def authenticate(self, authorization: str | None) -> Caller:
+        if not authorization:
+            raise errors.Unauthenticated("missing Authorization header", reason="MISSING_CREDENTIAL")
+        return Caller(org_id=self.org_id, principal="tester", scopes=frozenset(ALL_SCOPES))
+
+
+@pytest.fixture
+async def small(migrated_pg, org_id):
+    """A client of an app with the idempotency middleware and routes that count their runs."""
+    runs: dict[str, int] = {}
+    release = asyncio.Event()
+    app = FastAPI()
+    gateway_errors.install(app)
+    idempotency.install(app)
+
+    def counted(name: str) -> int:
+        runs[name] = runs.get(name, 0) + 1
+        return runs[name]
+
+    @app.post("/fail")
+    async def fail() -> JSONResponse:
+        return JSONResponse({"run": counted("fail")}, status_code=503)
+
+    @app.post("/raise")
+    async def explode() -> None:
+        counted("raise")
+        raise RuntimeError("boom")
+
+    @app.post("/busy")
+    async def busy() -> JSONResponse:
+        return JSONResponse({"run": counted("busy")}, status_code=429)
+
+    @app.post("/slow")
+    async def slow(request: Request) -> dict[str, int]:
+        await request.body()
+        await release.wait()
+        return {"run": counted("slow")}
+
+    pool = await asyncpg.create_pool(migrated_pg.app_dsn, min_size=1, max_size=4)
+    app.state.container = SimpleNamespace(
+        settings=load_settings(Settings, {"LORE_DATABASE_URL": migrated_pg.app_dsn}),
+        postgres=pool,
+        authenticator=_Authenticator(org_id),
+    )
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://small", headers={"Authorization": "Bearer any"}
+    ) as client:
+        yield SimpleNamespace(client=client, runs=runs, release=release)
+    await pool.close()
+
+
+async def test_a_server_error_is_not_recorded_so_the_retry_runs(small):
+    key = _key()
+
+    first = await small.client.post("/fail", json={}, headers=key)
+    again = await small.client.post("/fail", json={}, headers=key)
+
+    assert first.status_code == again.status_code == 503
+    assert again.json() == {"run": 2} and "Idempotent-Replayed" not in again.headers
+
+
+async def test_a_failing_route_releases_its_key(small):
+    key = _key()
+
+    first = await small.client.post("/raise", json={}, headers=key)
+    again = await small.client.post("/raise", json={}, headers=key)
+
+    assert first.status_code == again.status_code == 500
+    assert small.runs["raise"] == 2
+
+
+async def test_a_rate_limited_answer_is_not_replayed(small):
+    key = _key()
+
+    await small.client.post("/busy", json={}, headers=key)
+    again = await small.client.post("/busy", json={}, headers=key)
+
+    assert again.json() == {"run": 2}
+
+
+async def test_a_duplicate_of_a_running_request_is_refused_then_replayed(small):
+    key = _key()
+    first = asyncio.create_task(small.client.post("/slow", json={"a": 1}, headers=key))
+    await asyncio.sleep(0.2)
+
+    duplicate = await small.client.post("/slow", json={"a": 1}, headers=key)
+    small.release.set()
+    done = await first
+    replayed = await small.client.post("/slow", json={"a": 1}, headers=key)
+
+    assert duplicate.status_code == 409 and duplicate.headers["Retry-After"] == "1"
+    assert duplicate.json()["error"]["details"][0]["reason"] == "IDEMPOTENCY_KEY_IN_USE"
+    assert done.json() == {"run": 1}
+    assert replayed.json() == {"run": 1} and replayed.headers["Idempotent-Replayed"] == "true"

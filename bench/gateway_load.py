@@ -1,0 +1,158 @@
+"""Gateway: what REST adds over direct gRPC, requests/s at saturation, and behaviour at twice the
+rate limit.
+
+    .venv/bin/python -m bench.gateway_load [--memories 1000] [--calls 300] [--clients 1,4,16]
+
+Starts the whole stack as the README does (``lore up``, embedded back ends, a temporary data
+directory, free ports), with no default rate limit and ``sessions:read`` limited to 20/s (bursts
+of 20). Writes ``--memories`` memories, then, at each concurrency, times the same search both ways:
+``POST /v1/memories:search`` through the gateway and ``MemoryService.Recall`` straight to the memory
+service (with the tenant metadata the gateway would send); then REST at 32 clients (saturation);
+then ``GET /v1/sessions`` offered at 40/s for 10 s: how many are admitted, how fast, and how many
+get 429.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import httpx
+from lore.common.v1 import scope_pb2
+from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+
+from bench.assembler_load import QUESTIONS, USER, seed
+from bench.local_stack import stack_environment, start, stop
+from bench.measure import percentile
+
+KEY = "bench-development-key-0123456789"
+TENANT = (("x-lore-org-id", "dev"), ("x-lore-principal", "bench"))
+
+
+async def concurrently(calls: int, clients: int, call) -> tuple[list[float], float]:
+    latencies: list[float] = []
+    queue = list(range(calls))
+
+    async def worker() -> None:
+        while queue:
+            index = queue.pop()
+            began = time.perf_counter()
+            await call(index)
+            latencies.append((time.perf_counter() - began) * 1000)
+
+    began = time.monotonic()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return latencies, calls / (time.monotonic() - began)
+
+
+def rest_search(client: httpx.AsyncClient):
+    async def call(index: int) -> None:
+        body = {"query": QUESTIONS[index % len(QUESTIONS)], "scope": {"userId": USER}, "k": 10}
+        response = await client.post("/v1/memories:search", json=body, timeout=30)
+        response.raise_for_status()
+
+    return call
+
+
+def grpc_recall(stub: memory_service_pb2_grpc.MemoryServiceStub):
+    async def call(index: int) -> None:
+        request = memory_service_pb2.RecallRequest(
+            query=QUESTIONS[index % len(QUESTIONS)], scope=scope_pb2.Scope(user_id=USER), k=10
+        )
+        await stub.Recall(request, metadata=TENANT, timeout=30)
+
+    return call
+
+
+def comparison(clients: int, rest: list[float], rest_rate: float, direct: list[float], direct_rate: float) -> str:
+    rest50, rest95 = percentile(rest, 50), percentile(rest, 95)
+    grpc50, grpc95 = percentile(direct, 50), percentile(direct, 95)
+    return (
+        f"{clients:>2} client(s): REST p50 {rest50:6.1f} / p95 {rest95:6.1f} ms ({rest_rate:5.1f}/s);"
+        f" gRPC p50 {grpc50:6.1f} / p95 {grpc95:6.1f} ms ({direct_rate:5.1f}/s);"
+        f" REST adds p50 {rest50 - grpc50:+.1f} ms, p95 {rest95 - grpc95:+.1f} ms (×{rest95 / grpc95:.2f})"
+    )
+
+
+async def over_the_limit(client: httpx.AsyncClient, rate: float, seconds: float) -> None:
+    admitted: list[float] = []
+    refused = 0
+
+    async def one() -> None:
+        nonlocal refused
+        began = time.perf_counter()
+        response = await client.get("/v1/sessions", timeout=30)
+        if response.status_code == 429:
+            refused += 1
+        else:
+            response.raise_for_status()
+            admitted.append((time.perf_counter() - began) * 1000)
+
+    tasks = []
+    began = time.monotonic()
+    sent = 0
+    while time.monotonic() - began < seconds:
+        tasks.append(asyncio.create_task(one()))
+        sent += 1
+        await asyncio.sleep(max(0.0, began + sent / rate - time.monotonic()))
+    await asyncio.gather(*tasks)
+    p50, p95 = percentile(admitted, 50), percentile(admitted, 95)
+    print(
+        f"GET /v1/sessions offered at {rate:.0f}/s for {seconds:.0f} s (limit 20/s): {len(admitted)} admitted "
+        f"({len(admitted) / seconds:.1f}/s; p50 {p50:.1f} ms, p95 {p95:.1f} ms), {refused} refused with 429"
+    )
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as temporary:
+        data_dir = Path(temporary) / "data"
+        env, url = stack_environment(
+            data_dir,
+            KEY,
+            LORE_RATE_LIMIT="0",
+            LORE_RATE_LIMITS="sessions:read=20:20",
+            **dict(setting.split("=", 1) for setting in args.env),
+        )
+        process, ready = start(data_dir, env, url)
+        try:
+            headers = {"Authorization": f"Bearer {KEY}"}
+            limits = httpx.Limits(max_connections=64)
+            async with (
+                httpx.AsyncClient(base_url=url, headers=headers, limits=limits) as client,
+                grpc.aio.insecure_channel(env["LORE_MEMORY_ADDR"]) as channel,
+            ):
+                written = await seed(client, args.memories)
+                print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")
+                await asyncio.sleep(args.settle)
+                rest, direct = rest_search(client), grpc_recall(memory_service_pb2_grpc.MemoryServiceStub(channel))
+                for _ in range(20):  # warm both paths
+                    await rest(0)
+                    await direct(0)
+                for clients in args.clients:
+                    # Interleave the two so a drift of the machine affects both alike.
+                    rest_ms, rest_rate = await concurrently(args.calls, clients, rest)
+                    grpc_ms, grpc_rate = await concurrently(args.calls, clients, direct)
+                    print(comparison(clients, rest_ms, rest_rate, grpc_ms, grpc_rate))
+                saturated, rate = await concurrently(args.calls, 32, rest)
+                print(f"REST at 32 clients: {rate:.1f} requests/s, p95 {percentile(saturated, 95):.1f} ms")
+                await over_the_limit(client, 40, 10)
+        finally:
+            stop(process)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=1_000)
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--clients", type=lambda text: [int(n) for n in text.split(",")], default=[1, 4, 16])
+    parser.add_argument("--settle", type=float, default=5.0)
+    parser.add_argument("--env", action="append", default=[], help="LORE_X=value for the stack (repeatable)")
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

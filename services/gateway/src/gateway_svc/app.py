@@ -4,17 +4,43 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway_svc import bootstrap, errors, idempotency, metrics
 from gateway_svc.config import Settings
 from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+class RequestIdMiddleware:
+    """Every answer carries ``X-Request-Id``: the client's, when well formed (so logs correlate
+    across systems), else a new one; routes and error bodies read it from the request state.
+    Plain ASGI: Starlette's ``BaseHTTPMiddleware`` costs a task and two streams per request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        offered = Headers(scope=scope).get("x-request-id", "")
+        request_id = offered if _REQUEST_ID.match(offered) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = request_id
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)["X-Request-Id"] = request_id
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)
 
 
 def create_app(settings: Settings, **overrides: Any) -> FastAPI:
@@ -33,14 +59,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
 
     idempotency.install(app)  # before request_id, which then wraps it: its answers carry the request id
 
-    @app.middleware("http")
-    async def request_id(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        # Accept a well-formed client request id (so logs correlate across systems), else mint one.
-        offered = request.headers.get("x-request-id", "")
-        request.state.request_id = offered if _REQUEST_ID.match(offered) else uuid.uuid4().hex
-        response = await call_next(request)
-        response.headers["X-Request-Id"] = request.state.request_id
-        return response
+    app.add_middleware(RequestIdMiddleware)
 
     errors.install(app)
     metrics.install(app)

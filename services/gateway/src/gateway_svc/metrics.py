@@ -9,10 +9,10 @@ several apps in one process (tests) do not collide.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 UNMATCHED = "<unmatched>"
 
@@ -44,18 +44,40 @@ class GatewayMetrics:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
 
+class MetricsMiddleware:
+    """Counts and times every HTTP request (plain ASGI: no task or stream per request). The route
+    template is known once the router has matched, on the same scope."""
+
+    def __init__(self, app: ASGIApp, metrics: GatewayMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        began = time.perf_counter()
+        status = 500  # an exception escaping the app is answered 500 by the server error middleware
+
+        async def send_and_note(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            route = getattr(scope.get("route"), "path", UNMATCHED)
+            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
+            self.metrics.latency.labels(scope["method"], route).observe(time.perf_counter() - began)
+
+
 def install(app: FastAPI) -> GatewayMetrics:
     metrics = GatewayMetrics()
     app.state.metrics = metrics
 
-    @app.middleware("http")
-    async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        began = time.perf_counter()
-        response = await call_next(request)
-        route = getattr(request.scope.get("route"), "path", UNMATCHED)
-        metrics.requests.labels(request.method, route, str(response.status_code)).inc()
-        metrics.latency.labels(request.method, route).observe(time.perf_counter() - began)
-        return response
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
 
     @app.get("/metrics", tags=["health"], summary="Prometheus metrics of the gateway (text format)")
     async def page() -> Response:

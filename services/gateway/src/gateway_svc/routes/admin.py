@@ -9,9 +9,7 @@ memories, and this route's admin scope is what guards it (the memory service tru
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
@@ -19,7 +17,7 @@ from lore.observations.v1 import observation_service_pb2, observation_service_pb
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options
 from gateway_svc.openapi import json_body
-from gateway_svc.proto_json import to_json
+from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["admin"])
 
@@ -35,9 +33,9 @@ def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
     summary="Materialise current salience now (MemoryService.RunDecay)",
     openapi_extra=json_body(memory_service_pb2.RunDecayRequest, {}),
 )
-async def run_decay(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
+async def run_decay(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, memory_service_pb2.RunDecayRequest, empty=True)
-    return to_json(await _memories(request).RunDecay(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).RunDecay(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -45,9 +43,9 @@ async def run_decay(request: Request, caller: Caller = Depends(authorized("admin
     summary="Fold near-duplicate memories now (MemoryService.RunConsolidation)",
     openapi_extra=json_body(memory_service_pb2.RunConsolidationRequest, CONSOLIDATION_EXAMPLE),
 )
-async def run_consolidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
+async def run_consolidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, memory_service_pb2.RunConsolidationRequest, empty=True)
-    return to_json(await _memories(request).RunConsolidation(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).RunConsolidation(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -55,10 +53,10 @@ async def run_consolidation(request: Request, caller: Caller = Depends(authorize
     summary="Recompute freshness and confidence of due observations now (ObservationService.RunRevalidation)",
     openapi_extra=json_body(observation_service_pb2.RunRevalidationRequest, {"agentId": ""}),
 )
-async def run_revalidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
+async def run_revalidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, observation_service_pb2.RunRevalidationRequest, empty=True)
     stub = observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
-    return to_json(await stub.RunRevalidation(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await stub.RunRevalidation(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -66,16 +64,18 @@ async def run_revalidation(request: Request, caller: Caller = Depends(authorized
     summary="Re-embed every memory with the configured model; answers the last progress step (MemoryService.Reindex)",
     openapi_extra=json_body(memory_service_pb2.ReindexRequest, {"force": False}),
 )
-async def reindex(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
+async def reindex(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, memory_service_pb2.ReindexRequest, empty=True)
     # Bounded by the usual deadline: a longer run stops there and the next call resumes it (`lore reindex` has none).
     last = memory_service_pb2.ReindexResponse()
     async for step in _memories(request).Reindex(message, **rpc_options(request, caller)):
         last = step
-    return to_json(last)
+    return ProtoJSONResponse(last)
 
 
 @router.get("/v1/admin/jobs", summary="The org's background jobs by kind and state (AgentService.GetJobStats)")
-async def job_stats(request: Request, caller: Caller = Depends(authorized("admin"))) -> dict[str, Any]:
+async def job_stats(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
-    return to_json(await agent.GetJobStats(agent_service_pb2.GetJobStatsRequest(), **rpc_options(request, caller)))
+    return ProtoJSONResponse(
+        await agent.GetJobStats(agent_service_pb2.GetJobStatsRequest(), **rpc_options(request, caller))
+    )

@@ -7,16 +7,14 @@ Both read memories and beliefs, so both need ``memories:read`` and ``observation
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options
 from gateway_svc.openapi import json_body, query_parameters
-from gateway_svc.proto_json import to_json
+from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["context"])
 
@@ -53,9 +51,9 @@ READS = ("memories:read", "observations:read")
     summary="A ranked, deduplicated, token-budgeted context with its manifest (AssemblerService.AssembleContext)",
     openapi_extra=json_body(pb.AssembleContextRequest, ASSEMBLE_EXAMPLE),
 )
-async def assemble_context(request: Request, caller: Caller = Depends(authorized(*READS))) -> dict[str, Any]:
+async def assemble_context(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
     message = await body_message(request, pb.AssembleContextRequest)
-    return to_json(await _assembler(request).AssembleContext(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _assembler(request).AssembleContext(message, **rpc_options(request, caller)))
 
 
 @router.get(
@@ -63,6 +61,6 @@ async def assemble_context(request: Request, caller: Caller = Depends(authorized
     summary='"What I remember" at the start of a conversation (AssemblerService.Prime)',
     openapi_extra=query_parameters(pb.PrimeRequest),
 )
-async def prime(request: Request, caller: Caller = Depends(authorized(*READS))) -> dict[str, Any]:
+async def prime(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
     message = query_message(request, pb.PrimeRequest)
-    return to_json(await _assembler(request).Prime(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _assembler(request).Prime(message, **rpc_options(request, caller)))

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import engagement_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body
-from gateway_svc.proto_json import to_json
+from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["engagement"])
 
@@ -42,15 +40,15 @@ def _engagement(request: Request) -> engagement_service_pb2_grpc.EngagementServi
 
 async def _hypothesis_call(
     request: Request, caller: Caller, hypothesis_id: str, message_class: type, method: str
-) -> dict[str, Any]:
+) -> Response:
     message = with_path_id(await body_message(request, message_class), "hypothesis_id", hypothesis_id)
-    return to_json(await getattr(_engagement(request), method)(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await getattr(_engagement(request), method)(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/engagement", summary="The organisation's engagement state; reading writes nothing (GetEngagement)")
-async def get_engagement(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> dict[str, Any]:
+async def get_engagement(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
     response = await _engagement(request).GetEngagement(pb.GetEngagementRequest(), **rpc_options(request, caller))
-    return to_json(response)
+    return ProtoJSONResponse(response)
 
 
 @router.post(
@@ -58,11 +56,9 @@ async def get_engagement(request: Request, caller: Caller = Depends(authorized("
     summary="Form a hypothesis (EngagementService.FormHypothesis)",
     openapi_extra=json_body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE),
 )
-async def form_hypothesis(
-    request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+async def form_hypothesis(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.FormHypothesisRequest)
-    return to_json(await _engagement(request).FormHypothesis(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _engagement(request).FormHypothesis(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -72,7 +68,7 @@ async def form_hypothesis(
 )
 async def add_evidence(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+) -> Response:
     message_class = pb.AddHypothesisEvidenceRequest
     return await _hypothesis_call(request, caller, hypothesis_id, message_class, "AddHypothesisEvidence")
 
@@ -84,7 +80,7 @@ async def add_evidence(
 )
 async def revise(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+) -> Response:
     return await _hypothesis_call(request, caller, hypothesis_id, pb.ReviseHypothesisRequest, "ReviseHypothesis")
 
 
@@ -95,11 +91,11 @@ async def revise(
 )
 async def promote(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = with_path_id(
         await body_message(request, pb.PromoteHypothesisRequest, empty=True), "hypothesis_id", hypothesis_id
     )
-    return to_json(await _engagement(request).PromoteHypothesis(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _engagement(request).PromoteHypothesis(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -109,7 +105,7 @@ async def promote(
 )
 async def archive(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+) -> Response:
     return await _hypothesis_call(request, caller, hypothesis_id, pb.ArchiveHypothesisRequest, "ArchiveHypothesis")
 
 
@@ -118,9 +114,9 @@ async def archive(
     summary="Record an open question (AddUnknown)",
     openapi_extra=json_body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE),
 )
-async def add_unknown(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> dict[str, Any]:
+async def add_unknown(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.AddUnknownRequest)
-    return to_json(await _engagement(request).AddUnknown(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _engagement(request).AddUnknown(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -130,9 +126,9 @@ async def add_unknown(request: Request, caller: Caller = Depends(authorized("obs
 )
 async def resolve_unknown(
     unknown_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = with_path_id(await body_message(request, pb.ResolveUnknownRequest), "unknown_id", unknown_id)
-    return to_json(await _engagement(request).ResolveUnknown(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _engagement(request).ResolveUnknown(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -140,6 +136,6 @@ async def resolve_unknown(
     summary="Start the next week, only ever by this explicit call (AdvanceWeek)",
     openapi_extra=json_body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE),
 )
-async def advance_week(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> dict[str, Any]:
+async def advance_week(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.AdvanceWeekRequest, empty=True)
-    return to_json(await _engagement(request).AdvanceWeek(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _engagement(request).AdvanceWeek(message, **rpc_options(request, caller)))

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime import errors
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options
 from gateway_svc.openapi import json_body, query_parameters
-from gateway_svc.proto_json import to_json
+from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["memories"])
 
@@ -45,9 +43,9 @@ def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
     summary="Remember a batch of memories (MemoryService.Remember)",
     openapi_extra=json_body(memory_service_pb2.RememberRequest, REMEMBER_EXAMPLE),
 )
-async def remember(request: Request, caller: Caller = Depends(authorized("memories:write"))) -> dict[str, Any]:
+async def remember(request: Request, caller: Caller = Depends(authorized("memories:write"))) -> Response:
     message = await body_message(request, memory_service_pb2.RememberRequest)
-    return to_json(await _memories(request).Remember(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).Remember(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -55,9 +53,9 @@ async def remember(request: Request, caller: Caller = Depends(authorized("memori
     summary="Recall memories by meaning (MemoryService.Recall)",
     openapi_extra=json_body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE),
 )
-async def recall(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
+async def recall(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = await body_message(request, memory_service_pb2.RecallRequest)
-    return to_json(await _memories(request).Recall(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).Recall(message, **rpc_options(request, caller)))
 
 
 @router.get(
@@ -65,17 +63,17 @@ async def recall(request: Request, caller: Caller = Depends(authorized("memories
     summary="List memories of a scope, paginated (MemoryService.ListMemories)",
     openapi_extra=query_parameters(memory_service_pb2.ListMemoriesRequest),
 )
-async def list_memories(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
+async def list_memories(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = query_message(request, memory_service_pb2.ListMemoriesRequest)
-    return to_json(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/memories/{memory_id}", summary="One memory (MemoryService.GetMemory)")
 async def get_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:read"))
-) -> dict[str, Any]:
+) -> Response:
     message = memory_service_pb2.GetMemoryRequest(id=memory_id)
-    return to_json(await _memories(request).GetMemory(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).GetMemory(message, **rpc_options(request, caller)))
 
 
 @router.patch(
@@ -85,20 +83,20 @@ async def get_memory(
 )
 async def update_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = await body_message(request, memory_service_pb2.UpdateMemoryRequest)
     if message.memory.id and message.memory.id != memory_id:
         raise errors.InvalidArgument("memory.id", "must match the id in the path, or be left out")
     message.memory.id = memory_id
-    return to_json(await _memories(request).UpdateMemory(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).UpdateMemory(message, **rpc_options(request, caller)))
 
 
 @router.delete("/v1/memories/{memory_id}", summary="Forget (archive) a memory (MemoryService.ForgetMemory)")
 async def forget_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = memory_service_pb2.ForgetMemoryRequest(id=memory_id)
-    return to_json(await _memories(request).ForgetMemory(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _memories(request).ForgetMemory(message, **rpc_options(request, caller)))
 
 
 @router.get(
@@ -107,9 +105,9 @@ async def forget_memory(
     tags=["episodes"],
     openapi_extra=query_parameters(episode_service_pb2.ListEpisodesRequest),
 )
-async def list_episodes(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
+async def list_episodes(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = query_message(request, episode_service_pb2.ListEpisodesRequest)
-    return to_json(await _episodes(request).ListEpisodes(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _episodes(request).ListEpisodes(message, **rpc_options(request, caller)))
 
 
 @router.get(
@@ -118,6 +116,6 @@ async def list_episodes(request: Request, caller: Caller = Depends(authorized("m
     tags=["episodes"],
     openapi_extra=query_parameters(episode_service_pb2.ListOpenThreadsRequest),
 )
-async def list_open_threads(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> dict[str, Any]:
+async def list_open_threads(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = query_message(request, episode_service_pb2.ListOpenThreadsRequest)
-    return to_json(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, query_parameters
-from gateway_svc.proto_json import to_json
+from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["observations"])
 
@@ -44,11 +42,9 @@ def _observations(request: Request) -> observation_service_pb2_grpc.ObservationS
     summary="Observations by filters, best first (ObservationService.QueryObservations)",
     openapi_extra=query_parameters(pb.QueryObservationsRequest),
 )
-async def query_observations(
-    request: Request, caller: Caller = Depends(authorized("observations:read"))
-) -> dict[str, Any]:
+async def query_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
     message = query_message(request, pb.QueryObservationsRequest)
-    return to_json(await _observations(request).QueryObservations(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _observations(request).QueryObservations(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -56,11 +52,9 @@ async def query_observations(
     summary="Observations by meaning and words (ObservationService.SearchObservations)",
     openapi_extra=json_body(pb.SearchObservationsRequest, SEARCH_EXAMPLE),
 )
-async def search_observations(
-    request: Request, caller: Caller = Depends(authorized("observations:read"))
-) -> dict[str, Any]:
+async def search_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
     message = await body_message(request, pb.SearchObservationsRequest)
-    return to_json(await _observations(request).SearchObservations(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _observations(request).SearchObservations(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -68,17 +62,17 @@ async def search_observations(
     summary="Create, support, contradict or supersede a belief (ObservationService.Observe)",
     openapi_extra=json_body(pb.ObserveRequest, OBSERVE_EXAMPLE),
 )
-async def observe(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> dict[str, Any]:
+async def observe(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.ObserveRequest)
-    return to_json(await _observations(request).Observe(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _observations(request).Observe(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/observations/{observation_id}", summary="One observation with its evidence (GetObservation)")
 async def get_observation(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
-) -> dict[str, Any]:
+) -> Response:
     message = pb.GetObservationRequest(id=observation_id)
-    return to_json(await _observations(request).GetObservation(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _observations(request).GetObservation(message, **rpc_options(request, caller)))
 
 
 @router.get(
@@ -87,9 +81,11 @@ async def get_observation(
 )
 async def observation_history(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
-) -> dict[str, Any]:
+) -> Response:
     message = pb.GetObservationHistoryRequest(id=observation_id)
-    return to_json(await _observations(request).GetObservationHistory(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(
+        await _observations(request).GetObservationHistory(message, **rpc_options(request, caller))
+    )
 
 
 @router.post(
@@ -99,10 +95,10 @@ async def observation_history(
 )
 async def confirm_observation(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = await body_message(request, pb.ConfirmObservationRequest, empty=True)
     with_path_id(message, "id", observation_id)
-    return to_json(await _observations(request).ConfirmObservation(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _observations(request).ConfirmObservation(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -112,7 +108,9 @@ async def confirm_observation(
 )
 async def contradict_observation(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = await body_message(request, pb.ContradictObservationRequest)
     with_path_id(message, "id", observation_id)
-    return to_json(await _observations(request).ContradictObservation(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(
+        await _observations(request).ContradictObservation(message, **rpc_options(request, caller))
+    )

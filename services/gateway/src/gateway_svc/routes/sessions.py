@@ -3,16 +3,14 @@ the per-turn loop included (``POST /v1/sessions/{id}/turns``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, query_parameters
-from gateway_svc.proto_json import to_json
+from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["sessions"])
 
@@ -43,9 +41,9 @@ def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
     summary="Start a session; a repeated requestId returns the same one (AgentService.StartSession)",
     openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE),
 )
-async def start_session(request: Request, caller: Caller = Depends(authorized("sessions:write"))) -> dict[str, Any]:
+async def start_session(request: Request, caller: Caller = Depends(authorized("sessions:write"))) -> Response:
     message = await body_message(request, pb.StartSessionRequest, empty=True)
-    return to_json(await _agent(request).StartSession(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _agent(request).StartSession(message, **rpc_options(request, caller)))
 
 
 @router.get(
@@ -53,25 +51,25 @@ async def start_session(request: Request, caller: Caller = Depends(authorized("s
     summary="Sessions, newest first, by scope and status (AgentService.ListSessions)",
     openapi_extra=query_parameters(pb.ListSessionsRequest),
 )
-async def list_sessions(request: Request, caller: Caller = Depends(authorized("sessions:read"))) -> dict[str, Any]:
+async def list_sessions(request: Request, caller: Caller = Depends(authorized("sessions:read"))) -> Response:
     message = query_message(request, pb.ListSessionsRequest)
-    return to_json(await _agent(request).ListSessions(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _agent(request).ListSessions(message, **rpc_options(request, caller)))
 
 
 @router.get("/v1/sessions/{session_id}", summary="One session (AgentService.GetSession)")
 async def get_session(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
-) -> dict[str, Any]:
+) -> Response:
     message = pb.GetSessionRequest(id=session_id)
-    return to_json(await _agent(request).GetSession(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _agent(request).GetSession(message, **rpc_options(request, caller)))
 
 
 @router.post("/v1/sessions/{session_id}:end", summary="End a session (AgentService.EndSession)")
 async def end_session(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = with_path_id(await body_message(request, pb.EndSessionRequest, empty=True), "id", session_id)
-    return to_json(await _agent(request).EndSession(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _agent(request).EndSession(message, **rpc_options(request, caller)))
 
 
 @router.get(
@@ -81,9 +79,9 @@ async def end_session(
 )
 async def list_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
-) -> dict[str, Any]:
+) -> Response:
     message = with_path_id(query_message(request, pb.ListTurnsRequest), "session_id", session_id)
-    return to_json(await _agent(request).ListTurns(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _agent(request).ListTurns(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -94,9 +92,9 @@ async def list_turns(
 )
 async def process_turn(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = with_path_id(await body_message(request, pb.ProcessTurnRequest), "session_id", session_id)
-    return to_json(await _agent(request).ProcessTurn(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _agent(request).ProcessTurn(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -106,6 +104,6 @@ async def process_turn(
 )
 async def import_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
-) -> dict[str, Any]:
+) -> Response:
     message = with_path_id(await body_message(request, pb.ImportTurnsRequest), "session_id", session_id)
-    return to_json(await _agent(request).ImportTurns(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await _agent(request).ImportTurns(message, **rpc_options(request, caller)))

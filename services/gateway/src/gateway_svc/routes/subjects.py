@@ -7,16 +7,14 @@ The answer is the erasure job; asking again with the same ``requestId`` returns 
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options
 from gateway_svc.openapi import json_body
-from gateway_svc.proto_json import to_json
+from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["erasure"])
 
@@ -28,7 +26,7 @@ FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}
     summary="Erase a subject's data everywhere, as a durable job that leaves a tombstone (AgentService.ForgetSubject)",
     openapi_extra=json_body(pb.ForgetSubjectRequest, FORGET_EXAMPLE),
 )
-async def forget_subject(request: Request, caller: Caller = Depends(authorized("subjects:forget"))) -> dict[str, Any]:
+async def forget_subject(request: Request, caller: Caller = Depends(authorized("subjects:forget"))) -> Response:
     message = await body_message(request, pb.ForgetSubjectRequest)
     agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
-    return to_json(await agent.ForgetSubject(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await agent.ForgetSubject(message, **rpc_options(request, caller)))

@@ -3,12 +3,13 @@ waits, and pgqueuer's history (which it never deletes) is pruned past its retent
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import timedelta
 
 import asyncpg
 import pytest
-from agent_svc.adapters.pgqueuer_jobs import enqueue_on, prune_history, queue_counts
+from agent_svc.adapters.pgqueuer_jobs import JobWorker, enqueue_on, prune_history, queue_counts
 from agent_svc.domain.jobs import reflect_job
 
 
@@ -52,3 +53,34 @@ async def test_history_past_its_retention_is_pruned(pool):
     assert pruned == {"log_rows": 1, "statistics_rows": 1}
     remaining = {row["id"] for row in await pool.fetch("SELECT id FROM agent.pgqueuer_log WHERE id = ANY($1)", ids)}
     assert remaining == {ids[1]}
+
+
+async def test_the_worker_reconnects_after_its_connection_is_killed(pool, isolated_pg):
+    done: list[str] = []
+
+    async def handle(job) -> None:
+        done.append(str(job.args["session_id"]))
+
+    worker = JobWorker(isolated_pg.app_dsn, {"reflect": handle}, heartbeat_timeout=timedelta(seconds=2))
+    await worker.start()
+    try:
+        first, second = str(uuid.uuid4()), str(uuid.uuid4())
+        async with pool.acquire() as connection:
+            await enqueue_on(connection, [reflect_job("org-w", first, 1)])
+        await until(lambda: first in done)
+        # The database drops the worker's connection (a failover, a restart, an operator).
+        killed = worker._connection.get_server_pid()
+        assert await pool.fetchval("SELECT pg_terminate_backend($1)", killed)
+        async with pool.acquire() as connection:
+            await enqueue_on(connection, [reflect_job("org-w", second, 1)])
+        await until(lambda: second in done, timeout=30)
+        assert worker._connection.get_server_pid() != killed, "it reconnected"
+    finally:
+        await worker.stop()
+
+
+async def until(probe, timeout: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not probe():
+        assert asyncio.get_running_loop().time() < deadline, "the job was never handled"
+        await asyncio.sleep(0.1)

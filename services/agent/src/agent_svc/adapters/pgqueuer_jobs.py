@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 CHANNEL = "lore_agent_jobs"
 SETTINGS = DBSettings(db_schema="agent", channel=CHANNEL, durability=Durability.durable)
 SYSTEM_PRINCIPAL = "system:agent-jobs"
+RESTART_PAUSE_S = 1.0
+MAX_RESTART_PAUSE_S = 30.0
 
 Handler = Callable[[Job], Awaitable[object]]
 
@@ -99,10 +101,16 @@ class JobWorker:
         self._connection: asyncpg.Connection | None = None
         self._manager: QueueManager | None = None
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     async def start(self) -> None:
+        """Start working in the background; the first connection is made here, so a database that
+        cannot be reached fails the service's start-up like its other stores."""
         self._connection = await asyncpg.connect(self._dsn)
-        manager = QueueManager(_queries(self._connection), channel=CHANNEL)
+        self._task = asyncio.create_task(self._supervise(), name="agent-job-worker")
+
+    def _manager_on(self, connection: asyncpg.Connection) -> QueueManager:
+        manager = QueueManager(_queries(connection), channel=CHANNEL)
         for kind, handler in self._handlers.items():
             manager.entrypoint(
                 kind,
@@ -110,8 +118,28 @@ class JobWorker:
                 on_failure="hold",
                 executor_factory=self._executor,
             )(self._runner(kind, handler))
-        self._manager = manager
-        self._task = asyncio.create_task(self._run(manager), name="agent-job-worker")
+        return manager
+
+    async def _supervise(self) -> None:
+        """Run the queue manager; when it fails (the database restarted, the connection broke),
+        reconnect and run a new one after a pause. The jobs it held are picked again once their
+        heartbeat is stale: nothing is lost, and the worker never silently stops."""
+        pause = RESTART_PAUSE_S
+        while not self._stopping:
+            try:
+                if self._connection is None or self._connection.is_closed():
+                    self._connection = await asyncpg.connect(self._dsn)
+                self._manager = self._manager_on(self._connection)
+                await self._run(self._manager)
+                pause = RESTART_PAUSE_S
+            except Exception as error:  # any failure of the manager: log it, reconnect, go on
+                log.warning("job worker stopped (%s); restarting in %.0f s", error or type(error), pause)
+                with contextlib.suppress(Exception):
+                    if self._connection is not None:
+                        await self._connection.close()
+                self._connection = None
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, MAX_RESTART_PAUSE_S)
 
     def _executor(self, parameters: EntrypointExecutorParameters) -> DatabaseRetryEntrypointExecutor:
         return DatabaseRetryEntrypointExecutor(
@@ -155,6 +183,7 @@ class JobWorker:
         )
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._manager is not None:
             self._manager.shutdown.set()
         if self._task is not None:

@@ -3,12 +3,14 @@
     .venv/bin/python -m bench.local_stack [--searches 200] [--memories 500]
 
 Starts the stack as the README does in a temporary data directory on free ports, writes
-memories through POST /v1/memories, then times POST /v1/memories:search sequentially.
+memories through POST /v1/memories, then times POST /v1/memories:search sequentially (both with
+``lore_client``, as a user would).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import os
 import random
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 import httpx
+from lore_client import LoreClient, NewMemory
 from lore_devstack import free_port
 
 from bench.measure import percentile, tree_rss_mib
@@ -74,6 +77,28 @@ def stop(process: subprocess.Popen[bytes]) -> float:
     return time.monotonic() - began
 
 
+async def exercise(url: str, texts: list[str], queries: list[str]) -> tuple[float, float, list[float]]:
+    """Write ``texts`` in batches of 100, then time each search sequentially, through ``lore_client``."""
+    async with LoreClient(url, KEY, timeout=60, max_retries=0) as lore:
+        began = time.monotonic()
+        for offset in range(0, len(texts), 100):
+            batch = [
+                NewMemory(content=text, memory_type="message", idempotency_key=f"bench-{offset + n}")
+                for n, text in enumerate(texts[offset : offset + 100])
+            ]
+            await lore.remember(batch, scope="bench")
+        write_seconds = time.monotonic() - began
+
+        await lore.search("warm-up", "bench")
+        latencies = []
+        began = time.monotonic()
+        for query in queries:
+            start_one = time.perf_counter()
+            await lore.search(query, "bench", k=10)
+            latencies.append((time.perf_counter() - start_one) * 1000)
+        return write_seconds, time.monotonic() - began, latencies
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--searches", type=int, default=200)
@@ -85,37 +110,13 @@ def main() -> None:
         env, url = stack_environment(data_dir, KEY)
 
         process, fresh = start(data_dir, env, url)
-        client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {KEY}"}, timeout=60)
         texts = [
             f"{random.choice(SUBJECTS)} {random.choice(ACTIVITIES)} {random.choice(WHEN)}."
             for _ in range(args.memories)
         ]
-        began = time.monotonic()
-        for offset in range(0, len(texts), 100):
-            batch = [
-                {
-                    "content": text,
-                    "memoryType": "MEMORY_TYPE_MESSAGE",
-                    "scope": {"userId": "bench"},
-                    "idempotencyKey": f"bench-{offset + n}",
-                }
-                for n, text in enumerate(texts[offset : offset + 100])
-            ]
-            client.post("/v1/memories", json={"memories": batch}).raise_for_status()
-        write_seconds = time.monotonic() - began
-
         queries = [f"What did {random.choice(SUBJECTS)} do {random.choice(WHEN)}?" for _ in range(args.searches)]
-        client.post("/v1/memories:search", json={"query": "warm-up", "scope": {"userId": "bench"}}).raise_for_status()
-        latencies = []
-        began = time.monotonic()
-        for query in queries:
-            start_one = time.perf_counter()
-            response = client.post("/v1/memories:search", json={"query": query, "scope": {"userId": "bench"}, "k": 10})
-            latencies.append((time.perf_counter() - start_one) * 1000)
-            response.raise_for_status()
-        search_seconds = time.monotonic() - began
+        write_seconds, search_seconds, latencies = asyncio.run(exercise(url, texts, queries))
         rss = tree_rss_mib(process.pid)
-        client.close()
         stopped = stop(process)
         process, restarted = start(data_dir, env, url)
         stop(process)

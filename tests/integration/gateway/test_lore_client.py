@@ -1,0 +1,192 @@
+"""``lore_client.LoreClient`` against the in-process gateway on real stores: a conversation,
+memories, an observation, errors mapped to ``LoreApiError``, Idempotency-Key replay, and the
+iterators across pages — the client as users and the benchmarks call it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import httpx
+import pytest
+from gateway_svc.app import create_app
+from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory
+
+from tests.integration.gateway.conftest import _create_key, gateway_settings
+from tests.integration.gateway.test_conversation import eventually
+
+
+@pytest.fixture
+async def lore(gateway, migrated_pg, org_id):
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    async with LoreClient("http://gateway", key, transport=httpx.ASGITransport(app=gateway)) as client:
+        yield client
+
+
+async def test_a_conversation_through_the_client_ends_in_an_episode_and_a_prime(lore):
+    session = await lore.start_session({"userId": "u-client", "agentId": "aria"})
+    lines = ["I'm vegetarian, by the way.", "Do you know whether chickpeas freeze well after cooking?"]
+    results = [await lore.process_turn(session.id, line, turn_idempotency_key=f"m-{n}") for n, line in enumerate(lines)]
+
+    assert [result.turn.sequence for result in results] == [1, 2]
+    assert all(result.turn.role == "TURN_ROLE_USER" and result.reply == "" for result in results)
+    assert results[0].context.manifest is not None and results[0].reply_turn is None
+    turns = await lore.list_turns(session.id)
+    assert [turn.content for turn in turns] == lines
+    assert (await lore.get_session(session.id)).turn_count == 2
+
+    async def reflected():
+        return (await lore.get_session(session.id)).reflected_turns == len(lines)
+
+    await eventually(reflected)
+    ended = await lore.end_session(session.id)
+    assert ended.status == "SESSION_STATUS_ENDED" and ended.ended_at is not None
+
+    async def episodes():
+        return (await lore.list_episodes("u-client")).items
+
+    [episode] = await eventually(episodes)
+    assert episode.message_count == 2 and episode.conversation_id == session.id
+    threads = await lore.list_open_threads("u-client")
+    assert any("chickpeas" in (t.thread.topic + t.thread.context).lower() for t in threads)
+    primed = await lore.prime({"userId": "u-client", "agentId": "aria"})
+    assert "vegetarian" in primed.formatted_context.lower(), primed.formatted_context
+    [listed] = [s for s in (await lore.list_sessions("u-client")).items if s.id == session.id]
+    assert listed.status == "SESSION_STATUS_ENDED"
+
+
+async def test_memories_crud_and_search_with_short_enum_forms(lore):
+    [stored] = await lore.remember(
+        NewMemory(
+            content="Caroline went to the LGBTQ support group yesterday.",
+            memory_type="message",
+            valid_at="2023-05-08T13:56:00Z",
+            metadata={"dia_id": "D1:3"},
+            idempotency_key="conv-26/D1:3",
+        ),
+        scope="conv-26",
+    )
+    assert stored.memory_type == "MEMORY_TYPE_MESSAGE" and stored.scope.user_id == "conv-26"
+    assert stored.valid_at is not None and stored.valid_at.year == 2023
+
+    hits = await lore.search("When did Caroline go to the support group?", "conv-26", k=5)
+    assert hits[0].memory.id == stored.id and hits[0].memory.metadata == {"dia_id": "D1:3"}
+    assert hits[0].score > 0
+
+    updated = await lore.update_memory(stored.id, importance=0.9, metadata={"pinned": "yes"})
+    assert updated.importance == pytest.approx(0.9) and updated.metadata == {"pinned": "yes"}
+    assert (await lore.get_memory(stored.id)).content == stored.content
+    assert [m.id for m in (await lore.list_memories("conv-26", memory_types="message")).items] == [stored.id]
+
+    await lore.forget_memory(stored.id)
+    assert (await lore.get_memory(stored.id)).status == "MEMORY_STATUS_ARCHIVED"
+    assert stored.id not in [hit.memory.id for hit in await lore.search("support group", "conv-26")]
+
+
+async def test_an_observation_is_created_then_supported_and_confirmed(lore):
+    evidence = NewEvidence(source_id="turn-17", excerpt="I'd pick Postgres, I need ACID", weight=1.0)
+    arguments = {
+        "kind": "operator_preference",
+        "subject_id": "user-42",
+        "slot": "database",
+        "summary": "Prefers PostgreSQL over MongoDB for ACID compliance",
+    }
+    created = await lore.observe("aria", **arguments, evidence=[evidence])
+    supported = await lore.observe("aria", **arguments, evidence=[NewEvidence(source_id="turn-18")])
+
+    assert created.outcome == "OBSERVE_OUTCOME_CREATED"
+    assert created.observation.canonical_key == "entity:user-42:operator_preference:database"
+    assert supported.outcome == "OBSERVE_OUTCOME_SUPPORTED"
+    assert supported.observation.id == created.observation.id
+    page = await lore.query_observations(
+        agent_id="aria", subject_id="user-42", kind="operator_preference", status="active"
+    )
+    assert [o.id for o in page] == [created.observation.id]
+    confirmed = await lore.confirm_observation(created.observation.id, note="Confirmed on the call.")
+    assert confirmed.confidence >= supported.observation.confidence
+    fetched = await lore.get_observation(created.observation.id)
+    assert {e.source_id for e in fetched.evidence} >= {"turn-17", "turn-18"}
+    assert [o.id for o in await lore.observation_history(created.observation.id)] == [created.observation.id]
+    engagement = await lore.get_engagement()
+    assert engagement.week_number >= 1
+
+
+async def test_errors_become_lore_api_errors_with_the_gateways_code_reason_and_field(lore):
+    with pytest.raises(LoreApiError) as missing:
+        await lore.get_memory(str(uuid.uuid4()))
+    assert missing.value.status == 404 and missing.value.code == "NOT_FOUND"
+    assert missing.value.request_id
+
+    with pytest.raises(LoreApiError) as invalid:
+        await lore.search("anything", "u-1", k=1000)
+    assert invalid.value.status == 400 and invalid.value.code == "INVALID_ARGUMENT"
+    assert invalid.value.field == "k", invalid.value.details
+
+    with pytest.raises(LoreApiError) as unknown_enum:
+        await lore.remember(NewMemory(content="x", memory_type="no-such-type"), scope="u-1")
+    assert unknown_enum.value.status == 400
+
+
+async def test_a_rate_limited_call_carries_retry_after_and_an_idempotent_one_is_retried(
+    services, migrated_pg, redis_url, org_id
+):
+    app = create_app(gateway_settings(services, migrated_pg, redis_url, LORE_RATE_LIMIT="2:3"))
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    transport = httpx.ASGITransport(app=app)
+    async with app.router.lifespan_context(app):
+        async with LoreClient("http://gateway", key, transport=transport, max_retries=0) as once:
+            for _ in range(3):
+                await once.list_sessions()
+            with pytest.raises(LoreApiError) as limited:
+                await once.list_sessions()
+        assert limited.value.status == 429 and limited.value.code == "RESOURCE_EXHAUSTED"
+        assert limited.value.reason == "RATE_LIMITED" and limited.value.retry_after == 1
+        assert limited.value.metadata["scope"] == "sessions:read"
+
+        async with LoreClient("http://gateway", key, transport=transport) as patient:
+            slept: list[float] = []
+
+            async def sleep(seconds: float) -> None:
+                slept.append(seconds)
+                await asyncio.sleep(seconds)
+
+            patient._sleep = sleep
+            page = await patient.list_sessions()  # 429, waits Retry-After, then admitted
+        assert page.items == () and slept and slept[0] == 1
+
+
+async def test_an_idempotency_key_replays_the_first_answer_and_refuses_another_body(lore):
+    key = f"key-{uuid.uuid4().hex}"
+    memory = NewMemory(content="Ana keeps bees.", memory_type="fact", scope="u-idem")
+
+    first = await lore.remember(memory, idempotency_key=key)
+    again = await lore.remember(memory, idempotency_key=key)
+    with pytest.raises(LoreApiError) as reused:
+        await lore.remember(NewMemory(content="Ana keeps goats.", scope="u-idem"), idempotency_key=key)
+
+    assert again == first
+    assert [m.id for m in (await lore.list_memories("u-idem")).items] == [first[0].id]
+    assert reused.value.status == 409 and reused.value.reason == "IDEMPOTENCY_KEY_REUSED"
+
+
+async def test_the_iterators_follow_next_page_tokens_across_pages(lore):
+    memories = [NewMemory(content=f"Fact number {n} about the garden.", scope="u-pages") for n in range(7)]
+    stored = await lore.remember(memories)
+    sessions = [await lore.start_session("u-pages") for _ in range(5)]
+
+    first_page = await lore.list_memories("u-pages", page_size=3)
+    seen = [memory.id async for memory in lore.iter_memories("u-pages", page_size=3)]
+    seen_sessions = [session.id async for session in lore.iter_sessions("u-pages", page_size=2)]
+
+    assert len(first_page) == 3 and first_page.next_page_token
+    assert sorted(seen) == sorted(memory.id for memory in stored)
+    assert sorted(seen_sessions) == sorted(session.id for session in sessions)
+
+
+async def test_status_needs_no_credential(gateway):
+    async with LoreClient("http://gateway", transport=httpx.ASGITransport(app=gateway)) as anonymous:
+        status = await anonymous.status()
+        assert status.serving and status.services["memory"] == "SERVING"
+        with pytest.raises(LoreApiError) as refused:
+            await anonymous.list_sessions()
+    assert refused.value.status == 401 and refused.value.reason == "MISSING_CREDENTIAL"

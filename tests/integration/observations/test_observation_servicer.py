@@ -363,3 +363,18 @@ async def test_search_reuses_a_query_vector_of_its_own_model_and_ignores_another
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await stub.SearchObservations(request, metadata=tenant(org_id))
     assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "query_embedding" in refused.value.details()
+
+
+async def test_the_scheduled_revalidation_visits_every_org_with_beliefs_due(running, stub, org_id, clock):
+    """The scheduled job's path (all orgs, as a system principal), not only the RPC: it finds the
+    orgs through the owner's function and revalidates each (it once failed on every run)."""
+    container = running[0].container
+    created = await _observe(stub, org_id, "the deploy pipeline is green", slot="deploy")
+    clock.advance(days=45)
+    try:
+        totals = await observations_svc.bootstrap.revalidate_due_orgs(container.store, clock)
+    finally:
+        clock.advance(days=-45)
+    assert totals["orgs"] >= 1 and totals["marked_stale"] >= 1
+    got = await stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=tenant(org_id))
+    assert got.observation.status == pb.OBSERVATION_STATUS_STALE

@@ -421,7 +421,9 @@ class PostgresObservationStore:
         return [str(row["id"]) for row in rows]
 
     async def orgs_due_for_revalidation(self, now: datetime) -> list[str]:
-        rows = await self._pool.fetch("SELECT org_id FROM observations.orgs_due_for_revalidation($1)", now)
+        rows = await self._pool.fetch(
+            "SELECT org_id FROM observations.orgs_due_for_revalidation($1) AS due(org_id)", now
+        )
         return [row["org_id"] for row in rows]
 
     async def erase_subject(

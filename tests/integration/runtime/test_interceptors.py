@@ -2,6 +2,7 @@
 
 import asyncio
 
+import asyncpg
 import grpc
 import pytest
 from google.rpc import error_details_pb2
@@ -29,6 +30,9 @@ class ProbeServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             raise RuntimeError("a secret detail that must not leak")
         if caller.org_id == "org-down":
             raise errors.DependencyUnavailable("Qdrant is not reachable")
+        if caller.org_id == "org-nul":
+            # What asyncpg raises when a text value holds U+0000, wherever it reaches Postgres.
+            raise asyncpg.exceptions.CharacterNotInRepertoireError("invalid byte sequence for encoding UTF8: 0x00")
         if caller.org_id == "org-slow":
             await asyncio.sleep(2)
         raise errors.NotFound(f"seen as {caller.org_id}/{caller.principal}/{caller.request_id}", reason="PROBE")
@@ -90,6 +94,12 @@ async def test_unexpected_errors_are_internal_and_leak_nothing(channel):
     assert error.code() is grpc.StatusCode.INTERNAL
     assert error.details() == "internal error"
     assert "secret" not in str(error.trailing_metadata())
+
+
+async def test_text_postgres_cannot_store_is_the_callers_invalid_argument(channel):
+    error = await _fail(channel, "org-nul")
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "U+0000" in error.details() and _details(error)[0].metadata["field"] == "request"
 
 
 async def test_store_outage_is_unavailable(channel):

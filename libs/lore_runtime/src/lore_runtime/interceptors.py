@@ -17,12 +17,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+import asyncpg
 import grpc
 from opentelemetry import trace
 
 from lore_runtime import errors, grpc_errors, request_context
 
 log = logging.getLogger(__name__)
+
+UNSTORABLE_TEXT = (
+    asyncpg.exceptions.CharacterNotInRepertoireError,
+    asyncpg.exceptions.UntranslatableCharacterError,
+)
 
 EXEMPT_PREFIXES = (
     "/grpc.health.v1.Health/",
@@ -115,6 +121,11 @@ async def _translate_errors(context: grpc.aio.ServicerContext, method: str) -> A
         await abort_with(context, grpc_errors.to_status(error))
     except (grpc.aio.AbortError, grpc.aio.UsageError):
         raise
+    except UNSTORABLE_TEXT:
+        # Text Postgres cannot hold (U+0000 above all) that no validator caught: the caller's input,
+        # so INVALID_ARGUMENT rather than INTERNAL, wherever it reached the database.
+        error = errors.InvalidArgument("request", "text must not contain U+0000 (NUL) or characters the store refuses")
+        await abort_with(context, grpc_errors.to_status(error))
     except Exception:
         # The caller gets a generic message; the log line (with the trace id) has the detail.
         log.exception("unexpected failure in %s", method)

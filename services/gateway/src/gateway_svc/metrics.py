@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from fastapi import FastAPI, Response
+from fastapi.responses import PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -79,7 +80,12 @@ def install(app: FastAPI) -> GatewayMetrics:
 
     app.add_middleware(MetricsMiddleware, metrics=metrics)
 
-    @app.get("/metrics", tags=["health"], summary="Prometheus metrics of the gateway (text format)")
+    @app.get(
+        "/metrics",
+        tags=["health"],
+        summary="Prometheus metrics of the gateway (text format)",
+        response_class=PlainTextResponse,  # documents text/plain; the page sets Prometheus' exact type
+    )
     async def page() -> Response:
         return metrics.page()
 

@@ -36,7 +36,8 @@ def schema_of(descriptor: Descriptor, depth: int = 0) -> dict[str, Any]:
     properties = {}
     for field in descriptor.fields:
         properties[field.json_name] = _field_schema(field, depth)
-    return {"type": "object", "title": descriptor.name, "properties": properties}
+    # The parser refuses fields the message does not have (a 400 naming the field).
+    return {"type": "object", "title": descriptor.name, "properties": properties, "additionalProperties": False}
 
 
 def _field_schema(field: FieldDescriptor, depth: int) -> dict[str, Any]:
@@ -88,3 +89,44 @@ def _parameter(name: str, field: FieldDescriptor) -> dict[str, Any]:
         "schema": schema,
         **({"style": "form", "explode": True} if field.is_repeated else {}),
     }
+
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "title": "Error",
+    "required": ["error"],
+    "additionalProperties": False,
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "status", "message", "details", "requestId"],
+            "additionalProperties": False,
+            "properties": {
+                "code": {"type": "integer", "description": "the HTTP status"},
+                "status": {"type": "string", "description": "the gRPC status name", "example": "NOT_FOUND"},
+                "message": {"type": "string"},
+                "details": {"type": "array", "items": {"type": "object"}, "description": "google.rpc details"},
+                "requestId": {"type": "string"},
+            },
+        }
+    },
+}
+
+
+def with_error_responses(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with the gateway's one error body (STYLE.md) as every operation's ``default``
+    response, in place of FastAPI's 422 ``HTTPValidationError``, which the gateway never sends
+    (a request that fails validation is a 400 in the error shape)."""
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    schemas["Error"] = ERROR_SCHEMA
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            responses = operation.setdefault("responses", {})
+            responses.pop("422", None)
+            responses["default"] = {
+                "description": "An error: code is the HTTP status, status the gRPC status name",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            }
+    return document

@@ -116,6 +116,8 @@ def normalise_content(text: str, field_name: str = "turn.content") -> str:
 def bounded_id(value: str, field_name: str) -> str:
     if len(value) > MAX_ID_CHARS:
         raise InvalidArgument(field_name, f"at most {MAX_ID_CHARS} characters")
+    if any(unicodedata.category(char) == "Cc" for char in value):
+        raise InvalidArgument(field_name, "must not contain control characters")
     return value.strip()
 
 

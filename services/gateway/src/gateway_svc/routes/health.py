@@ -18,12 +18,24 @@ from lore_runtime.stores import ping_postgres
 router = APIRouter(tags=["health"])
 
 
+def _not_serving(field: str) -> dict[int | str, dict]:
+    """OpenAPI of the 503 a health route answers with its own body (not the error shape)."""
+    states = {"type": "object", "additionalProperties": {"type": "string"}}
+    schema = {"type": "object", "properties": {"status": {"type": "string"}, field: states}}
+    return {
+        503: {
+            "description": "Not serving: the same body, naming what is not",
+            "content": {"application/json": {"schema": schema}},
+        }
+    }
+
+
 @router.get("/healthz", summary="The gateway process is alive")
 async def healthz() -> dict[str, str]:
     return {"status": "SERVING"}
 
 
-@router.get("/readyz", summary="The gateway's own dependencies answer")
+@router.get("/readyz", summary="The gateway's own dependencies answer", responses=_not_serving("dependencies"))
 async def readyz(request: Request) -> JSONResponse:
     try:
         await asyncio.wait_for(ping_postgres(request.app.state.container.postgres), timeout=2.0)
@@ -32,7 +44,7 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "SERVING", "dependencies": {"postgres": "SERVING"}})
 
 
-@router.get("/v1/status", summary="Health of every Lore service")
+@router.get("/v1/status", summary="Health of every Lore service", responses=_not_serving("services"))
 async def status(request: Request) -> JSONResponse:
     container = request.app.state.container
     timeout = container.settings.status_timeout_seconds

@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 
+import pytest
 import pytest_asyncio
+from lore.agent.v1 import agent_service_pb2_grpc
+from lore.memory.v1 import episode_service_pb2_grpc, memory_service_pb2_grpc, working_memory_service_pb2_grpc
+from lore.observations.v1 import observation_service_pb2_grpc
 from lore_devstack import free_port
 
 from tests.agent_process import AgentProcess
@@ -34,3 +38,31 @@ async def agent_process(services, pg_superuser_dsn, tmp_path) -> AsyncIterator[A
             yield agent
         finally:
             await agent.stop()
+
+
+# Stubs of the in-process services (the ``services`` fixture of tests/integration/conftest.py).
+
+
+@pytest.fixture
+def agent(services):
+    return agent_service_pb2_grpc.AgentServiceStub(services["agent"].channel)
+
+
+@pytest.fixture
+def memories(services):
+    return memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+
+
+@pytest.fixture
+def working(services):
+    return working_memory_service_pb2_grpc.WorkingMemoryServiceStub(services["memory"].channel)
+
+
+@pytest.fixture
+def episodes(services):
+    return episode_service_pb2_grpc.EpisodeServiceStub(services["memory"].channel)
+
+
+@pytest.fixture
+def observations(services):
+    return observation_service_pb2_grpc.ObservationServiceStub(services["observations"].channel)

@@ -3,8 +3,7 @@ and the calls most tests make."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import TypeVar
 
 import grpc
@@ -12,23 +11,15 @@ import pytest
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.common.v1 import turn_pb2
 
+from tests.polling import eventually
+
+__all__ = ["eventually", "refused", "say", "tenant"]
+
 T = TypeVar("T")
 
 
 def tenant(org_id: str) -> tuple[tuple[str, str], ...]:
     return (("x-lore-org-id", org_id), ("x-lore-principal", "tester"))
-
-
-async def eventually(probe: Callable[[], Awaitable[T | None]], timeout: float = 30.0) -> T:
-    """The first truthy answer of ``probe``: background jobs finish when they finish."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = await probe()
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("the background work did not finish in time")
-        await asyncio.sleep(0.2)
 
 
 async def refused(call: Awaitable[object]) -> grpc.aio.AioRpcError:

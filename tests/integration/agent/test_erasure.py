@@ -19,14 +19,10 @@ from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore.memory.v1 import (
     episode_service_pb2,
-    episode_service_pb2_grpc,
     memory_service_pb2,
-    memory_service_pb2_grpc,
     working_memory_service_pb2,
-    working_memory_service_pb2_grpc,
 )
 from lore.observations.v1 import observation_service_pb2 as opb
-from lore.observations.v1 import observation_service_pb2_grpc
 from lore_devstack import free_port
 
 from tests.agent_process import start_observations
@@ -101,31 +97,6 @@ async def forget(agent, org: str, user: str, request_id: str, **extra) -> pb.Era
 async def completed(agent, org: str, user: str, request_id: str) -> pb.ErasureJob | None:
     job = await forget(agent, org, user, request_id)
     return job if job.status == pb.ERASURE_STATUS_COMPLETED else None
-
-
-@pytest.fixture
-def agent(services):
-    return agent_service_pb2_grpc.AgentServiceStub(services["agent"].channel)
-
-
-@pytest.fixture
-def memories(services):
-    return memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
-
-
-@pytest.fixture
-def working(services):
-    return working_memory_service_pb2_grpc.WorkingMemoryServiceStub(services["memory"].channel)
-
-
-@pytest.fixture
-def episodes(services):
-    return episode_service_pb2_grpc.EpisodeServiceStub(services["memory"].channel)
-
-
-@pytest.fixture
-def observations(services):
-    return observation_service_pb2_grpc.ObservationServiceStub(services["observations"].channel)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
 
@@ -29,6 +29,7 @@ from lore_devstack import free_port
 
 from tests.agent_process import AgentProcess, start_observations
 from tests.integration.agent.support import tenant
+from tests.polling import eventually
 
 IMPORT_TURNS = 2_000
 BATCH = 100
@@ -51,13 +52,6 @@ def history(count: int, say: Callable[[int], str]) -> list[turn_pb2.Turn]:
         )
         for index in range(count)
     ]
-
-
-async def until(probe: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await probe():
-        assert asyncio.get_running_loop().time() < deadline, what
-        await asyncio.sleep(0.2)
 
 
 async def queue_drained(database_url: str) -> bool:
@@ -118,7 +112,7 @@ async def test_sigkill_during_a_2000_turn_import_loses_no_acknowledged_turn(agen
                 acknowledged += 1
 
         sending = asyncio.create_task(send_all())
-        await until(lambda: asyncio.sleep(0, acknowledged >= 5), 120, "five batches never landed")
+        await eventually(lambda: acknowledged >= 5, 120, "five batches never landed")
         await agent_process.kill()
         with pytest.raises(grpc.aio.AioRpcError):
             await sending
@@ -142,7 +136,7 @@ async def test_sigkill_during_a_2000_turn_import_loses_no_acknowledged_turn(agen
         session = (await agent.GetSession(pb.GetSessionRequest(id=session_id), metadata=tenant(org))).session
     assert session.turn_count == IMPORT_TURNS
 
-    await until(lambda: queue_drained(agent_process.database_url), 240, "the reflection jobs never completed")
+    await eventually(lambda: queue_drained(agent_process.database_url), 240, "the reflection jobs never completed")
     assert await reflected_through(agent_process.database_url, org, session_id) == IMPORT_TURNS
     messages = await all_memories(memories, org, user, memory_service_pb2.MEMORY_TYPE_MESSAGE)
     assert len(messages) == IMPORT_TURNS and len({m.content for m in messages}) == IMPORT_TURNS
@@ -166,13 +160,13 @@ async def test_sigkill_during_reflection_completes_every_job_without_duplicates(
     async def half_way() -> bool:
         return 0 < await reflected_through(agent_process.database_url, org, session_id) < FACTS
 
-    await until(half_way, 60, "reflection never started")
+    await eventually(half_way, 60, "reflection never started")
     await agent_process.kill()
     stopped_at = await reflected_through(agent_process.database_url, org, session_id)
     assert stopped_at < FACTS, "killed in the middle of the job"
 
     await agent_process.start()
-    await until(lambda: queue_drained(agent_process.database_url), 120, "the reflection job never completed")
+    await eventually(lambda: queue_drained(agent_process.database_url), 120, "the reflection job never completed")
     assert await reflected_through(agent_process.database_url, org, session_id) == FACTS
 
     written = [
@@ -206,7 +200,7 @@ async def test_a_job_that_keeps_failing_is_dead_lettered_and_counted(agent_proce
                 stats = await stub.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(org))
                 return {kind.kind: kind.dead for kind in stats.kinds}.get("reflect") == 1
 
-            await until(dead, 60, "the failing job never reached the dead-letter state")
+            await eventually(dead, 60, "the failing job never reached the dead-letter state")
             other = await stub.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(f"{org}-other"))
             assert all(kind.dead == 0 and kind.queued == 0 for kind in other.kinds), "another org sees none of it"
             assert {kind.kind for kind in other.kinds} == {"reflect", "episode", "erase"}
@@ -237,7 +231,7 @@ async def test_reflection_waits_out_an_observations_outage_and_writes_nothing_tw
         assert stats["reflect"].dead == 0
 
         await start_observations(stack, address, migrated_pg, redis_url, tmp_path)
-        await until(lambda: reflected_once(agent, org, session_id), 90, "reflection never completed")
+        await eventually(lambda: reflected_once(agent, org, session_id), 90, "reflection never completed")
 
     memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
     [preference] = await all_memories(memories, org, user, memory_service_pb2.MEMORY_TYPE_PREFERENCE)

@@ -10,9 +10,8 @@ import grpc
 import pytest
 from google.protobuf import timestamp_pb2
 from lore.agent.v1 import agent_service_pb2 as pb
-from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
-from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore.memory.v1 import memory_service_pb2
 
 from tests.integration.agent.support import tenant
 
@@ -27,16 +26,6 @@ def stamp(moment: datetime) -> timestamp_pb2.Timestamp:
 
 def turn(content: str, role=turn_pb2.TURN_ROLE_USER, minutes: int = 0, **fields) -> turn_pb2.Turn:
     return turn_pb2.Turn(role=role, content=content, created_at=stamp(SAID + timedelta(minutes=minutes)), **fields)
-
-
-@pytest.fixture
-def agent(services):
-    return agent_service_pb2_grpc.AgentServiceStub(services["agent"].channel)
-
-
-@pytest.fixture
-def memories(services):
-    return memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
 
 
 async def session_for(agent, org: str, user: str) -> str:

@@ -3,7 +3,6 @@ waits, and pgqueuer's history (which it never deletes) is pruned past its retent
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from datetime import timedelta
 
@@ -11,6 +10,8 @@ import asyncpg
 import pytest
 from agent_svc.adapters.pgqueuer_jobs import JobWorker, enqueue_on, prune_history, queue_counts
 from agent_svc.domain.jobs import reflect_job
+
+from tests.polling import eventually
 
 
 @pytest.fixture
@@ -67,20 +68,13 @@ async def test_the_worker_reconnects_after_its_connection_is_killed(pool, isolat
         first, second = str(uuid.uuid4()), str(uuid.uuid4())
         async with pool.acquire() as connection:
             await enqueue_on(connection, [reflect_job("org-w", first, 1)])
-        await until(lambda: first in done)
+        await eventually(lambda: first in done, 15, "the job was never handled")
         # The database drops the worker's connection (a failover, a restart, an operator).
         killed = worker._connection.get_server_pid()
         assert await pool.fetchval("SELECT pg_terminate_backend($1)", killed)
         async with pool.acquire() as connection:
             await enqueue_on(connection, [reflect_job("org-w", second, 1)])
-        await until(lambda: second in done, timeout=30)
+        await eventually(lambda: second in done, 30, "the job was never handled after the reconnect")
         assert worker._connection.get_server_pid() != killed, "it reconnected"
     finally:
         await worker.stop()
-
-
-async def until(probe, timeout: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not probe():
-        assert asyncio.get_running_loop().time() < deadline, "the job was never handled"
-        await asyncio.sleep(0.1)

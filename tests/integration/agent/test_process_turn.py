@@ -11,45 +11,15 @@ import grpc
 import pytest
 from google.protobuf import struct_pb2
 from lore.agent.v1 import agent_service_pb2 as pb
-from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore.memory.v1 import (
     episode_service_pb2,
-    episode_service_pb2_grpc,
     memory_service_pb2,
-    memory_service_pb2_grpc,
     working_memory_service_pb2,
-    working_memory_service_pb2_grpc,
 )
 from lore.observations.v1 import observation_service_pb2 as opb
-from lore.observations.v1 import observation_service_pb2_grpc
 
 from tests.integration.agent.support import eventually, refused, say, tenant
-
-
-@pytest.fixture
-def agent(services):
-    return agent_service_pb2_grpc.AgentServiceStub(services["agent"].channel)
-
-
-@pytest.fixture
-def memories(services):
-    return memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
-
-
-@pytest.fixture
-def working(services):
-    return working_memory_service_pb2_grpc.WorkingMemoryServiceStub(services["memory"].channel)
-
-
-@pytest.fixture
-def episodes(services):
-    return episode_service_pb2_grpc.EpisodeServiceStub(services["memory"].channel)
-
-
-@pytest.fixture
-def observations(services):
-    return observation_service_pb2_grpc.ObservationServiceStub(services["observations"].channel)
 
 
 @pytest.fixture

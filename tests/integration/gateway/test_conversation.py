@@ -4,17 +4,7 @@ it ends, and a Prime that mentions them."""
 
 from __future__ import annotations
 
-import asyncio
-
-
-async def eventually(probe, timeout: float = 30.0):
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        if found := await probe():
-            return found
-        assert asyncio.get_running_loop().time() < deadline, "the background work did not finish in time"
-        await asyncio.sleep(0.25)
-
+from tests.polling import eventually
 
 CONVERSATION = (
     "Hi! I'm planning meals for next week.",

@@ -33,6 +33,7 @@ from fastapi.routing import iter_route_contexts
 from lore_runtime.request_context import ORG_ID_KEY
 
 from tests.integration.gateway.conftest import _create_key, asgi_client
+from tests.polling import eventually
 
 SHARED_USER = "shared-user"
 B_AGENT = "agent-b"
@@ -42,15 +43,6 @@ TENANT_FREE = frozenset(
 )
 # Fields whose value moves with the clock or with B's own reads, not with anyone's writes.
 VOLATILE = frozenset({"currentSalience", "freshness", "lastAccessedAt", "accessCount"})
-
-
-async def eventually(probe: Callable[[], Awaitable[Any]], timeout: float = 30.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        if found := await probe():
-            return found
-        assert asyncio.get_running_loop().time() < deadline, "the background work did not finish in time"
-        await asyncio.sleep(0.25)
 
 
 def _ok(response: httpx.Response) -> dict[str, Any]:

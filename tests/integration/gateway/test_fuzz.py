@@ -169,8 +169,9 @@ async def test_generated_requests_get_no_5xx_and_documented_answers(fuzzed, labe
 
 
 def test_at_least_a_thousand_cases_were_generated():
-    if set(CASES) != set(FUZZED):
-        pytest.skip("only some operations were fuzzed in this run")
+    """Over the whole API, at least MINIMUM_CASES; when a run selects only some operations (``-k``),
+    the same share of it for those: the bar holds per operation, never skipped."""
     total = sum(CASES.values())
-    print(f"fuzzing: {total} generated cases over {len(FUZZED)} operations, answers {dict(sorted(STATUSES.items()))}")
-    assert total >= MINIMUM_CASES, CASES
+    print(f"fuzzing: {total} generated cases over {len(CASES)} operations, answers {dict(sorted(STATUSES.items()))}")
+    assert CASES, "no operation was fuzzed"
+    assert total >= MINIMUM_CASES * len(CASES) / len(FUZZED), CASES

@@ -201,10 +201,7 @@ class LoreClient:
             pageToken=page_token,
         )
         answer = await self._call("GET", "/v1/sessions", params=params)
-        return Page(
-            items=tuple(Session.from_json(s) for s in answer.get("sessions") or ()),
-            next_page_token=answer.get("nextPageToken", ""),
-        )
+        return Page.from_json(answer, "sessions", Session.from_json)
 
     def iter_sessions(
         self, scope: ScopeLike | None = None, *, status: str | None = None, page_size: int | None = None
@@ -253,10 +250,7 @@ class LoreClient:
     async def list_turns(self, session_id: str, *, page_size: int | None = None, page_token: str = "") -> Page[Turn]:
         params = _query(pageSize=page_size, pageToken=page_token)
         answer = await self._call("GET", f"/v1/sessions/{_id(session_id)}/turns", params=params)
-        return Page(
-            items=tuple(Turn.from_json(t) for t in answer.get("turns") or ()),
-            next_page_token=answer.get("nextPageToken", ""),
-        )
+        return Page.from_json(answer, "turns", Turn.from_json)
 
     def iter_turns(self, session_id: str, *, page_size: int | None = None) -> AsyncIterator[Turn]:
         return self._pages(lambda token: self.list_turns(session_id, page_size=page_size, page_token=token))
@@ -344,10 +338,7 @@ class LoreClient:
             pageToken=page_token,
         )
         answer = await self._call("GET", "/v1/memories", params=params)
-        return Page(
-            items=tuple(Memory.from_json(m) for m in answer.get("memories") or ()),
-            next_page_token=answer.get("nextPageToken", ""),
-        )
+        return Page.from_json(answer, "memories", Memory.from_json)
 
     def iter_memories(
         self,
@@ -425,20 +416,14 @@ class LoreClient:
             pageToken=page_token,
         )
         answer = await self._call("GET", "/v1/episodes", params=params)
-        return Page(
-            items=tuple(Episode.from_json(e) for e in answer.get("episodes") or ()),
-            next_page_token=answer.get("nextPageToken", ""),
-        )
+        return Page.from_json(answer, "episodes", Episode.from_json)
 
     async def list_open_threads(
         self, scope: ScopeLike | None = None, *, page_size: int | None = None, page_token: str = ""
     ) -> Page[EpisodeThread]:
         params = _query(**_scope_query(scope), pageSize=page_size, pageToken=page_token)
         answer = await self._call("GET", "/v1/open-threads", params=params)
-        return Page(
-            items=tuple(EpisodeThread.from_json(t) for t in answer.get("threads") or ()),
-            next_page_token=answer.get("nextPageToken", ""),
-        )
+        return Page.from_json(answer, "threads", EpisodeThread.from_json)
 
     async def prime(self, scope: ScopeLike, *, initial_message: str = "", budget_tokens: int | None = None) -> Prime:
         """``GET /v1/memory/prime``: what to remember at the start of a conversation."""
@@ -523,10 +508,7 @@ class LoreClient:
             pageToken=page_token,
         )
         answer = await self._call("GET", "/v1/observations", params=params)
-        return Page(
-            items=tuple(Observation.from_json(o) for o in answer.get("observations") or ()),
-            next_page_token=answer.get("nextPageToken", ""),
-        )
+        return Page.from_json(answer, "observations", Observation.from_json)
 
     async def search_observations(
         self,

@@ -81,6 +81,13 @@ class Page(Generic[T]):
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.items)
 
+    @classmethod
+    def from_json(cls, answer: dict[str, Any], key: str, parse: Callable[[dict[str, Any]], T]) -> Page[T]:
+        """The page of a list answer: its items under ``key``, each read by ``parse``."""
+        return cls(
+            items=tuple(parse(item) for item in answer.get(key) or ()), next_page_token=answer.get("nextPageToken", "")
+        )
+
     def __len__(self) -> int:
         return len(self.items)
 

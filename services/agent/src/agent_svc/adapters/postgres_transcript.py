@@ -193,27 +193,20 @@ class PostgresTranscript:
             sequence = locked["turn_count"]
             stored: list[Turn] = []
             for turn in turns:
-                if turn.idempotency_key:
-                    existing = await connection.fetchrow(
-                        "SELECT * FROM agent.turns WHERE session_id = $1 AND idempotency_key = $2",
-                        session_id,
-                        turn.idempotency_key,
-                    )
-                    if existing is not None:
-                        stored.append(_turn(existing))
-                        continue
-                sequence += 1
+                # One statement per new turn: a key already in the session (its id is derived from
+                # the key) makes the insert do nothing, and the stored turn is read instead.
                 row = await connection.fetchrow(
                     """
                     INSERT INTO agent.turns (id, org_id, session_id, sequence, role, content, created_at,
                                              recorded_at, metadata, idempotency_key, tool_interactions, source)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12)
+                    ON CONFLICT DO NOTHING
                     RETURNING *
                     """,
                     turn.id,
                     org_id,
                     session_id,
-                    sequence,
+                    sequence + 1,
                     turn.role,
                     turn.content,
                     turn.created_at,
@@ -223,6 +216,16 @@ class PostgresTranscript:
                     json.dumps([_tool_to_json(tool) for tool in turn.tool_interactions]),
                     turn.source,
                 )
+                if row is None:
+                    row = await connection.fetchrow(
+                        "SELECT * FROM agent.turns WHERE session_id = $1 AND idempotency_key = $2 AND $2 <> ''",
+                        session_id,
+                        turn.idempotency_key,
+                    )
+                    if row is None:
+                        raise RuntimeError(f"turn {turn.id} conflicts with a stored turn of another key")
+                else:
+                    sequence += 1
                 stored.append(_turn(row))
             if sequence != locked["turn_count"]:  # a pure replay writes nothing at all
                 await connection.execute(

@@ -39,10 +39,11 @@ class PostgresTurnLoop:
     ) -> TurnResult:
         """Keep the first result of a turn; a concurrent or later save returns the one kept."""
         async with tenant_transaction(self._pool, org_id) as connection:
-            await connection.execute(
+            row = await connection.fetchrow(
                 """
                 INSERT INTO agent.turn_results (turn_id, org_id, session_id, reply, reply_turn_id, context, created_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (turn_id) DO NOTHING
+                RETURNING reply, reply_turn_id, context
                 """,
                 turn_id,
                 org_id,
@@ -52,11 +53,12 @@ class PostgresTurnLoop:
                 result.context,
                 now,
             )
-            row = await connection.fetchrow(
-                "SELECT reply, reply_turn_id, context FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
-                org_id,
-                turn_id,
-            )
+            if row is None:  # a concurrent or earlier save won: return what it kept
+                row = await connection.fetchrow(
+                    "SELECT reply, reply_turn_id, context FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
+                    org_id,
+                    turn_id,
+                )
         return _result(row)
 
     async def reflected_through(self, org_id: str, session_id: str) -> int:

@@ -15,8 +15,6 @@ from memory_svc.api.servicers import MemoryServicer
 from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
 from memory_svc.bootstrap import Container
 
-MEMORY_ISSUE = "the memory service issue (decay, consolidation, re-index and export)"
-
 
 def create_server(container: Container, address: str) -> GrpcServer:
     settings = container.settings
@@ -33,7 +31,6 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 ),
                 working_memory_service_pb2_grpc.add_WorkingMemoryServiceServicer_to_server,
                 working_memory_service_pb2.DESCRIPTOR.services_by_name["WorkingMemoryService"],
-                pending=MEMORY_ISSUE,
             ),
             Registration(
                 MemoryServicer(
@@ -50,13 +47,11 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 ),
                 memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],
-                pending=MEMORY_ISSUE,
             ),
             Registration(
                 EpisodeServicer(container.episodes, container.embedder, container.clock),
                 episode_service_pb2_grpc.add_EpisodeServiceServicer_to_server,
                 episode_service_pb2.DESCRIPTOR.services_by_name["EpisodeService"],
-                pending=MEMORY_ISSUE,
             ),
         ],
         tracer_provider=container.tracer_provider,

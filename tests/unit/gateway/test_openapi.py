@@ -1,5 +1,6 @@
 """The OpenAPI document says what the gateway answers (found by tests/integration/gateway/test_fuzz.py)."""
 
+import jsonschema_rs
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from lore_runtime.settings import load_settings
@@ -45,3 +46,45 @@ def test_request_bodies_document_that_unknown_fields_are_refused():
     assert body["properties"]["memories"]["items"]["properties"]["metadata"]["additionalProperties"] == {
         "type": "string"
     }
+
+
+def _answer(operation: dict) -> dict:
+    return operation["responses"]["200"]["content"]
+
+
+def test_every_operation_has_an_example_answer_and_every_body_and_parameter_an_example():
+    for label, operation in _operations(_document()):
+        assert all("example" in media for media in _answer(operation).values()), label
+        if "requestBody" in operation:
+            assert "example" in operation["requestBody"]["content"]["application/json"], label
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] == "path":
+                assert parameter["example"], (label, parameter["name"])
+        queries = [parameter for parameter in operation.get("parameters", []) if parameter["in"] == "query"]
+        assert not queries or any("example" in parameter for parameter in queries), label
+
+
+def test_every_example_is_valid_against_its_own_schema():
+    validator = jsonschema_rs.Draft202012Validator
+    checked = 0
+    for label, operation in _operations(_document()):
+        documented = [_answer(operation).get("application/json", {})]
+        documented.append(operation.get("requestBody", {}).get("content", {}).get("application/json", {}))
+        for media in documented:
+            if "schema" in media and "example" in media and "$ref" not in media["schema"]:
+                errors = [error.message for error in validator(media["schema"]).iter_errors(media["example"])]
+                assert not errors, (label, errors)
+                checked += 1
+        for parameter in operation.get("parameters", []):
+            if "example" in parameter:
+                assert validator(parameter["schema"]).is_valid(parameter["example"]), (label, parameter["name"])
+    assert checked >= 60
+
+
+def test_the_answer_schema_is_the_response_message_printed_with_every_field():
+    answer = _answer(_document()["paths"]["/v1/memories:search"]["post"])["application/json"]
+
+    assert answer["schema"]["title"] == "RecallResponse"
+    memory = answer["example"]["results"][0]["memory"]
+    assert memory["memoryType"] == "MEMORY_TYPE_FACT"
+    assert memory["provenance"]["consolidatedFrom"] == []  # defaults printed, as the gateway prints them

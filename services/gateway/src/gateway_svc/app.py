@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway_svc import bootstrap, errors, idempotency, metrics
 from gateway_svc.config import Settings
-from gateway_svc.openapi import with_error_responses
+from gateway_svc.openapi import with_error_responses, with_path_examples
 from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -77,7 +77,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = with_error_responses(generate_openapi())
+            app.openapi_schema = with_path_examples(with_error_responses(generate_openapi()))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

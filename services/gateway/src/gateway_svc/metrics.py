@@ -45,6 +45,12 @@ class GatewayMetrics:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
 
+_EXAMPLE = """# HELP lore_gateway_requests_total Requests answered, by route and status
+# TYPE lore_gateway_requests_total counter
+lore_gateway_requests_total{method="POST",route="/v1/memories:search",status="200"} 1042.0
+"""
+
+
 class MetricsMiddleware:
     """Counts and times every HTTP request (plain ASGI: no task or stream per request). The route
     template is known once the router has matched, on the same scope."""
@@ -85,6 +91,7 @@ def install(app: FastAPI) -> GatewayMetrics:
         tags=["health"],
         summary="Prometheus metrics of the gateway (text format)",
         response_class=PlainTextResponse,  # documents text/plain; the page sets Prometheus' exact type
+        responses={200: {"content": {"text/plain": {"example": _EXAMPLE}}}},
     )
     async def page() -> Response:
         return metrics.page()

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+
+from gateway_svc.openapi_examples import PATH_PARAMETERS, RESPONSES
+from gateway_svc.proto_json import to_json
 
 _SCALARS = {
     FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
@@ -58,17 +62,33 @@ def _single(field: FieldDescriptor, depth: int) -> dict[str, Any]:
     return dict(_SCALARS.get(field.type, {}))
 
 
-def json_body(message_class: type[Message], example: dict[str, Any]) -> dict[str, Any]:
-    return {
+def json_body(
+    message_class: type[Message], example: dict[str, Any], response: type[Message] | None = None
+) -> dict[str, Any]:
+    """A request body of ``message_class`` with its example, and the 200 answer when ``response`` is given."""
+    body = {
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": schema_of(message_class.DESCRIPTOR), "example": example}},
         }
     }
+    return body | (json_response(response) if response is not None else {})
 
 
-def query_parameters(message_class: type[Message]) -> dict[str, Any]:
-    """OpenAPI query parameters of a GET whose request message is read from the query string."""
+def json_response(message_class: type[Message]) -> dict[str, Any]:
+    """The 200 answer of an operation: the response message's schema and its example (openapi_examples.py),
+    printed as the gateway prints answers, every field included."""
+    example = to_json(json_format.ParseDict(RESPONSES[message_class.DESCRIPTOR.full_name], message_class()))
+    content = {"application/json": {"schema": schema_of(message_class.DESCRIPTOR), "example": example}}
+    return {"responses": {"200": {"description": f"A {message_class.DESCRIPTOR.name}", "content": content}}}
+
+
+def query_parameters(
+    message_class: type[Message], response: type[Message], examples: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """OpenAPI query parameters of a GET whose request message is read from the query string, with an
+    example value for those named in ``examples``, and its 200 answer."""
+    examples = examples or {}
     parameters = []
     for field in message_class.DESCRIPTOR.fields:
         if field.message_type is not None and field.message_type.full_name not in _WELL_KNOWN:
@@ -77,7 +97,13 @@ def query_parameters(message_class: type[Message]) -> dict[str, Any]:
                     parameters.append(_parameter(f"{field.json_name}.{nested.json_name}", nested))
             continue
         parameters.append(_parameter(field.json_name, field))
-    return {"parameters": parameters}
+    for parameter in parameters:
+        if parameter["name"] in examples:
+            parameter["example"] = examples[parameter["name"]]
+    unknown = set(examples) - {parameter["name"] for parameter in parameters}
+    if unknown:
+        raise ValueError(f"examples for parameters {message_class.DESCRIPTOR.name} does not have: {sorted(unknown)}")
+    return {"parameters": parameters} | json_response(response)
 
 
 def _parameter(name: str, field: FieldDescriptor) -> dict[str, Any]:
@@ -129,4 +155,14 @@ def with_error_responses(document: dict[str, Any]) -> dict[str, Any]:
                 "description": "An error: code is the HTTP status, status the gRPC status name",
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
             }
+    return document
+
+
+def with_path_examples(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with an example id for every path parameter (openapi_examples.PATH_PARAMETERS)."""
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path":
+                    parameter["example"] = PATH_PARAMETERS[parameter["name"]]
     return document

@@ -16,7 +16,7 @@ from lore.observations.v1 import observation_service_pb2, observation_service_pb
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options
-from gateway_svc.openapi import json_body
+from gateway_svc.openapi import json_body, json_response
 from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["admin"])
@@ -31,7 +31,7 @@ def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
 @router.post(
     "/v1/admin/decay:run",
     summary="Materialise current salience now (MemoryService.RunDecay)",
-    openapi_extra=json_body(memory_service_pb2.RunDecayRequest, {}),
+    openapi_extra=json_body(memory_service_pb2.RunDecayRequest, {}, memory_service_pb2.RunDecayResponse),
 )
 async def run_decay(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, memory_service_pb2.RunDecayRequest, empty=True)
@@ -41,7 +41,9 @@ async def run_decay(request: Request, caller: Caller = Depends(authorized("admin
 @router.post(
     "/v1/admin/consolidation:run",
     summary="Fold near-duplicate memories now (MemoryService.RunConsolidation)",
-    openapi_extra=json_body(memory_service_pb2.RunConsolidationRequest, CONSOLIDATION_EXAMPLE),
+    openapi_extra=json_body(
+        memory_service_pb2.RunConsolidationRequest, CONSOLIDATION_EXAMPLE, memory_service_pb2.RunConsolidationResponse
+    ),
 )
 async def run_consolidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, memory_service_pb2.RunConsolidationRequest, empty=True)
@@ -51,7 +53,9 @@ async def run_consolidation(request: Request, caller: Caller = Depends(authorize
 @router.post(
     "/v1/admin/revalidation:run",
     summary="Recompute freshness and confidence of due observations now (ObservationService.RunRevalidation)",
-    openapi_extra=json_body(observation_service_pb2.RunRevalidationRequest, {"agentId": ""}),
+    openapi_extra=json_body(
+        observation_service_pb2.RunRevalidationRequest, {"agentId": ""}, observation_service_pb2.RunRevalidationResponse
+    ),
 )
 async def run_revalidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, observation_service_pb2.RunRevalidationRequest, empty=True)
@@ -62,7 +66,7 @@ async def run_revalidation(request: Request, caller: Caller = Depends(authorized
 @router.post(
     "/v1/admin/reindex",
     summary="Re-embed every memory with the configured model; answers the last progress step (MemoryService.Reindex)",
-    openapi_extra=json_body(memory_service_pb2.ReindexRequest, {"force": False}),
+    openapi_extra=json_body(memory_service_pb2.ReindexRequest, {"force": False}, memory_service_pb2.ReindexResponse),
 )
 async def reindex(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     message = await body_message(request, memory_service_pb2.ReindexRequest, empty=True)
@@ -73,7 +77,11 @@ async def reindex(request: Request, caller: Caller = Depends(authorized("admin")
     return ProtoJSONResponse(last)
 
 
-@router.get("/v1/admin/jobs", summary="The org's background jobs by kind and state (AgentService.GetJobStats)")
+@router.get(
+    "/v1/admin/jobs",
+    summary="The org's background jobs by kind and state (AgentService.GetJobStats)",
+    openapi_extra=json_response(agent_service_pb2.GetJobStatsResponse),
+)
 async def job_stats(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
     agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
     return ProtoJSONResponse(

@@ -49,7 +49,7 @@ READS = ("memories:read", "observations:read")
 @router.post(
     "/v1/context:assemble",
     summary="A ranked, deduplicated, token-budgeted context with its manifest (AssemblerService.AssembleContext)",
-    openapi_extra=json_body(pb.AssembleContextRequest, ASSEMBLE_EXAMPLE),
+    openapi_extra=json_body(pb.AssembleContextRequest, ASSEMBLE_EXAMPLE, pb.AssembleContextResponse),
 )
 async def assemble_context(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
     message = await body_message(request, pb.AssembleContextRequest)
@@ -59,7 +59,11 @@ async def assemble_context(request: Request, caller: Caller = Depends(authorized
 @router.get(
     "/v1/memory/prime",
     summary='"What I remember" at the start of a conversation (AssemblerService.Prime)',
-    openapi_extra=query_parameters(pb.PrimeRequest),
+    openapi_extra=query_parameters(
+        pb.PrimeRequest,
+        pb.PrimeResponse,
+        {"scope.userId": "u-1", "scope.agentId": "agent-1", "initialMessage": "Hi again!", "budgetTokens": 800},
+    ),
 )
 async def prime(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
     message = query_message(request, pb.PrimeRequest)

@@ -8,7 +8,7 @@ from lore.observations.v1 import engagement_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options, with_path_id
-from gateway_svc.openapi import json_body
+from gateway_svc.openapi import json_body, json_response
 from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["engagement"])
@@ -45,7 +45,11 @@ async def _hypothesis_call(
     return ProtoJSONResponse(await getattr(_engagement(request), method)(message, **rpc_options(request, caller)))
 
 
-@router.get("/v1/engagement", summary="The organisation's engagement state; reading writes nothing (GetEngagement)")
+@router.get(
+    "/v1/engagement",
+    summary="The organisation's engagement state; reading writes nothing (GetEngagement)",
+    openapi_extra=json_response(pb.GetEngagementResponse),
+)
 async def get_engagement(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
     response = await _engagement(request).GetEngagement(pb.GetEngagementRequest(), **rpc_options(request, caller))
     return ProtoJSONResponse(response)
@@ -54,7 +58,7 @@ async def get_engagement(request: Request, caller: Caller = Depends(authorized("
 @router.post(
     "/v1/engagement/hypotheses",
     summary="Form a hypothesis (EngagementService.FormHypothesis)",
-    openapi_extra=json_body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE),
+    openapi_extra=json_body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE, pb.FormHypothesisResponse),
 )
 async def form_hypothesis(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.FormHypothesisRequest)
@@ -64,7 +68,7 @@ async def form_hypothesis(request: Request, caller: Caller = Depends(authorized(
 @router.post(
     "/v1/engagement/hypotheses/{hypothesis_id}/evidence",
     summary="Add evidence; the confidence follows the documented rule (AddHypothesisEvidence)",
-    openapi_extra=json_body(pb.AddHypothesisEvidenceRequest, EVIDENCE_EXAMPLE),
+    openapi_extra=json_body(pb.AddHypothesisEvidenceRequest, EVIDENCE_EXAMPLE, pb.AddHypothesisEvidenceResponse),
 )
 async def add_evidence(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
@@ -76,7 +80,7 @@ async def add_evidence(
 @router.post(
     "/v1/engagement/hypotheses/{hypothesis_id}:revise",
     summary="Set the confidence with a reason (ReviseHypothesis)",
-    openapi_extra=json_body(pb.ReviseHypothesisRequest, REVISE_EXAMPLE),
+    openapi_extra=json_body(pb.ReviseHypothesisRequest, REVISE_EXAMPLE, pb.ReviseHypothesisResponse),
 )
 async def revise(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
@@ -87,7 +91,7 @@ async def revise(
 @router.post(
     "/v1/engagement/hypotheses/{hypothesis_id}:promote",
     summary="Turn a hypothesis into a finding (PromoteHypothesis)",
-    openapi_extra=json_body(pb.PromoteHypothesisRequest, PROMOTE_EXAMPLE),
+    openapi_extra=json_body(pb.PromoteHypothesisRequest, PROMOTE_EXAMPLE, pb.PromoteHypothesisResponse),
 )
 async def promote(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
@@ -101,7 +105,7 @@ async def promote(
 @router.post(
     "/v1/engagement/hypotheses/{hypothesis_id}:archive",
     summary="Archive a hypothesis with a note (ArchiveHypothesis)",
-    openapi_extra=json_body(pb.ArchiveHypothesisRequest, ARCHIVE_EXAMPLE),
+    openapi_extra=json_body(pb.ArchiveHypothesisRequest, ARCHIVE_EXAMPLE, pb.ArchiveHypothesisResponse),
 )
 async def archive(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
@@ -112,7 +116,7 @@ async def archive(
 @router.post(
     "/v1/engagement/unknowns",
     summary="Record an open question (AddUnknown)",
-    openapi_extra=json_body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE),
+    openapi_extra=json_body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE, pb.AddUnknownResponse),
 )
 async def add_unknown(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.AddUnknownRequest)
@@ -122,7 +126,7 @@ async def add_unknown(request: Request, caller: Caller = Depends(authorized("obs
 @router.post(
     "/v1/engagement/unknowns/{unknown_id}:resolve",
     summary="Resolve an unknown with its answer (ResolveUnknown)",
-    openapi_extra=json_body(pb.ResolveUnknownRequest, RESOLVE_EXAMPLE),
+    openapi_extra=json_body(pb.ResolveUnknownRequest, RESOLVE_EXAMPLE, pb.ResolveUnknownResponse),
 )
 async def resolve_unknown(
     unknown_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
@@ -134,7 +138,7 @@ async def resolve_unknown(
 @router.post(
     "/v1/engagement:advanceWeek",
     summary="Start the next week, only ever by this explicit call (AdvanceWeek)",
-    openapi_extra=json_body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE),
+    openapi_extra=json_body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE, pb.AdvanceWeekResponse),
 )
 async def advance_week(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.AdvanceWeekRequest, empty=True)

@@ -18,24 +18,34 @@ from lore_runtime.stores import ping_postgres
 router = APIRouter(tags=["health"])
 
 
-def _not_serving(field: str) -> dict[int | str, dict]:
-    """OpenAPI of the 503 a health route answers with its own body (not the error shape)."""
+def _states(field: str, serving: dict[str, str]) -> dict[int | str, dict]:
+    """OpenAPI of a health route's answers: 200 with every state SERVING, or 503 with the same body
+    (not the error shape) naming what is not."""
     states = {"type": "object", "additionalProperties": {"type": "string"}}
     schema = {"type": "object", "properties": {"status": {"type": "string"}, field: states}}
+    down = dict(serving) | {next(iter(serving)): "NOT_SERVING"}
     return {
+        200: {"content": {"application/json": {"example": {"status": "SERVING", field: serving}}}},
         503: {
             "description": "Not serving: the same body, naming what is not",
-            "content": {"application/json": {"schema": schema}},
-        }
+            "content": {"application/json": {"schema": schema, "example": {"status": "NOT_SERVING", field: down}}},
+        },
     }
 
 
-@router.get("/healthz", summary="The gateway process is alive")
+_SERVICES = {name: "SERVING" for name in ("memory", "observations", "assembler", "agent", "gateway")}
+
+
+@router.get(
+    "/healthz",
+    summary="The gateway process is alive",
+    responses={200: {"content": {"application/json": {"example": {"status": "SERVING"}}}}},
+)
 async def healthz() -> dict[str, str]:
     return {"status": "SERVING"}
 
 
-@router.get("/readyz", summary="The gateway's own dependencies answer", responses=_not_serving("dependencies"))
+@router.get("/readyz", summary="The gateway's own dependencies answer", responses=_states("dependencies", {"postgres": "SERVING"}))
 async def readyz(request: Request) -> JSONResponse:
     try:
         await asyncio.wait_for(ping_postgres(request.app.state.container.postgres), timeout=2.0)
@@ -44,7 +54,7 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "SERVING", "dependencies": {"postgres": "SERVING"}})
 
 
-@router.get("/v1/status", summary="Health of every Lore service", responses=_not_serving("services"))
+@router.get("/v1/status", summary="Health of every Lore service", responses=_states("services", _SERVICES))
 async def status(request: Request) -> JSONResponse:
     container = request.app.state.container
     timeout = container.settings.status_timeout_seconds

@@ -8,7 +8,7 @@ from lore_runtime import errors
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options
-from gateway_svc.openapi import json_body, query_parameters
+from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["memories"])
@@ -41,7 +41,7 @@ def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
 @router.post(
     "/v1/memories",
     summary="Remember a batch of memories (MemoryService.Remember)",
-    openapi_extra=json_body(memory_service_pb2.RememberRequest, REMEMBER_EXAMPLE),
+    openapi_extra=json_body(memory_service_pb2.RememberRequest, REMEMBER_EXAMPLE, memory_service_pb2.RememberResponse),
 )
 async def remember(request: Request, caller: Caller = Depends(authorized("memories:write"))) -> Response:
     message = await body_message(request, memory_service_pb2.RememberRequest)
@@ -51,7 +51,7 @@ async def remember(request: Request, caller: Caller = Depends(authorized("memori
 @router.post(
     "/v1/memories:search",
     summary="Recall memories by meaning (MemoryService.Recall)",
-    openapi_extra=json_body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE),
+    openapi_extra=json_body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE, memory_service_pb2.RecallResponse),
 )
 async def recall(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = await body_message(request, memory_service_pb2.RecallRequest)
@@ -61,14 +61,22 @@ async def recall(request: Request, caller: Caller = Depends(authorized("memories
 @router.get(
     "/v1/memories",
     summary="List memories of a scope, paginated (MemoryService.ListMemories)",
-    openapi_extra=query_parameters(memory_service_pb2.ListMemoriesRequest),
+    openapi_extra=query_parameters(
+        memory_service_pb2.ListMemoriesRequest,
+        memory_service_pb2.ListMemoriesResponse,
+        {"scope.userId": "u-1", "memoryTypes": ["MEMORY_TYPE_FACT"], "pageSize": 20, "orderBy": "MEMORY_ORDER_NEWEST"},
+    ),
 )
 async def list_memories(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = query_message(request, memory_service_pb2.ListMemoriesRequest)
     return ProtoJSONResponse(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
 
 
-@router.get("/v1/memories/{memory_id}", summary="One memory (MemoryService.GetMemory)")
+@router.get(
+    "/v1/memories/{memory_id}",
+    summary="One memory (MemoryService.GetMemory)",
+    openapi_extra=json_response(memory_service_pb2.GetMemoryResponse),
+)
 async def get_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:read"))
 ) -> Response:
@@ -79,7 +87,9 @@ async def get_memory(
 @router.patch(
     "/v1/memories/{memory_id}",
     summary="Update fields of a memory named by updateMask (MemoryService.UpdateMemory)",
-    openapi_extra=json_body(memory_service_pb2.UpdateMemoryRequest, UPDATE_EXAMPLE),
+    openapi_extra=json_body(
+        memory_service_pb2.UpdateMemoryRequest, UPDATE_EXAMPLE, memory_service_pb2.UpdateMemoryResponse
+    ),
 )
 async def update_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
@@ -91,7 +101,11 @@ async def update_memory(
     return ProtoJSONResponse(await _memories(request).UpdateMemory(message, **rpc_options(request, caller)))
 
 
-@router.delete("/v1/memories/{memory_id}", summary="Forget (archive) a memory (MemoryService.ForgetMemory)")
+@router.delete(
+    "/v1/memories/{memory_id}",
+    summary="Forget (archive) a memory (MemoryService.ForgetMemory)",
+    openapi_extra=json_response(memory_service_pb2.ForgetMemoryResponse),
+)
 async def forget_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
 ) -> Response:
@@ -103,7 +117,11 @@ async def forget_memory(
     "/v1/episodes",
     summary="Conversation episodes, newest first (EpisodeService.ListEpisodes)",
     tags=["episodes"],
-    openapi_extra=query_parameters(episode_service_pb2.ListEpisodesRequest),
+    openapi_extra=query_parameters(
+        episode_service_pb2.ListEpisodesRequest,
+        episode_service_pb2.ListEpisodesResponse,
+        {"scope.userId": "u-1", "pageSize": 10, "minSalience": 0.2},
+    ),
 )
 async def list_episodes(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = query_message(request, episode_service_pb2.ListEpisodesRequest)
@@ -114,7 +132,11 @@ async def list_episodes(request: Request, caller: Caller = Depends(authorized("m
     "/v1/open-threads",
     summary="Open threads of recent episodes, newest first (EpisodeService.ListOpenThreads)",
     tags=["episodes"],
-    openapi_extra=query_parameters(episode_service_pb2.ListOpenThreadsRequest),
+    openapi_extra=query_parameters(
+        episode_service_pb2.ListOpenThreadsRequest,
+        episode_service_pb2.ListOpenThreadsResponse,
+        {"scope.userId": "u-1", "pageSize": 10},
+    ),
 )
 async def list_open_threads(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = query_message(request, episode_service_pb2.ListOpenThreadsRequest)

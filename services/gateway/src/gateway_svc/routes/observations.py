@@ -8,7 +8,7 @@ from lore.observations.v1 import observation_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
-from gateway_svc.openapi import json_body, query_parameters
+from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["observations"])
@@ -40,7 +40,11 @@ def _observations(request: Request) -> observation_service_pb2_grpc.ObservationS
 @router.get(
     "/v1/observations",
     summary="Observations by filters, best first (ObservationService.QueryObservations)",
-    openapi_extra=query_parameters(pb.QueryObservationsRequest),
+    openapi_extra=query_parameters(
+        pb.QueryObservationsRequest,
+        pb.QueryObservationsResponse,
+        {"agentId": "agent-1", "subjectId": "caroline", "minConfidence": 0.5, "pageSize": 20},
+    ),
 )
 async def query_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
     message = query_message(request, pb.QueryObservationsRequest)
@@ -50,7 +54,7 @@ async def query_observations(request: Request, caller: Caller = Depends(authoriz
 @router.post(
     "/v1/observations:search",
     summary="Observations by meaning and words (ObservationService.SearchObservations)",
-    openapi_extra=json_body(pb.SearchObservationsRequest, SEARCH_EXAMPLE),
+    openapi_extra=json_body(pb.SearchObservationsRequest, SEARCH_EXAMPLE, pb.SearchObservationsResponse),
 )
 async def search_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
     message = await body_message(request, pb.SearchObservationsRequest)
@@ -60,14 +64,18 @@ async def search_observations(request: Request, caller: Caller = Depends(authori
 @router.post(
     "/v1/observations:observe",
     summary="Create, support, contradict or supersede a belief (ObservationService.Observe)",
-    openapi_extra=json_body(pb.ObserveRequest, OBSERVE_EXAMPLE),
+    openapi_extra=json_body(pb.ObserveRequest, OBSERVE_EXAMPLE, pb.ObserveResponse),
 )
 async def observe(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
     message = await body_message(request, pb.ObserveRequest)
     return ProtoJSONResponse(await _observations(request).Observe(message, **rpc_options(request, caller)))
 
 
-@router.get("/v1/observations/{observation_id}", summary="One observation with its evidence (GetObservation)")
+@router.get(
+    "/v1/observations/{observation_id}",
+    summary="One observation with its evidence (GetObservation)",
+    openapi_extra=json_response(pb.GetObservationResponse),
+)
 async def get_observation(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
 ) -> Response:
@@ -78,6 +86,7 @@ async def get_observation(
 @router.get(
     "/v1/observations/{observation_id}/history",
     summary="The supersession chain both ways, newest first (GetObservationHistory)",
+    openapi_extra=json_response(pb.GetObservationHistoryResponse),
 )
 async def observation_history(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
@@ -91,7 +100,7 @@ async def observation_history(
 @router.post(
     "/v1/observations/{observation_id}:confirm",
     summary="An operator confirms a belief (ObservationService.ConfirmObservation)",
-    openapi_extra=json_body(pb.ConfirmObservationRequest, CONFIRM_EXAMPLE),
+    openapi_extra=json_body(pb.ConfirmObservationRequest, CONFIRM_EXAMPLE, pb.ConfirmObservationResponse),
 )
 async def confirm_observation(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
@@ -104,7 +113,7 @@ async def confirm_observation(
 @router.post(
     "/v1/observations/{observation_id}:contradict",
     summary="A correction becomes contradicting evidence (ObservationService.ContradictObservation)",
-    openapi_extra=json_body(pb.ContradictObservationRequest, CONTRADICT_EXAMPLE),
+    openapi_extra=json_body(pb.ContradictObservationRequest, CONTRADICT_EXAMPLE, pb.ContradictObservationResponse),
 )
 async def contradict_observation(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))

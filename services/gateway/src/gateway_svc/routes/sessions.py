@@ -9,7 +9,7 @@ from lore.agent.v1 import agent_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
-from gateway_svc.openapi import json_body, query_parameters
+from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
 
 router = APIRouter(tags=["sessions"])
@@ -39,7 +39,7 @@ def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
 @router.post(
     "/v1/sessions",
     summary="Start a session; a repeated requestId returns the same one (AgentService.StartSession)",
-    openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE),
+    openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE, pb.StartSessionResponse),
 )
 async def start_session(request: Request, caller: Caller = Depends(authorized("sessions:write"))) -> Response:
     message = await body_message(request, pb.StartSessionRequest, empty=True)
@@ -49,14 +49,20 @@ async def start_session(request: Request, caller: Caller = Depends(authorized("s
 @router.get(
     "/v1/sessions",
     summary="Sessions, newest first, by scope and status (AgentService.ListSessions)",
-    openapi_extra=query_parameters(pb.ListSessionsRequest),
+    openapi_extra=query_parameters(
+        pb.ListSessionsRequest, pb.ListSessionsResponse, {"scope.userId": "u-1", "status": "SESSION_STATUS_ACTIVE"}
+    ),
 )
 async def list_sessions(request: Request, caller: Caller = Depends(authorized("sessions:read"))) -> Response:
     message = query_message(request, pb.ListSessionsRequest)
     return ProtoJSONResponse(await _agent(request).ListSessions(message, **rpc_options(request, caller)))
 
 
-@router.get("/v1/sessions/{session_id}", summary="One session (AgentService.GetSession)")
+@router.get(
+    "/v1/sessions/{session_id}",
+    summary="One session (AgentService.GetSession)",
+    openapi_extra=json_response(pb.GetSessionResponse),
+)
 async def get_session(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
 ) -> Response:
@@ -64,7 +70,11 @@ async def get_session(
     return ProtoJSONResponse(await _agent(request).GetSession(message, **rpc_options(request, caller)))
 
 
-@router.post("/v1/sessions/{session_id}:end", summary="End a session (AgentService.EndSession)")
+@router.post(
+    "/v1/sessions/{session_id}:end",
+    summary="End a session (AgentService.EndSession); the body may be left out",
+    openapi_extra=json_body(pb.EndSessionRequest, {}, pb.EndSessionResponse),
+)
 async def end_session(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
@@ -75,7 +85,7 @@ async def end_session(
 @router.get(
     "/v1/sessions/{session_id}/turns",
     summary="The session's transcript in order (AgentService.ListTurns)",
-    openapi_extra=query_parameters(pb.ListTurnsRequest),
+    openapi_extra=query_parameters(pb.ListTurnsRequest, pb.ListTurnsResponse, {"pageSize": 50}),
 )
 async def list_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
@@ -88,7 +98,7 @@ async def list_turns(
     "/v1/sessions/{session_id}/turns",
     summary="The per-turn loop: store the turn, assemble context, reply when a model is configured, queue reflection"
     " (AgentService.ProcessTurn)",
-    openapi_extra=json_body(pb.ProcessTurnRequest, TURN_EXAMPLE),
+    openapi_extra=json_body(pb.ProcessTurnRequest, TURN_EXAMPLE, pb.ProcessTurnResponse),
 )
 async def process_turn(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
@@ -100,7 +110,7 @@ async def process_turn(
 @router.post(
     "/v1/sessions/{session_id}/turns:import",
     summary="Historical turns with their real timestamps, indexed as message memories (AgentService.ImportTurns)",
-    openapi_extra=json_body(pb.ImportTurnsRequest, IMPORT_EXAMPLE),
+    openapi_extra=json_body(pb.ImportTurnsRequest, IMPORT_EXAMPLE, pb.ImportTurnsResponse),
 )
 async def import_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))

@@ -24,7 +24,7 @@ FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}
 @router.post(
     "/v1/subjects:forget",
     summary="Erase a subject's data everywhere, as a durable job that leaves a tombstone (AgentService.ForgetSubject)",
-    openapi_extra=json_body(pb.ForgetSubjectRequest, FORGET_EXAMPLE),
+    openapi_extra=json_body(pb.ForgetSubjectRequest, FORGET_EXAMPLE, pb.ForgetSubjectResponse),
 )
 async def forget_subject(request: Request, caller: Caller = Depends(authorized("subjects:forget"))) -> Response:
     message = await body_message(request, pb.ForgetSubjectRequest)

@@ -16,6 +16,8 @@ from google.protobuf.message import Message
 from lore_runtime import errors
 from starlette.responses import Response
 
+from gateway_svc.json_printer import message_to_dict
+
 M = TypeVar("M", bound=Message)
 
 _NESTED_FIELD = re.compile(r"Failed to parse (\w+) field")
@@ -59,7 +61,8 @@ def _reason(text: str) -> str:
 
 
 def to_json(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    """Every field printed, defaults included (json_format's output, from a faster printer)."""
+    return message_to_dict(message)
 
 
 class ProtoJSONResponse(Response):

@@ -45,7 +45,11 @@ async def healthz() -> dict[str, str]:
     return {"status": "SERVING"}
 
 
-@router.get("/readyz", summary="The gateway's own dependencies answer", responses=_states("dependencies", {"postgres": "SERVING"}))
+@router.get(
+    "/readyz",
+    summary="The gateway's own dependencies answer",
+    responses=_states("dependencies", {"postgres": "SERVING"}),
+)
 async def readyz(request: Request) -> JSONResponse:
     try:
         await asyncio.wait_for(ping_postgres(request.app.state.container.postgres), timeout=2.0)

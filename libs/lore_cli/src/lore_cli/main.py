@@ -3,6 +3,7 @@
 lore up        start the whole system (embedded back ends unless URLs are configured)
 lore health    exit 0 only when every service is SERVING (asks GET /v1/status)
 lore migrate   apply every service's database migrations
+lore doctor    check every dependency and say what is wrong and how to fix it
 lore reindex   re-embed every memory with the configured model (through the memory service)
 lore turns import FILE.jsonl   historical turns into a session (through the gateway)
 lore keys create|list|revoke   an org's API keys (as the schema owner, like lore migrate)
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from gateway_svc.auth import ALL_SCOPES
 
-from lore_cli import health, keys, migrate, reindex, turns_import, up
+from lore_cli import doctor, health, keys, migrate, reindex, turns_import, up
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,6 +34,9 @@ def main(argv: list[str] | None = None) -> None:
     health_parser.add_argument("--wait", type=float, default=0.0, help="seconds to wait for SERVING")
 
     commands.add_parser("migrate", help="apply database migrations (LORE_MIGRATIONS_DATABASE_URL or the local stack)")
+
+    doctor_parser = commands.add_parser("doctor", help="check every dependency; say what is wrong and how to fix it")
+    doctor_parser.add_argument("--json", action="store_true", help="the findings as JSON")
 
     reindex_parser = commands.add_parser(
         "reindex", help="re-embed every memory and episode with the configured model (LORE_MEMORY_ADDR)"
@@ -82,6 +86,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(health.run(environ, url=args.url, wait=args.wait)))
     if args.command == "migrate":
         sys.exit(asyncio.run(migrate.run(environ)))
+    if args.command == "doctor":
+        sys.exit(asyncio.run(doctor.run(environ, as_json=args.json)))
     if args.command == "reindex":
         sys.exit(asyncio.run(reindex.run(environ, force=args.force)))
     if args.command == "turns":

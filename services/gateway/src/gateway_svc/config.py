@@ -1,9 +1,11 @@
 from pathlib import Path
 
+from lore_runtime.errors import InvalidArgument
 from lore_runtime.settings import DEFAULT_ADDRESSES, LoreSettings, env, service_address, service_database_url
 from pydantic import SecretStr, ValidationInfo, field_validator
 
 from gateway_svc.auth import rs256_public_keys
+from gateway_svc.rate_limits import parse_limit, parse_limits
 
 
 class Settings(LoreSettings):
@@ -41,6 +43,21 @@ class Settings(LoreSettings):
     jwt_issuer: str | None = env("LORE_JWT_ISSUER", default=None, description="required iss, when set")
     jwt_org_claim: str = env("LORE_JWT_ORG_CLAIM", default="org_id", description="the org's claim", min_length=1)
     jwt_leeway_seconds: float = env("LORE_JWT_LEEWAY_SECONDS", default=30.0, description="clock skew", ge=0, le=300)
+
+    @field_validator("rate_limit", "rate_limits")
+    @classmethod
+    def _parsable_limits(cls, value: str, info: ValidationInfo) -> str:
+        # Refused at start, not on the first request.
+        try:
+            if info.field_name == "rate_limit":
+                parse_limit(value)
+            else:
+                parse_limits(value)
+        except InvalidArgument:
+            example = "50:100 (0: unlimited)" if info.field_name == "rate_limit" else "memories:write=10:20,admin=1"
+            shape = "rate[:burst]" if info.field_name == "rate_limit" else "scope=rate[:burst],…"
+            raise ValueError(f"{value!r} is not {shape}, e.g. {example}") from None
+        return value
 
     @field_validator("jwt_hs256_secret")
     @classmethod

@@ -99,13 +99,19 @@ def create_channel(
     services: Sequence[ServiceDescriptor] = (),
     default_timeout: float = DEFAULT_TIMEOUT_SECONDS,
     tracer_provider: TracerProvider | None = None,
+    interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
 ) -> grpc.aio.Channel:
-    """An insecure channel to another Lore service (mTLS is configured by the deployment issue)."""
+    """An insecure channel to another Lore service (mTLS is configured by the deployment issue);
+    ``interceptors`` run inside the tracing and tenant-metadata ones."""
     options = [
         ("grpc.enable_retries", 1),
         ("grpc.service_config", json.dumps(retry_service_config(services))),
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ]
-    interceptors = [*aio_client_interceptors(tracer_provider=tracer_provider), _CallerInterceptor(default_timeout)]
-    return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)
+    chain = [
+        *aio_client_interceptors(tracer_provider=tracer_provider),
+        _CallerInterceptor(default_timeout),
+        *interceptors,
+    ]
+    return grpc.aio.insecure_channel(target, options=options, interceptors=chain)

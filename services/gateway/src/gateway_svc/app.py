@@ -16,6 +16,7 @@ from gateway_svc import bootstrap, errors, idempotency, metrics
 from gateway_svc.config import Settings
 from gateway_svc.openapi import with_error_responses, with_path_examples
 from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
+from gateway_svc.server_timing import ServerTimingMiddleware
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -72,6 +73,8 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.include_router(sessions.router)
     app.include_router(subjects.router)
     app.include_router(admin.router)
+    # Added last, so outermost: its "gateway" share counts every other middleware's time too.
+    app.add_middleware(ServerTimingMiddleware)
 
     generate_openapi = app.openapi
 

@@ -15,6 +15,7 @@ from lore_runtime.stores import open_postgres, open_redis
 from gateway_svc.auth import ApiKeyAuthenticator, Authenticator, JwtVerifier, rs256_public_keys
 from gateway_svc.config import Settings
 from gateway_svc.rate_limits import NoRateLimiter, RedisRateLimiter, parse_limit, parse_limits
+from gateway_svc.server_timing import UpstreamTimingInterceptor
 
 
 @dataclass
@@ -31,7 +32,12 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, max_size=5)
     channels = {}
     for name, target in settings.upstreams().items():
-        channel = create_channel(target, tracer_provider=provider, default_timeout=settings.rpc_timeout_seconds)
+        channel = create_channel(
+            target,
+            tracer_provider=provider,
+            default_timeout=settings.rpc_timeout_seconds,
+            interceptors=[UpstreamTimingInterceptor()],
+        )
         stack.push_async_callback(channel.close)
         channels[name] = channel
     limiter: RedisRateLimiter | NoRateLimiter = NoRateLimiter()

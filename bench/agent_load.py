@@ -17,6 +17,9 @@ does), then:
    fast the queued reflection reads them (turns/s, from the session's ``reflectedTurns``);
 3. sustained: turns posted at ``--rate`` per second across the sessions for ``--seconds``; the
    reflection backlog (turns stored but not yet reflected) sampled every 5 s — it must not grow.
+
+Every call goes through ``lore_client`` (``start_session``, ``process_turn``, ``get_session``,
+``import_turns``), as a user makes it; latencies include parsing the answer.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+from lore_client import LoreClient, NewTurn
 
 from bench.assembler_load import USER, seed
 from bench.local_stack import stack_environment, start, stop
@@ -58,43 +62,36 @@ def figures(label: str, latencies: list[float], count: int, seconds: float) -> s
     )
 
 
-async def start_session(client: httpx.AsyncClient, name: str) -> str:
-    body = {"scope": {"userId": USER, "agentId": "bench-agent"}, "requestId": name}
-    response = await client.post("/v1/sessions", json=body)
-    response.raise_for_status()
-    return response.json()["session"]["id"]
+async def start_session(lore: LoreClient, name: str) -> str:
+    return (await lore.start_session({"userId": USER, "agentId": "bench-agent"}, request_id=name)).id
 
 
-async def post_turn(client: httpx.AsyncClient, session_id: str, content: str, key: str) -> float:
+async def post_turn(lore: LoreClient, session_id: str, content: str, key: str) -> float:
+    """One ProcessTurn, in milliseconds; a refusal raises ``LoreApiError``."""
     began = time.perf_counter()
-    body = {"turn": {"role": "TURN_ROLE_USER", "content": content, "idempotencyKey": key}}
-    response = await client.post(f"/v1/sessions/{session_id}/turns", json=body, timeout=60)
-    if response.status_code != 200:
-        raise RuntimeError(f"ProcessTurn answered {response.status_code}: {response.text[:300]}")
+    await lore.process_turn(session_id, content, role="user", turn_idempotency_key=key)
     return (time.perf_counter() - began) * 1000
 
 
-async def backlog(client: httpx.AsyncClient, session_ids: list[str]) -> int:
+async def backlog(lore: LoreClient, session_ids: list[str]) -> int:
     """Turns stored but not yet reflected, over the sessions."""
     behind = 0
     for session_id in session_ids:
-        session = (await client.get(f"/v1/sessions/{session_id}")).json()["session"]
-        behind += session["turnCount"] - session["reflectedTurns"]
+        session = await lore.get_session(session_id)
+        behind += session.turn_count - session.reflected_turns
     return behind
 
 
-async def caught_up(client: httpx.AsyncClient, session_ids: list[str]) -> float:
+async def caught_up(lore: LoreClient, session_ids: list[str]) -> float:
     """Seconds until reflection has read every stored turn of the sessions."""
     began = time.monotonic()
     while True:
-        if await backlog(client, session_ids) == 0:
+        if await backlog(lore, session_ids) == 0:
             return time.monotonic() - began
         await asyncio.sleep(0.5)
 
 
-async def process_turns(
-    client: httpx.AsyncClient, pid: int, ids: list[str], turns: int, pace: float, label: str
-) -> None:
+async def process_turns(lore: LoreClient, pid: int, ids: list[str], turns: int, pace: float, label: str) -> None:
     """Each session posts ``turns`` turns, one every ``pace`` seconds (0: as soon as answered)."""
     latencies: list[float] = []
 
@@ -103,7 +100,7 @@ async def process_turns(
         for turn in range(turns):
             began = time.monotonic()
             line = LINES[(number + turn) % len(LINES)]
-            latencies.append(await post_turn(client, session_id, line, f"{label}-{number}-{turn}"))
+            latencies.append(await post_turn(lore, session_id, line, f"{label}-{number}-{turn}"))
             await asyncio.sleep(max(0.0, pace - (time.monotonic() - began)))
 
     before = service_cpu_seconds(pid)
@@ -118,40 +115,40 @@ async def process_turns(
         "  CPU per turn (ms, its reflection included when it ran meanwhile): "
         + ", ".join(f"{name} {ms:.1f}" for name, ms in sorted(spent.items(), key=lambda item: -item[1]))
     )
-    print(f"  reflection caught up {await caught_up(client, ids):.1f} s after the last turn")
+    print(f"  reflection caught up {await caught_up(lore, ids):.1f} s after the last turn")
 
 
-async def import_and_reflect(client: httpx.AsyncClient, count: int) -> None:
-    session_id = await start_session(client, "bench-import")
+async def import_and_reflect(lore: LoreClient, count: int) -> None:
+    session_id = await start_session(lore, "bench-import")
     said = datetime.now(UTC) - timedelta(days=30)
     turns = [
-        {
-            "role": "TURN_ROLE_USER" if index % 2 == 0 else "TURN_ROLE_ASSISTANT",
-            "content": f"{LINES[index % len(LINES)]} ({index})",
-            "createdAt": (said + timedelta(seconds=30 * index)).isoformat(),
-            "idempotencyKey": f"import-{index}",
-        }
+        NewTurn(
+            role="user" if index % 2 == 0 else "assistant",
+            content=f"{LINES[index % len(LINES)]} ({index})",
+            created_at=said + timedelta(seconds=30 * index),
+            idempotency_key=f"import-{index}",
+        )
         for index in range(count)
     ]
+    importer = lore.with_options(timeout=300)  # a batch of 200 stores and indexes 200 turns
     latencies = []
     began = time.monotonic()
     for start_index in range(0, count, 200):
         batch = turns[start_index : start_index + 200]
         started = time.perf_counter()
-        response = await client.post(f"/v1/sessions/{session_id}/turns:import", json={"turns": batch}, timeout=300)
-        response.raise_for_status()
+        await importer.import_turns(session_id, batch)
         latencies.append((time.perf_counter() - started) * 1000)
     seconds = time.monotonic() - began
     label = "import, batches of 200 (indexing included)"
     print(f"{label:<44} {count / seconds:7.1f} turns/s  p50 batch {percentile(latencies, 50):.0f} ms")
-    reflected = await caught_up(client, [session_id])
+    reflected = await caught_up(lore, [session_id])
     print(
         f"{'reflection of the imported turns':<44} {count / (seconds + reflected):7.1f} turns/s end to end "
         f"(the backlog of {count} cleared {reflected:.0f} s after the import)"
     )
 
 
-async def sustained(client: httpx.AsyncClient, session_ids: list[str], rate: float, seconds: float) -> None:
+async def sustained(lore: LoreClient, session_ids: list[str], rate: float, seconds: float) -> None:
     interval = 1 / rate
     latencies: list = []
     refused: list = []
@@ -162,13 +159,13 @@ async def sustained(client: httpx.AsyncClient, session_ids: list[str], rate: flo
     next_sample = began
     while (now := time.monotonic()) - began < seconds:
         session_id = session_ids[sent % len(session_ids)]
-        task = asyncio.create_task(post_turn(client, session_id, LINES[sent % len(LINES)], f"rate-{sent}"))
+        task = asyncio.create_task(post_turn(lore, session_id, LINES[sent % len(LINES)], f"rate-{sent}"))
         task.add_done_callback(lambda done: (refused if done.exception() else latencies).append(done))
         pending.add(task)
         task.add_done_callback(pending.discard)
         sent += 1
         if now >= next_sample:
-            samples.append((now - began, await backlog(client, session_ids)))
+            samples.append((now - began, await backlog(lore, session_ids)))
             next_sample += 5
         await asyncio.sleep(max(0.0, began + sent * interval - time.monotonic()))
     await asyncio.gather(*pending, return_exceptions=True)
@@ -177,7 +174,7 @@ async def sustained(client: httpx.AsyncClient, session_ids: list[str], rate: flo
     if refused:
         print(f"  refused: {len(refused)} (first: {refused[0].exception()})")
     print("  reflection backlog (turns) every 5 s: " + " ".join(str(behind) for _, behind in samples))
-    print(f"  backlog cleared {await caught_up(client, session_ids):.1f} s after the last turn")
+    print(f"  backlog cleared {await caught_up(lore, session_ids):.1f} s after the last turn")
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -186,19 +183,17 @@ async def main_async(args: argparse.Namespace) -> None:
         env, url = stack_environment(data_dir, KEY, **dict(setting.split("=", 1) for setting in args.env))
         process, ready = start(data_dir, env, url)
         try:
-            headers = {"Authorization": f"Bearer {KEY}"}
-            async with httpx.AsyncClient(
-                base_url=url, headers=headers, limits=httpx.Limits(max_connections=64)
-            ) as client:
-                written = await seed(client, args.memories)
+            limits = httpx.Limits(max_connections=64)  # every session keeps its connection
+            async with LoreClient(url, KEY, timeout=60, max_retries=0, limits=limits) as lore:
+                written = await seed(lore, args.memories)
                 print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")
                 await asyncio.sleep(args.settle)
-                ids = [await start_session(client, f"bench-loop-{index}") for index in range(args.sessions)]
-                await process_turns(client, process.pid, ids[:1], args.turns, 0, "single")
-                await process_turns(client, process.pid, ids, args.turns, args.pace, "paced")
-                await process_turns(client, process.pid, ids, args.turns, 0, "saturated")
-                await import_and_reflect(client, args.import_turns)
-                await sustained(client, ids, args.rate, args.seconds)
+                ids = [await start_session(lore, f"bench-loop-{index}") for index in range(args.sessions)]
+                await process_turns(lore, process.pid, ids[:1], args.turns, 0, "single")
+                await process_turns(lore, process.pid, ids, args.turns, args.pace, "paced")
+                await process_turns(lore, process.pid, ids, args.turns, 0, "saturated")
+                await import_and_reflect(lore, args.import_turns)
+                await sustained(lore, ids, args.rate, args.seconds)
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
         finally:
             stop(process)

@@ -8,7 +8,8 @@ directory, free ports), writes the memories through POST /v1/memories (one user,
 preferences, commitments and messages, a few near-duplicates), forms a few beliefs and an
 engagement, then times POST /v1/context:assemble (``--recall-k``: 20 by default, as the
 service's default; 100 makes each call rank ~113 candidates) and GET /v1/memory/prime (with an
-initial message) at each concurrency, with the CPU each service spent per call.
+initial message) at each concurrency, with the CPU each service spent per call. Every call goes
+through ``lore_client``, as a user makes it; latencies include parsing the answer.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ import functools
 import random
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+from lore_client import AssembledContext, LoreClient, NewEvidence, NewMemory, Prime
 
 from bench import assembler_pipeline
 from bench.local_stack import stack_environment, start, stop
@@ -59,50 +62,51 @@ TYPES = ["MEMORY_TYPE_FACT"] * 5 + ["MEMORY_TYPE_PREFERENCE", "MEMORY_TYPE_COMMI
 QUESTIONS = [f"How is {person} doing with {thing}?" for person in PEOPLE for thing in THINGS]
 
 
-def memory(rng: random.Random, index: int) -> dict:
+def memory(rng: random.Random, index: int) -> NewMemory:
     person, thing, verb = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(VERBS)
     when = datetime.now(UTC) - timedelta(days=rng.uniform(0, 400))
-    return {
-        "content": f"{person} {verb} {thing} ({index}).",
-        "memoryType": rng.choice(TYPES),
-        "scope": {"userId": USER},
-        "importance": round(rng.uniform(0.2, 0.95), 2),
-        "entities": [person.lower()],
-        "validAt": when.isoformat(),
-        "idempotencyKey": f"bench-{index}",
-    }
+    return NewMemory(
+        content=f"{person} {verb} {thing} ({index}).",
+        memory_type=rng.choice(TYPES),
+        scope=USER,
+        importance=round(rng.uniform(0.2, 0.95), 2),
+        entities=[person.lower()],
+        valid_at=when,
+        idempotency_key=f"bench-{index}",
+    )
 
 
-async def seed(client: httpx.AsyncClient, count: int) -> float:
+async def seed(lore: LoreClient, count: int) -> float:
+    """Write ``count`` memories in batches of 100 (timed: the seconds returned), then the beliefs
+    and the hypothesis the assembler and the agent read."""
     rng = random.Random(7)
+    writer = lore.with_options(timeout=120)  # a batch of 100 embeds and indexes 100 memories
     began = time.monotonic()
     for start_index in range(0, count, 100):
-        batch = [memory(rng, index) for index in range(start_index, min(count, start_index + 100))]
-        (await client.post("/v1/memories", json={"memories": batch}, timeout=120)).raise_for_status()
+        await writer.remember([memory(rng, index) for index in range(start_index, min(count, start_index + 100))])
     seconds = time.monotonic() - began
     for person in PEOPLE:
-        observed = await client.post(
-            "/v1/observations:observe",
-            json={
-                "candidate": {
-                    "kind": "OBSERVATION_KIND_RELATIONSHIP_FACT",
-                    "subjectType": "SUBJECT_TYPE_ENTITY",
-                    "subjectId": person.lower(),
-                    "slot": "role",
-                    "summary": f"{person} is on the user's team and reports on {rng.choice(THINGS)}.",
-                    "evidence": [
-                        {"stance": "EVIDENCE_STANCE_SUPPORT", "sourceType": "SOURCE_TYPE_MESSAGE", "sourceId": "t-1"}
-                    ],
-                }
-            },
+        await lore.observe(
+            "",  # agentId left unset, as this seed has always sent it
+            kind="relationship_fact",
+            subject_type="entity",
+            subject_id=person.lower(),
+            slot="role",
+            summary=f"{person} is on the user's team and reports on {rng.choice(THINGS)}.",
+            evidence=[NewEvidence(stance="support", source_type="message", source_id="t-1")],
         )
-        observed.raise_for_status()
-    hypothesis = {"statement": "The team's delays come from the billing migration."}
-    (await client.post("/v1/engagement/hypotheses", json=hypothesis)).raise_for_status()
+    await lore.form_hypothesis("The team's delays come from the billing migration.")
     return seconds
 
 
-async def timed(client: httpx.AsyncClient, calls: int, clients: int, request) -> tuple[list[float], float, int]:
+async def timed(
+    lore: LoreClient,
+    calls: int,
+    clients: int,
+    request: Callable[[LoreClient, int], Awaitable[AssembledContext | Prime]],
+) -> tuple[list[float], float, int]:
+    """``calls`` requests over ``clients`` concurrent callers; the latency of each is the typed
+    method's, answer parsed (what a user of ``lore_client`` waits)."""
     latencies: list[float] = []
     sizes: list[int] = []
     queue = list(range(calls))
@@ -111,29 +115,26 @@ async def timed(client: httpx.AsyncClient, calls: int, clients: int, request) ->
         while queue:
             index = queue.pop()
             began = time.perf_counter()
-            response = await request(client, index)
+            answer = await request(lore, index)
             latencies.append((time.perf_counter() - began) * 1000)
-            response.raise_for_status()
-            sizes.append(len(response.json().get("context", response.json()).get("manifest", [])))
+            sizes.append(len(answer.manifest))
 
     began = time.monotonic()
     await asyncio.gather(*(worker() for _ in range(clients)))
     return latencies, calls / (time.monotonic() - began), round(sum(sizes) / max(1, len(sizes)))
 
 
-def assemble_call(client: httpx.AsyncClient, index: int, recall_k: int = 20):
-    body = {
-        "sessionId": f"bench-session-{index % 20}",
-        "scope": {"userId": USER},
-        "message": QUESTIONS[index % len(QUESTIONS)],
-        "options": {"persona": "You are a helpful chief of staff.", "recallK": recall_k, "recordAccess": False},
-    }
-    return client.post("/v1/context:assemble", json=body, timeout=30)
+async def assemble_call(lore: LoreClient, index: int, recall_k: int = 20) -> AssembledContext:
+    return await lore.assemble_context(
+        QUESTIONS[index % len(QUESTIONS)],
+        USER,
+        session_id=f"bench-session-{index % 20}",
+        options={"persona": "You are a helpful chief of staff.", "recallK": recall_k, "recordAccess": False},
+    )
 
 
-def prime_call(client: httpx.AsyncClient, index: int):
-    params = {"userId": USER, "initialMessage": QUESTIONS[index % len(QUESTIONS)]}
-    return client.get("/v1/memory/prime", params=params, timeout=30)
+async def prime_call(lore: LoreClient, index: int) -> Prime:
+    return await lore.prime(USER, initial_message=QUESTIONS[index % len(QUESTIONS)])
 
 
 def line(label: str, latencies: list[float], rate: float, candidates: int) -> str:
@@ -155,24 +156,23 @@ async def end_to_end(args: argparse.Namespace) -> None:
         env, url = stack_environment(data_dir, KEY, **dict(setting.split("=", 1) for setting in args.env))
         process, ready = start(data_dir, env, url)
         try:
-            headers = {"Authorization": f"Bearer {KEY}"}
-            limits = httpx.Limits(max_connections=32)
-            async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits) as client:
-                seconds = await seed(client, args.memories)
+            limits = httpx.Limits(max_connections=32)  # every caller keeps its connection
+            async with LoreClient(url, KEY, timeout=30, max_retries=0, limits=limits) as lore:
+                seconds = await seed(lore, args.memories)
                 print(
                     f"stack ready in {ready:.1f} s; {args.memories} memories written in {seconds:.0f} s "
                     f"({args.memories / seconds:.0f}/s)"
                 )
                 await asyncio.sleep(args.settle)  # let the background index optimisation finish
                 for _ in range(5):
-                    (await assemble_call(client, 0)).raise_for_status()
-                    (await prime_call(client, 0)).raise_for_status()
+                    await assemble_call(lore, 0)
+                    await prime_call(lore, 0)
                 assemble = functools.partial(assemble_call, recall_k=args.recall_k)
                 chosen = {"assemble": ("AssembleContext", assemble), "prime": ("Prime", prime_call)}
                 for name, call in (chosen[rpc] for rpc in args.rpcs):
                     before = service_cpu_seconds(process.pid)
                     for clients in args.clients:
-                        latencies, rate, size = await timed(client, args.calls, clients, call)
+                        latencies, rate, size = await timed(lore, args.calls, clients, call)
                         print(line(f"{name}, {clients} client(s)", latencies, rate, size))
                     print(cpu_per_call(before, service_cpu_seconds(process.pid), args.calls * len(args.clients)))
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")

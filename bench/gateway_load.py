@@ -9,7 +9,10 @@ of 20). Writes ``--memories`` memories, then, at each concurrency, times the sam
 ``POST /v1/memories:search`` through the gateway and ``MemoryService.Recall`` straight to the memory
 service (with the tenant metadata the gateway would send); then REST at 32 clients (saturation);
 then ``GET /v1/sessions`` offered at 40/s for 10 s: how many are admitted, how fast, and how many
-get 429.
+get 429. Beside the comparison, the gateway's own time per answer (its ``Server-Timing``: the
+time from arrival to first byte, minus the gRPC calls). The REST side is ``lore_client``
+(``LoreClient.search``, ``list_sessions``), as a user calls it: its latency includes parsing the
+answer into dataclasses, as the gRPC side's includes decoding the protobuf.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import grpc
 import httpx
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore_client import LoreApiError, LoreClient
 
 from bench.assembler_load import QUESTIONS, USER, seed
 from bench.local_stack import stack_environment, start, stop
@@ -49,11 +53,25 @@ async def concurrently(calls: int, clients: int, call) -> tuple[list[float], flo
     return latencies, calls / (time.monotonic() - began)
 
 
-def rest_search(client: httpx.AsyncClient):
+class ServerTimingTransport(httpx.AsyncHTTPTransport):
+    """Keeps the gateway's own share of each answer, from its ``Server-Timing`` header."""
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self.timings: dict[str, list[float]] = {"gateway": [], "upstream": []}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        for metric in response.headers.get("server-timing", "").split(","):
+            name, _, parameters = metric.strip().partition(";")
+            if name in self.timings:
+                self.timings[name].append(float(parameters.partition("dur=")[2].partition(";")[0]))
+        return response
+
+
+def rest_search(lore: LoreClient):
     async def call(index: int) -> None:
-        body = {"query": QUESTIONS[index % len(QUESTIONS)], "scope": {"userId": USER}, "k": 10}
-        response = await client.post("/v1/memories:search", json=body, timeout=30)
-        response.raise_for_status()
+        await lore.search(QUESTIONS[index % len(QUESTIONS)], USER, k=10)
 
     return call
 
@@ -78,18 +96,21 @@ def comparison(clients: int, rest: list[float], rest_rate: float, direct: list[f
     )
 
 
-async def over_the_limit(client: httpx.AsyncClient, rate: float, seconds: float) -> None:
+async def over_the_limit(lore: LoreClient, rate: float, seconds: float) -> None:
     admitted: list[float] = []
     refused = 0
+    once = lore.with_options(max_retries=0)  # every 429 counted, none retried after Retry-After
 
     async def one() -> None:
         nonlocal refused
         began = time.perf_counter()
-        response = await client.get("/v1/sessions", timeout=30)
-        if response.status_code == 429:
+        try:
+            await once.list_sessions()
+        except LoreApiError as error:
+            if error.status != 429:
+                raise
             refused += 1
         else:
-            response.raise_for_status()
             admitted.append((time.perf_counter() - began) * 1000)
 
     tasks = []
@@ -119,27 +140,41 @@ async def main_async(args: argparse.Namespace) -> None:
         )
         process, ready = start(data_dir, env, url)
         try:
-            headers = {"Authorization": f"Bearer {KEY}"}
-            limits = httpx.Limits(max_connections=64)
+            # Every caller keeps its connection; the transport notes the gateway's own time per answer.
+            transport = ServerTimingTransport(limits=httpx.Limits(max_connections=64))
             async with (
-                httpx.AsyncClient(base_url=url, headers=headers, limits=limits) as client,
+                LoreClient(url, KEY, timeout=30, max_retries=0, transport=transport) as lore,
                 grpc.aio.insecure_channel(env["LORE_MEMORY_ADDR"]) as channel,
             ):
-                written = await seed(client, args.memories)
+                written = await seed(lore, args.memories)
                 print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")
                 await asyncio.sleep(args.settle)
-                rest, direct = rest_search(client), grpc_recall(memory_service_pb2_grpc.MemoryServiceStub(channel))
+                rest, direct = rest_search(lore), grpc_recall(memory_service_pb2_grpc.MemoryServiceStub(channel))
                 for _ in range(20):  # warm both paths
                     await rest(0)
                     await direct(0)
                 for clients in args.clients:
                     # Interleave the two so a drift of the machine affects both alike.
+                    for samples in transport.timings.values():
+                        samples.clear()
                     rest_ms, rest_rate = await concurrently(args.calls, clients, rest)
                     grpc_ms, grpc_rate = await concurrently(args.calls, clients, direct)
                     print(comparison(clients, rest_ms, rest_rate, grpc_ms, grpc_rate))
+                    own, upstream = transport.timings["gateway"], transport.timings["upstream"]
+                    print(
+                        f"            Server-Timing: the gateway's own p50 {percentile(own, 50):.2f} /"
+                        f" p95 {percentile(own, 95):.2f} / p99 {percentile(own, 99):.2f} ms;"
+                        f" its Recall call p50 {percentile(upstream, 50):.1f} / p95 {percentile(upstream, 95):.1f} ms"
+                    )
+                async with httpx.AsyncClient(base_url=url) as plain:  # HTTP alone: no route work, no service
+                    floor, _rate = await concurrently(args.calls, 1, lambda _index: plain.get("/healthz"))
+                print(
+                    f"HTTP round trip alone (GET /healthz, httpx, one client): p50 {percentile(floor, 50):.1f} /"
+                    f" p95 {percentile(floor, 95):.1f} ms"
+                )
                 saturated, rate = await concurrently(args.calls, 32, rest)
                 print(f"REST at 32 clients: {rate:.1f} requests/s, p95 {percentile(saturated, 95):.1f} ms")
-                await over_the_limit(client, 40, 10)
+                await over_the_limit(lore, 40, 10)
         finally:
             stop(process)
 

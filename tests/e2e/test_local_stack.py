@@ -2,22 +2,27 @@
 
 One stack per module, in a temporary data directory with its own ports and the embedded
 back ends (Postgres with pgvector, Redis, Qdrant through qdrant-edge), real embeddings.
+Every API call goes through ``lore_client``, as a user makes it; raw httpx only where the test
+is about HTTP itself (readiness polling, a request with no credential, the documents and probes).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
+from lore_client import LoreApiError, LoreClient, NewMemory
 from lore_devstack import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +59,8 @@ def start_stack(data_dir: Path, log: Path, overrides: dict[str, str] | None = No
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"lore up exited with {process.returncode}:\n{log.read_text()[-4000:]}")
-        with contextlib.suppress(httpx.HTTPError):  # not listening yet: poll again
+        # Raw HTTP: the gateway may not be listening yet, which the test must see as "poll again".
+        with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{stack.url}/v1/status", timeout=2).status_code == 200:
                 return stack
         time.sleep(0.5)
@@ -75,8 +81,14 @@ def stack(data_dir: Path) -> Iterator[Stack]:
         running.stop()
 
 
-def _client(stack: Stack, key: str = DEV_KEY) -> httpx.Client:
-    return httpx.Client(base_url=stack.url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
+def _client(stack: Stack, key: str = DEV_KEY) -> LoreClient:
+    return LoreClient(stack.url, key, timeout=30, max_retries=0)
+
+
+@pytest.fixture
+async def lore(stack: Stack) -> AsyncIterator[LoreClient]:
+    async with _client(stack) as client:
+        yield client
 
 
 MEMORIES = [
@@ -88,115 +100,102 @@ MEMORIES = [
 PARAPHRASE = "Which musical instrument did someone purchase?"
 
 
-def test_status_reports_every_service_serving(stack: Stack) -> None:
-    body = httpx.get(f"{stack.url}/v1/status", timeout=5).json()
-    assert body["status"] == "SERVING"
-    assert set(body["services"]) == {"gateway", "memory", "observations", "assembler", "agent"}
-    health = subprocess.run([str(ROOT / ".venv/bin/lore"), "health"], env=stack.env, capture_output=True, timeout=60)
-    assert health.returncode == 0, health.stdout + health.stderr
+async def test_status_reports_every_service_serving(stack: Stack) -> None:
+    async with LoreClient(stack.url, timeout=5) as anonymous:  # /v1/status needs no credential
+        status = await anonymous.status()
+    assert status.serving
+    assert set(status.services) == {"gateway", "memory", "observations", "assembler", "agent"}
+    health = await asyncio.create_subprocess_exec(
+        str(ROOT / ".venv/bin/lore"), "health", env=stack.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    output, _ = await asyncio.wait_for(health.communicate(), timeout=60)
+    assert health.returncode == 0, output
 
 
-def test_a_memory_is_found_by_meaning_with_no_word_in_common(stack: Stack) -> None:
+async def test_a_memory_is_found_by_meaning_with_no_word_in_common(lore: LoreClient) -> None:
     words = lambda text: set(re.findall(r"\w+", text.lower()))  # noqa: E731
     assert not words(MEMORIES[0][0]) & words(PARAPHRASE)
-    with _client(stack) as client:
-        written = client.post(
-            "/v1/memories",
-            json={
-                "memories": [
-                    {
-                        "content": content,
-                        "memoryType": "MEMORY_TYPE_MESSAGE",
-                        "scope": {"userId": "conv-26"},
-                        "validAt": "2023-05-08T13:56:00Z",
-                        "metadata": {"dia_id": dia_id},
-                        "idempotencyKey": f"conv-26/{dia_id}",
-                    }
-                    for content, dia_id in MEMORIES
-                ]
-            },
-        )
-        assert written.status_code == 200, written.text
-        memories = written.json()["memories"]
-        assert [memory["metadata"] for memory in memories] == [{"dia_id": dia_id} for _, dia_id in MEMORIES]
-        assert memories[0]["validAt"] == "2023-05-08T13:56:00Z"
+    memories = await lore.remember(
+        [
+            NewMemory(
+                content=content,
+                memory_type="message",
+                valid_at="2023-05-08T13:56:00Z",
+                metadata={"dia_id": dia_id},
+                idempotency_key=f"conv-26/{dia_id}",
+            )
+            for content, dia_id in MEMORIES
+        ],
+        scope="conv-26",
+    )
+    assert [memory.metadata for memory in memories] == [{"dia_id": dia_id} for _, dia_id in MEMORIES]
+    assert memories[0].valid_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert memories[0].raw["validAt"] == "2023-05-08T13:56:00Z"
 
-        found = client.post("/v1/memories:search", json={"query": PARAPHRASE, "scope": {"userId": "conv-26"}, "k": 3})
-        assert found.status_code == 200, found.text
-        results = found.json()["results"]
-        assert results[0]["memory"]["content"] == MEMORIES[0][0]
-        assert results[0]["memory"]["metadata"] == {"dia_id": "D1:1"}
-        assert results[0]["similarity"] > results[1]["similarity"]
+    results = await lore.search(PARAPHRASE, "conv-26", k=3)
+    assert results[0].memory.content == MEMORIES[0][0]
+    assert results[0].memory.metadata == {"dia_id": "D1:1"}
+    assert results[0].similarity > results[1].similarity
 
 
-def test_a_retried_write_lands_once(stack: Stack) -> None:
-    body = {
-        "memories": [
-            {
-                "content": "Sam prefers tea to coffee.",
-                "memoryType": "MEMORY_TYPE_PREFERENCE",
-                "scope": {"userId": "retry-user"},
-                "idempotencyKey": "retry-1",
-            }
-        ]
-    }
-    with _client(stack) as client:
-        first = client.post("/v1/memories", json=body).json()["memories"][0]["id"]
-        second = client.post("/v1/memories", json=body).json()["memories"][0]["id"]
-        assert first == second
-        results = client.post("/v1/memories:search", json={"query": "tea", "scope": {"userId": "retry-user"}}).json()
-        assert [result["memory"]["id"] for result in results["results"]] == [first]
+async def test_a_retried_write_lands_once(lore: LoreClient) -> None:
+    memory = NewMemory(
+        content="Sam prefers tea to coffee.", memory_type="preference", scope="retry-user", idempotency_key="retry-1"
+    )
+    [first] = await lore.remember(memory)
+    [second] = await lore.remember(memory)
+    assert first.id == second.id
+    results = await lore.search("tea", "retry-user")
+    assert [result.memory.id for result in results] == [first.id]
 
 
-def test_a_wrong_key_gets_401_with_the_error_body(stack: Stack) -> None:
-    with _client(stack, key="not-a-real-key-at-all") as client:
-        response = client.post("/v1/memories:search", json={"query": "anything"})
-    assert response.status_code == 401
-    error = response.json()["error"]
-    assert error["code"] == 401 and error["status"] == "UNAUTHENTICATED"
-    assert error["requestId"] == response.headers["x-request-id"]
-    missing = httpx.post(f"{stack.url}/v1/memories:search", json={"query": "anything"}, timeout=10)
+async def test_a_wrong_key_gets_401_with_the_error_body(stack: Stack) -> None:
+    async with _client(stack, key="not-a-real-key-at-all") as impostor:
+        with pytest.raises(LoreApiError) as refused:
+            await impostor.search("anything")
+    assert refused.value.status == 401 and refused.value.code == "UNAUTHENTICATED"
+    assert refused.value.request_id
+    # Raw HTTP: no credential at all, and the error body and X-Request-Id header as sent on the wire.
+    async with httpx.AsyncClient(base_url=stack.url, timeout=10) as raw:
+        missing = await raw.post("/v1/memories:search", json={"query": "anything"})
     assert missing.status_code == 401
+    error = missing.json()["error"]
+    assert error["code"] == 401 and error["status"] == "UNAUTHENTICATED"
+    assert error["requestId"] == missing.headers["x-request-id"]
 
 
 @pytest.mark.parametrize(
     ("memory", "field"),
     [
-        ({"content": "  ", "memoryType": "MEMORY_TYPE_FACT"}, "memories[1].content"),
-        ({"content": "x" * 16_001, "memoryType": "MEMORY_TYPE_FACT"}, "memories[1].content"),
-        ({"content": "fine", "memoryType": "MEMORY_TYPE_GOSSIP"}, "memories[1].memoryType"),
-        ({"content": "fine", "memoryType": "MEMORY_TYPE_FACT", "importance": 1.5}, "memories[1].importance"),
+        (NewMemory(content="  ", memory_type="fact"), "memories[1].content"),
+        (NewMemory(content="x" * 16_001, memory_type="fact"), "memories[1].content"),
+        (NewMemory(content="fine", memory_type="MEMORY_TYPE_GOSSIP"), "memories[1].memoryType"),
+        (NewMemory(content="fine", memory_type="fact", importance=1.5), "memories[1].importance"),
     ],
 )
-def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(stack: Stack, memory: dict, field: str) -> None:
-    user = f"bad-input-{abs(hash(field + str(memory))) % 10**8}"
-    batch = [
-        {
-            "content": "A perfectly valid memory about gardening.",
-            "memoryType": "MEMORY_TYPE_FACT",
-            "scope": {"userId": user},
-        },
-        {**memory, "scope": {"userId": user}},
-    ]
-    with _client(stack) as client:
-        response = client.post("/v1/memories", json={"memories": batch})
-        assert response.status_code == 400, response.text
-        error = response.json()["error"]
-        assert error["status"] == "INVALID_ARGUMENT"
-        assert field in error["message"]
-        search = client.post("/v1/memories:search", json={"query": "gardening", "scope": {"userId": user}})
-        assert search.json()["results"] == []
+async def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(
+    lore: LoreClient, memory: NewMemory, field: str
+) -> None:
+    user = f"bad-input-{abs(hash(field + repr(memory))) % 10**8}"
+    batch = [NewMemory(content="A perfectly valid memory about gardening.", memory_type="fact"), memory]
+    with pytest.raises(LoreApiError) as refused:
+        await lore.remember(batch, scope=user)
+    assert refused.value.status == 400, refused.value
+    assert refused.value.code == "INVALID_ARGUMENT"
+    assert field in refused.value.message
+    assert await lore.search("gardening", user) == []
 
 
-def test_a_batch_over_the_limit_is_refused(stack: Stack) -> None:
-    batch = [{"content": f"memory {n}", "memoryType": "MEMORY_TYPE_FACT"} for n in range(101)]
-    with _client(stack) as client:
-        response = client.post("/v1/memories", json={"memories": batch})
-    assert response.status_code == 400
-    assert "memories" in response.json()["error"]["message"]
+async def test_a_batch_over_the_limit_is_refused(lore: LoreClient) -> None:
+    batch = [NewMemory(content=f"memory {n}", memory_type="fact") for n in range(101)]
+    with pytest.raises(LoreApiError) as refused:
+        await lore.remember(batch)
+    assert refused.value.status == 400
+    assert "memories" in refused.value.message
 
 
 def test_openapi_and_docs_are_served(stack: Stack) -> None:
+    # Raw HTTP: these are documents and probes, not API calls the client models.
     spec = httpx.get(f"{stack.url}/openapi.json", timeout=10).json()
     assert "/v1/memories:search" in spec["paths"]
     assert httpx.get(f"{stack.url}/docs", timeout=10).status_code == 200
@@ -204,18 +203,18 @@ def test_openapi_and_docs_are_served(stack: Stack) -> None:
     assert httpx.get(f"{stack.url}/readyz", timeout=10).status_code == 200
 
 
-def test_sigterm_stops_cleanly_and_data_survives_a_restart(stack: Stack, data_dir: Path) -> None:
+async def test_sigterm_stops_cleanly_and_data_survives_a_restart(stack: Stack, data_dir: Path) -> None:
     assert stack.stop() == 0
     restarted = start_stack(data_dir, data_dir.parent / "lore-up-2.log")
     try:
-        with _client(restarted) as client:
-            found = client.post("/v1/memories:search", json={"query": PARAPHRASE, "scope": {"userId": "conv-26"}})
-            assert found.json()["results"][0]["memory"]["content"] == MEMORIES[0][0]
+        async with _client(restarted) as lore:
+            results = await lore.search(PARAPHRASE, "conv-26")
+            assert results[0].memory.content == MEMORIES[0][0]
     finally:
         assert restarted.stop() == 0
 
 
-def test_lore_up_uses_configured_servers_instead_of_embedded_ones(tmp_path: Path, pg_dsns, redis_url) -> None:
+async def test_lore_up_uses_configured_servers_instead_of_embedded_ones(tmp_path: Path, pg_dsns, redis_url) -> None:
     data_dir = tmp_path / "configured"
     env_overrides = {
         "LORE_DATABASE_URL": pg_dsns.app_dsn,
@@ -224,12 +223,9 @@ def test_lore_up_uses_configured_servers_instead_of_embedded_ones(tmp_path: Path
     }
     running = start_stack(data_dir, tmp_path / "lore-up-configured.log", env_overrides)
     try:
-        with _client(running) as client:
-            written = client.post(
-                "/v1/memories",
-                json={"memories": [{"content": "Configured servers hold this.", "memoryType": "MEMORY_TYPE_FACT"}]},
-            )
-            assert written.status_code == 200, written.text
+        async with _client(running) as lore:
+            [written] = await lore.remember(NewMemory(content="Configured servers hold this.", memory_type="fact"))
+            assert written.id and written.content == "Configured servers hold this."
     finally:
         assert running.stop() == 0
     assert not (data_dir / "postgres").exists() and not (data_dir / "redis").exists()

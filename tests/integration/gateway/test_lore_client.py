@@ -1,14 +1,18 @@
 """``lore_client.LoreClient`` against the in-process gateway on real stores: a conversation,
 memories, an observation, errors mapped to ``LoreApiError``, Idempotency-Key replay, and the
-iterators across pages — the client as users and the benchmarks call it."""
+iterators across pages, the per-call options and the connection pool — the client as users and
+the benchmarks call it."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
+import time
 import uuid
 
 import httpx
 import pytest
+import uvicorn
 from gateway_svc.app import create_app
 from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory
 
@@ -190,3 +194,92 @@ async def test_status_needs_no_credential(gateway):
         with pytest.raises(LoreApiError) as refused:
             await anonymous.list_sessions()
     assert refused.value.status == 401 and refused.value.reason == "MISSING_CREDENTIAL"
+
+
+async def test_a_view_with_no_retries_raises_the_429_its_client_would_wait_out(
+    services, migrated_pg, redis_url, org_id
+):
+    app = create_app(gateway_settings(services, migrated_pg, redis_url, LORE_RATE_LIMIT="1:1"))
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    async with app.router.lifespan_context(app):
+        async with LoreClient("http://gateway", key, transport=httpx.ASGITransport(app=app)) as patient:
+            slept: list[float] = []
+
+            async def sleep(seconds: float) -> None:
+                slept.append(seconds)
+                await asyncio.sleep(seconds)
+
+            patient._sleep = sleep
+            once = patient.with_options(max_retries=0)
+            await once.list_sessions()  # the one token of the bucket
+            with pytest.raises(LoreApiError) as limited:
+                await once.list_sessions()
+            assert limited.value.status == 429 and slept == []
+            assert once.max_retries == 0 and patient.max_retries == 2
+
+            await patient.list_sessions()  # 429, waits Retry-After, then admitted
+            assert slept == [1]
+
+
+async def test_a_view_shares_the_credential_and_pool_and_closing_it_leaves_the_client_open(lore):
+    async with lore.with_options(timeout=5) as view:
+        [stored] = await view.remember(NewMemory(content="Views share the pool.", scope="u-view"))
+    assert (await lore.get_memory(stored.id)).content == "Views share the pool."
+    with pytest.raises(ValueError, match="max_retries"):
+        lore.with_options(max_retries=-1)
+
+
+async def test_a_view_with_a_short_timeout_gives_up_on_a_server_that_does_not_answer():
+    # A listening socket nobody accepts from: the kernel completes the handshake, no answer ever comes.
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        async with LoreClient(f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=30) as lore:
+            began = time.monotonic()
+            with pytest.raises(LoreApiError) as timed_out:
+                await lore.with_options(timeout=0.3).status()
+            waited = time.monotonic() - began
+    assert timed_out.value.status == 0 and timed_out.value.code == "DEADLINE_EXCEEDED"
+    assert 0.3 <= waited < 5 and lore.timeout == 30
+
+
+class PeerPorts:
+    """ASGI middleware: the client port of each HTTP request, i.e. which TCP connection carried it."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.ports: set[int] = set()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            self.ports.add(scope["client"][1])
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture
+async def served_gateway(gateway):
+    """The gateway on a real port (uvicorn on this event loop, where its gRPC channels live)."""
+    recorder = PeerPorts(gateway)
+    listener = socket.create_server(("127.0.0.1", 0))
+    config = uvicorn.Config(recorder, log_level="warning", access_log=False, lifespan="off", ws="none")
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve(sockets=[listener]))
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and not serving.done(), "the gateway did not start serving"
+        await asyncio.sleep(0.01)
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", recorder
+    server.should_exit = True
+    await serving
+    listener.close()
+
+
+async def test_limits_size_the_connection_pool(served_gateway, migrated_pg, org_id):
+    url, recorder = served_gateway
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    async with LoreClient(url, key, limits=httpx.Limits(max_connections=2)) as pooled:
+        pages = await asyncio.gather(*(pooled.list_sessions() for _ in range(12)))
+    assert len(pages) == 12 and len(recorder.ports) <= 2
+
+    recorder.ports.clear()
+    async with LoreClient(url, key) as unbounded:  # httpx's default pool: up to 100 connections
+        await asyncio.gather(*(unbounded.list_sessions() for _ in range(12)))
+    assert len(recorder.ports) > 2

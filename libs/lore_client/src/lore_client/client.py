@@ -10,6 +10,7 @@ or a POST carrying an ``Idempotency-Key``.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
@@ -81,9 +82,14 @@ class LoreClient:
     key or JWT, sent as ``Authorization: Bearer``; ``timeout``: seconds per request;
     ``transport``: an httpx transport (``httpx.ASGITransport(app=...)`` in tests);
     ``max_retries``: repeats of a 429/503 for idempotent requests (0: never);
-    ``max_retry_wait``: a longer ``Retry-After`` is not waited for — the error is raised.
+    ``max_retry_wait``: a longer ``Retry-After`` is not waited for — the error is raised;
+    ``limits``: the connection pool (``httpx.Limits(max_connections=64)`` for many concurrent
+    calls: httpx keeps only 20 idle connections by default, so more callers than that reconnect;
+    ignored when ``transport`` is given, which brings its own pool).
 
     Use as ``async with LoreClient(url, key) as lore: ...`` or call ``aclose()``.
+    ``with_options(timeout=…, max_retries=…)`` gives a view with other settings on the same
+    connection pool, for the few calls that need them (a long import, a call that must not retry).
     """
 
     def __init__(
@@ -96,16 +102,36 @@ class LoreClient:
         max_retries: int = 2,
         max_retry_wait: float = 30.0,
         headers: Mapping[str, str] | None = None,
+        limits: httpx.Limits | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be 0 or more")
         default_headers = {"Accept": "application/json", **(headers or {})}
         if api_key:
             default_headers["Authorization"] = f"Bearer {api_key}"
-        self._http = httpx.AsyncClient(base_url=base_url, headers=default_headers, timeout=timeout, transport=transport)
+        pool = {"limits": limits} if limits is not None else {}
+        self._http = httpx.AsyncClient(
+            base_url=base_url, headers=default_headers, timeout=timeout, transport=transport, **pool
+        )
+        self._owns_http = True
+        self.timeout = timeout
         self.max_retries = max_retries
         self.max_retry_wait = max_retry_wait
         self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+    def with_options(self, *, timeout: float | None = None, max_retries: int | None = None) -> LoreClient:
+        """This client with another ``timeout`` (seconds per request) or ``max_retries``, sharing
+        its connection pool and credential: ``await lore.with_options(timeout=300).import_turns(…)``.
+        Closing the view does not close the pool; closing the original does, for both."""
+        if max_retries is not None and max_retries < 0:
+            raise ValueError("max_retries must be 0 or more")
+        view = copy.copy(self)
+        view._owns_http = False
+        if timeout is not None:
+            view.timeout = timeout
+        if max_retries is not None:
+            view.max_retries = max_retries
+        return view
 
     async def __aenter__(self) -> LoreClient:
         return self
@@ -116,7 +142,8 @@ class LoreClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._owns_http:
+            await self._http.aclose()
 
     # -- the one I/O seam -----------------------------------------------------------------
 
@@ -143,7 +170,9 @@ class LoreClient:
         attempt = 0
         while True:
             try:
-                response = await self._http.request(method, path, content=content, params=params, headers=headers)
+                response = await self._http.request(
+                    method, path, content=content, params=params, headers=headers, timeout=self.timeout
+                )
             except httpx.TransportError as error:
                 raise LoreApiError.from_transport(error) from error
             if response.is_success or response.status_code in accept:

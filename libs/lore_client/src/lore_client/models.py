@@ -14,7 +14,6 @@ what the docs show, and a new value never fails to parse.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,14 +22,14 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 Json = Mapping[str, Any]
 
-_FRACTION = re.compile(r"(\.\d{6})\d+")
-
 
 def parse_time(value: Any) -> datetime | None:
-    """An RFC 3339 timestamp of the proto3 JSON mapping (nanoseconds cut to microseconds)."""
+    """An RFC 3339 timestamp of the proto3 JSON mapping. Python ≥ 3.11 reads the ``Z`` and cuts
+    nanoseconds to microseconds itself (the regular expression this replaced took about a
+    quarter of the time of parsing a search's results)."""
     if not value or not isinstance(value, str):
         return None
-    return datetime.fromisoformat(_FRACTION.sub(r"\1", value).replace("Z", "+00:00"))
+    return datetime.fromisoformat(value)
 
 
 def _list(document: Json, name: str, build: Callable[[Json], T]) -> tuple[T, ...]:

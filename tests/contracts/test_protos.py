@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import filecmp
 import importlib
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -37,10 +38,20 @@ DESIGNED_RPCS = {
             "RunConsolidation",
             "Reindex",
             "ExportMemories",
+            # Beyond §1: `lore org import` (issue 9).
+            "ImportMemories",
         ],
     },
     "lore.memory.v1.episode_service_pb2": {
-        "EpisodeService": ["CreateEpisode", "GetEpisode", "ListEpisodes", "ListOpenThreads"],
+        "EpisodeService": [
+            "CreateEpisode",
+            "GetEpisode",
+            "ListEpisodes",
+            "ListOpenThreads",
+            # Beyond §1: `lore org export` / `lore org import` (issue 9).
+            "ExportEpisodes",
+            "ImportEpisodes",
+        ],
     },
     "lore.observations.v1.observation_service_pb2": {
         "ObservationService": [
@@ -53,6 +64,9 @@ DESIGNED_RPCS = {
             "GetObservationHistory",
             "RunRevalidation",
             "EraseSubject",
+            # Beyond §1: `lore org export` / `lore org import` (issue 9).
+            "ExportObservations",
+            "ImportObservations",
         ],
     },
     "lore.observations.v1.engagement_service_pb2": {
@@ -66,6 +80,9 @@ DESIGNED_RPCS = {
             "AddUnknown",
             "ResolveUnknown",
             "AdvanceWeek",
+            # Beyond §1: `lore org export` / `lore org import` (issue 9).
+            "ExportEngagement",
+            "ImportEngagement",
         ],
     },
     "lore.assembler.v1.assembler_service_pb2": {"AssemblerService": ["AssembleContext", "Prime"]},
@@ -81,6 +98,7 @@ DESIGNED_RPCS = {
             "ForgetSubject",
             # Beyond §1: the job queue's state (docs/agent.md), the issue's "visible" background work.
             "GetJobStats",
+            "RetryJobs",
         ],
     },
 }
@@ -110,6 +128,37 @@ def test_buf_lint_is_clean() -> None:
     assert buf.exists(), "buf is missing: scripts/bootstrap --dev installs it from package-lock.json"
     result = subprocess.run([str(buf), "lint"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+RELEASED_V1 = ROOT / "contracts/lore-v1.json"
+
+
+def _buf_breaking(module_root: Path) -> subprocess.CompletedProcess[str]:
+    buf = ROOT / "node_modules/.bin/buf"
+    return subprocess.run(
+        [str(buf), "breaking", "--against", str(RELEASED_V1)], cwd=module_root, capture_output=True, text=True
+    )
+
+
+def test_the_contracts_change_only_additively_since_v1() -> None:
+    """v1 is released (contracts/README.md): buf breaking against its image must stay clean."""
+    result = _buf_breaking(ROOT)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_breaking_check_catches_a_removed_field(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "protos", tmp_path / "protos")
+    shutil.copy(ROOT / "buf.yaml", tmp_path / "buf.yaml")
+    proto = tmp_path / "protos/lore/memory/v1/memory_service.proto"
+    text = proto.read_text()
+    line = next(line for line in text.splitlines(keepends=True) if line.startswith("  double current_salience = "))
+    proto.write_text(text.replace(line, "", 1))  # Memory.current_salience removed
+
+    result = _buf_breaking(tmp_path)
+
+    assert result.returncode != 0
+    assert "current_salience" in result.stdout
 
 
 @pytest.mark.parametrize("module_name", sorted(DESIGNED_RPCS))

@@ -180,16 +180,19 @@ async def test_sigkill_during_reflection_completes_every_job_without_duplicates(
     assert len(written) >= FACTS // 2, "the user's turns were reflected"
 
 
-async def test_a_job_that_keeps_failing_is_dead_lettered_and_counted(agent_process, services, tmp_path):
+async def test_a_job_that_keeps_failing_is_dead_lettered_counted_and_retried_once_fixed(
+    agent_process, services, migrated_pg, redis_url, tmp_path
+):
     org = f"org-{uuid.uuid4().hex[:12]}"
     # Reflection's beliefs go to an observations service that is not there: every attempt fails.
+    address = f"127.0.0.1:{free_port()}"
     agent = AgentProcess(
-        {**agent_process.env, "LORE_OBSERVATIONS_ADDR": f"127.0.0.1:{free_port()}", "LORE_AGENT_JOB_MAX_ATTEMPTS": "2"},
+        {**agent_process.env, "LORE_OBSERVATIONS_ADDR": address, "LORE_AGENT_JOB_MAX_ATTEMPTS": "2"},
         tmp_path / "failing-agent.log",
     )
     await agent.start()
     try:
-        async with grpc.aio.insecure_channel(agent.address) as channel:
+        async with grpc.aio.insecure_channel(agent.address) as channel, AsyncExitStack() as stack:
             stub = agent_service_pb2_grpc.AgentServiceStub(channel)
             session_id = await start_session(stub, org, "u-dead")
             turn = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="I'm vegetarian, by the way.")
@@ -204,6 +207,19 @@ async def test_a_job_that_keeps_failing_is_dead_lettered_and_counted(agent_proce
             other = await stub.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(f"{org}-other"))
             assert all(kind.dead == 0 and kind.queued == 0 for kind in other.kinds), "another org sees none of it"
             assert {kind.kind for kind in other.kinds} == {"reflect", "episode", "erase"}
+            retried_elsewhere = await stub.RetryJobs(pb.RetryJobsRequest(), metadata=tenant(f"{org}-other"))
+            assert retried_elsewhere.requeued == 0, "another org cannot requeue this org's jobs"
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stub.RetryJobs(pb.RetryJobsRequest(kinds=["reflection"]), metadata=tenant(org))
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+            # The cause is fixed (observations answers); the operator requeues the dead job.
+            await start_observations(stack, address, migrated_pg, redis_url, tmp_path)
+            retried = await stub.RetryJobs(pb.RetryJobsRequest(kinds=["reflect"]), metadata=tenant(org))
+            assert (retried.requeued, retried.skipped) == (1, 0)
+            await eventually(lambda: reflected_once(stub, org, session_id), 90, "the retried job never completed")
+            stats = await stub.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(org))
+            assert {kind.kind: kind.dead for kind in stats.kinds}["reflect"] == 0
     finally:
         await agent.stop()
 

@@ -67,3 +67,16 @@ async def test_the_job_queue_of_the_callers_org_needs_the_admin_scope(client_for
     assert set(kinds["reflect"]) == {"kind", "queued", "running", "retrying", "dead", "oldestQueuedSeconds"}
     assert kinds["reflect"]["dead"] == 0
     assert refused.status_code == 403
+
+
+async def test_retrying_dead_jobs_needs_the_admin_scope_and_names_a_bad_kind(client_for, org_id):
+    admin = await client_for(org_id)
+    reader = await client_for(org_id, scopes=("sessions:read", "sessions:write"))
+
+    retried = await admin.post("/v1/admin/jobs:retry")  # nothing is dead in a new org
+    refused = await reader.post("/v1/admin/jobs:retry", json={"kinds": ["reflect"]})
+    unknown = await admin.post("/v1/admin/jobs:retry", json={"kinds": ["reflection"]})
+
+    assert retried.status_code == 200 and retried.json() == {"requeued": 0, "skipped": 0}
+    assert refused.status_code == 403
+    assert unknown.status_code == 400 and "reflection" in unknown.json()["error"]["message"]

@@ -307,6 +307,10 @@ def nothing_checked(response: httpx.Response, b: OrgB) -> bool:
     return response.json()["checked"] == 0  # A's org has no beliefs to revalidate
 
 
+def nothing_requeued(response: httpx.Response, b: OrgB) -> bool:
+    return response.json() == {"requeued": 0, "skipped": 0}
+
+
 def no_jobs(response: httpx.Response, b: OrgB) -> bool:
     counted = ("queued", "running", "retrying", "dead")
     return all(kind[name] == 0 for kind in response.json()["kinds"] for name in counted)
@@ -574,6 +578,9 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
     # it re-embeds every org's memories. It answers progress counts, never content or ids.
     ("POST", "/v1/admin/reindex"): lambda b: [own("POST", "/v1/admin/reindex", json={"force": False}, check=anything)],
     ("GET", "/v1/admin/jobs"): lambda b: [own("GET", "/v1/admin/jobs", check=no_jobs)],
+    ("POST", "/v1/admin/jobs:retry"): lambda b: [
+        own("POST", "/v1/admin/jobs:retry", check=nothing_requeued, json={"kinds": ["reflect", "episode", "erase"]})
+    ],
 }
 # Known leaks: route -> pytest.mark.xfail(strict=True, reason=...). None found.
 LEAKS: dict[tuple[str, str], pytest.MarkDecorator] = {}

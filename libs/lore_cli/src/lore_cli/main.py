@@ -7,6 +7,9 @@ lore doctor    check every dependency and say what is wrong and how to fix it
 lore reindex   re-embed every memory with the configured model (through the memory service)
 lore turns import FILE.jsonl   historical turns into a session (through the gateway)
 lore keys create|list|revoke   an org's API keys (as the schema owner, like lore migrate)
+lore decay run / lore revalidate run   the maintenance jobs, by hand, for one org (through the services)
+lore jobs list / lore jobs retry       the agent's job queue: counts by state, dead-lettered jobs queued again
+lore org export / lore org import      one org as JSON lines (through the memory and observations services)
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import os
 import sys
 from pathlib import Path
 
+from agent_svc.domain.jobs import KINDS
 from gateway_svc.auth import ALL_SCOPES
 
-from lore_cli import doctor, health, keys, migrate, reindex, turns_import, up
+from lore_cli import doctor, health, keys, migrate, ops, org_transfer, reindex, turns_import, up
+from lore_cli.service_calls import DEFAULT_ORG
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -76,6 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     revoke_parser.add_argument("id", help="the key's id, as `lore keys list` shows it")
     revoke_parser.add_argument("--org", required=True)
+    add_operations(commands)
     args = parser.parse_args(argv)
     environ = dict(os.environ)
     if args.command == "up":
@@ -93,6 +99,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "turns":
         scope = {key: value for key, value in (("userId", args.user), ("agentId", args.agent), ("teamId", args.team))}
         sys.exit(asyncio.run(turns_import.run(environ, args.file, session_id=args.session, scope=scope)))
+    if args.command in ("decay", "revalidate", "jobs", "org"):
+        sys.exit(asyncio.run(run_operation(args, environ)))
     if args.command == "keys":
         if args.keys_command == "create":
             made = keys.create(environ, org=args.org, principal=args.principal, scopes=args.scope, name=args.name)
@@ -100,6 +108,59 @@ def main(argv: list[str] | None = None) -> None:
         if args.keys_command == "list":
             sys.exit(asyncio.run(keys.list_keys(environ, org=args.org)))
         sys.exit(asyncio.run(keys.revoke(environ, args.id, org=args.org)))
+
+
+def add_operations(commands: argparse._SubParsersAction) -> None:
+    """`decay run`, `revalidate run`, `jobs list|retry`, `org export|import`: admin RPCs of the running services."""
+    org_help = f"the org to act for (default {DEFAULT_ORG}, the local stack's)"
+    decay_parser = commands.add_parser("decay", help="memory decay (MemoryService.RunDecay, LORE_MEMORY_ADDR)")
+    decay_run = decay_parser.add_subparsers(dest="decay_command", required=True).add_parser(
+        "run", help="materialise the current salience of the org's memories now"
+    )
+    decay_run.add_argument("--org", default=DEFAULT_ORG, help=org_help)
+    revalidate_parser = commands.add_parser(
+        "revalidate", help="belief revalidation (ObservationService.RunRevalidation, LORE_OBSERVATIONS_ADDR)"
+    )
+    revalidate_run = revalidate_parser.add_subparsers(dest="revalidate_command", required=True).add_parser(
+        "run", help="recompute freshness and mark beliefs past their revalidation date stale"
+    )
+    revalidate_run.add_argument("--org", default=DEFAULT_ORG, help=org_help)
+    revalidate_run.add_argument("--agent", default="", help="only this agent's beliefs (default: every agent)")
+    jobs_parser = commands.add_parser("jobs", help="the agent's background job queue (LORE_AGENT_ADDR)")
+    jobs_commands = jobs_parser.add_subparsers(dest="jobs_command", required=True)
+    jobs_list = jobs_commands.add_parser("list", help="the org's jobs by kind: queued, running, retrying, dead")
+    jobs_list.add_argument("--org", default=DEFAULT_ORG, help=org_help)
+    jobs_retry = jobs_commands.add_parser("retry", help="queue the org's dead-lettered jobs again")
+    jobs_retry.add_argument("--org", default=DEFAULT_ORG, help=org_help)
+    jobs_retry.add_argument(
+        "--kind", action="append", default=[], choices=KINDS, help="only this kind, repeat for more (default: all)"
+    )
+    org_parser = commands.add_parser(
+        "org", help="one org as JSON lines (LORE_MEMORY_ADDR, LORE_OBSERVATIONS_ADDR; docs/operations.md)"
+    )
+    org_commands = org_parser.add_subparsers(dest="org_command", required=True)
+    export_parser = org_commands.add_parser("export", help="every memory, episode, belief and engagement record")
+    export_parser.add_argument("--org", required=True, help="the org to export")
+    export_parser.add_argument("--output", type=Path, help="the file to write (default: stdout)")
+    import_parser = org_commands.add_parser(
+        "import", help="an export into --org (ids kept for the same org, re-derived for a copy)"
+    )
+    import_parser.add_argument("--org", required=True, help="the org to write into (the file's org is informational)")
+    import_parser.add_argument("--input", type=Path, help="the export file (default: stdin)")
+
+
+async def run_operation(args: argparse.Namespace, environ: dict[str, str]) -> int:
+    if args.command == "decay":
+        return await ops.run_decay(environ, org=args.org)
+    if args.command == "revalidate":
+        return await ops.run_revalidation(environ, org=args.org, agent=args.agent)
+    if args.command == "jobs":
+        if args.jobs_command == "list":
+            return await ops.list_jobs(environ, org=args.org)
+        return await ops.retry_jobs(environ, org=args.org, kinds=args.kind)
+    if args.org_command == "export":
+        return await org_transfer.export_org(environ, org=args.org, output=args.output)
+    return await org_transfer.import_org(environ, org=args.org, source=args.input)
 
 
 if __name__ == "__main__":

@@ -331,6 +331,7 @@ RESPONSES: dict[str, dict[str, Any]] = {
             {"kind": "episode", "queued": 0, "running": 0, "retrying": 0, "dead": 1},
         ]
     },
+    "lore.agent.v1.RetryJobsResponse": {"requeued": 3, "skipped": 1},
     "lore.assembler.v1.AssembleContextResponse": {"context": CONTEXT},
     "lore.assembler.v1.PrimeResponse": {
         "recentContext": [],

@@ -261,3 +261,17 @@ class GetJobStatsResponse(_message.Message):
     KINDS_FIELD_NUMBER: _ClassVar[int]
     kinds: _containers.RepeatedCompositeFieldContainer[JobKindStats]
     def __init__(self, kinds: _Optional[_Iterable[_Union[JobKindStats, _Mapping]]] = ...) -> None: ...
+
+class RetryJobsRequest(_message.Message):
+    __slots__ = ("kinds",)
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    kinds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, kinds: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RetryJobsResponse(_message.Message):
+    __slots__ = ("requeued", "skipped")
+    REQUEUED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    requeued: int
+    skipped: int
+    def __init__(self, requeued: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...

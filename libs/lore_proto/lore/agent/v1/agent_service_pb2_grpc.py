@@ -80,6 +80,11 @@ class AgentServiceStub:
                 request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsRequest.SerializeToString,
                 response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsResponse.FromString,
                 _registered_method=True)
+        self.RetryJobs = channel.unary_unary(
+                '/lore.agent.v1.AgentService/RetryJobs',
+                request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsRequest.SerializeToString,
+                response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -147,6 +152,14 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RetryJobs(self, request, context):
+        """Queue the caller's dead-lettered jobs again, with fresh attempts, once the cause of their
+        failure is fixed. A dead job whose twin (same dedupe key) is already waiting or running stays dead.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -194,6 +207,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetJobStats,
                     request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsRequest.FromString,
                     response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsResponse.SerializeToString,
+            ),
+            'RetryJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryJobs,
+                    request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsRequest.FromString,
+                    response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -440,6 +458,33 @@ class AgentService:
             '/lore.agent.v1.AgentService/GetJobStats',
             lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsRequest.SerializeToString,
             lore_dot_agent_dot_v1_dot_agent__service__pb2.GetJobStatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetryJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.agent.v1.AgentService/RetryJobs',
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsRequest.SerializeToString,
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -190,3 +190,29 @@ class ListOpenThreadsResponse(_message.Message):
     threads: _containers.RepeatedCompositeFieldContainer[EpisodeThread]
     next_page_token: str
     def __init__(self, threads: _Optional[_Iterable[_Union[EpisodeThread, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ExportEpisodesRequest(_message.Message):
+    __slots__ = ("page_size",)
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    def __init__(self, page_size: _Optional[int] = ...) -> None: ...
+
+class ExportEpisodesResponse(_message.Message):
+    __slots__ = ("episodes",)
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    episodes: _containers.RepeatedCompositeFieldContainer[Episode]
+    def __init__(self, episodes: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ...) -> None: ...
+
+class ImportEpisodesRequest(_message.Message):
+    __slots__ = ("episodes",)
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    episodes: _containers.RepeatedCompositeFieldContainer[Episode]
+    def __init__(self, episodes: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ...) -> None: ...
+
+class ImportEpisodesResponse(_message.Message):
+    __slots__ = ("imported", "skipped")
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    imported: int
+    skipped: int
+    def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...

@@ -55,6 +55,16 @@ class EpisodeServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsResponse.FromString,
                 _registered_method=True)
+        self.ExportEpisodes = channel.unary_stream(
+                '/lore.memory.v1.EpisodeService/ExportEpisodes',
+                request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ExportEpisodesRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ExportEpisodesResponse.FromString,
+                _registered_method=True)
+        self.ImportEpisodes = channel.unary_unary(
+                '/lore.memory.v1.EpisodeService/ImportEpisodes',
+                request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesResponse.FromString,
+                _registered_method=True)
 
 
 class EpisodeServiceServicer:
@@ -87,6 +97,23 @@ class EpisodeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportEpisodes(self, request, context):
+        """Operator export (`lore org export`): every episode of the caller's organisation with every
+        stored field, newest first, in pages.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportEpisodes(self, request, context):
+        """Operator restore (`lore org import`): writes exported episodes into the caller's organisation
+        as they are, embedding each summary with the configured model. An id the organisation already
+        holds is left as it is; an id held by another organisation is refused with ALREADY_EXISTS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EpisodeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -109,6 +136,16 @@ def add_EpisodeServiceServicer_to_server(servicer, server):
                     servicer.ListOpenThreads,
                     request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsResponse.SerializeToString,
+            ),
+            'ExportEpisodes': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportEpisodes,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ExportEpisodesRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ExportEpisodesResponse.SerializeToString,
+            ),
+            'ImportEpisodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportEpisodes,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -220,6 +257,60 @@ class EpisodeService:
             '/lore.memory.v1.EpisodeService/ListOpenThreads',
             lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsRequest.SerializeToString,
             lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportEpisodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/lore.memory.v1.EpisodeService/ExportEpisodes',
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.ExportEpisodesRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.ExportEpisodesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportEpisodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.EpisodeService/ImportEpisodes',
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -96,6 +96,11 @@ class MemoryServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ExportMemoriesRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ExportMemoriesResponse.FromString,
                 _registered_method=True)
+        self.ImportMemories = channel.unary_unary(
+                '/lore.memory.v1.MemoryService/ImportMemories',
+                request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -181,7 +186,18 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ExportMemories(self, request, context):
-        """Streams every memory of a scope, in pages.
+        """Streams every memory of a scope, in pages (every status, every stored field: `lore org export`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportMemories(self, request, context):
+        """Operator restore (`lore org import`): writes exported memories into the caller's organisation
+        as they are (ids, salience, access counts, timestamps, provenance), embedding each with the
+        configured model so they are searchable. A memory whose id the organisation already holds is
+        left as it is (a re-import changes nothing); an id held by another organisation is refused
+        with ALREADY_EXISTS. The whole batch is validated before anything is written.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -249,6 +265,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.ExportMemories,
                     request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ExportMemoriesRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ExportMemoriesResponse.SerializeToString,
+            ),
+            'ImportMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportMemories,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -577,6 +598,33 @@ class MemoryService:
             '/lore.memory.v1.MemoryService/ExportMemories',
             lore_dot_memory_dot_v1_dot_memory__service__pb2.ExportMemoriesRequest.SerializeToString,
             lore_dot_memory_dot_v1_dot_memory__service__pb2.ExportMemoriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.MemoryService/ImportMemories',
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

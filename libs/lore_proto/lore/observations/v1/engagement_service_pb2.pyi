@@ -32,7 +32,7 @@ UNKNOWN_STATUS_OPEN: UnknownStatus
 UNKNOWN_STATUS_RESOLVED: UnknownStatus
 
 class HypothesisEvidence(_message.Message):
-    __slots__ = ("id", "statement", "stance", "weight", "source", "observed_at", "recorded_at", "reviewed")
+    __slots__ = ("id", "statement", "stance", "weight", "source", "observed_at", "recorded_at", "reviewed", "epoch")
     ID_FIELD_NUMBER: _ClassVar[int]
     STATEMENT_FIELD_NUMBER: _ClassVar[int]
     STANCE_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +41,7 @@ class HypothesisEvidence(_message.Message):
     OBSERVED_AT_FIELD_NUMBER: _ClassVar[int]
     RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
     REVIEWED_FIELD_NUMBER: _ClassVar[int]
+    EPOCH_FIELD_NUMBER: _ClassVar[int]
     id: str
     statement: str
     stance: _observation_service_pb2.EvidenceStance
@@ -49,7 +50,8 @@ class HypothesisEvidence(_message.Message):
     observed_at: _timestamp_pb2.Timestamp
     recorded_at: _timestamp_pb2.Timestamp
     reviewed: bool
-    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ..., observed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reviewed: _Optional[bool] = ...) -> None: ...
+    epoch: int
+    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., stance: _Optional[_Union[_observation_service_pb2.EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source: _Optional[str] = ..., observed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reviewed: _Optional[bool] = ..., epoch: _Optional[int] = ...) -> None: ...
 
 class HypothesisEvidenceInput(_message.Message):
     __slots__ = ("statement", "stance", "weight", "source", "observed_at")
@@ -82,7 +84,7 @@ class HypothesisRevision(_message.Message):
     def __init__(self, previous_statement: _Optional[str] = ..., statement: _Optional[str] = ..., previous_confidence: _Optional[float] = ..., confidence: _Optional[float] = ..., reason: _Optional[str] = ..., revised_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Hypothesis(_message.Message):
-    __slots__ = ("id", "statement", "confidence", "status", "evidence", "revisions", "archive_note", "finding_id", "created_at", "updated_at")
+    __slots__ = ("id", "statement", "confidence", "status", "evidence", "revisions", "archive_note", "finding_id", "created_at", "updated_at", "finding")
     ID_FIELD_NUMBER: _ClassVar[int]
     STATEMENT_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
@@ -93,6 +95,7 @@ class Hypothesis(_message.Message):
     FINDING_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINDING_FIELD_NUMBER: _ClassVar[int]
     id: str
     statement: str
     confidence: float
@@ -103,7 +106,8 @@ class Hypothesis(_message.Message):
     finding_id: str
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., confidence: _Optional[float] = ..., status: _Optional[_Union[HypothesisStatus, str]] = ..., evidence: _Optional[_Iterable[_Union[HypothesisEvidence, _Mapping]]] = ..., revisions: _Optional[_Iterable[_Union[HypothesisRevision, _Mapping]]] = ..., archive_note: _Optional[str] = ..., finding_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    finding: Finding
+    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., confidence: _Optional[float] = ..., status: _Optional[_Union[HypothesisStatus, str]] = ..., evidence: _Optional[_Iterable[_Union[HypothesisEvidence, _Mapping]]] = ..., revisions: _Optional[_Iterable[_Union[HypothesisRevision, _Mapping]]] = ..., archive_note: _Optional[str] = ..., finding_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finding: _Optional[_Union[Finding, _Mapping]] = ...) -> None: ...
 
 class Finding(_message.Message):
     __slots__ = ("id", "statement", "source", "hypothesis_id", "recorded_at")
@@ -278,3 +282,51 @@ class AdvanceWeekResponse(_message.Message):
     WEEK_NUMBER_FIELD_NUMBER: _ClassVar[int]
     week_number: int
     def __init__(self, week_number: _Optional[int] = ...) -> None: ...
+
+class EngagementState(_message.Message):
+    __slots__ = ("week_number", "week_started_at", "created_at", "updated_at")
+    WEEK_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    WEEK_STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    week_number: int
+    week_started_at: _timestamp_pb2.Timestamp
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, week_number: _Optional[int] = ..., week_started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ExportEngagementRequest(_message.Message):
+    __slots__ = ("page_size",)
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    def __init__(self, page_size: _Optional[int] = ...) -> None: ...
+
+class ExportEngagementResponse(_message.Message):
+    __slots__ = ("engagement", "hypotheses", "unknowns")
+    ENGAGEMENT_FIELD_NUMBER: _ClassVar[int]
+    HYPOTHESES_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWNS_FIELD_NUMBER: _ClassVar[int]
+    engagement: EngagementState
+    hypotheses: _containers.RepeatedCompositeFieldContainer[Hypothesis]
+    unknowns: _containers.RepeatedCompositeFieldContainer[Unknown]
+    def __init__(self, engagement: _Optional[_Union[EngagementState, _Mapping]] = ..., hypotheses: _Optional[_Iterable[_Union[Hypothesis, _Mapping]]] = ..., unknowns: _Optional[_Iterable[_Union[Unknown, _Mapping]]] = ...) -> None: ...
+
+class ImportEngagementRequest(_message.Message):
+    __slots__ = ("engagement", "hypotheses", "unknowns")
+    ENGAGEMENT_FIELD_NUMBER: _ClassVar[int]
+    HYPOTHESES_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWNS_FIELD_NUMBER: _ClassVar[int]
+    engagement: EngagementState
+    hypotheses: _containers.RepeatedCompositeFieldContainer[Hypothesis]
+    unknowns: _containers.RepeatedCompositeFieldContainer[Unknown]
+    def __init__(self, engagement: _Optional[_Union[EngagementState, _Mapping]] = ..., hypotheses: _Optional[_Iterable[_Union[Hypothesis, _Mapping]]] = ..., unknowns: _Optional[_Iterable[_Union[Unknown, _Mapping]]] = ...) -> None: ...
+
+class ImportEngagementResponse(_message.Message):
+    __slots__ = ("imported_hypotheses", "imported_unknowns", "skipped")
+    IMPORTED_HYPOTHESES_FIELD_NUMBER: _ClassVar[int]
+    IMPORTED_UNKNOWNS_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    imported_hypotheses: int
+    imported_unknowns: int
+    skipped: int
+    def __init__(self, imported_hypotheses: _Optional[int] = ..., imported_unknowns: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...

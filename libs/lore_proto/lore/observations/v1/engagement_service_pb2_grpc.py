@@ -81,6 +81,16 @@ class EngagementServiceStub:
                 request_serializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.AdvanceWeekRequest.SerializeToString,
                 response_deserializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.AdvanceWeekResponse.FromString,
                 _registered_method=True)
+        self.ExportEngagement = channel.unary_stream(
+                '/lore.observations.v1.EngagementService/ExportEngagement',
+                request_serializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ExportEngagementRequest.SerializeToString,
+                response_deserializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ExportEngagementResponse.FromString,
+                _registered_method=True)
+        self.ImportEngagement = channel.unary_unary(
+                '/lore.observations.v1.EngagementService/ImportEngagement',
+                request_serializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ImportEngagementRequest.SerializeToString,
+                response_deserializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ImportEngagementResponse.FromString,
+                _registered_method=True)
 
 
 class EngagementServiceServicer:
@@ -148,6 +158,26 @@ class EngagementServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportEngagement(self, request, context):
+        """Operator export (`lore org export`): the whole engagement state of the caller's organisation,
+        unlike GetEngagement's bounded view: the first message carries the state row, then every
+        hypothesis (with evidence, revisions and its finding) and every unknown, oldest first.
+        Nothing is streamed for an organisation without engagement state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportEngagement(self, request, context):
+        """Operator restore (`lore org import`): writes exported engagement state into the caller's
+        organisation as it is. The state row is created when the organisation has none (else left as
+        it is); a hypothesis or unknown whose id the organisation already holds is left as it is; an id
+        held by another organisation is refused with ALREADY_EXISTS. A batch is one transaction.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EngagementServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -195,6 +225,16 @@ def add_EngagementServiceServicer_to_server(servicer, server):
                     servicer.AdvanceWeek,
                     request_deserializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.AdvanceWeekRequest.FromString,
                     response_serializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.AdvanceWeekResponse.SerializeToString,
+            ),
+            'ExportEngagement': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportEngagement,
+                    request_deserializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ExportEngagementRequest.FromString,
+                    response_serializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ExportEngagementResponse.SerializeToString,
+            ),
+            'ImportEngagement': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportEngagement,
+                    request_deserializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ImportEngagementRequest.FromString,
+                    response_serializer=lore_dot_observations_dot_v1_dot_engagement__service__pb2.ImportEngagementResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -442,6 +482,60 @@ class EngagementService:
             '/lore.observations.v1.EngagementService/AdvanceWeek',
             lore_dot_observations_dot_v1_dot_engagement__service__pb2.AdvanceWeekRequest.SerializeToString,
             lore_dot_observations_dot_v1_dot_engagement__service__pb2.AdvanceWeekResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportEngagement(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/lore.observations.v1.EngagementService/ExportEngagement',
+            lore_dot_observations_dot_v1_dot_engagement__service__pb2.ExportEngagementRequest.SerializeToString,
+            lore_dot_observations_dot_v1_dot_engagement__service__pb2.ExportEngagementResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportEngagement(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.observations.v1.EngagementService/ImportEngagement',
+            lore_dot_observations_dot_v1_dot_engagement__service__pb2.ImportEngagementRequest.SerializeToString,
+            lore_dot_observations_dot_v1_dot_engagement__service__pb2.ImportEngagementResponse.FromString,
             options,
             channel_credentials,
             insecure,

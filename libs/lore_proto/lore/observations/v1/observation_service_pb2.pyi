@@ -397,3 +397,29 @@ class EraseSubjectResponse(_message.Message):
     evidence_erased: int
     tombstone_id: str
     def __init__(self, observations_erased: _Optional[int] = ..., evidence_erased: _Optional[int] = ..., tombstone_id: _Optional[str] = ...) -> None: ...
+
+class ExportObservationsRequest(_message.Message):
+    __slots__ = ("page_size",)
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    def __init__(self, page_size: _Optional[int] = ...) -> None: ...
+
+class ExportObservationsResponse(_message.Message):
+    __slots__ = ("observations",)
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    observations: _containers.RepeatedCompositeFieldContainer[Observation]
+    def __init__(self, observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ...) -> None: ...
+
+class ImportObservationsRequest(_message.Message):
+    __slots__ = ("observations",)
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    observations: _containers.RepeatedCompositeFieldContainer[Observation]
+    def __init__(self, observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ...) -> None: ...
+
+class ImportObservationsResponse(_message.Message):
+    __slots__ = ("imported", "skipped")
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    imported: int
+    skipped: int
+    def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...

@@ -81,6 +81,16 @@ class ObservationServiceStub:
                 request_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.EraseSubjectRequest.SerializeToString,
                 response_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.EraseSubjectResponse.FromString,
                 _registered_method=True)
+        self.ExportObservations = channel.unary_stream(
+                '/lore.observations.v1.ObservationService/ExportObservations',
+                request_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ExportObservationsRequest.SerializeToString,
+                response_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ExportObservationsResponse.FromString,
+                _registered_method=True)
+        self.ImportObservations = channel.unary_unary(
+                '/lore.observations.v1.ObservationService/ImportObservations',
+                request_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsRequest.SerializeToString,
+                response_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsResponse.FromString,
+                _registered_method=True)
 
 
 class ObservationServiceServicer:
@@ -150,6 +160,27 @@ class ObservationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportObservations(self, request, context):
+        """Operator export (`lore org export`): every observation of the caller's organisation, every
+        status (superseded and invalidated beliefs too), each with all its evidence, oldest first so
+        a belief always comes before the one superseding it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportObservations(self, request, context):
+        """Operator restore (`lore org import`): inserts exported observations with their evidence as
+        they are (ids, confidence and its components, freshness, status, supersession link,
+        timestamps: nothing is re-scored), embedding each with the configured model. A batch is one
+        transaction: any invalid record writes nothing. An id the organisation already holds is left
+        as it is; an id held by another organisation is refused with ALREADY_EXISTS. A superseding
+        observation must come after (or in the same batch as) the one it supersedes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ObservationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -197,6 +228,16 @@ def add_ObservationServiceServicer_to_server(servicer, server):
                     servicer.EraseSubject,
                     request_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.EraseSubjectRequest.FromString,
                     response_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.EraseSubjectResponse.SerializeToString,
+            ),
+            'ExportObservations': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportObservations,
+                    request_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ExportObservationsRequest.FromString,
+                    response_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ExportObservationsResponse.SerializeToString,
+            ),
+            'ImportObservations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportObservations,
+                    request_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsRequest.FromString,
+                    response_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -444,6 +485,60 @@ class ObservationService:
             '/lore.observations.v1.ObservationService/EraseSubject',
             lore_dot_observations_dot_v1_dot_observation__service__pb2.EraseSubjectRequest.SerializeToString,
             lore_dot_observations_dot_v1_dot_observation__service__pb2.EraseSubjectResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportObservations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/lore.observations.v1.ObservationService/ExportObservations',
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.ExportObservationsRequest.SerializeToString,
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.ExportObservationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportObservations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.observations.v1.ObservationService/ImportObservations',
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsRequest.SerializeToString,
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsResponse.FromString,
             options,
             channel_credentials,
             insecure,

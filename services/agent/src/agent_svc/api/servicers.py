@@ -13,7 +13,8 @@ from agent_svc.domain.transcript import bounded_id
 from agent_svc.usecases import sessions
 from agent_svc.usecases.erasure import ErasureServices, forget_subject
 from agent_svc.usecases.import_turns import import_turns
-from agent_svc.usecases.ports import Clock, JobStats, MessageIndex, Transcript
+from agent_svc.usecases.jobs import retry_jobs
+from agent_svc.usecases.ports import Clock, JobQueueAdmin, MessageIndex, Transcript
 from agent_svc.usecases.process_turn import TurnServices, process_turn
 
 
@@ -27,19 +28,24 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         clock: Clock,
         turns: TurnServices,
         erasure: ErasureServices,
-        job_stats: JobStats,
+        job_queue: JobQueueAdmin,
     ) -> None:
         self._transcript = transcript
         self._messages = messages
         self._clock = clock
         self._turns = turns
         self._erasure = erasure
-        self._job_stats = job_stats
+        self._job_queue = job_queue
 
     async def GetJobStats(self, request: pb.GetJobStatsRequest, context: Any) -> pb.GetJobStatsResponse:
         caller = request_context.current()
-        counts = await self._job_stats.counts(caller.org_id)
+        counts = await self._job_queue.counts(caller.org_id)
         return pb.GetJobStatsResponse(kinds=[convert.job_counts_to_pb(kind) for kind in counts])
+
+    async def RetryJobs(self, request: pb.RetryJobsRequest, context: Any) -> pb.RetryJobsResponse:
+        caller = request_context.current()
+        requeued, skipped = await retry_jobs(caller.org_id, list(request.kinds), self._job_queue)
+        return pb.RetryJobsResponse(requeued=requeued, skipped=skipped)
 
     async def ProcessTurn(self, request: pb.ProcessTurnRequest, context: Any) -> pb.ProcessTurnResponse:
         caller = request_context.current()

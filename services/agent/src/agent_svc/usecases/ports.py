@@ -281,7 +281,12 @@ class Timeline(Protocol):
     async def set_status(self, org_id: str, digest_id: str, status: str) -> None: ...
 
 
-class JobStats(Protocol):
+class JobQueueAdmin(Protocol):
     async def counts(self, org_id: str) -> list[QueueCounts]:
         """The org's background jobs by kind and state (every kind, zeros included)."""
+        ...
+
+    async def retry_dead(self, org_id: str, kinds: Sequence[str]) -> tuple[int, int]:
+        """Queue the org's dead jobs of ``kinds`` again with fresh attempts: (requeued, left dead
+        because the same job is already waiting or running)."""
         ...

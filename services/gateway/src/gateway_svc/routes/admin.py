@@ -87,3 +87,16 @@ async def job_stats(request: Request, caller: Caller = Depends(authorized("admin
     return ProtoJSONResponse(
         await agent.GetJobStats(agent_service_pb2.GetJobStatsRequest(), **rpc_options(request, caller))
     )
+
+
+@router.post(
+    "/v1/admin/jobs:retry",
+    summary="Queue the org's dead-lettered jobs again, once their cause is fixed (AgentService.RetryJobs)",
+    openapi_extra=json_body(
+        agent_service_pb2.RetryJobsRequest, {"kinds": ["reflect"]}, agent_service_pb2.RetryJobsResponse
+    ),
+)
+async def retry_jobs(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
+    message = await body_message(request, agent_service_pb2.RetryJobsRequest, empty=True)
+    agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
+    return ProtoJSONResponse(await agent.RetryJobs(message, **rpc_options(request, caller)))

@@ -10,9 +10,9 @@ from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
 from lore_embeddings import Embedder
 from lore_runtime import request_context
 
-from memory_svc.api import episode_convert
+from memory_svc.api import episode_convert, import_convert
 from memory_svc.api.convert import scope_from_pb
-from memory_svc.usecases import episodes
+from memory_svc.usecases import episodes, org_transfer
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.ports import Clock
 
@@ -75,3 +75,18 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             threads=[episode_convert.episode_thread_to_pb(thread) for thread in listed.threads],
             next_page_token=listed.next_page_token,
         )
+
+    async def ExportEpisodes(self, request: episode_service_pb2.ExportEpisodesRequest, context):
+        caller = request_context.current()
+        async for page in org_transfer.export_episodes(caller.org_id, request.page_size, index=self._index):
+            yield episode_service_pb2.ExportEpisodesResponse(
+                episodes=[episode_convert.episode_to_pb(episode) for episode in page]
+            )
+
+    async def ImportEpisodes(
+        self, request: episode_service_pb2.ImportEpisodesRequest, context
+    ) -> episode_service_pb2.ImportEpisodesResponse:
+        caller = request_context.current()
+        batch = import_convert.episodes_from_pb(request, caller.org_id)
+        report = await org_transfer.import_episodes(caller.org_id, batch, index=self._index, embedder=self._embedder)
+        return episode_service_pb2.ImportEpisodesResponse(imported=report.imported, skipped=report.skipped)

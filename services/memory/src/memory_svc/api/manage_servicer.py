@@ -13,11 +13,12 @@ from typing import Any
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors, request_context
 
-from memory_svc.api import convert, manage_convert
+from memory_svc.api import convert, import_convert, manage_convert
 from memory_svc.usecases import manage_memories
 from memory_svc.usecases.consolidate import run_consolidation
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.export import export_memories
+from memory_svc.usecases.org_transfer import import_memories
 from memory_svc.usecases.record_access import CLIENT_REASONS, record_access
 from memory_svc.usecases.reindex import reindex
 
@@ -126,6 +127,13 @@ class MemoryManagementRpcs:
         scope = convert.scope_from_pb(request.scope, "scope")
         async for batch in export_memories(caller.org_id, scope, request.page_size, catalog=self._catalog):
             yield pb.ExportMemoriesResponse(memories=[convert.memory_to_pb(item) for item in batch])
+
+    async def ImportMemories(self, request: pb.ImportMemoriesRequest, context: Any) -> pb.ImportMemoriesResponse:
+        # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).
+        caller = request_context.current()
+        items = import_convert.memories_from_pb(request, caller.org_id)
+        report = await import_memories(caller.org_id, items, index=self._index, embedder=self._embedder)
+        return pb.ImportMemoriesResponse(imported=report.imported, skipped=report.skipped)
 
     async def RecordAccess(self, request: pb.RecordAccessRequest, context: Any) -> pb.RecordAccessResponse:
         caller = request_context.current()

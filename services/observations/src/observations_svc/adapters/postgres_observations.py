@@ -456,3 +456,136 @@ class PostgresObservationStore:
             EMBEDDING_COLUMN,
         )
         return int(declared.split("(")[1].rstrip(")")) if declared and "(" in declared else None
+
+    # ------------------------------------------------------------------ export and import
+
+    async def export_page(self, org_id: str, after: tuple[datetime, str] | None, limit: int) -> list[Observation]:
+        after_time, after_id = after if after is not None else (None, None)
+        async with tenant_transaction(self._pool, org_id) as connection:
+            rows = await connection.fetch(
+                f"""
+                SELECT {_COLUMNS} FROM observations.observations o
+                WHERE o.org_id = $1 AND ($2::timestamptz IS NULL OR (o.created_at, o.id) > ($2, $3::uuid))
+                ORDER BY o.created_at, o.id LIMIT $4
+                """,
+                org_id,
+                after_time,
+                uuid.UUID(after_id) if after_id else None,
+                limit,
+            )
+            evidence: dict[uuid.UUID, list[Evidence]] = {row["id"]: [] for row in rows}
+            if rows:
+                for item in await connection.fetch(
+                    """
+                    SELECT * FROM observations.evidence
+                    WHERE org_id = $1 AND observation_id = ANY ($2::uuid[]) ORDER BY created_at, id
+                    """,
+                    org_id,
+                    list(evidence),
+                ):
+                    evidence[item["observation_id"]].append(_evidence(item))
+        return [_observation(row, evidence[row["id"]]) for row in rows]
+
+    async def insert_restored(
+        self, org_id: str, observations: Sequence[Observation], embeddings: Sequence[Sequence[float]]
+    ) -> None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            for observation, embedding in zip(observations, embeddings, strict=True):
+                await _insert_restored(connection, org_id, observation, embedding)
+
+
+async def _insert_restored(
+    connection: asyncpg.Connection, org_id: str, observation: Observation, embedding: Sequence[float]
+) -> None:
+    try:
+        inserted = await connection.fetchval(
+            """
+            INSERT INTO observations.observations
+                (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary, detail, tags,
+                 confidence, confidence_components, freshness, last_supported_at, revalidation_due_at, status,
+                 supersedes_observation_id, embedding, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """,
+            uuid.UUID(observation.id),
+            org_id,
+            observation.agent_id,
+            observation.kind,
+            observation.subject_type,
+            observation.subject_id,
+            observation.slot,
+            observation.canonical_key,
+            observation.summary,
+            observation.detail,
+            list(observation.tags),
+            observation.confidence,
+            json.dumps(asdict(observation.components)),
+            observation.freshness,
+            observation.last_supported_at,
+            observation.revalidation_due_at,
+            observation.status,
+            uuid.UUID(observation.supersedes_observation_id) if observation.supersedes_observation_id else None,
+            unit(embedding),
+            observation.created_at,
+            observation.updated_at,
+        )
+    except asyncpg.UniqueViolationError as error:
+        # Not the id (ON CONFLICT skips that): another current belief of the key, or a second successor.
+        raise errors.Conflict(
+            f"observation {observation.id} conflicts with the organisation's beliefs ({error.constraint_name}): "
+            "an org already holding a current belief of its key cannot take another",
+            reason="KEY_CONFLICT",
+            metadata={"id": observation.id},
+        ) from error
+    if inserted is None:
+        raise taken("observation", observation.id)
+    if observation.evidence:
+        await _insert_restored_evidence(connection, org_id, observation.evidence)
+
+
+def taken(kind: str, record_id: str) -> errors.AlreadyExists:
+    """An id another org holds (ON CONFLICT skipped it, RLS hides it): refused, never moved across tenants."""
+    return errors.AlreadyExists(
+        f"{kind} {record_id} belongs to another organisation: import a copy under new ids "
+        "(`lore org import` derives them when the file's org is not the target org)",
+        reason="ID_OF_ANOTHER_ORG",
+        metadata={"id": record_id},
+    )
+
+
+async def _insert_restored_evidence(connection: asyncpg.Connection, org_id: str, items: Sequence[Evidence]) -> None:
+    try:
+        rows = await connection.fetch(
+            """
+            INSERT INTO observations.evidence
+                (id, org_id, observation_id, stance, weight, source_type, source_id, excerpt, observed_at,
+                 operator_confirmed, created_at)
+            SELECT e.id, $1, e.observation_id, e.stance, e.weight, e.source_type, e.source_id, e.excerpt,
+                   e.observed_at, e.operator_confirmed, e.created_at
+            FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::text[],
+                        $9::timestamptz[], $10::bool[], $11::timestamptz[])
+                 AS e(id, observation_id, stance, weight, source_type, source_id, excerpt, observed_at,
+                      operator_confirmed, created_at)
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """,
+            org_id,
+            [uuid.UUID(item.id) for item in items],
+            [uuid.UUID(item.observation_id) for item in items],
+            [item.stance for item in items],
+            [item.weight for item in items],
+            [item.source_type for item in items],
+            [item.source_id for item in items],
+            [item.excerpt for item in items],
+            [item.observed_at for item in items],
+            [item.operator_confirmed for item in items],
+            [item.created_at for item in items],
+        )
+    except asyncpg.IntegrityConstraintViolationError as error:
+        if "never at an observation" in str(error):
+            raise errors.InvalidArgument(
+                "evidence.source_id", "evidence points at raw sources, never at an observation"
+            ) from error
+        raise
+    if len(rows) < len(items):
+        inserted = {str(row["id"]) for row in rows}
+        raise taken("evidence", next(item.id for item in items if item.id not in inserted))

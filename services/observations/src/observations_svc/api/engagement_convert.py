@@ -16,6 +16,7 @@ from lore_runtime.proto_time import to_timestamp
 
 from observations_svc.domain import engagement as model
 from observations_svc.domain import engagement_limits as limits
+from observations_svc.domain.restore import EngagementRow
 
 _STANCE_FROM_PB = {
     observation_pb.EVIDENCE_STANCE_SUPPORT: model.Stance.SUPPORT,
@@ -55,7 +56,8 @@ def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.
     )
 
 
-def hypothesis_to_pb(hypothesis: model.Hypothesis) -> pb.Hypothesis:
+def hypothesis_to_pb(hypothesis: model.Hypothesis, finding: model.Finding | None = None) -> pb.Hypothesis:
+    """``finding``: the one it became, carried in exports (GetEngagement lists findings on their own)."""
     return pb.Hypothesis(
         id=hypothesis.id,
         statement=hypothesis.statement,
@@ -71,6 +73,7 @@ def hypothesis_to_pb(hypothesis: model.Hypothesis) -> pb.Hypothesis:
                 observed_at=to_timestamp(line.observed_at),
                 recorded_at=to_timestamp(line.recorded_at),
                 reviewed=hypothesis.is_reviewed(line),
+                epoch=line.epoch,
             )
             for line in hypothesis.evidence
         ],
@@ -89,6 +92,16 @@ def hypothesis_to_pb(hypothesis: model.Hypothesis) -> pb.Hypothesis:
         finding_id=hypothesis.finding_id,
         created_at=to_timestamp(hypothesis.created_at),
         updated_at=to_timestamp(hypothesis.updated_at),
+        finding=finding_to_pb(finding) if finding is not None else None,
+    )
+
+
+def engagement_row_to_pb(row: EngagementRow) -> pb.EngagementState:
+    return pb.EngagementState(
+        week_number=row.week_number,
+        week_started_at=to_timestamp(row.week_started_at),
+        created_at=to_timestamp(row.created_at),
+        updated_at=to_timestamp(row.updated_at),
     )
 
 

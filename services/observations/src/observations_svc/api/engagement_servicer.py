@@ -7,8 +7,9 @@ from lore.observations.v1 import engagement_service_pb2_grpc
 from lore_runtime import errors, request_context
 
 from observations_svc.api import engagement_convert as convert
+from observations_svc.api import import_convert
 from observations_svc.domain.engagement import DEFAULT_PROMOTION_THRESHOLD
-from observations_svc.usecases import engagement
+from observations_svc.usecases import engagement, org_transfer
 from observations_svc.usecases.engagement_ports import Clock, EngagementStore
 
 
@@ -111,3 +112,21 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
         expected = request.expected_week_number if request.HasField("expected_week_number") else None
         week = await engagement.advance_week(caller.org_id, expected, store=self._store, clock=self._clock)
         return pb.AdvanceWeekResponse(week_number=week)
+
+    async def ExportEngagement(self, request: pb.ExportEngagementRequest, context):
+        caller = request_context.current()
+        async for page in org_transfer.export_engagement(caller.org_id, request.page_size, store=self._store):
+            yield pb.ExportEngagementResponse(
+                engagement=convert.engagement_row_to_pb(page.row) if page.row is not None else None,
+                hypotheses=[convert.hypothesis_to_pb(hypothesis, finding) for hypothesis, finding in page.hypotheses],
+                unknowns=[convert.unknown_to_pb(unknown) for unknown in page.unknowns],
+            )
+
+    async def ImportEngagement(self, request: pb.ImportEngagementRequest, context) -> pb.ImportEngagementResponse:
+        # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).
+        caller = request_context.current()
+        row, hypotheses, unknowns = import_convert.engagement_import_from_pb(request)
+        counts = await org_transfer.import_engagement(caller.org_id, row, hypotheses, unknowns, store=self._store)
+        return pb.ImportEngagementResponse(
+            imported_hypotheses=counts.hypotheses, imported_unknowns=counts.unknowns, skipped=counts.skipped
+        )

@@ -11,10 +11,11 @@ from lore_embeddings import Embedder
 from lore_runtime import request_context
 from lore_runtime.errors import InvalidArgument
 
+from observations_svc.api import import_convert
 from observations_svc.api import observation_convert as convert
 from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id
-from observations_svc.usecases import maintenance, observe, read
+from observations_svc.usecases import maintenance, observe, org_transfer, read
 from observations_svc.usecases.ports import Clock, ObservationStore
 
 
@@ -180,3 +181,17 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             evidence_erased=erasure.evidence_erased,
             tombstone_id=erasure.tombstone_id,
         )
+
+    async def ExportObservations(self, request: pb.ExportObservationsRequest, context):
+        caller = request_context.current()
+        async for page in org_transfer.export_observations(caller.org_id, request.page_size, store=self._store):
+            yield pb.ExportObservationsResponse(observations=[convert.observation_to_pb(item) for item in page])
+
+    async def ImportObservations(self, request: pb.ImportObservationsRequest, context) -> pb.ImportObservationsResponse:
+        # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).
+        caller = request_context.current()
+        observations = import_convert.observations_from_pb(request, caller.org_id)
+        report = await org_transfer.import_observations(
+            caller.org_id, observations, store=self._store, embedder=self._embedder
+        )
+        return pb.ImportObservationsResponse(imported=report.imported, skipped=report.skipped)

@@ -7,15 +7,24 @@ current state (or a count) to the new one, and may raise to write nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from observations_svc.domain.engagement import Engagement, Hypothesis, HypothesisChange, Unknown
+from observations_svc.domain.engagement import Engagement, Finding, Hypothesis, HypothesisChange, Unknown
+from observations_svc.domain.restore import EngagementRow
 
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreCounts:
+    hypotheses: int
+    unknowns: int
+    skipped: int
 
 
 class EngagementStore(Protocol):
@@ -58,4 +67,36 @@ class EngagementStore(Protocol):
     async def advance_week(self, org_id: str, expected_week: int | None, now: datetime) -> int:
         """Add one to the week atomically (concurrent calls all count) and return it. With
         ``expected_week``, Conflict unless the week is that one when the row is locked."""
+        ...
+
+
+class EngagementArchive(Protocol):
+    """An org's whole engagement state, for ``lore org export`` / ``import`` (GetEngagement's view is bounded)."""
+
+    async def export_row(self, org_id: str) -> EngagementRow | None:
+        """The org's engagement row, or None when it has no engagement state."""
+        ...
+
+    async def export_hypotheses(
+        self, org_id: str, after: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[Hypothesis, Finding | None]]:
+        """Up to ``limit`` hypotheses of any status, with evidence, revisions and their finding,
+        ordered by (created_at, id) strictly after ``after``."""
+        ...
+
+    async def export_unknowns(self, org_id: str, after: tuple[datetime, str] | None, limit: int) -> list[Unknown]:
+        """Up to ``limit`` unknowns, open or resolved, ordered by (created_at, id) strictly after ``after``."""
+        ...
+
+    async def restore(
+        self,
+        org_id: str,
+        row: EngagementRow | None,
+        hypotheses: Sequence[tuple[Hypothesis, Finding | None]],
+        unknowns: Sequence[Unknown],
+    ) -> RestoreCounts:
+        """In one transaction: create the org's row from ``row`` when it has none, then insert each
+        hypothesis (with its evidence lines, revisions and finding) and unknown exactly as given,
+        skipping those whose id the org already holds. InvalidArgument("engagement") when the org has
+        no row and none is given; AlreadyExists when an id is another org's (nothing is written)."""
         ...

@@ -116,3 +116,26 @@ class ObservationStore(Protocol):
         principal: str,
         request_id: str,
     ) -> Erasure: ...
+
+
+class ObservationArchive(Protocol):
+    """An org's observations as a whole, for ``lore org export`` / ``import`` (beside ObservationStore,
+    as the memory service's MemoryCatalog, so the transfer use cases state exactly what they touch)."""
+
+    async def get_many(self, org_id: str, ids: Sequence[str]) -> list[Observation]:
+        """The org's observations among ``ids`` (without evidence), in the order of ``ids``."""
+        ...
+
+    async def export_page(self, org_id: str, after: tuple[datetime, str] | None, limit: int) -> list[Observation]:
+        """Up to ``limit`` observations of the org, every status, each with all its evidence (oldest
+        first), ordered by (created_at, id) strictly after the ``after`` position: ``lore org export``."""
+        ...
+
+    async def insert_restored(
+        self, org_id: str, observations: Sequence[Observation], embeddings: Sequence[Sequence[float]]
+    ) -> None:
+        """Insert exported ``observations`` (one embedding each) with their evidence exactly as given,
+        in the order given, in one transaction: ``lore org import``. An id (of an observation or of
+        evidence) that is already taken — by another org, since callers skip the org's own — raises
+        AlreadyExists and writes nothing."""
+        ...

@@ -1,0 +1,94 @@
+"""``lore org export`` / ``lore org import`` on the memory service's side: episodes out in pages,
+memories and episodes back in as they were.
+
+Import restores records, it does not create them: ids, salience, access counts, timestamps and
+provenance are kept; only the vectors are made here, with the configured model (the export
+carries none, so a file restores into a deployment with another model and is searchable at once).
+A record whose id the org already holds is skipped (a re-import changes nothing). The stores never
+overwrite another org's point, so an id that does not land in this org belongs to another one:
+that is refused, never moved across tenants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from lore_embeddings import Embedder
+from lore_runtime import errors
+from opentelemetry import trace
+
+from memory_svc.domain.episode import Episode
+from memory_svc.domain.model import MemoryItem, Scope
+from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex
+from memory_svc.usecases.episodes import embed_episodes
+from memory_svc.usecases.export import DEFAULT_PAGE, MAX_PAGE
+from memory_svc.usecases.ports import MemoryIndex
+from memory_svc.usecases.remember import embed_items
+
+tracer = trace.get_tracer(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    imported: int
+    skipped: int
+
+
+def _foreign(field: str, ids: Sequence[str]) -> errors.AlreadyExists:
+    return errors.AlreadyExists(
+        f"{field} {ids[0]} belongs to another organisation: import a copy under new ids "
+        "(`lore org import` derives them when the file's org is not the target org)",
+        reason="ID_OF_ANOTHER_ORG",
+        metadata={"id": ids[0], "count": str(len(ids))},
+    )
+
+
+async def import_memories(
+    org_id: str, items: Sequence[MemoryItem], *, index: MemoryIndex, embedder: Embedder
+) -> ImportReport:
+    """Write the ``items`` of ``org_id`` the org does not hold yet, with fresh dense and BM25 vectors."""
+    with tracer.start_as_current_span("memory.import_memories") as span:
+        span.set_attribute("lore.org_id", org_id)
+        held = {item.id for item in await index.get(org_id, [item.id for item in items])}
+        fresh = [item for item in items if item.id not in held]
+        span.set_attribute("lore.memories", len(fresh))
+        if fresh:
+            await index.upsert(fresh, *await embed_items(fresh, embedder))
+            landed = {item.id for item in await index.get(org_id, [item.id for item in fresh])}
+            refused = [item.id for item in fresh if item.id not in landed]
+            if refused:
+                raise _foreign("memory", refused)
+    return ImportReport(imported=len(fresh), skipped=len(items) - len(fresh))
+
+
+async def export_episodes(org_id: str, page_size: int, *, index: EpisodeIndex) -> AsyncIterator[list[Episode]]:
+    """Every episode of ``org_id`` (every scope), newest first, in pages of ``page_size``."""
+    if page_size < 0 or page_size > MAX_PAGE:
+        raise errors.InvalidArgument("page_size", f"must be between 1 and {MAX_PAGE} (0 means {DEFAULT_PAGE})")
+    cursor: EpisodeCursor | None = None
+    while True:
+        page = await index.list(org_id, Scope(), page_size or DEFAULT_PAGE, cursor)
+        if page.episodes:
+            yield page.episodes
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
+
+
+async def import_episodes(
+    org_id: str, episodes: Sequence[Episode], *, index: EpisodeIndex, embedder: Embedder
+) -> ImportReport:
+    """Write the ``episodes`` of ``org_id`` the org does not hold yet, embedding their summaries."""
+    with tracer.start_as_current_span("memory.import_episodes") as span:
+        span.set_attribute("lore.org_id", org_id)
+        fresh = [episode for episode in episodes if await index.get(org_id, episode.id) is None]
+        span.set_attribute("lore.episodes", len(fresh))
+        if fresh:
+            vectors = await embed_episodes(fresh, embedder)
+            for episode, vector in zip(fresh, vectors, strict=True):
+                await index.upsert(episode, vector)
+            refused = [episode.id for episode in fresh if await index.get(org_id, episode.id) is None]
+            if refused:
+                raise _foreign("episode", refused)
+    return ImportReport(imported=len(fresh), skipped=len(episodes) - len(fresh))

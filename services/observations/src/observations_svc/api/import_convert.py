@@ -1,0 +1,206 @@
+"""pb2 -> domain for ``lore org import``: exported observations and engagement state back into
+stored records, every field as given (nothing is re-scored). The structure is checked here, the
+invariants in ``domain.restore``; errors name the field in proto path form (``observations[2].
+evidence[0].weight``) so the CLI can point at the line of the file."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from google.protobuf.message import Message
+from lore.observations.v1 import engagement_service_pb2 as engagement_pb
+from lore.observations.v1 import observation_service_pb2 as pb
+from lore_runtime.errors import InvalidArgument
+
+from observations_svc.api.observation_convert import KINDS, SOURCE_TYPES, STANCES, STATUSES, SUBJECT_TYPES, enum_value
+from observations_svc.domain import engagement as model
+from observations_svc.domain import restore
+from observations_svc.domain.keys import validate_slot, validate_subject
+from observations_svc.domain.model import ConfidenceComponents, Evidence, Observation
+
+_HYPOTHESIS_STATUSES = {
+    engagement_pb.HYPOTHESIS_STATUS_ACTIVE: model.HypothesisStatus.ACTIVE,
+    engagement_pb.HYPOTHESIS_STATUS_PROMOTED: model.HypothesisStatus.PROMOTED,
+    engagement_pb.HYPOTHESIS_STATUS_ARCHIVED: model.HypothesisStatus.ARCHIVED,
+}
+_UNKNOWN_STATUSES = {
+    engagement_pb.UNKNOWN_STATUS_OPEN: model.UnknownStatus.OPEN,
+    engagement_pb.UNKNOWN_STATUS_RESOLVED: model.UnknownStatus.RESOLVED,
+}
+_LINE_STANCES = {
+    pb.EVIDENCE_STANCE_SUPPORT: model.Stance.SUPPORT,
+    pb.EVIDENCE_STANCE_CONTRADICT: model.Stance.CONTRADICT,
+}
+
+
+def _time(message: Message, name: str, field: str, *, required: bool = True) -> datetime | None:
+    if not message.HasField(name):
+        if required:
+            raise InvalidArgument(f"{field}.{name}", "is required")
+        return None
+    try:
+        return getattr(message, name).ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        raise InvalidArgument(f"{field}.{name}", "is not a valid timestamp") from None
+
+
+def _choice(mapping: dict, value: int, field: str):  # type: ignore[no-untyped-def]
+    if value not in mapping:
+        raise InvalidArgument(field, f"must be one of {', '.join(str(item) for item in mapping.values())}")
+    return mapping[value]
+
+
+def evidence_from_pb(item: pb.Evidence, field: str) -> Evidence:
+    return Evidence(
+        id=item.id,
+        observation_id=item.observation_id,
+        stance=enum_value(STANCES, item.stance, f"{field}.stance"),
+        weight=item.weight,
+        source_type=enum_value(SOURCE_TYPES, item.source_type, f"{field}.source_type"),
+        source_id=item.source_id,
+        excerpt=item.excerpt,
+        observed_at=_time(item, "observed_at", field),  # type: ignore[arg-type]  # required
+        operator_confirmed=item.operator_confirmed,
+        created_at=_time(item, "created_at", field),  # type: ignore[arg-type]
+    )
+
+
+def observation_from_pb(item: pb.Observation, org_id: str, field: str) -> Observation:
+    kind = enum_value(KINDS, item.kind, f"{field}.kind")
+    subject_type = enum_value(SUBJECT_TYPES, item.subject_type, f"{field}.subject_type")
+    validate_subject(subject_type, item.subject_id, f"{field}.subject_id")
+    parts = item.confidence_components
+    observation = Observation(
+        id=item.id,
+        org_id=org_id,
+        agent_id=item.agent_id,
+        kind=kind,
+        subject_type=subject_type,
+        subject_id=item.subject_id,
+        slot=validate_slot(item.slot, f"{field}.slot"),
+        canonical_key=item.canonical_key,
+        summary=item.summary,
+        detail=item.detail,
+        tags=tuple(item.tags),
+        confidence=item.confidence,
+        components=ConfidenceComponents(
+            source_count=parts.source_count,
+            source_diversity=parts.source_diversity,
+            support_weight=parts.support_weight,
+            contradiction_weight=parts.contradiction_weight,
+            recency_weight=parts.recency_weight,
+            operator_confirmed_boost=parts.operator_confirmed_boost,
+        ),
+        freshness=item.freshness,
+        last_supported_at=_time(item, "last_supported_at", field, required=False),
+        revalidation_due_at=_time(item, "revalidation_due_at", field),  # type: ignore[arg-type]
+        status=enum_value(STATUSES, item.status, f"{field}.status"),
+        supersedes_observation_id=item.supersedes_observation_id or None,
+        created_at=_time(item, "created_at", field),  # type: ignore[arg-type]
+        updated_at=_time(item, "updated_at", field),  # type: ignore[arg-type]
+        evidence=tuple(
+            evidence_from_pb(evidence, f"{field}.evidence[{position}]")
+            for position, evidence in enumerate(item.evidence)
+        ),
+    )
+    return restore.validate_observation(observation, field)
+
+
+def observations_from_pb(request: pb.ImportObservationsRequest, org_id: str) -> list[Observation]:
+    restore.batch_size(len(request.observations), "observations")
+    observations = [
+        observation_from_pb(item, org_id, f"observations[{position}]")
+        for position, item in enumerate(request.observations)
+    ]
+    restore.unique_ids([observation.id for observation in observations], "observations")
+    restore.current_keys_unique(observations, "observations")
+    return observations
+
+
+def engagement_row_from_pb(row: engagement_pb.EngagementState, field: str) -> restore.EngagementRow:
+    return restore.validate_engagement_row(
+        restore.EngagementRow(
+            week_number=row.week_number,
+            week_started_at=_time(row, "week_started_at", field),  # type: ignore[arg-type]
+            created_at=_time(row, "created_at", field),  # type: ignore[arg-type]
+            updated_at=_time(row, "updated_at", field),  # type: ignore[arg-type]
+        ),
+        field,
+    )
+
+
+def hypothesis_from_pb(item: engagement_pb.Hypothesis, field: str) -> tuple[model.Hypothesis, model.Finding | None]:
+    revisions = tuple(
+        model.Revision(
+            previous_statement=revision.previous_statement,
+            statement=revision.statement,
+            previous_confidence=revision.previous_confidence,
+            confidence=revision.confidence,
+            reason=revision.reason,
+            revised_at=_time(revision, "revised_at", f"{field}.revisions[{position}]"),  # type: ignore[arg-type]
+        )
+        for position, revision in enumerate(item.revisions)
+    )
+    finding = None
+    if item.HasField("finding"):
+        finding = model.Finding(
+            id=item.finding.id,
+            statement=item.finding.statement,
+            source=item.finding.source,
+            hypothesis_id=item.finding.hypothesis_id,
+            recorded_at=_time(item.finding, "recorded_at", f"{field}.finding"),  # type: ignore[arg-type]
+        )
+    hypothesis = model.Hypothesis(
+        id=item.id,
+        statement=item.statement,
+        confidence=item.confidence,
+        status=_choice(_HYPOTHESIS_STATUSES, item.status, f"{field}.status"),
+        prior=restore.prior_of([revision.confidence for revision in revisions]),
+        evidence=tuple(
+            model.EvidenceLine(
+                id=line.id,
+                statement=line.statement,
+                stance=_choice(_LINE_STANCES, line.stance, f"{field}.evidence[{position}].stance"),
+                weight=line.weight,
+                source=line.source,
+                observed_at=_time(line, "observed_at", f"{field}.evidence[{position}]"),  # type: ignore[arg-type]
+                recorded_at=_time(line, "recorded_at", f"{field}.evidence[{position}]"),  # type: ignore[arg-type]
+                epoch=line.epoch,
+            )
+            for position, line in enumerate(item.evidence)
+        ),
+        revisions=revisions,
+        created_at=_time(item, "created_at", field),  # type: ignore[arg-type]
+        updated_at=_time(item, "updated_at", field),  # type: ignore[arg-type]
+        archive_note=item.archive_note,
+        finding_id=item.finding_id,
+    )
+    return restore.validate_hypothesis(hypothesis, finding, field), finding
+
+
+def unknown_from_pb(item: engagement_pb.Unknown, field: str) -> model.Unknown:
+    unknown = model.Unknown(
+        id=item.id,
+        question=item.question,
+        why_it_matters=item.why_it_matters,
+        status=_choice(_UNKNOWN_STATUSES, item.status, f"{field}.status"),
+        created_at=_time(item, "created_at", field),  # type: ignore[arg-type]
+        resolution=item.resolution,
+        resolved_at=_time(item, "resolved_at", field, required=False),
+    )
+    return restore.validate_unknown(unknown, field)
+
+
+def engagement_import_from_pb(
+    request: engagement_pb.ImportEngagementRequest,
+) -> tuple[restore.EngagementRow | None, list[tuple[model.Hypothesis, model.Finding | None]], list[model.Unknown]]:
+    if len(request.hypotheses) + len(request.unknowns) > restore.MAX_IMPORT_BATCH:
+        raise InvalidArgument("hypotheses", f"at most {restore.MAX_IMPORT_BATCH} hypotheses plus unknowns per call")
+    row = engagement_row_from_pb(request.engagement, "engagement") if request.HasField("engagement") else None
+    hypotheses = [
+        hypothesis_from_pb(item, f"hypotheses[{position}]") for position, item in enumerate(request.hypotheses)
+    ]
+    unknowns = [unknown_from_pb(item, f"unknowns[{position}]") for position, item in enumerate(request.unknowns)]
+    restore.unique_ids([hypothesis.id for hypothesis, _ in hypotheses], "hypotheses")
+    restore.unique_ids([unknown.id for unknown in unknowns], "unknowns")
+    return row, hypotheses, unknowns

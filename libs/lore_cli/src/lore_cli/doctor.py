@@ -21,15 +21,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import asyncpg
-import grpc
 import httpx
 import redis.asyncio as redis
 from lore_migrations import discover
 from lore_runtime.health import serving_status
-from lore_runtime.settings import DEFAULT_ADDRESSES, SettingsError, load_settings
+from lore_runtime.settings import DEFAULT_ADDRESSES, DialSettings, SettingsError, load_settings
 
 from lore_cli.health import gateway_url
 from lore_cli.schemas import SCHEMAS
+from lore_cli.service_calls import dial
 
 TIMEOUT = 3.0
 LOW_DISK_BYTES = 1 << 30
@@ -185,11 +185,15 @@ def _no_model() -> Finding:
 
 
 async def check_services(environ: Mapping[str, str]) -> list[Finding]:
+    try:  # the services' own settings checks name the problem; no service can be asked without it
+        load_settings(DialSettings, environ)
+    except SettingsError as error:
+        return [Finding(FAIL, "services", f"not asked: {error}", "fix the LORE_TLS_* variables it names")]
     findings = []
     for name in ("memory", "observations", "assembler", "agent"):
         address = environ.get(f"LORE_{name.upper()}_ADDR") or DEFAULT_ADDRESSES[name]
         target = address.replace("0.0.0.0:", "127.0.0.1:")
-        async with grpc.aio.insecure_channel(target) as channel:
+        async with dial(environ, target) as channel:
             state = await serving_status(channel, timeout=TIMEOUT)
         if state == "SERVING":
             findings.append(Finding(OK, f"service: {name}", f"SERVING at {target}"))

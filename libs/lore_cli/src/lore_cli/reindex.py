@@ -17,6 +17,8 @@ from lore_runtime.request_context import RequestContext
 from lore_runtime.settings import DEFAULT_ADDRESSES
 from tqdm import tqdm
 
+from lore_cli.service_calls import dial
+
 # An operator job across every org: the tenant metadata only satisfies the service's interceptor.
 OPERATOR = RequestContext(org_id="system", principal="lore-cli")
 PHASES = ("items", "episodes")
@@ -30,7 +32,7 @@ def memory_address(environ: Mapping[str, str]) -> str:
 async def run(environ: Mapping[str, str], *, force: bool) -> int:
     bars: dict[str, tqdm] = {}
     last: dict[str, memory_service_pb2.ReindexResponse] = {}
-    async with grpc.aio.insecure_channel(memory_address(environ)) as channel:
+    async with dial(environ, memory_address(environ)) as channel:
         stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
         request = memory_service_pb2.ReindexRequest(force=force)
         try:

@@ -2,7 +2,9 @@
 
 Steps: back ends (configured or embedded) → migrations → the development key → the
 five services as child processes (logs in ``LORE_DATA_DIR/logs``) → wait until the
-gateway's ``/v1/status`` is 200 → print where to go. On Ctrl-C/SIGTERM, or when any
+gateway's ``/v1/status`` is 200 → print where to go. Each gRPC service serves its Prometheus
+page on its own loopback port (``LORE_<SVC>_METRICS_ADDR``; the defaults, or a free port when a
+default is taken; an empty value turns one off). On Ctrl-C/SIGTERM, or when any
 child dies, every child gets SIGTERM (the gateway first, so no request meets a stopped
 service), then the embedded back ends stop. Data stays in ``LORE_DATA_DIR``.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import socket
 import sys
 import time
 from collections.abc import Mapping
@@ -20,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gateway_svc.keys import ensure_development_key
+from lore_devstack import free_port
+from lore_runtime.settings import LOCAL_METRICS_ADDRESSES
 
 from lore_cli.backends import Backends, start_backends
 from lore_cli.dev_key import DevKeyError, resolve_dev_key
@@ -57,7 +62,31 @@ def child_environment(environ: Mapping[str, str], backends: Backends, data_dir: 
     if backends.qdrant_url:
         env["LORE_QDRANT_URL"] = backends.qdrant_url
     env.pop("LORE_MIGRATIONS_DATABASE_URL", None)
+    for service, address in LOCAL_METRICS_ADDRESSES.items():
+        variable = f"LORE_{service.upper()}_METRICS_ADDR"
+        if variable not in env:
+            env[variable] = address if _bindable(address) else f"127.0.0.1:{free_port()}"
     return env
+
+
+def _bindable(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, int(port)))
+        except OSError:
+            return False
+    return True
+
+
+def metrics_pages(env: Mapping[str, str]) -> str:
+    """The banner's lines naming each service's /metrics page."""
+    lines = []
+    for service in LOCAL_METRICS_ADDRESSES:
+        address = env.get(f"LORE_{service.upper()}_METRICS_ADDR")
+        if address:
+            lines.append(f"  metrics      {service:<13}http://{address}/metrics\n")
+    return "".join(lines)
 
 
 async def start_child(name: str, env: Mapping[str, str], logs: Path) -> Child:
@@ -136,6 +165,8 @@ async def run(environ: Mapping[str, str]) -> int:
                 f"  API docs     {url}/docs\n"
                 f"  status       {url}/v1/status\n"
                 f"  dev API key  {api_key}   (org dev; Authorization: Bearer <key>)\n"
+                f"  metrics      {'gateway':<13}{url}/metrics\n"
+                f"{metrics_pages(env)}"
                 f"  logs         {logs}\n"
                 "Press Ctrl-C to stop.\n"
             )

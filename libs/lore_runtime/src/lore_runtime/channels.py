@@ -5,6 +5,13 @@ Every call leaving a service carries the caller's tenant and principal (from the
 deadline (the caller's, else a default). Transparent retries on UNAVAILABLE are enabled
 through gRPC's service config, and only for methods that are safe to repeat: reads
 (Get/List/Query/Search/Recall/Export/Prime) — a write is never retried behind the caller's back.
+
+Calls are balanced per call, not per connection: the service config picks ``round_robin``, which
+keeps a connection to every address the target's name resolves to (gRPC's default resolver is DNS;
+a headless Kubernetes Service answers with every ready pod) and rotates calls over them. Servers age
+connections out (``LORE_GRPC_MAX_CONNECTION_AGE_SECONDS``), and each reconnect re-resolves the
+name, so replicas the autoscaler adds get their share. With ``tls`` the channel presents this
+process's certificate (lore_runtime/tls.py).
 """
 
 from __future__ import annotations
@@ -20,9 +27,11 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from lore_runtime import request_context
 from lore_runtime.server import MAX_MESSAGE_BYTES
+from lore_runtime.tls import MutualTls, open_channel
 
 IDEMPOTENT_PREFIXES = ("Get", "List", "Query", "Search", "Recall", "Export", "Prime")
 DEFAULT_TIMEOUT_SECONDS = 5.0
+LOAD_BALANCING = [{"round_robin": {}}]
 
 
 def is_idempotent(method_name: str) -> bool:
@@ -100,18 +109,23 @@ def create_channel(
     default_timeout: float = DEFAULT_TIMEOUT_SECONDS,
     tracer_provider: TracerProvider | None = None,
     interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+    tls: MutualTls | None = None,
+    options: Sequence[tuple[str, Any]] = (),
 ) -> grpc.aio.Channel:
-    """An insecure channel to another Lore service (mTLS is configured by the deployment issue);
-    ``interceptors`` run inside the tracing and tenant-metadata ones."""
-    options = [
+    """A channel to another Lore service, mutual TLS when ``tls`` (the settings' ``mutual_tls``);
+    ``interceptors`` run inside the tracing and tenant-metadata ones; ``options`` are more channel
+    arguments (e.g. ``grpc.dns_min_time_between_resolutions_ms``)."""
+    service_config = {**retry_service_config(services), "loadBalancingConfig": LOAD_BALANCING}
+    channel_options = [
         ("grpc.enable_retries", 1),
-        ("grpc.service_config", json.dumps(retry_service_config(services))),
+        ("grpc.service_config", json.dumps(service_config)),
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        *options,
     ]
     chain = [
         *aio_client_interceptors(tracer_provider=tracer_provider),
         _CallerInterceptor(default_timeout),
         *interceptors,
     ]
-    return grpc.aio.insecure_channel(target, options=options, interceptors=chain)
+    return open_channel(target, tls, options=channel_options, interceptors=chain)

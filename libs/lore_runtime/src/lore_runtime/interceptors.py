@@ -1,12 +1,13 @@
 """Server interceptors every Lore gRPC server installs, in this order (outermost first):
 
 1. OpenTelemetry's aio server interceptor (spans, trace context from metadata);
-2. ``RequestContextInterceptor``: reads the tenant and principal from metadata into
+2. ``lore_runtime.metrics.MetricsInterceptor``: counts and times every call by its final status;
+3. ``RequestContextInterceptor``: reads the tenant and principal from metadata into
    ``request_context`` and refuses calls without them;
-3. ``ErrorInterceptor``: turns domain errors into ``google.rpc.Status`` (with ErrorInfo)
+4. ``ErrorInterceptor``: turns domain errors into ``google.rpc.Status`` (with ErrorInfo)
    and anything unexpected into a logged, generic INTERNAL.
 
-Health checking and reflection are infrastructure, not tenant calls: both interceptors
+Health checking and reflection are infrastructure, not tenant calls: the guarding interceptors
 pass them through untouched.
 """
 
@@ -74,7 +75,7 @@ def _guarded(handler: grpc.RpcMethodHandler, guard: Guard, method: str) -> grpc.
     return grpc.stream_stream_rpc_method_handler(streaming_response(handler.stream_stream), **kwargs)
 
 
-class _GuardingInterceptor(grpc.aio.ServerInterceptor):
+class GuardingInterceptor(grpc.aio.ServerInterceptor):
     """Runs every non-exempt call inside the guard the subclass gives."""
 
     def __init__(self, guard: Guard) -> None:
@@ -132,11 +133,11 @@ async def _translate_errors(context: grpc.aio.ServicerContext, method: str) -> A
         await abort_with(context, grpc_errors.internal_status())
 
 
-class RequestContextInterceptor(_GuardingInterceptor):
+class RequestContextInterceptor(GuardingInterceptor):
     def __init__(self) -> None:
         super().__init__(_bind_caller)
 
 
-class ErrorInterceptor(_GuardingInterceptor):
+class ErrorInterceptor(GuardingInterceptor):
     def __init__(self) -> None:
         super().__init__(_translate_errors)

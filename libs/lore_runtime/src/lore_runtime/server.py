@@ -1,9 +1,12 @@
 """Build and run a Lore gRPC server: interceptors, health, reflection, graceful drain.
 
-``create_grpc_server`` wires a ``grpc.aio`` server with the OpenTelemetry, request-context
+``create_grpc_server`` wires a ``grpc.aio`` server with the OpenTelemetry, metrics, request-context
 and error interceptors, the library's health servicer (NOT_SERVING until the service's
 dependencies answer) and reflection. ``serve`` runs it until SIGTERM/SIGINT, then reports
 NOT_SERVING, waits the drain period so load balancers stop routing, and stops with a grace.
+With a service's ``settings`` it listens with mutual TLS when ``LORE_TLS_*`` are set, ages
+connections out (so clients re-resolve and spread onto new replicas), and serves the health
+service alone on a plaintext ``health_addr`` for probes that cannot speak TLS (kubelet's).
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ from opentelemetry.instrumentation.grpc import aio_server_interceptor
 from opentelemetry.sdk.trace import TracerProvider
 
 from lore_runtime.interceptors import ErrorInterceptor, RequestContextInterceptor
+from lore_runtime.metrics import ServiceMetrics
 from lore_runtime.pending import fill_pending
+from lore_runtime.settings import ServerSettings
+from lore_runtime.tls import add_port
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +64,16 @@ class GrpcServer:
     descriptors: Mapping[str, ServiceDescriptor] = field(default_factory=dict)
     servicers: Mapping[str, Any] = field(default_factory=dict)
     checks: Mapping[str, DependencyCheck] = field(default_factory=dict)
+    metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
+    # The plaintext health-only listener (``health_addr``), sharing ``health``.
+    probes: grpc.aio.Server | None = None
+    probe_port: int | None = None
     _monitor: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await self.server.start()
+        if self.probes is not None:
+            await self.probes.start()
 
     async def set_serving(self, serving: bool) -> None:
         status = SERVING if serving else NOT_SERVING
@@ -97,6 +109,8 @@ class GrpcServer:
         if drain:
             await asyncio.sleep(drain)
         await self.server.stop(grace)
+        if self.probes is not None:
+            await self.probes.stop(None)
 
 
 def create_grpc_server(
@@ -105,16 +119,23 @@ def create_grpc_server(
     *,
     tracer_provider: TracerProvider | None = None,
     checks: Mapping[str, DependencyCheck] | None = None,
+    metrics: ServiceMetrics | None = None,
+    settings: ServerSettings | None = None,
 ) -> GrpcServer:
+    """``metrics``: the service's registry when its bootstrap registered domain metrics on it;
+    ``settings``: the service's (TLS, connection age, health listener), plaintext without."""
+    metrics = metrics or ServiceMetrics()
     server = grpc.aio.server(
         interceptors=[
             aio_server_interceptor(tracer_provider=tracer_provider),
+            metrics.interceptor(),
             RequestContextInterceptor(),
             ErrorInterceptor(),
         ],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            *connection_age_options(settings),
         ],
     )
     health_servicer = health.aio.HealthServicer()
@@ -129,9 +150,10 @@ def create_grpc_server(
         (*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
         server,
     )
-    port = server.add_insecure_port(address)
+    port = add_port(server, address, settings.mutual_tls if settings else None)
     if port == 0:
         raise RuntimeError(f"could not bind gRPC server to {address}")
+    probes, probe_port = _probe_listener(settings.health_addr, health_servicer) if settings else (None, None)
     return GrpcServer(
         server=server,
         health=health_servicer,
@@ -140,7 +162,34 @@ def create_grpc_server(
         descriptors={name: r.descriptor for name, r in by_name.items()},
         servicers={name: r.servicer for name, r in by_name.items()},
         checks=dict(checks or {}),
+        metrics=metrics,
+        probes=probes,
+        probe_port=probe_port,
     )
+
+
+def connection_age_options(settings: ServerSettings | None) -> list[tuple[str, int]]:
+    """GOAWAY after ``grpc_max_connection_age_seconds``: the client reconnects, re-resolving DNS."""
+    if settings is None or not settings.grpc_max_connection_age_seconds:
+        return []
+    options = [("grpc.max_connection_age_ms", int(settings.grpc_max_connection_age_seconds * 1000))]
+    if settings.grpc_max_connection_age_grace_seconds is not None:
+        options.append(("grpc.max_connection_age_grace_ms", int(settings.grpc_max_connection_age_grace_seconds * 1000)))
+    return options
+
+
+def _probe_listener(
+    address: str | None, health_servicer: health.aio.HealthServicer
+) -> tuple[grpc.aio.Server | None, int | None]:
+    """Only grpc.health.v1, plaintext: it tells whether the server serves, nothing else (no reflection)."""
+    if not address:
+        return None, None
+    probes = grpc.aio.server()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, probes)
+    port = probes.add_insecure_port(address)
+    if port == 0:
+        raise RuntimeError(f"could not bind the health listener to {address}")
+    return probes, port
 
 
 async def serve(
@@ -160,7 +209,14 @@ async def serve(
     await grpc_server.set_serving(False)
     await grpc_server.start()
     grpc_server.watch_dependencies(dependency_check_seconds)
-    log.info("gRPC server listening", extra={"port": grpc_server.port, "services": list(grpc_server.service_names)})
+    log.info(
+        "gRPC server listening",
+        extra={
+            "port": grpc_server.port,
+            "health_port": grpc_server.probe_port,
+            "services": list(grpc_server.service_names),
+        },
+    )
     await stop.wait()
     log.info("stopping: draining for %.1fs", drain_seconds)
     await grpc_server.stop(drain=drain_seconds, grace=stop_grace_seconds)

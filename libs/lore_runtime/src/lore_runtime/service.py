@@ -3,13 +3,15 @@
 A service's ``__main__`` calls ``run(...)`` with its name, its settings model, its
 ``bootstrap.build`` and its ``server.create_server``. This function owns the process
 lifecycle: configuration errors exit with status 2 and a list of what is wrong; logging
-and tracing are set up before anything connects; everything ``build`` opened is closed
-after the server drained.
+and tracing are set up before anything connects; the Prometheus page is served on
+``LORE_<SVC>_METRICS_ADDR`` when set; everything ``build`` opened is closed after the
+server drained.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -19,10 +21,12 @@ from typing import Any, TypeVar
 from opentelemetry.sdk.trace import TracerProvider
 
 from lore_runtime.logs import configure_logging
+from lore_runtime.metrics import serve_metrics
 from lore_runtime.server import GrpcServer, serve
 from lore_runtime.settings import ServerSettings, SettingsError, load_settings
 from lore_runtime.telemetry import setup_telemetry
 
+log = logging.getLogger(__name__)
 S = TypeVar("S", bound=ServerSettings)
 C = TypeVar("C")
 
@@ -54,6 +58,10 @@ async def _serve(
     async with AsyncExitStack() as stack:
         container = await build(settings, stack, tracer_provider=provider)
         server = create_server(container, address_of(settings))
+        if settings.metrics_addr:
+            endpoint = serve_metrics(settings.metrics_addr, server.metrics.registry)
+            stack.callback(endpoint.close)
+            log.info("metrics served", extra={"metrics_port": endpoint.port})
         await serve(
             server,
             drain_seconds=settings.drain_seconds,

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lore_runtime.tls import TlsSettings
 
 DEFAULT_ADDRESSES = {
     "memory": "127.0.0.1:50051",
@@ -20,6 +22,16 @@ DEFAULT_ADDRESSES = {
     "assembler": "127.0.0.1:50053",
     "agent": "127.0.0.1:50054",
     "gateway": "127.0.0.1:8080",
+}
+
+# Where ``lore up`` serves each gRPC service's /metrics (the gateway serves its own on its HTTP port).
+# A process started any other way serves none unless ``LORE_<SVC>_METRICS_ADDR`` is set: several
+# instances on one machine (tests, replicas) never fight over a port.
+LOCAL_METRICS_ADDRESSES = {
+    "memory": "127.0.0.1:9461",
+    "observations": "127.0.0.1:9462",
+    "assembler": "127.0.0.1:9463",
+    "agent": "127.0.0.1:9464",
 }
 
 
@@ -56,6 +68,8 @@ def load_settings(model: type[S], environ: Mapping[str, str]) -> S:
 
 
 def _describe(model: type[LoreSettings], problem: Mapping[str, Any]) -> str:
+    if not problem.get("loc"):  # a check across fields (e.g. the TLS files) names its variables itself
+        return str(problem.get("msg")).removeprefix("Value error, ")
     # pydantic reports the first alias of the field; name all the variables that set it.
     location = str(problem["loc"][0]) if problem.get("loc") else "?"
     variables = location
@@ -77,13 +91,57 @@ def service_address(service: str) -> Any:
     return env(f"LORE_{service.upper()}_ADDR", default=DEFAULT_ADDRESSES[service])
 
 
-class ServerSettings(LoreSettings):
-    """What every gRPC server process needs besides its own stores."""
+def service_metrics_address(service: str) -> Any:
+    return env(
+        f"LORE_{service.upper()}_METRICS_ADDR",
+        default=None,
+        description="host:port of the Prometheus /metrics page (port 0: any free one); none when unset",
+    )
+
+
+def service_health_address(service: str) -> Any:
+    return env(
+        f"LORE_{service.upper()}_HEALTH_ADDR",
+        default=None,
+        description="host:port of a plaintext listener serving only grpc.health.v1 (probes under mTLS); none if unset",
+    )
+
+
+class ServerSettings(LoreSettings, TlsSettings):
+    """What every gRPC server process needs besides its own stores; each service names its own
+    ``metrics_addr`` variable with ``service_metrics_address`` (and ``health_addr`` with
+    ``service_health_address``); ``LORE_TLS_*`` come from ``TlsSettings`` (lore_runtime/tls.py)."""
+
+    metrics_addr: str | None = None
+    health_addr: str | None = None
+
+    @field_validator("metrics_addr", "health_addr")
+    @classmethod
+    def _host_and_port(cls, value: str | None) -> str | None:
+        _host, separator, port = (value or "").rpartition(":")
+        if value is not None and not (separator and port.isdigit() and int(port) <= 65535):
+            raise ValueError("must be host:port, e.g. 0.0.0.0:9090 or 127.0.0.1:0")
+        return value
 
     log_level: str = env("LORE_LOG_LEVEL", default="INFO")
     drain_seconds: float = env("LORE_DRAIN_SECONDS", default=2.0, description="NOT_SERVING before stopping")
     stop_grace_seconds: float = env("LORE_STOP_GRACE_SECONDS", default=10.0)
     dependency_check_seconds: float = env("LORE_DEPENDENCY_CHECK_SECONDS", default=5.0)
+    # GOAWAY after this long (gRPC adds +-10% jitter): clients re-resolve the headless Service's DNS
+    # and spread onto replicas added since; in-flight calls finish on the old connection.
+    grpc_max_connection_age_seconds: float = env(
+        "LORE_GRPC_MAX_CONNECTION_AGE_SECONDS", default=300.0, ge=0, description="0: connections never age out"
+    )
+    grpc_max_connection_age_grace_seconds: float | None = env(
+        "LORE_GRPC_MAX_CONNECTION_AGE_GRACE_SECONDS",
+        default=None,
+        gt=0,
+        description="then close it even with calls in flight; unset: never (a reindex stream may run for hours)",
+    )
+
+
+class DialSettings(LoreSettings, TlsSettings):
+    """What a process that only calls Lore's services (the operator CLI) reads: the TLS files."""
 
 
 class EmbeddingServerSettings(ServerSettings):

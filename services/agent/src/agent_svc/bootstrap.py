@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -18,11 +19,14 @@ from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from lore_runtime.channels import create_channel
 from lore_runtime.clock import SystemClock
 from lore_runtime.health import check_upstream
+from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
+from lore_runtime.tls import MutualTls
 from opentelemetry.sdk.trace import TracerProvider
 
+from agent_svc.adapters import prometheus_metrics
 from agent_svc.adapters.grpc_assembler import GrpcContextAssembler
 from agent_svc.adapters.grpc_episodes import GrpcEpisodes
 from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
@@ -30,7 +34,7 @@ from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
 from agent_svc.adapters.grpc_timeline import GrpcTimeline
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
-from agent_svc.adapters.pgqueuer_jobs import JobWorker, PgqueuerStats, RetryPolicy, prune_history
+from agent_svc.adapters.pgqueuer_jobs import JobWorker, PgqueuerAdmin, RetryPolicy, prune_history
 from agent_svc.adapters.postgres_erasure import PostgresErasureStore
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
@@ -41,7 +45,7 @@ from agent_svc.domain.rules import RuleExtractor
 from agent_svc.usecases.digests import DigestServices, run_daily_digests
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
 from agent_svc.usecases.erasure import ErasureServices, run_erasure
-from agent_svc.usecases.ports import Clock, JobStats, LanguageModel, Memories, Transcript
+from agent_svc.usecases.ports import Clock, JobQueueAdmin, LanguageModel, Memories, Transcript
 from agent_svc.usecases.process_turn import TurnServices
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 
@@ -57,23 +61,27 @@ class Container:
     reflection: ReflectionServices
     episodes: EpisodeServices
     erasure: ErasureServices
-    job_stats: JobStats
+    job_queue: JobQueueAdmin
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
+    metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
 
 
-def _channel(stack: AsyncExitStack, address: str, descriptors: list, provider: TracerProvider | None):
+def _channel(
+    stack: AsyncExitStack, address: str, descriptors: list, provider: TracerProvider | None, tls: MutualTls | None
+):
     channel = create_channel(
         address,
         services=[service for module in descriptors for service in module.DESCRIPTOR.services_by_name.values()],
         tracer_provider=provider,
+        tls=tls,
     )
     stack.push_async_callback(channel.close)
     return channel
 
 
 async def _language(
-    settings: Settings, stack: AsyncExitStack, rules: Extractor
+    settings: Settings, stack: AsyncExitStack, rules: Extractor, paths: prometheus_metrics.ExtractionPathCounter
 ) -> tuple[Extractor, LanguageModel | None]:
     """The rule-based extractor, and no model, unless a model's base URL is configured."""
     if not settings.llm_base_url:
@@ -85,25 +93,32 @@ async def _language(
         settings.llm_base_url, settings.llm_api_key or "", settings.llm_model, settings.llm_timeout_ms / 1000
     )
     stack.push_async_callback(model.aclose)
-    return ModelExtractor(model, fallback=rules), model
+    return ModelExtractor(model, fallback=rules, paths=paths), model
 
 
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     provider = overrides.get("tracer_provider")
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=False)
+    tls = settings.mutual_tls
     memory = _channel(
-        stack, settings.memory_addr, [memory_service_pb2, working_memory_service_pb2, episode_service_pb2], provider
+        stack,
+        settings.memory_addr,
+        [memory_service_pb2, working_memory_service_pb2, episode_service_pb2],
+        provider,
+        tls,
     )
     observations = _channel(
-        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], provider
+        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], provider, tls
     )
-    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], provider)
+    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], provider, tls)
     clock = overrides.get("clock") or SystemClock()
     transcript = overrides.get("transcript") or PostgresTranscript(postgres)
     results = PostgresTurnLoop(postgres)
     memories = overrides.get("messages") or GrpcMemories(memory)
     working_memory = GrpcWorkingMemory(memory)
-    extractor, model = await _language(settings, stack, overrides.get("extractor") or RuleExtractor())
+    metrics = overrides.get("metrics") or ServiceMetrics()
+    paths = prometheus_metrics.register(metrics.registry, postgres)
+    extractor, model = await _language(settings, stack, overrides.get("extractor") or RuleExtractor(), paths)
     container = Container(
         settings=settings,
         postgres=postgres,
@@ -122,12 +137,13 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         ),
         episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory)),
         erasure=ErasureServices(PostgresErasureStore(postgres), GrpcSubjectEraser(memory, observations), clock),
-        job_stats=PgqueuerStats(postgres),
+        job_queue=PgqueuerAdmin(postgres),
         tracer_provider=provider,
         checks={
             "postgres": lambda: ping_postgres(postgres),
             "memory": lambda: check_upstream(memory, "lore.memory.v1.MemoryService"),
         },
+        metrics=metrics,
     )
     if settings.jobs_enabled:
         await _start_worker(settings, stack, container)
@@ -191,6 +207,8 @@ def _start_schedules(
         keep = timedelta(days=settings.job_history_days)
         jobs.append(ScheduledJob("job_history", timedelta(days=1), lambda: prune_history(container.postgres, keep)))
     if jobs:
+        runs = ScheduledRunMetrics(container.metrics.registry)
+        jobs = [dataclasses.replace(job, run=runs.counted(job.name, job.run)) for job in jobs]
         poll = timedelta(seconds=min([30.0, *(job.interval.total_seconds() for job in jobs)]))
         task = asyncio.create_task(run_periodically(JobClaims(container.postgres, "agent"), jobs, poll))
         stack.push_async_callback(_cancel, task)

@@ -1,8 +1,18 @@
-from lore_runtime.settings import DEFAULT_ADDRESSES, ServerSettings, env, service_address, service_database_url
+from lore_runtime.settings import (
+    DEFAULT_ADDRESSES,
+    ServerSettings,
+    env,
+    service_address,
+    service_database_url,
+    service_health_address,
+    service_metrics_address,
+)
 
 
 class Settings(ServerSettings):
     addr: str = service_address("agent")
+    metrics_addr: str | None = service_metrics_address("agent")
+    health_addr: str | None = service_health_address("agent")
     database_url: str = service_database_url("agent", "Postgres schema `agent`")
     memory_addr: str = env("LORE_MEMORY_ADDR", default=DEFAULT_ADDRESSES["memory"])
     observations_addr: str = env("LORE_OBSERVATIONS_ADDR", default=DEFAULT_ADDRESSES["observations"])

@@ -16,7 +16,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     container.clock,
                     container.turns,
                     container.erasure,
-                    container.job_stats,
+                    container.job_queue,
                 ),
                 agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],
@@ -24,4 +24,6 @@ def create_server(container: Container, address: str) -> GrpcServer:
         ],
         tracer_provider=container.tracer_provider,
         checks=container.checks,
+        metrics=container.metrics,
+        settings=container.settings,
     )

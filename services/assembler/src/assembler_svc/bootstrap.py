@@ -47,12 +47,14 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         settings.memory_addr,
         services=_services(memory_service_pb2, episode_service_pb2, working_memory_service_pb2),
         tracer_provider=provider,
+        tls=settings.mutual_tls,
     )
     stack.push_async_callback(memory.close)
     observations = create_channel(
         settings.observations_addr,
         services=_services(observation_service_pb2, engagement_service_pb2),
         tracer_provider=provider,
+        tls=settings.mutual_tls,
     )
     stack.push_async_callback(observations.close)
     policy = AssemblyPolicy(

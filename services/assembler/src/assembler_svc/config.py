@@ -1,8 +1,17 @@
-from lore_runtime.settings import DEFAULT_ADDRESSES, ServerSettings, env, service_address
+from lore_runtime.settings import (
+    DEFAULT_ADDRESSES,
+    ServerSettings,
+    env,
+    service_address,
+    service_health_address,
+    service_metrics_address,
+)
 
 
 class Settings(ServerSettings):
     addr: str = service_address("assembler")
+    metrics_addr: str | None = service_metrics_address("assembler")
+    health_addr: str | None = service_health_address("assembler")
     memory_addr: str = env("LORE_MEMORY_ADDR", default=DEFAULT_ADDRESSES["memory"])
     observations_addr: str = env("LORE_OBSERVATIONS_ADDR", default=DEFAULT_ADDRESSES["observations"])
     source_timeout_ms: int = env(

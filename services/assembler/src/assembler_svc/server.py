@@ -25,4 +25,5 @@ def create_server(container: Container, address: str) -> GrpcServer:
         ],
         tracer_provider=container.tracer_provider,
         checks=container.checks,
+        settings=container.settings,
     )

@@ -4,7 +4,7 @@ import sys
 import uvicorn
 from lore_runtime.logs import configure_logging
 from lore_runtime.settings import SettingsError, load_settings
-from lore_runtime.telemetry import setup_telemetry
+from lore_runtime.telemetry import instrument_http_app, setup_telemetry
 
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
@@ -19,6 +19,7 @@ def main() -> None:
     configure_logging("gateway", settings.log_level)
     provider = setup_telemetry("gateway")
     app = create_app(settings, tracer_provider=provider)
+    instrument_http_app(app, provider)
     # uvicorn handles SIGTERM/SIGINT: it stops accepting, finishes in-flight requests, runs the lifespan exit.
     uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=10)
 

@@ -37,6 +37,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
             tracer_provider=provider,
             default_timeout=settings.rpc_timeout_seconds,
             interceptors=[UpstreamTimingInterceptor()],
+            tls=settings.mutual_tls,
         )
         stack.push_async_callback(channel.close)
         channels[name] = channel

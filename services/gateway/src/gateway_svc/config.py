@@ -2,13 +2,14 @@ from pathlib import Path
 
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.settings import DEFAULT_ADDRESSES, LoreSettings, env, service_address, service_database_url
+from lore_runtime.tls import TlsSettings
 from pydantic import SecretStr, ValidationInfo, field_validator
 
 from gateway_svc.auth import rs256_public_keys
 from gateway_svc.rate_limits import parse_limit, parse_limits
 
 
-class Settings(LoreSettings):
+class Settings(LoreSettings, TlsSettings):
     addr: str = service_address("gateway")
     log_level: str = env("LORE_LOG_LEVEL", default="INFO")
     database_url: str = service_database_url("gateway", "Postgres schema `gateway` (API keys)")

@@ -25,6 +25,7 @@ import asyncpg
 import redis.asyncio as redis
 from lore_embeddings import Embedder, open_embedder
 from lore_runtime.clock import SystemClock
+from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
@@ -32,6 +33,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from qdrant_client import AsyncQdrantClient
 
 from memory_svc.adapters.postgres_access_log import PostgresAccessLog
+from memory_svc.adapters.prometheus_metrics import collection_sizes
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
@@ -68,6 +70,7 @@ class Container:
     vector_state: VectorState = field(default_factory=VectorState)
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
+    metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
 
 
 async def open_vector_stores(
@@ -112,14 +115,22 @@ async def _cancel(task: asyncio.Task[None]) -> None:
 
 
 def start_maintenance(
-    settings: Settings, stack: AsyncExitStack, postgres: asyncpg.Pool, catalog: MemoryCatalog, clock: Clock
+    settings: Settings,
+    stack: AsyncExitStack,
+    postgres: asyncpg.Pool,
+    catalog: MemoryCatalog,
+    clock: Clock,
+    metrics: ServiceMetrics,
 ) -> None:
-    """Decay + consolidation every ``LORE_MAINTENANCE_INTERVAL_SECONDS``, claimed by one replica."""
+    """Decay + consolidation every ``LORE_MAINTENANCE_INTERVAL_SECONDS``, claimed by one replica;
+    each run counted on ``metrics`` (lore_scheduled_*{scheduled_job="memory_maintenance"})."""
 
     async def maintain() -> dict[str, Any]:
         return await run_maintenance(catalog=catalog, clock=clock, threshold=settings.consolidation_threshold)
 
-    job = ScheduledJob("memory_maintenance", timedelta(seconds=settings.maintenance_interval_seconds), maintain)
+    runs = ScheduledRunMetrics(metrics.registry)
+    interval = timedelta(seconds=settings.maintenance_interval_seconds)
+    job = ScheduledJob("memory_maintenance", interval, runs.counted("memory_maintenance", maintain))
     poll = timedelta(seconds=min(settings.maintenance_interval_seconds, MAINTENANCE_POLL_SECONDS))
     task = asyncio.create_task(run_periodically(JobClaims(postgres, "memory"), [job], poll))
     stack.push_async_callback(_cancel, task)
@@ -143,8 +154,11 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         stores = await open_vector_stores(settings, stack, embedder)
         index, episodes, state = stores.items, stores.episodes, stores.state
     clock = overrides.get("clock") or SystemClock()
+    metrics = overrides.get("metrics") or ServiceMetrics()
+    if stores is not None:
+        metrics.registry.register(collection_sizes(stores))
     if settings.maintenance_interval_seconds > 0:
-        start_maintenance(settings, stack, postgres, index, clock)
+        start_maintenance(settings, stack, postgres, index, clock, metrics)
     return Container(
         settings=settings,
         postgres=postgres,
@@ -161,4 +175,5 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         vector_state=state,
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres), "redis": lambda: ping_redis(redis_client)},
+        metrics=metrics,
     )

@@ -1,8 +1,17 @@
-from lore_runtime.settings import EmbeddingServerSettings, env, service_address, service_database_url
+from lore_runtime.settings import (
+    EmbeddingServerSettings,
+    env,
+    service_address,
+    service_database_url,
+    service_health_address,
+    service_metrics_address,
+)
 
 
 class Settings(EmbeddingServerSettings):
     addr: str = service_address("memory")
+    metrics_addr: str | None = service_metrics_address("memory")
+    health_addr: str | None = service_health_address("memory")
     database_url: str = service_database_url("memory", "Postgres schema `memory` (access log)")
     redis_url: str = env("LORE_REDIS_URL", description="working memory and session leases")
     qdrant_url: str | None = env("LORE_QDRANT_URL", default=None, description="Qdrant server; embedded when unset")

@@ -56,4 +56,6 @@ def create_server(container: Container, address: str) -> GrpcServer:
         ],
         tracer_provider=container.tracer_provider,
         checks=container.checks,
+        metrics=container.metrics,
+        settings=container.settings,
     )

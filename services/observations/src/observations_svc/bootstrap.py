@@ -20,6 +20,7 @@ from lore_embeddings import Embedder, open_embedder
 from lore_runtime import request_context
 from lore_runtime.clock import SystemClock
 from lore_runtime.errors import FailedPrecondition
+from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
@@ -47,6 +48,7 @@ class Container:
     clock: Clock
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
+    metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
 
 
 async def check_dimension(store: PostgresObservationStore, embedder: Embedder) -> None:
@@ -75,12 +77,20 @@ async def revalidate_due_orgs(store: PostgresObservationStore, clock: Clock) -> 
 
 
 def start_revalidation(
-    settings: Settings, stack: AsyncExitStack, postgres: asyncpg.Pool, store: PostgresObservationStore, clock: Clock
+    settings: Settings,
+    stack: AsyncExitStack,
+    postgres: asyncpg.Pool,
+    store: PostgresObservationStore,
+    clock: Clock,
+    metrics: ServiceMetrics,
 ) -> None:
     """Revalidation every ``LORE_REVALIDATION_INTERVAL_SECONDS``, claimed by one replica
-    (``lore_runtime.scheduled``, as the memory service's maintenance)."""
+    (``lore_runtime.scheduled``, as the memory service's maintenance); each run counted on
+    ``metrics`` (lore_scheduled_*{scheduled_job="revalidation"})."""
     interval = settings.revalidation_interval_seconds
-    job = ScheduledJob("revalidation", timedelta(seconds=interval), lambda: revalidate_due_orgs(store, clock))
+    runs = ScheduledRunMetrics(metrics.registry)
+    revalidate = runs.counted("revalidation", lambda: revalidate_due_orgs(store, clock))
+    job = ScheduledJob("revalidation", timedelta(seconds=interval), revalidate)
     poll = timedelta(seconds=min(interval, REVALIDATION_POLL_SECONDS))
     task = asyncio.create_task(run_periodically(JobClaims(postgres, "observations"), [job], poll))
     stack.push_async_callback(_cancel, task)
@@ -104,8 +114,9 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     store = PostgresObservationStore(postgres)
     await check_dimension(store, embedder)
     clock = overrides.get("clock") or SystemClock()
+    metrics = overrides.get("metrics") or ServiceMetrics()
     if settings.revalidation_interval_seconds > 0:
-        start_revalidation(settings, stack, postgres, store, clock)
+        start_revalidation(settings, stack, postgres, store, clock, metrics)
     return Container(
         settings=settings,
         postgres=postgres,
@@ -115,4 +126,5 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         clock=clock,
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres)},
+        metrics=metrics,
     )

@@ -9,13 +9,16 @@ and ``on_failure="hold"`` parks a job that exhausted its attempts with status ``
 dead-letter state, kept for inspection and re-queueing rather than deleted.
 
 Each job runs as the org it belongs to (a system principal), so the gRPC calls it makes carry
-that tenant, exactly as a client's call would.
+that tenant, exactly as a client's call would. Its payload also keeps the ``traceparent`` of the
+call that queued it: the job runs in a trace of its own (a turn's trace ends with its answer),
+whose root span links back to that call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -24,6 +27,9 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 from lore_runtime import request_context
+from lore_runtime.telemetry import current_traceparent, job_links
+from opentelemetry import context as otel_context
+from opentelemetry import trace
 from pgqueuer.adapters.drivers.asyncpg import AsyncpgDriver
 from pgqueuer.adapters.persistence.qb import QueryBuilderEnvironment, QueryQueueBuilder, QuerySchedulerBuilder
 from pgqueuer.adapters.persistence.queries import Queries
@@ -35,6 +41,7 @@ from pgqueuer.domain.settings import DBSettings, Durability
 from agent_svc.domain.jobs import KINDS, Job, QueueCounts
 
 log = logging.getLogger(__name__)
+tracer = trace.get_tracer(__name__)
 
 CHANNEL = "lore_agent_jobs"
 SETTINGS = DBSettings(db_schema="agent", channel=CHANNEL, durability=Durability.durable)
@@ -61,11 +68,23 @@ async def enqueue_on(connection: asyncpg.Connection, jobs: Sequence[Job]) -> Non
         return
     await _queries(connection).enqueue(
         [job.kind for job in jobs],
-        [job.encode() for job in jobs],
+        [_traced(job.encode()) for job in jobs],
         [0] * len(jobs),
         dedupe_key=[job.dedupe_key for job in jobs],
         on_conflict="skip",
     )
+
+
+def _traced(payload: bytes) -> bytes:
+    """The payload with the queuing call's ``traceparent`` (``Job.decode`` ignores the key)."""
+    parent = current_traceparent()
+    return json.dumps({**json.loads(payload), "traceparent": parent}, sort_keys=True).encode() if parent else payload
+
+
+def _traceparent_of(payload: bytes) -> str:
+    with contextlib.suppress(ValueError, AttributeError):
+        return str(json.loads(payload).get("traceparent") or "")
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +174,15 @@ class JobWorker:
             job = Job.decode(kind, queued.payload or b"{}")
             began = time.monotonic()
             waited_ms = max(0.0, (datetime.now(UTC) - queued.created).total_seconds() * 1000)
-            with request_context.bound(request_context.RequestContext(job.org_id, SYSTEM_PRINCIPAL)):
+            # A new trace (the empty context), linked to the call that queued the job.
+            span = tracer.start_as_current_span(
+                f"job {kind}",
+                context=otel_context.Context(),
+                kind=trace.SpanKind.CONSUMER,
+                links=job_links(_traceparent_of(queued.payload or b"{}")),
+                attributes={"lore.job.kind": kind, "lore.job.id": int(queued.id), "lore.org_id": job.org_id},
+            )
+            with span, request_context.bound(request_context.RequestContext(job.org_id, SYSTEM_PRINCIPAL)):
                 try:
                     await handler(job)
                 except Exception as error:
@@ -193,8 +220,8 @@ class JobWorker:
             await self._connection.close()
 
 
-class PgqueuerStats:
-    """The JobStats port on the queue table."""
+class PgqueuerAdmin:
+    """The JobQueueAdmin port on the queue table."""
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
@@ -202,24 +229,70 @@ class PgqueuerStats:
     async def counts(self, org_id: str) -> list[QueueCounts]:
         return await queue_counts(self._pool, org_id)
 
+    async def retry_dead(self, org_id: str, kinds: Sequence[str]) -> tuple[int, int]:
+        """Queue the org's dead jobs of ``kinds`` again with fresh attempts; the queue's trigger
+        wakes the workers. One job per dedupe key, and none whose twin is waiting or running (the
+        queue refuses two live jobs with one key): those stay dead. Returns (requeued, skipped)."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            dead = await connection.fetch(_DEAD, org_id, list(kinds))
+            live = {
+                row["dedupe_key"]
+                for row in await connection.fetch(_LIVE_KEYS, [row["dedupe_key"] for row in dead if row["dedupe_key"]])
+            }
+            chosen, seen = [], set(live)
+            for row in dead:
+                if row["dedupe_key"] is None or row["dedupe_key"] not in seen:
+                    chosen.append(row["id"])
+                    seen.add(row["dedupe_key"])
+            await connection.execute(_REQUEUE, chosen)
+        return len(chosen), len(dead) - len(chosen)
+
+
+_DEAD = """
+    SELECT id, dedupe_key FROM agent.pgqueuer
+    WHERE status = 'failed' AND entrypoint = ANY($2::text[])
+      AND convert_from(payload, 'UTF8')::jsonb ->> 'org_id' = $1
+    ORDER BY id DESC
+    FOR UPDATE SKIP LOCKED
+"""
+_LIVE_KEYS = """
+    SELECT dedupe_key FROM agent.pgqueuer WHERE dedupe_key = ANY($1::text[]) AND status IN ('queued', 'picked')
+"""
+_REQUEUE = """
+    UPDATE agent.pgqueuer
+    SET status = 'queued', attempts = 0, execute_after = now(), updated = now(), queue_manager_id = NULL
+    WHERE id = ANY($1::bigint[])
+"""
+
 
 async def queue_counts(pool: asyncpg.Pool, org_id: str) -> list[QueueCounts]:
     """One org's jobs by kind and state, counted on the queue table itself (a finished job leaves
     it; a dead one stays, status ``failed``). The org is read from each job's payload."""
-    rows = await pool.fetch(
-        """
-        SELECT entrypoint,
-               count(*) FILTER (WHERE status = 'queued' AND attempts = 0) AS queued,
-               count(*) FILTER (WHERE status = 'picked') AS running,
-               count(*) FILTER (WHERE status = 'queued' AND attempts > 0) AS retrying,
-               count(*) FILTER (WHERE status = 'failed') AS dead,
-               coalesce(extract(epoch FROM now() - min(created) FILTER (WHERE status = 'queued')), 0) AS oldest
-        FROM agent.pgqueuer
-        WHERE convert_from(payload, 'UTF8')::jsonb ->> 'org_id' = $1
-        GROUP BY entrypoint
-        """,
-        org_id,
+    return _counts(
+        await pool.fetch(_COUNTS.format(where="WHERE convert_from(payload, 'UTF8')::jsonb ->> 'org_id' = $1"), org_id)
     )
+
+
+async def queue_totals(pool: asyncpg.Pool) -> list[QueueCounts]:
+    """Every org's jobs by kind and state together: what the metrics export (an org label would
+    make a series per tenant)."""
+    return _counts(await pool.fetch(_COUNTS.format(where="")))
+
+
+_COUNTS = """
+    SELECT entrypoint,
+           count(*) FILTER (WHERE status = 'queued' AND attempts = 0) AS queued,
+           count(*) FILTER (WHERE status = 'picked') AS running,
+           count(*) FILTER (WHERE status = 'queued' AND attempts > 0) AS retrying,
+           count(*) FILTER (WHERE status = 'failed') AS dead,
+           coalesce(extract(epoch FROM now() - min(created) FILTER (WHERE status = 'queued')), 0) AS oldest
+    FROM agent.pgqueuer
+    {where}
+    GROUP BY entrypoint
+"""
+
+
+def _counts(rows: Sequence[asyncpg.Record]) -> list[QueueCounts]:
     found = {
         row["entrypoint"]: QueueCounts(
             row["entrypoint"], row["queued"], row["running"], row["retrying"], row["dead"], float(row["oldest"])

@@ -26,3 +26,26 @@ def test_no_link_without_a_valid_traceparent():
     assert current_traceparent() == ""
     assert job_links("") == []
     assert job_links("00-not-a-trace-01") == []
+
+
+def test_without_an_exporter_spans_are_not_recorded_but_still_carry_trace_ids():
+    provider = setup_telemetry("memory", environ={}, set_global=False)
+    tracer = provider.get_tracer("test")
+
+    with tracer.start_as_current_span("recall") as span:
+        traceparent = current_traceparent()
+
+    assert not span.is_recording()
+    assert span.get_span_context().is_valid and traceparent.startswith("00-")
+
+
+def test_a_caller_that_exports_is_followed_and_a_configured_sampler_is_kept():
+    exporter = InMemorySpanExporter()
+    caller = setup_telemetry("gateway", exporter=exporter, set_global=False).get_tracer("test")
+    callee = setup_telemetry("memory", environ={}, set_global=False).get_tracer("test")
+    sampled = setup_telemetry("memory", environ={"OTEL_TRACES_SAMPLER": "always_on"}, set_global=False)
+
+    with caller.start_as_current_span("POST /v1/memories:search"), callee.start_as_current_span("Recall") as child:
+        assert child.is_recording(), "a sampled parent is followed"
+    with sampled.get_tracer("test").start_as_current_span("recall") as span:
+        assert span.is_recording()

@@ -205,6 +205,7 @@ class InMemoryTurnLoop:
     def __init__(self, transcript: InMemoryTranscript) -> None:
         self._transcript = transcript
         self._results: dict[tuple[str, str], TurnResult] = {}
+        self._saved_at: dict[tuple[str, str], datetime] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.marks: list[tuple[str, int]] = []  # (session, sequence) for every mark_reflected
 
@@ -216,7 +217,14 @@ class InMemoryTurnLoop:
     ) -> TurnResult:
         if (org_id, session_id) not in self._transcript.sessions:
             raise LookupError(f"session {session_id} is not in org {org_id} (a foreign key in Postgres)")
+        self._saved_at.setdefault((org_id, turn_id), now)
         return self._results.setdefault((org_id, turn_id), result)
+
+    async def prune_results(self, before: datetime, batch: int = 1_000) -> int:
+        doomed = [key for key, saved in self._saved_at.items() if saved < before]
+        for key in doomed:
+            del self._saved_at[key], self._results[key]
+        return len(doomed)
 
     async def reflected_through(self, org_id: str, session_id: str) -> int:
         session = self._transcript.sessions.get((org_id, session_id))

@@ -296,6 +296,26 @@ async def test_save_result_keeps_the_first_result(backend: Backend) -> None:
     assert await backend.loop.save_result(org, session.id, reply.id, empty, T0) == empty
 
 
+async def test_results_older_than_the_retention_are_pruned_in_every_org(backend: Backend) -> None:
+    kept_results = {}
+    for org in (new_org(), new_org()):
+        session = await backend.transcript.start(session_of(org), "")
+        old, new = (
+            await backend.transcript.append(org, session.id, [turn(session.id, "a"), turn(session.id, "b")], T0)
+        ).turns
+        await backend.loop.save_result(org, session.id, old.id, TurnResult("old"), T0)
+        await backend.loop.save_result(org, session.id, new.id, TurnResult("new"), T0 + timedelta(days=10))
+        kept_results[org] = (old.id, new.id)
+
+    deleted = await backend.loop.prune_results(T0 + timedelta(days=1), batch=1)  # several batches
+
+    assert deleted >= 2
+    for org, (old_id, new_id) in kept_results.items():
+        assert await backend.loop.result(org, old_id) is None
+        assert await backend.loop.result(org, new_id) == TurnResult("new")
+    assert await backend.loop.prune_results(T0 + timedelta(days=1)) == 0
+
+
 async def test_idle_sessions_are_the_active_ones_silent_since_before(backend: Backend) -> None:
     org = new_org()
     quiet = await backend.transcript.start(session_of(org, at=T0), "")

@@ -5,7 +5,7 @@ every service after the transcript may be down without losing the turn."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from agent_svc.domain.jobs import reflect_job
@@ -116,6 +116,20 @@ async def test_a_retry_after_a_crash_completes_the_turn_without_storing_it_twice
     assert retried.replayed is False and retried.result.context == b"payload:hello"
     assert [t.sequence for t in world.stored()] == [1]
     assert world.transcript.requested == [reflect_job(ORG, world.session_id, 1)]
+
+
+async def test_a_retry_after_the_result_expired_is_answered_afresh_without_a_second_turn(world: World) -> None:
+    world.model = FakeLanguageModel()
+    first = await world.turn("hello", key="same")
+    world.clock.advance(days=8)
+    assert await world.results.prune_results(world.clock.now() - timedelta(days=7)) == 1
+
+    retried = await world.turn("hello", key="same")
+
+    assert retried.replayed is False and retried.turn == first.turn
+    assert retried.result.context == first.result.context and retried.reply_turn == first.reply_turn
+    assert [t.sequence for t in world.stored()] == [1, 2], "no second turn, no second reply"
+    assert len(world.transcript.requested) == 2, "no second reflection"
 
 
 @pytest.mark.parametrize(

@@ -206,6 +206,13 @@ def _start_schedules(
     if settings.job_history_days > 0:
         keep = timedelta(days=settings.job_history_days)
         jobs.append(ScheduledJob("job_history", timedelta(days=1), lambda: prune_history(container.postgres, keep)))
+    if settings.turn_result_days > 0:
+        kept = timedelta(days=settings.turn_result_days)
+
+        async def prune_turn_results() -> dict[str, int]:
+            return {"turn_results": await results.prune_results(container.clock.now() - kept)}
+
+        jobs.append(ScheduledJob("turn_results", timedelta(days=1), prune_turn_results))
     if jobs:
         runs = ScheduledRunMetrics(container.metrics.registry)
         jobs = [dataclasses.replace(job, run=runs.counted(job.name, job.run)) for job in jobs]

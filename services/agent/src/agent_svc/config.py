@@ -34,6 +34,12 @@ class Settings(ServerSettings):
     job_history_days: float = env(
         "LORE_AGENT_JOB_HISTORY_DAYS", default=7.0, ge=0, description="pgqueuer's log and statistics kept (0: forever)"
     )
+    turn_result_days: float = env(
+        "LORE_AGENT_TURN_RESULT_DAYS",
+        default=7.0,
+        ge=0,
+        description="how long a turn's result is kept for a retry to get it back (0: forever)",
+    )
     job_heartbeat_seconds: float = env("LORE_AGENT_JOB_HEARTBEAT_SECONDS", default=30.0, ge=1, le=3_600)
     # Session boundaries.
     idle_session_minutes: float = env("LORE_IDLE_SESSION_MINUTES", default=30.0, gt=0)

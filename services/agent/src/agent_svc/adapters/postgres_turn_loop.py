@@ -61,6 +61,15 @@ class PostgresTurnLoop:
                 )
         return _result(row)
 
+    async def prune_results(self, before: datetime, batch: int = 1_000) -> int:
+        """Delete every org's turn results kept since before ``before``, a batch per transaction."""
+        deleted = 0
+        while True:
+            count = await self._pool.fetchval("SELECT agent.prune_turn_results($1, $2)", before, batch)
+            deleted += count
+            if count < batch:
+                return deleted
+
     async def reflected_through(self, org_id: str, session_id: str) -> int:
         async with tenant_transaction(self._pool, org_id) as connection:
             value = await connection.fetchval(

@@ -16,6 +16,7 @@ protos declare none).
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -102,6 +103,12 @@ def _timestamp(timestamp: Any) -> str:
     seconds, nanos = timestamp.seconds, timestamp.nanos
     if not _MIN_SECONDS <= seconds <= _MAX_SECONDS or not 0 <= nanos < 1_000_000_000:
         return timestamp.ToJsonString()  # raises as json_format would
+    return _rfc3339(seconds, nanos)
+
+
+@functools.lru_cache(maxsize=8_192)
+def _rfc3339(seconds: int, nanos: int) -> str:
+    # Cached: the same memories, with the same timestamps, come back in answer after answer.
     t = time.gmtime(seconds)
     text = f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
     if nanos == 0:

@@ -19,12 +19,6 @@ from observations_svc.domain.restore import EngagementRow
 from observations_svc.usecases.engagement_ports import RestoreCounts
 
 
-def _taken(kind: str, record_id: str) -> errors.AlreadyExists:
-    return errors.AlreadyExists(
-        f"{kind} {record_id} belongs to another organisation", reason="ID_OF_ANOTHER_ORG", metadata={"id": record_id}
-    )
-
-
 def _after(items: list, key, after: tuple[datetime, str] | None, limit: int) -> list:  # type: ignore[no-untyped-def]
     ordered = sorted(items, key=key)
     if after is not None:
@@ -55,10 +49,10 @@ class InMemoryObservationArchive:
         staged: dict[str, Observation] = {}
         for observation in observations:
             if observation.id in self.rows or observation.id in staged:
-                raise _taken("observation", observation.id)
+                raise errors.id_of_another_org("observation", observation.id)
             for item in observation.evidence:
                 if item.id in self.evidence_owner:
-                    raise _taken("evidence", item.id)
+                    raise errors.id_of_another_org("evidence", item.id)
             visible = {**{k: v for k, v in self.rows.items() if v.org_id == org_id}, **staged}
             predecessor = observation.supersedes_observation_id
             if predecessor and predecessor not in visible:
@@ -126,17 +120,17 @@ class InMemoryEngagementArchive:
         for hypothesis, finding in hypotheses:
             if hypothesis.id in self.hypotheses:
                 if self.hypotheses[hypothesis.id][0] != org_id:
-                    raise _taken("hypothesis", hypothesis.id)
+                    raise errors.id_of_another_org("hypothesis", hypothesis.id)
                 continue
             for line in hypothesis.evidence:
                 if line.id in self.line_owner:
-                    raise _taken("evidence line", line.id)
+                    raise errors.id_of_another_org("evidence line", line.id)
             fresh_hypotheses.append((hypothesis, finding))
         fresh_unknowns = []
         for unknown in unknowns:
             if unknown.id in self.unknowns:
                 if self.unknowns[unknown.id][0] != org_id:
-                    raise _taken("unknown", unknown.id)
+                    raise errors.id_of_another_org("unknown", unknown.id)
                 continue
             fresh_unknowns.append(unknown)
         if row is not None:

@@ -39,6 +39,17 @@ class AlreadyExists(LoreError):
     default_reason = "ALREADY_EXISTS"
 
 
+def id_of_another_org(kind: str, record_id: str, count: int = 1) -> AlreadyExists:
+    """An imported record whose id another org holds: refused, never moved across tenants (ids are
+    global keys in every store). ``count``: how many of the batch were refused."""
+    return AlreadyExists(
+        f"{kind} {record_id} belongs to another organisation: import a copy under new ids "
+        "(`lore org import` derives them when the file's org is not the target org)",
+        reason="ID_OF_ANOTHER_ORG",
+        metadata={"id": record_id, "count": str(count)},
+    )
+
+
 class InvalidArgument(LoreError):
     """A request field is malformed. ``field`` names it in proto (snake_case) path form."""
 

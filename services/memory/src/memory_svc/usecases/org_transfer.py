@@ -35,15 +35,6 @@ class ImportReport:
     skipped: int
 
 
-def _foreign(field: str, ids: Sequence[str]) -> errors.AlreadyExists:
-    return errors.AlreadyExists(
-        f"{field} {ids[0]} belongs to another organisation: import a copy under new ids "
-        "(`lore org import` derives them when the file's org is not the target org)",
-        reason="ID_OF_ANOTHER_ORG",
-        metadata={"id": ids[0], "count": str(len(ids))},
-    )
-
-
 async def import_memories(
     org_id: str, items: Sequence[MemoryItem], *, index: MemoryIndex, embedder: Embedder
 ) -> ImportReport:
@@ -58,7 +49,7 @@ async def import_memories(
             landed = {item.id for item in await index.get(org_id, [item.id for item in fresh])}
             refused = [item.id for item in fresh if item.id not in landed]
             if refused:
-                raise _foreign("memory", refused)
+                raise errors.id_of_another_org("memory", refused[0], len(refused))
     return ImportReport(imported=len(fresh), skipped=len(items) - len(fresh))
 
 
@@ -90,5 +81,5 @@ async def import_episodes(
                 await index.upsert(episode, vector)
             refused = [episode.id for episode in fresh if await index.get(org_id, episode.id) is None]
             if refused:
-                raise _foreign("episode", refused)
+                raise errors.id_of_another_org("episode", refused[0], len(refused))
     return ImportReport(imported=len(fresh), skipped=len(episodes) - len(fresh))

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import datetime
+from typing import Any
 
 import asyncpg
 import numpy as np
@@ -137,36 +138,7 @@ class PostgresObservationTransaction:
 
     async def insert(self, observation: Observation, embedding: Sequence[float]) -> None:
         try:
-            await self._connection.execute(
-                """
-                INSERT INTO observations.observations
-                    (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary, detail, tags,
-                     confidence, confidence_components, freshness, last_supported_at, revalidation_due_at, status,
-                     supersedes_observation_id, embedding, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
-                """,
-                uuid.UUID(observation.id),
-                self._org_id,
-                observation.agent_id,
-                observation.kind,
-                observation.subject_type,
-                observation.subject_id,
-                observation.slot,
-                observation.canonical_key,
-                observation.summary,
-                observation.detail,
-                list(observation.tags),
-                observation.confidence,
-                json.dumps(asdict(observation.components)),
-                observation.freshness,
-                observation.last_supported_at,
-                observation.revalidation_due_at,
-                observation.status,
-                uuid.UUID(observation.supersedes_observation_id) if observation.supersedes_observation_id else None,
-                unit(embedding),
-                observation.created_at,
-                observation.updated_at,
-            )
+            await self._connection.execute(_INSERT_OBSERVATION, *_observation_row(self._org_id, observation, embedding))
         except asyncpg.UniqueViolationError as error:
             # The advisory lock serialises writers of a key; the unique index is the last wall.
             raise errors.Conflict("another write of this key won the race; retry", reason="KEY_CONFLICT") from error
@@ -494,40 +466,49 @@ class PostgresObservationStore:
                 await _insert_restored(connection, org_id, observation, embedding)
 
 
+_INSERT_OBSERVATION = """
+    INSERT INTO observations.observations
+        (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary, detail, tags,
+         confidence, confidence_components, freshness, last_supported_at, revalidation_due_at, status,
+         supersedes_observation_id, embedding, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+"""
+
+
+def _observation_row(org_id: str, observation: Observation, embedding: Sequence[float]) -> tuple[Any, ...]:
+    """The values of ``_INSERT_OBSERVATION``, in its column order."""
+    return (
+        uuid.UUID(observation.id),
+        org_id,
+        observation.agent_id,
+        observation.kind,
+        observation.subject_type,
+        observation.subject_id,
+        observation.slot,
+        observation.canonical_key,
+        observation.summary,
+        observation.detail,
+        list(observation.tags),
+        observation.confidence,
+        json.dumps(asdict(observation.components)),
+        observation.freshness,
+        observation.last_supported_at,
+        observation.revalidation_due_at,
+        observation.status,
+        uuid.UUID(observation.supersedes_observation_id) if observation.supersedes_observation_id else None,
+        unit(embedding),
+        observation.created_at,
+        observation.updated_at,
+    )
+
+
 async def _insert_restored(
     connection: asyncpg.Connection, org_id: str, observation: Observation, embedding: Sequence[float]
 ) -> None:
     try:
         inserted = await connection.fetchval(
-            """
-            INSERT INTO observations.observations
-                (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary, detail, tags,
-                 confidence, confidence_components, freshness, last_supported_at, revalidation_due_at, status,
-                 supersedes_observation_id, embedding, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
-            ON CONFLICT (id) DO NOTHING RETURNING id
-            """,
-            uuid.UUID(observation.id),
-            org_id,
-            observation.agent_id,
-            observation.kind,
-            observation.subject_type,
-            observation.subject_id,
-            observation.slot,
-            observation.canonical_key,
-            observation.summary,
-            observation.detail,
-            list(observation.tags),
-            observation.confidence,
-            json.dumps(asdict(observation.components)),
-            observation.freshness,
-            observation.last_supported_at,
-            observation.revalidation_due_at,
-            observation.status,
-            uuid.UUID(observation.supersedes_observation_id) if observation.supersedes_observation_id else None,
-            unit(embedding),
-            observation.created_at,
-            observation.updated_at,
+            f"{_INSERT_OBSERVATION} ON CONFLICT (id) DO NOTHING RETURNING id",
+            *_observation_row(org_id, observation, embedding),
         )
     except asyncpg.UniqueViolationError as error:
         # Not the id (ON CONFLICT skips that): another current belief of the key, or a second successor.
@@ -545,12 +526,7 @@ async def _insert_restored(
 
 def taken(kind: str, record_id: str) -> errors.AlreadyExists:
     """An id another org holds (ON CONFLICT skipped it, RLS hides it): refused, never moved across tenants."""
-    return errors.AlreadyExists(
-        f"{kind} {record_id} belongs to another organisation: import a copy under new ids "
-        "(`lore org import` derives them when the file's org is not the target org)",
-        reason="ID_OF_ANOTHER_ORG",
-        metadata={"id": record_id},
-    )
+    return errors.id_of_another_org(kind, record_id)
 
 
 async def _insert_restored_evidence(connection: asyncpg.Connection, org_id: str, items: Sequence[Evidence]) -> None:

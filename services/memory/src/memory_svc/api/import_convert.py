@@ -22,7 +22,7 @@ from lore_runtime import errors
 from memory_svc.api import episode_convert
 from memory_svc.api.convert import memory_type_from_pb, metadata_from_pb, scope_from_pb
 from memory_svc.domain import limits
-from memory_svc.domain.episode import Episode
+from memory_svc.domain.episode import Episode, draft_content
 from memory_svc.domain.model import MemoryItem, MemoryStatus, Provenance
 
 # Records per import call: the size of one line batch of `lore org import`.
@@ -155,18 +155,7 @@ def episode_from_pb(episode: episode_pb.Episode, org_id: str, field: str) -> Epi
     return Episode(
         id=record_id(episode.id, f"{field}.id"),
         org_id=org_id,
-        conversation_id=draft.conversation_id,
-        scope=draft.scope,
-        summary=draft.summary,
-        key_topics=draft.key_topics,
-        entities_discussed=draft.entities_discussed,
-        user_state=draft.user_state,
-        outcomes=draft.outcomes,
-        open_threads=draft.open_threads,
-        decisions=draft.decisions,
-        action_items=draft.action_items,
-        next_session_questions=draft.next_session_questions,
-        message_count=draft.message_count,
+        **draft_content(draft),
         started_at=draft.started_at,  # type: ignore[arg-type]  # required above
         ended_at=draft.ended_at,  # type: ignore[arg-type]
         importance=_fraction(episode.importance, f"{field}.importance"),

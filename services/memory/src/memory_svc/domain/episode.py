@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from lore_runtime.errors import InvalidArgument
 
@@ -233,6 +234,24 @@ def validate_draft(draft: EpisodeDraft, prefix: str = "episode") -> EpisodeDraft
     return draft if entities == draft.entities_discussed else replace(draft, entities_discussed=entities)
 
 
+def draft_content(draft: EpisodeDraft) -> dict[str, Any]:
+    """What an episode says (from its draft), as keyword arguments of ``Episode``: the rest is bookkeeping."""
+    return {
+        "conversation_id": draft.conversation_id,
+        "scope": draft.scope,
+        "summary": draft.summary,
+        "key_topics": draft.key_topics,
+        "entities_discussed": draft.entities_discussed,
+        "user_state": draft.user_state,
+        "outcomes": draft.outcomes,
+        "open_threads": draft.open_threads,
+        "decisions": draft.decisions,
+        "action_items": draft.action_items,
+        "next_session_questions": draft.next_session_questions,
+        "message_count": draft.message_count,
+    }
+
+
 def new_episode(org_id: str, draft: EpisodeDraft, request_id: str, now: datetime) -> Episode:
     """A validated draft as a stored episode: id, defaults, and salience fields starting at ``now``."""
     if len(request_id) > MAX_REQUEST_ID_CHARS:
@@ -245,18 +264,7 @@ def new_episode(org_id: str, draft: EpisodeDraft, request_id: str, now: datetime
     return Episode(
         id=episode_id(org_id, draft.conversation_id, request_id),
         org_id=org_id,
-        conversation_id=draft.conversation_id,
-        scope=draft.scope,
-        summary=draft.summary,
-        key_topics=draft.key_topics,
-        entities_discussed=draft.entities_discussed,
-        user_state=draft.user_state,
-        outcomes=draft.outcomes,
-        open_threads=draft.open_threads,
-        decisions=draft.decisions,
-        action_items=draft.action_items,
-        next_session_questions=draft.next_session_questions,
-        message_count=draft.message_count,
+        **draft_content(draft),
         started_at=started_at,
         ended_at=ended_at,
         importance=DEFAULT_IMPORTANCE if draft.importance is None else draft.importance,

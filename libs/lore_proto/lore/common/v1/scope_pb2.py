@@ -24,13 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1alore/common/v1/scope.proto\x12\x0elore.common.v1\";\n\x05Scope\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x0f\n\x07team_id\x18\x03 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1alore/common/v1/scope.proto\x12\x0elore.common.v1\";\n\x05Scope\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x0f\n\x07team_id\x18\x03 \x01(\t*B\n\nScopeMatch\x12\x1b\n\x17SCOPE_MATCH_UNSPECIFIED\x10\x00\x12\x17\n\x13SCOPE_MATCH_CONTEXT\x10\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'lore.common.v1.scope_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SCOPEMATCH']._serialized_start=107
+  _globals['_SCOPEMATCH']._serialized_end=173
   _globals['_SCOPE']._serialized_start=46
   _globals['_SCOPE']._serialized_end=105
 # @@protoc_insertion_point(module_scope)

@@ -152,18 +152,20 @@ class GetEpisodeResponse(_message.Message):
     def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ...) -> None: ...
 
 class ListEpisodesRequest(_message.Message):
-    __slots__ = ("scope", "page_size", "page_token", "ended_after", "min_salience")
+    __slots__ = ("scope", "page_size", "page_token", "ended_after", "min_salience", "scope_match")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     ENDED_AFTER_FIELD_NUMBER: _ClassVar[int]
     MIN_SALIENCE_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_MATCH_FIELD_NUMBER: _ClassVar[int]
     scope: _scope_pb2.Scope
     page_size: int
     page_token: str
     ended_after: _timestamp_pb2.Timestamp
     min_salience: float
-    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., ended_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., min_salience: _Optional[float] = ...) -> None: ...
+    scope_match: _scope_pb2.ScopeMatch
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., ended_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., min_salience: _Optional[float] = ..., scope_match: _Optional[_Union[_scope_pb2.ScopeMatch, str]] = ...) -> None: ...
 
 class ListEpisodesResponse(_message.Message):
     __slots__ = ("episodes", "next_page_token")
@@ -174,14 +176,16 @@ class ListEpisodesResponse(_message.Message):
     def __init__(self, episodes: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ListOpenThreadsRequest(_message.Message):
-    __slots__ = ("scope", "page_size", "page_token")
+    __slots__ = ("scope", "page_size", "page_token", "scope_match")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_MATCH_FIELD_NUMBER: _ClassVar[int]
     scope: _scope_pb2.Scope
     page_size: int
     page_token: str
-    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    scope_match: _scope_pb2.ScopeMatch
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., scope_match: _Optional[_Union[_scope_pb2.ScopeMatch, str]] = ...) -> None: ...
 
 class ListOpenThreadsResponse(_message.Message):
     __slots__ = ("threads", "next_page_token")

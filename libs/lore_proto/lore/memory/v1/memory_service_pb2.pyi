@@ -167,7 +167,7 @@ class RememberResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("query", "scope", "k", "memory_types", "statuses", "min_salience", "valid_after", "valid_before", "record_access", "include_embeddings", "session_id", "include_query_embedding")
+    __slots__ = ("query", "scope", "k", "memory_types", "statuses", "min_salience", "valid_after", "valid_before", "record_access", "include_embeddings", "session_id", "include_query_embedding", "scope_match")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
@@ -180,6 +180,7 @@ class RecallRequest(_message.Message):
     INCLUDE_EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_QUERY_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_MATCH_FIELD_NUMBER: _ClassVar[int]
     query: str
     scope: _scope_pb2.Scope
     k: int
@@ -192,7 +193,8 @@ class RecallRequest(_message.Message):
     include_embeddings: bool
     session_id: str
     include_query_embedding: bool
-    def __init__(self, query: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., k: _Optional[int] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., min_salience: _Optional[float] = ..., valid_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., record_access: _Optional[bool] = ..., include_embeddings: _Optional[bool] = ..., session_id: _Optional[str] = ..., include_query_embedding: _Optional[bool] = ...) -> None: ...
+    scope_match: _scope_pb2.ScopeMatch
+    def __init__(self, query: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., k: _Optional[int] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., min_salience: _Optional[float] = ..., valid_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., record_access: _Optional[bool] = ..., include_embeddings: _Optional[bool] = ..., session_id: _Optional[str] = ..., include_query_embedding: _Optional[bool] = ..., scope_match: _Optional[_Union[_scope_pb2.ScopeMatch, str]] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
     __slots__ = ("results", "query_embedding", "embedding_model")
@@ -235,20 +237,22 @@ class GetMemoryResponse(_message.Message):
     def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
 
 class ListMemoriesRequest(_message.Message):
-    __slots__ = ("scope", "memory_types", "statuses", "page_size", "page_token", "order_by")
+    __slots__ = ("scope", "memory_types", "statuses", "page_size", "page_token", "order_by", "scope_match")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     MEMORY_TYPES_FIELD_NUMBER: _ClassVar[int]
     STATUSES_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     ORDER_BY_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_MATCH_FIELD_NUMBER: _ClassVar[int]
     scope: _scope_pb2.Scope
     memory_types: _containers.RepeatedScalarFieldContainer[MemoryType]
     statuses: _containers.RepeatedScalarFieldContainer[MemoryStatus]
     page_size: int
     page_token: str
     order_by: MemoryOrder
-    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., order_by: _Optional[_Union[MemoryOrder, str]] = ...) -> None: ...
+    scope_match: _scope_pb2.ScopeMatch
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., memory_types: _Optional[_Iterable[_Union[MemoryType, str]]] = ..., statuses: _Optional[_Iterable[_Union[MemoryStatus, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., order_by: _Optional[_Union[MemoryOrder, str]] = ..., scope_match: _Optional[_Union[_scope_pb2.ScopeMatch, str]] = ...) -> None: ...
 
 class ListMemoriesResponse(_message.Message):
     __slots__ = ("memories", "next_page_token")

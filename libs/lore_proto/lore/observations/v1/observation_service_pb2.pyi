@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from lore.common.v1 import scope_pb2 as _scope_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -149,7 +150,7 @@ class EvidenceInput(_message.Message):
     def __init__(self, stance: _Optional[_Union[EvidenceStance, str]] = ..., weight: _Optional[float] = ..., source_type: _Optional[_Union[SourceType, str]] = ..., source_id: _Optional[str] = ..., excerpt: _Optional[str] = ..., observed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("id", "agent_id", "kind", "subject_type", "subject_id", "slot", "canonical_key", "summary", "detail", "tags", "confidence", "confidence_components", "freshness", "last_supported_at", "revalidation_due_at", "status", "supersedes_observation_id", "created_at", "updated_at", "evidence")
+    __slots__ = ("id", "agent_id", "kind", "subject_type", "subject_id", "slot", "canonical_key", "summary", "detail", "tags", "confidence", "confidence_components", "freshness", "last_supported_at", "revalidation_due_at", "status", "supersedes_observation_id", "created_at", "updated_at", "evidence", "scope", "unattributed")
     ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -170,6 +171,8 @@ class Observation(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    UNATTRIBUTED_FIELD_NUMBER: _ClassVar[int]
     id: str
     agent_id: str
     kind: ObservationKind
@@ -190,7 +193,9 @@ class Observation(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
     evidence: _containers.RepeatedCompositeFieldContainer[Evidence]
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., kind: _Optional[_Union[ObservationKind, str]] = ..., subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., slot: _Optional[str] = ..., canonical_key: _Optional[str] = ..., summary: _Optional[str] = ..., detail: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ..., confidence_components: _Optional[_Union[ConfidenceComponents, _Mapping]] = ..., freshness: _Optional[float] = ..., last_supported_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revalidation_due_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., supersedes_observation_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Iterable[_Union[Evidence, _Mapping]]] = ...) -> None: ...
+    scope: _scope_pb2.Scope
+    unattributed: bool
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., kind: _Optional[_Union[ObservationKind, str]] = ..., subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., slot: _Optional[str] = ..., canonical_key: _Optional[str] = ..., summary: _Optional[str] = ..., detail: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ..., confidence_components: _Optional[_Union[ConfidenceComponents, _Mapping]] = ..., freshness: _Optional[float] = ..., last_supported_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revalidation_due_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., supersedes_observation_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Iterable[_Union[Evidence, _Mapping]]] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., unattributed: _Optional[bool] = ...) -> None: ...
 
 class ObservationCandidate(_message.Message):
     __slots__ = ("kind", "subject_type", "subject_id", "slot", "summary", "detail", "tags", "evidence")
@@ -225,14 +230,16 @@ class SearchObservationsResult(_message.Message):
     def __init__(self, observation: _Optional[_Union[Observation, _Mapping]] = ..., score: _Optional[float] = ..., similarity: _Optional[float] = ..., lexical_score: _Optional[float] = ...) -> None: ...
 
 class ObserveRequest(_message.Message):
-    __slots__ = ("agent_id", "candidate", "request_id")
+    __slots__ = ("agent_id", "candidate", "request_id", "scope")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CANDIDATE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     candidate: ObservationCandidate
     request_id: str
-    def __init__(self, agent_id: _Optional[str] = ..., candidate: _Optional[_Union[ObservationCandidate, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    scope: _scope_pb2.Scope
+    def __init__(self, agent_id: _Optional[str] = ..., candidate: _Optional[_Union[ObservationCandidate, _Mapping]] = ..., request_id: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class ObserveResponse(_message.Message):
     __slots__ = ("observation", "outcome")
@@ -255,7 +262,7 @@ class GetObservationResponse(_message.Message):
     def __init__(self, observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
 
 class QueryObservationsRequest(_message.Message):
-    __slots__ = ("agent_id", "kind", "subject_type", "subject_id", "canonical_key", "status", "min_confidence", "tags", "page_size", "page_token")
+    __slots__ = ("agent_id", "kind", "subject_type", "subject_id", "canonical_key", "status", "min_confidence", "tags", "page_size", "page_token", "user_id", "team_id", "scope_match")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -266,6 +273,9 @@ class QueryObservationsRequest(_message.Message):
     TAGS_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    TEAM_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_MATCH_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     kind: ObservationKind
     subject_type: SubjectType
@@ -276,7 +286,10 @@ class QueryObservationsRequest(_message.Message):
     tags: _containers.RepeatedScalarFieldContainer[str]
     page_size: int
     page_token: str
-    def __init__(self, agent_id: _Optional[str] = ..., kind: _Optional[_Union[ObservationKind, str]] = ..., subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., canonical_key: _Optional[str] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., min_confidence: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    user_id: str
+    team_id: str
+    scope_match: _scope_pb2.ScopeMatch
+    def __init__(self, agent_id: _Optional[str] = ..., kind: _Optional[_Union[ObservationKind, str]] = ..., subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., canonical_key: _Optional[str] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., min_confidence: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., user_id: _Optional[str] = ..., team_id: _Optional[str] = ..., scope_match: _Optional[_Union[_scope_pb2.ScopeMatch, str]] = ...) -> None: ...
 
 class QueryObservationsResponse(_message.Message):
     __slots__ = ("observations", "next_page_token")
@@ -287,7 +300,7 @@ class QueryObservationsResponse(_message.Message):
     def __init__(self, observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class SearchObservationsRequest(_message.Message):
-    __slots__ = ("agent_id", "query", "kinds", "statuses", "min_confidence", "k", "query_embedding", "query_embedding_model")
+    __slots__ = ("agent_id", "query", "kinds", "statuses", "min_confidence", "k", "query_embedding", "query_embedding_model", "user_id", "team_id")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
@@ -296,6 +309,8 @@ class SearchObservationsRequest(_message.Message):
     K_FIELD_NUMBER: _ClassVar[int]
     QUERY_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     QUERY_EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    TEAM_ID_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     query: str
     kinds: _containers.RepeatedScalarFieldContainer[ObservationKind]
@@ -304,7 +319,9 @@ class SearchObservationsRequest(_message.Message):
     k: int
     query_embedding: _containers.RepeatedScalarFieldContainer[float]
     query_embedding_model: str
-    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[ObservationKind, str]]] = ..., statuses: _Optional[_Iterable[_Union[ObservationStatus, str]]] = ..., min_confidence: _Optional[float] = ..., k: _Optional[int] = ..., query_embedding: _Optional[_Iterable[float]] = ..., query_embedding_model: _Optional[str] = ...) -> None: ...
+    user_id: str
+    team_id: str
+    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[ObservationKind, str]]] = ..., statuses: _Optional[_Iterable[_Union[ObservationStatus, str]]] = ..., min_confidence: _Optional[float] = ..., k: _Optional[int] = ..., query_embedding: _Optional[_Iterable[float]] = ..., query_embedding_model: _Optional[str] = ..., user_id: _Optional[str] = ..., team_id: _Optional[str] = ...) -> None: ...
 
 class SearchObservationsResponse(_message.Message):
     __slots__ = ("results",)
@@ -377,16 +394,18 @@ class RunRevalidationResponse(_message.Message):
     def __init__(self, checked: _Optional[int] = ..., marked_stale: _Optional[int] = ..., marked_invalidated: _Optional[int] = ...) -> None: ...
 
 class EraseSubjectRequest(_message.Message):
-    __slots__ = ("subject_type", "subject_id", "source_ids", "request_id")
+    __slots__ = ("subject_type", "subject_id", "source_ids", "request_id", "user_id")
     SUBJECT_TYPE_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
     SOURCE_IDS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
     subject_type: SubjectType
     subject_id: str
     source_ids: _containers.RepeatedScalarFieldContainer[str]
     request_id: str
-    def __init__(self, subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., source_ids: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    user_id: str
+    def __init__(self, subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., source_ids: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
 
 class EraseSubjectResponse(_message.Message):
     __slots__ = ("observations_erased", "evidence_erased", "tombstone_id")

@@ -112,14 +112,15 @@ class ObservationServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def QueryObservations(self, request, context):
-        """Filters by agent, kind, subject, key, status and confidence; best first.
+        """Filters by agent, user, team, kind, subject, key, status and confidence; best first.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SearchObservations(self, request, context):
-        """Finds observations by meaning (vector + full-text).
+        """Finds observations by meaning (vector + full-text), among those a context for the request's
+        agent, user and team may show.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

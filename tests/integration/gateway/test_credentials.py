@@ -229,6 +229,35 @@ def test_a_token_caller_is_its_subject_and_counts_as_jwt_credential():
     assert refused.value.reason == "INVALID_TOKEN"
 
 
+def test_a_token_with_the_user_claim_is_pinned_to_that_user_and_a_bad_claim_is_refused():
+    verifier = JwtVerifier(audience=AUDIENCE, hs256_secret=SECRET, user_claim="person")
+    pinned = verifier.verify(hs256(_claims("acme", iss=None, person="alice")))
+    org_wide = verifier.verify(hs256(_claims("acme", iss=None)))
+
+    assert (pinned.user_id, org_wide.user_id) == ("alice", "")
+    for bad in ("", " alice", 42, "x" * 129):
+        with pytest.raises(errors.Unauthenticated) as refused:
+            verifier.verify(hs256(_claims("acme", iss=None, person=bad)))
+        assert refused.value.metadata == {"claim": "person"}
+
+
+async def test_a_pinned_token_acts_only_for_its_user(bearer, org_id):
+    scopes = {"scope": "sessions:read sessions:write memories:read memories:write"}
+    backend = bearer(hs256(_claims(org_id, **scopes)))
+    alice = bearer(hs256(_claims(org_id, user_id="alice", **scopes)))
+    bobs = (await backend.post("/v1/sessions", json={"scope": {"userId": "bob"}})).json()["session"]
+
+    started = await alice.post("/v1/sessions", json={"scope": {"agentId": "aria"}})
+    as_bob = await alice.post("/v1/sessions", json={"scope": {"userId": "bob"}})
+    bobs_session = await alice.get(f"/v1/sessions/{bobs['id']}")
+    listed = await alice.get("/v1/sessions")
+
+    assert started.status_code == 200 and started.json()["session"]["scope"]["userId"] == "alice"
+    assert as_bob.status_code == 403 and as_bob.json()["error"]["details"][0]["reason"] == "USER_PINNED"
+    assert bobs_session.status_code == 404, bobs_session.text
+    assert [s["scope"]["userId"] for s in listed.json()["sessions"]] == ["alice"]
+
+
 async def test_without_jwt_settings_a_jwt_is_looked_up_as_an_api_key(gateway, org_id):
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=gateway),

@@ -48,6 +48,8 @@ ALL_SCOPES = (
 )
 # What gateway.api_keys accepts as an org id (its CHECK): a JWT's org claim must match it too.
 ORG_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
+# What the services accept as a user id in a Scope (memory_svc.api.convert.scope_from_pb).
+MAX_USER_ID_LENGTH = 128
 MAX_PRINCIPAL_LENGTH = 128
 
 
@@ -57,6 +59,8 @@ class Caller:
     principal: str
     scopes: frozenset[str]
     credential: str = ""  # the API key's id, or jwt:<sub>: what rate limits count against
+    # The one user this credential may act for (a JWT's user claim); "" for an org-wide credential.
+    user_id: str = ""
 
     def context(self, request_id: str) -> RequestContext:
         return RequestContext(org_id=self.org_id, principal=self.principal, request_id=request_id)
@@ -170,6 +174,7 @@ class JwtVerifier:
     the configured issuer (when one is set), with ``leeway_seconds`` of clock skew. The caller's
     org is the ``org_claim`` claim, its principal ``sub``, its scopes those of ``scope`` (a
     space-separated string) and ``scopes`` (a list) that Lore knows; unknown scopes are ignored.
+    A token carrying the ``user_claim`` claim is pinned to that user (``gateway_svc.user_pin``).
     """
 
     def __init__(
@@ -180,6 +185,7 @@ class JwtVerifier:
         rs256_keys: Sequence[RSAPublicKey] = (),
         issuer: str | None = None,
         org_claim: str = "org_id",
+        user_claim: str = "user_id",
         leeway_seconds: float = 30.0,
     ) -> None:
         self._keys: dict[str, list[Any]] = {}
@@ -194,6 +200,7 @@ class JwtVerifier:
         self._audience = audience
         self._issuer = issuer or None
         self._org_claim = org_claim
+        self._user_claim = user_claim
         self._leeway = leeway_seconds
         self._required = ["exp", "sub", *(["iss"] if self._issuer else [])]
 
@@ -246,7 +253,26 @@ class JwtVerifier:
             raise _missing_claim(self._org_claim)
         if not isinstance(org_id, str) or not ORG_ID.match(org_id):
             raise _token_error(f"the {self._org_claim} claim is not a valid org id", claim=self._org_claim)
-        return Caller(org_id=org_id, principal=subject, scopes=_token_scopes(claims), credential=f"jwt:{subject}")
+        return Caller(
+            org_id=org_id,
+            principal=subject,
+            scopes=_token_scopes(claims),
+            credential=f"jwt:{subject}",
+            user_id=self._pinned_user(claims),
+        )
+
+    def _pinned_user(self, claims: dict[str, Any]) -> str:
+        user_id = claims.get(self._user_claim)
+        if user_id is None:
+            return ""
+        if (
+            not isinstance(user_id, str)
+            or not user_id
+            or len(user_id) > MAX_USER_ID_LENGTH
+            or user_id != user_id.strip()
+        ):
+            raise _token_error(f"the {self._user_claim} claim is not a valid user id", claim=self._user_claim)
+        return user_id
 
 
 def _token_scopes(claims: dict[str, Any]) -> frozenset[str]:

@@ -66,6 +66,7 @@ def _authenticator(settings: Settings, postgres: asyncpg.Pool) -> Authenticator:
             rs256_keys=rs256_public_keys(settings.jwt_public_keys) if settings.jwt_public_keys else (),
             issuer=settings.jwt_issuer,
             org_claim=settings.jwt_org_claim,
+            user_claim=settings.jwt_user_claim,
             leeway_seconds=settings.jwt_leeway_seconds,
         )
     return Authenticator(ApiKeyAuthenticator(postgres, cache_seconds=settings.api_key_cache_seconds), verifier)

@@ -43,6 +43,12 @@ class Settings(LoreSettings, TlsSettings):
     )
     jwt_issuer: str | None = env("LORE_JWT_ISSUER", default=None, description="required iss, when set")
     jwt_org_claim: str = env("LORE_JWT_ORG_CLAIM", default="org_id", description="the org's claim", min_length=1)
+    jwt_user_claim: str = env(
+        "LORE_JWT_USER_CLAIM",
+        default="user_id",
+        description="a token with this claim may act only for that user (gateway_svc/user_pin.py)",
+        min_length=1,
+    )
     jwt_leeway_seconds: float = env("LORE_JWT_LEEWAY_SECONDS", default=30.0, description="clock skew", ge=0, le=300)
 
     @field_validator("rate_limit", "rate_limits")

@@ -15,6 +15,8 @@ from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options
 from gateway_svc.openapi import json_body, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
+from gateway_svc.routes.sessions import check_session
+from gateway_svc.user_pin import pin_request
 
 router = APIRouter(tags=["context"])
 
@@ -52,7 +54,9 @@ READS = ("memories:read", "observations:read")
     openapi_extra=json_body(pb.AssembleContextRequest, ASSEMBLE_EXAMPLE, pb.AssembleContextResponse),
 )
 async def assemble_context(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
-    message = await body_message(request, pb.AssembleContextRequest)
+    message = pin_request(caller, await body_message(request, pb.AssembleContextRequest))
+    if message.session_id:  # the context reads and writes the session's working memory
+        await check_session(request, caller, message.session_id, change=True)
     return ProtoJSONResponse(await _assembler(request).AssembleContext(message, **rpc_options(request, caller)))
 
 
@@ -66,5 +70,5 @@ async def assemble_context(request: Request, caller: Caller = Depends(authorized
     ),
 )
 async def prime(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
-    message = query_message(request, pb.PrimeRequest)
+    message = pin_request(caller, query_message(request, pb.PrimeRequest))
     return ProtoJSONResponse(await _assembler(request).Prime(message, **rpc_options(request, caller)))

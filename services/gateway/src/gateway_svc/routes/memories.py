@@ -10,6 +10,7 @@ from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options
 from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
+from gateway_svc.user_pin import check_readable, check_writable, pin_request
 
 router = APIRouter(tags=["memories"])
 
@@ -38,13 +39,22 @@ def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
     return episode_service_pb2_grpc.EpisodeServiceStub(request.app.state.container.channels["memory"])
 
 
+async def _check_changeable(request: Request, caller: Caller, memory_id: str) -> None:
+    """A caller pinned to a user changes only that user's memories (``user_pin``)."""
+    if caller.user_id:
+        found = await _memories(request).GetMemory(
+            memory_service_pb2.GetMemoryRequest(id=memory_id), **rpc_options(request, caller)
+        )
+        check_writable(caller, found.memory.scope.user_id, "memory", memory_id)
+
+
 @router.post(
     "/v1/memories",
     summary="Remember a batch of memories (MemoryService.Remember)",
     openapi_extra=json_body(memory_service_pb2.RememberRequest, REMEMBER_EXAMPLE, memory_service_pb2.RememberResponse),
 )
 async def remember(request: Request, caller: Caller = Depends(authorized("memories:write"))) -> Response:
-    message = await body_message(request, memory_service_pb2.RememberRequest)
+    message = pin_request(caller, await body_message(request, memory_service_pb2.RememberRequest))
     return ProtoJSONResponse(await _memories(request).Remember(message, **rpc_options(request, caller)))
 
 
@@ -54,7 +64,7 @@ async def remember(request: Request, caller: Caller = Depends(authorized("memori
     openapi_extra=json_body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE, memory_service_pb2.RecallResponse),
 )
 async def recall(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = await body_message(request, memory_service_pb2.RecallRequest)
+    message = pin_request(caller, await body_message(request, memory_service_pb2.RecallRequest))
     return ProtoJSONResponse(await _memories(request).Recall(message, **rpc_options(request, caller)))
 
 
@@ -68,7 +78,7 @@ async def recall(request: Request, caller: Caller = Depends(authorized("memories
     ),
 )
 async def list_memories(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = query_message(request, memory_service_pb2.ListMemoriesRequest)
+    message = pin_request(caller, query_message(request, memory_service_pb2.ListMemoriesRequest))
     return ProtoJSONResponse(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
 
 
@@ -81,7 +91,9 @@ async def get_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:read"))
 ) -> Response:
     message = memory_service_pb2.GetMemoryRequest(id=memory_id)
-    return ProtoJSONResponse(await _memories(request).GetMemory(message, **rpc_options(request, caller)))
+    found = await _memories(request).GetMemory(message, **rpc_options(request, caller))
+    check_readable(caller, found.memory.scope.user_id, "memory", memory_id)
+    return ProtoJSONResponse(found)
 
 
 @router.patch(
@@ -98,6 +110,7 @@ async def update_memory(
     if message.memory.id and message.memory.id != memory_id:
         raise errors.InvalidArgument("memory.id", "must match the id in the path, or be left out")
     message.memory.id = memory_id
+    await _check_changeable(request, caller, memory_id)
     return ProtoJSONResponse(await _memories(request).UpdateMemory(message, **rpc_options(request, caller)))
 
 
@@ -110,6 +123,7 @@ async def forget_memory(
     memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
 ) -> Response:
     message = memory_service_pb2.ForgetMemoryRequest(id=memory_id)
+    await _check_changeable(request, caller, memory_id)
     return ProtoJSONResponse(await _memories(request).ForgetMemory(message, **rpc_options(request, caller)))
 
 
@@ -124,7 +138,7 @@ async def forget_memory(
     ),
 )
 async def list_episodes(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = query_message(request, episode_service_pb2.ListEpisodesRequest)
+    message = pin_request(caller, query_message(request, episode_service_pb2.ListEpisodesRequest))
     return ProtoJSONResponse(await _episodes(request).ListEpisodes(message, **rpc_options(request, caller)))
 
 
@@ -139,5 +153,5 @@ async def list_episodes(request: Request, caller: Caller = Depends(authorized("m
     ),
 )
 async def list_open_threads(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = query_message(request, episode_service_pb2.ListOpenThreadsRequest)
+    message = pin_request(caller, query_message(request, episode_service_pb2.ListOpenThreadsRequest))
     return ProtoJSONResponse(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))

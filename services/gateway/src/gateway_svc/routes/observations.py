@@ -10,6 +10,7 @@ from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
+from gateway_svc.user_pin import check_readable, check_writable, pin_request
 
 router = APIRouter(tags=["observations"])
 
@@ -37,6 +38,15 @@ def _observations(request: Request) -> observation_service_pb2_grpc.ObservationS
     return observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
 
 
+async def _check_changeable(request: Request, caller: Caller, observation_id: str) -> None:
+    """A caller pinned to a user gives feedback only on that user's beliefs (``user_pin``)."""
+    if caller.user_id:
+        found = await _observations(request).GetObservation(
+            pb.GetObservationRequest(id=observation_id), **rpc_options(request, caller)
+        )
+        check_writable(caller, found.observation.scope.user_id, "observation", observation_id)
+
+
 @router.get(
     "/v1/observations",
     summary="Observations by filters, best first (ObservationService.QueryObservations)",
@@ -47,7 +57,7 @@ def _observations(request: Request) -> observation_service_pb2_grpc.ObservationS
     ),
 )
 async def query_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
-    message = query_message(request, pb.QueryObservationsRequest)
+    message = pin_request(caller, query_message(request, pb.QueryObservationsRequest))
     return ProtoJSONResponse(await _observations(request).QueryObservations(message, **rpc_options(request, caller)))
 
 
@@ -57,7 +67,7 @@ async def query_observations(request: Request, caller: Caller = Depends(authoriz
     openapi_extra=json_body(pb.SearchObservationsRequest, SEARCH_EXAMPLE, pb.SearchObservationsResponse),
 )
 async def search_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
-    message = await body_message(request, pb.SearchObservationsRequest)
+    message = pin_request(caller, await body_message(request, pb.SearchObservationsRequest))
     return ProtoJSONResponse(await _observations(request).SearchObservations(message, **rpc_options(request, caller)))
 
 
@@ -67,7 +77,7 @@ async def search_observations(request: Request, caller: Caller = Depends(authori
     openapi_extra=json_body(pb.ObserveRequest, OBSERVE_EXAMPLE, pb.ObserveResponse),
 )
 async def observe(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
-    message = await body_message(request, pb.ObserveRequest)
+    message = pin_request(caller, await body_message(request, pb.ObserveRequest))
     return ProtoJSONResponse(await _observations(request).Observe(message, **rpc_options(request, caller)))
 
 
@@ -80,7 +90,9 @@ async def get_observation(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
 ) -> Response:
     message = pb.GetObservationRequest(id=observation_id)
-    return ProtoJSONResponse(await _observations(request).GetObservation(message, **rpc_options(request, caller)))
+    found = await _observations(request).GetObservation(message, **rpc_options(request, caller))
+    check_readable(caller, found.observation.scope.user_id, "observation", observation_id)
+    return ProtoJSONResponse(found)
 
 
 @router.get(
@@ -92,9 +104,10 @@ async def observation_history(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
 ) -> Response:
     message = pb.GetObservationHistoryRequest(id=observation_id)
-    return ProtoJSONResponse(
-        await _observations(request).GetObservationHistory(message, **rpc_options(request, caller))
-    )
+    found = await _observations(request).GetObservationHistory(message, **rpc_options(request, caller))
+    for observation in found.observations:  # a chain keeps one scope; every link is checked all the same
+        check_readable(caller, observation.scope.user_id, "observation", observation_id)
+    return ProtoJSONResponse(found)
 
 
 @router.post(
@@ -107,6 +120,7 @@ async def confirm_observation(
 ) -> Response:
     message = await body_message(request, pb.ConfirmObservationRequest, empty=True)
     with_path_id(message, "id", observation_id)
+    await _check_changeable(request, caller, observation_id)
     return ProtoJSONResponse(await _observations(request).ConfirmObservation(message, **rpc_options(request, caller)))
 
 
@@ -120,6 +134,7 @@ async def contradict_observation(
 ) -> Response:
     message = await body_message(request, pb.ContradictObservationRequest)
     with_path_id(message, "id", observation_id)
+    await _check_changeable(request, caller, observation_id)
     return ProtoJSONResponse(
         await _observations(request).ContradictObservation(message, **rpc_options(request, caller))
     )

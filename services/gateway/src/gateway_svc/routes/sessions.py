@@ -11,6 +11,7 @@ from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
+from gateway_svc.user_pin import check_readable, check_writable, pin_request
 
 router = APIRouter(tags=["sessions"])
 
@@ -36,13 +37,21 @@ def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
     return agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
 
 
+async def check_session(request: Request, caller: Caller, session_id: str, *, change: bool) -> None:
+    """A caller pinned to a user reads (``change``: writes to) only that user's sessions (``user_pin``)."""
+    if caller.user_id:
+        found = await _agent(request).GetSession(pb.GetSessionRequest(id=session_id), **rpc_options(request, caller))
+        check = check_writable if change else check_readable
+        check(caller, found.session.scope.user_id, "session", session_id)
+
+
 @router.post(
     "/v1/sessions",
     summary="Start a session; a repeated requestId returns the same one (AgentService.StartSession)",
     openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE, pb.StartSessionResponse),
 )
 async def start_session(request: Request, caller: Caller = Depends(authorized("sessions:write"))) -> Response:
-    message = await body_message(request, pb.StartSessionRequest, empty=True)
+    message = pin_request(caller, await body_message(request, pb.StartSessionRequest, empty=True))
     return ProtoJSONResponse(await _agent(request).StartSession(message, **rpc_options(request, caller)))
 
 
@@ -54,7 +63,7 @@ async def start_session(request: Request, caller: Caller = Depends(authorized("s
     ),
 )
 async def list_sessions(request: Request, caller: Caller = Depends(authorized("sessions:read"))) -> Response:
-    message = query_message(request, pb.ListSessionsRequest)
+    message = pin_request(caller, query_message(request, pb.ListSessionsRequest))
     return ProtoJSONResponse(await _agent(request).ListSessions(message, **rpc_options(request, caller)))
 
 
@@ -67,7 +76,9 @@ async def get_session(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
 ) -> Response:
     message = pb.GetSessionRequest(id=session_id)
-    return ProtoJSONResponse(await _agent(request).GetSession(message, **rpc_options(request, caller)))
+    found = await _agent(request).GetSession(message, **rpc_options(request, caller))
+    check_readable(caller, found.session.scope.user_id, "session", session_id)
+    return ProtoJSONResponse(found)
 
 
 @router.post(
@@ -79,6 +90,7 @@ async def end_session(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
     message = with_path_id(await body_message(request, pb.EndSessionRequest, empty=True), "id", session_id)
+    await check_session(request, caller, session_id, change=True)
     return ProtoJSONResponse(await _agent(request).EndSession(message, **rpc_options(request, caller)))
 
 
@@ -91,6 +103,7 @@ async def list_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
 ) -> Response:
     message = with_path_id(query_message(request, pb.ListTurnsRequest), "session_id", session_id)
+    await check_session(request, caller, session_id, change=False)
     return ProtoJSONResponse(await _agent(request).ListTurns(message, **rpc_options(request, caller)))
 
 
@@ -104,6 +117,7 @@ async def process_turn(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
     message = with_path_id(await body_message(request, pb.ProcessTurnRequest), "session_id", session_id)
+    await check_session(request, caller, session_id, change=True)
     return ProtoJSONResponse(await _agent(request).ProcessTurn(message, **rpc_options(request, caller)))
 
 
@@ -116,4 +130,5 @@ async def import_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
     message = with_path_id(await body_message(request, pb.ImportTurnsRequest), "session_id", session_id)
+    await check_session(request, caller, session_id, change=True)
     return ProtoJSONResponse(await _agent(request).ImportTurns(message, **rpc_options(request, caller)))

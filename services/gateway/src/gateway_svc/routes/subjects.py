@@ -15,6 +15,7 @@ from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, rpc_options
 from gateway_svc.openapi import json_body
 from gateway_svc.proto_json import ProtoJSONResponse
+from gateway_svc.user_pin import pin_request
 
 router = APIRouter(tags=["erasure"])
 
@@ -27,6 +28,6 @@ FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}
     openapi_extra=json_body(pb.ForgetSubjectRequest, FORGET_EXAMPLE, pb.ForgetSubjectResponse),
 )
 async def forget_subject(request: Request, caller: Caller = Depends(authorized("subjects:forget"))) -> Response:
-    message = await body_message(request, pb.ForgetSubjectRequest)
+    message = pin_request(caller, await body_message(request, pb.ForgetSubjectRequest))
     agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
     return ProtoJSONResponse(await agent.ForgetSubject(message, **rpc_options(request, caller)))

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+from memory_svc.domain.model import ScopeMatch
 from memory_svc.usecases.ports import DEFAULT_FILTER
 
 
@@ -68,10 +69,10 @@ class InMemoryMemoryIndex:
                 continue  # another org's point id: never overwritten (the adapters' org guard)
             self._items[key] = (item, np.asarray(vector, dtype=np.float32), terms.as_dict() if terms else {})
 
-    def _matches(self, item, org_id, scope, memory_types, filters) -> bool:
+    def _matches(self, item, org_id, scope, memory_types, filters, scope_match=ScopeMatch.BROWSE) -> bool:
         if item.org_id != org_id:
             return False
-        if any(getattr(item.scope, name) != value for name, value in scope.as_filter().items()):
+        if not scope.selects(item.scope, scope_match):
             return False
         if memory_types and item.memory_type not in memory_types:
             return False
@@ -83,22 +84,26 @@ class InMemoryMemoryIndex:
             return False
         return filters.min_salience is None or item.current_salience >= filters.min_salience
 
-    async def search(self, org_id, scope, vector, k, memory_types=(), *, filters=DEFAULT_FILTER):
+    async def search(
+        self, org_id, scope, vector, k, memory_types=(), *, filters=DEFAULT_FILTER, scope_match=ScopeMatch.BROWSE
+    ):
         hits = [
             (item.id, float(np.dot(stored, vector)))
             for item, stored, _ in self._items.values()
-            if self._matches(item, org_id, scope, memory_types, filters)
+            if self._matches(item, org_id, scope, memory_types, filters, scope_match)
         ]
         hits.sort(key=lambda hit: (-hit[1], hit[0]))
         return hits[: max(0, k)]
 
-    async def search_lexical(self, org_id, scope, query, k, memory_types=(), *, filters=DEFAULT_FILTER):
+    async def search_lexical(
+        self, org_id, scope, query, k, memory_types=(), *, filters=DEFAULT_FILTER, scope_match=ScopeMatch.BROWSE
+    ):
         # Qdrant's IDF modifier: statistics over every point holding a sparse vector (all orgs).
         documents = [terms for _, _, terms in self._items.values() if terms]
         total = len(documents)
         hits = []
         for item, _, terms in self._items.values():
-            if not terms or not self._matches(item, org_id, scope, memory_types, filters):
+            if not terms or not self._matches(item, org_id, scope, memory_types, filters, scope_match):
                 continue
             score = 0.0
             for index, weight in query.as_dict().items():
@@ -122,12 +127,16 @@ class InMemoryMemoryIndex:
 
     # The MemoryCatalog port (usecases/catalog_ports.py).
 
-    async def scroll(self, org_id, scope, memory_types, statuses, order, limit, offset):
+    async def scroll(
+        self, org_id, scope, memory_types, statuses, order, limit, offset, *, scope_match=ScopeMatch.BROWSE
+    ):
         from memory_svc.usecases.ports import SearchFilter
 
         filters = SearchFilter(statuses=tuple(statuses))
         items = [
-            item for item, _, _ in self._items.values() if self._matches(item, org_id, scope, memory_types, filters)
+            item
+            for item, _, _ in self._items.values()
+            if self._matches(item, org_id, scope, memory_types, filters, scope_match)
         ]
         field = "created_at" if str(order) == "newest" else "current_salience"
         items.sort(key=lambda item: (getattr(item, field), item.id), reverse=True)

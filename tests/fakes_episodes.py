@@ -11,7 +11,7 @@ from datetime import datetime
 
 import numpy as np
 from memory_svc.domain.episode import Episode, open_threads_of
-from memory_svc.domain.model import Scope
+from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
 
 
@@ -31,12 +31,11 @@ class InMemoryEpisodeIndex:
         found = self._episodes.get(episode_id)
         return found[0] if found is not None and found[0].org_id == org_id else None
 
-    def _matching(self, org_id: str, scope: Scope) -> list[Episode]:
+    def _matching(self, org_id: str, scope: Scope, scope_match: ScopeMatch = ScopeMatch.BROWSE) -> list[Episode]:
         episodes = [
             episode
             for episode, _ in self._episodes.values()
-            if episode.org_id == org_id
-            and all(getattr(episode.scope, name) == value for name, value in scope.as_filter().items())
+            if episode.org_id == org_id and scope.selects(episode.scope, scope_match)
         ]
         return sorted(episodes, key=lambda episode: (episode.ended_at, episode.id), reverse=True)
 
@@ -49,10 +48,11 @@ class InMemoryEpisodeIndex:
         *,
         ended_after: datetime | None = None,
         min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> EpisodePage:
         episodes = [
             episode
-            for episode in self._matching(org_id, scope)
+            for episode in self._matching(org_id, scope, scope_match)
             if (ended_after is None or episode.ended_at >= ended_after)
             and (min_salience is None or episode.current_salience >= min_salience)
             and (cursor is None or (episode.ended_at, episode.id) < (cursor.ended_at, cursor.episode_id))
@@ -62,9 +62,17 @@ class InMemoryEpisodeIndex:
         return EpisodePage(page, EpisodeCursor(page[-1].ended_at, page[-1].id) if more and page else None)
 
     async def list_open_threads(
-        self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
+        self,
+        org_id: str,
+        scope: Scope,
+        page_size: int,
+        cursor: ThreadCursor | None = None,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> ThreadPage:
-        threads = [thread for episode in self._matching(org_id, scope) for thread in open_threads_of(episode)]
+        threads = [
+            thread for episode in self._matching(org_id, scope, scope_match) for thread in open_threads_of(episode)
+        ]
         if cursor is not None:
             position = (cursor.ended_at, cursor.episode_id, -cursor.thread_index)
             threads = [thread for thread in threads if (thread.ended_at, thread.episode_id, -thread.index) < position]

@@ -23,7 +23,7 @@ from memory_svc.domain.episode import (
     ThreadStatus,
     UserState,
 )
-from memory_svc.domain.model import Scope
+from memory_svc.domain.model import Scope, ScopeMatch
 from qdrant_client import AsyncQdrantClient
 
 from tests.fakes_episodes import InMemoryEpisodeIndex
@@ -296,6 +296,113 @@ async def test_open_threads_paginate_without_duplicates_or_gaps(episode_index, p
             break
 
     assert topics == expected
+
+
+# One org's episodes for the scope matches: two users, the org's shared ones, two agents, two teams.
+SCOPES = {
+    "alice": Scope(user_id="alice"),
+    "alice+bot": Scope(user_id="alice", agent_id="bot"),
+    "alice+other-bot": Scope(user_id="alice", agent_id="other-bot"),
+    "alice+team": Scope(user_id="alice", team_id="team-1"),
+    "bob": Scope(user_id="bob"),
+    "bob+bot": Scope(user_id="bob", agent_id="bot"),
+    "shared": Scope(),
+    "shared+bot": Scope(agent_id="bot"),
+    "shared+other-bot": Scope(agent_id="other-bot"),
+    "team": Scope(team_id="team-1"),
+    "other-team": Scope(team_id="team-2"),
+}
+SHARED = {"shared", "shared+bot", "shared+other-bot"}
+CONTEXT_READS = [
+    (Scope(user_id="alice"), {"alice", "alice+bot", "alice+other-bot"} | SHARED),
+    (Scope(user_id="alice", agent_id="bot"), {"alice", "alice+bot", "shared", "shared+bot"}),
+    (
+        Scope(user_id="alice", team_id="team-1"),
+        {"alice", "alice+bot", "alice+other-bot", "alice+team", "team"} | SHARED,
+    ),
+    (
+        Scope(user_id="alice", agent_id="bot", team_id="team-1"),
+        {"alice", "alice+bot", "alice+team", "shared", "shared+bot", "team"},
+    ),
+    (Scope(), SHARED),
+    (Scope(agent_id="bot"), {"shared", "shared+bot"}),
+    (Scope(user_id="carol"), SHARED),
+]
+BROWSE_READS = [
+    (Scope(user_id="alice"), {"alice", "alice+bot", "alice+other-bot", "alice+team"}),
+    (Scope(agent_id="bot"), {"alice+bot", "bob+bot", "shared+bot"}),
+    (Scope(), set(SCOPES)),
+]
+
+
+async def scoped_population(index) -> tuple[str, dict[str, str]]:
+    """An episode with one open thread per scope of ``SCOPES`` (distinct ``ended_at``), in a new org,
+    plus alice's episode in another org; returns the org and the names of the episode ids."""
+    org = new_org()
+    episodes = {
+        name: make_episode(org, T0 - timedelta(minutes=n), scope=scope, open_threads=(OpenThread(name),))
+        for n, (name, scope) in enumerate(SCOPES.items())
+    }
+    elsewhere = make_episode(new_org(), scope=Scope(user_id="alice"), open_threads=(OpenThread("elsewhere"),))
+    await put(index, *episodes.values(), elsewhere)
+    return org, {episode.id: name for name, episode in episodes.items()}
+
+
+async def listed_names(index, org: str, names: dict[str, str], scope: Scope, match: ScopeMatch) -> list[str]:
+    """Every episode ``list`` selects, two per page, in order."""
+    ids, cursor = [], None
+    for _ in range(20):
+        page = await index.list(org, scope, 2, cursor, scope_match=match)
+        ids += [episode.id for episode in page.episodes]
+        if (cursor := page.next_cursor) is None:
+            break
+    return [names[episode_id] for episode_id in ids]
+
+
+async def thread_topics(index, org: str, scope: Scope, match: ScopeMatch) -> list[str]:
+    topics, cursor = [], None
+    for _ in range(20):
+        page = await index.list_open_threads(org, scope, 2, cursor, scope_match=match)
+        topics += [thread.thread.topic for thread in page.threads]
+        if (cursor := page.next_cursor) is None:
+            break
+    return topics
+
+
+def newest_first(expected: set[str]) -> list[str]:
+    return [name for name in SCOPES if name in expected]  # SCOPES' order is newest first
+
+
+async def test_a_context_read_shows_the_users_and_the_orgs_episodes_never_another_users(episode_index) -> None:
+    org, names = await scoped_population(episode_index)
+
+    for scope, expected in CONTEXT_READS:
+        listed = await listed_names(episode_index, org, names, scope, ScopeMatch.CONTEXT)
+        threads = await thread_topics(episode_index, org, scope, ScopeMatch.CONTEXT)
+        assert listed == threads == newest_first(expected), scope
+        assert not any(name.startswith("bob") for name in listed)
+        if not scope.user_id:
+            assert not any(SCOPES[name].user_id for name in listed)
+
+
+async def test_a_browse_read_keeps_the_ids_the_scope_sets(episode_index) -> None:
+    org, names = await scoped_population(episode_index)
+
+    for scope, expected in BROWSE_READS:
+        listed = await listed_names(episode_index, org, names, scope, ScopeMatch.BROWSE)
+        assert listed == await thread_topics(episode_index, org, scope, ScopeMatch.BROWSE) == newest_first(expected)
+        assert listed == [names[episode.id] for episode in (await episode_index.list(org, scope, 50)).episodes]
+
+
+async def test_erasure_keeps_the_browse_match(episode_index) -> None:
+    org, names = await scoped_population(episode_index)
+
+    deleted = await episode_index.delete_scope(org, Scope(user_id="alice"))
+
+    alices = {"alice", "alice+bot", "alice+other-bot", "alice+team"}
+    assert {names[episode_id] for episode_id in deleted} == alices  # the org's shared episodes stay
+    remaining = await listed_names(episode_index, org, names, Scope(), ScopeMatch.BROWSE)
+    assert remaining == newest_first(set(SCOPES) - alices)
 
 
 async def test_empty_org_lists_nothing(episode_index) -> None:

@@ -238,3 +238,80 @@ async def test_list_open_threads_across_episodes_newest_first(stub) -> None:
     assert listed.threads[0].ended_at.ToDatetime(tzinfo=UTC) == T0
     assert listed.threads[1].thread.status == pb.THREAD_STATUS_BLOCKED
     assert listed.next_page_token == ""
+
+
+async def create_alice_bob_and_the_orgs(stub, org: str) -> dict[str, str]:
+    """One episode with one open thread each for alice, alice with the agent "bot", bob, and the
+    org (no user); returns the names of the episode ids."""
+    scopes = {
+        "alice": scope_pb2.Scope(user_id="alice"),
+        "alice+bot": scope_pb2.Scope(user_id="alice", agent_id="bot"),
+        "bob": scope_pb2.Scope(user_id="bob"),
+        "org": scope_pb2.Scope(),
+    }
+    names = {}
+    for hours, (name, scope) in enumerate(scopes.items()):
+        sent = episode(T0 - timedelta(hours=hours), scope=scope, open_threads=[pb.OpenThread(topic=name)])
+        created = await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=sent), metadata=tenant(org))
+        names[created.episode.id] = name
+    return names
+
+
+async def test_a_context_listing_shows_the_users_and_the_orgs_episodes_never_another_users(stub) -> None:
+    org = new_org()
+    names = await create_alice_bob_and_the_orgs(stub, org)
+    context = scope_pb2.SCOPE_MATCH_CONTEXT
+
+    async def listed(scope: scope_pb2.Scope, match: int) -> list[str]:
+        request = pb.ListEpisodesRequest(scope=scope, scope_match=match)
+        return [names[e.id] for e in (await stub.ListEpisodes(request, metadata=tenant(org))).episodes]
+
+    async def threads(scope: scope_pb2.Scope, match: int) -> list[str]:
+        request = pb.ListOpenThreadsRequest(scope=scope, scope_match=match)
+        return [t.thread.topic for t in (await stub.ListOpenThreads(request, metadata=tenant(org))).threads]
+
+    for read in (listed, threads):
+        assert await read(scope_pb2.Scope(user_id="alice"), context) == ["alice", "alice+bot", "org"]
+        assert await read(scope_pb2.Scope(user_id="alice", agent_id="other"), context) == ["alice", "org"]
+        assert await read(scope_pb2.Scope(user_id="carol"), context) == ["org"]
+        assert await read(scope_pb2.Scope(), context) == ["org"]
+        # The default (browse) match is unchanged.
+        assert await read(scope_pb2.Scope(user_id="alice"), scope_pb2.SCOPE_MATCH_UNSPECIFIED) == ["alice", "alice+bot"]
+        assert await read(scope_pb2.Scope(), scope_pb2.SCOPE_MATCH_UNSPECIFIED) == ["alice", "alice+bot", "bob", "org"]
+
+
+async def test_a_page_token_only_continues_the_match_that_issued_it(stub) -> None:
+    org = new_org()
+    names = await create_alice_bob_and_the_orgs(stub, org)
+    alice, context = scope_pb2.Scope(user_id="alice"), scope_pb2.SCOPE_MATCH_CONTEXT
+    first = await stub.ListEpisodes(
+        pb.ListEpisodesRequest(scope=alice, page_size=2, scope_match=context), metadata=tenant(org)
+    )
+    rest = await stub.ListEpisodes(
+        pb.ListEpisodesRequest(scope=alice, page_size=2, page_token=first.next_page_token, scope_match=context),
+        metadata=tenant(org),
+    )
+    threads = await stub.ListOpenThreads(
+        pb.ListOpenThreadsRequest(scope=alice, page_size=1, scope_match=context), metadata=tenant(org)
+    )
+
+    assert [names[e.id] for e in [*first.episodes, *rest.episodes]] == ["alice", "alice+bot", "org"]
+    for call in (
+        stub.ListEpisodes(pb.ListEpisodesRequest(scope=alice, page_token=first.next_page_token), metadata=tenant(org)),
+        stub.ListOpenThreads(
+            pb.ListOpenThreadsRequest(scope=alice, page_token=threads.next_page_token), metadata=tenant(org)
+        ),
+    ):
+        error = await failure(call)
+        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert error_info(error).metadata["field"] == "page_token"
+
+
+async def test_an_unknown_scope_match_is_invalid_argument(stub) -> None:
+    for call in (
+        stub.ListEpisodes(pb.ListEpisodesRequest(scope_match=7), metadata=tenant(new_org())),
+        stub.ListOpenThreads(pb.ListOpenThreadsRequest(scope_match=7), metadata=tenant(new_org())),
+    ):
+        error = await failure(call)
+        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert error_info(error).metadata["field"] == "scope_match"

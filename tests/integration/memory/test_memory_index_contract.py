@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import numpy as np
 import pytest
 from memory_svc.domain.lexical import encode_document, encode_query
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
 from memory_svc.usecases.ports import SearchFilter
 
 from tests.integration.memory.conftest import DIMENSION
@@ -195,6 +195,110 @@ async def test_scope_filter_keeps_the_fields_that_are_set(memory_index) -> None:
     assert await ids(Scope(agent_id="bot")) == {alice_bot.id}
     assert await ids(Scope(user_id="carol")) == set()
     assert await ids(Scope()) == {item.id for item in items}
+
+
+# A population of one org for the scope matches: two users, the org's shared items, two agents,
+# two teams, and another org's item of the same user.
+SCOPES = {
+    "alice": Scope(user_id="alice"),
+    "alice+bot": Scope(user_id="alice", agent_id="bot"),
+    "alice+other-bot": Scope(user_id="alice", agent_id="other-bot"),
+    "alice+team": Scope(user_id="alice", team_id="team-1"),
+    "alice+bot+team": Scope(user_id="alice", agent_id="bot", team_id="team-1"),
+    "bob": Scope(user_id="bob"),
+    "bob+bot": Scope(user_id="bob", agent_id="bot"),
+    "bob+team": Scope(user_id="bob", team_id="team-1"),
+    "shared": Scope(),
+    "shared+bot": Scope(agent_id="bot"),
+    "shared+other-bot": Scope(agent_id="other-bot"),
+    "team": Scope(team_id="team-1"),
+    "other-team": Scope(team_id="team-2"),
+    "team+bot": Scope(agent_id="bot", team_id="team-1"),
+}
+SHARED = {"shared", "shared+bot", "shared+other-bot"}
+# What a context read for each scope returns (ARCHITECTURE.md §2), by the names above.
+CONTEXT_READS = [
+    (Scope(user_id="alice"), {"alice", "alice+bot", "alice+other-bot"} | SHARED),
+    (Scope(user_id="alice", agent_id="bot"), {"alice", "alice+bot", "shared", "shared+bot"}),
+    (
+        Scope(user_id="alice", team_id="team-1"),
+        {"alice", "alice+bot", "alice+other-bot", "alice+team", "alice+bot+team", "team", "team+bot"} | SHARED,
+    ),
+    (
+        Scope(user_id="alice", agent_id="bot", team_id="team-1"),
+        {"alice", "alice+bot", "alice+team", "alice+bot+team", "shared", "shared+bot", "team", "team+bot"},
+    ),
+    (Scope(), SHARED),
+    (Scope(agent_id="bot"), {"shared", "shared+bot"}),
+    (Scope(team_id="team-1"), SHARED | {"team", "team+bot"}),
+    (Scope(user_id="carol"), SHARED),
+]
+BROWSE_READS = [
+    (Scope(user_id="alice"), {"alice", "alice+bot", "alice+other-bot", "alice+team", "alice+bot+team"}),
+    (Scope(agent_id="bot"), {"alice+bot", "alice+bot+team", "bob+bot", "shared+bot", "team+bot"}),
+    (Scope(user_id="alice", team_id="team-1"), {"alice+team", "alice+bot+team"}),
+    (Scope(), set(SCOPES)),
+]
+
+
+async def scoped_population(memory_index) -> tuple[str, dict[str, str]]:
+    """The items of ``SCOPES`` (each says "kiwifruit") in a new org, plus the same user's item in
+    another org; returns the org and the names of the item ids."""
+    org = new_org()
+    items = {name: make_item(org, f"{name} likes kiwifruit", scope=scope) for name, scope in SCOPES.items()}
+    elsewhere = make_item(new_org(), "alice likes kiwifruit elsewhere", scope=Scope(user_id="alice"))
+    everything = [*items.values(), elsewhere]
+    await upsert_texts(memory_index, everything, random_units(len(everything), seed=21))
+    return org, {item.id: name for name, item in items.items()}
+
+
+async def read_names(memory_index, org: str, names: dict[str, str], how: str, scope: Scope, match: ScopeMatch):
+    if how == "search":
+        hits = await memory_index.search(org, scope, unit(1, 1, 1), 50, scope_match=match)
+    elif how == "search_lexical":
+        hits = await memory_index.search_lexical(org, scope, encode_query("kiwifruit"), 50, scope_match=match)
+    else:
+        from memory_svc.usecases.catalog_ports import MemoryOrder
+
+        listed = await memory_index.scroll(org, scope, (), (), MemoryOrder.NEWEST, 50, 0, scope_match=match)
+        hits = [(item.id, 0.0) for item in listed]
+    assert len(hits) == len({key for key, _ in hits})
+    return {names[key] for key, _ in hits}
+
+
+@pytest.mark.parametrize("how", ["search", "search_lexical", "scroll"])
+async def test_a_context_read_shows_the_users_and_the_orgs_items_never_another_users(memory_index, how) -> None:
+    org, names = await scoped_population(memory_index)
+
+    for scope, expected in CONTEXT_READS:
+        found = await read_names(memory_index, org, names, how, scope, ScopeMatch.CONTEXT)
+        assert found == expected, scope
+        if scope.user_id == "alice":
+            assert not any(name.startswith("bob") for name in found)
+        if not scope.user_id:
+            assert not any(SCOPES[name].user_id for name in found)
+
+
+@pytest.mark.parametrize("how", ["search", "search_lexical", "scroll"])
+async def test_a_browse_read_keeps_the_ids_the_scope_sets(memory_index, how) -> None:
+    org, names = await scoped_population(memory_index)
+
+    for scope, expected in BROWSE_READS:
+        assert await read_names(memory_index, org, names, how, scope, ScopeMatch.BROWSE) == expected, scope
+
+
+async def test_erasure_and_iteration_keep_the_browse_match(memory_index) -> None:
+    org, names = await scoped_population(memory_index)
+
+    iterated = [
+        names[item.id] async for batch in memory_index.iterate(org, Scope(user_id="alice"), 4) for item in batch
+    ]
+    deleted = await memory_index.delete_scope(org, Scope(user_id="alice"))
+
+    alices = {"alice", "alice+bot", "alice+other-bot", "alice+team", "alice+bot+team"}
+    assert sorted(iterated) == sorted(alices)
+    assert {names[key] for key in deleted} == alices  # the org's shared items are not alice's to erase
+    assert await read_names(memory_index, org, names, "scroll", Scope(), ScopeMatch.BROWSE) == set(SCOPES) - alices
 
 
 async def test_memory_types_filter(memory_index) -> None:

@@ -95,6 +95,75 @@ async def test_recall_never_returns_another_orgs_memories(stub, org_id):
     assert list(empty_scope.results) == []
 
 
+async def _remember_alice_bob_and_the_orgs(stub, org_id: str) -> tuple[str, dict[str, str]]:
+    """Memories about Porto of alice (one with her agent), of bob, and of the whole org (no user,
+    one with the agent); returns alice's id and the ids of the memories by name."""
+    alice, bob = f"alice-{uuid.uuid4().hex[:8]}", f"bob-{uuid.uuid4().hex[:8]}"
+    inputs = {
+        "alice": _memory("Alice's sister lives in Porto.", alice),
+        "alice+bot": pb.MemoryInput(
+            content="Alice asked the bot about trains to Porto.",
+            memory_type=pb.MEMORY_TYPE_FACT,
+            scope=scope_pb2.Scope(user_id=alice, agent_id="bot"),
+        ),
+        "bob": _memory("Bob's sister lives in Porto.", bob),
+        "org": pb.MemoryInput(content="The Porto office opens at nine.", memory_type=pb.MEMORY_TYPE_FACT),
+        "org+bot": pb.MemoryInput(
+            content="The bot books Porto hotels through the travel desk.",
+            memory_type=pb.MEMORY_TYPE_FACT,
+            scope=scope_pb2.Scope(agent_id="bot"),
+        ),
+    }
+    written = await stub.Remember(pb.RememberRequest(memories=list(inputs.values())), metadata=_tenant(org_id))
+    return alice, {memory.id: name for name, memory in zip(inputs, written.memories, strict=True)}
+
+
+async def test_a_context_recall_shows_the_users_and_the_orgs_memories_never_another_users(stub, org_id):
+    alice, names = await _remember_alice_bob_and_the_orgs(stub, org_id)
+
+    async def recall(scope: scope_pb2.Scope, match: int) -> set[str]:
+        request = pb.RecallRequest(query="Porto", scope=scope, k=20, scope_match=match, record_access=False)
+        return {names[result.memory.id] for result in (await stub.Recall(request, metadata=_tenant(org_id))).results}
+
+    context = scope_pb2.SCOPE_MATCH_CONTEXT
+    assert await recall(scope_pb2.Scope(user_id=alice), context) == {"alice", "alice+bot", "org", "org+bot"}
+    assert await recall(scope_pb2.Scope(user_id=alice, agent_id="bot"), context) == {
+        "alice",
+        "alice+bot",
+        "org",
+        "org+bot",
+    }
+    assert await recall(scope_pb2.Scope(user_id=alice, agent_id="other"), context) == {"alice", "org"}
+    assert await recall(scope_pb2.Scope(), context) == {"org", "org+bot"}
+    # The default (browse) match is unchanged: the ids the scope sets, the org's shared memories not among them.
+    assert await recall(scope_pb2.Scope(user_id=alice), scope_pb2.SCOPE_MATCH_UNSPECIFIED) == {"alice", "alice+bot"}
+    assert await recall(scope_pb2.Scope(), scope_pb2.SCOPE_MATCH_UNSPECIFIED) == set(names.values())
+
+
+async def test_a_context_listing_shows_the_users_and_the_orgs_memories_and_binds_its_page_tokens(stub, org_id):
+    alice, names = await _remember_alice_bob_and_the_orgs(stub, org_id)
+    scope, context = scope_pb2.Scope(user_id=alice), scope_pb2.SCOPE_MATCH_CONTEXT
+
+    seen, token = [], ""
+    while True:
+        request = pb.ListMemoriesRequest(scope=scope, page_size=2, page_token=token, scope_match=context)
+        page = await stub.ListMemories(request, metadata=_tenant(org_id))
+        seen += [names[memory.id] for memory in page.memories]
+        if not (token := page.next_page_token):
+            break
+    browse = await stub.ListMemories(pb.ListMemoriesRequest(scope=scope, page_size=1), metadata=_tenant(org_id))
+
+    assert sorted(seen) == ["alice", "alice+bot", "org", "org+bot"]
+    assert [names[memory.id] for memory in browse.memories] in (["alice"], ["alice+bot"])
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.ListMemories(
+            pb.ListMemoriesRequest(scope=scope, page_token=browse.next_page_token, scope_match=context),
+            metadata=_tenant(org_id),
+        )
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert _bad_request_fields(raised.value) == ["page_token"]
+
+
 async def test_a_retried_remember_creates_nothing_twice(stub, org_id):
     request = pb.RememberRequest(
         memories=[_memory("Sam prefers tea.", "sam", idempotency_key="k-1"), _memory("Sam lives in Oslo.", "sam")],
@@ -150,6 +219,7 @@ async def test_a_batch_over_the_limit_is_refused(stub, org_id):
         ({"query": "  "}, "query"),
         ({"query": "q", "k": 101}, "k"),
         ({"query": "q", "memory_types": [99]}, "memory_types[0]"),
+        ({"query": "q", "scope_match": 7}, "scope_match"),
     ],
 )
 async def test_a_malformed_recall_is_refused_naming_the_field(stub, org_id, request_fields, field):

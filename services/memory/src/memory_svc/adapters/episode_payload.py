@@ -37,7 +37,7 @@ import numpy as np
 
 from memory_svc.adapters.memory_payload import PayloadIndex, format_timestamp, parse_timestamp
 from memory_svc.domain.episode import ActionItem, Episode, OpenThread, Outcome, ThreadStatus, UserState, open_threads_of
-from memory_svc.domain.model import Scope
+from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
 
 DENSE_VECTOR = "dense"
@@ -173,6 +173,14 @@ class Match:
 
 
 @dataclass(frozen=True, slots=True)
+class AnyOf:
+    """``key`` equals one of ``values`` (keywords; one value is a plain match)."""
+
+    key: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TimeRange:
     """``key`` (an RFC 3339 payload timestamp) within the given bounds; unset bounds are open."""
 
@@ -190,7 +198,7 @@ class AtLeast:
     gte: float
 
 
-EpisodeCondition = Match | TimeRange | AtLeast
+EpisodeCondition = Match | AnyOf | TimeRange | AtLeast
 
 
 def base_conditions(
@@ -200,12 +208,14 @@ def base_conditions(
     ended_after: datetime | None = None,
     min_salience: float | None = None,
     open_threads_only: bool = False,
+    scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> list[EpisodeCondition]:
-    """The org always, the scope fields that are set, then the optional filters."""
+    """The org always, the scope (the values each scope field may hold, ``Scope.allowed_values``;
+    "" is stored for an unset id), then the optional filters. Erasure keeps the browse match."""
     if not org_id:
         raise ValueError("org_id is required on every episode index query")
     conditions: list[EpisodeCondition] = [Match("org_id", org_id)]
-    conditions += [Match(name, value) for name, value in scope.as_filter().items()]
+    conditions += [AnyOf(name, values) for name, values in scope.allowed_values(scope_match).items()]
     if ended_after is not None:
         conditions.append(TimeRange("ended_at", gte=format_timestamp(ended_after)))
     if min_salience is not None:

@@ -31,7 +31,7 @@ import numpy as np
 from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
 from memory_svc.usecases.ports import SearchFilter
 
 DENSE_VECTOR = "dense"
@@ -177,14 +177,20 @@ AnyCondition = Condition | DatetimeRange | FloatRange
 
 
 def search_conditions(
-    org_id: str, scope: Scope, memory_types: Sequence[MemoryType] = (), filters: SearchFilter | None = None
+    org_id: str,
+    scope: Scope,
+    memory_types: Sequence[MemoryType] = (),
+    filters: SearchFilter | None = None,
+    scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> list[AnyCondition]:
-    """The ``must`` conditions of a recall: the org always, the scope fields that are set, the types,
-    then (when ``filters`` is given) the statuses, the ``valid_at`` range and the materialised salience."""
+    """The ``must`` conditions of a recall: the org always, the scope (the values each scope field may
+    hold, ``Scope.allowed_values``: "" is stored for an unset id, so "no user" is a keyword like any
+    other), the types, then (when ``filters`` is given) the statuses, the ``valid_at`` range and the
+    materialised salience."""
     if not org_id:
         raise ValueError("org_id is required on every memory index query")
     conditions: list[AnyCondition] = [Condition("org_id", (org_id,))]
-    conditions += [Condition(name, (value,)) for name, value in scope.as_filter().items()]
+    conditions += [Condition(name, values) for name, values in scope.allowed_values(scope_match).items()]
     if memory_types:
         conditions.append(Condition("memory_type", tuple(dict.fromkeys(str(kind) for kind in memory_types))))
     if filters is not None:
@@ -314,7 +320,12 @@ MAX_ORGS = 100_000
 
 
 def catalog_conditions(
-    org_id: str, scope: Scope, memory_types: Sequence[MemoryType], statuses: Sequence[MemoryStatus]
+    org_id: str,
+    scope: Scope,
+    memory_types: Sequence[MemoryType],
+    statuses: Sequence[MemoryStatus],
+    scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> list[AnyCondition]:
-    """The conditions of a listing or an erasure: org, scope, types and (when given) statuses."""
-    return search_conditions(org_id, scope, memory_types, SearchFilter(statuses=tuple(statuses)))
+    """The conditions of a listing or an erasure: org, scope, types and (when given) statuses.
+    Erasure, export and consolidation keep the default browse match."""
+    return search_conditions(org_id, scope, memory_types, SearchFilter(statuses=tuple(statuses)), scope_match)

@@ -21,6 +21,7 @@ from memory_svc.adapters.episode_payload import (
     DENSE_VECTOR,
     EPISODE_PAYLOAD_INDEXES,
     MAX_TIE_GROUP,
+    AnyOf,
     AtLeast,
     EpisodeCondition,
     Match,
@@ -36,7 +37,7 @@ from memory_svc.adapters.episode_payload import (
 from memory_svc.adapters.memory_payload import maybe_point_id, point_id
 from memory_svc.adapters.qdrant_client_common import ClientCollectionStore, translated
 from memory_svc.domain.episode import Episode
-from memory_svc.domain.model import Scope
+from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
 
 DEFAULT_COLLECTION = "episodes"
@@ -49,6 +50,10 @@ def _condition(condition: EpisodeCondition) -> models.FieldCondition:
         )
     if isinstance(condition, AtLeast):
         return models.FieldCondition(key=condition.key, range=models.Range(gte=condition.gte))
+    if isinstance(condition, AnyOf):
+        if len(condition.values) == 1:
+            return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.values[0]))
+        return models.FieldCondition(key=condition.key, match=models.MatchAny(any=list(condition.values)))
     assert isinstance(condition, Match)
     return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.value))
 
@@ -111,15 +116,24 @@ class QdrantClientEpisodeIndex(ClientCollectionStore):
         *,
         ended_after: datetime | None = None,
         min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> EpisodePage:
-        conditions = base_conditions(org_id, scope, ended_after=ended_after, min_salience=min_salience)
+        conditions = base_conditions(
+            org_id, scope, ended_after=ended_after, min_salience=min_salience, scope_match=scope_match
+        )
         older, tied = self._readers(conditions)
         return await episode_page(older, tied, page_size, cursor)
 
     async def list_open_threads(
-        self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
+        self,
+        org_id: str,
+        scope: Scope,
+        page_size: int,
+        cursor: ThreadCursor | None = None,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> ThreadPage:
-        older, tied = self._readers(base_conditions(org_id, scope, open_threads_only=True))
+        older, tied = self._readers(base_conditions(org_id, scope, open_threads_only=True, scope_match=scope_match))
         return await thread_page(older, tied, page_size, cursor)
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:

@@ -41,7 +41,7 @@ from memory_svc.adapters.memory_payload import (
 )
 from memory_svc.adapters.qdrant_client_common import ClientCollectionStore, translated
 from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 DEFAULT_COLLECTION = "memory_items"
@@ -133,8 +133,9 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
-        conditions = search_conditions(org_id, scope, memory_types, filters)
+        conditions = search_conditions(org_id, scope, memory_types, filters, scope_match)
         if k <= 0:
             return []
         return await self._query(query_row(vector, self.dimension), DENSE_VECTOR, conditions, k)
@@ -148,8 +149,9 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
-        conditions = search_conditions(org_id, scope, memory_types, filters)
+        conditions = search_conditions(org_id, scope, memory_types, filters, scope_match)
         if k <= 0 or not query:
             return []
         sparse = models.SparseVector(indices=list(query.indices), values=list(query.values))
@@ -217,12 +219,14 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
         order: str,
         limit: int,
         offset: int,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
         # Ordered scrolls take no offset: read offset + limit in order and keep the tail.
         async with translated("scroll"):
             records, _ = await self.client.scroll(
                 self.collection,
-                scroll_filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses)),
+                scroll_filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses, scope_match)),
                 limit=offset + limit,
                 with_payload=True,
                 with_vectors=False,

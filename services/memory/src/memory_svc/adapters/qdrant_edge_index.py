@@ -52,7 +52,7 @@ from memory_svc.adapters.memory_payload import (
 )
 from memory_svc.adapters.qdrant_edge_store import EdgeShardStore
 from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 UPSERT_BATCH = 1024
@@ -149,8 +149,9 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
-        conditions = search_conditions(org_id, scope, memory_types, filters)
+        conditions = search_conditions(org_id, scope, memory_types, filters, scope_match)
         if k <= 0:
             return []
         return await self._query(qe.Query.Nearest(query_row(vector, self.dimension), using=DENSE_VECTOR), conditions, k)
@@ -164,8 +165,9 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
-        conditions = search_conditions(org_id, scope, memory_types, filters)
+        conditions = search_conditions(org_id, scope, memory_types, filters, scope_match)
         if k <= 0 or not query:
             return []
         sparse = qe.SparseVector(list(query.indices), list(query.values))
@@ -225,11 +227,13 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
         order: str,
         limit: int,
         offset: int,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
         # Ordered scrolls take no offset: read offset + limit in order and keep the tail.
         request = qe.ScrollRequest(
             limit=offset + limit,
-            filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses)),
+            filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses, scope_match)),
             with_payload=True,
             with_vector=False,
             order_by=qe.OrderBy(ORDER_FIELDS[str(order)], direction=qe.Direction.Desc),

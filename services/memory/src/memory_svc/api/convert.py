@@ -19,13 +19,26 @@ from lore_runtime import errors
 from lore_runtime.proto_time import to_timestamp
 
 from memory_svc.domain import limits
-from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScoredMemory
+from memory_svc.domain.model import (
+    MemoryDraft,
+    MemoryItem,
+    MemoryStatus,
+    MemoryType,
+    Provenance,
+    Scope,
+    ScopeMatch,
+    ScoredMemory,
+)
 
 _TYPE_TO_PB = {kind: pb.MemoryType.Value(f"MEMORY_TYPE_{kind.name}") for kind in MemoryType}
 _TYPE_FROM_PB = {value: kind for kind, value in _TYPE_TO_PB.items()}
 _STATUS_TO_PB = {status: pb.MemoryStatus.Value(f"MEMORY_STATUS_{status.name}") for status in MemoryStatus}
 _STATUS_FROM_PB = {value: status for status, value in _STATUS_TO_PB.items()}
 _SOURCE_NAMES = {value: name for name, value in provenance_pb2.ProvenanceSource.items()}
+_SCOPE_MATCH_FROM_PB = {
+    scope_pb2.SCOPE_MATCH_UNSPECIFIED: ScopeMatch.BROWSE,
+    scope_pb2.SCOPE_MATCH_CONTEXT: ScopeMatch.CONTEXT,
+}
 
 
 def memory_type_from_pb(value: int, field: str) -> MemoryType:
@@ -44,6 +57,15 @@ def scope_from_pb(scope: scope_pb2.Scope, field: str) -> Scope:
         if value != value.strip():
             raise errors.InvalidArgument(f"{field}.{name}", "must not start or end with whitespace")
     return Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
+
+
+def scope_match_from_pb(value: int, field: str) -> ScopeMatch:
+    """SCOPE_MATCH_UNSPECIFIED is the browse match (the default); an unknown value is refused."""
+    try:
+        return _SCOPE_MATCH_FROM_PB[value]
+    except KeyError:
+        names = ", ".join(scope_pb2.ScopeMatch.Name(v) for v in _SCOPE_MATCH_FROM_PB)
+        raise errors.InvalidArgument(field, f"must be one of {names}") from None
 
 
 def scope_to_pb(scope: Scope) -> scope_pb2.Scope:

@@ -11,7 +11,7 @@ from lore_embeddings import Embedder
 from lore_runtime import request_context
 
 from memory_svc.api import episode_convert, import_convert
-from memory_svc.api.convert import scope_from_pb
+from memory_svc.api.convert import scope_from_pb, scope_match_from_pb
 from memory_svc.usecases import episodes, org_transfer
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.ports import Clock
@@ -54,6 +54,7 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             index=self._index,
             ended_after=episode_convert.ended_after_from_pb(request),
             min_salience=request.min_salience if request.HasField("min_salience") else None,
+            scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
         )
         return episode_service_pb2.ListEpisodesResponse(
             episodes=[episode_convert.episode_to_pb(episode) for episode in listed.episodes],
@@ -70,6 +71,7 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             request.page_size,
             request.page_token,
             index=self._index,
+            scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
         )
         return episode_service_pb2.ListOpenThreadsResponse(
             threads=[episode_convert.episode_thread_to_pb(thread) for thread in listed.threads],

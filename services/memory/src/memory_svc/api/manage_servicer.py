@@ -53,6 +53,7 @@ class MemoryManagementRpcs:
             request.page_size,
             request.page_token,
             catalog=self._catalog,
+            scope_match=convert.scope_match_from_pb(request.scope_match, "scope_match"),
         )
         return pb.ListMemoriesResponse(
             memories=[convert.memory_to_pb(item) for item in page.items], next_page_token=page.next_page_token

@@ -80,6 +80,7 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
             index=self._index,
             embedder=self._embedder,
             clock=self._clock,
+            scope_match=convert.scope_match_from_pb(request.scope_match, "scope_match"),
             **convert.recall_filters_from_pb(request),
         )
         if hits and (not request.HasField("record_access") or request.record_access):

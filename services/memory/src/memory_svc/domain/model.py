@@ -28,6 +28,15 @@ class MemoryStatus(enum.StrEnum):
     ARCHIVED = "archived"
 
 
+class ScopeMatch(enum.StrEnum):
+    """How a read's scope selects records (``lore.common.v1.ScopeMatch``)."""
+
+    # Records whose ids equal each id the scope sets; an unset id matches anything.
+    BROWSE = "browse"
+    # What a context for the scope may show (ARCHITECTURE.md §2): never another user's records.
+    CONTEXT = "context"
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """Whose memory it is; an empty scope is memory shared by the whole org."""
@@ -43,6 +52,30 @@ class Scope:
             for name, value in (("user_id", self.user_id), ("agent_id", self.agent_id), ("team_id", self.team_id))
             if value
         }
+
+    def allowed_values(self, match: ScopeMatch = ScopeMatch.BROWSE) -> dict[str, tuple[str, ...]]:
+        """Per scope field, the values a record's field (``""`` when unset) may hold for this scope,
+        read with ``match``, to select the record; a field left out is unconstrained.
+
+        BROWSE: each set id exactly (``as_filter``). CONTEXT: the scope's user or no user — only
+        no user when the scope names none; the same for the team; the scope's agent or no agent
+        when it names one, any agent when it does not.
+        """
+        if match is ScopeMatch.BROWSE:
+            return {name: (value,) for name, value in self.as_filter().items()}
+        allowed = {"user_id": _own_or_shared(self.user_id)}
+        if self.agent_id:
+            allowed["agent_id"] = (self.agent_id, "")
+        allowed["team_id"] = _own_or_shared(self.team_id)
+        return allowed
+
+    def selects(self, record: Scope, match: ScopeMatch = ScopeMatch.BROWSE) -> bool:
+        """Whether a record of scope ``record`` is selected by this scope read with ``match``."""
+        return all(getattr(record, name) in values for name, values in self.allowed_values(match).items())
+
+
+def _own_or_shared(value: str) -> tuple[str, ...]:
+    return (value, "") if value else ("",)
 
 
 @dataclass(frozen=True, slots=True)

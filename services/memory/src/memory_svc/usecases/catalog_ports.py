@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 
 
 class MemoryOrder(enum.StrEnum):
@@ -30,12 +30,15 @@ class MemoryCatalog(Protocol):
         order: MemoryOrder,
         limit: int,
         offset: int,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
-        """Items of ``org_id`` within ``scope`` in ``order`` (ties by id), skipping ``offset``."""
+        """Items of ``org_id`` that ``scope`` selects (read with ``scope_match``) in ``order`` (ties by
+        id), skipping ``offset``."""
         ...
 
     def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
-        """Every item of ``org_id`` within ``scope``, in batches, in no particular order."""
+        """Every item of ``org_id`` within ``scope`` (browse: its set ids), in batches, in no particular order."""
         ...
 
     def iterate_vectors(
@@ -61,5 +64,6 @@ class MemoryCatalog(Protocol):
         ...
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
-        """Erasure: delete every item of ``org_id`` whose scope matches; returns their ids."""
+        """Erasure: delete every item of ``org_id`` whose scope has each id ``scope`` sets (browse,
+        never the context match: the org's shared items are not the subject's); returns their ids."""
         ...

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from memory_svc.domain.episode import Episode, EpisodeThread
-from memory_svc.domain.model import Scope
+from memory_svc.domain.model import Scope, ScopeMatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,20 +68,28 @@ class EpisodeIndex(Protocol):
         *,
         ended_after: datetime | None = None,
         min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> EpisodePage:
-        """Episodes of ``org_id`` sharing every set field of ``scope``, newest first; ``ended_after``
+        """Episodes of ``org_id`` that ``scope`` selects (read with ``scope_match``: by default those
+        sharing every set field of ``scope``), newest first; ``ended_after``
         keeps ``ended_at >= ended_after``, ``min_salience`` keeps ``current_salience >= min_salience``.
         ``next_cursor`` is None on the last page."""
         ...
 
     async def list_open_threads(
-        self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
+        self,
+        org_id: str,
+        scope: Scope,
+        page_size: int,
+        cursor: ThreadCursor | None = None,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> ThreadPage:
-        """Open and blocked threads of the matching episodes, newest episode first, then in the
+        """Open and blocked threads of the episodes ``list`` would select, newest episode first, then in the
         order the episode lists them. ``next_cursor`` is None on the last page."""
         ...
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         """Erasure (ARCHITECTURE.md §2): delete every episode of ``org_id`` sharing every set field
-        of ``scope`` (callers refuse an empty scope); returns their ids."""
+        of ``scope`` (browse; callers refuse an empty scope); returns their ids."""
         ...

@@ -1,8 +1,9 @@
 """Episodes: create (validate, embed the summary, write once), get, list newest first, open threads.
 
 Page tokens are opaque to clients: URL-safe base64 of a small JSON document holding the
-keyset position of the last result and a hash of the query's filters, so a token is only
-accepted by the query that issued it. Anything else is ``InvalidArgument("page_token")``.
+keyset position of the last result and a hash of the query's filters (the scope match
+included), so a token is only accepted by the query that issued it. Anything else is
+``InvalidArgument("page_token")``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from lore_runtime import errors
 from opentelemetry import trace
 
 from memory_svc.domain.episode import Episode, EpisodeDraft, EpisodeThread, new_episode
-from memory_svc.domain.model import Scope
+from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex, ThreadCursor
 from memory_svc.usecases.ports import Clock
 
@@ -103,19 +104,25 @@ async def list_episodes(
     index: EpisodeIndex,
     ended_after: datetime | None = None,
     min_salience: float | None = None,
+    scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> EpisodeList:
+    """One page of the episodes ``scope`` selects, read with ``scope_match`` (browse: those sharing
+    each id it sets; context: what a context for it may show), newest first."""
     size = page_size_of(page_size)
     if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
         raise errors.InvalidArgument("min_salience", "must be a non-negative number")
     key = _filter_key(
         "episodes",
         scope,
+        scope_match,
         ended_after.astimezone(UTC).isoformat() if ended_after is not None else None,
         min_salience,
     )
     position = _decode_token(page_token, key)
     cursor = EpisodeCursor(position["t"], position["i"]) if position else None
-    page = await index.list(org_id, scope, size, cursor, ended_after=ended_after, min_salience=min_salience)
+    page = await index.list(
+        org_id, scope, size, cursor, ended_after=ended_after, min_salience=min_salience, scope_match=scope_match
+    )
     token = ""
     if page.next_cursor is not None:
         token = _encode_token(key, page.next_cursor.ended_at, page.next_cursor.episode_id)
@@ -123,13 +130,20 @@ async def list_episodes(
 
 
 async def list_open_threads(
-    org_id: str, scope: Scope, page_size: int, page_token: str, *, index: EpisodeIndex
+    org_id: str,
+    scope: Scope,
+    page_size: int,
+    page_token: str,
+    *,
+    index: EpisodeIndex,
+    scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> ThreadList:
+    """One page of the open threads of the episodes ``list_episodes`` would select."""
     size = page_size_of(page_size)
-    key = _filter_key("threads", scope)
+    key = _filter_key("threads", scope, scope_match)
     position = _decode_token(page_token, key, with_thread=True)
     cursor = ThreadCursor(position["t"], position["i"], position["x"]) if position else None
-    page = await index.list_open_threads(org_id, scope, size, cursor)
+    page = await index.list_open_threads(org_id, scope, size, cursor, scope_match=scope_match)
     token = ""
     if page.next_cursor is not None:
         after = page.next_cursor
@@ -140,8 +154,10 @@ async def list_open_threads(
 # --------------------------------------------------------------------------- page tokens
 
 
-def _filter_key(kind: str, scope: Scope, *filters: Any) -> str:
-    described = json.dumps([kind, scope.as_filter(), *filters], sort_keys=True)
+def _filter_key(kind: str, scope: Scope, scope_match: ScopeMatch, *filters: Any) -> str:
+    # Browse binds no match, so tokens issued before the match existed stay valid across an upgrade.
+    bound = [str(scope_match)] if scope_match is not ScopeMatch.BROWSE else []
+    described = json.dumps([kind, scope.as_filter(), *filters, *bound], sort_keys=True)
     return hashlib.sha256(described.encode()).hexdigest()[:16]
 
 

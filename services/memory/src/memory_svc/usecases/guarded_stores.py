@@ -21,7 +21,7 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
@@ -104,9 +104,12 @@ class GuardedMemoryIndex(_Switchable):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
         self.state.require_vectors()
-        return await self._call("search", org_id, scope, vector, k, memory_types, filters=filters)
+        return await self._call(
+            "search", org_id, scope, vector, k, memory_types, filters=filters, scope_match=scope_match
+        )
 
     async def search_lexical(
         self,
@@ -117,9 +120,12 @@ class GuardedMemoryIndex(_Switchable):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
         self.state.require_vectors()
-        return await self._call("search_lexical", org_id, scope, query, k, memory_types, filters=filters)
+        return await self._call(
+            "search_lexical", org_id, scope, query, k, memory_types, filters=filters, scope_match=scope_match
+        )
 
     async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
         return await self._call("get", org_id, ids)
@@ -141,8 +147,12 @@ class GuardedMemoryIndex(_Switchable):
         order: str,
         limit: int,
         offset: int,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
-        return await self._call("scroll", org_id, scope, memory_types, statuses, order, limit, offset)
+        return await self._call(
+            "scroll", org_id, scope, memory_types, statuses, order, limit, offset, scope_match=scope_match
+        )
 
     async def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
         await self._open.wait()
@@ -195,15 +205,29 @@ class GuardedEpisodeIndex(_Switchable):
         *,
         ended_after: datetime | None = None,
         min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> EpisodePage:
         return await self._call(
-            "list", org_id, scope, page_size, cursor, ended_after=ended_after, min_salience=min_salience
+            "list",
+            org_id,
+            scope,
+            page_size,
+            cursor,
+            ended_after=ended_after,
+            min_salience=min_salience,
+            scope_match=scope_match,
         )
 
     async def list_open_threads(
-        self, org_id: str, scope: Scope, page_size: int, cursor: ThreadCursor | None = None
+        self,
+        org_id: str,
+        scope: Scope,
+        page_size: int,
+        cursor: ThreadCursor | None = None,
+        *,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> ThreadPage:
-        return await self._call("list_open_threads", org_id, scope, page_size, cursor)
+        return await self._call("list_open_threads", org_id, scope, page_size, cursor, scope_match=scope_match)
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         self.state.require_writable()

@@ -21,7 +21,7 @@ from lore_runtime import errors
 
 from memory_svc.domain import limits
 from memory_svc.domain.index_text import index_text
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryOrder
 from memory_svc.usecases.episode_ports import EpisodeIndex
@@ -50,8 +50,17 @@ async def get_memory(org_id: str, memory_id: str, *, index: MemoryIndex) -> Memo
     return found[0]
 
 
-def _filter_key(scope: Scope, memory_types: Sequence[MemoryType], statuses: Sequence[MemoryStatus], order: str) -> str:
-    described = json.dumps([scope.as_filter(), sorted(memory_types), sorted(statuses), order])
+def _filter_key(
+    scope: Scope,
+    memory_types: Sequence[MemoryType],
+    statuses: Sequence[MemoryStatus],
+    order: str,
+    scope_match: ScopeMatch,
+) -> str:
+    # The match is bound too: a page of one selection must not continue with another's offset. Browse
+    # adds nothing, so tokens issued before the match existed stay valid across an upgrade.
+    bound = [str(scope_match)] if scope_match is not ScopeMatch.BROWSE else []
+    described = json.dumps([scope.as_filter(), sorted(memory_types), sorted(statuses), order, *bound])
     return hashlib.sha256(described.encode()).hexdigest()[:16]
 
 
@@ -82,16 +91,20 @@ async def list_memories(
     page_token: str,
     *,
     catalog: MemoryCatalog,
+    scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> MemoryPage:
+    """One page of the items ``scope`` selects, read with ``scope_match`` (see ``recall``)."""
     if page_size < 0 or page_size > MAX_PAGE_SIZE:
         raise errors.InvalidArgument(
             "page_size", f"must be between 1 and {MAX_PAGE_SIZE} (0 means {DEFAULT_PAGE_SIZE})"
         )
     size = page_size or DEFAULT_PAGE_SIZE
-    key = _filter_key(scope, memory_types, statuses, order)
+    key = _filter_key(scope, memory_types, statuses, order, scope_match)
     offset = _decode_token(page_token, key)
     # One more than asked tells whether another page exists without a count.
-    items = await catalog.scroll(org_id, scope, memory_types, statuses, order, size + 1, offset)
+    items = await catalog.scroll(
+        org_id, scope, memory_types, statuses, order, size + 1, offset, scope_match=scope_match
+    )
     more = len(items) > size and offset + size <= MAX_OFFSET
     return MemoryPage(items[:size], _encode_token(offset + size, key) if more else "")
 

@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 
 from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 
 DEFAULT_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.WARM)
 
@@ -53,9 +53,11 @@ class MemoryIndex(Protocol):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
-        """The ids of the k nearest items of ``org_id`` within ``scope``, with their cosine similarity,
-        best first. Ids only: reading payloads costs more than the search (``get`` reads the items)."""
+        """The ids of the k nearest items of ``org_id`` that ``scope`` selects (read with
+        ``scope_match``: ``Scope.allowed_values``), with their cosine similarity, best first. Ids
+        only: reading payloads costs more than the search (``get`` reads the items)."""
         ...
 
     async def search_lexical(
@@ -67,8 +69,10 @@ class MemoryIndex(Protocol):
         memory_types: Sequence[MemoryType] = (),
         *,
         filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[tuple[str, float]]:
-        """The ids of the k best BM25 matches of ``org_id`` within ``scope`` (``query`` from ``encode_query``):
+        """The ids of the k best BM25 matches of ``org_id`` that ``scope`` selects, as ``search``
+        (``query`` from ``encode_query``):
         score = sum over shared terms of idf × stored weight, idf = ln(1 + (N − n + 0.5) / (n + 0.5))
         over the whole collection (Qdrant's IDF modifier). Items without a shared term are not returned."""
         ...

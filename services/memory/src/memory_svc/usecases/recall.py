@@ -1,11 +1,11 @@
 """Recall: hybrid retrieval of the caller's memories, re-scored with salience and importance.
 
 The query is embedded (dense) and encoded into BM25 terms (``domain/lexical.py``); both
-searches run concurrently with the same org, scope, type, status, time and materialised
-salience filters, each returning ``k × CANDIDATE_FACTOR`` (8) candidates (at most
-``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each candidate's exact
-salience at query time (per-type half-life), drops those under ``min_salience`` and keeps
-the best ``k`` by ``w_rel·relevance + w_sal·salience + w_imp·importance``.
+searches run concurrently with the same org, scope (browse or context match), type, status,
+time and materialised salience filters, each returning ``k × CANDIDATE_FACTOR`` (8)
+candidates (at most ``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each
+candidate's exact salience at query time (per-type half-life), drops those under
+``min_salience`` and keeps the best ``k`` by ``w_rel·relevance + w_sal·salience + w_imp·importance``.
 
 The searches return ids and scores only: reading a point's payload costs far more than
 finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). Items are
@@ -29,7 +29,7 @@ from opentelemetry import trace
 
 from memory_svc.domain import limits
 from memory_svc.domain.lexical import encode_query
-from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScoredMemory
+from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScopeMatch, ScoredMemory
 from memory_svc.domain.ranking import (
     DEFAULT_WEIGHTS,
     Candidate,
@@ -70,8 +70,12 @@ async def recall_with_query_vector(
     valid_after: datetime | None = None,
     valid_before: datetime | None = None,
     weights: RankingWeights = DEFAULT_WEIGHTS,
+    scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> tuple[list[ScoredMemory], np.ndarray]:
-    """``recall``, also returning the query's vector (for a caller searching other stores with it)."""
+    """``recall``, also returning the query's vector (for a caller searching other stores with it).
+
+    ``scope_match``: BROWSE keeps the items sharing each id ``scope`` sets; CONTEXT keeps what a
+    context for ``scope`` may show (``Scope.allowed_values``): never another user's items."""
     query = query.strip()
     if not query:
         raise errors.InvalidArgument("query", "must not be empty")
@@ -94,11 +98,12 @@ async def recall_with_query_vector(
     with tracer.start_as_current_span("memory.recall") as span:
         span.set_attribute("lore.org_id", org_id)
         span.set_attribute("lore.k", k)
+        span.set_attribute("lore.scope_match", str(scope_match))
         (vector,) = await embedder.embed([query])
         terms = encode_query(query)
         dense, lexical = await asyncio.gather(
-            index.search(org_id, scope, vector, depth, memory_types, filters=filters),
-            index.search_lexical(org_id, scope, terms, depth, memory_types, filters=filters),
+            index.search(org_id, scope, vector, depth, memory_types, filters=filters, scope_match=scope_match),
+            index.search_lexical(org_id, scope, terms, depth, memory_types, filters=filters, scope_match=scope_match),
         )
         candidates = fuse(dense, lexical, weights)
         results, read = await _best_k(org_id, candidates, k, index, clock.now(), weights, min_salience)

@@ -11,8 +11,11 @@ append the session accepted, an end that ended an active session — and, as pgq
 ``on_conflict="skip"`` does, a job whose dedupe key is still waiting is not queued twice.
 ``requested`` keeps every job a ``then`` callback returned, duplicates included.
 
+``InMemoryErasureStore`` keeps erasures beside an ``InMemoryTranscript`` (sessions and turns are
+the transcript's), as the Postgres store keeps them beside the transcript's tables.
+
 Every fake of a remote service (working memory, assembler, model, memories, beliefs, engagement,
-episodes, timeline) has ``down``: set it and its calls raise ``DependencyUnavailable`` (working
+episodes, timeline, subject eraser) has ``down``: set it and its calls raise ``DependencyUnavailable`` (working
 memory's lease answers None instead, as the gRPC adapter does). ``calls`` logs what was asked.
 """
 
@@ -31,7 +34,7 @@ from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, Extrac
 from agent_svc.domain.jobs import Job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
-from agent_svc.usecases.ports import EmotionPoint, Evidence, MemoryWrite, StoredDigest
+from agent_svc.usecases.ports import EmotionPoint, Erasure, Evidence, MemoryWrite, StoredDigest
 from lore_runtime.errors import DependencyUnavailable
 
 _NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")
@@ -413,7 +416,8 @@ class Observed:
 
 
 class FakeBeliefs(Remote):
-    """Observe: ``observed`` logs every call that got through; ``fail_for_turns`` makes the calls
+    """Observe: ``observed`` logs every call that got through, with the scope the belief is
+    recorded under (the session's: its user, agent and team); ``fail_for_turns`` makes the calls
     whose evidence is one of those turns fail (the service answered UNAVAILABLE)."""
 
     def __init__(self) -> None:
@@ -429,6 +433,8 @@ class FakeBeliefs(Remote):
 
 
 class FakeEngagement(Remote):
+    """The org's engagement state as reflection writes it: ``proposed`` logs each proposal."""
+
     def __init__(self) -> None:
         super().__init__()
         self.proposed: list[tuple[EngagementProposal, str]] = []
@@ -527,3 +533,120 @@ class FakeTimeline(Remote):
         for key, (stored, digest) in self.stored.items():
             if key[0] == org_id and stored.id == digest_id:
                 self.stored[key] = (dataclasses.replace(stored, status=status), digest)
+
+
+# --- erasure ------------------------------------------------------------------------------------
+
+
+class InMemoryErasureStore:
+    """Erasures of the orgs, beside the transcript whose sessions and turns they erase."""
+
+    def __init__(self, transcript: InMemoryTranscript) -> None:
+        self._transcript = transcript
+        self.erasures: dict[tuple[str, str], Erasure] = {}
+        self._request_ids: dict[tuple[str, str], str] = {}
+        self.queued: list[Job] = []
+
+    async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
+        if request_id and (existing := self._request_ids.get((erasure.org_id, request_id))) is not None:
+            return self.erasures[(erasure.org_id, existing)]
+        jobs = list(then(erasure))
+        self.erasures[(erasure.org_id, erasure.id)] = erasure
+        if request_id:
+            self._request_ids[(erasure.org_id, request_id)] = erasure.id
+        self.queued.extend(jobs)
+        return erasure
+
+    async def get(self, org_id: str, erasure_id: str) -> Erasure | None:
+        return self.erasures.get((org_id, erasure_id))
+
+    async def requeue(self, erasure: Erasure, jobs: Sequence[Job]) -> None:
+        self.queued.extend(jobs)
+
+    async def mark_running(self, org_id: str, erasure_id: str) -> Erasure | None:
+        erasure = self.erasures.get((org_id, erasure_id))
+        if erasure is not None and erasure.status != "completed":
+            erasure = self.erasures[(org_id, erasure_id)] = dataclasses.replace(erasure, status="running")
+        return erasure
+
+    async def subject_sessions(self, org_id: str, subject: Scope) -> list[str]:
+        given = [(index, value) for index, value in enumerate(_scope_ids(subject)) if value]
+        if not given:
+            return []
+        return sorted(
+            session.id
+            for (org, _), session in self._transcript.sessions.items()
+            if org == org_id and all(_scope_ids(session.scope)[index] == value for index, value in given)
+        )
+
+    async def turn_ids(self, org_id: str, session_ids: Sequence[str]) -> list[str]:
+        return sorted(
+            turn.id
+            for session_id in session_ids
+            for turn in self._transcript.turns_by_session.get((org_id, session_id), [])
+        )
+
+    async def record(self, org_id: str, erasure_id: str, counts: dict[str, int]) -> None:
+        erasure = self.erasures[(org_id, erasure_id)]
+        merged = {**erasure.counts, **{key: max(value, erasure.counts.get(key, 0)) for key, value in counts.items()}}
+        self.erasures[(org_id, erasure_id)] = dataclasses.replace(erasure, counts=merged)
+
+    async def delete_transcript(self, org_id: str, erasure_id: str, session_ids: Sequence[str]) -> None:
+        turns = sessions = 0
+        for session_id in session_ids:
+            turns += len(self._transcript.turns_by_session.pop((org_id, session_id), []))
+            sessions += self._transcript.sessions.pop((org_id, session_id), None) is not None
+        await self.record(org_id, erasure_id, {"turns": turns, "sessions": sessions})
+
+    async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure:
+        erasure = self.erasures[(org_id, erasure_id)]
+        done = dataclasses.replace(erasure, status="completed", completed_at=erasure.completed_at or now)
+        self.erasures[(org_id, erasure_id)] = done
+        return done
+
+
+@dataclass(frozen=True)
+class ObservationErasure:
+    subject_type: str
+    subject_id: str
+    source_ids: tuple[str, ...]
+    request_id: str
+    user_id: str
+
+
+class FakeSubjectEraser(Remote):
+    """The erasure's calls to the memory and observations services: ``memories`` (id -> scope) are
+    the org's long-term memories the subject's ids select; ``observation_erasures`` logs every
+    EraseSubject call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.memories: dict[str, Scope] = {}
+        self.observation_erasures: list[ObservationErasure] = []
+        self.forgotten: list[tuple[Scope, tuple[str, ...], str]] = []
+
+    async def memory_ids(self, subject: Scope) -> list[str]:
+        self._enter("memory_ids")
+        wanted = [(index, value) for index, value in enumerate(_scope_ids(subject)) if value]
+        return sorted(
+            memory_id
+            for memory_id, scope in self.memories.items()
+            if all(_scope_ids(scope)[index] == value for index, value in wanted)
+        )
+
+    async def forget_memories(self, subject: Scope, session_ids: Sequence[str], request_id: str) -> dict[str, int]:
+        self._enter("forget_memories")
+        self.forgotten.append((subject, tuple(session_ids), request_id))
+        doomed = await self.memory_ids(subject)
+        for memory_id in doomed:
+            del self.memories[memory_id]
+        return {"memories": len(doomed), "episodes": 0, "access_records": 0, "working_memories": len(session_ids)}
+
+    async def erase_observations(
+        self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
+    ) -> dict[str, int]:
+        self._enter("erase_observations")
+        self.observation_erasures.append(
+            ObservationErasure(subject_type, subject_id, tuple(source_ids), request_id, user_id)
+        )
+        return {"observations": 0, "evidence": len(source_ids)}

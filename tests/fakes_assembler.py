@@ -4,6 +4,11 @@ tests/integration/assembler/test_sources_contract.py runs the same assertions ag
 and the gRPC adapters on the real services, so the fakes cannot drift from what the services
 really answer. A fake can be told to fail (``fail``) or to hang (``hang``) per method, to test
 degradation.
+
+Records have a scope, as they do in the services: ``scopes`` maps a memory, episode or belief id
+to its ``Scope`` (an id not in it is the org's, shared: ``Scope()``); an open thread has its
+episode's. Every read is a read for a context, as the adapters make it: it returns only what
+``scope.shows`` allows — never another user's records.
 """
 
 from __future__ import annotations
@@ -61,8 +66,21 @@ class FakeMemorySources:
     episodes: list[EpisodeDigest] = field(default_factory=list)
     threads: list[ThreadDigest] = field(default_factory=list)
     sessions: dict[str, SessionState] = field(default_factory=dict)
+    scopes: dict[str, Scope] = field(default_factory=dict)  # memory or episode id -> its scope
     accessed: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
     misbehave: Misbehaviour = field(default_factory=Misbehaviour)
+
+    def add_memory(self, memory: RecalledMemory, scope: Scope = Scope()) -> None:
+        self.memories.append(memory)
+        self.scopes[memory.id] = scope
+
+    def add_episode(self, episode: EpisodeDigest, scope: Scope = Scope(), threads: Sequence[ThreadDigest] = ()) -> None:
+        self.episodes.append(episode)
+        self.threads.extend(threads)
+        self.scopes[episode.id] = scope
+
+    def _shows(self, context: Scope, record_id: str) -> bool:
+        return context.shows(self.scopes.get(record_id, Scope()))
 
     async def working_memory(self, session_id: str, *, timeout: float) -> SessionState:
         await self.misbehave.enter("working_memory", timeout)
@@ -75,6 +93,8 @@ class FakeMemorySources:
         words = _words(query)
         scored = []
         for memory in self.memories:
+            if not self._shows(scope, memory.id):
+                continue
             shared = len(words & _words(memory.content))
             if shared:
                 similarity = shared / max(1, len(words))
@@ -99,16 +119,20 @@ class FakeMemorySources:
         self, scope: Scope, limit: int, min_salience: float, *, timeout: float
     ) -> list[EpisodeDigest]:
         await self.misbehave.enter("recent_episodes", timeout)
-        kept = [e for e in self.episodes if e.salience >= min_salience]
+        kept = [e for e in self.episodes if e.salience >= min_salience and self._shows(scope, e.id)]
         return sorted(kept, key=lambda e: (e.ended_at is None, e.ended_at), reverse=True)[:limit]
 
     async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]:
         await self.misbehave.enter("open_threads", timeout)
-        return self.threads[:limit]
+        return [t for t in self.threads if self._shows(scope, t.episode_id)][:limit]
 
     async def salient_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[RecalledMemory]:
         await self.misbehave.enter("salient_facts", timeout)
-        facts = [m for m in self.memories if m.memory_type not in ("message", "tool_interaction")]
+        facts = [
+            m
+            for m in self.memories
+            if m.memory_type not in ("message", "tool_interaction") and self._shows(scope, m.id)
+        ]
         return sorted(facts, key=lambda m: (-m.salience, m.id))[:limit]
 
     async def record_access(self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float) -> None:
@@ -131,15 +155,29 @@ class FakeMemorySources:
 
 @dataclass
 class FakeBeliefSources:
+    """Beliefs of the org (``scopes``: belief id -> its agent, user and team; unattributed ones
+    never reach a context) and its engagement state."""
+
     beliefs: list[Belief] = field(default_factory=list)
     state: EngagementDigest = field(default_factory=EngagementDigest)
+    scopes: dict[str, Scope] = field(default_factory=dict)
+    unattributed: set[str] = field(default_factory=set)
     misbehave: Misbehaviour = field(default_factory=Misbehaviour)
     given_vectors: list[QueryVector | None] = field(default_factory=list)
+
+    def add_belief(self, belief: Belief, scope: Scope = Scope()) -> None:
+        self.beliefs.append(belief)
+        self.scopes[belief.id] = scope
+
+    def _shown(self, context: Scope) -> list[Belief]:
+        return [
+            b for b in self.beliefs if b.id not in self.unattributed and context.shows(self.scopes.get(b.id, Scope()))
+        ]
 
     async def search_beliefs(
         self,
         query: str,
-        agent_id: str,
+        scope: Scope,
         min_confidence: float,
         k: int,
         *,
@@ -150,7 +188,7 @@ class FakeBeliefSources:
         self.given_vectors.append(query_vector)
         words = _words(query)
         found = []
-        for belief in self.beliefs:
+        for belief in self._shown(scope):
             shared = len(words & _words(belief.summary))
             if shared and belief.confidence >= min_confidence:
                 found.append(
@@ -166,9 +204,9 @@ class FakeBeliefSources:
                 )
         return sorted(found, key=lambda b: (-b.similarity, b.id))[:k]
 
-    async def top_beliefs(self, agent_id: str, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
+    async def top_beliefs(self, scope: Scope, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
         await self.misbehave.enter("top_beliefs", timeout)
-        kept = [b for b in self.beliefs if b.confidence >= min_confidence]
+        kept = [b for b in self._shown(scope) if b.confidence >= min_confidence]
         return sorted(kept, key=lambda b: (-b.confidence, -b.freshness, b.id))[:k]
 
     async def engagement(self, *, timeout: float) -> EngagementDigest:

@@ -134,3 +134,41 @@ async def test_the_scheduled_run_writes_yesterdays_digest(services, digests, mig
     [digest] = await digests_of(services, org, user)
     assert digest.metadata["date"] == yesterday.date().isoformat()
     assert "Planned the spring offsite." in digest.content and "Book the Porto venue" in digest.content
+
+
+async def test_a_digest_tells_only_its_own_scopes_episodes_never_another_users(services, digests, migrated_pg):
+    org = f"org-{uuid.uuid4().hex[:12]}"
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    owners = {
+        "ann": Scope(user_id="u-ann", agent_id="aria"),
+        "bob": Scope(user_id="u-bob", agent_id="aria"),
+        "agent": Scope(agent_id="aria"),  # a session with no user: its digest is the org's, shown to everyone
+    }
+    pool = await asyncpg.create_pool(migrated_pg.app_dsn, min_size=1, max_size=1)
+    try:
+        transcript = PostgresTranscript(pool)
+        for owner, scope in owners.items():
+            session = await transcript.start(Session(str(uuid.uuid4()), org, scope, "active", yesterday, yesterday), "")
+            episode = episode_service_pb2.Episode(
+                conversation_id=session.id,
+                scope=scope_pb2.Scope(user_id=scope.user_id, agent_id=scope.agent_id),
+                summary=f"Talked with {owner} about their plans.",
+                message_count=2,
+            )
+            episode.started_at.FromDatetime(yesterday - timedelta(minutes=20))
+            episode.ended_at.FromDatetime(yesterday)
+            stub = episode_service_pb2_grpc.EpisodeServiceStub(services["memory"].channel)
+            await stub.CreateEpisode(episode_service_pb2.CreateEpisodeRequest(episode=episode), metadata=tenant(org))
+    finally:
+        await pool.close()
+
+    await write_daily_digest(yesterday.date(), digests)
+
+    memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+    request = memory_service_pb2.ListMemoriesRequest(memory_types=[memory_service_pb2.MEMORY_TYPE_DAILY_DIGEST])
+    written = (await memories.ListMemories(request, metadata=tenant(org))).memories
+    told = {(m.scope.user_id, m.scope.agent_id): m.content for m in written}
+    assert set(told) == {("u-ann", "aria"), ("u-bob", "aria"), ("", "aria")}
+    for (user, _), content in told.items():
+        mentioned = {owner for owner in owners if f"with {owner} " in content}
+        assert mentioned == {{"u-ann": "ann", "u-bob": "bob", "": "agent"}[user]}, content

@@ -217,3 +217,38 @@ async def test_an_erasure_started_while_observations_is_down_completes_once_it_i
         assert done.id == started.id and done.counts["sessions"] == 1 and done.counts["turns"] == 3
         missing = await refused(outage_agent.GetSession(pb.GetSessionRequest(id=session.id), metadata=tenant(org)))
         assert missing.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def scoped_beliefs(observations, org: str, user: str) -> list[opb.Observation]:
+    query = opb.QueryObservationsRequest(user_id=user)
+    return list((await observations.QueryObservations(query, metadata=tenant(org))).observations)
+
+
+async def test_forgetting_a_user_erases_every_belief_scoped_to_them_whatever_it_is_about(agent, observations, orgs):
+    org, _ = orgs
+    for user in ("u-scoped-gone", "u-scoped-kept"):
+        candidate = opb.ObservationCandidate(
+            kind=opb.OBSERVATION_KIND_PROJECT_STATE,
+            subject_type=opb.SUBJECT_TYPE_PROJECT,
+            subject_id="offsite",
+            slot="venue",
+            summary=f"{user} booked the Lisbon venue for the offsite",
+            evidence=[
+                opb.EvidenceInput(
+                    stance=opb.EVIDENCE_STANCE_SUPPORT, source_type=opb.SOURCE_TYPE_MESSAGE, source_id=f"t-{user}"
+                )
+            ],
+        )
+        scope = scope_pb2.Scope(user_id=user, agent_id="aria")
+        await observations.Observe(
+            opb.ObserveRequest(agent_id="aria", scope=scope, candidate=candidate), metadata=tenant(org)
+        )
+    assert await scoped_beliefs(observations, org, "u-scoped-gone")
+
+    await forget(agent, org, "u-scoped-gone", "forget-scoped")
+    done = await eventually(lambda: completed(agent, org, "u-scoped-gone", "forget-scoped"))
+
+    assert done.counts["observations"] >= 1, dict(done.counts)
+    assert await scoped_beliefs(observations, org, "u-scoped-gone") == []
+    [kept] = await scoped_beliefs(observations, org, "u-scoped-kept")
+    assert kept.summary.startswith("u-scoped-kept") and kept.scope.user_id == "u-scoped-kept"

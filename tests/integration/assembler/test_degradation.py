@@ -55,11 +55,12 @@ async def test_a_stopped_dependency_is_reported_and_the_rest_assembled(services,
                 "LORE_MEMORY_ADDR": services["memory"].address,
                 "LORE_OBSERVATIONS_ADDR": observations.address,
                 "LORE_ASSEMBLER_SOURCE_TIMEOUT_MS": "500",
+                "LORE_ENGAGEMENT_AGENTS": "aria",  # its contexts read the engagement state too
             },
         )
         stub = assembler_service_pb2_grpc.AssemblerServiceStub(assembler.channel)
         request = pb.AssembleContextRequest(
-            message="When is the quarterly report due?", scope=scope_pb2.Scope(user_id="u-1")
+            message="When is the quarterly report due?", scope=scope_pb2.Scope(user_id="u-1", agent_id="aria")
         )
         healthy = (await stub.AssembleContext(request, metadata=tenant)).context
         assert not [e for e in healthy.manifest if e.outcome == UNAVAILABLE]

@@ -1,7 +1,9 @@
 """One contract for the assembler's source ports, run against the fakes of the unit tests and
 against the gRPC adapters on the real memory and observations services: the fakes answer
 what the services answer (types named in lower case, salience and confidence present, vectors
-only when asked, fingerprints round-tripping, an org with no engagement in its first session)."""
+only when asked, fingerprints round-tripping, an org with no engagement in its first session),
+and every read is a read for a context: two users of one org talking to one agent never see
+each other's memories, episodes, open threads or beliefs, and both see the org's shared ones."""
 
 from __future__ import annotations
 
@@ -45,6 +47,12 @@ from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
 SCOPE = Scope(user_id="u-contract")
 NOW = datetime.now(UTC)
 T = 5.0
+# Two users of one org talking to one agent; the org's shared records have no user.
+ANN = Scope(user_id="u-ann", agent_id="aria")
+BOB = Scope(user_id="u-bob", agent_id="aria")
+NEWCOMER = Scope(user_id="u-new", agent_id="aria")
+ORG_WIDE = Scope()
+AGENT_WIDE = Scope(agent_id="aria")
 
 
 class FakeWorld:
@@ -54,24 +62,29 @@ class FakeWorld:
         self.memory = FakeMemorySources()
         self.beliefs = FakeBeliefSources()
 
-    async def remember(self, content: str, memory_type: str, entities: tuple[str, ...] = ()) -> str:
+    async def remember(
+        self, content: str, memory_type: str, entities: tuple[str, ...] = (), scope: Scope = SCOPE
+    ) -> str:
         id_ = str(uuid.uuid4())
-        self.memory.memories.append(
-            RecalledMemory(id_, content, memory_type, 0.0, 1.0, 0.7, NOW, (0.1,) * 4, entities, {"k": "v"})
+        self.memory.add_memory(
+            RecalledMemory(id_, content, memory_type, 0.0, 1.0, 0.7, NOW, (0.1,) * 4, entities, {"k": "v"}), scope
         )
         return id_
 
-    async def episode(self, summary: str, ended_at: datetime, topic: str) -> str:
+    async def episode(self, summary: str, ended_at: datetime, topic: str, scope: Scope = SCOPE) -> str:
         id_ = str(uuid.uuid4())
-        self.memory.episodes.append(EpisodeDigest(id_, summary, "conv-1", ended_at, 1.0, 0.5))
-        self.memory.threads.append(ThreadDigest(id_, "conv-1", topic, "still open", ended_at))
+        self.memory.add_episode(
+            EpisodeDigest(id_, summary, "conv-1", ended_at, 1.0, 0.5),
+            scope,
+            [ThreadDigest(id_, "conv-1", topic, "still open", ended_at)],
+        )
         return id_
 
     async def session(self, session_id: str, summary: str, mood: str) -> None:
         self.memory.sessions[session_id] = SessionState(summary=summary, mood=mood)
 
-    async def belief(self, summary: str) -> None:
-        self.beliefs.beliefs.append(Belief(str(uuid.uuid4()), summary, "operator_preference", 0.71, 1.0))
+    async def belief(self, summary: str, scope: Scope = SCOPE, subject_id: str = SCOPE.user_id) -> None:
+        self.beliefs.add_belief(Belief(str(uuid.uuid4()), summary, "operator_preference", 0.71, 1.0), scope)
 
     async def hypothesis(self, statement: str) -> None:
         state = self.beliefs.state
@@ -94,16 +107,17 @@ class ServiceWorld:
         self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(memory)
         self._observations = observation_service_pb2_grpc.ObservationServiceStub(observations)
         self._engagement = engagement_service_pb2_grpc.EngagementServiceStub(observations)
-        self._scope = scope_pb2.Scope(user_id=SCOPE.user_id)
 
     def _metadata(self):
         return request_context.current().metadata()
 
-    async def remember(self, content: str, memory_type: str, entities: tuple[str, ...] = ()) -> str:
+    async def remember(
+        self, content: str, memory_type: str, entities: tuple[str, ...] = (), scope: Scope = SCOPE
+    ) -> str:
         item = memory_service_pb2.MemoryInput(
             content=content,
             memory_type=memory_service_pb2.MemoryType.Value(f"MEMORY_TYPE_{memory_type.upper()}"),
-            scope=self._scope,
+            scope=_pb(scope),
             importance=0.7,
             entities=entities,
             metadata={"k": "v"},
@@ -113,10 +127,10 @@ class ServiceWorld:
         )
         return response.memories[0].id
 
-    async def episode(self, summary: str, ended_at: datetime, topic: str) -> str:
+    async def episode(self, summary: str, ended_at: datetime, topic: str, scope: Scope = SCOPE) -> str:
         episode = episode_service_pb2.Episode(
             conversation_id=f"conv-{uuid.uuid4().hex[:8]}",  # one episode per conversation
-            scope=self._scope,
+            scope=_pb(scope),
             summary=summary,
             started_at=to_timestamp(ended_at - timedelta(minutes=30)),
             ended_at=to_timestamp(ended_at),
@@ -143,11 +157,11 @@ class ServiceWorld:
             metadata=self._metadata(),
         )
 
-    async def belief(self, summary: str) -> None:
+    async def belief(self, summary: str, scope: Scope = SCOPE, subject_id: str = SCOPE.user_id) -> None:
         candidate = observation_service_pb2.ObservationCandidate(
             kind=observation_service_pb2.OBSERVATION_KIND_OPERATOR_PREFERENCE,
             subject_type=observation_service_pb2.SUBJECT_TYPE_ENTITY,
-            subject_id=SCOPE.user_id,
+            subject_id=subject_id,
             slot="database",
             summary=summary,
             evidence=[
@@ -159,14 +173,17 @@ class ServiceWorld:
                 )
             ],
         )
-        await self._observations.Observe(
-            observation_service_pb2.ObserveRequest(candidate=candidate), metadata=self._metadata()
-        )
+        request = observation_service_pb2.ObserveRequest(agent_id=scope.agent_id, candidate=candidate, scope=_pb(scope))
+        await self._observations.Observe(request, metadata=self._metadata())
 
     async def hypothesis(self, statement: str) -> None:
         await self._engagement.FormHypothesis(
             engagement_service_pb2.FormHypothesisRequest(statement=statement), metadata=self._metadata()
         )
+
+
+def _pb(scope: Scope) -> scope_pb2.Scope:
+    return scope_pb2.Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
 
 
 @pytest.fixture(params=["fake", "services"])
@@ -248,14 +265,76 @@ async def test_an_org_without_engagement_is_in_its_first_session_until_it_writes
 async def test_beliefs_are_searched_and_listed_with_kind_confidence_and_freshness(world) -> None:
     await world.belief("Prefers Postgres for new services")
 
-    searched = await world.beliefs.search_beliefs("Postgres services", "", 0.5, 5, timeout=T)
+    searched = await world.beliefs.search_beliefs("Postgres services", SCOPE, 0.5, 5, timeout=T)
     vector = (await world.memory.recall("Postgres services", SCOPE, 1, "", with_vectors=False, timeout=T)).query_vector
-    reused = await world.beliefs.search_beliefs("Postgres services", "", 0.5, 5, query_vector=vector, timeout=T)
-    listed = await world.beliefs.top_beliefs("", 0.5, 5, timeout=T)
-    too_confident = await world.beliefs.top_beliefs("", 0.99, 5, timeout=T)
+    reused = await world.beliefs.search_beliefs("Postgres services", SCOPE, 0.5, 5, query_vector=vector, timeout=T)
+    listed = await world.beliefs.top_beliefs(SCOPE, 0.5, 5, timeout=T)
+    too_confident = await world.beliefs.top_beliefs(SCOPE, 0.99, 5, timeout=T)
 
     [belief] = searched
     assert reused == searched, "recall's query vector finds what the service's own embedding finds"
     assert belief.kind == "operator_preference" and 0.5 <= belief.confidence <= 1 and belief.freshness > 0
     assert belief.similarity > 0
     assert [b.summary for b in listed] == ["Prefers Postgres for new services"] and too_confident == []
+
+
+# --- Private by scope: a read for a context never returns another user's records ---------------
+
+
+async def test_a_context_read_never_returns_another_users_memories_and_does_return_the_orgs(world) -> None:
+    ann = await world.remember("Ann's quarterly budget review is on Monday", "fact", scope=ANN)
+    bob = await world.remember("Bob's quarterly budget review is on Tuesday", "fact", scope=BOB)
+    ann_elsewhere = await world.remember("Ann's quarterly budget review notes", "fact", scope=Scope("u-ann", "other"))
+    org = await world.remember("The quarterly budget review template is in the wiki", "fact", scope=ORG_WIDE)
+    agent = await world.remember("Quarterly budget reviews need the finance sheet", "fact", scope=AGENT_WIDE)
+    query = "quarterly budget review"
+
+    def ids(found) -> set[str]:
+        return {m.id for m in found}
+
+    recalled = {
+        who: ids((await world.memory.recall(query, who, 10, "", with_vectors=False, timeout=T)).memories)
+        for who in (ANN, BOB, NEWCOMER, AGENT_WIDE)
+    }
+    facts = {who: ids(await world.memory.salient_facts(who, 10, timeout=T)) for who in (ANN, BOB, NEWCOMER)}
+
+    assert recalled[ANN] == facts[ANN] == {ann, org, agent}, "not Bob's, nor what Ann told another agent"
+    assert recalled[BOB] == facts[BOB] == {bob, org, agent}
+    assert recalled[NEWCOMER] == facts[NEWCOMER] == {org, agent}, "a new user of the org sees only the org's"
+    assert recalled[AGENT_WIDE] == {org, agent}, "a context without a user sees no user's memories"
+    assert ann_elsewhere not in recalled[ANN] | recalled[BOB] | recalled[AGENT_WIDE]
+
+
+async def test_a_context_read_never_returns_another_users_episodes_or_open_threads(world) -> None:
+    ann = await world.episode("Ann planned the offsite.", NOW - timedelta(hours=3), "ann's venue", scope=ANN)
+    bob = await world.episode("Bob planned his leave.", NOW - timedelta(hours=2), "bob's dates", scope=BOB)
+    org = await world.episode("The team agreed on the roadmap.", NOW - timedelta(hours=1), "roadmap", scope=ORG_WIDE)
+
+    episodes = {who: [e.id for e in await world.memory.recent_episodes(who, 10, 0.3, timeout=T)] for who in (ANN, BOB)}
+    threads = {who: {t.topic for t in await world.memory.open_threads(who, 10, timeout=T)} for who in (ANN, BOB)}
+    newcomer = await world.memory.recent_episodes(NEWCOMER, 10, 0.3, timeout=T)
+    newcomer_threads = await world.memory.open_threads(NEWCOMER, 10, timeout=T)
+
+    assert episodes == {ANN: [org, ann], BOB: [org, bob]}
+    assert threads == {ANN: {"ann's venue", "roadmap"}, BOB: {"bob's dates", "roadmap"}}
+    assert [e.id for e in newcomer] == [org] and [t.topic for t in newcomer_threads] == ["roadmap"]
+
+
+async def test_a_context_read_never_returns_another_users_beliefs_and_does_return_the_orgs(world) -> None:
+    await world.belief("Ann prefers Postgres for the reporting database", scope=ANN, subject_id="u-ann")
+    await world.belief("Bob prefers MySQL for the reporting database", scope=BOB, subject_id="u-bob")
+    await world.belief("The reporting database runs on Postgres", scope=ORG_WIDE, subject_id="reporting")
+    query = "reporting database"
+
+    async def seen(who: Scope) -> tuple[set[str], set[str]]:
+        searched = await world.beliefs.search_beliefs(query, who, 0.5, 10, timeout=T)
+        listed = await world.beliefs.top_beliefs(who, 0.5, 10, timeout=T)
+        return {b.summary for b in searched}, {b.summary for b in listed}
+
+    org = "The reporting database runs on Postgres"
+    ann = "Ann prefers Postgres for the reporting database"
+    bob = "Bob prefers MySQL for the reporting database"
+    assert await seen(ANN) == ({ann, org}, {ann, org})
+    assert await seen(BOB) == ({bob, org}, {bob, org})
+    assert await seen(NEWCOMER) == ({org}, {org}), "a new user of the org sees only the org's beliefs"
+    assert await seen(AGENT_WIDE) == ({org}, {org}), "a context without a user sees no user's beliefs"

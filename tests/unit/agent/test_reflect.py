@@ -27,6 +27,7 @@ from tests.fakes_agent import (
 
 ORG = "org-a"
 SCOPE = Scope(user_id="u-1", agent_id="a-1")
+ENGAGED = frozenset({"a-1"})  # LORE_ENGAGEMENT_AGENTS naming the session's agent
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 CONVERSATION = [
@@ -38,8 +39,22 @@ CONVERSATION = [
 ]
 
 
-class World:
+class CountingExtractor(RuleExtractor):
+    """The rule extractor, counting the engagement proposals it was asked for."""
+
     def __init__(self) -> None:
+        super().__init__()
+        self.engagement_calls = 0
+
+    async def engagement(self, turns):
+        self.engagement_calls += 1
+        return await super().engagement(turns)
+
+
+class World:
+    def __init__(self, engagement_agents: frozenset[str] = ENGAGED) -> None:
+        self.engagement_agents = engagement_agents
+        self.extractor = CountingExtractor()
         self.transcript = InMemoryTranscript()
         self.results = InMemoryTurnLoop(self.transcript)
         self.memories = FakeMemories()
@@ -52,11 +67,12 @@ class World:
         return ReflectionServices(
             self.transcript,
             self.results,
-            RuleExtractor(),
+            self.extractor,
             self.memories,
             self.beliefs,
             self.engagement,
             self.working_memory,
+            self.engagement_agents,
         )
 
     async def say(self, lines: list[tuple[str, str]], source: str = "live") -> list[Turn]:
@@ -280,3 +296,48 @@ async def test_the_extractor_reads_only_the_turns_said_before(world: World) -> N
 async def test_an_erased_session_is_not_reflected(world: World) -> None:
     assert await reflect_through(ORG, "00000000-0000-0000-0000-000000000000", 3, world.services()) == 0
     assert world.memories.calls == [] and world.results.marks == []
+
+
+HEDGED = [("user", "I suspect the churn comes from pricing."), ("user", "I wonder whether onboarding is too long?")]
+
+
+async def test_a_listed_agents_reflection_asks_for_engagement_and_writes_it(world: World) -> None:
+    await world.say(HEDGED)
+
+    await world.reflect(2)
+
+    assert world.extractor.engagement_calls == 2
+    assert world.engagement.proposed and world.engagement.calls == ["propose"] * len(world.engagement.proposed)
+
+
+@pytest.mark.parametrize(
+    ("scope", "listed"),
+    [
+        (SCOPE, frozenset()),  # nothing listed: the default
+        (SCOPE, frozenset({"coach"})),  # another agent listed
+        (Scope(user_id="u-1"), ENGAGED),  # a session without an agent
+    ],
+)
+async def test_an_unlisted_agents_reflection_writes_no_engagement_and_does_not_ask_for_it(scope, listed) -> None:
+    world = World(engagement_agents=listed)
+    session = await start_session(ORG, scope, {}, "s-unlisted", transcript=world.transcript, clock=FixedClock(T0))
+    world.session_id = session.id
+    await world.say(HEDGED)
+
+    assert await world.reflect(2) == 2
+
+    assert world.extractor.engagement_calls == 0, "the extractor (a model call, when configured) is not even asked"
+    assert world.engagement.proposed == [] and world.engagement.calls == []
+    assert world.memories.remembered, "the rest of reflection is unchanged"
+
+
+async def test_beliefs_are_observed_under_the_sessions_scope() -> None:
+    world = World()
+    team_scope = Scope(user_id="u-2", agent_id="a-1", team_id="t-1")
+    session = await start_session(ORG, team_scope, {}, "s-team", transcript=world.transcript, clock=FixedClock(T0))
+    world.session_id = session.id
+    await world.say([("user", "I'm vegetarian.")])
+
+    await world.reflect(1)
+
+    assert [o.scope for o in world.beliefs.observed] == [team_scope]

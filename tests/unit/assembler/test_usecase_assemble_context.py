@@ -12,6 +12,7 @@ from assembler_svc.domain.gathered import (
     EpisodeDigest,
     Hypothesis,
     RecalledMemory,
+    Scope,
     SessionState,
     ThreadDigest,
     Unknown,
@@ -24,6 +25,9 @@ from tests.fakes import FixedClock
 from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+# A user of an agent listed in LORE_ENGAGEMENT_AGENTS: its contexts show the engagement state.
+SCOPE = Scope(user_id="u-1", agent_id="ada")
+ENGAGED = frozenset({"ada"})
 
 
 def memory(id_: str, content: str, memory_type: str = "fact", **values) -> RecalledMemory:
@@ -65,15 +69,22 @@ def sources():
     return memories, beliefs
 
 
-async def run(request: AssembleInput, memories, beliefs, timeout: float = 0.2):
+async def run(request: AssembleInput, memories, beliefs, timeout: float = 0.2, engagement_agents=ENGAGED):
     return await assemble_context(
-        request, memory=memories, beliefs=beliefs, counter=TiktokenCounter(), clock=FixedClock(NOW), timeout=timeout
+        request,
+        memory=memories,
+        beliefs=beliefs,
+        counter=TiktokenCounter(),
+        clock=FixedClock(NOW),
+        timeout=timeout,
+        engagement_agents=engagement_agents,
     )
 
 
 async def test_every_source_lands_in_its_section_in_the_fixed_order() -> None:
     memories, beliefs = sources()
     request = AssembleInput(
+        scope=SCOPE,
         message="what about the Postgres migration checklist",
         session_id="s-1",
         persona="You are Ada, a careful database consultant.",
@@ -98,7 +109,7 @@ async def test_only_kept_memories_have_their_access_recorded() -> None:
     memories, beliefs = sources()
 
     message = "the user and the Postgres migration checklist"
-    result = await run(AssembleInput(message=message, session_id="s-1"), memories, beliefs)
+    result = await run(AssembleInput(scope=SCOPE, message=message, session_id="s-1"), memories, beliefs)
 
     kept = {e.id for e in result.assembly.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT}
     dropped = {e.id for e in result.assembly.manifest if e.source is Source.MEMORY and e.outcome is not Outcome.KEPT}
@@ -110,7 +121,7 @@ async def test_only_kept_memories_have_their_access_recorded() -> None:
 async def test_the_belief_search_reuses_recalls_query_vector() -> None:
     memories, beliefs = sources()
 
-    await run(AssembleInput(message="Postgres migration"), memories, beliefs)
+    await run(AssembleInput(scope=SCOPE, message="Postgres migration"), memories, beliefs)
 
     [given] = beliefs.given_vectors
     assert given is not None and given.model == "fake-words"
@@ -121,7 +132,7 @@ async def test_without_recall_the_belief_search_still_answers_with_its_own_embed
     memories, beliefs = sources()
     getattr(memories.misbehave, how).add("recall")
 
-    result = await run(AssembleInput(message="Postgres migration"), memories, beliefs)
+    result = await run(AssembleInput(scope=SCOPE, message="Postgres migration"), memories, beliefs)
 
     assert beliefs.given_vectors == [None]
     kept = {e.id for e in result.assembly.manifest if e.outcome is Outcome.KEPT}
@@ -131,7 +142,11 @@ async def test_without_recall_the_belief_search_still_answers_with_its_own_embed
 async def test_no_access_is_recorded_when_the_caller_says_so() -> None:
     memories, beliefs = sources()
 
-    await run(AssembleInput(message="Postgres migration", session_id="s-1", record_access=False), memories, beliefs)
+    await run(
+        AssembleInput(scope=SCOPE, message="Postgres migration", session_id="s-1", record_access=False),
+        memories,
+        beliefs,
+    )
 
     assert memories.accessed == []
 
@@ -152,7 +167,9 @@ async def test_a_failing_or_hanging_source_is_reported_and_the_rest_assembled(me
     target = memories if hasattr(memories, method) else beliefs
     getattr(target.misbehave, how).add(method)
 
-    result = await run(AssembleInput(message="Postgres migration checklist", session_id="s-1"), memories, beliefs)
+    result = await run(
+        AssembleInput(scope=SCOPE, message="Postgres migration checklist", session_id="s-1"), memories, beliefs
+    )
 
     unavailable = [e for e in result.assembly.manifest if e.outcome is Outcome.SOURCE_UNAVAILABLE]
     assert [e.source for e in unavailable] == [source]
@@ -163,13 +180,13 @@ async def test_a_failing_or_hanging_source_is_reported_and_the_rest_assembled(me
 
 async def test_a_mood_switch_between_turns_is_flagged_and_the_fingerprint_kept() -> None:
     memories, beliefs = sources()
-    first = await run(AssembleInput(message="Postgres migration", session_id="s-1"), memories, beliefs)
+    first = await run(AssembleInput(scope=SCOPE, message="Postgres migration", session_id="s-1"), memories, beliefs)
     assert memories.sessions["s-1"].fingerprint == first.assembly.fingerprint
     assert first.flags == ()
     state = memories.sessions["s-1"]
     memories.sessions["s-1"] = SessionState(summary=state.summary, mood="relieved", fingerprint=state.fingerprint)
 
-    second = await run(AssembleInput(message="Postgres migration", session_id="s-1"), memories, beliefs)
+    second = await run(AssembleInput(scope=SCOPE, message="Postgres migration", session_id="s-1"), memories, beliefs)
 
     assert [(f.aspect, f.previous, f.current) for f in second.flags] == [("mood", "frustrated", "relieved")]
 
@@ -177,7 +194,7 @@ async def test_a_mood_switch_between_turns_is_flagged_and_the_fingerprint_kept()
 async def test_without_a_session_working_memory_is_neither_read_nor_written() -> None:
     memories, beliefs = sources()
 
-    result = await run(AssembleInput(message="Postgres migration"), memories, beliefs)
+    result = await run(AssembleInput(scope=SCOPE, message="Postgres migration"), memories, beliefs)
 
     assert "working_memory" not in memories.misbehave.calls and "save_fingerprint" not in memories.misbehave.calls
     assert all(e.source is not Source.WORKING_MEMORY for e in result.assembly.manifest)
@@ -185,9 +202,58 @@ async def test_without_a_session_working_memory_is_neither_read_nor_written() ->
 
 async def test_nothing_known_yet_is_a_first_session() -> None:
     result = await run(
-        AssembleInput(message="hello there", persona="You are Ada."), FakeMemorySources(), FakeBeliefSources()
+        AssembleInput(scope=SCOPE, message="hello there", persona="You are Ada."),
+        FakeMemorySources(),
+        FakeBeliefSources(),
     )
 
     assert result.assembly.first_session
     assert "first conversation" in result.assembly.text
     assert result.assembly.text.index("You are Ada") < result.assembly.text.index("first conversation")
+
+
+async def test_an_agent_listed_for_engagement_is_asked_for_it_and_shows_it() -> None:
+    memories, beliefs = sources()
+
+    result = await run(AssembleInput(scope=SCOPE, message="Postgres migration", session_id="s-1"), memories, beliefs)
+
+    assert beliefs.misbehave.calls.count("engagement") == 1
+    shown = {e.id for e in result.assembly.manifest if e.source is Source.ENGAGEMENT}
+    assert shown == {"week", "h-1", "u-1"}
+
+
+@pytest.mark.parametrize(
+    ("scope", "listed"),
+    [
+        (SCOPE, frozenset()),  # nothing listed: the default
+        (Scope(user_id="u-1", agent_id="bob"), ENGAGED),  # another agent
+        (Scope(user_id="u-1"), ENGAGED),  # no agent at all
+    ],
+)
+async def test_an_agent_not_listed_for_engagement_never_asks_for_it_nor_shows_it(scope, listed) -> None:
+    memories, beliefs = sources()
+
+    result = await run(
+        AssembleInput(scope=scope, message="Postgres migration", session_id="s-1"),
+        memories,
+        beliefs,
+        engagement_agents=listed,
+    )
+
+    assert "engagement" not in beliefs.misbehave.calls, "GetEngagement is not even called"
+    assert all(e.source is not Source.ENGAGEMENT for e in result.assembly.manifest)
+    guidance = {s.section: s for s in result.assembly.sections}[Section.GUIDANCE].text
+    assert "frustrated" in guidance, "the rest of the guidance is still there"
+    assert not any(word in guidance for word in ("Week 3", "hypothesis", "Who owns the reports?"))
+    assert not result.assembly.first_session
+
+
+async def test_engagement_down_for_an_unlisted_agent_is_not_reported() -> None:
+    memories, beliefs = sources()
+    beliefs.misbehave.fail.add("engagement")
+
+    result = await run(
+        AssembleInput(scope=SCOPE, message="Postgres migration"), memories, beliefs, engagement_agents=frozenset()
+    )
+
+    assert all(e.outcome is not Outcome.SOURCE_UNAVAILABLE for e in result.assembly.manifest)

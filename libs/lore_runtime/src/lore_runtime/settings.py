@@ -10,9 +10,9 @@ time: callers pass the mapping (``os.environ`` in ``__main__``, a dict in tests)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from lore_runtime.tls import TlsSettings
 
@@ -80,6 +80,19 @@ def _describe(model: type[LoreSettings], problem: Mapping[str, Any]) -> str:
     if problem.get("type") == "missing":
         return f"{variables} is required"
     return f"{variables}: {problem.get('msg')}"
+
+
+def _comma_separated(value: object) -> object:
+    return frozenset(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
+
+
+# Ids in one variable, comma-separated: "aria, ada" -> {"aria", "ada"}; empty -> none.
+IdSet = Annotated[frozenset[str], BeforeValidator(_comma_separated)]
+
+
+def engagement_agents(description: str) -> Any:
+    """``LORE_ENGAGEMENT_AGENTS``: the agents that use engagement state (docs/engagement.md); none by default."""
+    return env("LORE_ENGAGEMENT_AGENTS", default=frozenset(), description=description)
 
 
 def service_database_url(service: str, description: str = "") -> Any:

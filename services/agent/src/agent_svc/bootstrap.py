@@ -134,6 +134,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
             GrpcBeliefs(observations),
             GrpcEngagement(observations),
             working_memory,
+            settings.engagement_agents,
         ),
         episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory)),
         erasure=ErasureServices(PostgresErasureStore(postgres), GrpcSubjectEraser(memory, observations), clock),

@@ -1,6 +1,8 @@
 from lore_runtime.settings import (
     DEFAULT_ADDRESSES,
+    IdSet,
     ServerSettings,
+    engagement_agents,
     env,
     service_address,
     service_database_url,
@@ -50,3 +52,7 @@ class Settings(ServerSettings):
     )
     digest_warm_after_days: int = env("LORE_DIGEST_WARM_AFTER_DAYS", default=7, ge=1)
     digest_archive_after_days: int = env("LORE_DIGEST_ARCHIVE_AFTER_DAYS", default=30, ge=2)
+    # Engagement state (docs/engagement.md): written only by the reflection of these agents' sessions.
+    engagement_agents: IdSet = engagement_agents(
+        "comma-separated agent ids whose reflection writes hypotheses and unknowns; none when empty"
+    )

@@ -1,6 +1,8 @@
 from lore_runtime.settings import (
     DEFAULT_ADDRESSES,
+    IdSet,
     ServerSettings,
+    engagement_agents,
     env,
     service_address,
     service_health_address,
@@ -33,4 +35,7 @@ class Settings(ServerSettings):
         description="two candidates closer than this are near-duplicates (the newest is kept)",
         gt=0.0,
         le=1.0,
+    )
+    engagement_agents: IdSet = engagement_agents(
+        "comma-separated agent ids whose contexts show the engagement state; none when empty"
     )

@@ -13,6 +13,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
         clock=container.clock,
         policy=container.policy,
         source_timeout=container.settings.source_timeout_ms / 1000,
+        engagement_agents=container.settings.engagement_agents,
     )
     return create_grpc_server(
         address,

@@ -63,7 +63,7 @@ class GrpcSubjectEraser:
         }
 
     async def erase_observations(
-        self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str
+        self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
     ) -> dict[str, int]:
         try:
             response = await self._observations.EraseSubject(
@@ -72,6 +72,7 @@ class GrpcSubjectEraser:
                     subject_id=subject_id,
                     source_ids=list(source_ids),
                     request_id=request_id,
+                    user_id=user_id,
                 ),
                 timeout=TIMEOUT_S,
             )

@@ -1,9 +1,11 @@
 """The Beliefs and Engagement ports on the observations service.
 
 A claim becomes an Observe call whose evidence is the turn (the speaker's words) and the
-memories reflection wrote from it; its request id comes from reflection, so a re-run after a
-crash replays instead of adding evidence twice. Engagement proposals become FormHypothesis and
-AddUnknown calls with request ids derived the same way.
+memories reflection wrote from it, scoped to the session's user, agent and team (the belief is
+that user's: it reaches only their contexts; one current belief per agent, user, team and key);
+its request id comes from reflection, so a re-run after a crash replays instead of adding
+evidence twice. Engagement proposals (only for the agents reflection engages for) become
+FormHypothesis and AddUnknown calls with request ids derived the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from lore.observations.v1 import observation_service_pb2 as opb
 from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
+from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.extraction import EngagementProposal, ExtractedClaim
 from agent_svc.domain.transcript import Scope
 from agent_svc.usecases.ports import Evidence
@@ -78,6 +81,7 @@ class GrpcBeliefs:
         ]
         request = opb.ObserveRequest(
             agent_id=scope.agent_id,
+            scope=scope_to_pb(scope),
             candidate=opb.ObservationCandidate(
                 kind=KINDS[claim.kind],
                 subject_type=subject_type,

@@ -1,6 +1,11 @@
 """The Timeline port on the memory service, for the daily-digest job: the day's episodes of a
 scope, the ``daily_digest`` memory (key ``digest:<date>``, so one item per scope and day), and
-the digests' statuses. Each call acts as the org it names, as a system principal."""
+the digests' statuses. Each call acts as the org it names, as a system principal.
+
+A digest is memory of its scope, shown in that scope's contexts, so it tells only the episodes
+of exactly that scope: they are listed with the context match (never another user's, even for
+a scope without a user, which a browse read would widen to every user of the agent) and kept
+when their scope is the digest's."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from datetime import UTC, date, datetime, time
 
 import grpc
 from google.protobuf import field_mask_pb2
-from lore.common.v1 import provenance_pb2
+from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import episode_service_pb2 as epb
 from lore.memory.v1 import episode_service_pb2_grpc, memory_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2 as mpb
@@ -45,14 +50,20 @@ class GrpcTimeline:
                 raise from_rpc_error(error) from None
 
     async def episodes(self, org_id: str, scope: Scope, start: datetime, end: datetime) -> list[DayEpisode]:
-        found, token = [], ""
+        found, token, wanted = [], "", scope_to_pb(scope)
         while True:
             request = epb.ListEpisodesRequest(
-                scope=scope_to_pb(scope), page_size=PAGE, page_token=token, ended_after=to_timestamp(start)
+                scope=scope_to_pb(scope),
+                page_size=PAGE,
+                page_token=token,
+                ended_after=to_timestamp(start),
+                scope_match=scope_pb2.SCOPE_MATCH_CONTEXT,
             )
             page = await self._call(org_id, self._episodes.ListEpisodes, request)
             found += [
-                episode for episode in page.episodes if episode.ended_at.ToDatetime().timestamp() < end.timestamp()
+                episode
+                for episode in page.episodes
+                if episode.ended_at.ToDatetime().timestamp() < end.timestamp() and episode.scope == wanted
             ]
             if not (token := page.next_page_token):
                 break

@@ -7,10 +7,12 @@ re-run can always resume:
 
 1. the subject's sessions and their turn ids, and the subject's memory ids, are read while
    they still exist;
-2. ``ObservationService.EraseSubject``: beliefs about the subject, and evidence citing those
-   turns and memories (in chunks of the service's limit, each with a request id derived from
-   the erasure, the chunk's index and its content: a replayed chunk is answered from the
-   observations service's tombstone, a chunk whose content changed runs);
+2. ``ObservationService.EraseSubject``: beliefs about the subject, every belief scoped to the
+   subject's user (whatever it is about: since beliefs have a scope, a user's carry their user
+   id), and evidence citing those turns and memories (in chunks of the service's limit, each
+   with a request id derived from the erasure, the chunk's index and its content: a replayed
+   chunk is answered from the observations service's tombstone, a chunk whose content changed
+   runs);
 3. ``MemoryService.ForgetSubject``: memories, episodes, access log, the sessions' working memory;
 4. the transcript (turn results, turns, sessions) and its counts, in one transaction;
 5. completed.
@@ -115,7 +117,7 @@ async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -
 
     sources = sorted(set(turn_ids) | set(memory_ids))
     target = observation_subject(subject)
-    if target is not None or sources:
+    if target is not None or sources or subject.user_id:
         # Without an observation subject the sources' evidence is erased under a subject nothing
         # is about (EraseSubject needs one), named after the erasure so its tombstone says why.
         subject_type, subject_id = target or ("entity", f"erasure-{erasure_id}")
@@ -123,7 +125,10 @@ async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -
         erased = {"observations": 0, "evidence": 0}
         for index, chunk in enumerate(chunks or [[]]):
             request_id = _chunk_request_id(erasure_id, index, chunk)
-            for key, value in (await eraser.erase_observations(subject_type, subject_id, chunk, request_id)).items():
+            found = await eraser.erase_observations(
+                subject_type, subject_id, chunk, request_id, user_id=subject.user_id
+            )
+            for key, value in found.items():
                 erased[key] = erased.get(key, 0) + value
         await store.record(org_id, erasure_id, erased)
 

@@ -245,9 +245,10 @@ class SubjectEraser(Protocol):
         ...
 
     async def erase_observations(
-        self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str
+        self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
     ) -> dict[str, int]:
-        """ObservationService.EraseSubject: beliefs about the subject and evidence citing the sources."""
+        """ObservationService.EraseSubject: beliefs about the subject, evidence citing the sources and,
+        with ``user_id``, every belief scoped to that user whatever it is about."""
         ...
 
 
@@ -268,7 +269,10 @@ class ActiveScopes(Protocol):
 class Timeline(Protocol):
     """The memory service as the digest job sees it; each call acts as the given org."""
 
-    async def episodes(self, org_id: str, scope: Scope, start: datetime, end: datetime) -> list[DayEpisode]: ...
+    async def episodes(self, org_id: str, scope: Scope, start: datetime, end: datetime) -> list[DayEpisode]:
+        """The episodes of exactly ``scope`` that ended in [start, end): never another scope's (the
+        digest is that scope's memory, shown in its contexts)."""
+        ...
 
     async def write_digest(self, org_id: str, scope: Scope, digest: Digest) -> None:
         """A ``daily_digest`` memory, one per scope and day (a rewrite lands on the same item)."""

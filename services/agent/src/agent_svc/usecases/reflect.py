@@ -1,6 +1,11 @@
 """Reflection, the durable post-turn job: what the conversation said becomes long-term memory,
 beliefs with evidence, engagement hypotheses and the working memory's summary, plan and mood.
 
+Beliefs carry the session's scope (its user and team; the agent as ever): a user's belief reaches
+only that user's contexts. Engagement (hypotheses, unknowns: one state per org) is proposed only
+for the sessions of an agent listed in ``engagement_agents`` (``LORE_ENGAGEMENT_AGENTS``); for
+any other agent the extractor is not even asked for it and nothing of engagement is written.
+
 One job reflects a session *through* a sequence: under the session's lock it reads the turns
 after the session's watermark, in order, and moves the watermark after each one. So turns are
 reflected in the order they were said (a later "actually I prefer coffee" supersedes the
@@ -45,6 +50,11 @@ class ReflectionServices:
     beliefs: Beliefs
     engagement: Engagement
     working_memory: WorkingMemory
+    engagement_agents: frozenset[str] = frozenset()
+
+    def engages(self, session: Session) -> bool:
+        """Whether reflection writes engagement state for this session (its agent is listed)."""
+        return bool(session.scope.agent_id) and session.scope.agent_id in self.engagement_agents
 
 
 async def reflect_through(org_id: str, session_id: str, through: int, services: ReflectionServices) -> int:
@@ -127,7 +137,7 @@ async def reflect_turn(
     for claim in found.claims:
         request_id = _key("observe", turn.id, claim.kind, claim.subject_id, claim.slot)
         await services.beliefs.observe(session.scope, claim, evidence, request_id)
-    if turn.role == "user":
+    if turn.role == "user" and services.engages(session):
         proposal = await services.extractor.engagement([_utterance(turn)])
         if proposal.hypotheses or proposal.unknowns:
             await services.engagement.propose(proposal, _key("engage", turn.id))

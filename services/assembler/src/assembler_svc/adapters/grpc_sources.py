@@ -4,11 +4,20 @@ threads, access) and the observations service (beliefs, engagement).
 Each call carries its own deadline (``timeout``); the caller's tenant travels in metadata by the
 channel's interceptor. A downstream failure is re-raised as the ``LoreError`` it stands for;
 the fan-out reports it as SOURCE_UNAVAILABLE.
+
+Every read is made *for a context*: memories, episodes and open threads are asked for with
+``SCOPE_MATCH_CONTEXT``, beliefs with the context's agent, user and team (SearchObservations
+always applies the context rule; QueryObservations is asked to). The services enforce the rule;
+the records that carry their scope (memories, episodes, beliefs) are checked again here with the
+same rule (``Scope.shows``), so a service that does not honour it — an older replica during a
+rolling upgrade — can cost a context an item, never show it another user's. A dropped record is
+logged: it means a service is wrong.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -46,7 +55,11 @@ from assembler_svc.domain.gathered import (
 )
 from assembler_svc.domain.tool_results import ToolResult
 
+log = logging.getLogger(__name__)
+
 T = TypeVar("T")
+R = TypeVar("R")
+CONTEXT = scope_pb2.SCOPE_MATCH_CONTEXT
 # What "salient facts" means for priming: what was learned, not the raw transcript.
 FACT_TYPES = (
     memory_service_pb2.MEMORY_TYPE_FACT,
@@ -69,6 +82,32 @@ async def _call(call: Awaitable[T]) -> T:
 
 def _scope(scope: Scope) -> scope_pb2.Scope:
     return scope_pb2.Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
+
+
+def _scope_of(scope: scope_pb2.Scope) -> Scope:
+    return Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
+
+
+def shown_in_context(context: Scope, records: Iterable[R], scope_of: Callable[[R], Scope | None], what: str) -> list[R]:
+    """The records a context for ``context`` may show (``None`` from ``scope_of``: never shown)."""
+    kept, dropped = [], 0
+    for record in records:
+        owner = scope_of(record)
+        if owner is not None and context.shows(owner):
+            kept.append(record)
+        else:
+            dropped += 1
+    if dropped:
+        log.warning(
+            "dropped %d %s outside the context's scope: the service did not apply the context match", dropped, what
+        )
+    return kept
+
+
+def belief_scope(observation: observation_service_pb2.Observation) -> Scope | None:
+    if observation.unattributed:
+        return None  # recorded before beliefs had a scope: never in a context
+    return Scope(user_id=observation.scope.user_id, agent_id=observation.agent_id, team_id=observation.scope.team_id)
 
 
 def _time(message: timestamp_pb2.Timestamp, present: bool = True) -> datetime | None:
@@ -103,6 +142,7 @@ class GrpcMemorySources:
             include_embeddings=with_vectors,
             session_id=session_id,
             include_query_embedding=True,
+            scope_match=CONTEXT,
         )
         response = await _call(self._memories.Recall(request, timeout=timeout))
         vector = QueryVector(tuple(response.query_embedding), response.embedding_model)
@@ -113,7 +153,7 @@ class GrpcMemorySources:
                 salience=result.salience,
                 vector=tuple(result.embedding) or None,
             )
-            for result in response.results
+            for result in shown_in_context(scope, response.results, lambda r: _scope_of(r.memory.scope), "memories")
         ]
         return Recalled(memories, vector if vector.values else None)
 
@@ -121,7 +161,7 @@ class GrpcMemorySources:
         self, scope: Scope, limit: int, min_salience: float, *, timeout: float
     ) -> list[EpisodeDigest]:
         request = episode_service_pb2.ListEpisodesRequest(
-            scope=_scope(scope), page_size=limit, min_salience=min_salience
+            scope=_scope(scope), page_size=limit, min_salience=min_salience, scope_match=CONTEXT
         )
         response = await _call(self._episodes.ListEpisodes(request, timeout=timeout))
         return [
@@ -133,11 +173,12 @@ class GrpcMemorySources:
                 salience=episode.current_salience,
                 importance=episode.importance,
             )
-            for episode in response.episodes
+            for episode in shown_in_context(scope, response.episodes, lambda e: _scope_of(e.scope), "episodes")
         ]
 
     async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]:
-        request = episode_service_pb2.ListOpenThreadsRequest(scope=_scope(scope), page_size=limit)
+        # An open thread names its episode, not the episode's scope: the service's match is the wall.
+        request = episode_service_pb2.ListOpenThreadsRequest(scope=_scope(scope), page_size=limit, scope_match=CONTEXT)
         response = await _call(self._episodes.ListOpenThreads(request, timeout=timeout))
         return [
             ThreadDigest(
@@ -157,10 +198,12 @@ class GrpcMemorySources:
             statuses=CURRENT_MEMORY,
             page_size=limit,
             order_by=memory_service_pb2.MEMORY_ORDER_SALIENCE,
+            scope_match=CONTEXT,
         )
         response = await _call(self._memories.ListMemories(request, timeout=timeout))
         return [
-            recalled_memory(memory, similarity=0.0, salience=memory.current_salience) for memory in response.memories
+            recalled_memory(memory, similarity=0.0, salience=memory.current_salience)
+            for memory in shown_in_context(scope, response.memories, lambda m: _scope_of(m.scope), "memories")
         ]
 
     async def record_access(self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float) -> None:
@@ -184,7 +227,7 @@ class GrpcBeliefSources:
     async def search_beliefs(
         self,
         query: str,
-        agent_id: str,
+        scope: Scope,
         min_confidence: float,
         k: int,
         *,
@@ -192,23 +235,33 @@ class GrpcBeliefSources:
         timeout: float,
     ) -> list[Belief]:
         request = observation_service_pb2.SearchObservationsRequest(
-            agent_id=agent_id, query=query, min_confidence=min_confidence, k=k
+            agent_id=scope.agent_id,
+            user_id=scope.user_id,
+            team_id=scope.team_id,
+            query=query,
+            min_confidence=min_confidence,
+            k=k,
         )
         if query_vector is not None:
             request.query_embedding.extend(query_vector.values)
             request.query_embedding_model = query_vector.model
         response = await _call(self._observations.SearchObservations(request, timeout=timeout))
-        return [belief(result.observation, result.similarity) for result in response.results]
+        shown = shown_in_context(scope, response.results, lambda r: belief_scope(r.observation), "beliefs")
+        return [belief(result.observation, result.similarity) for result in shown]
 
-    async def top_beliefs(self, agent_id: str, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
+    async def top_beliefs(self, scope: Scope, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
         request = observation_service_pb2.QueryObservationsRequest(
-            agent_id=agent_id,
+            agent_id=scope.agent_id,
+            user_id=scope.user_id,
+            team_id=scope.team_id,
+            scope_match=CONTEXT,
             status=observation_service_pb2.OBSERVATION_STATUS_ACTIVE,
             min_confidence=min_confidence,
             page_size=k,
         )
         response = await _call(self._observations.QueryObservations(request, timeout=timeout))
-        return [belief(observation, 0.0) for observation in response.observations]
+        shown = shown_in_context(scope, response.observations, belief_scope, "beliefs")
+        return [belief(observation, 0.0) for observation in shown]
 
     async def engagement(self, *, timeout: float) -> EngagementDigest:
         request = engagement_service_pb2.GetEngagementRequest()

@@ -3,6 +3,7 @@ travels from the incoming call's metadata to every source call (``lore_runtime.c
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from lore.assembler.v1 import assembler_service_pb2 as pb
@@ -31,6 +32,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         clock: Clock,
         policy: AssemblyPolicy,
         source_timeout: float,
+        engagement_agents: Collection[str] = frozenset(),
     ) -> None:
         self._memory = memory
         self._beliefs = beliefs
@@ -38,6 +40,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         self._clock = clock
         self._policy = policy
         self._source_timeout = source_timeout
+        self._engagement_agents = frozenset(engagement_agents)
 
     def _timeout(self, context: Any) -> float:
         """Each source's deadline: the configured one, never past the caller's own."""
@@ -55,6 +58,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
             counter=self._counter,
             clock=self._clock,
             timeout=self._timeout(context),
+            engagement_agents=self._engagement_agents,
         )
         return pb.AssembleContextResponse(context=convert.assembly_to_pb(assembled.assembly, assembled.flags))
 

@@ -6,7 +6,7 @@ The adapters translate the services' messages into these; ``candidates.py`` turn
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -20,6 +20,23 @@ class Scope:
     user_id: str = ""
     agent_id: str = ""
     team_id: str = ""
+
+    def shows(self, record: Scope) -> bool:
+        """Whether a context for this scope may show a record of scope ``record`` — the context
+        match (``lore.common.v1.SCOPE_MATCH_CONTEXT``, ARCHITECTURE.md §2): the record's user is
+        this user or none (none only, when this scope names no user), its team likewise, and its
+        agent this agent or none (any agent, when this scope names none). Another user's record
+        never shows; the org's shared records (no user) show in every user's context."""
+        return (
+            record.user_id in (self.user_id, "")
+            and record.team_id in (self.team_id, "")
+            and (not self.agent_id or record.agent_id in (self.agent_id, ""))
+        )
+
+    def engages(self, engagement_agents: Collection[str]) -> bool:
+        """Whether a context for this scope shows engagement state: only for the agents listed in
+        ``LORE_ENGAGEMENT_AGENTS`` (docs/engagement.md); a scope without an agent never does."""
+        return bool(self.agent_id) and self.agent_id in engagement_agents
 
 
 @dataclass(frozen=True, slots=True)

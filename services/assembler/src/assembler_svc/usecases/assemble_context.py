@@ -3,7 +3,11 @@
 Sources, each with its own deadline (``fan_out``): the session's working memory, hybrid recall
 of the message (with stored vectors, for near-duplicate removal; access is *not* recorded by
 recall), recent salient episodes, open threads, active beliefs (searched by the message, at
-least the minimum confidence) and the org's engagement state. After the pipeline:
+least the minimum confidence) and — only when the scope's agent is one of
+``engagement_agents`` (``LORE_ENGAGEMENT_AGENTS``) — the org's engagement state; for any other
+agent GetEngagement is not called and the context has no engagement candidate. Every read of
+stored memory is made for a context of the request's scope (``ports``): never another user's
+records. After the pipeline:
 
 - access is recorded for the memories the context kept, and only those (``RecordAccess``);
 - the context's fingerprint is written to working memory, and compared with the previous
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from assembler_svc.domain import candidates as build
@@ -77,10 +81,12 @@ async def assemble_context(
     counter: TokenCounter,
     clock: Clock,
     timeout: float,
+    engagement_agents: Collection[str] = frozenset(),
 ) -> AssembledContext:
-    found, unavailable = await gather(_calls(request, memory, beliefs), timeout)
+    engages = request.scope.engages(engagement_agents)
+    found, unavailable = await gather(_calls(request, memory, beliefs, engages=engages), timeout)
     session: SessionState = found["working_memory"]
-    engagement: EngagementDigest = found["engagement"]
+    engagement: EngagementDigest = found.get("engagement", EngagementDigest())
     candidates = [
         *build.caller_candidates(
             persona=request.persona,
@@ -109,7 +115,7 @@ async def assemble_context(
     return AssembledContext(assembly, flags)
 
 
-def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources) -> list[SourceCall]:
+def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources, *, engages: bool) -> list[SourceCall]:
     scope, message = request.scope, request.message
     searches = message_searches(
         message,
@@ -158,14 +164,17 @@ def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources
             searches.beliefs,
             [],
         ),
-        SourceCall(
-            "engagement",
-            Source.ENGAGEMENT,
-            Section.GUIDANCE,
-            lambda t: beliefs.engagement(timeout=t),
-            EngagementDigest(),
-        ),
     ]
+    if engages:
+        calls.append(
+            SourceCall(
+                "engagement",
+                Source.ENGAGEMENT,
+                Section.GUIDANCE,
+                lambda t: beliefs.engagement(timeout=t),
+                EngagementDigest(),
+            )
+        )
     return calls
 
 

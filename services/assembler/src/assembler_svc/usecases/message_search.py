@@ -51,7 +51,7 @@ def message_searches(
         vector = await relay.take(timeout * VECTOR_WAIT_SHARE)
         left = max(0.001, timeout - (time.monotonic() - started))
         return await beliefs.search_beliefs(
-            message, scope.agent_id, min_confidence, beliefs_k, query_vector=vector, timeout=left
+            message, scope, min_confidence, beliefs_k, query_vector=vector, timeout=left
         )
 
     return MessageSearches(recall, search_beliefs)

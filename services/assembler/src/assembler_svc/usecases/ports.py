@@ -1,6 +1,11 @@
 """What the use cases need from the outside world. The adapters call the memory and observations
 services over gRPC; the unit tests use in-memory fakes. Every method raises on failure (any
-exception): the fan-out turns a failure into SOURCE_UNAVAILABLE, never into a failed call."""
+exception): the fan-out turns a failure into SOURCE_UNAVAILABLE, never into a failed call.
+
+Every read that takes a ``scope`` reads *for a context of that scope*: it returns only what
+``scope.shows`` allows (the user's records and the org's shared ones, never another user's;
+the team likewise; the scope's agent's or no agent's) — the memory service's
+SCOPE_MATCH_CONTEXT, the observations service's context rule (unattributed beliefs never)."""
 
 from __future__ import annotations
 
@@ -50,7 +55,7 @@ class BeliefSources(Protocol):
     async def search_beliefs(
         self,
         query: str,
-        agent_id: str,
+        scope: Scope,
         min_confidence: float,
         k: int,
         *,
@@ -61,9 +66,14 @@ class BeliefSources(Protocol):
         when it comes from its own model)."""
         ...
 
-    async def top_beliefs(self, agent_id: str, min_confidence: float, k: int, *, timeout: float) -> list[Belief]: ...
+    async def top_beliefs(self, scope: Scope, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
+        """The most confident active beliefs a context for ``scope`` may show."""
+        ...
 
-    async def engagement(self, *, timeout: float) -> EngagementDigest: ...
+    async def engagement(self, *, timeout: float) -> EngagementDigest:
+        """The org's engagement state (one per org): asked only for the agents listed in
+        ``LORE_ENGAGEMENT_AGENTS`` (``Scope.engages``)."""
+        ...
 
 
 class Clock(Protocol):

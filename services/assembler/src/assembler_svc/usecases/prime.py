@@ -2,9 +2,11 @@
 
 In parallel, each with its own deadline: recent salient episodes, open threads, the most
 salient facts and, with an initial message, a recall of it (for the memories that share its
-entities) and a search of the beliefs; without one, the most confident beliefs. The pure
-``domain.priming`` formats the parts within the token budget; access is recorded for the
-memories the formatted text kept.
+entities) and a search of the beliefs; without one, the most confident beliefs. Every read is
+made for a context of the scope (``ports``): the user's records and the org's shared ones, never
+another user's. Priming shows no engagement state, for any agent. The pure ``domain.priming``
+formats the parts within the token budget; access is recorded for the memories the formatted
+text kept.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ async def prime(
                 "beliefs",
                 Source.OBSERVATION,
                 Section.OBSERVATIONS,
-                lambda t: beliefs.top_beliefs(scope.agent_id, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t),
+                lambda t: beliefs.top_beliefs(scope, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t),
                 [],
             )
         )

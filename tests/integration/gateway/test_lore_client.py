@@ -1,5 +1,6 @@
 """``lore_client.LoreClient`` against the in-process gateway on real stores: a conversation,
-memories, an observation, errors mapped to ``LoreApiError``, Idempotency-Key replay, and the
+memories, an observation, one user's memories and beliefs kept from another's (``scope``,
+``scope_match``, ``user_id``), errors mapped to ``LoreApiError``, Idempotency-Key replay, and the
 iterators across pages, the per-call options and the connection pool — the client as users and
 the benchmarks call it."""
 
@@ -283,3 +284,47 @@ async def test_limits_size_the_connection_pool(served_gateway, migrated_pg, org_
     async with LoreClient(url, key) as unbounded:  # httpx's default pool: up to 100 connections
         await asyncio.gather(*(unbounded.list_sessions() for _ in range(12)))
     assert len(recorder.ports) > 2
+
+
+async def test_one_users_memories_and_beliefs_never_reach_another_users_reads(lore):
+    user_a, user_b = f"u-a-{uuid.uuid4().hex[:8]}", f"u-b-{uuid.uuid4().hex[:8]}"
+
+    # The org's shared memory reaches A's context; B's never does. A browse by A's id is A's alone.
+    [org_memory] = await lore.remember(NewMemory(content="The household drinks something hot every morning."))
+    [a_memory] = await lore.remember(NewMemory(content="I drink green tea every morning."), scope=user_a)
+    [b_memory] = await lore.remember(NewMemory(content="I drink black coffee every morning."), scope=user_b)
+
+    hits = await lore.search("What do I drink in the morning?", {"userId": user_a}, scope_match="context", k=10)
+    hit_ids = {hit.memory.id for hit in hits}
+    assert {org_memory.id, a_memory.id} <= hit_ids and b_memory.id not in hit_ids
+    browsed = await lore.search("What do I drink in the morning?", {"userId": user_a}, k=10)
+    assert {hit.memory.id for hit in browsed} == {a_memory.id}  # browse: the ids the scope names
+    context_page = await lore.list_memories(user_a, scope_match="context")
+    assert {memory.id for memory in context_page} == {org_memory.id, a_memory.id}
+
+    belief = {"kind": "operator_preference", "subject_id": "household", "slot": "morning-drink"}
+
+    # The same subject and slot for both users and the org: three beliefs, not one contested belief.
+    mine = await lore.observe("aria", **belief, summary="Drinks green tea every morning.", scope={"userId": user_a})
+    theirs = await lore.observe(
+        "aria", **belief, summary="Drinks black coffee every morning.", scope={"userId": user_b}
+    )
+    shared = await lore.observe("aria", **belief, summary="The household drinks something hot every morning.")
+    assert [r.outcome for r in (mine, theirs, shared)] == ["OBSERVE_OUTCOME_CREATED"] * 3
+    assert len({mine.observation.id, theirs.observation.id, shared.observation.id}) == 3
+    assert mine.observation.scope.user_id == user_a and not mine.observation.unattributed
+    assert shared.observation.scope.user_id == ""
+
+    found = await lore.search_observations(
+        "What does the household drink in the morning?", agent_id="aria", user_id=user_a
+    )
+    found_ids = {hit.observation.id for hit in found}
+    assert mine.observation.id in found_ids and shared.observation.id in found_ids
+    assert theirs.observation.id not in found_ids
+    assert all(hit.observation.scope.user_id in ("", user_a) for hit in found)
+
+    listed = await lore.query_observations(user_id=user_a)
+    assert [o.id for o in listed] == [mine.observation.id]
+    assert [o.scope.user_id for o in listed] == [user_a]
+    in_context = await lore.query_observations(agent_id="aria", user_id=user_a, scope_match="context")
+    assert {o.id for o in in_context} == {mine.observation.id, shared.observation.id}

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory, NewTurn, enum_name
+from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory, NewTurn, Scope, enum_name
 
 
 class Recorder:
@@ -245,3 +245,121 @@ async def test_a_transport_failure_is_a_lore_api_error_too():
         with pytest.raises(LoreApiError) as failed:
             await lore.get_session("s-1")
     assert (failed.value.status, failed.value.code) == (0, "UNAVAILABLE")
+
+
+async def test_scope_match_takes_short_forms_on_search_and_the_listings_and_is_left_out_when_unset():
+    recorder = Recorder()
+    async with client_of(recorder) as lore:
+        await lore.search("tea?", {"userId": "u-1", "agentId": "aria"}, scope_match="context")
+        await lore.search("tea?", "u-1")
+        await lore.list_memories("u-1", scope_match="SCOPE_MATCH_CONTEXT", page_size=2)
+        await lore.list_episodes("u-1", scope_match="context")
+        await lore.list_open_threads({"user_id": "u-1", "team_id": "t-1"}, scope_match="Context", page_size=5)
+        await lore.list_memories("u-1")
+
+    search, plain, memories, episodes, threads, browse = recorder.requests
+    assert json.loads(search.content) == {
+        "query": "tea?",
+        "scope": {"userId": "u-1", "agentId": "aria"},
+        "scopeMatch": "SCOPE_MATCH_CONTEXT",
+    }
+    assert "scopeMatch" not in json.loads(plain.content)
+    assert memories.url.params.multi_items() == [
+        ("scope.userId", "u-1"),
+        ("scopeMatch", "SCOPE_MATCH_CONTEXT"),
+        ("pageSize", "2"),
+    ]
+    assert episodes.url.params.multi_items() == [("scope.userId", "u-1"), ("scopeMatch", "SCOPE_MATCH_CONTEXT")]
+    assert threads.url.params.multi_items() == [
+        ("scope.userId", "u-1"),
+        ("scope.teamId", "t-1"),
+        ("scopeMatch", "SCOPE_MATCH_CONTEXT"),
+        ("pageSize", "5"),
+    ]
+    assert "scopeMatch" not in browse.url.params
+
+
+async def test_iter_memories_passes_scope_match_to_every_page():
+    pages = [
+        httpx.Response(200, json={"memories": [{"id": "a"}], "nextPageToken": "t1"}),
+        httpx.Response(200, json={"memories": [{"id": "b"}]}),
+    ]
+    recorder = Recorder(*pages)
+    async with client_of(recorder) as lore:
+        seen = [memory.id async for memory in lore.iter_memories("u-1", scope_match="context", page_size=1)]
+
+    assert seen == ["a", "b"]
+    assert [request.url.params.get("scopeMatch") for request in recorder.requests] == ["SCOPE_MATCH_CONTEXT"] * 2
+    assert [request.url.params.get("pageToken") for request in recorder.requests] == [None, "t1"]
+
+
+async def test_observe_sends_the_beliefs_scope_and_leaves_it_out_when_unset():
+    recorder = Recorder()
+    async with client_of(recorder) as lore:
+        await lore.observe(
+            "aria", kind="operator_preference", subject_id="household", slot="tea", summary="Likes green tea",
+            scope={"user_id": "u-1", "team_id": "t-1"},
+        )  # fmt: skip
+        await lore.observe("aria", kind="world_fact", subject_id="office", summary="Opens at 9", scope="u-2")
+        await lore.observe("aria", kind="world_fact", subject_id="office", summary="Opens at 9")
+
+    scoped, by_user, shared = (json.loads(request.content) for request in recorder.requests)
+    assert scoped["scope"] == {"userId": "u-1", "teamId": "t-1"} and scoped["agentId"] == "aria"
+    assert scoped["candidate"]["slot"] == "tea"
+    assert by_user["scope"] == {"userId": "u-2"}
+    assert "scope" not in shared
+
+
+async def test_query_and_search_observations_send_user_team_and_scope_match():
+    recorder = Recorder()
+    async with client_of(recorder) as lore:
+        await lore.query_observations(agent_id="aria", user_id="u-1", team_id="t-1", scope_match="context")
+        await lore.query_observations(user_id="u-1")
+        await lore.search_observations("tea?", agent_id="aria", user_id="u-1", team_id="t-1", k=3)
+        await lore.search_observations("tea?")
+
+    context, browse, search, unscoped = recorder.requests
+    assert (context.method, context.url.path) == ("GET", "/v1/observations")
+    assert context.url.params.multi_items() == [
+        ("agentId", "aria"),
+        ("userId", "u-1"),
+        ("teamId", "t-1"),
+        ("scopeMatch", "SCOPE_MATCH_CONTEXT"),
+    ]
+    assert browse.url.params.multi_items() == [("userId", "u-1")]
+    assert (search.method, search.url.path) == ("POST", "/v1/observations:search")
+    assert json.loads(search.content) == {
+        "agentId": "aria",
+        "userId": "u-1",
+        "teamId": "t-1",
+        "query": "tea?",
+        "k": 3,
+    }
+    assert json.loads(unscoped.content) == {"query": "tea?"}
+
+
+async def test_an_observation_reads_its_scope_and_unattributed_and_defaults_them_when_missing():
+    scoped = {
+        "id": "o-1",
+        "agentId": "aria",
+        "scope": {"userId": "u-1", "agentId": "aria", "teamId": "t-1"},
+        "unattributed": False,
+        "summary": "Likes green tea",
+    }
+    legacy = {"id": "o-2", "agentId": "aria", "unattributed": True}
+    answers = [
+        httpx.Response(200, json={"observations": [scoped, legacy]}),
+        httpx.Response(200, json={"observation": {"id": "o-3"}}),
+        httpx.Response(200, json={"results": [{"observation": scoped, "score": 0.5}]}),
+    ]
+    recorder = Recorder(*answers)
+    async with client_of(recorder) as lore:
+        page = await lore.query_observations(agent_id="aria")
+        bare = await lore.get_observation("o-3")
+        [hit] = await lore.search_observations("tea?", user_id="u-1")
+
+    first, second = page.items
+    assert first.scope == Scope(user_id="u-1", agent_id="aria", team_id="t-1") and first.unattributed is False
+    assert second.scope == Scope() and second.unattributed is True
+    assert bare.scope == Scope() and bare.unattributed is False
+    assert hit.observation.scope.user_id == "u-1"

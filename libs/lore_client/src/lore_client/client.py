@@ -328,13 +328,17 @@ class LoreClient:
         valid_before: TimeLike | None = None,
         record_access: bool | None = None,
         session_id: str = "",
+        scope_match: str | None = None,
         idempotency_key: str | None = None,
     ) -> list[RecallResult]:
-        """``POST /v1/memories:search`` (Recall): hybrid dense + lexical, best first."""
+        """``POST /v1/memories:search`` (Recall): hybrid dense + lexical, best first.
+        ``scope_match="context"`` finds what a context for ``scope`` may show (the user's memories
+        and the organisation's shared ones, never another user's) instead of matching its ids."""
         body = i.compact(
             {
                 "query": query,
                 "scope": i.scope_json(scope),
+                "scopeMatch": i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
                 "k": k,
                 "memoryTypes": i.enum_names(i.MEMORY_TYPE, memory_types),
                 "statuses": i.enum_names(i.MEMORY_STATUS, statuses),
@@ -355,14 +359,17 @@ class LoreClient:
         memory_types: str | Sequence[str] | None = None,
         statuses: str | Sequence[str] | None = None,
         order_by: str | None = None,
+        scope_match: str | None = None,
         page_size: int | None = None,
         page_token: str = "",
     ) -> Page[Memory]:
+        """``GET /v1/memories``; ``scope_match="context"`` lists as ``search`` finds with it."""
         params = _query(
             **_scope_query(scope),
             memoryTypes=i.enum_names(i.MEMORY_TYPE, memory_types),
             statuses=i.enum_names(i.MEMORY_STATUS, statuses),
             orderBy=i.enum_name(i.MEMORY_ORDER, order_by) if order_by else None,
+            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
             pageSize=page_size,
             pageToken=page_token,
         )
@@ -376,6 +383,7 @@ class LoreClient:
         memory_types: str | Sequence[str] | None = None,
         statuses: str | Sequence[str] | None = None,
         order_by: str | None = None,
+        scope_match: str | None = None,
         page_size: int | None = None,
     ) -> AsyncIterator[Memory]:
         """Every memory of the filter, following ``nextPageToken`` page by page."""
@@ -385,6 +393,7 @@ class LoreClient:
                 memory_types=memory_types,
                 statuses=statuses,
                 order_by=order_by,
+                scope_match=scope_match,
                 page_size=page_size,
                 page_token=token,
             )
@@ -434,13 +443,16 @@ class LoreClient:
         *,
         ended_after: TimeLike | None = None,
         min_salience: float | None = None,
+        scope_match: str | None = None,
         page_size: int | None = None,
         page_token: str = "",
     ) -> Page[Episode]:
+        """``GET /v1/episodes``; ``scope_match="context"``: the episodes a context for ``scope`` may show."""
         params = _query(
             **_scope_query(scope),
             endedAfter=i.time_json(ended_after),
             minSalience=min_salience,
+            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
             pageSize=page_size,
             pageToken=page_token,
         )
@@ -448,9 +460,21 @@ class LoreClient:
         return Page.from_json(answer, "episodes", Episode.from_json)
 
     async def list_open_threads(
-        self, scope: ScopeLike | None = None, *, page_size: int | None = None, page_token: str = ""
+        self,
+        scope: ScopeLike | None = None,
+        *,
+        scope_match: str | None = None,
+        page_size: int | None = None,
+        page_token: str = "",
     ) -> Page[EpisodeThread]:
-        params = _query(**_scope_query(scope), pageSize=page_size, pageToken=page_token)
+        """``GET /v1/open-threads``; ``scope_match="context"``: the threads of the episodes a context
+        for ``scope`` may show."""
+        params = _query(
+            **_scope_query(scope),
+            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
+            pageSize=page_size,
+            pageToken=page_token,
+        )
         answer = await self._call("GET", "/v1/open-threads", params=params)
         return Page.from_json(answer, "threads", EpisodeThread.from_json)
 
@@ -489,10 +513,14 @@ class LoreClient:
         detail: str = "",
         tags: Sequence[str] = (),
         evidence: Sequence[NewEvidence] = (),
+        scope: ScopeLike | None = None,
         request_id: str = "",
         idempotency_key: str | None = None,
     ) -> ObserveResult:
-        """``POST /v1/observations:observe``: create, support, contradict or supersede a belief."""
+        """``POST /v1/observations:observe``: create, support, contradict or supersede a belief.
+        ``scope`` is whose belief it is (its user and team; none: the organisation's): one current
+        belief per agent, user, team and canonical key. Its agent, when given, must be ``agent_id``
+        (or stands for it when ``agent_id`` is empty)."""
         candidate = i.compact(
             {
                 "kind": i.enum_name(i.OBSERVATION_KIND, kind),
@@ -505,7 +533,9 @@ class LoreClient:
                 "evidence": [item.to_json() for item in evidence],
             }
         )
-        body = i.compact({"agentId": agent_id, "candidate": candidate, "requestId": request_id})
+        body = i.compact(
+            {"agentId": agent_id, "scope": i.scope_json(scope), "candidate": candidate, "requestId": request_id}
+        )
         answer = await self._call("POST", "/v1/observations:observe", body=body, idempotency_key=idempotency_key)
         return ObserveResult.from_json(answer)
 
@@ -520,12 +550,21 @@ class LoreClient:
         status: str | None = None,
         min_confidence: float | None = None,
         tags: Sequence[str] = (),
+        user_id: str = "",
+        team_id: str = "",
+        scope_match: str | None = None,
         page_size: int | None = None,
         page_token: str = "",
     ) -> Page[Observation]:
-        """``GET /v1/observations``: by filters, best first."""
+        """``GET /v1/observations``: by filters, best first. ``agent_id``, ``user_id`` and
+        ``team_id`` keep only that agent's, user's, team's beliefs (any when empty); with
+        ``scope_match="context"`` they select what a context for them may show instead (the user's
+        and the organisation's shared beliefs, never another user's nor unattributed ones)."""
         params = _query(
             agentId=agent_id,
+            userId=user_id,
+            teamId=team_id,
+            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
             kind=i.enum_name(i.OBSERVATION_KIND, kind) if kind else None,
             subjectType=i.enum_name(i.SUBJECT_TYPE, subject_type) if subject_type else None,
             subjectId=subject_id,
@@ -548,11 +587,19 @@ class LoreClient:
         statuses: str | Sequence[str] | None = None,
         min_confidence: float | None = None,
         k: int | None = None,
+        user_id: str = "",
+        team_id: str = "",
         idempotency_key: str | None = None,
     ) -> list[ObservationHit]:
+        """``POST /v1/observations:search``: by meaning and words, among the beliefs a context for
+        ``agent_id``, ``user_id`` and ``team_id`` may show: that user's and team's and the
+        organisation's shared ones, never another user's (without a user: only beliefs of no user;
+        without an agent: any agent's)."""
         body = i.compact(
             {
                 "agentId": agent_id,
+                "userId": user_id,
+                "teamId": team_id,
                 "query": query,
                 "kinds": i.enum_names(i.OBSERVATION_KIND, kinds),
                 "statuses": i.enum_names(i.OBSERVATION_STATUS, statuses),

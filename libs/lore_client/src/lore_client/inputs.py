@@ -28,6 +28,7 @@ SUBJECT_TYPE = "SUBJECT_TYPE"
 OBSERVATION_STATUS = "OBSERVATION_STATUS"
 EVIDENCE_STANCE = "EVIDENCE_STANCE"
 SOURCE_TYPE = "SOURCE_TYPE"
+SCOPE_MATCH = "SCOPE_MATCH"
 
 _SCOPE_KEYS = {"userId": "userId", "user_id": "userId", "agentId": "agentId", "agent_id": "agentId"}
 _SCOPE_KEYS |= {"teamId": "teamId", "team_id": "teamId"}

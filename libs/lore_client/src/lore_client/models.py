@@ -408,10 +408,16 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Observation:
-    """A belief with its confidence and evidence (``raw["confidenceComponents"]`` explains the score)."""
+    """A belief with its confidence and evidence (``raw["confidenceComponents"]`` explains the score).
+
+    ``scope`` is whose belief it is (its user and team; empty: the organisation's; ``scope.agent_id``
+    is ``agent_id``); ``unattributed`` marks a belief recorded before beliefs had a scope: listed
+    by ``query_observations``, never shown in a context."""
 
     id: str
     agent_id: str
+    scope: Scope
+    unattributed: bool
     kind: str
     subject_type: str
     subject_id: str
@@ -434,6 +440,8 @@ class Observation:
         return cls(
             id=d.get("id", ""),
             agent_id=d.get("agentId", ""),
+            scope=Scope.from_json(d.get("scope")),
+            unattributed=bool(d.get("unattributed", False)),
             kind=d.get("kind", ""),
             subject_type=d.get("subjectType", ""),
             subject_id=d.get("subjectId", ""),

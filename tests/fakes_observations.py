@@ -59,10 +59,15 @@ class InMemoryObservationArchive:
                 raise errors.InvalidArgument("supersedes_observation_id", "no such observation in the org")
             if predecessor and any(row.supersedes_observation_id == predecessor for row in visible.values()):
                 raise errors.Conflict("a belief is superseded at most once", reason="KEY_CONFLICT")
-            if observation.status in CURRENT_STATUSES and any(
-                row.status in CURRENT_STATUSES
-                and (row.agent_id, row.canonical_key) == (observation.agent_id, observation.canonical_key)
-                for row in visible.values()
+            if (
+                observation.status in CURRENT_STATUSES
+                and not observation.unattributed
+                and any(
+                    row.status in CURRENT_STATUSES
+                    and not row.unattributed
+                    and (row.scope, row.canonical_key) == (observation.scope, observation.canonical_key)
+                    for row in visible.values()
+                )
             ):
                 raise errors.Conflict("another current belief of the key", reason="KEY_CONFLICT")
             staged[observation.id] = replace(

@@ -18,18 +18,22 @@ from lore_runtime import errors
 from lore_runtime.stores import tenant_transaction
 from pgvector import HalfVector
 
-from observations_svc.domain.model import ConfidenceComponents, Evidence, EvidenceDraft, Observation
+from observations_svc.domain.model import BeliefScope, ConfidenceComponents, Evidence, EvidenceDraft, Observation
 from observations_svc.usecases.ports import AppliedRequest, Erasure, QueryFilters, SearchFilters, SearchHit
 
 EMBEDDING_COLUMN = "embedding"
 
-# The filters both sides of a search share ($1 org, $2 agent, $3 kinds, $4 statuses, $5 min confidence).
-_SCOPE = """o.org_id = $1 AND o.agent_id = $2
+# The filters both sides of a search share ($1 org, $2 agent, $3 kinds, $4 statuses, $5 min confidence,
+# $9 user, $10 team): a context's view (BeliefScope.shows), unattributed beliefs never.
+_SCOPE = """o.org_id = $1 AND ($2 = '' OR o.agent_id = $2 OR o.agent_id = '')
+                      AND (o.user_id = $9 OR o.user_id = '') AND (o.team_id = $10 OR o.team_id = '')
+                      AND NOT o.unattributed
                       AND (cardinality($3::text[]) = 0 OR o.kind = ANY ($3))
                       AND o.status = ANY ($4) AND ($5::float8 IS NULL OR o.confidence >= $5)"""
 _COLUMNS = """o.id, o.org_id, o.agent_id, o.kind, o.subject_type, o.subject_id, o.slot, o.canonical_key, o.summary,
     o.detail, o.tags, o.confidence, o.confidence_components, o.freshness, o.last_supported_at,
-    o.revalidation_due_at, o.status, o.supersedes_observation_id, o.created_at, o.updated_at"""
+    o.revalidation_due_at, o.status, o.supersedes_observation_id, o.created_at, o.updated_at, o.user_id, o.team_id,
+    o.unattributed"""
 
 
 def _uuid(value: str) -> uuid.UUID | None:
@@ -39,8 +43,9 @@ def _uuid(value: str) -> uuid.UUID | None:
         return None
 
 
-def _key_lock(org_id: str, agent_id: str, canonical_key: str) -> int:
-    digest = hashlib.blake2b(f"{org_id}\x00{agent_id}\x00{canonical_key}".encode(), digest_size=8).digest()
+def _key_lock(org_id: str, scope: BeliefScope, canonical_key: str) -> int:
+    parts = (org_id, scope.agent_id, scope.user_id, scope.team_id, canonical_key)
+    digest = hashlib.blake2b("\x00".join(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
@@ -75,6 +80,9 @@ def _observation(row: asyncpg.Record, evidence: Sequence[Evidence] = ()) -> Obse
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         evidence=tuple(evidence),
+        user_id=row["user_id"],
+        team_id=row["team_id"],
+        unattributed=row["unattributed"],
     )
 
 
@@ -109,18 +117,21 @@ class PostgresObservationTransaction:
         self._connection = connection
         self._org_id = org_id
 
-    async def lock_key(self, agent_id: str, canonical_key: str) -> None:
+    async def lock_key(self, scope: BeliefScope, canonical_key: str) -> None:
         await self._connection.execute(
-            "SELECT pg_advisory_xact_lock($1)", _key_lock(self._org_id, agent_id, canonical_key)
+            "SELECT pg_advisory_xact_lock($1)", _key_lock(self._org_id, scope, canonical_key)
         )
 
-    async def current(self, agent_id: str, canonical_key: str) -> Observation | None:
+    async def current(self, scope: BeliefScope, canonical_key: str) -> Observation | None:
         row = await self._connection.fetchrow(
             f"""SELECT {_COLUMNS} FROM observations.observations o
-                WHERE o.org_id = $1 AND o.agent_id = $2 AND o.canonical_key = $3 AND o.status IN ('active', 'stale')
+                WHERE o.org_id = $1 AND o.agent_id = $2 AND o.user_id = $3 AND o.team_id = $4 AND o.canonical_key = $5
+                  AND o.status IN ('active', 'stale') AND NOT o.unattributed
                 FOR UPDATE""",
             self._org_id,
-            agent_id,
+            scope.agent_id,
+            scope.user_id,
+            scope.team_id,
             canonical_key,
         )
         return await _with_evidence(self._connection, self._org_id, row)
@@ -227,8 +238,25 @@ class PostgresObservationTransaction:
 def _query_conditions(org_id: str, filters: QueryFilters) -> tuple[str, list[object]]:
     """Only the filters given, as parameters: each shape of query gets its own plan, so the
     planner can use the index that matches it (a catch-all ``$n = '' OR`` predicate cannot)."""
-    conditions, arguments = ["o.org_id = $1", "o.agent_id = $2"], [org_id, filters.agent_id]
+    conditions, arguments = ["o.org_id = $1"], [org_id]
+    if filters.context:
+        # A context's view (BeliefScope.shows): the user's and the org's, the agent's and agent-less ones.
+        arguments += [filters.user_id, filters.team_id]
+        conditions += ["(o.user_id = $2 OR o.user_id = '')", "(o.team_id = $3 OR o.team_id = '')", "NOT o.unattributed"]
+        if filters.agent_id:
+            arguments.append(filters.agent_id)
+            conditions.append(f"(o.agent_id = ${len(arguments)} OR o.agent_id = '')")
+    browse = (
+        []
+        if filters.context
+        else [
+            ("agent_id", filters.agent_id),
+            ("user_id", filters.user_id),
+            ("team_id", filters.team_id),
+        ]
+    )
     for column, value in [
+        *browse,
         ("kind", filters.kind),
         ("subject_type", filters.subject_type),
         ("subject_id", filters.subject_id),
@@ -256,15 +284,18 @@ class PostgresObservationStore:
         async with tenant_transaction(self._pool, org_id) as connection:
             yield PostgresObservationTransaction(connection, org_id)
 
-    async def current_summary(self, org_id: str, agent_id: str, canonical_key: str) -> str | None:
+    async def current_summary(self, org_id: str, scope: BeliefScope, canonical_key: str) -> str | None:
         async with tenant_transaction(self._pool, org_id) as connection:
             return await connection.fetchval(
                 """
                 SELECT summary FROM observations.observations
-                WHERE org_id = $1 AND agent_id = $2 AND canonical_key = $3 AND status IN ('active', 'stale')
+                WHERE org_id = $1 AND agent_id = $2 AND user_id = $3 AND team_id = $4 AND canonical_key = $5
+                  AND status IN ('active', 'stale') AND NOT unattributed
                 """,
                 org_id,
-                agent_id,
+                scope.agent_id,
+                scope.user_id,
+                scope.team_id,
                 canonical_key,
             )
 
@@ -306,7 +337,8 @@ class PostgresObservationStore:
                 ),
                 lexical AS (
                     -- A function so the GIN index serves it despite RLS (see the migration).
-                    SELECT m.id, m.lexical FROM observations.lexical_matches($8::text, $2, $3, $4, $5, $7::integer) m
+                    SELECT m.id, m.lexical
+                    FROM observations.lexical_matches($8::text, $2, $9, $10, $3, $4, $5, $7::integer) m
                 ),
                 fused AS (
                     SELECT coalesce(d.id, l.id) AS id, d.similarity, coalesce(l.lexical, 0) AS lexical
@@ -326,6 +358,8 @@ class PostgresObservationStore:
                 unit(vector),
                 limit,
                 text,
+                filters.user_id,
+                filters.team_id,
             )
         return [
             SearchHit(str(row["id"]), float(row["similarity"]), float(row["lexical"]), float(row["confidence"]))
@@ -406,15 +440,17 @@ class PostgresObservationStore:
         source_ids: Sequence[str],
         principal: str,
         request_id: str,
+        user_id: str = "",
     ) -> Erasure:
         async with tenant_transaction(self._pool, org_id) as connection:
             row = await connection.fetchrow(
-                "SELECT * FROM observations.erase_subject($1, $2, $3::text[], $4, $5)",
+                "SELECT * FROM observations.erase_subject($1, $2, $3::text[], $4, $5, $6)",
                 subject_type,
                 subject_id,
                 list(source_ids),
                 principal,
                 request_id,
+                user_id,
             )
         return Erasure(str(row["tombstone_id"]), row["observations_erased"], row["evidence_erased"])
 
@@ -470,8 +506,9 @@ _INSERT_OBSERVATION = """
     INSERT INTO observations.observations
         (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary, detail, tags,
          confidence, confidence_components, freshness, last_supported_at, revalidation_due_at, status,
-         supersedes_observation_id, embedding, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+         supersedes_observation_id, embedding, created_at, updated_at, user_id, team_id, unattributed)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
+            $24)
 """
 
 
@@ -499,6 +536,9 @@ def _observation_row(org_id: str, observation: Observation, embedding: Sequence[
         unit(embedding),
         observation.created_at,
         observation.updated_at,
+        observation.user_id,
+        observation.team_id,
+        observation.unattributed,
     )
 
 

@@ -6,6 +6,7 @@ evidence[0].weight``) so the CLI can point at the line of the file."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from google.protobuf.message import Message
 from lore.observations.v1 import engagement_service_pb2 as engagement_pb
@@ -15,7 +16,7 @@ from lore_runtime.errors import InvalidArgument
 from observations_svc.api.observation_convert import KINDS, SOURCE_TYPES, STANCES, STATUSES, SUBJECT_TYPES, enum_value
 from observations_svc.domain import engagement as model
 from observations_svc.domain import restore
-from observations_svc.domain.keys import validate_slot, validate_subject
+from observations_svc.domain.keys import validate_scope_id, validate_slot, validate_subject
 from observations_svc.domain.model import ConfidenceComponents, Evidence, Observation
 
 _HYPOTHESIS_STATUSES = {
@@ -102,8 +103,26 @@ def observation_from_pb(item: pb.Observation, org_id: str, field: str) -> Observ
             evidence_from_pb(evidence, f"{field}.evidence[{position}]")
             for position, evidence in enumerate(item.evidence)
         ),
+        **_scope(item, subject_type, field),
     )
     return restore.validate_observation(observation, field)
+
+
+def _scope(item: pb.Observation, subject_type: str, field: str) -> dict[str, Any]:
+    """The belief's user, team and attribution. A line exported before beliefs had a scope has none:
+    it is read as migration 0005 read such rows (``entity:<id>`` is user ``<id>``'s; any other belief
+    unattributed), so an old export never turns a user's belief into the org's."""
+    if not item.HasField("scope"):
+        if subject_type == "entity":
+            return {"user_id": item.subject_id, "team_id": "", "unattributed": item.unattributed}
+        return {"user_id": "", "team_id": "", "unattributed": True}
+    if item.scope.agent_id and item.scope.agent_id != item.agent_id:
+        raise InvalidArgument(f"{field}.scope.agent_id", "must be agent_id, or be left out")
+    return {
+        "user_id": validate_scope_id(item.scope.user_id, f"{field}.scope.user_id"),
+        "team_id": validate_scope_id(item.scope.team_id, f"{field}.scope.team_id"),
+        "unattributed": item.unattributed,
+    }
 
 
 def observations_from_pb(request: pb.ImportObservationsRequest, org_id: str) -> list[Observation]:

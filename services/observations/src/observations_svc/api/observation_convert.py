@@ -6,13 +6,14 @@ import math
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
+from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
 
 from observations_svc.domain import limits
-from observations_svc.domain.keys import validate_agent_id, validate_slot, validate_subject
-from observations_svc.domain.model import Candidate, Evidence, EvidenceDraft, Observation
+from observations_svc.domain.keys import validate_agent_id, validate_scope_id, validate_slot, validate_subject
+from observations_svc.domain.model import BeliefScope, Candidate, Evidence, EvidenceDraft, Observation
 from observations_svc.usecases.ports import QueryFilters, SearchFilters
 
 KINDS = {
@@ -126,6 +127,27 @@ def candidate_from_pb(candidate: pb.ObservationCandidate, now: datetime) -> Cand
     )
 
 
+def belief_scope_from_pb(request: pb.ObserveRequest) -> BeliefScope:
+    """Whose belief an Observe records: ``agent_id`` and ``scope`` (whose ``agent_id``, when set, must be
+    the same agent, or names it when ``agent_id`` is empty)."""
+    agent_id = validate_agent_id(request.agent_id)
+    named = validate_agent_id(request.scope.agent_id, "scope.agent_id")
+    if named and agent_id and named != agent_id:
+        raise InvalidArgument("scope.agent_id", "must be agent_id, or be left out")
+    return BeliefScope(
+        agent_id=agent_id or named,
+        user_id=validate_scope_id(request.scope.user_id, "scope.user_id"),
+        team_id=validate_scope_id(request.scope.team_id, "scope.team_id"),
+    )
+
+
+def _scope_match(value: int) -> bool:
+    """True for SCOPE_MATCH_CONTEXT (a context's view), False for a browse."""
+    if value not in (scope_pb2.SCOPE_MATCH_UNSPECIFIED, scope_pb2.SCOPE_MATCH_CONTEXT):
+        raise InvalidArgument("scope_match", "must be SCOPE_MATCH_UNSPECIFIED or SCOPE_MATCH_CONTEXT")
+    return value == scope_pb2.SCOPE_MATCH_CONTEXT
+
+
 def query_filters_from_pb(request: pb.QueryObservationsRequest) -> QueryFilters:
     subject_type = enum_value(SUBJECT_TYPES, request.subject_type, "subject_type", optional=True)
     if request.subject_id:
@@ -134,6 +156,9 @@ def query_filters_from_pb(request: pb.QueryObservationsRequest) -> QueryFilters:
         raise InvalidArgument("tags", f"at most {limits.MAX_TAGS} tags")
     return QueryFilters(
         agent_id=validate_agent_id(request.agent_id),
+        user_id=validate_scope_id(request.user_id, "user_id"),
+        team_id=validate_scope_id(request.team_id, "team_id"),
+        context=_scope_match(request.scope_match),
         kind=enum_value(KINDS, request.kind, "kind", optional=True),
         subject_type=subject_type,
         subject_id=request.subject_id,
@@ -157,6 +182,8 @@ def search_filters_from_pb(request: pb.SearchObservationsRequest) -> SearchFilte
     statuses = tuple(enum_value(STATUSES, value, "statuses") for value in request.statuses) or ("active",)
     return SearchFilters(
         agent_id=validate_agent_id(request.agent_id),
+        user_id=validate_scope_id(request.user_id, "user_id"),
+        team_id=validate_scope_id(request.team_id, "team_id"),
         kinds=tuple(enum_value(KINDS, value, "kinds") for value in request.kinds),
         statuses=statuses,
         min_confidence=_unit_interval(request, "min_confidence"),
@@ -220,4 +247,6 @@ def observation_to_pb(observation: Observation) -> pb.Observation:
         created_at=to_timestamp(observation.created_at),
         updated_at=to_timestamp(observation.updated_at),
         evidence=[evidence_to_pb(item) for item in observation.evidence],
+        scope=scope_pb2.Scope(user_id=observation.user_id, agent_id=observation.agent_id, team_id=observation.team_id),
+        unattributed=observation.unattributed,
     )

@@ -14,7 +14,7 @@ from lore_runtime.errors import InvalidArgument
 from observations_svc.api import import_convert
 from observations_svc.api import observation_convert as convert
 from observations_svc.domain import limits
-from observations_svc.domain.keys import validate_agent_id
+from observations_svc.domain.keys import validate_agent_id, validate_scope_id
 from observations_svc.usecases import maintenance, observe, org_transfer, read
 from observations_svc.usecases.ports import Clock, ObservationStore
 
@@ -40,11 +40,11 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
 
     async def Observe(self, request: pb.ObserveRequest, context) -> pb.ObserveResponse:
         caller = request_context.current()
-        agent_id = validate_agent_id(request.agent_id)
+        scope = convert.belief_scope_from_pb(request)
         candidate = convert.candidate_from_pb(request.candidate, self._clock.now())
         observation, outcome = await observe.observe(
             caller.org_id,
-            agent_id,
+            scope,
             candidate,
             _request_id(request.request_id),
             store=self._store,
@@ -174,6 +174,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             source_ids,
             caller.principal,
             convert.bounded_text(request.request_id or caller.request_id, "request_id", limits.MAX_REQUEST_ID_CHARS),
+            validate_scope_id(request.user_id, "user_id"),
             store=self._store,
         )
         return pb.EraseSubjectResponse(

@@ -10,6 +10,7 @@ from lore_runtime.errors import InvalidArgument
 from observations_svc.domain.limits import MAX_SLOT_CHARS
 from observations_svc.domain.model import KINDS, SUBJECT_TYPES
 
+MAX_SCOPE_ID_CHARS = 128
 SLOT_PATTERN = re.compile(rf"^[a-z0-9_.-]{{1,{MAX_SLOT_CHARS}}}$")
 # No ':' in a subject id, so a key splits back into its parts unambiguously.
 SUBJECT_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
@@ -30,6 +31,17 @@ def validate_subject(subject_type: str, subject_id: str, field: str = "subject_i
             raise InvalidArgument(field, "global subjects have no id")
     elif not SUBJECT_ID_PATTERN.match(subject_id):
         raise InvalidArgument(field, "must be 1..128 characters of [A-Za-z0-9._@/-], starting alphanumeric")
+
+
+def validate_scope_id(value: str, field: str) -> str:
+    """A user or team id of a belief's scope: any id a memory's or session's scope may hold (reflection
+    passes the session's), so not the subject-id alphabet: ≤ 128 characters, no surrounding spaces,
+    no control characters."""
+    if len(value) > MAX_SCOPE_ID_CHARS:
+        raise InvalidArgument(field, f"at most {MAX_SCOPE_ID_CHARS} characters")
+    if value != value.strip() or any(ord(char) < 32 or ord(char) == 127 for char in value):
+        raise InvalidArgument(field, "must not start or end with whitespace nor hold control characters")
+    return value
 
 
 def validate_agent_id(agent_id: str, field: str = "agent_id") -> str:

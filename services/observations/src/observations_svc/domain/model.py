@@ -10,7 +10,7 @@ SUBJECT_TYPES = ("entity", "project", "tool", "agent", "global")
 STATUSES = ("active", "stale", "superseded", "invalidated")
 STANCES = ("support", "contradict", "context")
 SOURCE_TYPES = ("memory_item", "message", "episode", "entity")
-# A current belief is active or stale: one per (org, agent, canonical key).
+# A current belief is active or stale: one per (org, agent, user, team, canonical key).
 CURRENT_STATUSES = ("active", "stale")
 
 # How long a belief of each kind stays fresh without new support (its revalidation cadence).
@@ -60,6 +60,25 @@ class Evidence:
 
 
 @dataclass(frozen=True, slots=True)
+class BeliefScope:
+    """Whose belief it is: what the agent believes for a user (and team); no user is the org's."""
+
+    agent_id: str = ""
+    user_id: str = ""
+    team_id: str = ""
+
+    def shows(self, belief: BeliefScope) -> bool:
+        """Whether a context for this scope may show a belief of scope ``belief`` (ARCHITECTURE.md §2):
+        its user is this user or none (none only, when this scope names no user), its team likewise,
+        its agent this agent or none (any agent, when this scope names none)."""
+        return (
+            belief.user_id in (self.user_id, "")
+            and belief.team_id in (self.team_id, "")
+            and (not self.agent_id or belief.agent_id in (self.agent_id, ""))
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """A belief as an extractor or client proposes it, already validated."""
 
@@ -96,3 +115,11 @@ class Observation:
     created_at: datetime
     updated_at: datetime
     evidence: tuple[Evidence, ...] = field(default=())
+    user_id: str = ""
+    team_id: str = ""
+    # Recorded before beliefs had a scope and not attributable: never shown in a context.
+    unattributed: bool = False
+
+    @property
+    def scope(self) -> BeliefScope:
+        return BeliefScope(self.agent_id, self.user_id, self.team_id)

@@ -156,11 +156,11 @@ def supersession_order(observations: Sequence[Observation]) -> list[int]:
 
 
 def current_keys_unique(observations: Sequence[Observation], field: str) -> None:
-    """At most one current (active or stale) belief per agent and key, as the database requires."""
-    seen: dict[tuple[str, str], int] = {}
+    """At most one current (active or stale) attributed belief per scope and key, as the database requires."""
+    seen: dict[tuple[str, str, str, str], int] = {}
     for position, observation in enumerate(observations):
-        if observation.status in CURRENT_STATUSES:
-            key = (observation.agent_id, observation.canonical_key)
+        if observation.status in CURRENT_STATUSES and not observation.unattributed:
+            key = (observation.agent_id, observation.user_id, observation.team_id, observation.canonical_key)
             if key in seen:
                 raise InvalidArgument(
                     f"{field}[{position}].status", f"a second current belief for its key ({field}[{seen[key]}])"

@@ -32,7 +32,7 @@ async def run_revalidation(org_id: str, agent_id: str, *, store: ObservationStor
                 found = await tx.load(observation_id)
                 if found is None:
                     continue
-                await tx.lock_key(found.agent_id, found.canonical_key)
+                await tx.lock_key(found.scope, found.canonical_key)
                 found = await tx.load(observation_id)
                 if found is None or found.status != "active":
                     continue
@@ -64,10 +64,12 @@ async def erase_subject(
     source_ids: Sequence[str],
     principal: str,
     request_id: str,
+    user_id: str = "",
     *,
     store: ObservationStore,
 ) -> Erasure:
+    """The subject's beliefs, and with ``user_id`` every belief scoped to that user, with their evidence."""
     if subject_type == "global":
         raise InvalidArgument("subject_type", "global is not a data subject: name an entity, project, tool or agent")
     validate_subject(subject_type, subject_id)
-    return await store.erase_subject(org_id, subject_type, subject_id, source_ids, principal, request_id)
+    return await store.erase_subject(org_id, subject_type, subject_id, source_ids, principal, request_id, user_id)

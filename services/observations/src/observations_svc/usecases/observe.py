@@ -18,7 +18,7 @@ from lore_runtime.errors import FailedPrecondition, NotFound
 from observations_svc.domain import beliefs
 from observations_svc.domain.confidence import OPERATOR_WEIGHT
 from observations_svc.domain.keys import canonical_key
-from observations_svc.domain.model import CURRENT_STATUSES, Candidate, EvidenceDraft, Observation
+from observations_svc.domain.model import CURRENT_STATUSES, BeliefScope, Candidate, EvidenceDraft, Observation
 from observations_svc.usecases.ports import AppliedRequest, Clock, ObservationStore, ObservationTransaction
 
 CREATED, SUPPORTED, CONTRADICTED, SUPERSEDED = "created", "supported", "contradicted", "superseded"
@@ -57,18 +57,21 @@ async def _reassess(tx: ObservationTransaction, observation: Observation, now: d
 async def _create(
     tx: ObservationTransaction,
     org_id: str,
-    agent_id: str,
+    scope: BeliefScope,
     key: str,
     candidate: Candidate,
     embedding: Sequence[float],
     now: datetime,
     supersedes: str | None,
+    unattributed: bool = False,
 ) -> Observation:
     verdict = beliefs.assess(candidate.kind, list(candidate.evidence), now, now)
     observation = Observation(
         id=str(uuid.uuid4()),
         org_id=org_id,
-        agent_id=agent_id,
+        agent_id=scope.agent_id,
+        user_id=scope.user_id,
+        team_id=scope.team_id,
         kind=candidate.kind,
         subject_type=candidate.subject_type,
         subject_id=candidate.subject_id,
@@ -87,6 +90,7 @@ async def _create(
         supersedes_observation_id=supersedes,
         created_at=now,
         updated_at=now,
+        unattributed=unattributed,
     )
     await tx.insert(observation, embedding)
     evidence = await tx.add_evidence(observation.id, candidate.evidence, now)
@@ -107,7 +111,16 @@ async def _challenge(
         return contested, CONTRADICTED
     await tx.save_assessment(replace(contested, status="superseded"))
     successor = await _create(
-        tx, current.org_id, current.agent_id, current.canonical_key, challenger, embedding, now, current.id
+        tx,
+        current.org_id,
+        current.scope,
+        current.canonical_key,
+        challenger,
+        embedding,
+        now,
+        current.id,
+        # A correction of a belief nobody can be attributed stays out of contexts like its predecessor.
+        unattributed=current.unattributed,
     )
     return successor, SUPERSEDED
 
@@ -135,7 +148,7 @@ async def _record(
 
 async def observe(
     org_id: str,
-    agent_id: str,
+    scope: BeliefScope,
     candidate: Candidate,
     request_id: str = "",
     *,
@@ -143,30 +156,32 @@ async def observe(
     embedder: Embedder,
     clock: Clock,
 ) -> tuple[Observation, str]:
+    """``scope``: whose belief (agent, user, team); the scope's current belief of the key is the one
+    supported, contradicted or superseded — another user's belief of the same key is another belief."""
     key = canonical_key(candidate.subject_type, candidate.subject_id, candidate.kind, candidate.slot)
     text = embedding_text(candidate.summary, candidate.detail)
     # A repeated claim only adds evidence and needs no vector, and the model is the dearest step
     # of an Observe: an unlocked look at the current summary decides whether to embed, before the
     # transaction so no lock waits on the model. Should a writer change the key in between, the
     # vector is computed under the lock instead.
-    seen = await store.current_summary(org_id, agent_id, key)
+    seen = await store.current_summary(org_id, scope, key)
     embedding = (
         None if seen is not None and beliefs.same_claim(seen, candidate.summary) else await _embed(embedder, text)
     )
     now = clock.now()
     async with store.transaction(org_id) as tx:
-        await tx.lock_key(agent_id, key)
+        await tx.lock_key(scope, key)
         replay = await _replayed(tx, request_id)
         if replay is not None:
             return replay
-        current = await tx.current(agent_id, key)
+        current = await tx.current(scope, key)
         if current is not None and beliefs.same_claim(current.summary, candidate.summary):
             await tx.add_evidence(current.id, candidate.evidence, now)
             result = await _reassess(tx, current, now), SUPPORTED
         else:
             embedding = embedding if embedding is not None else await _embed(embedder, text)
             if current is None:
-                result = await _create(tx, org_id, agent_id, key, candidate, embedding, now, None), CREATED
+                result = await _create(tx, org_id, scope, key, candidate, embedding, now, None), CREATED
             else:
                 result = await _challenge(tx, current, candidate, embedding, now)
         return await _record(tx, request_id, "observe", result, now)
@@ -182,7 +197,7 @@ async def _lock(tx: ObservationTransaction, observation_id: str) -> Observation:
     found = await tx.load(observation_id)
     if found is None:
         raise NotFound(f"observation {observation_id} not found", reason="OBSERVATION_NOT_FOUND")
-    await tx.lock_key(found.agent_id, found.canonical_key)
+    await tx.lock_key(found.scope, found.canonical_key)
     found = await tx.load(observation_id)
     assert found is not None  # observations are never deleted outside erasure
     return found

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from observations_svc.domain.model import Evidence, EvidenceDraft, Observation
+from observations_svc.domain.model import BeliefScope, Evidence, EvidenceDraft, Observation
 
 
 class Clock(Protocol):
@@ -17,7 +17,13 @@ class Clock(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class QueryFilters:
+    """Browse: the ids given must match (an empty one matches any). ``context``: agent, user and team
+    select what a context for them may show (``BeliefScope.shows``), unattributed beliefs excluded."""
+
     agent_id: str = ""
+    user_id: str = ""
+    team_id: str = ""
+    context: bool = False
     kind: str = ""
     subject_type: str = ""
     subject_id: str = ""
@@ -29,7 +35,11 @@ class QueryFilters:
 
 @dataclass(frozen=True, slots=True)
 class SearchFilters:
+    """Always a context's view: what ``BeliefScope(agent_id, user_id, team_id).shows``, unattributed excluded."""
+
     agent_id: str = ""
+    user_id: str = ""
+    team_id: str = ""
     kinds: tuple[str, ...] = ()
     statuses: tuple[str, ...] = ("active",)
     min_confidence: float | None = None
@@ -61,9 +71,11 @@ class AppliedRequest:
 class ObservationTransaction(Protocol):
     """One tenant transaction; ``lock_key`` serialises writers of one canonical key."""
 
-    async def lock_key(self, agent_id: str, canonical_key: str) -> None: ...
+    async def lock_key(self, scope: BeliefScope, canonical_key: str) -> None: ...
 
-    async def current(self, agent_id: str, canonical_key: str) -> Observation | None: ...
+    async def current(self, scope: BeliefScope, canonical_key: str) -> Observation | None:
+        """The scope's current (active or stale) attributed belief of the key."""
+        ...
 
     async def load(self, observation_id: str) -> Observation | None: ...
 
@@ -87,7 +99,7 @@ class ObservationStore(Protocol):
 
     async def get(self, org_id: str, observation_id: str) -> Observation | None: ...
 
-    async def current_summary(self, org_id: str, agent_id: str, canonical_key: str) -> str | None:
+    async def current_summary(self, org_id: str, scope: BeliefScope, canonical_key: str) -> str | None:
         """The summary of the key's current belief, read without a lock (a hint, not a decision)."""
         ...
 
@@ -115,7 +127,10 @@ class ObservationStore(Protocol):
         source_ids: Sequence[str],
         principal: str,
         request_id: str,
-    ) -> Erasure: ...
+        user_id: str = "",
+    ) -> Erasure:
+        """Erase the subject's beliefs and, with ``user_id``, every belief scoped to that user."""
+        ...
 
 
 class ObservationArchive(Protocol):

@@ -338,15 +338,22 @@ async def authenticated(request: Request) -> Caller:
     return caller
 
 
-def authorized(scope: str, *more: str) -> Callable[[Request], Awaitable[Caller]]:
+def authorized(scope: str, *more: str, org_wide: bool = False) -> Callable[[Request], Awaitable[Caller]]:
     """FastAPI dependency of a route that needs ``scope`` (and ``more``): the authenticated caller,
     once the scopes are checked and the request counted against the credential's rate limit of
-    ``scope``, the route's first."""
+    ``scope``, the route's first. An ``org_wide`` route (and every ``admin`` one) acts on the
+    organisation as a whole, so a credential pinned to one user (``user_pin``) may not use it."""
+    whole_org = org_wide or "admin" in (scope, *more)
 
     async def dependency(request: Request) -> Caller:
         caller = await authenticated(request)
         for needed in (scope, *more):
             caller.require(needed)
+        if whole_org and caller.user_id:
+            raise errors.PermissionDenied(
+                "this route acts on the whole organisation: a credential pinned to one user cannot use it",
+                reason="USER_PINNED",
+            )
         try:
             await request.app.state.container.rate_limiter.admit(caller.credential or caller.principal, scope)
         except errors.QuotaExceeded:

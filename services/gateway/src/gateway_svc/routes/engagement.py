@@ -1,4 +1,6 @@
-"""Engagement state routes → ``lore.observations.v1.EngagementService`` (scopes ``observations:*``)."""
+"""Engagement state routes → ``lore.observations.v1.EngagementService`` (scopes ``observations:*``).
+
+One state per organisation, so a credential pinned to one user (``user_pin``) has no access."""
 
 from __future__ import annotations
 
@@ -50,7 +52,9 @@ async def _hypothesis_call(
     summary="The organisation's engagement state; reading writes nothing (GetEngagement)",
     openapi_extra=json_response(pb.GetEngagementResponse),
 )
-async def get_engagement(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
+async def get_engagement(
+    request: Request, caller: Caller = Depends(authorized("observations:read", org_wide=True))
+) -> Response:
     response = await _engagement(request).GetEngagement(pb.GetEngagementRequest(), **rpc_options(request, caller))
     return ProtoJSONResponse(response)
 
@@ -60,7 +64,9 @@ async def get_engagement(request: Request, caller: Caller = Depends(authorized("
     summary="Form a hypothesis (EngagementService.FormHypothesis)",
     openapi_extra=json_body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE, pb.FormHypothesisResponse),
 )
-async def form_hypothesis(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
+async def form_hypothesis(
+    request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
+) -> Response:
     message = await body_message(request, pb.FormHypothesisRequest)
     return ProtoJSONResponse(await _engagement(request).FormHypothesis(message, **rpc_options(request, caller)))
 
@@ -71,7 +77,7 @@ async def form_hypothesis(request: Request, caller: Caller = Depends(authorized(
     openapi_extra=json_body(pb.AddHypothesisEvidenceRequest, EVIDENCE_EXAMPLE, pb.AddHypothesisEvidenceResponse),
 )
 async def add_evidence(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
 ) -> Response:
     message_class = pb.AddHypothesisEvidenceRequest
     return await _hypothesis_call(request, caller, hypothesis_id, message_class, "AddHypothesisEvidence")
@@ -83,7 +89,7 @@ async def add_evidence(
     openapi_extra=json_body(pb.ReviseHypothesisRequest, REVISE_EXAMPLE, pb.ReviseHypothesisResponse),
 )
 async def revise(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
 ) -> Response:
     return await _hypothesis_call(request, caller, hypothesis_id, pb.ReviseHypothesisRequest, "ReviseHypothesis")
 
@@ -94,7 +100,7 @@ async def revise(
     openapi_extra=json_body(pb.PromoteHypothesisRequest, PROMOTE_EXAMPLE, pb.PromoteHypothesisResponse),
 )
 async def promote(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
 ) -> Response:
     message = with_path_id(
         await body_message(request, pb.PromoteHypothesisRequest, empty=True), "hypothesis_id", hypothesis_id
@@ -108,7 +114,7 @@ async def promote(
     openapi_extra=json_body(pb.ArchiveHypothesisRequest, ARCHIVE_EXAMPLE, pb.ArchiveHypothesisResponse),
 )
 async def archive(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
 ) -> Response:
     return await _hypothesis_call(request, caller, hypothesis_id, pb.ArchiveHypothesisRequest, "ArchiveHypothesis")
 
@@ -118,7 +124,9 @@ async def archive(
     summary="Record an open question (AddUnknown)",
     openapi_extra=json_body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE, pb.AddUnknownResponse),
 )
-async def add_unknown(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
+async def add_unknown(
+    request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
+) -> Response:
     message = await body_message(request, pb.AddUnknownRequest)
     return ProtoJSONResponse(await _engagement(request).AddUnknown(message, **rpc_options(request, caller)))
 
@@ -129,7 +137,7 @@ async def add_unknown(request: Request, caller: Caller = Depends(authorized("obs
     openapi_extra=json_body(pb.ResolveUnknownRequest, RESOLVE_EXAMPLE, pb.ResolveUnknownResponse),
 )
 async def resolve_unknown(
-    unknown_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
+    unknown_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
 ) -> Response:
     message = with_path_id(await body_message(request, pb.ResolveUnknownRequest), "unknown_id", unknown_id)
     return ProtoJSONResponse(await _engagement(request).ResolveUnknown(message, **rpc_options(request, caller)))
@@ -140,6 +148,8 @@ async def resolve_unknown(
     summary="Start the next week, only ever by this explicit call (AdvanceWeek)",
     openapi_extra=json_body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE, pb.AdvanceWeekResponse),
 )
-async def advance_week(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
+async def advance_week(
+    request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
+) -> Response:
     message = await body_message(request, pb.AdvanceWeekRequest, empty=True)
     return ProtoJSONResponse(await _engagement(request).AdvanceWeek(message, **rpc_options(request, caller)))

@@ -1,0 +1,206 @@
+# ruff: noqa: F811  (pytest fixtures imported from the servicer suite are parameters here)
+"""Beliefs carry their scope (issue #18): two users' beliefs of one key are two beliefs, a context's
+search never sees another user's, browsing filters by the ids given, erasure by user, export and
+import keep the scope, and the migration attributes beliefs recorded before scopes."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+
+import asyncpg
+import grpc
+import pytest
+from lore.common.v1 import scope_pb2
+from lore.observations.v1 import observation_service_pb2 as pb
+from lore_migrations import discover, migrate
+
+from tests.backends import fresh_database
+
+# The servicer suite's fixtures (a running service on Postgres and its stub), shared rather than copied.
+from tests.integration.observations.test_observation_servicer import candidate, running, stub, tenant  # noqa: F401
+
+AGENT = "agent-1"
+
+
+def copied(observations: list[pb.Observation]) -> list[pb.Observation]:
+    """The observations with new ids (their evidence too), for another org: ids are global."""
+    copies = []
+    for original in observations:
+        copy = pb.Observation()
+        copy.CopyFrom(original)
+        copy.id = str(uuid.uuid4())
+        for evidence in copy.evidence:
+            evidence.id, evidence.observation_id = str(uuid.uuid4()), copy.id
+        copies.append(copy)
+    return copies
+
+
+async def exported(stub, org_id: str) -> list[pb.Observation]:
+    stream = stub.ExportObservations(pb.ExportObservationsRequest(), metadata=tenant(org_id))
+    return [observation async for page in stream for observation in page.observations]
+
+
+async def observe(stub, org_id: str, summary: str, user_id: str = "", **kwargs) -> pb.ObserveResponse:
+    request = pb.ObserveRequest(
+        agent_id=AGENT, candidate=candidate(summary, **kwargs), scope=scope_pb2.Scope(user_id=user_id)
+    )
+    return await stub.Observe(request, metadata=tenant(org_id), timeout=10)
+
+
+async def search(stub, org_id: str, query: str, **fields) -> list[pb.Observation]:
+    request = pb.SearchObservationsRequest(query=query, k=50, **fields)
+    return [hit.observation for hit in (await stub.SearchObservations(request, metadata=tenant(org_id))).results]
+
+
+async def query(stub, org_id: str, **fields) -> list[pb.Observation]:
+    request = pb.QueryObservationsRequest(page_size=100, **fields)
+    return list((await stub.QueryObservations(request, metadata=tenant(org_id))).observations)
+
+
+async def test_two_users_beliefs_of_one_key_are_two_beliefs_each_with_its_own_life(stub, org_id):
+    ana = await observe(stub, org_id, "Prefers Postgres.", "ana")
+    bo = await observe(stub, org_id, "Prefers MySQL.", "bo")
+    ana_again = await observe(stub, org_id, "Prefers Postgres.", "ana", source_id="turn-2")
+    bo_changed = await observe(stub, org_id, "Prefers SQLite.", "bo", source_id="turn-3")
+
+    assert (ana.outcome, bo.outcome) == (pb.OBSERVE_OUTCOME_CREATED, pb.OBSERVE_OUTCOME_CREATED)
+    assert ana.observation.canonical_key == bo.observation.canonical_key
+    assert ana_again.outcome == pb.OBSERVE_OUTCOME_SUPPORTED and ana_again.observation.id == ana.observation.id
+    assert bo_changed.outcome == pb.OBSERVE_OUTCOME_SUPERSEDED
+    assert bo_changed.observation.scope.user_id == "bo"
+    assert bo_changed.observation.supersedes_observation_id == bo.observation.id
+    assert ana_again.observation.status == pb.OBSERVATION_STATUS_ACTIVE
+
+
+async def test_a_contexts_search_shows_the_users_and_the_orgs_beliefs_never_another_users(stub, org_id):
+    await observe(stub, org_id, "Prefers Postgres for databases.", "ana", slot="db")
+    await observe(stub, org_id, "Prefers MySQL for databases.", "bo", slot="db")
+    await observe(stub, org_id, "The team standard for databases is Postgres.", slot="standard")
+
+    for_ana = await search(stub, org_id, "databases", agent_id=AGENT, user_id="ana")
+    no_agent = await search(stub, org_id, "databases", user_id="ana")
+    no_user = await search(stub, org_id, "databases", agent_id=AGENT)
+
+    assert {o.scope.user_id for o in for_ana} == {"ana", ""} and len(for_ana) == 2
+    assert {o.scope.user_id for o in no_agent} == {"ana", ""}
+    assert {o.scope.user_id for o in no_user} == {""}
+
+
+async def test_browsing_filters_by_the_ids_given_and_no_agent_means_every_agent(stub, org_id):
+    await observe(stub, org_id, "Prefers Postgres.", "ana")
+    await observe(stub, org_id, "Prefers MySQL.", "bo")
+    other_agent = pb.ObserveRequest(agent_id="agent-2", candidate=candidate("Likes tea."), scope={"user_id": "ana"})
+    await stub.Observe(other_agent, metadata=tenant(org_id))
+
+    # ARCHITECTURE.md §6: subject, kind and status, no agent.
+    architecture_example = await query(
+        stub,
+        org_id,
+        subject_id="user-42",
+        kind=pb.OBSERVATION_KIND_OPERATOR_PREFERENCE,
+        status=pb.OBSERVATION_STATUS_ACTIVE,
+    )
+    anas = await query(stub, org_id, user_id="ana")
+    context = await query(stub, org_id, agent_id=AGENT, user_id="ana", scope_match=scope_pb2.SCOPE_MATCH_CONTEXT)
+
+    assert len(architecture_example) == 3
+    assert sorted(o.agent_id for o in anas) == [AGENT, "agent-2"] and {o.scope.user_id for o in anas} == {"ana"}
+    assert [o.summary for o in context] == ["Prefers Postgres."]
+
+
+async def test_a_scope_naming_another_agent_is_refused_naming_the_field(stub, org_id):
+    request = pb.ObserveRequest(agent_id=AGENT, candidate=candidate("x"), scope={"agent_id": "agent-2"})
+
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.Observe(request, metadata=tenant(org_id))
+
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "scope.agent_id" in refused.value.details()
+
+
+async def test_erasing_a_user_removes_every_belief_scoped_to_them_and_leaves_the_others(stub, org_id):
+    project = dict(slot="launch")
+    await observe(stub, org_id, "Launch is in May.", "ana", **project)
+    await observe(stub, org_id, "Launch is in June.", "bo", **project)
+    erase = pb.EraseSubjectRequest(
+        subject_type=pb.SUBJECT_TYPE_ENTITY, subject_id="ana", user_id="ana", request_id=f"erase-{uuid.uuid4()}"
+    )
+
+    erased = await stub.EraseSubject(erase, metadata=tenant(org_id))
+
+    assert erased.observations_erased == 1
+    assert [o.scope.user_id for o in await query(stub, org_id)] == ["bo"]
+
+
+async def test_export_then_import_into_another_org_keeps_scope_and_attribution(stub, org_id):
+    await observe(stub, org_id, "Prefers Postgres.", "ana")
+    await observe(stub, org_id, "Shared fact.", slot="shared")
+    copy = f"{org_id}-copy"
+
+    request = pb.ImportObservationsRequest(observations=copied(await exported(stub, org_id)))
+    await stub.ImportObservations(request, metadata=tenant(copy))
+    restored = await query(stub, copy)
+
+    assert sorted((o.summary, o.scope.user_id, o.unattributed) for o in restored) == [
+        ("Prefers Postgres.", "ana", False),
+        ("Shared fact.", "", False),
+    ]
+
+
+async def test_an_export_line_from_before_scopes_is_read_as_the_migration_reads_old_rows(stub, org_id):
+    await observe(stub, org_id, "Prefers Postgres.", "user-42")
+    [entity] = copied(await exported(stub, org_id))
+    entity.ClearField("scope")
+    project = pb.Observation()
+    project.CopyFrom(entity)
+    project.id, project.subject_type, project.subject_id = str(uuid.uuid4()), pb.SUBJECT_TYPE_PROJECT, "apollo"
+    project.canonical_key = "project:apollo:operator_preference:database"
+    project.ClearField("evidence")
+    copy = f"{org_id}-old"
+
+    await stub.ImportObservations(pb.ImportObservationsRequest(observations=[entity, project]), metadata=tenant(copy))
+    restored = {o.subject_id: o for o in await query(stub, copy)}
+
+    assert (restored["user-42"].scope.user_id, restored["user-42"].unattributed) == ("user-42", False)
+    assert (restored["apollo"].scope.user_id, restored["apollo"].unattributed) == ("", True)
+    assert await search(stub, copy, "Postgres", agent_id=AGENT) == []
+
+
+async def test_the_migration_gives_old_entity_beliefs_to_their_user_and_leaves_the_rest_unattributed(
+    pg_superuser_dsn,
+):
+    migrations = discover("observations_svc")
+    before = [m for m in migrations if m.version < 5]
+    now = datetime.now(UTC)
+    async with fresh_database(pg_superuser_dsn, prefix="lore_scope") as urls:
+        await migrate(urls.owner_dsn, "observations", before)
+        connection = await asyncpg.connect(urls.owner_dsn)
+        try:
+            for subject_type, subject_id in (("entity", "user-42"), ("project", "apollo")):
+                key = f"{subject_type}:{subject_id}:world_fact:fact"
+                await connection.execute(
+                    """
+                    INSERT INTO observations.observations
+                        (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary,
+                         confidence, confidence_components, freshness, revalidation_due_at, status, embedding,
+                         created_at, updated_at)
+                    VALUES ($1, 'acme', 'aria', 'world_fact', $2, $3, 'fact', $4, 'An old belief.', 0.5, $5, 1,
+                            $6, 'active', $7::halfvec, $6, $6)
+                    """,
+                    uuid.uuid4(),
+                    subject_type,
+                    subject_id,
+                    key,
+                    json.dumps({}),
+                    now,
+                    "[" + ",".join(["0.05"] * 384) + "]",
+                )
+            await migrate(urls.owner_dsn, "observations", migrations)
+            rows = await connection.fetch(
+                "SELECT subject_id, user_id, unattributed FROM observations.observations ORDER BY subject_id"
+            )
+        finally:
+            await connection.close()
+
+    assert [tuple(row) for row in rows] == [("apollo", "", True), ("user-42", "user-42", False)]

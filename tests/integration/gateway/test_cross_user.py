@@ -38,7 +38,7 @@ from lore_runtime.request_context import RequestContext
 
 from tests.integration.gateway.conftest import _create_key, asgi_client, gateway_settings
 from tests.integration.gateway.test_cross_tenant import CASES as TENANT_CASES
-from tests.integration.gateway.test_cross_tenant import TENANT_FREE
+from tests.integration.gateway.test_cross_tenant import TENANT_FREE, _ids, _ok
 from tests.polling import eventually
 
 AGENT = "aria"
@@ -50,20 +50,6 @@ AUDIENCE = "lore-cross-user"
 CONTEXT = "SCOPE_MATCH_CONTEXT"
 TOPICS = ("gardening", "chess", "sailing", "pottery", "astronomy", "baking", "cycling", "jazz", "birding", "poetry")
 QUERY = "What do I like: gardening chess sailing pottery astronomy baking cycling jazz birding poetry?"
-
-
-def _ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, f"{response.request.method} {response.request.url}: {response.text}"
-    return response.json()
-
-
-def _ids(value: Any) -> set[str]:
-    if isinstance(value, dict):
-        found = {value["id"]} if isinstance(value.get("id"), str) and value["id"] else set()
-        return found.union(*(_ids(item) for item in value.values()))
-    if isinstance(value, list):
-        return set().union(*(_ids(item) for item in value))
-    return set()
 
 
 @dataclass

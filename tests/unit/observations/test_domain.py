@@ -146,3 +146,24 @@ def test_page_tokens_are_bound_to_their_filters():
     for bad in ("garbage", encode_offset(40, QueryFilters(kind="self_model"))):
         with pytest.raises(InvalidArgument):
             decode_offset(bad, QueryFilters(kind="world_fact"))
+
+
+def test_page_tokens_bind_the_scope_filters_and_a_token_from_before_them_still_continues():
+    import base64
+    import hashlib
+    import json
+
+    mine = encode_offset(20, QueryFilters(user_id="ana"))
+    context = encode_offset(20, QueryFilters(user_id="ana", context=True))
+    # What a token looked like before user, team and context existed: the old filters' fingerprint.
+    old_filters = {"agent_id": "", "kind": "", "subject_type": "", "subject_id": "", "canonical_key": "",
+                   "status": "", "min_confidence": None, "tags": []}  # fmt: skip
+    fingerprint = hashlib.blake2b(json.dumps(old_filters, sort_keys=True).encode(), digest_size=8).hexdigest()
+    old = base64.urlsafe_b64encode(json.dumps({"o": 20, "f": fingerprint}).encode()).decode().rstrip("=")
+
+    assert decode_offset(old, QueryFilters()) == 20
+    for other in (QueryFilters(user_id="bo"), QueryFilters(), QueryFilters(user_id="ana", context=True)):
+        with pytest.raises(InvalidArgument):
+            decode_offset(mine, other)
+    with pytest.raises(InvalidArgument):
+        decode_offset(context, QueryFilters(user_id="ana"))

@@ -13,8 +13,14 @@ from lore_runtime.errors import InvalidArgument
 MAX_OFFSET = 100_000
 
 
+# Filters added after tokens were first issued, with the value that means "not used": left out of the
+# fingerprint when unused, so a token issued before they existed still continues its listing.
+_ADDED_FILTERS = {"user_id": "", "team_id": "", "context": False}
+
+
 def _fingerprint(filters: Any) -> str:
-    return hashlib.blake2b(json.dumps(asdict(filters), sort_keys=True).encode(), digest_size=8).hexdigest()
+    described = {name: value for name, value in asdict(filters).items() if _ADDED_FILTERS.get(name, object()) != value}
+    return hashlib.blake2b(json.dumps(described, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
 def encode_offset(offset: int, filters: Any) -> str:

@@ -12,7 +12,9 @@ append the session accepted, an end that ended an active session — and, as pgq
 ``requested`` keeps every job a ``then`` callback returned, duplicates included.
 
 ``InMemoryErasureStore`` keeps erasures beside an ``InMemoryTranscript`` (sessions and turns are
-the transcript's), as the Postgres store keeps them beside the transcript's tables.
+the transcript's; turn results the ``InMemoryTurnLoop``'s, when given), as the Postgres store keeps
+them beside the transcript's tables; tests/integration/agent/test_erasure_store_contract.py keeps it
+honest.
 
 Every fake of a remote service (working memory, assembler, model, memories, beliefs, engagement,
 episodes, timeline, subject eraser) has ``down``: set it and its calls raise ``DependencyUnavailable`` (working
@@ -31,7 +33,7 @@ from datetime import date, datetime
 
 from agent_svc.domain.digest import DayEpisode, Digest
 from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, ExtractedClaim, Plan
-from agent_svc.domain.jobs import Job
+from agent_svc.domain.jobs import Job, erase_job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
 from agent_svc.usecases.ports import EmotionPoint, Erasure, Evidence, MemoryWrite, StoredDigest
@@ -539,29 +541,57 @@ class FakeTimeline(Remote):
 
 
 class InMemoryErasureStore:
-    """Erasures of the orgs, beside the transcript whose sessions and turns they erase."""
+    """Erasures of the orgs, beside the transcript whose sessions and turns they erase (and the turn
+    loop whose turn results go with them, when given). Kept honest by
+    tests/integration/agent/test_erasure_store_contract.py.
 
-    def __init__(self, transcript: InMemoryTranscript) -> None:
+    ``queued`` mirrors the job queue as ``InMemoryTranscript.queued`` does (a job whose dedupe key
+    is still waiting is not queued twice); ``dead_letter`` parks a job as the worker does once its
+    attempts are spent, and ``get`` then reports its unfinished erasure ``dead_lettered``."""
+
+    def __init__(self, transcript: InMemoryTranscript, loop: InMemoryTurnLoop | None = None) -> None:
         self._transcript = transcript
+        self._loop = loop
         self.erasures: dict[tuple[str, str], Erasure] = {}
         self._request_ids: dict[tuple[str, str], str] = {}
         self.queued: list[Job] = []
+        self.dead: list[Job] = []
+
+    def _enqueue(self, jobs: Sequence[Job]) -> None:
+        for job in jobs:
+            if all(waiting.dedupe_key != job.dedupe_key for waiting in self.queued):
+                self.queued.append(job)
+
+    def dead_letter(self, job: Job) -> None:
+        """The worker gave up on ``job``: it leaves the queue for the dead-letter state."""
+        self.queued = [waiting for waiting in self.queued if waiting.dedupe_key != job.dedupe_key]
+        self.dead.append(job)
 
     async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
         if request_id and (existing := self._request_ids.get((erasure.org_id, request_id))) is not None:
             return self.erasures[(erasure.org_id, existing)]
-        jobs = list(then(erasure))
-        self.erasures[(erasure.org_id, erasure.id)] = erasure
+        stored = dataclasses.replace(  # as the row is inserted: pending, no counts, the principal cut
+            erasure, status="pending", completed_at=None, counts={}, principal=erasure.principal[:256]
+        )
+        jobs = list(then(stored))
+        self.erasures[(erasure.org_id, erasure.id)] = stored
         if request_id:
             self._request_ids[(erasure.org_id, request_id)] = erasure.id
-        self.queued.extend(jobs)
-        return erasure
+        self._enqueue(jobs)
+        return stored
 
     async def get(self, org_id: str, erasure_id: str) -> Erasure | None:
-        return self.erasures.get((org_id, erasure_id))
+        erasure = self.erasures.get((org_id, erasure_id))
+        if erasure is None or erasure.status == "completed":
+            return erasure
+        key = erase_job(org_id, erasure_id).dedupe_key
+        parked = any(job.dedupe_key == key for job in self.dead)
+        if parked and all(job.dedupe_key != key for job in self.queued):
+            return dataclasses.replace(erasure, status="dead_lettered")
+        return erasure
 
     async def requeue(self, erasure: Erasure, jobs: Sequence[Job]) -> None:
-        self.queued.extend(jobs)
+        self._enqueue(jobs)
 
     async def mark_running(self, org_id: str, erasure_id: str) -> Erasure | None:
         erasure = self.erasures.get((org_id, erasure_id))
@@ -582,20 +612,31 @@ class InMemoryErasureStore:
     async def turn_ids(self, org_id: str, session_ids: Sequence[str]) -> list[str]:
         return sorted(
             turn.id
-            for session_id in session_ids
+            for session_id in dict.fromkeys(session_ids)  # once each, as ``= ANY(...)`` matches
             for turn in self._transcript.turns_by_session.get((org_id, session_id), [])
         )
 
     async def record(self, org_id: str, erasure_id: str, counts: dict[str, int]) -> None:
-        erasure = self.erasures[(org_id, erasure_id)]
+        erasure = self.erasures.get((org_id, erasure_id))
+        if erasure is None:  # not in the org: the UPDATE matches no row
+            return
         merged = {**erasure.counts, **{key: max(value, erasure.counts.get(key, 0)) for key, value in counts.items()}}
         self.erasures[(org_id, erasure_id)] = dataclasses.replace(erasure, counts=merged)
 
     async def delete_transcript(self, org_id: str, erasure_id: str, session_ids: Sequence[str]) -> None:
         turns = sessions = 0
         for session_id in session_ids:
-            turns += len(self._transcript.turns_by_session.pop((org_id, session_id), []))
+            deleted = self._transcript.turns_by_session.pop((org_id, session_id), [])
+            turns += len(deleted)
             sessions += self._transcript.sessions.pop((org_id, session_id), None) is not None
+            if self._loop is not None:  # the turn results go with their turns
+                for turn in deleted:
+                    self._loop._results.pop((org_id, turn.id), None)
+                    self._loop._saved_at.pop((org_id, turn.id), None)
+        # The request ids went with the rows: a retried start makes a new session.
+        live = self._transcript._request_ids
+        for key in [key for key, session_id in live.items() if key[0] == org_id and session_id in session_ids]:
+            del live[key]
         await self.record(org_id, erasure_id, {"turns": turns, "sessions": sessions})
 
     async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure:

@@ -22,6 +22,8 @@ CREATE UNIQUE INDEX observations_one_current
 -- "What do we believe about this user", best first.
 CREATE INDEX observations_user_ranked
     ON observations.observations (org_id, user_id, confidence DESC, freshness DESC, id);
+-- A browse with no agent reads every agent of the org, best first, straight off an index.
+CREATE INDEX observations_org_ranked ON observations.observations (org_id, confidence DESC, freshness DESC, id);
 
 -- The scope is part of a belief's identity: immutable like the rest of it.
 CREATE OR REPLACE FUNCTION observations.guard_observation() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -139,6 +139,21 @@ async def test_a_second_current_belief_of_a_key_is_a_conflict(archives):
         await store.insert_restored(org, [observation(T0 + timedelta(seconds=1))], [VECTOR])
 
 
+async def test_scope_and_attribution_round_trip_and_one_current_belief_per_scope(archives):
+    store, _ = archives
+    org = new_org()
+    anas = observation(T0, user_id="ana")
+    bos = observation(T0 + timedelta(seconds=1), user_id="bo", team_id="team-1")
+    shared = observation(T0 + timedelta(seconds=2))
+    old = observation(T0 + timedelta(seconds=3), unattributed=True)
+    await store.insert_restored(org, [anas, bos, shared, old], [VECTOR] * 4)
+    assert await store.export_page(org, None, 10) == [restored(item, org) for item in (anas, bos, shared, old)]
+    with pytest.raises(errors.Conflict):
+        await store.insert_restored(org, [observation(T0 + timedelta(seconds=4), user_id="ana")], [VECTOR])
+    await store.insert_restored(org, [observation(T0 + timedelta(seconds=5), unattributed=True)], [VECTOR])
+    assert len(await store.export_page(org, None, 10)) == 5
+
+
 def hypothesis(at: datetime, status: HypothesisStatus = HypothesisStatus.ACTIVE, **fields) -> Hypothesis:
     hypothesis_id = str(uuid.uuid4())
     revision = Revision("Emails help.", "Emails cut churn.", 0.6, 0.85, "Cohort C had none.", at + timedelta(1))

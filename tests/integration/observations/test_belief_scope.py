@@ -5,8 +5,11 @@ import keep the scope, and the migration attributes beliefs recorded before scop
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 
 import asyncpg
@@ -14,14 +17,23 @@ import grpc
 import pytest
 from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as pb
+from lore_devstack import DatabaseUrls
 from lore_migrations import discover, migrate
+from lore_runtime.stores import open_postgres
+from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.domain.model import BeliefScope, Candidate, EvidenceDraft
+from observations_svc.usecases import observe as observe_usecase
+from observations_svc.usecases import read
+from observations_svc.usecases.ports import QueryFilters, SearchFilters
 
 from tests.backends import fresh_database
+from tests.fakes import FixedClock, HashingEmbedder
 
 # The servicer suite's fixtures (a running service on Postgres and its stub), shared rather than copied.
 from tests.integration.observations.test_observation_servicer import candidate, running, stub, tenant  # noqa: F401
 
 AGENT = "agent-1"
+ACTIVE = pb.OBSERVATION_STATUS_ACTIVE
 
 
 def copied(observations: list[pb.Observation]) -> list[pb.Observation]:
@@ -167,18 +179,17 @@ async def test_an_export_line_from_before_scopes_is_read_as_the_migration_reads_
     assert await search(stub, copy, "Postgres", agent_id=AGENT) == []
 
 
-async def test_the_migration_gives_old_entity_beliefs_to_their_user_and_leaves_the_rest_unattributed(
-    pg_superuser_dsn,
-):
+@contextlib.asynccontextmanager
+async def legacy_database(superuser_dsn: str) -> AsyncIterator[DatabaseUrls]:
+    """A database migrated to 0004 holding two beliefs of org ``acme`` and agent ``aria`` as the old
+    schema stored them (``entity:user-42`` and ``project:apollo``), then migrated to the end."""
     migrations = discover("observations_svc")
-    before = [m for m in migrations if m.version < 5]
     now = datetime.now(UTC)
-    async with fresh_database(pg_superuser_dsn, prefix="lore_scope") as urls:
-        await migrate(urls.owner_dsn, "observations", before)
+    async with fresh_database(superuser_dsn, prefix="lore_scope") as urls:
+        await migrate(urls.owner_dsn, "observations", [m for m in migrations if m.version < 5])
         connection = await asyncpg.connect(urls.owner_dsn)
         try:
             for subject_type, subject_id in (("entity", "user-42"), ("project", "apollo")):
-                key = f"{subject_type}:{subject_id}:world_fact:fact"
                 await connection.execute(
                     """
                     INSERT INTO observations.observations
@@ -191,12 +202,23 @@ async def test_the_migration_gives_old_entity_beliefs_to_their_user_and_leaves_t
                     uuid.uuid4(),
                     subject_type,
                     subject_id,
-                    key,
+                    f"{subject_type}:{subject_id}:world_fact:fact",
                     json.dumps({}),
                     now,
                     "[" + ",".join(["0.05"] * 384) + "]",
                 )
-            await migrate(urls.owner_dsn, "observations", migrations)
+        finally:
+            await connection.close()
+        await migrate(urls.owner_dsn, "observations", migrations)
+        yield urls
+
+
+async def test_the_migration_gives_old_entity_beliefs_to_their_user_and_leaves_the_rest_unattributed(
+    pg_superuser_dsn,
+):
+    async with legacy_database(pg_superuser_dsn) as urls:
+        connection = await asyncpg.connect(urls.owner_dsn)
+        try:
             rows = await connection.fetch(
                 "SELECT subject_id, user_id, unattributed FROM observations.observations ORDER BY subject_id"
             )
@@ -204,3 +226,112 @@ async def test_the_migration_gives_old_entity_beliefs_to_their_user_and_leaves_t
             await connection.close()
 
     assert [tuple(row) for row in rows] == [("apollo", "", True), ("user-42", "user-42", False)]
+
+
+async def test_migrated_beliefs_read_by_the_service_unattributed_ones_never_in_a_context(pg_superuser_dsn):
+    """As lore_app, through the adapter: the old project belief is listed by a browse but never by a
+    search or a context query, and observing its key again starts an attributed belief beside it."""
+    embedder, clock = HashingEmbedder(384), FixedClock()
+    async with legacy_database(pg_superuser_dsn) as urls, AsyncExitStack() as stack:
+        store = PostgresObservationStore(await open_postgres(stack, urls.app_dsn, vectors=True))
+        evidence = (EvidenceDraft("support", 1.0, "message", "turn-1", "", clock.now()),)
+        project = Candidate(
+            "world_fact", "project", "apollo", "fact", "An old belief, observed again.", "", (), evidence
+        )
+
+        async def searched(**scope: str) -> list[tuple[str, str]]:
+            hits = await read.search_observations(
+                "acme", "old belief", SearchFilters(**scope), 10, store=store, embedder=embedder
+            )
+            return sorted((hit.observation.subject_id, hit.observation.summary) for hit in hits)
+
+        async def listed(filters: QueryFilters) -> list[tuple[str, bool]]:
+            rows, _ = await read.query_observations("acme", filters, 10, "", store=store)
+            return sorted((row.subject_id, row.unattributed) for row in rows)
+
+        before = await searched(agent_id="aria")
+        fresh, outcome = await observe_usecase.observe(
+            "acme", BeliefScope("aria"), project, store=store, embedder=embedder, clock=clock
+        )
+        after = {
+            "user-42's context": await searched(agent_id="aria", user_id="user-42"),
+            "the org's context": await searched(agent_id="aria"),
+            "another user's context": await searched(agent_id="aria", user_id="user-7"),
+        }
+        context = await listed(QueryFilters(agent_id="aria", context=True))
+        browse = await listed(QueryFilters(agent_id="aria"))
+
+    old, new = "An old belief.", "An old belief, observed again."
+    assert before == []
+    assert (outcome, fresh.unattributed, fresh.supersedes_observation_id) == ("created", False, None)
+    assert after == {
+        "user-42's context": [("apollo", new), ("user-42", old)],
+        "the org's context": [("apollo", new)],
+        "another user's context": [("apollo", new)],
+    }
+    assert context == [("apollo", False)]
+    assert browse == [("apollo", False), ("apollo", True), ("user-42", False)]
+
+
+async def test_feedback_by_id_acts_on_one_users_belief_and_leaves_the_others(stub, org_id):
+    ana = (await observe(stub, org_id, "Prefers Postgres.", "ana", slot="feedback")).observation
+    bo = (await observe(stub, org_id, "Prefers Postgres.", "bo", slot="feedback")).observation
+    evidence = pb.EvidenceInput(source_type=pb.SOURCE_TYPE_MESSAGE, source_id="turn-9", weight=5.0)
+
+    contradicted = await stub.ContradictObservation(
+        pb.ContradictObservationRequest(id=ana.id, evidence=evidence, correction="Prefers SQLite."),
+        metadata=tenant(org_id),
+    )
+    confirmed = await stub.ConfirmObservation(pb.ConfirmObservationRequest(id=bo.id), metadata=tenant(org_id))
+    current = {o.scope.user_id: o for o in await query(stub, org_id, canonical_key=ana.canonical_key, status=ACTIVE)}
+
+    assert contradicted.outcome == pb.OBSERVE_OUTCOME_SUPERSEDED
+    assert (contradicted.observation.scope.user_id, contradicted.observation.unattributed) == ("ana", False)
+    assert contradicted.observation.scope.agent_id == AGENT
+    assert confirmed.observation.id == bo.id and confirmed.observation.confidence > bo.confidence
+    assert (current["ana"].summary, current["bo"].summary) == ("Prefers SQLite.", "Prefers Postgres.")
+
+
+async def test_an_unattributed_belief_round_trips_exactly_through_export_and_import(stub, org_id):
+    await observe(stub, org_id, "Team habit.", slot="habit")
+    [line] = copied(await exported(stub, org_id))
+    line.unattributed, line.scope.team_id = True, "team-7"
+    restore_org, copy_org = f"{org_id}-restore", f"{org_id}-copy"
+
+    await stub.ImportObservations(pb.ImportObservationsRequest(observations=[line]), metadata=tenant(restore_org))
+    [again] = copied(await exported(stub, restore_org))
+    await stub.ImportObservations(pb.ImportObservationsRequest(observations=[again]), metadata=tenant(copy_org))
+    [restored] = await query(stub, copy_org)
+
+    assert (restored.scope.agent_id, restored.scope.user_id, restored.scope.team_id) == (AGENT, "", "team-7")
+    assert restored.unattributed
+    assert await search(stub, copy_org, "habit", agent_id=AGENT, team_id="team-7") == []
+
+
+async def test_an_import_line_whose_scope_names_another_agent_is_refused_naming_the_field(stub, org_id):
+    await observe(stub, org_id, "Prefers Postgres.", "ana", slot="wrong")
+    [line] = copied(await exported(stub, org_id))
+    line.scope.agent_id = "agent-2"
+
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.ImportObservations(pb.ImportObservationsRequest(observations=[line]), metadata=tenant(org_id))
+
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "observations[0].scope.agent_id" in refused.value.details()
+
+
+async def test_scope_ids_with_control_characters_are_refused_naming_the_field(stub, org_id):
+    request = pb.ObserveRequest(agent_id=AGENT, candidate=candidate("x"), scope={"user_id": "ana\n"})
+
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.Observe(request, metadata=tenant(org_id))
+
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "scope.user_id" in refused.value.details()
+
+
+async def test_a_scope_naming_the_agent_stands_for_an_empty_agent_id(stub, org_id):
+    request = pb.ObserveRequest(candidate=candidate("Prefers Postgres."), scope={"agent_id": AGENT, "user_id": "ana"})
+
+    observed = await stub.Observe(request, metadata=tenant(org_id))
+
+    assert (observed.observation.agent_id, observed.observation.scope.agent_id) == (AGENT, AGENT)

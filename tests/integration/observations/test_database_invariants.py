@@ -35,6 +35,9 @@ async def _insert_observation(
     status: str = "active",
     supersedes: uuid.UUID | None = None,
     summary: str = "prefers Postgres",
+    user_id: str = "",
+    team_id: str = "",
+    unattributed: bool = False,
 ) -> uuid.UUID:
     observation_id = uuid.uuid4()
     await connection.execute(
@@ -42,9 +45,10 @@ async def _insert_observation(
         INSERT INTO observations.observations
             (id, org_id, agent_id, kind, subject_type, subject_id, slot, canonical_key, summary, confidence,
              confidence_components, freshness, last_supported_at, revalidation_due_at, status,
-             supersedes_observation_id, embedding, created_at, updated_at)
+             supersedes_observation_id, embedding, created_at, updated_at, user_id, team_id, unattributed)
         VALUES ($1, $2, 'agent-1', 'operator_preference', 'entity', $3, $4,
-                'entity:' || $3 || ':operator_preference:' || $4, $5, 0.5, '{}', 1.0, $6, $6, $7, $8, $9, $6, $6)
+                'entity:' || $3 || ':operator_preference:' || $4, $5, 0.5, '{}', 1.0, $6, $6, $7, $8, $9, $6, $6,
+                $10, $11, $12)
         """,
         observation_id,
         org_id,
@@ -55,6 +59,9 @@ async def _insert_observation(
         status,
         supersedes,
         [0.1] * 384,
+        user_id,
+        team_id,
+        unattributed,
     )
     return observation_id
 
@@ -105,6 +112,9 @@ async def test_the_service_role_is_not_the_owner_and_rls_hides_other_orgs(app, o
         ("subject_id", "'user-43'"),
         ("canonical_key", "'entity:user-43:operator_preference:database'"),
         ("agent_id", "'agent-2'"),
+        ("user_id", "'user-43'"),
+        ("team_id", "'team-2'"),
+        ("unattributed", "true"),
         ("supersedes_observation_id", "gen_random_uuid()"),
     ],
 )
@@ -274,3 +284,73 @@ async def test_erasure_only_reaches_the_org_of_the_transaction(app, org_id):
     assert row["observations_erased"] == 0
     await _as(app, "org-victim-3")
     assert await app.fetchval("SELECT count(*) FROM observations.observations WHERE id = $1", victim) == 1
+
+
+async def test_one_current_observation_per_scope_and_key_unattributed_ones_beside_it(app, org_id):
+    await _as(app, org_id)
+    await _insert_observation(app, org_id, user_id="ana")
+    await _insert_observation(app, org_id, user_id="bo")
+    await _insert_observation(app, org_id, user_id="ana", team_id="team-1")
+    await _insert_observation(app, org_id, user_id="ana", unattributed=True)
+    with pytest.raises(asyncpg.UniqueViolationError):
+        await _insert_observation(app, org_id, user_id="ana", status="stale")
+
+
+@pytest.mark.parametrize("column", ["user_id", "team_id"])
+@pytest.mark.parametrize("value", [" ana", "ana\n", "a" * 129])
+async def test_scope_ids_are_bounded_trimmed_and_free_of_control_characters(app, org_id, column, value):
+    await _as(app, org_id)
+    with pytest.raises(asyncpg.CheckViolationError):
+        await _insert_observation(app, org_id, **{column: value})
+
+
+async def test_erasure_of_a_user_removes_their_beliefs_of_any_subject_and_leaves_the_others(app, org_id):
+    await _as(app, org_id)
+    about_ana = await _insert_observation(app, org_id, subject_id="ana", user_id="ana")
+    anas_project = await _insert_observation(app, org_id, subject_id="apollo", user_id="ana", slot="launch")
+    bos = await _insert_observation(app, org_id, subject_id="apollo", user_id="bo", slot="launch")
+    shared = await _insert_observation(app, org_id, subject_id="apollo", slot="launch")
+    for observation_id in (about_ana, anas_project, bos, shared):
+        await _insert_evidence(app, org_id, observation_id)
+
+    erase = "SELECT * FROM observations.erase_subject('entity', 'ana', '{}', 'admin', $1, 'ana')"
+    row = await app.fetchrow(erase, "req-user")
+    replay = await app.fetchrow(erase, "req-user")
+    again = await app.fetchrow(erase, "")
+
+    assert (row["observations_erased"], row["evidence_erased"]) == (2, 2)
+    assert tuple(replay) == tuple(row)
+    assert (again["observations_erased"], again["evidence_erased"]) == (0, 0)
+    left = await app.fetch("SELECT id FROM observations.observations WHERE org_id = $1", org_id)
+    assert {record["id"] for record in left} == {bos, shared}
+    assert await app.fetchval("SELECT count(*) FROM observations.evidence WHERE org_id = $1", org_id) == 2
+
+
+async def test_the_lexical_search_function_applies_the_tenant_and_a_contexts_scope_itself(app, org_id):
+    """SECURITY DEFINER, so no row-level security inside: the function alone keeps other orgs, other
+    users and unattributed beliefs out."""
+    await _as(app, "org-victim-4")
+    await _insert_observation(app, "org-victim-4", user_id="ana")
+    await _as(app, org_id)
+    ana = await _insert_observation(app, org_id, user_id="ana")
+    await _insert_observation(app, org_id, user_id="bo")
+    shared = await _insert_observation(app, org_id, slot="shared")
+    await _insert_observation(app, org_id, slot="old", unattributed=True)
+    await _insert_observation(app, org_id, slot="team", team_id="team-1")
+
+    async def matches(agent_id: str, user_id: str, team_id: str = "") -> set[uuid.UUID]:
+        rows = await app.fetch(
+            "SELECT id FROM observations.lexical_matches('postgres', $1, $2, $3, '{}', '{active}', NULL, 50)",
+            agent_id,
+            user_id,
+            team_id,
+        )
+        return {row["id"] for row in rows}
+
+    assert await matches("agent-1", "ana") == {ana, shared}
+    assert await matches("", "ana") == {ana, shared}
+    assert await matches("agent-2", "ana") == set()
+    assert await matches("agent-1", "") == {shared}
+    assert len(await matches("agent-1", "ana", "team-1")) == 3
+    await app.execute("SELECT set_config('lore.org_id', '', false)")
+    assert await matches("", "ana") == set()

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from lore_runtime.errors import InvalidArgument
 from observations_svc.domain import beliefs, confidence
 from observations_svc.domain.keys import canonical_key
-from observations_svc.domain.model import SOURCE_TYPES, EvidenceDraft
+from observations_svc.domain.model import SOURCE_TYPES, BeliefScope, EvidenceDraft
 from observations_svc.domain.page_tokens import decode_offset, encode_offset
 from observations_svc.usecases.ports import QueryFilters
 
@@ -167,3 +167,22 @@ def test_page_tokens_bind_the_scope_filters_and_a_token_from_before_them_still_c
             decode_offset(mine, other)
     with pytest.raises(InvalidArgument):
         decode_offset(context, QueryFilters(user_id="ana"))
+
+
+@pytest.mark.parametrize(
+    ("context", "belief", "shown"),
+    [
+        (("aria", "ana", ""), ("aria", "ana", ""), True),
+        (("aria", "ana", ""), ("aria", "", ""), True),  # the org's, for every user
+        (("aria", "ana", ""), ("", "", ""), True),  # no agent: every agent's
+        (("aria", "ana", ""), ("aria", "bo", ""), False),  # another user's, never
+        (("aria", "", ""), ("aria", "ana", ""), False),  # no user: only beliefs of no user
+        (("aria", "ana", ""), ("aria", "ana", "team-1"), False),  # no team: only beliefs of no team
+        (("aria", "ana", "team-1"), ("aria", "", "team-1"), True),
+        (("aria", "ana", "team-1"), ("aria", "ana", "team-2"), False),
+        (("aria", "ana", ""), ("other", "ana", ""), False),  # another agent's
+        (("", "ana", ""), ("other", "ana", ""), True),  # a context naming no agent sees any agent's
+    ],
+)
+def test_a_context_shows_the_users_and_the_orgs_beliefs_never_another_users(context, belief, shown):
+    assert BeliefScope(*context).shows(BeliefScope(*belief)) is shown

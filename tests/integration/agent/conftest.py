@@ -66,3 +66,11 @@ def episodes(services):
 @pytest.fixture
 def observations(services):
     return observation_service_pb2_grpc.ObservationServiceStub(services["observations"].channel)
+
+
+@pytest.fixture(params=["fake", "postgres"])
+def database(request):
+    """A contract suite's back end, run once per side: None for the fake; for Postgres a migrated database
+    of its own (started only when that side runs: the in-process agent's job worker would drain the
+    jobs a contract counts)."""
+    return request.getfixturevalue("isolated_pg") if request.param == "postgres" else None

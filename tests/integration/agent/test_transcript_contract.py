@@ -33,13 +33,6 @@ class Backend:
     turn_rows: Callable[[str], Awaitable[int]]  # turns stored for the org
 
 
-@pytest.fixture(params=["fake", "postgres"])
-def database(request):
-    """A migrated database for the Postgres back end (started only when that one runs), of its own:
-    the in-process agent's job worker would drain the jobs this contract counts."""
-    return request.getfixturevalue("isolated_pg") if request.param == "postgres" else None
-
-
 @pytest.fixture
 async def backend(database) -> AsyncIterator[Backend]:
     if database is None:

@@ -10,6 +10,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from lore_runtime.visibility import context_shows
+
 from assembler_svc.domain.tool_results import ToolResult
 
 
@@ -27,11 +29,7 @@ class Scope:
         this user or none (none only, when this scope names no user), its team likewise, and its
         agent this agent or none (any agent, when this scope names none). Another user's record
         never shows; the org's shared records (no user) show in every user's context."""
-        return (
-            record.user_id in (self.user_id, "")
-            and record.team_id in (self.team_id, "")
-            and (not self.agent_id or record.agent_id in (self.agent_id, ""))
-        )
+        return context_shows(self, record)
 
     def engages(self, engagement_agents: Collection[str]) -> bool:
         """Whether a context for this scope shows engagement state: only for the agents listed in

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from lore_runtime.visibility import context_values
+
 
 class MemoryType(enum.StrEnum):
     FACT = "fact"
@@ -63,19 +65,11 @@ class Scope:
         """
         if match is ScopeMatch.BROWSE:
             return {name: (value,) for name, value in self.as_filter().items()}
-        allowed = {"user_id": _own_or_shared(self.user_id)}
-        if self.agent_id:
-            allowed["agent_id"] = (self.agent_id, "")
-        allowed["team_id"] = _own_or_shared(self.team_id)
-        return allowed
+        return context_values(self)
 
     def selects(self, record: Scope, match: ScopeMatch = ScopeMatch.BROWSE) -> bool:
         """Whether a record of scope ``record`` is selected by this scope read with ``match``."""
         return all(getattr(record, name) in values for name, values in self.allowed_values(match).items())
-
-
-def _own_or_shared(value: str) -> tuple[str, ...]:
-    return (value, "") if value else ("",)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from lore_runtime.visibility import context_shows
+
 KINDS = ("operator_preference", "project_state", "world_fact", "self_model", "relationship_fact", "tooling_state")
 SUBJECT_TYPES = ("entity", "project", "tool", "agent", "global")
 STATUSES = ("active", "stale", "superseded", "invalidated")
@@ -71,11 +73,7 @@ class BeliefScope:
         """Whether a context for this scope may show a belief of scope ``belief`` (ARCHITECTURE.md §2):
         its user is this user or none (none only, when this scope names no user), its team likewise,
         its agent this agent or none (any agent, when this scope names none)."""
-        return (
-            belief.user_id in (self.user_id, "")
-            and belief.team_id in (self.team_id, "")
-            and (not self.agent_id or belief.agent_id in (self.agent_id, ""))
-        )
+        return context_shows(self, belief)
 
 
 @dataclass(frozen=True, slots=True)

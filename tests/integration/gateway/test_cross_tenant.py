@@ -403,6 +403,12 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
         own("GET", "/v1/memories", check=empty("memories")),
         own("GET", "/v1/memories", params={"userId": SHARED_USER}, check=empty("memories")),
         own("GET", "/v1/memories", params={"userId": b.user}, check=empty("memories")),
+        own(
+            "GET",
+            "/v1/memories",
+            params={"userId": SHARED_USER, "scopeMatch": "SCOPE_MATCH_CONTEXT", "pageSize": 7},
+            check=empty("memories"),
+        ),
     ],
     ("GET", "/v1/memories/{memory_id}"): lambda b: [denied("GET", f"/v1/memories/{m}") for m in _memories(b)],
     ("PATCH", "/v1/memories/{memory_id}"): lambda b: [
@@ -419,11 +425,23 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
         ),
         own("POST", "/v1/memories:search", json={"query": QUERY, "scope": {"userId": b.user}}, check=empty("results")),
         own("POST", "/v1/memories:search", json={"query": QUERY, "k": 50}, check=empty("results")),
+        own(
+            "POST",
+            "/v1/memories:search",
+            json={"query": QUERY, "scope": {"userId": SHARED_USER}, "scopeMatch": "SCOPE_MATCH_CONTEXT"},
+            check=empty("results"),
+        ),
         Attempt("POST", "/v1/memories:search", json={"query": QUERY, "sessionId": b.active_session}, either=True),
     ],
     ("GET", "/v1/episodes"): lambda b: [
         own("GET", "/v1/episodes", check=empty("episodes")),
         own("GET", "/v1/episodes", params={"userId": SHARED_USER}, check=empty("episodes")),
+        own(
+            "GET",
+            "/v1/episodes",
+            params={"userId": SHARED_USER, "scopeMatch": "SCOPE_MATCH_CONTEXT"},
+            check=empty("episodes"),
+        ),
     ],
     ("GET", "/v1/open-threads"): lambda b: [
         own("GET", "/v1/open-threads", check=empty("threads")),
@@ -479,6 +497,13 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
             params={"canonicalKey": f"entity:{SHARED_USER}:operator_preference:database"},
             check=empty("observations"),
         ),
+        own("GET", "/v1/observations", params={"userId": SHARED_USER}, check=empty("observations")),
+        own(
+            "GET",
+            "/v1/observations",
+            params={"userId": SHARED_USER, "agentId": B_AGENT, "scopeMatch": "SCOPE_MATCH_CONTEXT"},
+            check=empty("observations"),
+        ),
     ],
     ("POST", "/v1/observations:search"): lambda b: [
         own(
@@ -488,6 +513,12 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
             check=empty("results"),
         ),
         own("POST", "/v1/observations:search", json={"query": QUERY, "k": 50}, check=empty("results")),
+        own(
+            "POST",
+            "/v1/observations:search",
+            json={"agentId": B_AGENT, "userId": SHARED_USER, "query": QUERY, "k": 50},
+            check=empty("results"),
+        ),
     ],
     # The same belief (same agent, subject and slot, so the same canonical key) is A's own, created anew.
     ("POST", "/v1/observations:observe"): lambda b: [

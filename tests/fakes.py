@@ -127,9 +127,12 @@ class InMemoryMemoryIndex:
 
     # The MemoryCatalog port (usecases/catalog_ports.py).
 
-    async def scroll(
-        self, org_id, scope, memory_types, statuses, order, limit, offset, *, scope_match=ScopeMatch.BROWSE
+    async def page(
+        self, org_id, scope, memory_types, statuses, order, limit, after=None, *, scope_match=ScopeMatch.BROWSE
     ):
+        """The adapters' order, computed over everything: sort value descending, ties by id ascending."""
+        import uuid
+
         from memory_svc.usecases.ports import SearchFilter
 
         filters = SearchFilter(statuses=tuple(statuses))
@@ -139,8 +142,17 @@ class InMemoryMemoryIndex:
             if self._matches(item, org_id, scope, memory_types, filters, scope_match)
         ]
         field = "created_at" if str(order) == "newest" else "current_salience"
-        items.sort(key=lambda item: (getattr(item, field), item.id), reverse=True)
-        return items[offset : offset + limit]
+        items.sort(key=lambda item: str(uuid.UUID(item.id)))
+        items.sort(key=lambda item: getattr(item, field), reverse=True)
+        if after is not None:
+            last = str(uuid.UUID(after.item_id))
+            items = [
+                item
+                for item in items
+                if getattr(item, field) < after.value
+                or (getattr(item, field) == after.value and str(uuid.UUID(item.id)) > last)
+            ]
+        return items[:limit]
 
     async def replace_payloads(self, org_id, items, fields=None) -> None:
         import dataclasses
@@ -185,3 +197,35 @@ class InMemoryMemoryIndex:
         items = [item for item, _, _ in self._items.values() if self._matches(item, org_id, scope, (), everything)]
         for start in range(0, len(items), batch_size):
             yield items[start : start + batch_size]
+
+
+class InMemoryOrderGenerations:
+    """The OrderGenerations port in memory; held to the Postgres adapter's contract
+    (tests/integration/memory/test_ledger_contract.py)."""
+
+    def __init__(self) -> None:
+        self._salience: dict[str, int] = {}
+
+    async def salience(self, org_id: str) -> int:
+        return self._salience.get(org_id, 0)
+
+    async def advance_salience(self, org_id: str) -> int:
+        self._salience[org_id] = self._salience.get(org_id, 0) + 1
+        return self._salience[org_id]
+
+
+class InMemoryErasedMemories:
+    """The ErasedMemories port in memory; held to the Postgres adapter's contract."""
+
+    def __init__(self) -> None:
+        self._ids: set[tuple[str, str]] = set()
+
+    async def record(self, org_id: str, memory_ids) -> None:
+        import uuid
+
+        self._ids.update((org_id, str(uuid.UUID(memory_id))) for memory_id in memory_ids)
+
+    async def erased(self, org_id: str, memory_ids) -> set[str]:
+        import uuid
+
+        return {str(uuid.UUID(m)) for m in memory_ids if (org_id, str(uuid.UUID(m))) in self._ids}

@@ -13,6 +13,7 @@ import grpc
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime.clock import SystemClock
+from lore_runtime.page_tokens import PageTokens
 from lore_runtime.server import Registration, create_grpc_server
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
@@ -20,7 +21,7 @@ from memory_svc.api.episode_servicer import EpisodeServicer
 from memory_svc.api.servicers import MemoryServicer
 from qdrant_client import AsyncQdrantClient
 
-from tests.fakes import HashingEmbedder
+from tests.fakes import HashingEmbedder, InMemoryErasedMemories, InMemoryOrderGenerations
 from tests.fakes_working_memory import InMemoryWorkingMemoryStore
 
 BACKENDS = ("qdrant_edge", "qdrant_client_local")
@@ -75,6 +76,9 @@ async def start(stack: AsyncExitStack, stores: Any, embedder: Any) -> Service:
         working_memory=InMemoryWorkingMemoryStore(),
         vector_stores=stores,
         vector_state=stores.state,
+        generations=InMemoryOrderGenerations(),
+        erased=InMemoryErasedMemories(),
+        page_tokens=PageTokens(),
     )
     server = create_grpc_server(
         "127.0.0.1:0",

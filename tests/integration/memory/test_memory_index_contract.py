@@ -260,7 +260,7 @@ async def read_names(memory_index, org: str, names: dict[str, str], how: str, sc
     else:
         from memory_svc.usecases.catalog_ports import MemoryOrder
 
-        listed = await memory_index.scroll(org, scope, (), (), MemoryOrder.NEWEST, 50, 0, scope_match=match)
+        listed = await memory_index.page(org, scope, (), (), MemoryOrder.NEWEST, 50, scope_match=match)
         hits = [(item.id, 0.0) for item in listed]
     assert len(hits) == len({key for key, _ in hits})
     return {names[key] for key, _ in hits}
@@ -505,19 +505,63 @@ async def test_valid_at_range_and_min_salience_filters(memory_index) -> None:
 # ---------------------------------------------------------------------- the catalog
 
 
-async def test_scroll_orders_newest_first_and_pages_by_offset(memory_index) -> None:
+async def test_page_orders_newest_first_and_continues_after_a_cursor(memory_index) -> None:
     org = new_org()
     items = [make_item(org, f"note {n}", created_at=T0 + timedelta(minutes=n)) for n in range(5)]
     await memory_index.upsert(items, random_units(5, seed=3))
-    from memory_svc.usecases.catalog_ports import MemoryOrder
+    from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
 
-    first = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.NEWEST, 2, 0)
-    second = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.NEWEST, 2, 2)
-    last = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.NEWEST, 2, 4)
+    first = await memory_index.page(org, Scope(), (), (), MemoryOrder.NEWEST, 2)
+    second = await memory_index.page(
+        org, Scope(), (), (), MemoryOrder.NEWEST, 2, MemoryCursor(first[-1].created_at, first[-1].id)
+    )
+    last = await memory_index.page(
+        org, Scope(), (), (), MemoryOrder.NEWEST, 2, MemoryCursor(second[-1].created_at, second[-1].id)
+    )
     assert [item.content for item in first + second + last] == [f"note {n}" for n in (4, 3, 2, 1, 0)]
 
 
-async def test_scroll_by_salience_filters_status_type_and_org(memory_index) -> None:
+def _tied_population(org: str, seed: int, count: int) -> list[MemoryItem]:
+    """Items whose sort values collide a lot: four creation times, three saliences."""
+    rng = np.random.default_rng(seed)
+    return [
+        make_item(
+            org,
+            f"tied {n}",
+            created_at=T0 + timedelta(microseconds=int(rng.integers(4))),
+            current_salience=float(rng.choice([0.25, 0.5, 1.0])),
+        )
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize("order", ["newest", "salience"])
+async def test_paging_through_ties_returns_every_item_exactly_once_in_one_order(memory_index, order) -> None:
+    """Keyset paging (the offsets it replaced skipped and repeated items among ties): every page
+    size, through groups of equal creation times and equal saliences larger than a page."""
+    from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
+
+    ordering = MemoryOrder(order)
+    org = new_org()
+    items = _tied_population(org, seed=7, count=41)
+    await memory_index.upsert(items, random_units(len(items), seed=8))
+    await memory_index.upsert([make_item(new_org(), "elsewhere")], random_units(1, seed=9))
+    value = (lambda item: item.created_at) if ordering is MemoryOrder.NEWEST else (lambda item: item.current_salience)
+    expected = sorted(sorted(items, key=lambda item: item.id), key=value, reverse=True)
+
+    for size in (1, 2, 3, 7, 40, 41, 50):
+        seen: list[MemoryItem] = []
+        after = None
+        while True:
+            page = await memory_index.page(org, Scope(), (), (), ordering, size, after)
+            seen += page
+            if len(page) < size:
+                break
+            after = MemoryCursor(value(page[-1]), page[-1].id)
+        assert [item.id for item in seen] == [item.id for item in expected], f"page size {size}"
+
+
+async def test_page_by_salience_filters_status_type_and_org(memory_index) -> None:
     org = new_org()
     from memory_svc.usecases.catalog_ports import MemoryOrder
 
@@ -529,11 +573,11 @@ async def test_scroll_by_salience_filters_status_type_and_org(memory_index) -> N
         make_item(new_org(), "elsewhere", current_salience=1.0),
     ]
     await memory_index.upsert(items, random_units(5, seed=4))
-    active_facts = await memory_index.scroll(
-        org, Scope(), (MemoryType.FACT,), (MemoryStatus.ACTIVE,), MemoryOrder.SALIENCE, 10, 0
+    active_facts = await memory_index.page(
+        org, Scope(), (MemoryType.FACT,), (MemoryStatus.ACTIVE,), MemoryOrder.SALIENCE, 10
     )
     assert [item.content for item in active_facts] == ["high", "low"]
-    everything = await memory_index.scroll(org, Scope(), (), (), MemoryOrder.SALIENCE, 10, 0)
+    everything = await memory_index.page(org, Scope(), (), (), MemoryOrder.SALIENCE, 10)
     assert [item.content for item in everything] == ["archived", "high", "opinion", "low"]
 
 

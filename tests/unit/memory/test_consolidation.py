@@ -13,7 +13,7 @@ from memory_svc.domain.consolidation import find_folds
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
 from memory_svc.usecases.consolidate import run_consolidation
 
-from tests.fakes import FixedClock, InMemoryMemoryIndex
+from tests.fakes import FixedClock, InMemoryMemoryIndex, InMemoryOrderGenerations
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -159,6 +159,11 @@ async def test_maintenance_decays_and_folds_every_org_and_one_failing_org_spares
     items = [_item(org_id=org) for org in ("org-a", "org-a", "org-b", "org-b", "org-broken")]
     await index.upsert(items, np.vstack([_unit(1, 0)] * len(items)))
 
-    totals = await run_maintenance(catalog=index, clock=FixedClock(T0 + timedelta(days=30)), threshold=0.92)
+    totals = await run_maintenance(
+        catalog=index,
+        clock=FixedClock(T0 + timedelta(days=30)),
+        threshold=0.92,
+        generations=InMemoryOrderGenerations(),
+    )
 
     assert totals == {"orgs": 3, "failed_orgs": 1, "salience_updated": 4, "groups": 2, "consolidated": 2}

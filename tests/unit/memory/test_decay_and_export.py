@@ -8,7 +8,7 @@ from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Proven
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.export import export_memories
 
-from tests.fakes import FixedClock, InMemoryMemoryIndex
+from tests.fakes import FixedClock, InMemoryMemoryIndex, InMemoryOrderGenerations
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -38,9 +38,11 @@ async def test_decay_materialises_salience_by_type_and_only_rewrites_what_faded(
     message, fact = _item("org-a", MemoryType.MESSAGE), _item("org-a", MemoryType.FACT)
     other = _item("org-b")
     await index.upsert([message, fact, other], np.eye(3, 4, dtype=np.float32))
-    assert (await run_decay("org-a", catalog=index, clock=clock)).updated == 0  # nothing faded at day 0
+    assert (
+        await run_decay("org-a", catalog=index, clock=clock, generations=InMemoryOrderGenerations())
+    ).updated == 0  # nothing faded at day 0
     clock.advance(days=14)
-    report = await run_decay("org-a", catalog=index, clock=clock)
+    report = await run_decay("org-a", catalog=index, clock=clock, generations=InMemoryOrderGenerations())
     assert (report.checked, report.updated) == (2, 2)
     (stored_message,), (stored_fact,) = await index.get("org-a", [message.id]), await index.get("org-a", [fact.id])
     assert stored_message.current_salience == pytest.approx(0.5)  # messages halve in 14 days

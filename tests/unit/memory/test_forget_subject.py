@@ -16,7 +16,7 @@ from memory_svc.domain.working_memory import WorkingMemory
 from memory_svc.usecases.episodes import create_episode
 from memory_svc.usecases.manage_memories import forget_subject
 
-from tests.fakes import FixedClock, HashingEmbedder, InMemoryMemoryIndex
+from tests.fakes import FixedClock, HashingEmbedder, InMemoryErasedMemories, InMemoryMemoryIndex
 from tests.fakes_episodes import InMemoryEpisodeIndex
 from tests.fakes_working_memory import InMemoryWorkingMemoryStore
 
@@ -36,6 +36,7 @@ class _RecordingAccessLog:
 class _Stores:
     def __init__(self) -> None:
         self.catalog = InMemoryMemoryIndex()
+        self.erased = InMemoryErasedMemories()
         self.access_log = _RecordingAccessLog()
         self.episodes = InMemoryEpisodeIndex()
         self.working_memory = InMemoryWorkingMemoryStore()
@@ -46,6 +47,7 @@ class _Stores:
             "access_log": self.access_log,
             "episodes": self.episodes,
             "working_memory": self.working_memory,
+            "erased": self.erased,
         }
 
     async def item(self, org: str, scope: Scope) -> str:

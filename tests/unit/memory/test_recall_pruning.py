@@ -16,7 +16,7 @@ from memory_svc.usecases.ports import SearchFilter
 from memory_svc.usecases.recall import CANDIDATE_FACTOR, recall
 from memory_svc.usecases.remember import remember
 
-from tests.fakes import FixedClock, HashingEmbedder, InMemoryMemoryIndex
+from tests.fakes import FixedClock, HashingEmbedder, InMemoryErasedMemories, InMemoryMemoryIndex
 
 WORDS = "tea coffee lisbon porto jazz chess bike sourdough kayak orchid film rust".split()
 
@@ -45,7 +45,9 @@ async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salienc
         )
         for _ in range(60)
     ]
-    items = await remember("org", drafts, "", index=index, embedder=embedder, clock=clock)
+    items = await remember(
+        "org", drafts, "", index=index, embedder=embedder, clock=clock, erased=InMemoryErasedMemories()
+    )
     # Accesses and age vary, so salience and importance reorder results of similar relevance.
     aged = [
         dataclasses.replace(
@@ -91,7 +93,7 @@ async def test_recall_reads_only_the_candidates_that_can_still_make_the_top_k():
         )
         for number in range(60)
     ]
-    await remember("org", drafts, "", index=index, embedder=embedder, clock=clock)
+    await remember("org", drafts, "", index=index, embedder=embedder, clock=clock, erased=InMemoryErasedMemories())
     index.read = 0
 
     hits = await recall("org", "tea note", Scope(user_id="u"), 3, index=index, embedder=embedder, clock=clock)

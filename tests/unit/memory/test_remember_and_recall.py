@@ -11,7 +11,7 @@ from memory_svc.usecases.recall import recall
 from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.remember import remember
 
-from tests.fakes import FixedClock, HashingEmbedder, InMemoryMemoryIndex
+from tests.fakes import FixedClock, HashingEmbedder, InMemoryErasedMemories, InMemoryMemoryIndex
 
 
 @pytest.fixture
@@ -26,44 +26,64 @@ def draft(content, user="u-1", **kwargs):
 
 
 async def test_remember_embeds_the_batch_in_one_call_and_defaults_importance_and_valid_at(deps):
-    items = await remember("org-a", [draft("likes tea"), draft("lives in Lisbon", importance=0.9)], "", **deps)
+    items = await remember(
+        "org-a",
+        [draft("likes tea"), draft("lives in Lisbon", importance=0.9)],
+        "",
+        **deps,
+        erased=InMemoryErasedMemories(),
+    )
     assert deps["embedder"].calls == [2]
     assert [item.importance for item in items] == [0.5, 0.9]
     assert all(item.valid_at == item.created_at == deps["clock"].now() for item in items)
 
 
 async def test_a_retried_write_with_the_same_idempotency_key_lands_once(deps):
-    first = await remember("org-a", [draft("likes tea", idempotency_key="k-1")], "", **deps)
-    second = await remember("org-a", [draft("likes tea", idempotency_key="k-1")], "", **deps)
+    first = await remember(
+        "org-a", [draft("likes tea", idempotency_key="k-1")], "", **deps, erased=InMemoryErasedMemories()
+    )
+    second = await remember(
+        "org-a", [draft("likes tea", idempotency_key="k-1")], "", **deps, erased=InMemoryErasedMemories()
+    )
     assert first[0].id == second[0].id
     assert await deps["index"].count("org-a") == 1
 
 
 async def test_request_id_makes_items_without_their_own_key_retry_safe(deps):
-    first = await remember("org-a", [draft("a"), draft("b")], "req-1", **deps)
-    second = await remember("org-a", [draft("a"), draft("b")], "req-1", **deps)
+    first = await remember("org-a", [draft("a"), draft("b")], "req-1", **deps, erased=InMemoryErasedMemories())
+    second = await remember("org-a", [draft("a"), draft("b")], "req-1", **deps, erased=InMemoryErasedMemories())
     assert [item.id for item in first] == [item.id for item in second]
     assert first[0].id != first[1].id
 
 
 async def test_historical_valid_at_is_kept(deps):
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-    (item,) = await remember("org-a", [draft("went to the support group", valid_at=when)], "", **deps)
+    (item,) = await remember(
+        "org-a", [draft("went to the support group", valid_at=when)], "", **deps, erased=InMemoryErasedMemories()
+    )
     assert item.valid_at == when and item.created_at == deps["clock"].now()
 
 
 async def test_empty_and_oversized_batches_are_refused(deps):
     with pytest.raises(errors.InvalidArgument) as raised:
-        await remember("org-a", [], "", **deps)
+        await remember("org-a", [], "", **deps, erased=InMemoryErasedMemories())
     assert raised.value.field == "memories"
     with pytest.raises(errors.InvalidArgument):
-        await remember("org-a", [draft(f"m{i}") for i in range(101)], "", **deps)
+        await remember("org-a", [draft(f"m{i}") for i in range(101)], "", **deps, erased=InMemoryErasedMemories())
     assert await deps["index"].count("org-a") == 0
 
 
 async def test_recall_finds_the_closest_memory_of_the_scope_only(deps):
-    await remember("org-a", [draft("Caroline went to the support group"), draft("Melanie paints sunsets")], "", **deps)
-    await remember("org-a", [draft("Caroline went to the support group", user="u-2")], "", **deps)
+    await remember(
+        "org-a",
+        [draft("Caroline went to the support group"), draft("Melanie paints sunsets")],
+        "",
+        **deps,
+        erased=InMemoryErasedMemories(),
+    )
+    await remember(
+        "org-a", [draft("Caroline went to the support group", user="u-2")], "", **deps, erased=InMemoryErasedMemories()
+    )
     results = await recall("org-a", "support group", Scope(user_id="u-1"), 5, **deps)
     assert results[0].item.content == "Caroline went to the support group"
     assert all(result.item.scope.user_id == "u-1" for result in results)
@@ -71,7 +91,7 @@ async def test_recall_finds_the_closest_memory_of_the_scope_only(deps):
 
 
 async def test_recall_never_returns_another_orgs_memories(deps):
-    await remember("org-b", [draft("a secret of org b")], "", **deps)
+    await remember("org-b", [draft("a secret of org b")], "", **deps, erased=InMemoryErasedMemories())
     assert await recall("org-a", "secret", Scope(), 10, **deps) == []
 
 
@@ -125,6 +145,7 @@ async def test_recall_returns_lexical_and_dense_scores_and_finds_rare_exact_term
         [draft("The launch code is XJ-4471"), draft("Caroline likes tangerines"), draft("Melanie likes sunsets")],
         "",
         **deps,
+        erased=InMemoryErasedMemories(),
     )
     results = await recall("org-a", "what is the xj 4471 code?", Scope(user_id="u-1"), 3, **deps)
     assert results[0].item.content == "The launch code is XJ-4471"
@@ -134,7 +155,13 @@ async def test_recall_returns_lexical_and_dense_scores_and_finds_rare_exact_term
 
 async def test_recall_filters_by_status_time_and_salience(deps):
     may, june = datetime(2023, 5, 8, tzinfo=UTC), datetime(2023, 6, 8, tzinfo=UTC)
-    await remember("org-a", [draft("tea in May", valid_at=may), draft("tea in June", valid_at=june)], "", **deps)
+    await remember(
+        "org-a",
+        [draft("tea in May", valid_at=may), draft("tea in June", valid_at=june)],
+        "",
+        **deps,
+        erased=InMemoryErasedMemories(),
+    )
     found = await recall("org-a", "tea", Scope(), 10, **deps, valid_after=june)
     assert [result.item.content for result in found] == ["tea in June"]
     found = await recall("org-a", "tea", Scope(), 10, **deps, valid_before=june)
@@ -205,7 +232,7 @@ class _RefusingCatalog:
 
 
 async def _access(deps, reason: str) -> tuple[int, _RecordingAccessLog]:
-    items = await remember("org-a", [draft("Mia sails on Sundays.")], "", **deps)
+    items = await remember("org-a", [draft("Mia sails on Sundays.")], "", **deps, erased=InMemoryErasedMemories())
     access_log = _RecordingAccessLog()
     recorded = await record_items_access(
         "org-a",

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from lore_runtime import errors
+from lore_runtime.page_tokens import PageTokens
 from memory_svc.domain.episode import EpisodeDraft, OpenThread
 from memory_svc.domain.model import MemoryDraft, MemoryType, Scope, ScopeMatch
 from memory_svc.usecases.catalog_ports import MemoryOrder
@@ -17,7 +18,13 @@ from memory_svc.usecases.manage_memories import list_memories
 from memory_svc.usecases.recall import recall
 from memory_svc.usecases.remember import remember
 
-from tests.fakes import FixedClock, HashingEmbedder, InMemoryMemoryIndex
+from tests.fakes import (
+    FixedClock,
+    HashingEmbedder,
+    InMemoryErasedMemories,
+    InMemoryMemoryIndex,
+    InMemoryOrderGenerations,
+)
 from tests.fakes_episodes import InMemoryEpisodeIndex
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -76,6 +83,9 @@ def deps():
     return {"index": InMemoryMemoryIndex(), "embedder": HashingEmbedder(), "clock": FixedClock(T0)}
 
 
+LISTING_PORTS = {"generations": InMemoryOrderGenerations(), "tokens": PageTokens()}
+
+
 async def remember_population(deps) -> str:
     org = f"org-{uuid.uuid4().hex[:8]}"
     drafts = [
@@ -87,7 +97,7 @@ async def remember_population(deps) -> str:
             ("team", Scope(team_id="t1")),
         )
     ]
-    await remember(org, drafts, "", **deps)
+    await remember(org, drafts, "", **deps, erased=InMemoryErasedMemories())
     return org
 
 
@@ -115,7 +125,9 @@ async def test_a_memory_page_token_only_continues_the_match_that_issued_it(deps)
     alice = Scope(user_id="alice")
 
     def listing(token: str, match: ScopeMatch):
-        return list_memories(org, alice, (), (), MemoryOrder.NEWEST, 1, token, catalog=deps["index"], scope_match=match)
+        return list_memories(
+            org, alice, (), (), MemoryOrder.NEWEST, 1, token, scope_match=match, **LISTING_PORTS, catalog=deps["index"]
+        )
 
     first = await listing("", ScopeMatch.CONTEXT)
     second = await listing(first.next_page_token, ScopeMatch.CONTEXT)

@@ -26,6 +26,7 @@ import redis.asyncio as redis
 from lore_embeddings import Embedder, open_embedder
 from lore_runtime.clock import SystemClock
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
+from lore_runtime.page_tokens import PageTokens
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
@@ -33,6 +34,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from qdrant_client import AsyncQdrantClient
 
 from memory_svc.adapters.postgres_access_log import PostgresAccessLog
+from memory_svc.adapters.postgres_erased_memories import PostgresErasedMemories
+from memory_svc.adapters.postgres_order_generations import PostgresOrderGenerations
 from memory_svc.adapters.prometheus_metrics import collection_sizes
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
@@ -43,6 +46,7 @@ from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
+from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
 from memory_svc.usecases.maintenance import run_maintenance
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.reindex_ports import VectorStores
@@ -66,6 +70,9 @@ class Container:
     working_memory: WorkingMemoryStore
     leases: SessionLeases
     clock: Clock
+    generations: OrderGenerations
+    erased: ErasedMemories
+    page_tokens: PageTokens
     vector_stores: VectorStores | None = None
     vector_state: VectorState = field(default_factory=VectorState)
     tracer_provider: TracerProvider | None = None
@@ -121,12 +128,15 @@ def start_maintenance(
     catalog: MemoryCatalog,
     clock: Clock,
     metrics: ServiceMetrics,
+    generations: OrderGenerations,
 ) -> None:
     """Decay + consolidation every ``LORE_MAINTENANCE_INTERVAL_SECONDS``, claimed by one replica;
     each run counted on ``metrics`` (lore_scheduled_*{scheduled_job="memory_maintenance"})."""
 
     async def maintain() -> dict[str, Any]:
-        return await run_maintenance(catalog=catalog, clock=clock, threshold=settings.consolidation_threshold)
+        return await run_maintenance(
+            catalog=catalog, clock=clock, threshold=settings.consolidation_threshold, generations=generations
+        )
 
     runs = ScheduledRunMetrics(metrics.registry)
     interval = timedelta(seconds=settings.maintenance_interval_seconds)
@@ -157,8 +167,9 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     metrics = overrides.get("metrics") or ServiceMetrics()
     if stores is not None:
         metrics.registry.register(collection_sizes(stores))
+    generations = overrides.get("generations") or PostgresOrderGenerations(postgres)
     if settings.maintenance_interval_seconds > 0:
-        start_maintenance(settings, stack, postgres, index, clock, metrics)
+        start_maintenance(settings, stack, postgres, index, clock, metrics, generations)
     return Container(
         settings=settings,
         postgres=postgres,
@@ -171,6 +182,9 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         working_memory=overrides.get("working_memory") or RedisWorkingMemoryStore(redis_client),
         leases=overrides.get("leases") or RedisSessionLeases(redis_client, clock=clock),
         clock=clock,
+        generations=generations,
+        erased=overrides.get("erased") or PostgresErasedMemories(postgres),
+        page_tokens=PageTokens(),
         vector_stores=stores,
         vector_state=state,
         tracer_provider=overrides.get("tracer_provider"),

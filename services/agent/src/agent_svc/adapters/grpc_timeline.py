@@ -18,6 +18,7 @@ from lore.memory.v1 import episode_service_pb2 as epb
 from lore.memory.v1 import episode_service_pb2_grpc, memory_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2 as mpb
 from lore_runtime import request_context
+from lore_runtime.errors import AlreadyExists
 from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
@@ -90,7 +91,18 @@ class GrpcTimeline:
             idempotency_key=f"digest:{digest.day.isoformat()}",
             provenance=provenance_pb2.Provenance(source=provenance_pb2.PROVENANCE_SOURCE_EPISODE_EXTRACTION),
         )
-        await self._call(org_id, self._memories.Remember, mpb.RememberRequest(memories=[memory]))
+        try:
+            await self._call(org_id, self._memories.Remember, mpb.RememberRequest(memories=[memory]))
+        except AlreadyExists as refused:
+            if refused.reason != "IDEMPOTENCY_KEY_REUSED":
+                raise
+            # The day's digest exists with other text (a late episode): a key never overwrites, so the
+            # rewrite is an update of that item, which keeps one digest per scope and day.
+            rewrite = mpb.Memory(id=refused.metadata["id"], content=memory.content, metadata=memory.metadata)
+            mask = field_mask_pb2.FieldMask(paths=["content", "metadata"])
+            await self._call(
+                org_id, self._memories.UpdateMemory, mpb.UpdateMemoryRequest(memory=rewrite, update_mask=mask)
+            )
 
     async def digests(self, org_id: str, scope: Scope) -> list[StoredDigest]:
         found, token = [], ""

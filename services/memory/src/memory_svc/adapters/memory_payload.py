@@ -12,6 +12,7 @@ Payload layout (one Qdrant point per item; point id = the item's UUID):
     metadata: {str: str}                -- returned as given
     provenance: {session_id, turn_ids[], source_type, consolidated_into, consolidated_from[], session_ids[]}
     entities: [str]
+    write_digest                        -- what the keyed write asked for (domain.idempotency)
     created_at, valid_at, last_accessed_at  -- RFC 3339, UTC, microseconds ("...Z"), datetime-indexed
                                                for range filters (RangeDateTime / DatetimeRange)
 
@@ -85,6 +86,7 @@ def to_payload(item: MemoryItem) -> dict[str, Any]:
         "agent_id": item.scope.agent_id,
         "team_id": item.scope.team_id,
         "metadata": {str(key): str(value) for key, value in item.metadata.items()},
+        "write_digest": item.write_digest,
         "provenance": {
             "session_id": item.provenance.session_id,
             "turn_ids": list(item.provenance.turn_ids),
@@ -111,6 +113,7 @@ def from_payload(payload: Mapping[str, Any]) -> MemoryItem:
         importance=float(payload["importance"]),
         status=MemoryStatus(payload["status"]),
         metadata={str(key): str(value) for key, value in (payload.get("metadata") or {}).items()},
+        write_digest=str(payload.get("write_digest") or ""),
         provenance=Provenance(
             session_id=str(provenance.get("session_id") or ""),
             turn_ids=tuple(str(turn) for turn in provenance.get("turn_ids") or ()),
@@ -158,19 +161,22 @@ class Condition:
 
 @dataclass(frozen=True, slots=True)
 class DatetimeRange:
-    """``key`` (an RFC 3339 payload timestamp) within [gte, lt); either bound may be open."""
+    """``key`` (an RFC 3339 payload timestamp) within the given bounds; unset bounds are open."""
 
     key: str
     gte: str | None = None
     lt: str | None = None
+    lte: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class FloatRange:
-    """``key`` >= ``gte``."""
+    """``key`` (a number) within the given bounds; unset bounds are open."""
 
     key: str
-    gte: float
+    gte: float | None = None
+    lt: float | None = None
+    lte: float | None = None
 
 
 AnyCondition = Condition | DatetimeRange | FloatRange
@@ -313,7 +319,6 @@ def order_like(ids: Sequence[str], items: Sequence[MemoryItem]) -> list[MemoryIt
     return found
 
 
-ORDER_FIELDS = {"newest": "created_at", "salience": "current_salience"}
 SCROLL_PAGE = 1_000
 # Organisations a scheduled job can enumerate in one facet call (ARCHITECTURE §2: one org at a time).
 MAX_ORGS = 100_000

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 from qdrant_client import AsyncQdrantClient, models
 
+from memory_svc.adapters.memory_keyset import SORT_FIELDS, keyset_page
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
     MAX_ORGS,
-    ORDER_FIELDS,
     PAYLOAD_INDEXES,
     SPARSE_VECTOR,
     AnyCondition,
@@ -42,6 +42,7 @@ from memory_svc.adapters.memory_payload import (
 from memory_svc.adapters.qdrant_client_common import ClientCollectionStore, translated
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
+from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 DEFAULT_COLLECTION = "memory_items"
@@ -50,9 +51,13 @@ UPSERT_BATCH = 256
 
 def _condition(condition: AnyCondition) -> models.FieldCondition:
     if isinstance(condition, DatetimeRange):
-        return models.FieldCondition(key=condition.key, range=models.DatetimeRange(gte=condition.gte, lt=condition.lt))
+        return models.FieldCondition(
+            key=condition.key, range=models.DatetimeRange(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
     if isinstance(condition, FloatRange):
-        return models.FieldCondition(key=condition.key, range=models.Range(gte=condition.gte))
+        return models.FieldCondition(
+            key=condition.key, range=models.Range(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
     if len(condition.values) == 1:
         return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.values[0]))
     return models.FieldCondition(key=condition.key, match=models.MatchAny(any=list(condition.values)))
@@ -210,29 +215,45 @@ class QdrantClientMemoryIndex(ClientCollectionStore):
             result = await self.client.count(self.collection, count_filter=_filter([org_condition(org_id)]), exact=True)
         return int(result.count)
 
-    async def scroll(
+    async def page(
         self,
         org_id: str,
         scope: Scope,
         memory_types: Sequence[MemoryType],
         statuses: Sequence[MemoryStatus],
-        order: str,
+        order: MemoryOrder,
         limit: int,
-        offset: int,
+        after: MemoryCursor | None = None,
         *,
         scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
-        # Ordered scrolls take no offset: read offset + limit in order and keep the tail.
-        async with translated("scroll"):
-            records, _ = await self.client.scroll(
-                self.collection,
-                scroll_filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses, scope_match)),
-                limit=offset + limit,
-                with_payload=True,
-                with_vectors=False,
-                order_by=models.OrderBy(key=ORDER_FIELDS[str(order)], direction=models.Direction.DESC),
-            )
-        return [from_payload(record.payload or {}) for record in records[offset:]]
+        listing = catalog_conditions(org_id, scope, memory_types, statuses, scope_match)
+
+        async def below(extra: list[Any], count: int) -> list[MemoryItem]:
+            async with translated("list"):
+                records, _ = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=_filter([*listing, *extra]),
+                    limit=count,
+                    with_payload=True,
+                    with_vectors=False,
+                    order_by=models.OrderBy(key=SORT_FIELDS[order], direction=models.Direction.DESC),
+                )
+            return [from_payload(record.payload or {}) for record in records]
+
+        async def tied(value: Any, start: str | None, count: int) -> list[MemoryItem]:
+            async with translated("list"):
+                records, _ = await self.client.scroll(
+                    self.collection,
+                    scroll_filter=_filter([*listing, value]),
+                    limit=count,
+                    offset=start,
+                    with_payload=True,
+                    with_vectors=False,
+                )
+            return [from_payload(record.payload or {}) for record in records]
+
+        return await keyset_page(below, tied, MemoryOrder(order), limit, after)
 
     async def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
         matching = _filter(catalog_conditions(org_id, scope, (), ()))

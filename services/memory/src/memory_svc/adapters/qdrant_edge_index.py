@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import qdrant_edge as qe
 
+from memory_svc.adapters.memory_keyset import SORT_FIELDS, keyset_page
 from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
     MAX_ORGS,
-    ORDER_FIELDS,
     PAYLOAD_INDEXES,
     SPARSE_VECTOR,
     AnyCondition,
@@ -53,6 +53,7 @@ from memory_svc.adapters.memory_payload import (
 from memory_svc.adapters.qdrant_edge_store import EdgeShardStore
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
+from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 UPSERT_BATCH = 1024
@@ -60,9 +61,13 @@ UPSERT_BATCH = 1024
 
 def _condition(condition: AnyCondition) -> qe.FieldCondition:
     if isinstance(condition, DatetimeRange):
-        return qe.FieldCondition(condition.key, range=qe.RangeDateTime(gte=condition.gte, lt=condition.lt))
+        return qe.FieldCondition(
+            condition.key, range=qe.RangeDateTime(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
     if isinstance(condition, FloatRange):
-        return qe.FieldCondition(condition.key, range=qe.RangeFloat(gte=condition.gte))
+        return qe.FieldCondition(
+            condition.key, range=qe.RangeFloat(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
     if len(condition.values) == 1:
         return qe.FieldCondition(condition.key, match=qe.MatchValue(condition.values[0]))
     return qe.FieldCondition(condition.key, match=qe.MatchAny(list(condition.values)))
@@ -218,28 +223,39 @@ class QdrantEdgeMemoryIndex(EdgeShardStore):
 
     # ------------------------------------------------------------------ the catalog
 
-    async def scroll(
+    async def page(
         self,
         org_id: str,
         scope: Scope,
         memory_types: Sequence[MemoryType],
         statuses: Sequence[MemoryStatus],
-        order: str,
+        order: MemoryOrder,
         limit: int,
-        offset: int,
+        after: MemoryCursor | None = None,
         *,
         scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
-        # Ordered scrolls take no offset: read offset + limit in order and keep the tail.
-        request = qe.ScrollRequest(
-            limit=offset + limit,
-            filter=_filter(catalog_conditions(org_id, scope, memory_types, statuses, scope_match)),
-            with_payload=True,
-            with_vector=False,
-            order_by=qe.OrderBy(ORDER_FIELDS[str(order)], direction=qe.Direction.Desc),
-        )
-        records, _ = await self._run(self._shard.scroll, request)
-        return [from_payload(record.payload or {}) for record in records[offset:]]
+        listing = catalog_conditions(org_id, scope, memory_types, statuses, scope_match)
+
+        async def below(extra: list[Any], count: int) -> list[MemoryItem]:
+            request = qe.ScrollRequest(
+                limit=count,
+                filter=_filter([*listing, *extra]),
+                order_by=qe.OrderBy(SORT_FIELDS[order], direction=qe.Direction.Desc),
+                with_payload=True,
+                with_vector=False,
+            )
+            records, _ = await self._run(self._shard.scroll, request)
+            return [from_payload(record.payload or {}) for record in records]
+
+        async def tied(value: Any, start: str | None, count: int) -> list[MemoryItem]:
+            request = qe.ScrollRequest(
+                offset=start, limit=count, filter=_filter([*listing, value]), with_payload=True, with_vector=False
+            )
+            records, _ = await self._run(self._shard.scroll, request)
+            return [from_payload(record.payload or {}) for record in records]
+
+        return await keyset_page(below, tied, MemoryOrder(order), limit, after)
 
     async def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
         matching = _filter(catalog_conditions(org_id, scope, (), ()))

@@ -31,6 +31,9 @@ class MemoryManagementRpcs:
     _access_log: Any
     _episodes: Any
     _working_memory: Any
+    _generations: Any
+    _erased: Any
+    _page_tokens: Any
     _consolidation_threshold: float
     _vector_stores: Any
     _vector_state: Any
@@ -53,6 +56,8 @@ class MemoryManagementRpcs:
             request.page_size,
             request.page_token,
             catalog=self._catalog,
+            generations=self._generations,
+            tokens=self._page_tokens,
             scope_match=convert.scope_match_from_pb(request.scope_match, "scope_match"),
         )
         return pb.ListMemoriesResponse(
@@ -92,6 +97,7 @@ class MemoryManagementRpcs:
             access_log=self._access_log,
             episodes=self._episodes,
             working_memory=self._working_memory,
+            erased=self._erased,
         )
         return pb.ForgetSubjectResponse(
             memories_deleted=erased.memories_deleted,
@@ -102,7 +108,7 @@ class MemoryManagementRpcs:
 
     async def RunDecay(self, request: pb.RunDecayRequest, context: Any) -> pb.RunDecayResponse:
         caller = request_context.current()
-        report = await run_decay(caller.org_id, catalog=self._catalog, clock=self._clock)
+        report = await run_decay(caller.org_id, catalog=self._catalog, clock=self._clock, generations=self._generations)
         response = pb.RunDecayResponse(updated=report.updated)
         response.computed_at.FromDatetime(report.computed_at)
         return response

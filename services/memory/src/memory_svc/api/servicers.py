@@ -12,6 +12,7 @@ from lore.memory.v1 import (
 )
 from lore_embeddings import Embedder
 from lore_runtime import request_context
+from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import convert
 from memory_svc.api.manage_servicer import MemoryManagementRpcs
@@ -21,6 +22,7 @@ from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
+from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.recall import recall_with_query_vector
 from memory_svc.usecases.record_access import record_items_access
@@ -46,6 +48,9 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         consolidation_threshold: float = DEFAULT_THRESHOLD,
         vector_stores: VectorStores | None = None,
         vector_state: VectorState | None = None,
+        generations: OrderGenerations,
+        erased: ErasedMemories,
+        page_tokens: PageTokens,
     ) -> None:
         self._index = index
         self._catalog = catalog
@@ -58,6 +63,10 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         self._consolidation_threshold = consolidation_threshold
         self._vector_stores = vector_stores
         self._vector_state = vector_state or VectorState()
+        # Keyset page tokens and the salience generation they carry; erased ids Remember refuses.
+        self._generations = generations
+        self._erased = erased
+        self._page_tokens = page_tokens
 
     async def Remember(
         self, request: memory_service_pb2.RememberRequest, context
@@ -65,7 +74,13 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         caller = request_context.current()
         drafts = convert.drafts_from_pb(request)
         items = await remember(
-            caller.org_id, drafts, request.request_id, index=self._index, embedder=self._embedder, clock=self._clock
+            caller.org_id,
+            drafts,
+            request.request_id,
+            index=self._index,
+            embedder=self._embedder,
+            clock=self._clock,
+            erased=self._erased,
         )
         return memory_service_pb2.RememberResponse(memories=[convert.memory_to_pb(item) for item in items])
 

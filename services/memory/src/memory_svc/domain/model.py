@@ -99,6 +99,9 @@ class MemoryItem:
     last_accessed_at: datetime
     access_count: int = 0
     current_salience: float = 1.0
+    # What the keyed write that created the item asked for (domain.idempotency): a replay of the key
+    # is compared with it, not with the item as later updates left it. "" for items written before.
+    write_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True)

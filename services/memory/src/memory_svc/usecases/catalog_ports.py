@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 import numpy as np
@@ -20,8 +22,20 @@ class MemoryOrder(enum.StrEnum):
     SALIENCE = "salience"
 
 
+# created_at for the newest order, current_salience for the salience order.
+SortValue = datetime | float
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryCursor:
+    """Where a page ended: the last item's sort value and id."""
+
+    value: SortValue
+    item_id: str
+
+
 class MemoryCatalog(Protocol):
-    async def scroll(
+    async def page(
         self,
         org_id: str,
         scope: Scope,
@@ -29,12 +43,13 @@ class MemoryCatalog(Protocol):
         statuses: Sequence[MemoryStatus],
         order: MemoryOrder,
         limit: int,
-        offset: int,
+        after: MemoryCursor | None = None,
         *,
         scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
-        """Items of ``org_id`` that ``scope`` selects (read with ``scope_match``) in ``order`` (ties by
-        id), skipping ``offset``."""
+        """Up to ``limit`` items of ``org_id`` that ``scope`` selects (read with ``scope_match``), in
+        ``order`` descending with ties by id ascending, strictly after ``after`` (keyset paging:
+        exactly once while the sort values hold still)."""
         ...
 
     def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:

@@ -16,6 +16,7 @@ from opentelemetry import trace
 from memory_svc.domain.model import Scope
 from memory_svc.domain.salience import salience_of_type
 from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.ledger_ports import OrderGenerations
 from memory_svc.usecases.ports import Clock
 
 tracer = trace.get_tracer(__name__)
@@ -30,7 +31,9 @@ class DecayReport:
     computed_at: datetime
 
 
-async def run_decay(org_id: str, *, catalog: MemoryCatalog, clock: Clock) -> DecayReport:
+async def run_decay(org_id: str, *, catalog: MemoryCatalog, clock: Clock, generations: OrderGenerations) -> DecayReport:
+    """Salience-ordered page tokens cut before the first rewrite, or during the run, are stale:
+    the generation advances before the first write and again after the last."""
     now = clock.now()
     checked = updated = 0
     with tracer.start_as_current_span("memory.run_decay") as span:
@@ -43,8 +46,12 @@ async def run_decay(org_id: str, *, catalog: MemoryCatalog, clock: Clock) -> Dec
                 if abs(value - item.current_salience) > TOLERANCE:
                     faded.append(dataclasses.replace(item, current_salience=value))
             if faded:
+                if not updated:
+                    await generations.advance_salience(org_id)
                 await catalog.replace_payloads(org_id, faded)
                 updated += len(faded)
+        if updated:
+            await generations.advance_salience(org_id)
         span.set_attribute("lore.checked", checked)
         span.set_attribute("lore.updated", updated)
     return DecayReport(checked, updated, now)

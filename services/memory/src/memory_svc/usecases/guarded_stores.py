@@ -22,6 +22,7 @@ from lore_runtime.errors import FailedPrecondition
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
+from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
 from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
@@ -138,20 +139,20 @@ class GuardedMemoryIndex(_Switchable):
     async def count(self, org_id: str) -> int:
         return await self._call("count", org_id)
 
-    async def scroll(
+    async def page(
         self,
         org_id: str,
         scope: Scope,
         memory_types: Sequence[MemoryType],
         statuses: Sequence[MemoryStatus],
-        order: str,
+        order: MemoryOrder,
         limit: int,
-        offset: int,
+        after: MemoryCursor | None = None,
         *,
         scope_match: ScopeMatch = ScopeMatch.BROWSE,
     ) -> list[MemoryItem]:
         return await self._call(
-            "scroll", org_id, scope, memory_types, statuses, order, limit, offset, scope_match=scope_match
+            "page", org_id, scope, memory_types, statuses, order, limit, after, scope_match=scope_match
         )
 
     async def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:

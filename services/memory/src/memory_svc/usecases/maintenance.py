@@ -9,19 +9,22 @@ from typing import Any
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.consolidate import default_types, run_consolidation
 from memory_svc.usecases.decay import run_decay
+from memory_svc.usecases.ledger_ports import OrderGenerations
 from memory_svc.usecases.ports import Clock
 
 log = logging.getLogger(__name__)
 
 
-async def run_maintenance(*, catalog: MemoryCatalog, clock: Clock, threshold: float) -> dict[str, Any]:
+async def run_maintenance(
+    *, catalog: MemoryCatalog, clock: Clock, threshold: float, generations: OrderGenerations
+) -> dict[str, Any]:
     """Returns totals for the job's record. One org failing is logged and skipped, so a single
     bad tenant never starves the others; the totals count the failures."""
     totals = {"orgs": 0, "failed_orgs": 0, "salience_updated": 0, "groups": 0, "consolidated": 0}
     for org_id in await catalog.org_ids():
         totals["orgs"] += 1
         try:
-            decay = await run_decay(org_id, catalog=catalog, clock=clock)
+            decay = await run_decay(org_id, catalog=catalog, clock=clock, generations=generations)
             folded = await run_consolidation(
                 org_id,
                 scope=None,

@@ -8,23 +8,23 @@ re-embeds only when the content changes.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import dataclasses
-import hashlib
-import json
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.page_tokens import PageTokens, fingerprint
 
 from memory_svc.domain import limits
 from memory_svc.domain.index_text import index_text
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 from memory_svc.usecases.access_ports import AccessLog
-from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryOrder
+from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryCursor, MemoryOrder, SortValue
 from memory_svc.usecases.episode_ports import EpisodeIndex
+from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
 from memory_svc.usecases.ports import Clock, MemoryIndex
 from memory_svc.usecases.remember import embed_items
 from memory_svc.usecases.working_memory import validate_session_id
@@ -33,7 +33,6 @@ from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
 UPDATABLE = ("content", "importance", "status", "metadata", "entities", "valid_at")
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
-MAX_OFFSET = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,35 +49,47 @@ async def get_memory(org_id: str, memory_id: str, *, index: MemoryIndex) -> Memo
     return found[0]
 
 
-def _filter_key(
+LISTING = "memories"
+
+
+def _filters(
     scope: Scope,
     memory_types: Sequence[MemoryType],
     statuses: Sequence[MemoryStatus],
-    order: str,
+    order: MemoryOrder,
     scope_match: ScopeMatch,
 ) -> str:
-    # The match is bound too: a page of one selection must not continue with another's offset. Browse
-    # adds nothing, so tokens issued before the match existed stay valid across an upgrade.
-    bound = [str(scope_match)] if scope_match is not ScopeMatch.BROWSE else []
-    described = json.dumps([scope.as_filter(), sorted(memory_types), sorted(statuses), order, *bound])
-    return hashlib.sha256(described.encode()).hexdigest()[:16]
+    return fingerprint(scope.as_filter(), sorted(memory_types), sorted(statuses), str(order), str(scope_match))
 
 
-def _encode_token(offset: int, key: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"o": offset, "f": key}).encode()).decode().rstrip("=")
+def _position(item: MemoryItem, order: MemoryOrder, generation: int | None) -> dict[str, object]:
+    value = item.created_at.astimezone(UTC).isoformat() if order is MemoryOrder.NEWEST else item.current_salience
+    position: dict[str, object] = {"v": value, "i": item.id}
+    if generation is not None:
+        position["g"] = generation
+    return position
 
 
-def _decode_token(token: str, key: str) -> int:
-    if not token:
-        return 0
+def _cursor(position: dict[str, object], order: MemoryOrder, generation: int | None) -> MemoryCursor:
+    stale = errors.InvalidArgument(
+        "page_token",
+        "the salience order has changed since this page was listed (decay rewrote salience); "
+        "start again without it, or list by newest for an order that never moves",
+    )
     try:
-        document = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        offset, token_key = int(document["o"]), document["f"]
-    except (binascii.Error, ValueError, KeyError, TypeError):
-        raise errors.InvalidArgument("page_token", "is not a token this service issued") from None
-    if token_key != key or not 0 <= offset <= MAX_OFFSET:
-        raise errors.InvalidArgument("page_token", "belongs to a different query; start again without it")
-    return offset
+        if order is MemoryOrder.NEWEST:
+            value: SortValue = datetime.fromisoformat(str(position["v"]))
+            if value.tzinfo is None:
+                raise ValueError("naive")
+        else:
+            value = float(position["v"])  # type: ignore[arg-type]
+        item_id = str(uuid.UUID(str(position["i"])))
+        issued_under = position.get("g")
+    except (KeyError, TypeError, ValueError):
+        raise errors.InvalidArgument("page_token", "is not a page token this service issued") from None
+    if generation is not None and issued_under != generation:
+        raise stale
+    return MemoryCursor(value, item_id)
 
 
 async def list_memories(
@@ -91,22 +102,32 @@ async def list_memories(
     page_token: str,
     *,
     catalog: MemoryCatalog,
+    generations: OrderGenerations,
+    tokens: PageTokens,
     scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> MemoryPage:
-    """One page of the items ``scope`` selects, read with ``scope_match`` (see ``recall``)."""
+    """One page of the items ``scope`` selects, read with ``scope_match`` (see ``recall``).
+
+    Keyset paging: the token holds the last item's sort value and id, so following tokens returns
+    each item exactly once while the order holds still. Creation times never change; salience
+    moves when decay rewrites it (the token carries the org's salience generation, and a stale one
+    is refused) and when an item is used (a recalled item may move past the page boundary)."""
     if page_size < 0 or page_size > MAX_PAGE_SIZE:
         raise errors.InvalidArgument(
             "page_size", f"must be between 1 and {MAX_PAGE_SIZE} (0 means {DEFAULT_PAGE_SIZE})"
         )
     size = page_size or DEFAULT_PAGE_SIZE
-    key = _filter_key(scope, memory_types, statuses, order, scope_match)
-    offset = _decode_token(page_token, key)
+    filters = _filters(scope, memory_types, statuses, order, scope_match)
+    generation = await generations.salience(org_id) if order is MemoryOrder.SALIENCE else None
+    after = None
+    if page_token:
+        after = _cursor(tokens.open(page_token, org_id, LISTING, filters), order, generation)
     # One more than asked tells whether another page exists without a count.
-    items = await catalog.scroll(
-        org_id, scope, memory_types, statuses, order, size + 1, offset, scope_match=scope_match
-    )
-    more = len(items) > size and offset + size <= MAX_OFFSET
-    return MemoryPage(items[:size], _encode_token(offset + size, key) if more else "")
+    items = await catalog.page(org_id, scope, memory_types, statuses, order, size + 1, after, scope_match=scope_match)
+    if len(items) <= size:
+        return MemoryPage(items, "")
+    last = items[size - 1]
+    return MemoryPage(items[:size], tokens.seal(org_id, LISTING, filters, _position(last, order, generation)))
 
 
 async def update_memory(
@@ -154,6 +175,8 @@ class SubjectErasure:
     working_memories_cleared: int = 0
 
 
+# Items whose ids are recorded as erased per write.
+ERASE_BATCH = 1_000
 # Working-memory clears in flight at once (one Redis DEL per session).
 CLEAR_CONCURRENCY = 32
 
@@ -176,14 +199,20 @@ async def forget_subject(
     access_log: AccessLog,
     episodes: EpisodeIndex,
     working_memory: WorkingMemoryStore,
+    erased: ErasedMemories,
 ) -> SubjectErasure:
     """Erasure (ARCHITECTURE.md §2): hard-delete every item and episode of the subject, its access
     log, and the working memory of each of ``session_ids`` (the subject's sessions, which the agent
-    service knows). Idempotent: a retry deletes what is left and reports only that; every named
-    session counts as cleared, whether or not its working memory still existed."""
+    service knows). Their ids are recorded first, so a replayed write never re-creates one.
+    Idempotent: a retry deletes what is left and reports only that; every named session counts as
+    cleared, whether or not its working memory still existed."""
     if not subject.as_filter():
         raise errors.InvalidArgument("subject", "must name a user, agent or team: an empty scope is the whole org")
     sessions = validate_session_ids(session_ids)
+    # The ids are kept before the items go, so a crash in between still leaves every erased id
+    # refused by Remember (a replay finds nothing left to delete, and so nothing to record).
+    async for batch in catalog.iterate(org_id, subject, ERASE_BATCH):
+        await erased.record(org_id, [item.id for item in batch])
     deleted = await catalog.delete_scope(org_id, subject)
     accesses = await access_log.forget(org_id, memory_ids=deleted, user_id=subject.user_id)
     episodes_deleted = await episodes.delete_scope(org_id, subject)

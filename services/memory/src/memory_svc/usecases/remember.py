@@ -10,10 +10,12 @@ from lore_runtime import errors
 from opentelemetry import trace
 
 from memory_svc.domain import limits
+from memory_svc.domain.idempotency import replays, write_digest
 from memory_svc.domain.ids import memory_id
 from memory_svc.domain.index_text import index_text
 from memory_svc.domain.lexical import SparseVector, encode_document
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus
+from memory_svc.usecases.ledger_ports import ErasedMemories
 from memory_svc.usecases.ports import Clock, MemoryIndex
 
 tracer = trace.get_tracer(__name__)
@@ -29,6 +31,10 @@ async def embed_items(items: Sequence[MemoryItem], embedder: Embedder) -> tuple[
     return vectors, [encode_document(text) for text in texts]
 
 
+def _key_field(draft: MemoryDraft, position: int) -> str:
+    return f"memories[{position}].idempotency_key" if draft.idempotency_key else "request_id"
+
+
 async def remember(
     org_id: str,
     drafts: Sequence[MemoryDraft],
@@ -37,7 +43,11 @@ async def remember(
     index: MemoryIndex,
     embedder: Embedder,
     clock: Clock,
+    erased: ErasedMemories,
 ) -> list[MemoryItem]:
+    """Writes ``drafts``; a keyed draft whose id exists replays it (the item as it is now) when it
+    is the same write, and the whole call is refused when it is not, or when the id was erased
+    (domain.idempotency). Nothing is written unless every draft is accepted."""
     if not drafts:
         raise errors.InvalidArgument("memories", "at least one memory is required")
     if len(drafts) > limits.MAX_BATCH:
@@ -58,11 +68,68 @@ async def remember(
             created_at=now,
             valid_at=draft.valid_at or now,
             last_accessed_at=now,
+            write_digest=write_digest(draft),
         )
         for position, draft in enumerate(drafts)
     ]
+    keyed = [position for position, draft in enumerate(drafts) if draft.idempotency_key or request_id]
+    existing = await _replayed(
+        org_id, [(position, drafts[position], items[position]) for position in keyed], index, erased
+    )
+    fresh = {item.id: item for position, item in enumerate(items) if position not in existing}
     with tracer.start_as_current_span("memory.remember") as span:
         span.set_attribute("lore.org_id", org_id)
-        span.set_attribute("lore.memories", len(items))
-        await index.upsert(items, *await embed_items(items, embedder))
-    return items
+        span.set_attribute("lore.memories", len(fresh))
+        span.set_attribute("lore.replayed", len(existing))
+        if fresh:
+            written = list(fresh.values())
+            await index.upsert(written, *await embed_items(written, embedder))
+    return [existing.get(position) or fresh[item.id] for position, item in enumerate(items)]
+
+
+async def _replayed(
+    org_id: str,
+    keyed: Sequence[tuple[int, MemoryDraft, MemoryItem]],
+    index: MemoryIndex,
+    erased: ErasedMemories,
+) -> dict[int, MemoryItem]:
+    """The stored item each replayed draft repeats, by position; raises for a key reused with
+    another write (also within the batch) or for an erased id."""
+    if not keyed:
+        return {}
+    ids = list(dict.fromkeys(item.id for _, _, item in keyed))
+    gone = await erased.erased(org_id, ids)
+    stored = {item.id: item for item in await index.get(org_id, ids)}
+    first: dict[str, MemoryDraft] = {}
+    replayed: dict[int, MemoryItem] = {}
+    for position, draft, item in keyed:
+        field = _key_field(draft, position)
+        if item.id in gone:
+            raise errors.Conflict(
+                f"{field}: the memory this key wrote was erased (ForgetSubject); an erased memory is never "
+                "written again",
+                reason="MEMORY_ERASED",
+                metadata={"field": field, "id": item.id},
+            )
+        earlier = stored.get(item.id)
+        if earlier is not None:
+            if not replays(draft, earlier):
+                raise _reused(field, item.id)
+            replayed[position] = earlier
+        elif item.id in first:
+            # Twice in one batch: the same write is one item; another write under the key is refused.
+            if write_digest(first[item.id]) != write_digest(draft):
+                raise _reused(field, item.id)
+        else:
+            first[item.id] = draft
+    return replayed
+
+
+def _reused(field: str, item_id: str) -> errors.AlreadyExists:
+    return errors.AlreadyExists(
+        f"{field}: this key already wrote memory {item_id} with other content, type, importance, entities, "
+        "metadata or validAt; a key replays its first write and never overwrites it (change the memory with "
+        "UpdateMemory, or use a new key)",
+        reason="IDEMPOTENCY_KEY_REUSED",
+        metadata={"field": field, "id": item_id},
+    )

@@ -19,6 +19,7 @@ from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_devstack import DatabaseUrls
 from lore_migrations import discover, migrate
+from lore_runtime.page_tokens import PageTokens
 from lore_runtime.stores import open_postgres
 from observations_svc.adapters.postgres_observations import PostgresObservationStore
 from observations_svc.domain.model import BeliefScope, Candidate, EvidenceDraft
@@ -246,7 +247,7 @@ async def test_migrated_beliefs_read_by_the_service_unattributed_ones_never_in_a
             return sorted((hit.observation.subject_id, hit.observation.summary) for hit in hits)
 
         async def listed(filters: QueryFilters) -> list[tuple[str, bool]]:
-            rows, _ = await read.query_observations("acme", filters, 10, "", store=store)
+            rows, _ = await read.query_observations("acme", filters, 10, "", store=store, tokens=PageTokens())
             return sorted((row.subject_id, row.unattributed) for row in rows)
 
         before = await searched(agent_id="aria")

@@ -378,3 +378,45 @@ async def test_the_scheduled_revalidation_visits_every_org_with_beliefs_due(runn
     assert totals["orgs"] >= 1 and totals["marked_stale"] >= 1
     got = await stub.GetObservation(pb.GetObservationRequest(id=created.observation.id), metadata=tenant(org_id))
     assert got.observation.status == pb.OBSERVATION_STATUS_STALE
+
+
+async def _page_through(stub, org_id, size: int, subject: str) -> list[str]:
+    seen, token = [], ""
+    while True:
+        page = await stub.QueryObservations(
+            pb.QueryObservationsRequest(agent_id="agent-1", subject_id=subject, page_size=size, page_token=token),
+            metadata=tenant(org_id),
+        )
+        seen += [row.id for row in page.observations]
+        if not (token := page.next_page_token):
+            return seen
+
+
+async def test_paging_through_equally_confident_beliefs_returns_each_once(stub, org_id):
+    """Keyset tokens over (confidence, freshness, id): ties of both never skip or repeat a belief."""
+    subject = "user-ties"
+    for n in range(23):
+        request = pb.ObserveRequest(agent_id="agent-1", candidate=candidate(f"Prefers tool {n}.", slot=f"tool-{n}"))
+        request.candidate.subject_id = subject
+        await stub.Observe(request, metadata=tenant(org_id), timeout=10)
+    everything = await _page_through(stub, org_id, 100, subject)
+    assert len(everything) == len(set(everything)) == 23
+    for size in (1, 2, 5, 22, 23):
+        assert await _page_through(stub, org_id, size, subject) == everything, f"page size {size}"
+
+
+async def test_a_belief_page_token_is_stale_after_revalidation_moved_the_order(stub, org_id, clock):
+    subject = "user-stale"
+    for n in range(3):
+        request = pb.ObserveRequest(agent_id="agent-1", candidate=candidate(f"Uses editor {n}.", slot=f"editor-{n}"))
+        request.candidate.subject_id = subject
+        await stub.Observe(request, metadata=tenant(org_id), timeout=10)
+    listing = pb.QueryObservationsRequest(agent_id="agent-1", subject_id=subject, page_size=1)
+    first = await stub.QueryObservations(listing, metadata=tenant(org_id))
+    listing.page_token = first.next_page_token
+    assert (await stub.QueryObservations(listing, metadata=tenant(org_id))).observations
+    clock.advance(days=400)
+    await stub.RunRevalidation(pb.RunRevalidationRequest(agent_id="agent-1"), metadata=tenant(org_id))
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.QueryObservations(listing, metadata=tenant(org_id))
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "revalidation" in raised.value.details()

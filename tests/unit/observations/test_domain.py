@@ -7,10 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.page_tokens import PageTokens
 from observations_svc.domain import beliefs, confidence
 from observations_svc.domain.keys import canonical_key
 from observations_svc.domain.model import SOURCE_TYPES, BeliefScope, EvidenceDraft
-from observations_svc.domain.page_tokens import decode_offset, encode_offset
+from observations_svc.domain.page_tokens import LISTING, BeliefCursor, cursor_from, filters_key, position_of
 from observations_svc.usecases.ports import QueryFilters
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -140,33 +141,20 @@ def test_a_challenger_wins_when_contradiction_reaches_support_or_the_belief_is_s
     assert beliefs.challenger_wins(tied, 1.0)
 
 
-def test_page_tokens_are_bound_to_their_filters():
-    token = encode_offset(40, QueryFilters(kind="world_fact"))
-    assert decode_offset(token, QueryFilters(kind="world_fact")) == 40
-    for bad in ("garbage", encode_offset(40, QueryFilters(kind="self_model"))):
+def test_a_belief_page_position_is_bound_to_its_filters_and_its_generation():
+    tokens = PageTokens([b"key"])
+    key = filters_key(QueryFilters(kind="world_fact"))
+    observation_id = "6f1d2a4e-7b10-4c59-9a53-9b2f8c1e5d0a"
+    token = tokens.seal("acme", LISTING, key, position_of(0.75, 0.5, observation_id, 3))
+    assert cursor_from(tokens.open(token, "acme", LISTING, key), 3) == BeliefCursor(0.75, 0.5, observation_id)
+    with pytest.raises(InvalidArgument, match="revalidation"):
+        cursor_from(tokens.open(token, "acme", LISTING, key), 4)
+    for other in (QueryFilters(kind="self_model"), QueryFilters(kind="world_fact", user_id="ana"), QueryFilters()):
         with pytest.raises(InvalidArgument):
-            decode_offset(bad, QueryFilters(kind="world_fact"))
-
-
-def test_page_tokens_bind_the_scope_filters_and_a_token_from_before_them_still_continues():
-    import base64
-    import hashlib
-    import json
-
-    mine = encode_offset(20, QueryFilters(user_id="ana"))
-    context = encode_offset(20, QueryFilters(user_id="ana", context=True))
-    # What a token looked like before user, team and context existed: the old filters' fingerprint.
-    old_filters = {"agent_id": "", "kind": "", "subject_type": "", "subject_id": "", "canonical_key": "",
-                   "status": "", "min_confidence": None, "tags": []}  # fmt: skip
-    fingerprint = hashlib.blake2b(json.dumps(old_filters, sort_keys=True).encode(), digest_size=8).hexdigest()
-    old = base64.urlsafe_b64encode(json.dumps({"o": 20, "f": fingerprint}).encode()).decode().rstrip("=")
-
-    assert decode_offset(old, QueryFilters()) == 20
-    for other in (QueryFilters(user_id="bo"), QueryFilters(), QueryFilters(user_id="ana", context=True)):
+            tokens.open(token, "acme", LISTING, filters_key(other))
+    for forged in ("garbage", token + "x", tokens.seal("acme", LISTING, key, {"c": "high"})):
         with pytest.raises(InvalidArgument):
-            decode_offset(mine, other)
-    with pytest.raises(InvalidArgument):
-        decode_offset(context, QueryFilters(user_id="ana"))
+            cursor_from(tokens.open(forged, "acme", LISTING, key), 3)
 
 
 @pytest.mark.parametrize(

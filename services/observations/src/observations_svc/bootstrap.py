@@ -21,6 +21,7 @@ from lore_runtime import request_context
 from lore_runtime.clock import SystemClock
 from lore_runtime.errors import FailedPrecondition
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
+from lore_runtime.page_tokens import PageTokens
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
@@ -46,6 +47,7 @@ class Container:
     store: PostgresObservationStore
     engagement: PostgresEngagementStore
     clock: Clock
+    page_tokens: PageTokens = field(default_factory=PageTokens)
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
     metrics: ServiceMetrics = field(default_factory=ServiceMetrics)

@@ -16,7 +16,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
         address,
         [
             Registration(
-                ObservationServicer(container.store, container.embedder, container.clock),
+                ObservationServicer(container.store, container.embedder, container.clock, container.page_tokens),
                 observation_service_pb2_grpc.add_ObservationServiceServicer_to_server,
                 observation_service_pb2.DESCRIPTOR.services_by_name["ObservationService"],
             ),

@@ -19,6 +19,7 @@ from lore_runtime.stores import tenant_transaction
 from pgvector import HalfVector
 
 from observations_svc.domain.model import BeliefScope, ConfidenceComponents, Evidence, EvidenceDraft, Observation
+from observations_svc.domain.page_tokens import BeliefCursor
 from observations_svc.usecases.ports import AppliedRequest, Erasure, QueryFilters, SearchFilters, SearchHit
 
 EMBEDDING_COLUMN = "embedding"
@@ -303,20 +304,46 @@ class PostgresObservationStore:
         async with self.transaction(org_id) as tx:
             return await tx.load(observation_id)
 
-    async def query(self, org_id: str, filters: QueryFilters, offset: int, limit: int) -> list[Observation]:
+    async def query(
+        self, org_id: str, filters: QueryFilters, after: BeliefCursor | None, limit: int
+    ) -> list[Observation]:
         where, arguments = _query_conditions(org_id, filters)
+        if after is not None:
+            arguments += [after.confidence, after.freshness, uuid.UUID(after.observation_id)]
+            c, f, i = (f"${len(arguments) - 2}", f"${len(arguments) - 1}", f"${len(arguments)}")
+            # After the cursor in (confidence desc, freshness desc, id asc): a keyset, not an offset.
+            where += (
+                f" AND (o.confidence < {c} OR (o.confidence = {c}"
+                f" AND (o.freshness < {f} OR (o.freshness = {f} AND o.id > {i}))))"
+            )
+        arguments.append(limit)
         async with tenant_transaction(self._pool, org_id) as connection:
             rows = await connection.fetch(
                 f"""
                 SELECT {_COLUMNS} FROM observations.observations o WHERE {where}
                 ORDER BY o.confidence DESC, o.freshness DESC, o.id
-                OFFSET ${len(arguments) + 1} LIMIT ${len(arguments) + 2}
+                LIMIT ${len(arguments)}
                 """,
                 *arguments,
-                offset,
-                limit,
             )
         return [_observation(row) for row in rows]
+
+    async def order_generation(self, org_id: str) -> int:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            value = await connection.fetchval(
+                "SELECT generation FROM observations.order_generations WHERE org_id = $1", org_id
+            )
+        return int(value or 0)
+
+    async def advance_order_generation(self, org_id: str) -> None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            await connection.execute(
+                """
+                INSERT INTO observations.order_generations AS g (org_id, generation) VALUES ($1, 1)
+                ON CONFLICT (org_id) DO UPDATE SET generation = g.generation + 1, changed_at = now()
+                """,
+                org_id,
+            )
 
     async def search(
         self, org_id: str, text: str, vector: Sequence[float], filters: SearchFilters, limit: int

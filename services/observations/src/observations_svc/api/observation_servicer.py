@@ -10,6 +10,7 @@ from lore.observations.v1 import observation_service_pb2_grpc
 from lore_embeddings import Embedder
 from lore_runtime import request_context
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.page_tokens import PageTokens
 
 from observations_svc.api import import_convert
 from observations_svc.api import observation_convert as convert
@@ -33,10 +34,11 @@ def _request_id(value: str) -> str:
 class ObservationServicer(observation_service_pb2_grpc.ObservationServiceServicer):
     """Knowledge observations with evidence, confidence and supersession."""
 
-    def __init__(self, store: ObservationStore, embedder: Embedder, clock: Clock) -> None:
+    def __init__(self, store: ObservationStore, embedder: Embedder, clock: Clock, page_tokens: PageTokens) -> None:
         self._store = store
         self._embedder = embedder
         self._clock = clock
+        self._page_tokens = page_tokens
 
     async def Observe(self, request: pb.ObserveRequest, context) -> pb.ObserveResponse:
         caller = request_context.current()
@@ -66,6 +68,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             convert.page_size(request.page_size),
             request.page_token,
             store=self._store,
+            tokens=self._page_tokens,
         )
         return pb.QueryObservationsResponse(
             observations=[convert.observation_to_pb(row) for row in rows], next_page_token=token

@@ -1,43 +1,45 @@
-"""Opaque page tokens: an offset bound to the filters it was issued for."""
+"""Where a belief listing stopped: its keyset position, and the fingerprint that binds a token to
+its filters (the token itself is sealed by lore_runtime.page_tokens)."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-from dataclasses import asdict
+import uuid
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.page_tokens import fingerprint
 
-MAX_OFFSET = 100_000
-
-
-# Filters added after tokens were first issued, with the value that means "not used": left out of the
-# fingerprint when unused, so a token issued before they existed still continues its listing.
-_ADDED_FILTERS = {"user_id": "", "team_id": "", "context": False}
+LISTING = "observations"
 
 
-def _fingerprint(filters: Any) -> str:
-    described = {name: value for name, value in asdict(filters).items() if _ADDED_FILTERS.get(name, object()) != value}
-    return hashlib.blake2b(json.dumps(described, sort_keys=True).encode(), digest_size=8).hexdigest()
+@dataclass(frozen=True, slots=True)
+class BeliefCursor:
+    """The last belief of a page in the listing's order: confidence desc, freshness desc, id asc."""
+
+    confidence: float
+    freshness: float
+    observation_id: str
 
 
-def encode_offset(offset: int, filters: Any) -> str:
-    payload = json.dumps({"o": offset, "f": _fingerprint(filters)}).encode()
-    return base64.urlsafe_b64encode(payload).decode().rstrip("=")
+def filters_key(filters: Any) -> str:
+    return fingerprint(asdict(filters))
 
 
-def decode_offset(token: str, filters: Any, field: str = "page_token") -> int:
-    if not token:
-        return 0
+def position_of(confidence: float, freshness: float, observation_id: str, generation: int) -> dict[str, Any]:
+    return {"c": confidence, "f": freshness, "i": observation_id, "g": generation}
+
+
+def cursor_from(position: dict[str, Any], generation: int, field: str = "page_token") -> BeliefCursor:
     try:
-        payload = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        offset, fingerprint = int(payload["o"]), str(payload["f"])
-    except (ValueError, KeyError, TypeError) as error:
-        raise InvalidArgument(field, "not a token this service issued") from error
-    if fingerprint != _fingerprint(filters):
-        raise InvalidArgument(field, "issued for other filters")
-    if not 0 <= offset <= MAX_OFFSET:
-        raise InvalidArgument(field, f"pages go at most {MAX_OFFSET} deep")
-    return offset
+        cursor = BeliefCursor(float(position["c"]), float(position["f"]), str(uuid.UUID(str(position["i"]))))
+        issued_under = position["g"]
+    except (KeyError, TypeError, ValueError):
+        raise InvalidArgument(field, "is not a page token this service issued") from None
+    if issued_under != generation:
+        raise InvalidArgument(
+            field,
+            "the belief order has changed since this page was listed (revalidation rewrote confidence and "
+            "freshness); start again without it",
+        )
+    return cursor

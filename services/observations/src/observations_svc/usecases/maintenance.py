@@ -27,6 +27,9 @@ async def run_revalidation(org_id: str, agent_id: str, *, store: ObservationStor
     now = clock.now()
     checked = stale = invalidated = 0
     while ids := await store.due_for_revalidation(org_id, agent_id, now, REVALIDATION_BATCH):
+        if not checked:
+            # Pages listed before this run, or during it, are cut from an order it moves.
+            await store.advance_order_generation(org_id)
         for observation_id in ids:
             async with store.transaction(org_id) as tx:
                 found = await tx.load(observation_id)
@@ -54,6 +57,8 @@ async def run_revalidation(org_id: str, agent_id: str, *, store: ObservationStor
             invalidated += verdict.status == "invalidated"
         if len(ids) < REVALIDATION_BATCH:
             break
+    if checked:
+        await store.advance_order_generation(org_id)
     return Revalidation(checked, stale, invalidated)
 
 

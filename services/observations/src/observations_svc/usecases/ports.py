@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Protocol
 
 from observations_svc.domain.model import BeliefScope, Evidence, EvidenceDraft, Observation
+from observations_svc.domain.page_tokens import BeliefCursor
 
 
 class Clock(Protocol):
@@ -103,7 +104,19 @@ class ObservationStore(Protocol):
         """The summary of the key's current belief, read without a lock (a hint, not a decision)."""
         ...
 
-    async def query(self, org_id: str, filters: QueryFilters, offset: int, limit: int) -> list[Observation]: ...
+    async def query(
+        self, org_id: str, filters: QueryFilters, after: BeliefCursor | None, limit: int
+    ) -> list[Observation]:
+        """Up to ``limit`` beliefs by confidence desc, freshness desc, id asc, strictly after ``after``."""
+        ...
+
+    async def order_generation(self, org_id: str) -> int:
+        """The org's belief-order generation: 0 until revalidation first rewrites confidence."""
+        ...
+
+    async def advance_order_generation(self, org_id: str) -> None:
+        """Revalidation is about to rewrite (or has rewritten) confidence and freshness."""
+        ...
 
     async def search(
         self, org_id: str, text: str, vector: Sequence[float], filters: SearchFilters, limit: int

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from lore_embeddings import Embedder
 from lore_runtime.errors import NotFound
+from lore_runtime.page_tokens import PageTokens
 
 from observations_svc.domain.model import Observation
-from observations_svc.domain.page_tokens import decode_offset, encode_offset
+from observations_svc.domain.page_tokens import LISTING, cursor_from, filters_key, position_of
 from observations_svc.usecases.ports import ObservationStore, QueryFilters, SearchFilters
 
 # Fusion (docs/observations.md): the memory service's weights, dense 0.4 and lexical 0.6,
@@ -37,12 +38,26 @@ async def get_observation(org_id: str, observation_id: str, *, store: Observatio
 
 
 async def query_observations(
-    org_id: str, filters: QueryFilters, page_size: int, page_token: str, *, store: ObservationStore
+    org_id: str,
+    filters: QueryFilters,
+    page_size: int,
+    page_token: str,
+    *,
+    store: ObservationStore,
+    tokens: PageTokens,
 ) -> tuple[list[Observation], str]:
-    offset = decode_offset(page_token, filters)
-    rows = await store.query(org_id, filters, offset, page_size + 1)
-    next_token = encode_offset(offset + page_size, filters) if len(rows) > page_size else ""
-    return rows[:page_size], next_token
+    """Keyset paging: each belief once while the order holds still. Revalidation (a background
+    job) advances the org's generation and stales older tokens; an Observe that moves a belief's
+    confidence moves it in the listing, as it should."""
+    key = filters_key(filters)
+    generation = await store.order_generation(org_id)
+    after = cursor_from(tokens.open(page_token, org_id, LISTING, key), generation) if page_token else None
+    rows = await store.query(org_id, filters, after, page_size + 1)
+    if len(rows) <= page_size:
+        return rows, ""
+    last = rows[page_size - 1]
+    position = position_of(last.confidence, last.freshness, last.id, generation)
+    return rows[:page_size], tokens.seal(org_id, LISTING, key, position)
 
 
 async def search_observations(

@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import grpc
 import httpx
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
+from lore_cli.service_calls import dial
 from lore_client import LoreApiError, LoreClient
 
 from bench.assembler_load import QUESTIONS, USER, seed
@@ -144,7 +144,7 @@ async def main_async(args: argparse.Namespace) -> None:
             transport = ServerTimingTransport(limits=httpx.Limits(max_connections=64))
             async with (
                 LoreClient(url, KEY, timeout=30, max_retries=0, transport=transport) as lore,
-                grpc.aio.insecure_channel(env["LORE_MEMORY_ADDR"]) as channel,
+                dial(env, env["LORE_MEMORY_ADDR"]) as channel,
             ):
                 written = await seed(lore, args.memories)
                 print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import random
+import secrets
 import signal
 import statistics
 import subprocess
@@ -51,7 +52,8 @@ def stack_environment(data_dir: Path, api_key: str, **extra: str) -> tuple[dict[
     ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
     env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
     env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
-    env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=api_key, LORE_LOG_LEVEL="WARNING", **extra)
+    env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=api_key, LORE_LOG_LEVEL="WARNING")
+    env.update(LORE_SERVICE_TOKEN=secrets.token_hex(32), **extra)  # benchmarks calling gRPC directly send it
     return env, f"http://127.0.0.1:{ports['GATEWAY']}"
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import secrets
 import statistics
@@ -31,7 +32,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import grpc
 from google.protobuf import timestamp_pb2
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
@@ -191,9 +191,15 @@ def report(stored: int, ingest_seconds: float, result: dict[str, Any]) -> dict[s
     }
 
 
-async def run(address: str, samples: list[dict[str, Any]], k: int, org: str) -> dict[str, Any]:
+async def run(
+    address: str, samples: list[dict[str, Any]], k: int, org: str, environ: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Against the memory service at ``address``, with the service token of ``environ`` (else this process's
+    LORE_SERVICE_TOKEN, else the local stack's token file)."""
+    from lore_cli.service_calls import dial
+
     metadata = (("x-lore-org-id", org), ("x-lore-principal", "bench-locomo"))
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with dial(environ if environ is not None else os.environ, address) as channel:
         stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
         stored, seconds = await ingest(stub, metadata, samples)
         result = await evaluate(stub, metadata, samples, k)
@@ -202,7 +208,7 @@ async def run(address: str, samples: list[dict[str, Any]], k: int, org: str) -> 
 
 async def run_embedded(samples: list[dict[str, Any]], k: int, org: str) -> dict[str, Any]:
     async with memory_service() as service:
-        return await run(service.address, samples, k, org)
+        return await run(service.address, samples, k, org, {"LORE_SERVICE_TOKEN": service.token})
 
 
 def main() -> None:

@@ -18,7 +18,6 @@ import random
 import statistics
 import time
 
-import grpc
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
@@ -118,7 +117,7 @@ async def main() -> None:
     parser.add_argument("--optimize-wait", type=float, default=0.0)
     args = parser.parse_args()
     async with memory_service({"LORE_QDRANT_OPTIMIZE_SECONDS": "5"}) as service:
-        async with grpc.aio.insecure_channel(service.address) as channel:
+        async with service.channel() as channel:
             stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
             rate = await ingest(stub, args.items, args.writers)
             print(f"ingest {args.items} items (batches of 100, {args.writers} writers): {rate:.0f} items/s")

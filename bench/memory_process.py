@@ -2,7 +2,8 @@
 Redis from lore_devstack, qdrant-edge in a temporary data directory, a free port.
 
     async with memory_service() as service:   # service.address, service.pid
-        ...
+        async with service.channel() as channel:  # sends the service token
+            ...
 
 Benchmarks then talk to it only through gRPC, like any client.
 """
@@ -28,6 +29,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 class MemoryProcess:
     address: str
     pid: int
+    token: str  # its LORE_SERVICE_TOKEN
+
+    def channel(self) -> grpc.aio.Channel:
+        from lore_cli.service_calls import dial
+
+        return dial({"LORE_SERVICE_TOKEN": self.token}, self.address)
 
 
 async def _wait_serving(address: str, process: asyncio.subprocess.Process, log: Path) -> None:
@@ -63,6 +70,7 @@ async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterat
                 LORE_DATA_DIR=str(root / "data"),
                 LORE_MEMORY_ADDR=address,
                 LORE_LOG_LEVEL="WARNING",
+                LORE_SERVICE_TOKEN=secrets.token_hex(32),
                 **(extra_env or {}),
             )
             log = root / "memory.log"
@@ -72,7 +80,7 @@ async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterat
                 )
             try:
                 await _wait_serving(address, process, log)
-                yield MemoryProcess(address, process.pid)
+                yield MemoryProcess(address, process.pid, env["LORE_SERVICE_TOKEN"])
             finally:
                 process.terminate()
                 await process.wait()

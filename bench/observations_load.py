@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import grpc
 import numpy as np
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
+from lore_cli.service_calls import dial
 
 from bench.measure import percentile, rss_mib
 from bench.memory_process import _wait_serving
@@ -191,6 +191,7 @@ async def run(observations: int, observe_calls: int, clients: int) -> None:
                 LORE_OBSERVATIONS_ADDR=address,
                 LORE_LOG_LEVEL="WARNING",
                 LORE_REVALIDATION_INTERVAL_SECONDS="0",
+                LORE_SERVICE_TOKEN=secrets.token_hex(32),
             )
             log = root / "observations.log"
             with open(log, "wb") as output:
@@ -199,7 +200,7 @@ async def run(observations: int, observe_calls: int, clients: int) -> None:
                 )
             try:
                 await _wait_serving(address, process, log)
-                async with grpc.aio.insecure_channel(address) as channel:
+                async with dial(env, address) as channel:
                     stub = observation_service_pb2_grpc.ObservationServiceStub(channel)
                     contended = await observe_load(stub, 200, clients, one_key=True)
                     print(f"Observe, one key, {clients} writers: {contended:.0f}/s")

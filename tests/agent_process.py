@@ -13,12 +13,14 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
+
 
 class AgentProcess:
     """``python -m agent_svc`` on a fixed port, started and killed at will."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.env, self.log = env, log
+        self.env, self.log = {**SERVICE_TOKEN_ENV, **env}, log
         self.address = env["LORE_AGENT_ADDR"]
         self.process: asyncio.subprocess.Process | None = None
 

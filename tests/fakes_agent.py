@@ -36,7 +36,7 @@ from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, Extrac
 from agent_svc.domain.jobs import Job, erase_job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
-from agent_svc.usecases.ports import EmotionPoint, Erasure, Evidence, MemoryWrite, StoredDigest
+from agent_svc.usecases.ports import EmotionPoint, ErasedBeliefs, Erasure, Evidence, MemoryWrite, StoredDigest
 from lore_runtime.errors import DependencyUnavailable
 
 _NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")
@@ -637,7 +637,25 @@ class InMemoryErasureStore:
         live = self._transcript._request_ids
         for key in [key for key, session_id in live.items() if key[0] == org_id and session_id in session_ids]:
             del live[key]
-        await self.record(org_id, erasure_id, {"turns": turns, "sessions": sessions})
+        # The jobs still waiting for those sessions go with them (Postgres: also the dead-lettered ones).
+        waiting = self._transcript.queued
+        doomed = [job for job in waiting if job.org_id == org_id and job.args.get("session_id") in session_ids]
+        self._transcript.queued = [job for job in waiting if job not in doomed]
+        await self.record(org_id, erasure_id, {"turns": turns, "sessions": sessions, "jobs": len(doomed)})
+
+    async def forget_shown(self, org_id: str, erasure_id: str, observation_ids: Sequence[str]) -> None:
+        if not observation_ids or self._loop is None:
+            return
+        results = self._loop._results
+        doomed = [
+            key
+            for key, result in results.items()
+            if key[0] == org_id and any(shown.encode() in result.context for shown in observation_ids)
+        ]
+        for key in doomed:
+            del results[key]
+            self._loop._saved_at.pop(key, None)
+        await self.record(org_id, erasure_id, {"cached_contexts": len(doomed)})
 
     async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure:
         erasure = self.erasures[(org_id, erasure_id)]
@@ -665,6 +683,9 @@ class FakeSubjectEraser(Remote):
         self.memories: dict[str, Scope] = {}
         self.observation_erasures: list[ObservationErasure] = []
         self.forgotten: list[tuple[Scope, tuple[str, ...], str]] = []
+        # What every EraseSubject answers as erased beliefs not scoped to the user; purges asked for.
+        self.shared_erased: tuple[str, ...] = ()
+        self.purges_requested = 0
 
     async def memory_ids(self, subject: Scope) -> list[str]:
         self._enter("memory_ids")
@@ -685,9 +706,13 @@ class FakeSubjectEraser(Remote):
 
     async def erase_observations(
         self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
-    ) -> dict[str, int]:
+    ) -> ErasedBeliefs:
         self._enter("erase_observations")
         self.observation_erasures.append(
             ObservationErasure(subject_type, subject_id, tuple(source_ids), request_id, user_id)
         )
-        return {"observations": 0, "evidence": len(source_ids)}
+        return ErasedBeliefs({"observations": 0, "evidence": len(source_ids)}, self.shared_erased)
+
+    async def request_purge(self) -> None:
+        self._enter("request_purge")
+        self.purges_requested += 1

@@ -12,9 +12,24 @@ import grpc
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message_factory import GetMessageClass
 from lore_runtime.server import GrpcServer
-from lore_runtime.settings import load_settings
+from lore_runtime.service_auth import ServiceTokens, token_interceptors
+from lore_runtime.settings import ServerSettings, load_settings
 
 TENANT = (("x-lore-org-id", "org-test"), ("x-lore-principal", "test"))
+# The service credential every in-process server of the tests accepts, and every test channel sends.
+SERVICE_TOKEN = "test-service-token-0123456789abcdef0123456789"
+SERVICE_TOKEN_ENV = {"LORE_SERVICE_TOKEN": SERVICE_TOKEN}
+SERVICE_TOKENS = ServiceTokens(SERVICE_TOKEN)
+
+
+def service_channel(address: str) -> grpc.aio.Channel:
+    """A plaintext channel to a test server that sends the tests' service token on every call."""
+    return grpc.aio.insecure_channel(address, interceptors=token_interceptors(SERVICE_TOKENS))
+
+
+def server_settings(**environ: str) -> ServerSettings:
+    """Settings for ``create_grpc_server`` in tests: the tests' service token, plus ``environ``."""
+    return load_settings(ServerSettings, {**SERVICE_TOKEN_ENV, **environ})
 
 
 @dataclass
@@ -39,14 +54,15 @@ async def start_service(
     address: str = "127.0.0.1:0",
     **overrides: Any,
 ) -> RunningService:
-    """Build and start the service on ``address`` (a free port by default)."""
-    settings = load_settings(settings_model, environ)
+    """Build and start the service on ``address`` (a free port by default), accepting the tests' service
+    token unless ``environ`` sets another (an empty ``LORE_SERVICE_TOKEN``: none)."""
+    settings = load_settings(settings_model, {**SERVICE_TOKEN_ENV, **environ})
     container = await bootstrap.build(settings, stack, **overrides)
     server = server_module.create_server(container, address)
     await server.start()
     stack.push_async_callback(server.stop, grace=None)
     await server.set_serving(not await server.check_dependencies())
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    channel = service_channel(f"127.0.0.1:{server.port}")
     stack.push_async_callback(channel.close)
     return RunningService(name=name, server=server, container=container, channel=channel)
 

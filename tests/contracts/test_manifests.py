@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import kubernetes_validate
 import pytest
 import yaml
+from lore_runtime.service_auth import check_token
 from lore_runtime.settings import load_settings
 from pydantic import AliasChoices
 
@@ -50,6 +51,7 @@ SECRET_PLACEHOLDERS = {
     "migrations-database-url": "postgresql://lore_owner:secret@postgres:5432/lore",
     "redis-url": "redis://redis:6379/0",
     "qdrant-api-key": "qdrant-secret",
+    "service-token": "placeholder-service-token-of-the-manifests-test",
 }
 TLS_VARIABLES = ("LORE_TLS_CERT_FILE", "LORE_TLS_KEY_FILE", "LORE_TLS_CA_FILE")
 # The names the services dial (LORE_<SVC>_ADDR in base/config.env): the SANs deploy/k8s/README.md asks
@@ -578,7 +580,7 @@ def test_no_secret_values_outside_the_dev_overlay(path):
 @pytest.mark.parametrize("name", OVERLAYS)
 def test_credentials_come_from_secret_references(name):
     objects = overlay(name)
-    credentials = ("_DATABASE_URL", "_REDIS_URL", "_API_KEY", "_SECRET", "PASSWORD")
+    credentials = ("_DATABASE_URL", "_REDIS_URL", "_API_KEY", "_SECRET", "PASSWORD", "_TOKEN", "_TOKEN_PREVIOUS")
     for workload in of_kind(objects, *WORKLOADS):
         for container in containers(workload):
             for variable in container.get("env", []):
@@ -587,6 +589,29 @@ def test_credentials_come_from_secret_references(name):
     for config_map in of_kind(objects, "ConfigMap"):
         leaked = [key for key in config_map.get("data", {}) if key.endswith(credentials)]
         assert not leaked, f"{config_map['metadata']['name']}: {leaked}"
+
+
+@pytest.mark.parametrize("name", OVERLAYS)
+def test_every_service_and_the_gateway_present_the_service_token_from_the_secret(name):
+    """The credential internal gRPC calls need (lore_runtime/service_auth.py): one Secret key for all, so
+    every server accepts what every client sends; the previous token optional, for rotations."""
+    objects = overlay(name)
+    for service in SERVICES:
+        (container,) = pod_spec(lore_deployment(objects, service))["containers"]
+        references = {
+            variable["name"]: variable["valueFrom"]["secretKeyRef"]
+            for variable in container.get("env", [])
+            if "valueFrom" in variable
+        }
+        token, previous = references["LORE_SERVICE_TOKEN"], references["LORE_SERVICE_TOKEN_PREVIOUS"]
+        # dev's generated Secret carries a content hash in its name.
+        assert token["name"].startswith("lore-secrets") and previous["name"] == token["name"], service
+        assert (token["key"], token.get("optional", False)) == ("service-token", False), service
+        assert (previous["key"], previous.get("optional")) == ("service-token-previous", True), service
+        settings = load_settings(settings_model(service), container_environment(objects, container))
+        assert settings.service_tokens.current == SECRET_PLACEHOLDERS["service-token"], service
+    if name == "dev":
+        assert check_token(dev_secret("lore-secrets")["service-token"])
 
 
 # --- the dev overlay's Postgres set-up, against a real Postgres ---------------------------------------

@@ -40,6 +40,8 @@ DESIGNED_RPCS = {
             "ExportMemories",
             # Beyond §1: `lore org import` (issue 9).
             "ImportMemories",
+            # Beyond §1: erased content gone from the stores' files (issue 19).
+            "PurgeErased",
         ],
     },
     "lore.memory.v1.episode_service_pb2": {

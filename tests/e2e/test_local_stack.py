@@ -112,6 +112,35 @@ async def test_status_reports_every_service_serving(stack: Stack) -> None:
     assert health.returncode == 0, output
 
 
+async def test_the_services_loopback_ports_need_the_token_lore_up_keeps_for_the_cli(stack: Stack, data_dir: Path):
+    import grpc
+    from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
+
+    token_file = data_dir / "service-token"
+    assert token_file.stat().st_mode & 0o777 == 0o600
+    tenant = (("x-lore-org-id", "dev"), ("x-lore-principal", "a-local-user"))
+    async with grpc.aio.insecure_channel(stack.env["LORE_AGENT_ADDR"]) as bare:  # any local process can connect
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await agent_service_pb2_grpc.AgentServiceStub(bare).ListSessions(
+                agent_service_pb2.ListSessionsRequest(), metadata=tenant, timeout=10
+            )
+    assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
+    # The operator's commands find the token in the data dir (the stack's env has no LORE_SERVICE_TOKEN).
+    assert "LORE_SERVICE_TOKEN" not in stack.env
+    jobs = await asyncio.create_subprocess_exec(
+        str(ROOT / ".venv/bin/lore"), "jobs", "list", "--org", "dev", env=stack.env, stdout=-1, stderr=-1
+    )
+    out, err = await asyncio.wait_for(jobs.communicate(), timeout=60)
+    assert jobs.returncode == 0, err.decode()
+    assert out.decode().split()[0] == "kind"
+
+
+def test_the_dev_key_holds_the_operator_scope(stack: Stack) -> None:
+    answered = httpx.post(f"{stack.url}/v1/admin/reindex", headers={"Authorization": f"Bearer {DEV_KEY}"}, timeout=60)
+    assert answered.status_code == 200, answered.text
+    assert answered.json()["phase"] == "done"
+
+
 async def test_a_memory_is_found_by_meaning_with_no_word_in_common(lore: LoreClient) -> None:
     words = lambda text: set(re.findall(r"\w+", text.lower()))  # noqa: E731
     assert not words(MEMORIES[0][0]) & words(PARAPHRASE)

@@ -23,6 +23,7 @@ from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory
 from lore_runtime.channels import create_channel
 from lore_runtime.clock import SystemClock
 
+from tests.grpc_harness import SERVICE_TOKENS
 from tests.integration.agent.support import tenant
 
 
@@ -35,6 +36,7 @@ async def digests(services, migrated_pg):
             *memory_service_pb2.DESCRIPTOR.services_by_name.values(),
             *episode_service_pb2.DESCRIPTOR.services_by_name.values(),
         ],
+        token=SERVICE_TOKENS,
     )
     yield DigestServices(
         PostgresTurnLoop(pool), GrpcTimeline(channel), SystemClock(), warm_after_days=7, archive_after_days=30

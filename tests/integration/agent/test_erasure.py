@@ -26,6 +26,7 @@ from lore.observations.v1 import observation_service_pb2 as opb
 from lore_devstack import free_port
 
 from tests.agent_process import start_observations
+from tests.grpc_harness import service_channel
 from tests.integration.agent.support import eventually, refused, say, tenant
 
 SAID = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -198,7 +199,7 @@ async def test_an_erasure_started_while_observations_is_down_completes_once_it_i
     address = f"127.0.0.1:{free_port()}"  # nothing listens here yet
     agent_process.env.update(LORE_OBSERVATIONS_ADDR=address, LORE_AGENT_JOB_MAX_ATTEMPTS="30")
     await agent_process.start()
-    async with grpc.aio.insecure_channel(agent_process.address) as channel, AsyncExitStack() as stack:
+    async with service_channel(agent_process.address) as channel, AsyncExitStack() as stack:
         outage_agent = agent_service_pb2_grpc.AgentServiceStub(channel)
         scope = scope_pb2.Scope(user_id=user, agent_id="aria")
         session = (await outage_agent.StartSession(pb.StartSessionRequest(scope=scope), metadata=tenant(org))).session

@@ -15,7 +15,7 @@ import pytest
 from agent_svc.adapters.postgres_erasure import PostgresErasureStore
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
-from agent_svc.domain.jobs import Job, erase_job
+from agent_svc.domain.jobs import Job, episode_job, erase_job, reflect_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, turn_id_for
 from agent_svc.domain.turn_loop import TurnResult
 from agent_svc.usecases.ports import Erasure
@@ -32,6 +32,8 @@ class Backend:
     loop: PostgresTurnLoop | InMemoryTurnLoop
     queued: Callable[[Job], Awaitable[int]]  # jobs waiting with that job's dedupe key
     dead_letter: Callable[[Job], Awaitable[None]]  # the worker gives up on the job: it is parked
+    # Jobs of the transcript's queue (reflect, episode) with that job's dedupe key, waiting or parked.
+    session_jobs: Callable[[Job], Awaitable[int]]
 
 
 @pytest.fixture
@@ -47,7 +49,10 @@ async def backend(database) -> AsyncIterator[Backend]:
         async def fake_dead_letter(job: Job) -> None:
             store.dead_letter(job)
 
-        yield Backend(store, transcript, loop, fake_queued, fake_dead_letter)
+        async def fake_session_jobs(job: Job) -> int:
+            return sum(waiting.dedupe_key == job.dedupe_key for waiting in transcript.queued)
+
+        yield Backend(store, transcript, loop, fake_queued, fake_dead_letter, fake_session_jobs)
         return
     pool = await asyncpg.create_pool(database.app_dsn, min_size=1, max_size=4)
 
@@ -63,9 +68,17 @@ async def backend(database) -> AsyncIterator[Backend]:
             job.dedupe_key,
         )
 
+    async def pg_session_jobs(job: Job) -> int:
+        return await pool.fetchval("SELECT count(*) FROM agent.pgqueuer WHERE dedupe_key = $1", job.dedupe_key)
+
     try:
         yield Backend(
-            PostgresErasureStore(pool), PostgresTranscript(pool), PostgresTurnLoop(pool), pg_queued, pg_dead_letter
+            PostgresErasureStore(pool),
+            PostgresTranscript(pool),
+            PostgresTurnLoop(pool),
+            pg_queued,
+            pg_dead_letter,
+            pg_session_jobs,
         )
     finally:
         await pool.close()
@@ -355,7 +368,56 @@ async def test_delete_transcript_deletes_the_orgs_sessions_with_their_turns_and_
     assert await backend.transcript.get(other, foreign) is not None, "another org's session stays"
     assert len(await turn_ids_of(backend, other, foreign)) == 1
     assert await backend.loop.result(other, foreign_turn) == TurnResult("hey")
-    assert (await backend.store.get(org, erasure.id)).counts == {"turns": 3, "sessions": 2}
+    assert (await backend.store.get(org, erasure.id)).counts == {"turns": 3, "sessions": 2, "jobs": 0}
+
+
+async def test_delete_transcript_drops_the_jobs_still_waiting_for_the_sessions_and_no_one_elses(
+    backend: Backend,
+) -> None:
+    org, other = new_org(), new_org()
+    erasure = await requested(backend, org)
+    doomed = await session_in(backend, org, Scope(user_id="u-1"))
+    kept = await session_in(backend, org, Scope(user_id="u-2"))
+    foreign = await session_in(backend, other, Scope(user_id="u-1"))
+    jobs = {}
+    for owner, session_id in ((org, doomed), (org, kept), (other, foreign)):
+        said = [Turn(turn_id_for(session_id, "late"), session_id, 0, "user", "later", T0, {}, "late")]
+        queued = [reflect_job(owner, session_id, 2), episode_job(owner, session_id)]
+        await backend.transcript.append(owner, session_id, said, T0, then=lambda _, queued=queued: queued)
+        jobs[session_id] = queued
+
+    await backend.store.delete_transcript(org, erasure.id, [doomed, foreign])
+
+    assert [await backend.session_jobs(job) for job in jobs[doomed]] == [0, 0]
+    assert [await backend.session_jobs(job) for job in jobs[kept]] == [1, 1]
+    assert [await backend.session_jobs(job) for job in jobs[foreign]] == [1, 1], "another org's stay"
+    assert (await backend.store.get(org, erasure.id)).counts["jobs"] == 2
+
+
+async def test_forget_shown_drops_every_stored_turn_result_whose_context_showed_an_erased_belief(
+    backend: Backend,
+) -> None:
+    org, other = new_org(), new_org()
+    erasure = await requested(backend, org)
+    shown, unrelated = str(uuid.uuid4()), str(uuid.uuid4())
+    results = {}
+    for owner, user, context in (
+        (org, "u-2", f"items: {shown} and more".encode()),
+        (org, "u-3", f"items: {unrelated}".encode()),
+        (other, "u-2", f"items: {shown}".encode()),
+    ):
+        session_id = await session_in(backend, owner, Scope(user_id=user))
+        turn = (await turn_ids_of(backend, owner, session_id))[0]
+        await backend.loop.save_result(owner, session_id, turn, TurnResult("hi", context=context), T0)
+        results[(owner, user)] = turn
+
+    await backend.store.forget_shown(org, erasure.id, [shown])
+    await backend.store.forget_shown(org, erasure.id, [shown])  # a re-run finds nothing more
+
+    assert await backend.loop.result(org, results[(org, "u-2")]) is None
+    assert await backend.loop.result(org, results[(org, "u-3")]) is not None
+    assert await backend.loop.result(other, results[(other, "u-2")]) is not None, "another org's stay"
+    assert (await backend.store.get(org, erasure.id)).counts == {"cached_contexts": 1}
 
 
 async def test_a_rerun_of_delete_transcript_never_lowers_its_counts(backend: Backend) -> None:
@@ -368,7 +430,8 @@ async def test_a_rerun_of_delete_transcript_never_lowers_its_counts(backend: Bac
     await backend.store.delete_transcript(org, erasure.id, [session])
     await backend.store.delete_transcript(org, erasure.id, [])
 
-    assert (await backend.store.get(org, erasure.id)).counts == {"memories": 4, "turns": 2, "sessions": 1}
+    counts = (await backend.store.get(org, erasure.id)).counts
+    assert counts == {"memories": 4, "turns": 2, "sessions": 1, "jobs": 0}
 
 
 async def test_an_erased_sessions_request_id_starts_a_new_session(backend: Backend) -> None:

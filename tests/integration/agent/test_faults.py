@@ -28,6 +28,7 @@ from lore.observations.v1 import observation_service_pb2, observation_service_pb
 from lore_devstack import free_port
 
 from tests.agent_process import AgentProcess, start_observations
+from tests.grpc_harness import service_channel
 from tests.integration.agent.support import tenant
 from tests.polling import eventually
 
@@ -100,7 +101,7 @@ async def test_sigkill_during_a_2000_turn_import_loses_no_acknowledged_turn(agen
     await agent_process.start()
 
     acknowledged = 0
-    async with grpc.aio.insecure_channel(agent_process.address) as channel:
+    async with service_channel(agent_process.address) as channel:
         agent = agent_service_pb2_grpc.AgentServiceStub(channel)
         session_id = await start_session(agent, org, user)
 
@@ -119,7 +120,7 @@ async def test_sigkill_during_a_2000_turn_import_loses_no_acknowledged_turn(agen
     landed = acknowledged * BATCH
 
     await agent_process.start()
-    async with grpc.aio.insecure_channel(agent_process.address) as channel:
+    async with service_channel(agent_process.address) as channel:
         agent = agent_service_pb2_grpc.AgentServiceStub(channel)
         listed = await agent.ListTurns(
             pb.ListTurnsRequest(session_id=session_id, page_size=500), metadata=tenant(org), timeout=10
@@ -152,7 +153,7 @@ async def test_sigkill_during_reflection_completes_every_job_without_duplicates(
     )
     memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
     await agent_process.start()
-    async with grpc.aio.insecure_channel(agent_process.address) as channel:
+    async with service_channel(agent_process.address) as channel:
         agent = agent_service_pb2_grpc.AgentServiceStub(channel)
         session_id = await start_session(agent, org, user)
         await agent.ImportTurns(pb.ImportTurnsRequest(session_id=session_id, turns=turns), metadata=tenant(org))
@@ -192,7 +193,7 @@ async def test_a_job_that_keeps_failing_is_dead_lettered_counted_and_retried_onc
     )
     await agent.start()
     try:
-        async with grpc.aio.insecure_channel(agent.address) as channel, AsyncExitStack() as stack:
+        async with service_channel(agent.address) as channel, AsyncExitStack() as stack:
             stub = agent_service_pb2_grpc.AgentServiceStub(channel)
             session_id = await start_session(stub, org, "u-dead")
             turn = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="I'm vegetarian, by the way.")
@@ -231,7 +232,7 @@ async def test_reflection_waits_out_an_observations_outage_and_writes_nothing_tw
     address = f"127.0.0.1:{free_port()}"  # nothing listens here until the outage ends
     agent_process.env.update(LORE_OBSERVATIONS_ADDR=address, LORE_AGENT_JOB_MAX_ATTEMPTS="30")
     await agent_process.start()
-    async with grpc.aio.insecure_channel(agent_process.address) as channel, AsyncExitStack() as stack:
+    async with service_channel(agent_process.address) as channel, AsyncExitStack() as stack:
         agent = agent_service_pb2_grpc.AgentServiceStub(channel)
         session_id = await start_session(agent, org, user)
         turn = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="I'm vegetarian, by the way.")

@@ -15,6 +15,7 @@ from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import engagement_service_pb2, engagement_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2 as opb
 
+from tests.grpc_harness import service_channel
 from tests.integration.agent.support import eventually, say, tenant
 
 HEDGED = "I suspect the churn comes from pricing."
@@ -78,7 +79,7 @@ async def test_only_a_listed_agents_reflection_writes_engagement(agent_process, 
     agent_process.env.update(LORE_ENGAGEMENT_AGENTS="coach,aria")
     await agent_process.start()
     memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
-    async with grpc.aio.insecure_channel(agent_process.address) as channel:
+    async with service_channel(agent_process.address) as channel:
         child = agent_service_pb2_grpc.AgentServiceStub(channel)
         await reflected(child, memories, listed_org, "u-1", "aria", HEDGED)
         await reflected(child, memories, unlisted_org, "u-1", "companion", HEDGED)

@@ -78,6 +78,12 @@ async def test_sessions_page_newest_first_and_filter_by_scope(stub) -> None:
 
     assert [s.id for s in first.sessions] + [s.id for s in second.sessions] == ids[::-1]
     assert first.next_page_token and second.next_page_token == ""
+    # A token continues only its own listing: not another user's, not another org's.
+    for org_id, user_id in ((org, "u-b"), (new_org(), "u-a")):
+        other = pb.ListSessionsRequest(scope=scope_pb2.Scope(user_id=user_id), page_token=first.next_page_token)
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await stub.ListSessions(other, metadata=tenant(org_id))
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "page_token" in raised.value.details()
 
 
 async def test_another_orgs_session_is_not_found_everywhere(stub) -> None:

@@ -43,6 +43,7 @@ from lore_runtime.channels import create_channel
 from lore_runtime.proto_time import to_timestamp
 
 from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+from tests.grpc_harness import SERVICE_TOKENS
 
 SCOPE = Scope(user_id="u-contract")
 NOW = datetime.now(UTC)
@@ -98,7 +99,9 @@ class ServiceWorld:
 
     def __init__(self, services) -> None:
         # Channels as the assembler makes them: they send the current caller's tenant.
-        self.channels = [create_channel(services["memory"].address), create_channel(services["observations"].address)]
+        self.channels = [
+            create_channel(services[name].address, token=SERVICE_TOKENS) for name in ("memory", "observations")
+        ]
         memory, observations = self.channels
         self.memory = GrpcMemorySources(memory)
         self.beliefs = GrpcBeliefSources(observations)

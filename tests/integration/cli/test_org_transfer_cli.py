@@ -33,7 +33,7 @@ from lore.observations.v1 import observation_service_pb2 as opb
 from lore_cli import org_ids, org_transfer
 
 from tests.backends import fresh_migrated_database
-from tests.grpc_harness import start_service
+from tests.grpc_harness import SERVICE_TOKEN_ENV, start_service
 
 LORE = str(Path(__file__).resolve().parents[3] / ".venv/bin/lore")
 SUPPORT, CONTRADICT = opb.EVIDENCE_STANCE_SUPPORT, opb.EVIDENCE_STANCE_CONTRADICT
@@ -44,7 +44,7 @@ def tenant(org: str) -> tuple[tuple[str, str], ...]:
 
 
 def environ(memory: str, observations: str) -> dict[str, str]:
-    return {"LORE_MEMORY_ADDR": memory, "LORE_OBSERVATIONS_ADDR": observations}
+    return {"LORE_MEMORY_ADDR": memory, "LORE_OBSERVATIONS_ADDR": observations, **SERVICE_TOKEN_ENV}
 
 
 class Stubs:
@@ -475,7 +475,9 @@ async def test_an_id_of_another_org_is_refused_not_moved(stubs, env, tmp_path, c
 
 async def lore(env: dict[str, str], *args: str) -> tuple[int, str, str]:
     clean = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
-    process = await asyncio.create_subprocess_exec(LORE, *args, env={**clean, **env}, stdout=-1, stderr=-1)
+    process = await asyncio.create_subprocess_exec(
+        LORE, *args, env={**clean, **SERVICE_TOKEN_ENV, **env}, stdout=-1, stderr=-1
+    )
     out, err = await asyncio.wait_for(process.communicate(), timeout=120)
     return process.returncode, out.decode(), err.decode()
 

@@ -6,6 +6,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 from tests.fakes import HashingEmbedder
+from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.memory.reindex_harness import Backend, NewModelEmbedder, seed, start
 
 LORE = str(Path(__file__).resolve().parents[3] / ".venv/bin/lore")
@@ -14,7 +15,7 @@ LORE = str(Path(__file__).resolve().parents[3] / ".venv/bin/lore")
 async def lore_reindex(address: str, *args: str) -> tuple[int, str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
     process = await asyncio.create_subprocess_exec(
-        LORE, "reindex", *args, env={**env, "LORE_MEMORY_ADDR": address}, stdout=-1, stderr=-1
+        LORE, "reindex", *args, env={**env, **SERVICE_TOKEN_ENV, "LORE_MEMORY_ADDR": address}, stdout=-1, stderr=-1
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)
     return process.returncode, out.decode(), err.decode()

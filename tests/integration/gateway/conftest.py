@@ -11,6 +11,8 @@ from gateway_svc.auth import ALL_SCOPES
 from gateway_svc.config import Settings
 from lore_runtime.settings import load_settings
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
+
 
 async def _create_key(owner_dsn: str, org_id: str, scopes=ALL_SCOPES, principal: str = "tester") -> str:
     key = f"test_{uuid.uuid4().hex}{uuid.uuid4().hex}"
@@ -36,6 +38,7 @@ def gateway_settings(services, migrated_pg, redis_url: str, **extra: str) -> Set
         {
             "LORE_DATABASE_URL": migrated_pg.app_dsn,
             "LORE_REDIS_URL": redis_url,
+            **SERVICE_TOKEN_ENV,
             **{f"LORE_{name.upper()}_ADDR": running.address for name, running in services.items()},
             **extra,
         },

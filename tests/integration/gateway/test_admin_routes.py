@@ -1,6 +1,11 @@
-"""Operator routes: admin scope required, and they act on the caller's organisation only."""
+"""Operator routes: admin scope required, and they act on the caller's organisation only; reindex,
+which acts on every org, needs the operator scope instead."""
 
 import uuid
+
+from gateway_svc.auth import ALL_SCOPES
+
+ALL_SCOPES_BUT_OPERATOR = tuple(scope for scope in ALL_SCOPES if scope != "operator")
 
 
 async def test_consolidation_and_decay_run_for_the_callers_org_with_the_admin_scope(client_for, org_id):
@@ -39,17 +44,38 @@ async def test_admin_routes_need_the_admin_scope_and_valid_options(client_for, o
     assert "threshold" in bad.json()["error"]["message"]
 
 
-async def test_reindex_needs_the_admin_scope_and_answers_its_last_progress_step(client_for, org_id):
-    reader = await client_for(org_id, scopes=("memories:read", "memories:write"))
-    refused = await reader.post("/v1/admin/reindex", json={"force": True})
-    assert refused.status_code == 403 and refused.json()["error"]["status"] == "PERMISSION_DENIED"
+def reindex_calls(services) -> float:
+    """Reindex RPCs the memory service answered, whatever their outcome."""
+    counter = services["memory"].server.metrics.requests
+    return sum(
+        sample.value
+        for metric in counter.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_total") and sample.labels["grpc_method"] == "Reindex"
+    )
 
-    admin = await client_for(org_id)
-    answered = await admin.post("/v1/admin/reindex")  # the model has not changed: nothing to re-embed
+
+async def test_reindex_acts_on_every_org_so_it_needs_the_operator_scope_which_admin_lacks(client_for, org_id, services):
+    before = reindex_calls(services)
+    for scopes in (("memories:read", "memories:write"), ("admin",), ALL_SCOPES_BUT_OPERATOR):
+        tenant_admin = await client_for(f"org-b-{uuid.uuid4().hex[:8]}", scopes=scopes)
+        refused = await tenant_admin.post("/v1/admin/reindex", json={"force": True})
+        assert refused.status_code == 403, refused.text
+        error = refused.json()["error"]
+        assert error["status"] == "PERMISSION_DENIED" and "operator" in error["message"]
+        assert error["details"][0]["reason"] == "SCOPE_MISSING"
+        assert error["details"][0]["metadata"] == {"scope": "operator"}
+    assert reindex_calls(services) == before  # the memory service was never asked: nothing re-embedded
+
+    operator = await client_for(org_id, scopes=("operator",))
+    answered = await operator.post("/v1/admin/reindex")  # the model has not changed: nothing to re-embed
     assert answered.status_code == 200, answered.text
     body = answered.json()
     assert (body["phase"], body["done"], body["total"]) == ("done", 0, 0)
     assert body["model"] and body["dimension"] > 0
+    assert reindex_calls(services) == before + 1
+    # operator is for the store: it opens no org route by itself.
+    assert (await operator.post("/v1/admin/decay:run")).status_code == 403
 
 
 async def test_the_job_queue_of_the_callers_org_needs_the_admin_scope(client_for, org_id):

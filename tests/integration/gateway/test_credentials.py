@@ -31,6 +31,7 @@ from gateway_svc.keys import create_api_key, revoke_api_key
 from lore_runtime import errors
 from lore_runtime.settings import SettingsError, load_settings
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import asgi_client, gateway_settings
 
 SECRET = "hs256-test-secret-" + "x" * 46  # 64 bytes: enough for HS512 too, which is still refused
@@ -305,7 +306,7 @@ async def test_last_used_at_is_written_on_use_at_most_once_a_minute(bearer, migr
 
 
 def _base_env(**extra: str) -> dict[str, str]:
-    return {"LORE_DATABASE_URL": "postgresql://lore@localhost/lore", **extra}
+    return {"LORE_DATABASE_URL": "postgresql://lore@localhost/lore", **SERVICE_TOKEN_ENV, **extra}
 
 
 def test_jwt_settings_are_checked_at_start_up(tmp_path: Path):

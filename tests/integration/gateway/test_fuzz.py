@@ -37,6 +37,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import _create_key, gateway_settings
 
 # Generated cases per operation and generation mode: 42 operations × (14 valid + 12 invalid) ≈ 1,100
@@ -55,7 +56,8 @@ def _documented_operations() -> list[str]:
     """Every operation of the OpenAPI, read when the tests are collected. The document depends on
     no setting, so an app built with placeholder settings serves the same one (the first test
     checks it against the running app's)."""
-    app = create_app(load_settings(Settings, {"LORE_DATABASE_URL": "postgresql://collect@localhost/unused"}))
+    placeholders = {"LORE_DATABASE_URL": "postgresql://collect@localhost/unused", **SERVICE_TOKEN_ENV}
+    app = create_app(load_settings(Settings, placeholders))
     return sorted(f"{method.upper()} {path}" for path, item in app.openapi()["paths"].items() for method in item)
 
 

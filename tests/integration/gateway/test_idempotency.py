@@ -22,6 +22,7 @@ from gateway_svc.config import Settings
 from lore_runtime import errors
 from lore_runtime.settings import load_settings
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import _create_key, asgi_client
 
 
@@ -276,7 +277,7 @@ async def small(migrated_pg, org_id):
 
     pool = await asyncpg.create_pool(migrated_pg.app_dsn, min_size=1, max_size=4)
     app.state.container = SimpleNamespace(
-        settings=load_settings(Settings, {"LORE_DATABASE_URL": migrated_pg.app_dsn}),
+        settings=load_settings(Settings, {"LORE_DATABASE_URL": migrated_pg.app_dsn, **SERVICE_TOKEN_ENV}),
         postgres=pool,
         authenticator=_Authenticator(org_id),
     )

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import grpc
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime.clock import SystemClock
@@ -23,6 +22,7 @@ from qdrant_client import AsyncQdrantClient
 
 from tests.fakes import HashingEmbedder, InMemoryErasedMemories, InMemoryOrderGenerations
 from tests.fakes_working_memory import InMemoryWorkingMemoryStore
+from tests.grpc_harness import server_settings, service_channel
 
 BACKENDS = ("qdrant_edge", "qdrant_client_local")
 
@@ -94,10 +94,11 @@ async def start(stack: AsyncExitStack, stores: Any, embedder: Any) -> Service:
                 episode_service_pb2.DESCRIPTOR.services_by_name["EpisodeService"],
             ),
         ],
+        settings=server_settings(),
     )
     await server.start()
     stack.push_async_callback(server.stop, grace=None)
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    channel = service_channel(f"127.0.0.1:{server.port}")
     stack.push_async_callback(channel.close)
     return Service(
         stores,

@@ -19,6 +19,7 @@ from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
 from memory_svc.api.episode_servicer import EpisodeServicer
 
 from tests.fakes import HashingEmbedder
+from tests.grpc_harness import server_settings, service_channel
 
 SERVICE = pb.DESCRIPTOR.services_by_name["EpisodeService"]
 T0 = datetime(2026, 2, 3, 4, 5, 6, 789000, tzinfo=UTC)
@@ -41,9 +42,10 @@ async def stub(tmp_path_factory):
                 SERVICE,
             )
         ],
+        settings=server_settings(),
     )
     await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    channel = service_channel(f"127.0.0.1:{server.port}")
     try:
         yield episode_service_pb2_grpc.EpisodeServiceStub(channel)
     finally:

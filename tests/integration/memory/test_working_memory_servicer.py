@@ -20,6 +20,8 @@ from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
 
+from tests.grpc_harness import server_settings, service_channel
+
 SERVICE = pb.DESCRIPTOR.services_by_name["WorkingMemoryService"]
 MAX_TURNS = 10
 
@@ -37,9 +39,10 @@ async def stub(redis_url):
     server = create_grpc_server(
         "127.0.0.1:0",
         [Registration(servicer, working_memory_service_pb2_grpc.add_WorkingMemoryServiceServicer_to_server, SERVICE)],
+        settings=server_settings(),
     )
     await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    channel = service_channel(f"127.0.0.1:{server.port}")
     try:
         yield working_memory_service_pb2_grpc.WorkingMemoryServiceStub(channel)
     finally:

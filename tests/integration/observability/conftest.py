@@ -27,6 +27,7 @@ from lore_devstack import free_port
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from tests.backends import fresh_migrated_database
+from tests.grpc_harness import SERVICE_TOKEN_ENV
 
 SERVICES = ("memory", "observations", "assembler", "agent")
 API_KEY = "observability-test-key-0123456789"
@@ -142,6 +143,7 @@ async def observed_stack(pg_superuser_dsn, redis_url, tmp_path_factory) -> Async
                 LORE_REDIS_URL=redis_url,
                 LORE_DATA_DIR=str(data_dir),
                 LORE_LOG_LEVEL="WARNING",
+                **SERVICE_TOKEN_ENV,
                 # The scheduled maintenance and revalidation run (and are counted) every few seconds.
                 LORE_MAINTENANCE_INTERVAL_SECONDS="3",
                 LORE_REVALIDATION_INTERVAL_SECONDS="3",

@@ -13,7 +13,7 @@ from lore_runtime.channels import create_channel
 from lore_runtime.request_context import RequestContext
 from lore_runtime.server import Registration, create_grpc_server
 
-from tests.grpc_harness import invoke
+from tests.grpc_harness import SERVICE_TOKENS, invoke, server_settings, service_channel
 
 MEMORY_SERVICE = memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"]
 GET_MEMORY = MEMORY_SERVICE.methods_by_name["GetMemory"]
@@ -43,6 +43,7 @@ async def probe_server():
     server = create_grpc_server(
         "127.0.0.1:0",
         [Registration(ProbeServicer(), memory_service_pb2_grpc.add_MemoryServiceServicer_to_server, MEMORY_SERVICE)],
+        settings=server_settings(),
     )
     await server.start()
     yield server
@@ -51,7 +52,7 @@ async def probe_server():
 
 @pytest.fixture
 async def channel(probe_server):
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{probe_server.port}") as channel:
+    async with service_channel(f"127.0.0.1:{probe_server.port}") as channel:
         yield channel
 
 
@@ -117,7 +118,7 @@ async def test_pending_rpcs_name_their_capability(channel):
 
 
 async def test_lore_channels_forward_the_callers_tenant(probe_server):
-    channel = create_channel(f"127.0.0.1:{probe_server.port}", services=[MEMORY_SERVICE])
+    channel = create_channel(f"127.0.0.1:{probe_server.port}", services=[MEMORY_SERVICE], token=SERVICE_TOKENS)
     try:
         stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
         with request_context.bound(RequestContext("org-b", "svc:assembler", "req-1")):
@@ -129,7 +130,9 @@ async def test_lore_channels_forward_the_callers_tenant(probe_server):
 
 
 async def test_lore_channels_apply_a_default_deadline(probe_server):
-    channel = create_channel(f"127.0.0.1:{probe_server.port}", services=[MEMORY_SERVICE], default_timeout=0.3)
+    channel = create_channel(
+        f"127.0.0.1:{probe_server.port}", services=[MEMORY_SERVICE], default_timeout=0.3, token=SERVICE_TOKENS
+    )
     try:
         stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
         with request_context.bound(RequestContext("org-slow", "svc")):

@@ -21,7 +21,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lore_runtime.channels import create_channel
 from lore_runtime.server import NOT_SERVING, SERVING, create_grpc_server
-from lore_runtime.settings import ServerSettings, load_settings
+
+from tests.grpc_harness import server_settings
 
 REPLICA_ADDRESSES = ("127.0.0.1", "127.0.0.2")
 # The status each replica reports for "replica": its identity, as seen by a caller.
@@ -72,7 +73,7 @@ async def start_replicas(stack: AsyncExitStack, environ: dict[str, str]) -> int:
     """Two replicas on one port of two loopback addresses; the port."""
     port = 0
     for address, status in zip(REPLICA_ADDRESSES, IDENTITY, strict=True):
-        replica = create_grpc_server(f"{address}:{port}", [], settings=load_settings(ServerSettings, environ))
+        replica = create_grpc_server(f"{address}:{port}", [], settings=server_settings(**environ))
         port = replica.port
         await replica.start()
         stack.push_async_callback(replica.stop, grace=None)

@@ -23,13 +23,14 @@ from gateway_svc.config import Settings as GatewaySettings
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from lore.assembler.v1 import assembler_service_pb2, assembler_service_pb2_grpc
+from lore.common.v1 import scope_pb2
 from lore_cli import doctor
 from lore_runtime.channels import create_channel
 from lore_runtime.health import serving_status
 from lore_runtime.server import SERVING, create_grpc_server
 from lore_runtime.settings import ServerSettings, load_settings
 
-from tests.grpc_harness import start_service
+from tests.grpc_harness import TENANT, service_channel, start_service
 from tests.integration.runtime.certificates import Authority, write_tls_files
 
 ASSEMBLER = "lore.assembler.v1.AssemblerService"
@@ -64,6 +65,7 @@ async def cluster(tls_env):
             "LORE_MEMORY_ADDR": addresses["memory"],
             "LORE_OBSERVATIONS_ADDR": addresses["observations"],
             "LORE_ASSEMBLER_HEALTH_ADDR": "127.0.0.1:0",
+            "LORE_SERVICE_TOKEN": "",  # none: under mutual TLS the client certificate is the credential
         }
         assembler = await start_service(
             stack, "assembler", assembler_svc.bootstrap, assembler_svc.server, assembler_svc.config.Settings, environ
@@ -103,6 +105,24 @@ async def test_a_caller_without_a_client_certificate_is_refused(cluster, authori
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await health_status(channel)
     assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+
+
+async def test_with_mutual_tls_a_client_certificate_is_the_service_credential(cluster, authority):
+    assembler, _ = cluster
+    request = assembler_service_pb2.AssembleContextRequest(scope=scope_pb2.Scope(user_id="u-1"), message="hello")
+    # No x-lore-service-token: the verified certificate stands for it, and the tenant metadata counts.
+    async with grpc.aio.secure_channel(assembler.address, credentials_of(authority)) as channel:
+        answer = await assembler_service_pb2_grpc.AssemblerServiceStub(channel).AssembleContext(
+            request, metadata=TENANT, timeout=10
+        )
+    assert answer.HasField("context")
+    # The plaintext port of probes never serves it, token or not.
+    async with service_channel(f"127.0.0.1:{assembler.server.probe_port}") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as not_here:
+            await assembler_service_pb2_grpc.AssemblerServiceStub(channel).AssembleContext(
+                request, metadata=TENANT, timeout=5
+            )
+    assert not_here.value.code() == grpc.StatusCode.UNIMPLEMENTED
 
 
 async def test_a_certificate_from_another_ca_is_refused(cluster, authority):

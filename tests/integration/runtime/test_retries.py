@@ -10,6 +10,8 @@ from lore_runtime.channels import create_channel
 from lore_runtime.request_context import RequestContext
 from lore_runtime.server import Registration, create_grpc_server
 
+from tests.grpc_harness import SERVICE_TOKENS, server_settings
+
 MEMORY_SERVICE = memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"]
 
 
@@ -40,9 +42,10 @@ async def flaky():
     server = create_grpc_server(
         "127.0.0.1:0",
         [Registration(servicer, memory_service_pb2_grpc.add_MemoryServiceServicer_to_server, MEMORY_SERVICE)],
+        settings=server_settings(),
     )
     await server.start()
-    channel = create_channel(f"127.0.0.1:{server.port}", services=[MEMORY_SERVICE])
+    channel = create_channel(f"127.0.0.1:{server.port}", services=[MEMORY_SERVICE], token=SERVICE_TOKENS)
     yield servicer, memory_service_pb2_grpc.MemoryServiceStub(channel)
     await channel.close()
     await server.stop(grace=None)

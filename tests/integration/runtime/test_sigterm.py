@@ -12,6 +12,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lore_devstack import free_port
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
+
 
 async def _status(address: str) -> int | None:
     async with grpc.aio.insecure_channel(address) as channel:
@@ -33,6 +35,7 @@ async def test_sigterm_reports_not_serving_then_exits_cleanly():
         LORE_DRAIN_SECONDS="1.5",
         LORE_STOP_GRACE_SECONDS="2",
         LORE_LOG_LEVEL="WARNING",
+        **SERVICE_TOKEN_ENV,
     )
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "assembler_svc", env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT

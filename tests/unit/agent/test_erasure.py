@@ -7,11 +7,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from agent_svc.domain.transcript import Scope, Turn, turn_id_for
+from agent_svc.domain.turn_loop import TurnResult
 from agent_svc.usecases.erasure import ErasureServices, forget_subject, run_erasure
 from agent_svc.usecases.sessions import start_session
 
 from tests.fakes import FixedClock
-from tests.fakes_agent import FakeSubjectEraser, InMemoryErasureStore, InMemoryTranscript
+from tests.fakes_agent import FakeSubjectEraser, InMemoryErasureStore, InMemoryTranscript, InMemoryTurnLoop
 
 ORG = "org-a"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -78,3 +79,22 @@ async def test_forgetting_an_agent_or_a_team_names_no_user() -> None:
     assert [(c.subject_type, c.subject_id, c.user_id) for c in world.eraser.observation_erasures] == [
         ("agent", "aria", "")
     ], "a team with no sources is no observation subject: nothing to ask"
+
+
+async def test_cached_contexts_that_showed_an_erased_shared_belief_go_and_a_purge_is_asked_for() -> None:
+    world = World()
+    world.loop = InMemoryTurnLoop(world.transcript)
+    world.store = InMemoryErasureStore(world.transcript, world.loop)
+    world.services = ErasureServices(world.store, world.eraser, FixedClock(T0))
+    await world.session(Scope(user_id="u-gone"), "I run the Lisbon office.")
+    other = await world.session(Scope(user_id="u-kept"), "Who runs Lisbon?")
+    [turn] = world.transcript.turns_by_session[(ORG, other)]
+    await world.loop.save_result(ORG, other, turn.id, TurnResult(context=b"...belief obs-shared..."), T0)
+    world.eraser.shared_erased = ("obs-shared",)
+
+    await world.forget(Scope(user_id="u-gone"))
+
+    assert await world.loop.result(ORG, turn.id) is None, "a retried turn must not replay the erased belief"
+    assert world.eraser.purges_requested == 1
+    [erasure] = world.store.erasures.values()
+    assert erasure.counts["cached_contexts"] == 1

@@ -5,9 +5,12 @@ from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from lore_runtime.settings import load_settings
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
+
 
 def _document() -> dict:
-    app = create_app(load_settings(Settings, {"LORE_DATABASE_URL": "postgresql://unused@localhost/unused"}))
+    placeholders = {"LORE_DATABASE_URL": "postgresql://unused@localhost/unused", **SERVICE_TOKEN_ENV}
+    app = create_app(load_settings(Settings, placeholders))
     return app.openapi()
 
 

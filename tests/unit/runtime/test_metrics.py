@@ -27,6 +27,8 @@ from lore_runtime.settings import SettingsError, load_settings
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV, server_settings, service_channel
+
 MEMORY_SERVICE = memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"]
 SERVICE = MEMORY_SERVICE.full_name
 
@@ -53,9 +55,10 @@ async def probe():
         "127.0.0.1:0",
         [Registration(ProbeServicer(), memory_service_pb2_grpc.add_MemoryServiceServicer_to_server, MEMORY_SERVICE)],
         metrics=metrics,
+        settings=server_settings(),
     )
     await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+    async with service_channel(f"127.0.0.1:{server.port}") as channel:
         yield server, channel
     await server.stop(grace=None)
 
@@ -178,7 +181,7 @@ def test_metrics_addresses_parse_and_an_empty_setting_serves_nothing():
     assert parse_address("0.0.0.0:9090") == ("0.0.0.0", 9090)
     assert parse_address("[::]:9090") == ("::", 9090)
     assert parse_address(":0") == ("0.0.0.0", 0)
-    base = {"LORE_DATABASE_URL": "postgresql://x/y", "LORE_REDIS_URL": "redis://x"}
+    base = {"LORE_DATABASE_URL": "postgresql://x/y", "LORE_REDIS_URL": "redis://x", **SERVICE_TOKEN_ENV}
     assert load_settings(memory_svc.config.Settings, base).metrics_addr is None
     assert load_settings(memory_svc.config.Settings, {**base, "LORE_MEMORY_METRICS_ADDR": ""}).metrics_addr is None
     chosen = load_settings(memory_svc.config.Settings, {**base, "LORE_MEMORY_METRICS_ADDR": "127.0.0.1:0"})

@@ -8,9 +8,14 @@ from lore_runtime.server import connection_age_options
 from lore_runtime.settings import DialSettings, ServerSettings, SettingsError, load_settings
 from memory_svc.config import Settings as MemorySettings
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.runtime.certificates import Authority, write_tls_files
 
-STORES = {"LORE_DATABASE_URL": "postgresql://lore@db/lore", "LORE_REDIS_URL": "redis://redis:6379/0"}
+STORES = {
+    "LORE_DATABASE_URL": "postgresql://lore@db/lore",
+    "LORE_REDIS_URL": "redis://redis:6379/0",
+    **SERVICE_TOKEN_ENV,
+}
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +31,7 @@ def problems(model: type, environ: dict[str, str]) -> list[str]:
 
 
 def test_no_tls_files_means_plaintext():
-    assert load_settings(ServerSettings, {}).mutual_tls is None
+    assert load_settings(ServerSettings, SERVICE_TOKEN_ENV).mutual_tls is None
     assert load_settings(DialSettings, {}).mutual_tls is None
 
 
@@ -67,16 +72,23 @@ def test_the_gateway_reads_the_same_variables(tls_env):
 
 
 def test_connections_age_out_after_five_minutes_by_default_and_calls_in_flight_are_never_cut():
-    assert connection_age_options(load_settings(ServerSettings, {})) == [("grpc.max_connection_age_ms", 300_000)]
+    assert connection_age_options(load_settings(ServerSettings, SERVICE_TOKEN_ENV)) == [
+        ("grpc.max_connection_age_ms", 300_000)
+    ]
     aged = load_settings(
         ServerSettings,
-        {"LORE_GRPC_MAX_CONNECTION_AGE_SECONDS": "60", "LORE_GRPC_MAX_CONNECTION_AGE_GRACE_SECONDS": "30"},
+        {
+            **SERVICE_TOKEN_ENV,
+            "LORE_GRPC_MAX_CONNECTION_AGE_SECONDS": "60",
+            "LORE_GRPC_MAX_CONNECTION_AGE_GRACE_SECONDS": "30",
+        },
     )
     assert connection_age_options(aged) == [
         ("grpc.max_connection_age_ms", 60_000),
         ("grpc.max_connection_age_grace_ms", 30_000),
     ]
-    assert connection_age_options(load_settings(ServerSettings, {"LORE_GRPC_MAX_CONNECTION_AGE_SECONDS": "0"})) == []
+    never = {**SERVICE_TOKEN_ENV, "LORE_GRPC_MAX_CONNECTION_AGE_SECONDS": "0"}
+    assert connection_age_options(load_settings(ServerSettings, never)) == []
     assert connection_age_options(None) == []
     assert problems(ServerSettings, {"LORE_GRPC_MAX_CONNECTION_AGE_SECONDS": "-1"})
 

@@ -21,15 +21,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import asyncpg
+import grpc
 import httpx
 import redis.asyncio as redis
+from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore_migrations import discover
 from lore_runtime.health import serving_status
+from lore_runtime.service_auth import MIN_TOKEN_CHARS, TOKEN_VARIABLE
 from lore_runtime.settings import DEFAULT_ADDRESSES, DialSettings, SettingsError, load_settings
 
+from lore_cli import service_token
 from lore_cli.health import gateway_url
 from lore_cli.schemas import SCHEMAS
-from lore_cli.service_calls import dial
+from lore_cli.service_calls import dial, tenant
 
 TIMEOUT = 3.0
 LOW_DISK_BYTES = 1 << 30
@@ -57,6 +61,9 @@ async def check_settings(environ: Mapping[str, str]) -> list[Finding]:
     from observations_svc.config import Settings as ObservationsSettings
 
     stack_defaults = {} if environ.get("LORE_DATABASE_URL") else _local_stack_placeholders()
+    # `lore up` gives its children a service token (its data dir's) when none is set; check_services
+    # says whether this shell has one.
+    stack_defaults["LORE_SERVICE_TOKEN"] = "placeholder-" + "x" * MIN_TOKEN_CHARS
     findings = []
     for name, settings_class in (
         ("memory", MemorySettings),
@@ -186,15 +193,17 @@ def _no_model() -> Finding:
 
 async def check_services(environ: Mapping[str, str]) -> list[Finding]:
     try:  # the services' own settings checks name the problem; no service can be asked without it
-        load_settings(DialSettings, environ)
+        settings = load_settings(DialSettings, environ)
     except SettingsError as error:
-        return [Finding(FAIL, "services", f"not asked: {error}", "fix the LORE_TLS_* variables it names")]
-    findings = []
+        return [Finding(FAIL, "services", f"not asked: {error}", "fix the variables it names")]
+    findings = [_credential(environ, settings)]
     for name in ("memory", "observations", "assembler", "agent"):
         address = environ.get(f"LORE_{name.upper()}_ADDR") or DEFAULT_ADDRESSES[name]
         target = address.replace("0.0.0.0:", "127.0.0.1:")
         async with dial(environ, target) as channel:
             state = await serving_status(channel, timeout=TIMEOUT)
+            if state == "SERVING" and name == "memory":
+                findings[0] = await _credential_accepted(channel, findings[0])
         if state == "SERVING":
             findings.append(Finding(OK, f"service: {name}", f"SERVING at {target}"))
         else:
@@ -203,6 +212,37 @@ async def check_services(environ: Mapping[str, str]) -> list[Finding]:
     url = gateway_url(environ)
     findings.append(await _http_probe("gateway", f"{url}/readyz", {}, "start it, or set LORE_GATEWAY_ADDR"))
     return findings
+
+
+def _credential(environ: Mapping[str, str], settings: DialSettings) -> Finding:
+    """What the commands that call services (`lore reindex`, `lore org export` …) present."""
+    if settings.service_tokens is not None:
+        return Finding(OK, "service credential", f"{TOKEN_VARIABLE} is set")
+    token_file = service_token.data_dir(environ) / service_token.FILE_NAME
+    if service_token.local_tokens(environ) is not None:
+        return Finding(OK, "service credential", f"the local stack's token ({token_file})")
+    if settings.mutual_tls is not None:
+        return Finding(OK, "service credential", "the LORE_TLS_* client certificate")
+    return Finding(
+        WARN,
+        "service credential",
+        f"no {TOKEN_VARIABLE} and no {token_file}: the services refuse this shell's commands",
+        f"set {TOKEN_VARIABLE} to the services' token, or run `lore up` once (it writes the file)",
+    )
+
+
+async def _credential_accepted(memory: grpc.aio.Channel, presented: Finding) -> Finding:
+    """Whether the memory service takes what this shell presents: a GetMemory of no id is refused
+    for its argument (nothing read) by a service that accepted the credential, UNAUTHENTICATED otherwise."""
+    try:
+        await memory_service_pb2_grpc.MemoryServiceStub(memory).GetMemory(
+            memory_service_pb2.GetMemoryRequest(), metadata=tenant("lore-doctor"), timeout=TIMEOUT
+        )
+    except grpc.aio.AioRpcError as error:
+        if error.code() is grpc.StatusCode.UNAUTHENTICATED:
+            fix = f"set {TOKEN_VARIABLE} to the token the services were started with"
+            return Finding(FAIL, "service credential", f"{presented.detail}: refused by the memory service", fix)
+    return Finding(OK, "service credential", f"{presented.detail}: accepted by the memory service")
 
 
 async def check_data_dir(environ: Mapping[str, str]) -> list[Finding]:

@@ -10,6 +10,7 @@ lore keys create|list|revoke   an org's API keys (as the schema owner, like lore
 lore decay run / lore revalidate run   the maintenance jobs, by hand, for one org (through the services)
 lore jobs list / lore jobs retry       the agent's job queue: counts by state, dead-lettered jobs queued again
 lore org export / lore org import      one org as JSON lines (through the memory and observations services)
+lore erasure purge                     erased data out of the stores' files (Qdrant, Redis, Postgres)
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from agent_svc.domain.jobs import KINDS
 from gateway_svc.auth import ALL_SCOPES
 
-from lore_cli import doctor, health, keys, migrate, ops, org_transfer, reindex, turns_import, up
+from lore_cli import doctor, erasure, health, keys, migrate, ops, org_transfer, reindex, turns_import, up
 from lore_cli.service_calls import DEFAULT_ORG
 
 
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "turns":
         scope = {key: value for key, value in (("userId", args.user), ("agentId", args.agent), ("teamId", args.team))}
         sys.exit(asyncio.run(turns_import.run(environ, args.file, session_id=args.session, scope=scope)))
-    if args.command in ("decay", "revalidate", "jobs", "org"):
+    if args.command in ("decay", "revalidate", "jobs", "org", "erasure"):
         sys.exit(asyncio.run(run_operation(args, environ)))
     if args.command == "keys":
         if args.keys_command == "create":
@@ -147,9 +148,18 @@ def add_operations(commands: argparse._SubParsersAction) -> None:
     )
     import_parser.add_argument("--org", required=True, help="the org to write into (the file's org is informational)")
     import_parser.add_argument("--input", type=Path, help="the export file (default: stdin)")
+    erasure_parser = commands.add_parser("erasure", help="erasure chores (docs/operations.md, Erasure and purge)")
+    purge_parser = erasure_parser.add_subparsers(dest="erasure_command", required=True).add_parser(
+        "purge", help="rewrite Qdrant's, Redis's and Postgres's files without erased data (LORE_MEMORY_ADDR)"
+    )
+    purge_parser.add_argument(
+        "--full", action="store_true", help="VACUUM FULL: rewrite every table (locks each while it runs)"
+    )
 
 
 async def run_operation(args: argparse.Namespace, environ: dict[str, str]) -> int:
+    if args.command == "erasure":
+        return await erasure.purge(environ, full=args.full)
     if args.command == "decay":
         return await ops.run_decay(environ, org=args.org)
     if args.command == "revalidate":

@@ -3,9 +3,11 @@
 Operator commands never open a store: the embedded Qdrant engine allows one process per store and
 Postgres rows sit behind the services' rules, so every chore is an admin RPC of the owning service
 (as ``lore reindex`` does it). The org comes from the command line and travels as tenant metadata,
-exactly as the gateway sends a credential's org. Where the services require mutual TLS, the
-command presents the certificate named by the same ``LORE_TLS_*`` settings (``dial``): run it where
-those files are, e.g. ``kubectl exec`` into a Lore pod.
+exactly as the gateway sends a credential's org. The services trust that metadata only from a caller
+holding the service credential (lore_runtime/service_auth.py): ``dial`` sends ``LORE_SERVICE_TOKEN``, else
+the local stack's token file (lore_cli/service_token.py), and where the services require mutual TLS it
+presents the certificate named by the same ``LORE_TLS_*`` settings: run it where those are, e.g.
+``kubectl exec`` into a Lore pod.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from collections.abc import Mapping
 import grpc
 from lore_runtime.grpc_errors import error_info_of
 from lore_runtime.request_context import RequestContext
+from lore_runtime.service_auth import TOKEN_VARIABLE, token_interceptors
 from lore_runtime.settings import DEFAULT_ADDRESSES, DialSettings, SettingsError, load_settings
 from lore_runtime.tls import open_channel
+
+from lore_cli.service_token import FILE_NAME, local_tokens
 
 PRINCIPAL = "lore-cli"
 # The org of the local stack (`lore up` prints its dev key for it).
@@ -31,14 +36,16 @@ def address(environ: Mapping[str, str], service: str) -> str:
 
 
 def dial(environ: Mapping[str, str], where: str) -> grpc.aio.Channel:
-    """A channel to a service at ``where``: mutual TLS when ``LORE_TLS_*`` are set, else plaintext.
-    Exits with status 2 and the problems, as a service does, when those settings are wrong."""
+    """A channel to a service at ``where``: mutual TLS when ``LORE_TLS_*`` are set, else plaintext;
+    every call carries the service token. Exits with status 2 and the problems, as a service does,
+    when those settings are wrong."""
     try:
-        tls = load_settings(DialSettings, environ).mutual_tls
+        settings = load_settings(DialSettings, environ)
     except SettingsError as error:
         print(f"lore: {error}", file=sys.stderr)
         raise SystemExit(2) from None
-    return open_channel(where, tls)
+    tokens = settings.service_tokens or local_tokens(environ)
+    return open_channel(where, settings.mutual_tls, interceptors=token_interceptors(tokens))
 
 
 def tenant(org: str) -> tuple[tuple[str, str], ...]:
@@ -57,6 +64,13 @@ def report_rpc_error(command: str, service: str, where: str, error: grpc.aio.Aio
         print(
             f"{command}: the {service} service at {where} is unreachable ({error.code().name}: {error.details()}); "
             f"start it (`lore up`) or point LORE_{service.upper()}_ADDR at it",
+            file=sys.stderr,
+        )
+    elif error.code() is grpc.StatusCode.UNAUTHENTICATED:
+        print(
+            f"{command}: the {service} service at {where} refused this command's credential ({error.details()}); "
+            f"set {TOKEN_VARIABLE} to the services' token (`lore up` keeps it in LORE_DATA_DIR/{FILE_NAME}), "
+            "or run it where the services' LORE_TLS_* files are",
             file=sys.stderr,
         )
     else:

@@ -1,12 +1,15 @@
 """``lore up``: the whole system on one machine, until Ctrl-C or SIGTERM.
 
-Steps: back ends (configured or embedded) → migrations → the development key → the
+Steps: back ends (configured or embedded) → migrations → the development key (and the
+service token the gRPC services ask of every caller, lore_cli/service_token.py) → the
 five services as child processes (logs in ``LORE_DATA_DIR/logs``) → wait until the
 gateway's ``/v1/status`` is 200 → print where to go. Each gRPC service serves its Prometheus
 page on its own loopback port (``LORE_<SVC>_METRICS_ADDR``; the defaults, or a free port when a
-default is taken; an empty value turns one off). On Ctrl-C/SIGTERM, or when any
-child dies, every child gets SIGTERM (the gateway first, so no request meets a stopped
-service), then the embedded back ends stop. Data stays in ``LORE_DATA_DIR``.
+default is taken; an empty value turns one off). A service that exits before the stack is
+first ready fails ``lore up`` with its log tail; one that dies later is started again with a
+backoff (lore_cli/supervisor.py). On Ctrl-C/SIGTERM every child gets SIGTERM (the gateway first,
+so no request meets a stopped service), then the embedded back ends stop. Data stays in
+``LORE_DATA_DIR``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from lore_cli.backends import Backends, start_backends
 from lore_cli.dev_key import DevKeyError, resolve_dev_key
 from lore_cli.health import gateway_url, wait_until_serving
 from lore_cli.migrate import apply_all
+from lore_cli.service_token import ensure_local_token
+from lore_cli.supervisor import keep_running
 
 # Start order; the gateway is stopped first, then the others together.
 SERVICES = ("memory", "observations", "assembler", "agent", "gateway")
@@ -62,6 +67,8 @@ def child_environment(environ: Mapping[str, str], backends: Backends, data_dir: 
     if backends.qdrant_url:
         env["LORE_QDRANT_URL"] = backends.qdrant_url
     env.pop("LORE_MIGRATIONS_DATABASE_URL", None)
+    if not env.get("LORE_SERVICE_TOKEN"):  # the credential of the services' loopback ports (service_token.py)
+        env["LORE_SERVICE_TOKEN"] = ensure_local_token(data_dir)
     for service, address in LOCAL_METRICS_ADDRESSES.items():
         variable = f"LORE_{service.upper()}_METRICS_ADDR"
         if variable not in env:
@@ -170,12 +177,7 @@ async def run(environ: Mapping[str, str]) -> int:
                 f"  logs         {logs}\n"
                 "Press Ctrl-C to stop.\n"
             )
-            await asyncio.wait(
-                [asyncio.ensure_future(stop.wait()), *(child.exited for child in children)],
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            if not stop.is_set():
-                return _report_failure(children, False, url)
+            await keep_running(children, lambda name: start_child(name, env, logs), stop)
             _print("lore up: stopping")
             return 0
         finally:

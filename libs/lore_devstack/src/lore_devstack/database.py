@@ -123,6 +123,11 @@ async def prepare_database(
             await connection.execute(f"ALTER SCHEMA public OWNER TO {owner}")
             # Only the owner creates objects; the app role reaches tables through explicit grants.
             await connection.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+            # `lore erasure purge` (as the owner) ends with a checkpoint and a WAL switch, so the
+            # erased rows leave the write-ahead log soon (docs/operations.md, "Erasure and purge").
+            if await connection.fetchval("SELECT true FROM pg_roles WHERE rolname = 'pg_checkpoint'"):
+                await connection.execute(f"GRANT pg_checkpoint TO {owner}")
+            await connection.execute(f"GRANT EXECUTE ON FUNCTION pg_switch_wal() TO {owner}")
         finally:
             await connection.execute("SELECT pg_advisory_unlock($1)", _PREPARE_LOCK)
     finally:

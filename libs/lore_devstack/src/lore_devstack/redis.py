@@ -49,6 +49,13 @@ class EmbeddedRedis:
         return self.url
 
     @property
+    def pid(self) -> int:
+        """The server's process id (fault tests stop and continue it)."""
+        if self._server is None or self._server._process is None:
+            raise RuntimeError("EmbeddedRedis is not started")
+        return self._server._process.pid
+
+    @property
     def url(self) -> str:
         if self._server is None:
             raise RuntimeError("EmbeddedRedis is not started")

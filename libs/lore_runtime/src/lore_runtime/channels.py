@@ -11,7 +11,8 @@ keeps a connection to every address the target's name resolves to (gRPC's defaul
 a headless Kubernetes Service answers with every ready pod) and rotates calls over them. Servers age
 connections out (``LORE_GRPC_MAX_CONNECTION_AGE_SECONDS``), and each reconnect re-resolves the
 name, so replicas the autoscaler adds get their share. With ``tls`` the channel presents this
-process's certificate (lore_runtime/tls.py).
+process's certificate (lore_runtime/tls.py); with ``token`` every call carries the service token
+(lore_runtime/service_auth.py): the credential without which the callee ignores the tenant metadata.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from lore_runtime import request_context
 from lore_runtime.server import MAX_MESSAGE_BYTES
+from lore_runtime.service_auth import ServiceTokens, token_interceptors
 from lore_runtime.tls import MutualTls, open_channel
 
 IDEMPOTENT_PREFIXES = ("Get", "List", "Query", "Search", "Recall", "Export", "Prime")
@@ -110,11 +112,13 @@ def create_channel(
     tracer_provider: TracerProvider | None = None,
     interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
     tls: MutualTls | None = None,
+    token: ServiceTokens | None = None,
     options: Sequence[tuple[str, Any]] = (),
 ) -> grpc.aio.Channel:
-    """A channel to another Lore service, mutual TLS when ``tls`` (the settings' ``mutual_tls``);
-    ``interceptors`` run inside the tracing and tenant-metadata ones; ``options`` are more channel
-    arguments (e.g. ``grpc.dns_min_time_between_resolutions_ms``)."""
+    """A channel to another Lore service, mutual TLS when ``tls`` (the settings' ``mutual_tls``),
+    sending ``token`` (the settings' ``service_tokens``) on every call; ``interceptors`` run inside the
+    tracing and tenant-metadata ones; ``options`` are more channel arguments (e.g.
+    ``grpc.dns_min_time_between_resolutions_ms``)."""
     service_config = {**retry_service_config(services), "loadBalancingConfig": LOAD_BALANCING}
     channel_options = [
         ("grpc.enable_retries", 1),
@@ -126,6 +130,7 @@ def create_channel(
     chain = [
         *aio_client_interceptors(tracer_provider=tracer_provider),
         _CallerInterceptor(default_timeout),
+        *token_interceptors(token),
         *interceptors,
     ]
     return open_channel(target, tls, options=channel_options, interceptors=chain)

@@ -2,9 +2,11 @@
 
 1. OpenTelemetry's aio server interceptor (spans, trace context from metadata);
 2. ``lore_runtime.metrics.MetricsInterceptor``: counts and times every call by its final status;
-3. ``RequestContextInterceptor``: reads the tenant and principal from metadata into
+3. ``lore_runtime.service_auth.ServiceCredentialInterceptor``: refuses callers without the service
+   credential (client certificate or ``LORE_SERVICE_TOKEN``), whatever metadata they send;
+4. ``RequestContextInterceptor``: reads the tenant and principal from metadata into
    ``request_context`` and refuses calls without them;
-4. ``ErrorInterceptor``: turns domain errors into ``google.rpc.Status`` (with ErrorInfo)
+5. ``ErrorInterceptor``: turns domain errors into ``google.rpc.Status`` (with ErrorInfo)
    and anything unexpected into a logged, generic INTERNAL.
 
 Health checking and reflection are infrastructure, not tenant calls: the guarding interceptors

@@ -57,7 +57,9 @@ class PageTokens:
     def open(self, token: str, org_id: str, kind: str, filters: str, field: str = "page_token") -> dict[str, Any]:
         """The position ``token`` holds; InvalidArgument naming ``field`` when it is not one this
         deployment issued for this org and listing, or was issued for other filters."""
-        foreign = InvalidArgument(field, "is not a page token this service issued for this listing; start again without it")
+        foreign = InvalidArgument(
+            field, "is not a page token this service issued for this listing; start again without it"
+        )
         if len(token) > MAX_TOKEN_CHARS or token.count(".") != 1:
             raise foreign
         body_text, mac_text = token.split(".")
@@ -74,3 +76,10 @@ class PageTokens:
         if token_filters != filters:
             raise InvalidArgument(field, "was issued for other filters or another order; start again without it")
         return position
+
+
+def page_tokens_for(settings: Any) -> PageTokens:
+    """Tokens keyed by the service credential (``LORE_SERVICE_TOKEN``, and the previous one while it
+    rotates), which every replica of a service shares; the fallback key where only mutual TLS is set."""
+    service_tokens = settings.service_tokens
+    return PageTokens(service_tokens.all() if service_tokens is not None else ())

@@ -3,7 +3,8 @@
 The gateway derives them from the credential and sends them to internal services in
 gRPC metadata; a server interceptor reads them into a context variable that use cases
 read, and client interceptors forward them on every onward call. A request body never
-chooses its tenant.
+chooses its tenant, and the metadata counts only from a caller holding the service
+credential (lore_runtime/service_auth.py, checked before it is read).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Build and run a Lore gRPC server: interceptors, health, reflection, graceful drain.
 
-``create_grpc_server`` wires a ``grpc.aio`` server with the OpenTelemetry, metrics, request-context
-and error interceptors, the library's health servicer (NOT_SERVING until the service's
+``create_grpc_server`` wires a ``grpc.aio`` server with the OpenTelemetry, metrics, service-credential,
+request-context and error interceptors, the library's health servicer (NOT_SERVING until the service's
 dependencies answer) and reflection. ``serve`` runs it until SIGTERM/SIGINT, then reports
 NOT_SERVING, waits the drain period so load balancers stop routing, and stops with a grace.
-With a service's ``settings`` it listens with mutual TLS when ``LORE_TLS_*`` are set, ages
+Its ``settings`` name the service credential callers must hold (lore_runtime/service_auth.py): the
+client certificate when it listens with mutual TLS (``LORE_TLS_*``), else ``LORE_SERVICE_TOKEN``. It ages
 connections out (so clients re-resolve and spread onto new replicas), and serves the health
 service alone on a plaintext ``health_addr`` for probes that cannot speak TLS (kubelet's).
 """
@@ -28,6 +29,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from lore_runtime.interceptors import ErrorInterceptor, RequestContextInterceptor
 from lore_runtime.metrics import ServiceMetrics
 from lore_runtime.pending import fill_pending
+from lore_runtime.service_auth import ServiceCredentialInterceptor
 from lore_runtime.settings import ServerSettings
 from lore_runtime.tls import add_port
 
@@ -40,6 +42,8 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 
 DependencyCheck = Callable[[], Awaitable[None]]
+# A dependency that has not answered a health check within this is not ready (a stalled store answers never).
+CHECK_TIMEOUT_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -81,15 +85,20 @@ class GrpcServer:
             await self.health.set(name, status)
 
     async def check_dependencies(self) -> list[str]:
-        """Names of the dependencies that do not answer right now."""
-        failed = []
-        for name, check in self.checks.items():
+        """Names of the dependencies that do not answer right now: all asked at once, each given
+        ``CHECK_TIMEOUT_SECONDS``, so a stalled store is reported within a check period plus that."""
+
+        async def fails(name: str, check: DependencyCheck) -> bool:
             try:
-                await asyncio.wait_for(check(), timeout=5.0)
+                await asyncio.wait_for(check(), timeout=CHECK_TIMEOUT_SECONDS)
             except Exception as error:  # any failure means "not ready"
-                log.warning("dependency %s not ready: %s", name, error)
-                failed.append(name)
-        return failed
+                log.warning("dependency %s not ready: %s", name, repr(error))
+                return True
+            return False
+
+        names = list(self.checks)
+        results = await asyncio.gather(*(fails(name, self.checks[name]) for name in names))
+        return [name for name, failed in zip(names, results, strict=True) if failed]
 
     def watch_dependencies(self, interval: float) -> None:
         """Flip health to NOT_SERVING while a dependency fails, back when it answers."""
@@ -123,12 +132,17 @@ def create_grpc_server(
     settings: ServerSettings | None = None,
 ) -> GrpcServer:
     """``metrics``: the service's registry when its bootstrap registered domain metrics on it;
-    ``settings``: the service's (TLS, connection age, health listener), plaintext without."""
+    ``settings``: the service's (service credential, TLS, connection age, health listener): required,
+    since a server without a credential to check would trust any caller's org metadata."""
+    if settings is None:
+        raise ValueError("create_grpc_server needs settings: the service credential its callers must present")
     metrics = metrics or ServiceMetrics()
     server = grpc.aio.server(
         interceptors=[
             aio_server_interceptor(tracer_provider=tracer_provider),
             metrics.interceptor(),
+            # Before the tenant is read: org metadata counts only from a caller holding the credential.
+            ServiceCredentialInterceptor(settings.service_tokens, mutual_tls=settings.mutual_tls is not None),
             RequestContextInterceptor(),
             ErrorInterceptor(),
         ],
@@ -150,10 +164,10 @@ def create_grpc_server(
         (*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
         server,
     )
-    port = add_port(server, address, settings.mutual_tls if settings else None)
+    port = add_port(server, address, settings.mutual_tls)
     if port == 0:
         raise RuntimeError(f"could not bind gRPC server to {address}")
-    probes, probe_port = _probe_listener(settings.health_addr, health_servicer) if settings else (None, None)
+    probes, probe_port = _probe_listener(settings.health_addr, health_servicer)
     return GrpcServer(
         server=server,
         health=health_servicer,

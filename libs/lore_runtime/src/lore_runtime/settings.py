@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
+from lore_runtime.service_auth import ServiceCredentialSettings, ServiceTokenSettings
 from lore_runtime.tls import TlsSettings
 
 DEFAULT_ADDRESSES = {
@@ -120,10 +121,22 @@ def service_health_address(service: str) -> Any:
     )
 
 
-class ServerSettings(LoreSettings, TlsSettings):
+def redis_timeout() -> Any:
+    """``LORE_REDIS_TIMEOUT_SECONDS``: every Redis call's deadline (lore_runtime/stores.py ``open_redis``)."""
+    return env(
+        "LORE_REDIS_TIMEOUT_SECONDS",
+        default=1.0,
+        description="deadline of every Redis call; a stalled Redis answers UNAVAILABLE after it",
+        gt=0,
+        le=30,
+    )
+
+
+class ServerSettings(LoreSettings, ServiceCredentialSettings):
     """What every gRPC server process needs besides its own stores; each service names its own
     ``metrics_addr`` variable with ``service_metrics_address`` (and ``health_addr`` with
-    ``service_health_address``); ``LORE_TLS_*`` come from ``TlsSettings`` (lore_runtime/tls.py)."""
+    ``service_health_address``); ``LORE_TLS_*`` come from ``TlsSettings`` (lore_runtime/tls.py), and
+    ``LORE_SERVICE_TOKEN`` (required without TLS) from lore_runtime/service_auth.py."""
 
     metrics_addr: str | None = None
     health_addr: str | None = None
@@ -153,8 +166,9 @@ class ServerSettings(LoreSettings, TlsSettings):
     )
 
 
-class DialSettings(LoreSettings, TlsSettings):
-    """What a process that only calls Lore's services (the operator CLI) reads: the TLS files."""
+class DialSettings(LoreSettings, TlsSettings, ServiceTokenSettings):
+    """What a process that only calls Lore's services (the operator CLI) reads: the TLS files and the
+    service token (optional here: the CLI falls back on the local stack's token file)."""
 
 
 class EmbeddingServerSettings(ServerSettings):

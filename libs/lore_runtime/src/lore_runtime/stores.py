@@ -5,6 +5,8 @@ every tenant query runs in ``tenant_transaction``, which sets ``lore.org_id`` fo
 transaction so row-level security policies (``org_id = current_setting('lore.org_id')``)
 are a second wall behind the ``WHERE org_id = $1`` every query also carries.
 Driver errors that mean "the store is not there" become ``DependencyUnavailable``.
+Redis: every call has a deadline (``LORE_REDIS_TIMEOUT_SECONDS``, a second by default) and no
+retry, so a stalled server fails its callers fast instead of holding them (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 import asyncpg
 import redis.asyncio as redis
 from pgvector.asyncpg import register_vector
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from lore_runtime import errors
 
@@ -53,8 +57,20 @@ async def tenant_transaction(pool: asyncpg.Pool, org_id: str) -> AsyncIterator[a
         raise errors.DependencyUnavailable("Postgres is not reachable", reason="POSTGRES_UNAVAILABLE") from error
 
 
-async def open_redis(stack: AsyncExitStack, url: str) -> redis.Redis:
-    client = redis.Redis.from_url(url, decode_responses=False, socket_timeout=5, socket_connect_timeout=5)
+# LORE_REDIS_TIMEOUT_SECONDS' default: Redis answers in well under a millisecond when it answers at all.
+REDIS_TIMEOUT_SECONDS = 1.0
+
+
+async def open_redis(stack: AsyncExitStack, url: str, *, timeout: float = REDIS_TIMEOUT_SECONDS) -> redis.Redis:
+    """A Redis client whose every call (connecting included) gives up after ``timeout`` seconds with
+    ``redis.TimeoutError``, and is not retried: a stalled Redis costs a caller one deadline, not several."""
+    client = redis.Redis.from_url(
+        url,
+        decode_responses=False,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+    )
     stack.push_async_callback(client.aclose)
     return client
 

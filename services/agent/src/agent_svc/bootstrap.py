@@ -23,7 +23,6 @@ from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
-from lore_runtime.tls import MutualTls
 from opentelemetry.sdk.trace import TracerProvider
 
 from agent_svc.adapters import prometheus_metrics
@@ -68,13 +67,14 @@ class Container:
 
 
 def _channel(
-    stack: AsyncExitStack, address: str, descriptors: list, provider: TracerProvider | None, tls: MutualTls | None
+    stack: AsyncExitStack, address: str, descriptors: list, provider: TracerProvider | None, settings: Settings
 ):
     channel = create_channel(
         address,
         services=[service for module in descriptors for service in module.DESCRIPTOR.services_by_name.values()],
         tracer_provider=provider,
-        tls=tls,
+        tls=settings.mutual_tls,
+        token=settings.service_tokens,
     )
     stack.push_async_callback(channel.close)
     return channel
@@ -99,18 +99,17 @@ async def _language(
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     provider = overrides.get("tracer_provider")
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=False)
-    tls = settings.mutual_tls
     memory = _channel(
         stack,
         settings.memory_addr,
         [memory_service_pb2, working_memory_service_pb2, episode_service_pb2],
         provider,
-        tls,
+        settings,
     )
     observations = _channel(
-        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], provider, tls
+        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], provider, settings
     )
-    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], provider, tls)
+    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], provider, settings)
     clock = overrides.get("clock") or SystemClock()
     transcript = overrides.get("transcript") or PostgresTranscript(postgres)
     results = PostgresTurnLoop(postgres)

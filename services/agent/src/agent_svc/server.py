@@ -1,4 +1,5 @@
 from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
+from lore_runtime.page_tokens import page_tokens_for
 from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 
 from agent_svc.api.servicers import AgentServicer
@@ -17,6 +18,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     container.turns,
                     container.erasure,
                     container.job_queue,
+                    page_tokens_for(container.settings),
                 ),
                 agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],

@@ -48,6 +48,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         services=_services(memory_service_pb2, episode_service_pb2, working_memory_service_pb2),
         tracer_provider=provider,
         tls=settings.mutual_tls,
+        token=settings.service_tokens,
     )
     stack.push_async_callback(memory.close)
     observations = create_channel(
@@ -55,6 +56,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         services=_services(observation_service_pb2, engagement_service_pb2),
         tracer_provider=provider,
         tls=settings.mutual_tls,
+        token=settings.service_tokens,
     )
     stack.push_async_callback(observations.close)
     policy = AssemblyPolicy(

@@ -21,7 +21,16 @@ def main() -> None:
     app = create_app(settings, tracer_provider=provider)
     instrument_http_app(app, provider)
     # uvicorn handles SIGTERM/SIGINT: it stops accepting, finishes in-flight requests, runs the lifespan exit.
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=10)
+    # proxy_headers off: uvicorn would believe X-Forwarded-For from 127.0.0.1 (any local process);
+    # the client's address is the gateway's to decide, under LORE_TRUSTED_PROXIES (auth_failures.py).
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        timeout_graceful_shutdown=10,
+        proxy_headers=False,
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway_svc import bootstrap, errors, idempotency, metrics
+from gateway_svc.auth_failures import AuthFailureMiddleware
 from gateway_svc.config import Settings
 from gateway_svc.openapi import with_error_responses, with_path_examples
 from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
@@ -60,6 +61,8 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     )
 
     idempotency.install(app)  # before request_id, which then wraps it: its answers carry the request id
+    # Outside idempotency (which resolves credentials too), inside request_id (its 429s carry the id).
+    app.add_middleware(AuthFailureMiddleware)
 
     app.add_middleware(RequestIdMiddleware)
 

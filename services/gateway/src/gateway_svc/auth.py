@@ -45,7 +45,11 @@ ALL_SCOPES = (
     "sessions:write",
     "subjects:forget",  # erasure (routes/subjects.py)
     "admin",
+    "operator",  # store-wide operations (reindex): not implied by admin, never from a JWT
 )
+# Acts beyond the caller's org: only keys made by whoever holds the database owner role
+# (`lore keys create --scope operator`, `lore up`'s dev key) carry it.
+OPERATOR = "operator"
 # What gateway.api_keys accepts as an org id (its CHECK): a JWT's org claim must match it too.
 ORG_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
 # What the services accept as a user id in a Scope (memory_svc.api.convert.scope_from_pb).
@@ -66,7 +70,8 @@ class Caller:
         return RequestContext(org_id=self.org_id, principal=self.principal, request_id=request_id)
 
     def require(self, scope: str) -> None:
-        if scope not in self.scopes and "admin" not in self.scopes:
+        # admin stands for every scope of its own org, not for the store-wide operator one.
+        if scope not in self.scopes and ("admin" not in self.scopes or scope == OPERATOR):
             raise errors.PermissionDenied(
                 f"this credential lacks the {scope} scope", reason="SCOPE_MISSING", metadata={"scope": scope}
             )
@@ -287,7 +292,8 @@ def _token_scopes(claims: dict[str, Any]) -> frozenset[str]:
         names.extend(scopes)
     elif scopes is not None:
         raise _token_error("the scopes claim must be a list of strings", claim="scopes")
-    return frozenset(names).intersection(ALL_SCOPES)
+    # An identity provider shared by tenants must not mint store-wide power: operator is for API keys only.
+    return frozenset(names).intersection(ALL_SCOPES) - {OPERATOR}
 
 
 def _token_error(message: str, *, reason: str = "INVALID_TOKEN", claim: str = "") -> errors.Unauthenticated:
@@ -343,7 +349,7 @@ def authorized(scope: str, *more: str, org_wide: bool = False) -> Callable[[Requ
     once the scopes are checked and the request counted against the credential's rate limit of
     ``scope``, the route's first. An ``org_wide`` route (and every ``admin`` one) acts on the
     organisation as a whole, so a credential pinned to one user (``user_pin``) may not use it."""
-    whole_org = org_wide or "admin" in (scope, *more)
+    whole_org = org_wide or bool({"admin", OPERATOR} & {scope, *more})
 
     async def dependency(request: Request) -> Caller:
         caller = await authenticated(request)

@@ -9,13 +9,16 @@ from typing import Any
 
 import asyncpg
 import grpc
+from lore_runtime.breaker import Breaker
 from lore_runtime.channels import create_channel
 from lore_runtime.stores import open_postgres, open_redis
 
 from gateway_svc.auth import ApiKeyAuthenticator, Authenticator, JwtVerifier, rs256_public_keys
+from gateway_svc.auth_failures import AuthFailureLimiter
 from gateway_svc.config import Settings
 from gateway_svc.rate_limits import NoRateLimiter, RedisRateLimiter, parse_limit, parse_limits
 from gateway_svc.server_timing import UpstreamTimingInterceptor
+from gateway_svc.upstream_names import UpstreamNameInterceptor
 
 
 @dataclass
@@ -25,6 +28,7 @@ class Container:
     authenticator: Authenticator
     channels: dict[str, grpc.aio.Channel]
     rate_limiter: RedisRateLimiter | NoRateLimiter
+    auth_failures: AuthFailureLimiter
 
 
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
@@ -36,17 +40,24 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
             target,
             tracer_provider=provider,
             default_timeout=settings.rpc_timeout_seconds,
-            interceptors=[UpstreamTimingInterceptor()],
+            interceptors=[UpstreamNameInterceptor(name), UpstreamTimingInterceptor()],
             tls=settings.mutual_tls,
+            token=settings.service_tokens,
         )
         stack.push_async_callback(channel.close)
         channels[name] = channel
     limiter: RedisRateLimiter | NoRateLimiter = NoRateLimiter()
-    if settings.redis_url:
+    redis_client = (
+        await open_redis(stack, settings.redis_url, timeout=settings.redis_timeout_seconds)
+        if settings.redis_url
+        else None
+    )
+    if redis_client is not None:
         limiter = RedisRateLimiter(
-            await open_redis(stack, settings.redis_url),
+            redis_client,
             parse_limit(settings.rate_limit),
             parse_limits(settings.rate_limits),
+            breaker=Breaker(cooldown=settings.redis_timeout_seconds),
         )
     return Container(
         settings=settings,
@@ -54,6 +65,11 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         authenticator=overrides.get("authenticator") or _authenticator(settings, postgres),
         channels=channels,
         rate_limiter=overrides.get("rate_limiter") or limiter,
+        auth_failures=AuthFailureLimiter(
+            redis_client,
+            parse_limit(settings.auth_failure_limit),
+            breaker=Breaker(cooldown=settings.redis_timeout_seconds),
+        ),
     )
 
 

@@ -35,7 +35,8 @@ def rpc_options(request: Request, caller: Caller) -> dict[str, Any]:
 async def body_message(request: Request, message_class: type, *, empty: bool = False) -> Any:
     """The JSON body as ``message_class``; with ``empty``, no body at all means "no options"."""
     body = await read_json(request)
-    return parse((body or b"{}") if empty else body, message_class)
+    depth = request.app.state.container.settings.max_json_depth
+    return parse((body or b"{}") if empty else body, message_class, max_depth=depth)
 
 
 def query_message(request: Request, message_class: type) -> Any:

@@ -1,19 +1,36 @@
 from pathlib import Path
 
 from lore_runtime.errors import InvalidArgument
-from lore_runtime.settings import DEFAULT_ADDRESSES, LoreSettings, env, service_address, service_database_url
-from lore_runtime.tls import TlsSettings
+from lore_runtime.service_auth import ServiceCredentialSettings
+from lore_runtime.settings import (
+    DEFAULT_ADDRESSES,
+    LoreSettings,
+    env,
+    redis_timeout,
+    service_address,
+    service_database_url,
+)
 from pydantic import SecretStr, ValidationInfo, field_validator
 
 from gateway_svc.auth import rs256_public_keys
+from gateway_svc.auth_failures import Network, parse_networks
+from gateway_svc.json_limits import DEFAULT_MAX_DEPTH, HIGHEST_MAX_DEPTH
 from gateway_svc.rate_limits import parse_limit, parse_limits
 
 
-class Settings(LoreSettings, TlsSettings):
+class Settings(LoreSettings, ServiceCredentialSettings):
+    # ServiceCredentialSettings: LORE_TLS_* or LORE_SERVICE_TOKEN, what the services ask of every call.
     addr: str = service_address("gateway")
     log_level: str = env("LORE_LOG_LEVEL", default="INFO")
     database_url: str = service_database_url("gateway", "Postgres schema `gateway` (API keys)")
     max_body_bytes: int = env("LORE_MAX_BODY_BYTES", default=2 * 1024 * 1024)
+    max_json_depth: int = env(
+        "LORE_MAX_JSON_DEPTH",
+        default=DEFAULT_MAX_DEPTH,
+        description="deepest nesting of a JSON body",
+        ge=8,
+        le=HIGHEST_MAX_DEPTH,
+    )
     idempotency_ttl_seconds: int = env(
         "LORE_IDEMPOTENCY_TTL_SECONDS", default=86400, description="how long an Idempotency-Key is replayed", gt=0
     )
@@ -25,8 +42,16 @@ class Settings(LoreSettings, TlsSettings):
     status_timeout_seconds: float = env("LORE_STATUS_TIMEOUT_SECONDS", default=2.0)
     # Rate limits per credential and scope (gateway_svc/rate_limits.py), counted in Redis.
     redis_url: str | None = env("LORE_REDIS_URL", default=None, description="rate-limit counters; no limits when unset")
+    redis_timeout_seconds: float = redis_timeout()
     rate_limit: str = env("LORE_RATE_LIMIT", default="50:100", description="requests/s:burst per credential and scope")
     rate_limits: str = env("LORE_RATE_LIMITS", default="", description="per-scope overrides: scope=rate:burst,…")
+    # Failed authentications per client address (gateway_svc/auth_failures.py), counted in Redis.
+    auth_failure_limit: str = env(
+        "LORE_AUTH_FAILURE_LIMIT", default="1:50", description="failed authentications/s:burst per client address"
+    )
+    trusted_proxies: str = env(
+        "LORE_TRUSTED_PROXIES", default="", description="CIDRs of proxies whose X-Forwarded-For is believed"
+    )
     # Credentials (gateway_svc/auth.py). A revoked API key stops working within the cache's lifetime.
     api_key_cache_seconds: float = env(
         "LORE_API_KEY_CACHE_SECONDS", default=10.0, description="how long a key lookup is reused", ge=0, le=10
@@ -51,20 +76,33 @@ class Settings(LoreSettings, TlsSettings):
     )
     jwt_leeway_seconds: float = env("LORE_JWT_LEEWAY_SECONDS", default=30.0, description="clock skew", ge=0, le=300)
 
-    @field_validator("rate_limit", "rate_limits")
+    @field_validator("rate_limit", "rate_limits", "auth_failure_limit")
     @classmethod
     def _parsable_limits(cls, value: str, info: ValidationInfo) -> str:
         # Refused at start, not on the first request.
         try:
-            if info.field_name == "rate_limit":
-                parse_limit(value)
-            else:
+            if info.field_name == "rate_limits":
                 parse_limits(value)
+            else:
+                parse_limit(value)
         except InvalidArgument:
-            example = "50:100 (0: unlimited)" if info.field_name == "rate_limit" else "memories:write=10:20,admin=1"
-            shape = "rate[:burst]" if info.field_name == "rate_limit" else "scope=rate[:burst],…"
+            example = "memories:write=10:20,admin=1" if info.field_name == "rate_limits" else "50:100 (0: unlimited)"
+            shape = "scope=rate[:burst],…" if info.field_name == "rate_limits" else "rate[:burst]"
             raise ValueError(f"{value!r} is not {shape}, e.g. {example}") from None
         return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        try:
+            parse_networks(value)
+        except ValueError as error:
+            raise ValueError(f"not a comma-separated list of CIDRs or addresses: {error}") from None
+        return value
+
+    @property
+    def trusted_networks(self) -> tuple[Network, ...]:
+        return parse_networks(self.trusted_proxies)
 
     @field_validator("jwt_hs256_secret")
     @classmethod

@@ -17,9 +17,16 @@ from fastapi.responses import JSONResponse
 from google.protobuf import json_format
 from grpc_status import rpc_status
 from lore_runtime import errors, grpc_errors
+from lore_runtime.errors import ERROR_DOMAIN
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from gateway_svc.upstream_names import service_of
+
 log = logging.getLogger(__name__)
+
+# When a service gave no hint: short (a restarting service is back in seconds), and clients back off past it.
+UNAVAILABLE_RETRY_AFTER_SECONDS = 2
+_ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 
 HTTP_STATUS = {
     grpc.StatusCode.OK: 200,
@@ -72,8 +79,9 @@ def error_response(
     return JSONResponse(body, status_code=http_status, headers=headers)
 
 
-def _details_of(status: grpc.Status) -> list[dict[str, Any]]:
-    for key, value in status.trailing_metadata:
+def _details_of(status: grpc.Status | grpc.aio.AioRpcError) -> list[dict[str, Any]]:
+    trailing = status.trailing_metadata
+    for key, value in (trailing() if callable(trailing) else trailing) or ():
         if key == "grpc-status-details-bin":
             from google.rpc import status_pb2
 
@@ -85,26 +93,59 @@ def _details_of(status: grpc.Status) -> list[dict[str, Any]]:
 async def _lore_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, errors.LoreError)
     status = grpc_errors.to_status(error)
-    # A rate limit says when to come back (RFC 9110 Retry-After, in seconds).
+    # A rate limit or an outage says when to come back (RFC 9110 Retry-After, in seconds).
     retry_after = error.metadata.get("retry_after_seconds") if isinstance(error, errors.QuotaExceeded) else None
+    message = error.message
+    if isinstance(error, errors.DependencyUnavailable):
+        # The gateway's own store: its reason (POSTGRES_UNAVAILABLE, …) says which; the driver's text,
+        # addresses included, goes to the log only.
+        log.warning("gateway dependency unavailable: %s", error.message)
+        message = "the gateway is unavailable; retry later"
+        retry_after = error.metadata.get("retry_after_seconds", str(UNAVAILABLE_RETRY_AFTER_SECONDS))
     headers = {"Retry-After": retry_after} if retry_after else None
-    return error_response(request, status.code, error.message, _details_of(status), headers=headers)
+    return error_response(request, status.code, message, _details_of(status), headers=headers)
 
 
 async def _rpc_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, grpc.aio.AioRpcError)
     code = error.code()
-    if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS):
+    # A service refusing the gateway itself (UNAUTHENTICATED: its service token, or its tenant metadata)
+    # is the deployment's fault, never the client's: a 500, its cause in the log, not a 401 to the client.
+    if code in (
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.DATA_LOSS,
+        grpc.StatusCode.UNAUTHENTICATED,
+    ):
         log.error("upstream failure: %s %s", code.name, error.details())
         return error_response(request, grpc.StatusCode.INTERNAL, "internal error")
+    if code is grpc.StatusCode.UNAVAILABLE:
+        return _unavailable(request, error)
     details = []
     status = rpc_status.from_call(error)
     if status is not None:
         details = [json_format.MessageToDict(detail) for detail in status.details]
     message = error.details() or code.name
-    if code is grpc.StatusCode.UNAVAILABLE and not details:
-        message = "a Lore service is unavailable; retry shortly"
     return error_response(request, code, message, details)
+
+
+def _unavailable(request: Request, error: grpc.aio.AioRpcError) -> JSONResponse:
+    """503 naming the service (and, in ErrorInfo, the reason it gave), never an address or the
+    transport's text: those go to the log. ``Retry-After`` is the service's own hint, if it gave one."""
+    service = service_of(error)
+    log.warning("upstream unavailable (%s service): %s", service or "unnamed", error.details())
+    infos = [detail for detail in _details_of(error) if detail.get("@type", "").endswith("/google.rpc.ErrorInfo")]
+    info = infos[0] if infos else {"@type": _ERROR_INFO, "reason": "SERVICE_UNAVAILABLE", "domain": ERROR_DOMAIN}
+    info["metadata"] = {**info.get("metadata", {}), **({"service": service} if service else {})}
+    retry_after = str(info["metadata"].get("retry_after_seconds") or UNAVAILABLE_RETRY_AFTER_SECONDS)
+    named = f"the {service} service" if service else "a Lore service"
+    return error_response(
+        request,
+        grpc.StatusCode.UNAVAILABLE,
+        f"{named} is unavailable; retry later",
+        [info],
+        headers={"Retry-After": retry_after},
+    )
 
 
 async def _validation_error(request: Request, error: Exception) -> JSONResponse:

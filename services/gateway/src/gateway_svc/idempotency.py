@@ -15,7 +15,8 @@ counts as absent. A record still in progress after four RPC deadlines is taken a
 gateway died mid-request) and counts as absent too. Each new record also purges up to
 ``PURGE_BATCH`` expired records of any tenant (``gateway.purge_expired_idempotency_records``,
 the schema owner's function), so the table never outgrows its live records by much, with no
-background job.
+background job. Each record also names whom it concerns (``idempotency_subjects.py``): erasing a
+person through ``POST /v1/subjects:forget`` deletes their records at once.
 
 The middleware is plain ASGI (the body is read once, bounded by ``LORE_MAX_BODY_BYTES``, and
 handed on to the route). The caller is authenticated first; a request that fails that, or
@@ -29,7 +30,7 @@ import hashlib
 import logging
 import re
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -41,6 +42,8 @@ from lore_runtime.stores import tenant_transaction
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway_svc.idempotency_subjects import subjects_of
 
 log = logging.getLogger(__name__)
 
@@ -81,21 +84,29 @@ class PostgresIdempotencyStore:
         self._in_progress_seconds = in_progress_seconds
 
     async def claim(
-        self, org_id: str, principal: str, key: str, method: str, path: str, request_hash: bytes
+        self,
+        org_id: str,
+        principal: str,
+        key: str,
+        method: str,
+        path: str,
+        request_hash: bytes,
+        subjects: Sequence[str] = (),
     ) -> Claim | IdempotencyRecord:
         """This request's claim on the key (it is first, or the record there had expired or was
-        abandoned), else the live record another request left."""
+        abandoned), else the live record another request left. ``subjects``: whom the request names
+        (idempotency_subjects.py), so an erasure finds the record."""
         for _ in range(3):
             async with tenant_transaction(self._pool, org_id) as connection:
                 created_at = await connection.fetchval(
                     """
                     INSERT INTO gateway.idempotency_records AS r
-                        (org_id, principal, key, method, path, request_hash, state, expires_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', now() + make_interval(secs => $7))
+                        (org_id, principal, key, method, path, request_hash, state, expires_at, subjects)
+                    VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', now() + make_interval(secs => $7), $9::text[])
                     ON CONFLICT (org_id, principal, key) DO UPDATE
                         SET method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
                             state = 'in_progress', status_code = NULL, content_type = NULL, body = NULL,
-                            created_at = now(), expires_at = EXCLUDED.expires_at
+                            created_at = now(), expires_at = EXCLUDED.expires_at, subjects = EXCLUDED.subjects
                         WHERE r.expires_at <= now()
                            OR (r.state = 'in_progress' AND r.created_at < now() - make_interval(secs => $8))
                     RETURNING created_at
@@ -108,6 +119,7 @@ class PostgresIdempotencyStore:
                     request_hash,
                     float(self._ttl_seconds),
                     float(self._in_progress_seconds),
+                    list(subjects),
                 )
                 if created_at is not None:
                     await connection.fetchval("SELECT gateway.purge_expired_idempotency_records($1)", PURGE_BATCH)
@@ -133,12 +145,16 @@ class PostgresIdempotencyStore:
             metadata={"header": HEADER},
         )
 
-    async def complete(self, claim: Claim, status_code: int, content_type: str | None, body: bytes) -> None:
+    async def complete(
+        self, claim: Claim, status_code: int, content_type: str | None, body: bytes, subjects: Sequence[str] = ()
+    ) -> None:
+        """Keep the response; ``subjects`` adds whom the response names to whom the request did."""
         async with tenant_transaction(self._pool, claim.org_id) as connection:
             await connection.execute(
                 """
                 UPDATE gateway.idempotency_records
-                SET state = 'completed', status_code = $5, content_type = $6, body = $7
+                SET state = 'completed', status_code = $5, content_type = $6, body = $7,
+                    subjects = ARRAY(SELECT DISTINCT s FROM unnest(subjects || $8::text[]) AS s ORDER BY s)
                 WHERE org_id = $1 AND principal = $2 AND key = $3 AND created_at = $4 AND state = 'in_progress'
                 """,
                 claim.org_id,
@@ -148,6 +164,7 @@ class PostgresIdempotencyStore:
                 status_code,
                 content_type,
                 body,
+                list(subjects),
             )
 
     async def release(self, claim: Claim) -> None:
@@ -232,8 +249,11 @@ class IdempotencyMiddleware:
             in_progress_seconds=4 * settings.rpc_timeout_seconds,
         )
         fingerprint = request_hash(scope["method"], scope["path"], scope.get("query_string", b""), body)
+        named = subjects_of(scope["path"], body, user_id=caller.user_id)
         try:
-            claimed = await store.claim(caller.org_id, caller.principal, keys[0], "POST", scope["path"], fingerprint)
+            claimed = await store.claim(
+                caller.org_id, caller.principal, keys[0], "POST", scope["path"], fingerprint, named
+            )
         except errors.LoreError as error:
             await _refuse(scope, receive, send, error, {"Retry-After": "1"})
             return
@@ -266,7 +286,8 @@ class IdempotencyMiddleware:
         with anyio.CancelScope(shield=True):
             if status < 500 and status not in _NOT_FINAL:
                 content_type = Headers(raw=captured.start["headers"]).get("content-type")
-                if not await _quietly(store.complete(claimed, status, content_type, response_body)):
+                answered = subjects_of(scope["path"], response_body)
+                if not await _quietly(store.complete(claimed, status, content_type, response_body, answered)):
                     await _quietly(store.release(claimed))
             else:
                 await _quietly(store.release(claimed))

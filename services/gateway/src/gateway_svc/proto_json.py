@@ -1,8 +1,9 @@
 """The REST bodies are the proto3 JSON mapping of the request and response messages.
 
-Parsing failures become ``InvalidArgument`` naming the field (lowerCamelCase, as the
-client wrote it); responses print every field, defaults included, so clients see the
-whole shape (ARCHITECTURE.md §6).
+Parsing failures become ``InvalidArgument`` naming the field as the client wrote it (lowerCamelCase,
+indexed: ``memories[0].validAt``) and its rule (``field_problems``); a body nested too deep or holding
+a NUL is refused first (``json_limits``). Responses print every field, defaults included, so clients
+see the whole shape (ARCHITECTURE.md §6).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from google.protobuf.message import Message
 from lore_runtime import errors
 from starlette.responses import Response
 
+from gateway_svc import field_problems
+from gateway_svc.json_limits import DEFAULT_MAX_DEPTH, check_depth, check_no_nul
 from gateway_svc.json_printer import message_to_dict
 
 M = TypeVar("M", bound=Message)
@@ -38,17 +41,35 @@ def field_of(parse_error: str) -> str:
     return ".".join(path) or "body"
 
 
-def parse(raw: bytes | str | dict[str, Any], message_class: type[M]) -> M:
+def parse(raw: bytes | str | dict[str, Any], message_class: type[M], *, max_depth: int = DEFAULT_MAX_DEPTH) -> M:
+    """``raw`` (a body's text, or a query string already made a dict) as ``message_class``; any
+    failure is ``InvalidArgument`` naming the field (indexed: ``memories[0].validAt``) and the rule."""
     message = message_class()
-    try:
-        document = json.loads(raw) if isinstance(raw, bytes | str) else raw
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise errors.InvalidArgument("body", f"not valid JSON: {error}") from None
+    if isinstance(raw, dict):
+        document: Any = raw
+        check_no_nul(document)
+    else:
+        try:
+            text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, bytes) else raw
+        except UnicodeDecodeError as error:
+            raise errors.InvalidArgument("body", f"not valid JSON: {error}") from None
+        check_depth(text, max_depth)  # before anything recurses into it
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise errors.InvalidArgument("body", f"not valid JSON: {error}") from None
+        except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            raise errors.InvalidArgument("body", "not valid JSON: a number has too many digits") from None
+        if "u0000" in text:  # a NUL can only be written escaped
+            check_no_nul(document)
     if not isinstance(document, dict):
         raise errors.InvalidArgument("body", "must be a JSON object")
     try:
         json_format.ParseDict(document, message)
     except json_format.ParseError as error:
+        found = field_problems.problem(document, message.DESCRIPTOR)
+        if found is not None:
+            raise errors.InvalidArgument(*found) from None
         text = str(error)
         raise errors.InvalidArgument(field_of(text), _reason(text)) from None
     return message

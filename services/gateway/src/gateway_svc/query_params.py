@@ -31,7 +31,8 @@ def _typed(field: FieldDescriptor, value: str, path: str) -> Any:
         if field.type in _FLOATS:
             return float(value)
     except ValueError:
-        raise errors.InvalidArgument(path, f"{value!r} is not a number") from None
+        rule = "must be an integer" if field.type in _NUMBERS else "must be a number"
+        raise errors.InvalidArgument(path, rule) from None
     if field.type == FieldDescriptor.TYPE_BOOL:
         if value not in ("true", "false"):
             raise errors.InvalidArgument(path, "must be true or false")

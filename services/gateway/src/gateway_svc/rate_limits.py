@@ -9,7 +9,9 @@ cost nothing. A refused request learns when it may retry (429 with ``Retry-After
 Each scope has its limit (``LORE_RATE_LIMITS`` overrides the default per scope), counted apart:
 a client hammering searches does not starve its own writes. When Redis cannot be reached the
 limiter lets requests through and logs it — an outage of the limiter's store must not become an
-outage of the API.
+outage of the API. It does not make them wait either: a call gives up after the client's timeout
+(``LORE_REDIS_TIMEOUT_SECONDS``), and for as long again requests pass without asking Redis
+(``lore_runtime.breaker``), so a stalled Redis costs one request a second, not every request.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import math
 from dataclasses import dataclass
 
 import redis.asyncio as redis
+from lore_runtime.breaker import Breaker
 from lore_runtime.errors import InvalidArgument, QuotaExceeded
+from lore_runtime.stores import REDIS_TIMEOUT_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +88,18 @@ class NoRateLimiter:
 
 
 class RedisRateLimiter:
-    def __init__(self, client: redis.Redis, default: RateLimit, per_scope: dict[str, RateLimit]) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        default: RateLimit,
+        per_scope: dict[str, RateLimit],
+        *,
+        breaker: Breaker | None = None,
+    ) -> None:
         self._script = client.register_script(GCRA)
         self._default = default
         self._per_scope = per_scope
+        self._breaker = breaker or Breaker(cooldown=REDIS_TIMEOUT_SECONDS)
 
     def limit_for(self, scope: str) -> RateLimit:
         return self._per_scope.get(scope, self._default)
@@ -95,16 +107,18 @@ class RedisRateLimiter:
     async def admit(self, credential: str, scope: str) -> None:
         """Count one request of ``credential`` against ``scope``'s limit; QuotaExceeded when over."""
         limit = self.limit_for(scope)
-        if limit.unlimited:
+        if limit.unlimited or self._breaker.open:
             return
         emission = 1_000_000 / limit.rate
         try:
             admitted, retry_after_us = await self._script(
                 keys=[f"{KEY_PREFIX}:{credential}:{scope}"], args=[round(emission), round(emission * limit.burst)]
             )
-        except (redis.ConnectionError, redis.TimeoutError) as error:
-            log.warning("rate limits not enforced: Redis is unavailable (%s)", error)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
+            if self._breaker.failed():
+                log.warning("rate limits not enforced: Redis is unavailable (%s)", error)
             return
+        self._breaker.succeeded()
         if not admitted:
             retry_after = max(1, math.ceil(int(retry_after_us) / 1_000_000))
             raise QuotaExceeded(

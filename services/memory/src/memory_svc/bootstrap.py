@@ -26,19 +26,22 @@ import redis.asyncio as redis
 from lore_embeddings import Embedder, open_embedder
 from lore_runtime.clock import SystemClock
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
-from lore_runtime.page_tokens import PageTokens
+from lore_runtime.page_tokens import PageTokens, page_tokens_for
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
 from opentelemetry.sdk.trace import TracerProvider
 from qdrant_client import AsyncQdrantClient
 
+from memory_svc.adapters.file_flag import FileFlag
 from memory_svc.adapters.postgres_access_log import PostgresAccessLog
 from memory_svc.adapters.postgres_erased_memories import PostgresErasedMemories
 from memory_svc.adapters.postgres_order_generations import PostgresOrderGenerations
 from memory_svc.adapters.prometheus_metrics import collection_sizes
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
+from memory_svc.adapters.redis_calls import RedisCalls
+from memory_svc.adapters.redis_files import RedisFiles
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 from memory_svc.config import Settings
@@ -49,12 +52,15 @@ from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
 from memory_svc.usecases.maintenance import run_maintenance
 from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.purge import PurgeSchedule
 from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
 log = logging.getLogger(__name__)
 # How often a replica checks whether the maintenance job is due (it runs once per interval).
 MAINTENANCE_POLL_SECONDS = 300.0
+# Beside the embedded stores: a purge was asked for and has not run yet.
+PURGE_PENDING_FILE = "purge_pending"
 
 
 @dataclass
@@ -78,6 +84,7 @@ class Container:
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
     metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
+    purges: PurgeSchedule | None = None
 
 
 async def open_vector_stores(
@@ -146,9 +153,25 @@ def start_maintenance(
     stack.push_async_callback(_cancel, task)
 
 
+def start_purges(
+    settings: Settings, stack: AsyncExitStack, stores: ClientVectorStores | EdgeVectorStores | None, client: redis.Redis
+) -> PurgeSchedule:
+    """Purges of erased data (usecases/purge.py): the deferred ones run in the background; with the
+    embedded stores a pending one is kept as a file beside them, so it survives a restart."""
+    pending = FileFlag(stores.root / PURGE_PENDING_FILE) if isinstance(stores, EdgeVectorStores) else None
+    files = [*([stores] if stores is not None else []), RedisFiles(client)]
+    purges = PurgeSchedule(files, pending, delay=settings.erasure_purge_delay_seconds)
+    task = asyncio.create_task(purges.run_forever())
+    stack.push_async_callback(_cancel, task)
+    return purges
+
+
 async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
     postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url)
-    redis_client = overrides.get("redis") or await open_redis(stack, settings.redis_url)
+    redis_client = overrides.get("redis") or await open_redis(
+        stack, settings.redis_url, timeout=settings.redis_timeout_seconds
+    )
+    redis_calls = RedisCalls(settings.redis_timeout_seconds)  # one breaker for both Redis adapters
     embedder = overrides.get("embedder") or await open_embedder(
         stack,
         settings.embeddings_base_url,
@@ -170,6 +193,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     generations = overrides.get("generations") or PostgresOrderGenerations(postgres)
     if settings.maintenance_interval_seconds > 0:
         start_maintenance(settings, stack, postgres, index, clock, metrics, generations)
+    purges = start_purges(settings, stack, stores, redis_client)
     return Container(
         settings=settings,
         postgres=postgres,
@@ -179,15 +203,16 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         catalog=index,
         episodes=episodes,
         access_log=overrides.get("access_log") or PostgresAccessLog(postgres),
-        working_memory=overrides.get("working_memory") or RedisWorkingMemoryStore(redis_client),
-        leases=overrides.get("leases") or RedisSessionLeases(redis_client, clock=clock),
+        working_memory=overrides.get("working_memory") or RedisWorkingMemoryStore(redis_client, calls=redis_calls),
+        leases=overrides.get("leases") or RedisSessionLeases(redis_client, clock=clock, calls=redis_calls),
         clock=clock,
         generations=generations,
         erased=overrides.get("erased") or PostgresErasedMemories(postgres),
-        page_tokens=PageTokens(),
+        page_tokens=page_tokens_for(settings),
         vector_stores=stores,
         vector_state=state,
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres), "redis": lambda: ping_redis(redis_client)},
         metrics=metrics,
+        purges=purges,
     )

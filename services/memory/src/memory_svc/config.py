@@ -1,6 +1,7 @@
 from lore_runtime.settings import (
     EmbeddingServerSettings,
     env,
+    redis_timeout,
     service_address,
     service_database_url,
     service_health_address,
@@ -14,6 +15,7 @@ class Settings(EmbeddingServerSettings):
     health_addr: str | None = service_health_address("memory")
     database_url: str = service_database_url("memory", "Postgres schema `memory` (access log)")
     redis_url: str = env("LORE_REDIS_URL", description="working memory and session leases")
+    redis_timeout_seconds: float = redis_timeout()
     qdrant_url: str | None = env("LORE_QDRANT_URL", default=None, description="Qdrant server; embedded when unset")
     qdrant_api_key: str | None = env("LORE_QDRANT_API_KEY", default=None)
     data_dir: str = env("LORE_DATA_DIR", default=".lore", description="embedded Qdrant's files live below it")
@@ -41,5 +43,11 @@ class Settings(EmbeddingServerSettings):
         "LORE_MAINTENANCE_INTERVAL_SECONDS",
         default=86400.0,
         description="period of the decay + consolidation job (one replica runs it); 0 turns it off",
+        ge=0.0,
+    )
+    erasure_purge_delay_seconds: float = env(
+        "LORE_ERASURE_PURGE_DELAY_SECONDS",
+        default=60.0,
+        description="how soon after an erasure the stores' files are rewritten without the erased data",
         ge=0.0,
     )

@@ -47,6 +47,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     generations=container.generations,
                     erased=container.erased,
                     page_tokens=container.page_tokens,
+                    purges=container.purges,
                 ),
                 memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],

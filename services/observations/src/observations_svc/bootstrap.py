@@ -21,7 +21,7 @@ from lore_runtime import request_context
 from lore_runtime.clock import SystemClock
 from lore_runtime.errors import FailedPrecondition
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
-from lore_runtime.page_tokens import PageTokens
+from lore_runtime.page_tokens import PageTokens, page_tokens_for
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
@@ -126,6 +126,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         store=store,
         engagement=PostgresEngagementStore(postgres),
         clock=clock,
+        page_tokens=page_tokens_for(settings),
         tracer_provider=overrides.get("tracer_provider"),
         checks={"postgres": lambda: ping_postgres(postgres)},
         metrics=metrics,

@@ -391,3 +391,27 @@ class ImportMemoriesResponse(_message.Message):
     imported: int
     skipped: int
     def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...
+
+class PurgeErasedRequest(_message.Message):
+    __slots__ = ("deferred",)
+    DEFERRED_FIELD_NUMBER: _ClassVar[int]
+    deferred: bool
+    def __init__(self, deferred: _Optional[bool] = ...) -> None: ...
+
+class PurgedStore(_message.Message):
+    __slots__ = ("store", "outcome", "kept", "detail")
+    STORE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    store: str
+    outcome: str
+    kept: int
+    detail: str
+    def __init__(self, store: _Optional[str] = ..., outcome: _Optional[str] = ..., kept: _Optional[int] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class PurgeErasedResponse(_message.Message):
+    __slots__ = ("stores",)
+    STORES_FIELD_NUMBER: _ClassVar[int]
+    stores: _containers.RepeatedCompositeFieldContainer[PurgedStore]
+    def __init__(self, stores: _Optional[_Iterable[_Union[PurgedStore, _Mapping]]] = ...) -> None: ...

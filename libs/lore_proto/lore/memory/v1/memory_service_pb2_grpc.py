@@ -101,6 +101,11 @@ class MemoryServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesResponse.FromString,
                 _registered_method=True)
+        self.PurgeErased = channel.unary_unary(
+                '/lore.memory.v1.MemoryService/PurgeErased',
+                request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -177,9 +182,12 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Reindex(self, request, context):
-        """Operator job across every organisation of the store (the gateway's admin scope guards it):
-        re-embeds every item and episode with the configured model into new collections, then
-        swaps them in. Streams progress; resumable (an interrupted run continues where it stopped).
+        """Operator job across every organisation of the store: the gateway requires the `operator`
+        scope (which `admin` does not imply and no org key holds by default), and the service, like
+        every RPC, only callers holding the service credential (LORE_SERVICE_TOKEN or the mTLS
+        certificate): the tenant metadata of the call does not limit it. Re-embeds every item and
+        episode with the configured model into new collections, then swaps them in. Streams
+        progress; resumable (an interrupted run continues where it stopped).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -198,6 +206,17 @@ class MemoryServiceServicer:
         configured model so they are searchable. A memory whose id the organisation already holds is
         left as it is (a re-import changes nothing); an id held by another organisation is refused
         with ALREADY_EXISTS. The whole batch is validated before anything is written.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PurgeErased(self, request, context):
+        """Operator job across every organisation of the store (`lore erasure purge`; the erase job asks
+        for a deferred one when it completes): rewrites the stores' files so that erased content is
+        gone from them, not only from every query: the embedded Qdrant shards are copied without
+        their deleted points (segments and write-ahead log start afresh) and Redis rewrites its
+        append-only file. Memory calls wait while a shard is copied. Idempotent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -270,6 +289,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.ImportMemories,
                     request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesResponse.SerializeToString,
+            ),
+            'PurgeErased': grpc.unary_unary_rpc_method_handler(
+                    servicer.PurgeErased,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -625,6 +649,33 @@ class MemoryService:
             '/lore.memory.v1.MemoryService/ImportMemories',
             lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesRequest.SerializeToString,
             lore_dot_memory_dot_v1_dot_memory__service__pb2.ImportMemoriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PurgeErased(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.MemoryService/PurgeErased',
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -408,14 +408,18 @@ class EraseSubjectRequest(_message.Message):
     def __init__(self, subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., source_ids: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
 
 class EraseSubjectResponse(_message.Message):
-    __slots__ = ("observations_erased", "evidence_erased", "tombstone_id")
+    __slots__ = ("observations_erased", "evidence_erased", "tombstone_id", "recomputed_observation_ids", "shared_erased_observation_ids")
     OBSERVATIONS_ERASED_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_ERASED_FIELD_NUMBER: _ClassVar[int]
     TOMBSTONE_ID_FIELD_NUMBER: _ClassVar[int]
+    RECOMPUTED_OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    SHARED_ERASED_OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
     observations_erased: int
     evidence_erased: int
     tombstone_id: str
-    def __init__(self, observations_erased: _Optional[int] = ..., evidence_erased: _Optional[int] = ..., tombstone_id: _Optional[str] = ...) -> None: ...
+    recomputed_observation_ids: _containers.RepeatedScalarFieldContainer[str]
+    shared_erased_observation_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, observations_erased: _Optional[int] = ..., evidence_erased: _Optional[int] = ..., tombstone_id: _Optional[str] = ..., recomputed_observation_ids: _Optional[_Iterable[str]] = ..., shared_erased_observation_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ExportObservationsRequest(_message.Message):
     __slots__ = ("page_size",)

@@ -1,5 +1,5 @@
 """The SubjectEraser port on the memory service (ListMemories, ForgetSubject: items, episodes, the
-access log and the sessions' working memory) and the observations service (EraseSubject). Every
+access log and the sessions' working memory; PurgeErased) and the observations service (EraseSubject). Every
 call has a deadline; an unreachable service raises DependencyUnavailable, which fails the erase
 job so the queue retries it with backoff."""
 
@@ -14,6 +14,7 @@ from lore_runtime.grpc_errors import from_rpc_error
 
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.transcript import Scope
+from agent_svc.usecases.ports import ErasedBeliefs
 
 TIMEOUT_S = 60.0
 PAGE = 500  # ListMemories' largest page
@@ -64,7 +65,7 @@ class GrpcSubjectEraser:
 
     async def erase_observations(
         self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
-    ) -> dict[str, int]:
+    ) -> ErasedBeliefs:
         try:
             response = await self._observations.EraseSubject(
                 observation_service_pb2.EraseSubjectRequest(
@@ -78,4 +79,17 @@ class GrpcSubjectEraser:
             )
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
-        return {"observations": response.observations_erased, "evidence": response.evidence_erased}
+        return ErasedBeliefs(
+            {
+                "observations": response.observations_erased,
+                "evidence": response.evidence_erased,
+                "observations_recomputed": len(response.recomputed_observation_ids),
+            },
+            tuple(response.shared_erased_observation_ids),
+        )
+
+    async def request_purge(self) -> None:
+        try:
+            await self._memories.PurgeErased(memory_service_pb2.PurgeErasedRequest(deferred=True), timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None

@@ -17,7 +17,7 @@ import asyncpg
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
-from agent_svc.domain.jobs import Job, erase_job
+from agent_svc.domain.jobs import Job, erase_job, session_job_keys
 from agent_svc.domain.transcript import Scope
 from agent_svc.usecases.ports import Erasure
 
@@ -144,9 +144,28 @@ class PostgresErasureStore:
         async with tenant_transaction(self._pool, org_id) as connection:
             await _record(connection, org_id, erasure_id, counts)
 
+    async def forget_shown(self, org_id: str, erasure_id: str, observation_ids: Sequence[str]) -> None:
+        if not observation_ids:
+            return
+        async with tenant_transaction(self._pool, org_id) as connection:
+            # The stored context is the assembler's protobuf: an item's id is in it as plain UTF-8.
+            deleted = await connection.execute(
+                """
+                DELETE FROM agent.turn_results r
+                WHERE r.org_id = $1 AND EXISTS (
+                    SELECT 1 FROM unnest($2::text[]) AS shown(id)
+                    WHERE position(convert_to(shown.id, 'UTF8') IN r.context) > 0
+                )
+                """,
+                org_id,
+                list(observation_ids),
+            )
+            await _record(connection, org_id, erasure_id, {"cached_contexts": _deleted(deleted)})
+
     async def delete_transcript(self, org_id: str, erasure_id: str, session_ids: Sequence[str]) -> None:
         async with tenant_transaction(self._pool, org_id) as connection:
             ids = list(session_ids)
+            jobs = await _delete_session_jobs(connection, org_id, ids)
             await connection.execute(
                 "DELETE FROM agent.turn_results WHERE org_id = $1 AND session_id = ANY($2::uuid[])", org_id, ids
             )
@@ -156,7 +175,12 @@ class PostgresErasureStore:
             sessions = await connection.execute(
                 "DELETE FROM agent.sessions WHERE org_id = $1 AND id = ANY($2::uuid[])", org_id, ids
             )
-            await _record(connection, org_id, erasure_id, {"turns": _deleted(turns), "sessions": _deleted(sessions)})
+            await _record(
+                connection,
+                org_id,
+                erasure_id,
+                {"turns": _deleted(turns), "sessions": _deleted(sessions), "jobs": jobs},
+            )
 
     async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure:
         async with tenant_transaction(self._pool, org_id) as connection:
@@ -186,6 +210,29 @@ async def _record(connection: asyncpg.Connection, org_id: str, erasure_id: str, 
         erasure_id,
         json.dumps(merged, sort_keys=True),
     )
+
+
+async def _delete_session_jobs(connection: asyncpg.Connection, org_id: str, session_ids: Sequence[str]) -> int:
+    """The sessions' reflect and episode jobs that wait or were dead-lettered, with their log lines (a
+    failure's traceback); a job running now is left to finish (it finds its session gone)."""
+    keys = [key for session_id in session_ids for key in session_job_keys(org_id, session_id)]
+    if not keys:
+        return 0
+    count = await connection.fetchval(
+        """
+        WITH gone AS (
+            DELETE FROM agent.pgqueuer q
+            WHERE q.status <> 'picked' AND (q.dedupe_key = ANY ($1::text[]) OR q.dedupe_key LIKE ANY ($2::text[]))
+            RETURNING q.id
+        ), logged AS (
+            DELETE FROM agent.pgqueuer_log l USING gone WHERE l.job_id = gone.id
+        )
+        SELECT count(*) FROM gone
+        """,
+        keys,
+        [f"{key}:%" for key in keys],
+    )
+    return int(count)
 
 
 def _deleted(status: str) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore_runtime import request_context
+from lore_runtime.page_tokens import PageTokens
 
 from agent_svc.api import convert
 from agent_svc.domain.transcript import bounded_id
@@ -29,8 +30,10 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         turns: TurnServices,
         erasure: ErasureServices,
         job_queue: JobQueueAdmin,
+        page_tokens: PageTokens,
     ) -> None:
         self._transcript = transcript
+        self._page_tokens = page_tokens
         self._messages = messages
         self._clock = clock
         self._turns = turns
@@ -84,13 +87,19 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             request.page_size,
             request.page_token,
             transcript=self._transcript,
+            tokens=self._page_tokens,
         )
         return pb.ListSessionsResponse(sessions=[convert.session_to_pb(s) for s in found], next_page_token=token)
 
     async def ListTurns(self, request: pb.ListTurnsRequest, context: Any) -> pb.ListTurnsResponse:
         caller = request_context.current()
         found, token = await sessions.list_turns(
-            caller.org_id, request.session_id, request.page_size, request.page_token, transcript=self._transcript
+            caller.org_id,
+            request.session_id,
+            request.page_size,
+            request.page_token,
+            transcript=self._transcript,
+            tokens=self._page_tokens,
         )
         return pb.ListTurnsResponse(turns=[convert.turn_to_pb(turn) for turn in found], next_page_token=token)
 

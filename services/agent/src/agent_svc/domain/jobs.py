@@ -48,6 +48,12 @@ def erase_job(org_id: str, erasure_id: str) -> Job:
     return Job(ERASE, org_id, {"erasure_id": erasure_id})
 
 
+def session_job_keys(org_id: str, session_id: str) -> tuple[str, ...]:
+    """The dedupe keys of a session's jobs are one of these or start with one and ``:`` (a reflect
+    job adds ``:through=<n>``): what erasure drops with the session."""
+    return tuple(Job(kind, org_id, {"session_id": session_id}).dedupe_key for kind in (REFLECT, EPISODE))
+
+
 @dataclass(frozen=True, slots=True)
 class QueueCounts:
     """Jobs of one kind by state: waiting, running, retrying after a failure, dead-lettered."""

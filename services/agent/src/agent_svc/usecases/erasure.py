@@ -9,13 +9,19 @@ re-run can always resume:
    they still exist;
 2. ``ObservationService.EraseSubject``: beliefs about the subject, every belief scoped to the
    subject's user (whatever it is about: since beliefs have a scope, a user's carry their user
-   id), and evidence citing those turns and memories (in chunks of the service's limit, each
-   with a request id derived from the erasure, the chunk's index and its content: a replayed
+   id), evidence citing those turns and memories, and every belief whose support all went with
+   them, while the ones that kept some support are recomputed (in chunks of the service's limit,
+   each with a request id derived from the erasure, the chunk's index and its content: a replayed
    chunk is answered from the observations service's tombstone, a chunk whose content changed
    runs);
-3. ``MemoryService.ForgetSubject``: memories, episodes, access log, the sessions' working memory;
-4. the transcript (turn results, turns, sessions) and its counts, in one transaction;
-5. completed.
+3. stored turn results of other sessions whose context showed an erased belief not scoped to the
+   subject's user (the observations service names them);
+4. ``MemoryService.ForgetSubject``: memories, episodes, access log, the sessions' working memory;
+5. the transcript (turn results, turns, sessions) and the jobs still waiting for those sessions,
+   with its counts, in one transaction;
+6. a deferred ``MemoryService.PurgeErased``: the memory service soon rewrites its stores' files so
+   the erased text is gone from the disk too (docs/operations.md, "Erasure and purge");
+7. completed.
 
 Every step is idempotent, so a job that crashed or hit an unavailable service is simply run
 again by the queue (retries with backoff) and completes once every service answers.
@@ -123,18 +129,23 @@ async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -
         subject_type, subject_id = target or ("entity", f"erasure-{erasure_id}")
         chunks = [sources[start : start + SOURCE_IDS_PER_CALL] for start in range(0, len(sources), SOURCE_IDS_PER_CALL)]
         erased = {"observations": 0, "evidence": 0}
+        shown: list[str] = []
         for index, chunk in enumerate(chunks or [[]]):
             request_id = _chunk_request_id(erasure_id, index, chunk)
             found = await eraser.erase_observations(
                 subject_type, subject_id, chunk, request_id, user_id=subject.user_id
             )
-            for key, value in found.items():
+            for key, value in found.counts.items():
                 erased[key] = erased.get(key, 0) + value
+            shown += found.shared_ids
         await store.record(org_id, erasure_id, erased)
+        # Before the memories go: a re-run until then replays the same chunks, so the same ids.
+        await store.forget_shown(org_id, erasure_id, sorted(set(shown)))
 
     forgotten = await eraser.forget_memories(subject, session_ids, f"erasure:{erasure_id}")
     await store.record(org_id, erasure_id, forgotten)
     await store.delete_transcript(org_id, erasure_id, session_ids)
+    await eraser.request_purge()
     return await store.complete(org_id, erasure_id, services.clock.now())
 
 

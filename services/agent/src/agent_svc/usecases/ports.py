@@ -225,9 +225,14 @@ class ErasureStore(Protocol):
         finds nothing left never lowers what the first run removed)."""
         ...
 
+    async def forget_shown(self, org_id: str, erasure_id: str, observation_ids: Sequence[str]) -> None:
+        """Delete the org's stored turn results whose context showed any of ``observation_ids``
+        (erased beliefs others' contexts may have shown), recording the count."""
+        ...
+
     async def delete_transcript(self, org_id: str, erasure_id: str, session_ids: Sequence[str]) -> None:
-        """Delete the sessions with their turns and turn results, recording the counts in the same
-        transaction."""
+        """Delete the sessions with their turns, turn results and the jobs still waiting (or
+        dead-lettered) for them, recording the counts in the same transaction."""
         ...
 
     async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure: ...
@@ -246,10 +251,23 @@ class SubjectEraser(Protocol):
 
     async def erase_observations(
         self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
-    ) -> dict[str, int]:
-        """ObservationService.EraseSubject: beliefs about the subject, evidence citing the sources and,
-        with ``user_id``, every belief scoped to that user whatever it is about."""
+    ) -> ErasedBeliefs:
+        """ObservationService.EraseSubject: beliefs about the subject, evidence citing the sources,
+        beliefs left without support and, with ``user_id``, every belief scoped to that user whatever
+        it is about."""
         ...
+
+    async def request_purge(self) -> None:
+        """MemoryService.PurgeErased, deferred: the memory service rewrites its stores' files soon."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ErasedBeliefs:
+    """One EraseSubject answer: its counts, and the erased beliefs not scoped to the erased user."""
+
+    counts: dict[str, int]
+    shared_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,12 +6,12 @@ transcript store filters by org (and row-level security does it again).
 
 from __future__ import annotations
 
-import base64
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
 
 from lore_runtime.errors import InvalidArgument, NotFound
+from lore_runtime.page_tokens import PageTokens, fingerprint
 
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, validate_metadata
@@ -58,13 +58,23 @@ async def get_session(org_id: str, session_id: str, *, transcript: Transcript) -
 
 
 async def list_sessions(
-    org_id: str, scope: Scope, status: str | None, size: int, token: str, *, transcript: Transcript
+    org_id: str,
+    scope: Scope,
+    status: str | None,
+    size: int,
+    token: str,
+    *,
+    transcript: Transcript,
+    tokens: PageTokens,
 ) -> tuple[list[Session], str]:
+    """Newest first, keyset (started_at, id): each session once; the token is bound to the filters."""
     limit = page_size(size)
-    found = await transcript.list(org_id, scope, status, limit + 1, _decode_session_token(token))
+    filters = fingerprint(scope.user_id, scope.agent_id, scope.team_id, status)
+    after = _session_cursor(tokens.open(token, org_id, "sessions", filters)) if token else None
+    found = await transcript.list(org_id, scope, status, limit + 1, after)
     page = found[:limit]
     more = len(found) > limit
-    return page, (_session_token(page[-1]) if more else "")
+    return page, (tokens.seal(org_id, "sessions", filters, _session_position(page[-1])) if more else "")
 
 
 async def end_session(org_id: str, session_id: str, *, transcript: Transcript, clock: Clock) -> Session:
@@ -78,50 +88,32 @@ async def end_session(org_id: str, session_id: str, *, transcript: Transcript, c
 
 
 async def list_turns(
-    org_id: str, session_id: str, size: int, token: str, *, transcript: Transcript
+    org_id: str, session_id: str, size: int, token: str, *, transcript: Transcript, tokens: PageTokens
 ) -> tuple[list[Turn], str]:
+    """In sequence order, keyset by sequence; the token is bound to the session."""
     session = await get_session(org_id, session_id, transcript=transcript)
     limit = page_size(size)
-    after = _decode_sequence_token(token)
+    after = _sequence_cursor(tokens.open(token, org_id, "turns", fingerprint(session.id))) if token else 0
     found = await transcript.turns(org_id, session.id, limit + 1, after)
     page = found[:limit]
-    return page, (_encode(f"t:{page[-1].sequence}") if len(found) > limit else "")
+    more = len(found) > limit
+    return page, (tokens.seal(org_id, "turns", fingerprint(session.id), {"s": page[-1].sequence}) if more else "")
 
 
-def _encode(text: str) -> str:
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+def _session_position(session: Session) -> dict[str, str]:
+    return {"t": session.started_at.isoformat(), "i": session.id}
 
 
-def _decode(token: str) -> str:
+def _session_cursor(position: dict[str, object]) -> tuple[datetime, str]:
     try:
-        return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidArgument("page_token", "not a token this service issued") from None
+        started = datetime.fromisoformat(str(position["t"]))
+        return started, str(uuid.UUID(str(position["i"])))
+    except (KeyError, ValueError):
+        raise InvalidArgument("page_token", "is not a page token this service issued") from None
 
 
-def _session_token(session: Session) -> str:
-    return _encode(f"s:{session.started_at.isoformat()}|{session.id}")
-
-
-def _decode_session_token(token: str) -> tuple[datetime, str] | None:
-    if not token:
-        return None
-    text = _decode(token)
-    try:
-        kind, _, rest = text.partition(":")
-        started, _, session_id = rest.partition("|")
-        if kind != "s":
-            raise ValueError(kind)
-        return datetime.fromisoformat(started), str(uuid.UUID(session_id))
-    except ValueError:
-        raise InvalidArgument("page_token", "not a token this service issued") from None
-
-
-def _decode_sequence_token(token: str) -> int:
-    if not token:
-        return 0
-    text = _decode(token)
-    kind, _, number = text.partition(":")
-    if kind != "t" or not number.isdigit():
-        raise InvalidArgument("page_token", "not a token this service issued")
-    return int(number)
+def _sequence_cursor(position: dict[str, object]) -> int:
+    sequence = position.get("s")
+    if not isinstance(sequence, int) or sequence < 0:
+        raise InvalidArgument("page_token", "is not a page token this service issued")
+    return sequence

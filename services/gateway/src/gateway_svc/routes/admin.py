@@ -2,9 +2,10 @@
 the state of the agent's background job queue.
 
 Each acts on the caller's organisation only: the org comes from the credential like
-everywhere else, so an operator key of one tenant cannot decay or fold another's memories.
+everywhere else, so an admin key of one tenant cannot decay or fold another's memories.
 The exception is reindexing: the embedding model is the store's, so it re-embeds every org's
-memories, and this route's admin scope is what guards it (the memory service trusts its callers).
+memories. It needs the ``operator`` scope, which ``admin`` does not imply and no org's key holds
+unless whoever runs the store granted it (``lore keys create --scope operator``; ``lore up``'s dev key).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authorized
+from gateway_svc.auth import OPERATOR, Caller, authorized
 from gateway_svc.calls import body_message, rpc_options
 from gateway_svc.openapi import json_body, json_response
 from gateway_svc.proto_json import ProtoJSONResponse
@@ -65,10 +66,10 @@ async def run_revalidation(request: Request, caller: Caller = Depends(authorized
 
 @router.post(
     "/v1/admin/reindex",
-    summary="Re-embed every memory with the configured model; answers the last progress step (MemoryService.Reindex)",
+    summary="Re-embed every org's memories (`operator` scope); answers the last progress step (MemoryService.Reindex)",
     openapi_extra=json_body(memory_service_pb2.ReindexRequest, {"force": False}, memory_service_pb2.ReindexResponse),
 )
-async def reindex(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
+async def reindex(request: Request, caller: Caller = Depends(authorized(OPERATOR))) -> Response:
     message = await body_message(request, memory_service_pb2.ReindexRequest, empty=True)
     # Bounded by the usual deadline: a longer run stops there and the next call resumes it (`lore reindex` has none).
     last = memory_service_pb2.ReindexResponse()

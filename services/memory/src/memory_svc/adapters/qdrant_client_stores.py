@@ -30,6 +30,7 @@ from memory_svc.adapters.qdrant_client_common import translated
 from memory_svc.adapters.qdrant_client_episodes import QdrantClientEpisodeIndex
 from memory_svc.adapters.qdrant_client_index import QdrantClientMemoryIndex
 from memory_svc.usecases.guarded_stores import GuardedEpisodeIndex, GuardedMemoryIndex, VectorState
+from memory_svc.usecases.purge_ports import PurgedStore
 from memory_svc.usecases.reindex_ports import RebuildProgress
 
 log = logging.getLogger(__name__)
@@ -193,6 +194,13 @@ class ClientVectorStores:
             await _set_alias(self.client, name, target, replace=False)
         # No progress left: were this collection ever orphaned, a later rebuild would not resume it.
         await self.client.update_collection(target, metadata={SWAP_KEY: False, PROGRESS_KEY: None})
+
+    async def compact(self) -> list[PurgedStore]:
+        """A purge cannot rewrite a server's files: its vacuum optimiser drops deleted points from a
+        segment once enough of it is deleted, and its write-ahead log keeps them until it rolls over
+        (docs/operations.md, "Erasure and purge", gives the bounds)."""
+        detail = "a Qdrant server rewrites its own segments and write-ahead log (docs/operations.md)"
+        return [PurgedStore(f"qdrant.{name}", "skipped", detail=detail) for name in ("items", "episodes")]
 
     async def close(self) -> None:
         if self._owns_client:

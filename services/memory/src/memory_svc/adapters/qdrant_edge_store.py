@@ -192,6 +192,30 @@ class EdgeShardStore:
             self._shard.update(qe.UpdateOperation.delete_points_by_filter(matching))
         return ids
 
+    # ------------------------------------------------------------------ purge
+
+    def copy_from_sync(self, source_dir: Path) -> int:
+        """Every point of the closed shard at ``source_dir``, vectors and payload as stored, into this
+        (new, empty) one, flushed: the copy has no trace of points deleted there, neither in its
+        segments nor in its write-ahead log (a purge). Returns the points copied."""
+        source = qe.EdgeShard.load(str(source_dir), None)
+        copied, offset = 0, None
+        try:
+            while True:
+                records, offset = source.scroll(
+                    qe.ScrollRequest(offset=offset, limit=SCROLL_PAGE, with_payload=True, with_vector=True)
+                )
+                if records:
+                    points = [qe.Point(record.id, record.vector, record.payload) for record in records]
+                    self._shard.update(qe.UpdateOperation.upsert_points(points))
+                    copied += len(records)
+                if offset is None:
+                    break
+        finally:
+            source.close()
+        self._shard.flush()
+        return copied
+
     # ------------------------------------------------------------------ reindexing
 
     async def count_all(self) -> int:

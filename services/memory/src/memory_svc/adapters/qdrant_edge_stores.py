@@ -20,8 +20,11 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.adapters.collection_rebuild import CollectionRebuild, progress_as_dict, progress_from_dict
 from memory_svc.adapters.edge_shard_swap import (
+    COMPACTION,
     EPISODES,
+    EPISODES_COMPACT,
     EPISODES_REBUILD,
+    ITEMS_COMPACT,
     ITEMS_REBUILD,
     PROGRESS_FILE,
     finish_swap,
@@ -31,7 +34,9 @@ from memory_svc.adapters.edge_shard_swap import (
 )
 from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
 from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
+from memory_svc.adapters.qdrant_edge_store import SHARD_DIR
 from memory_svc.usecases.guarded_stores import GuardedEpisodeIndex, GuardedMemoryIndex, VectorState
+from memory_svc.usecases.purge_ports import PurgedStore
 from memory_svc.usecases.reindex_ports import RebuildProgress
 
 log = logging.getLogger(__name__)
@@ -94,6 +99,7 @@ class EdgeVectorStores:
         self.items = GuardedMemoryIndex(items, self.state)
         self.episodes = GuardedEpisodeIndex(episodes, self.state)
         self._targets: tuple[QdrantEdgeMemoryIndex, QdrantEdgeEpisodeIndex] | None = None
+        self._compacting = asyncio.Lock()
 
     @classmethod
     async def open(cls, root: str | Path, *, embedding_model: str, dimension: int) -> EdgeVectorStores:
@@ -116,6 +122,8 @@ class EdgeVectorStores:
         return (self.items.store, self.episodes.store)
 
     async def rebuilds(self) -> tuple[CollectionRebuild, CollectionRebuild]:
+        async with self._compacting:  # a purge under way swaps the live stores: read them after it
+            pass
         if self._targets is None:
             model = {"embedding_model": self.model, "dimension": self.dimension}
             items = await open_target(QdrantEdgeMemoryIndex, self.root / ITEMS_REBUILD, **model)
@@ -148,7 +156,50 @@ class EdgeVectorStores:
         self.state.stale.clear()
         await asyncio.to_thread(remove_leftovers, self.root)
 
+    async def compact(self) -> list[PurgedStore]:
+        """A purge: each shard copied without its deleted points (fresh segments and write-ahead log)
+        and swapped in like a reindex; the old directories are deleted. Memory calls wait meanwhile
+        (the live shards are closed: ~1 s per 10,000 points). Not while a reindex runs (its swap drops
+        deleted points just the same) or the vectors are another model's (``lore reindex`` first)."""
+        if self.state.running or self._targets is not None or self.state.stale:
+            why = "the vectors are another model's: `lore reindex` (which drops deleted points too) first"
+            if self.state.running or self._targets is not None:
+                why = "a reindex is running; its swap drops deleted points too"
+            return [PurgedStore(f"qdrant.{name}", "skipped", detail=why) for name in ("items", "episodes")]
+        model = {"embedding_model": self.model, "dimension": self.dimension}
+        async with self._compacting, self.items.paused(), self.episodes.paused():
+            await self.items.store.close()  # calls in flight finish first (the stores' thread gate)
+            await self.episodes.store.close()
+            try:
+                kept = await asyncio.to_thread(_compact_directories, self.root, model)
+            finally:
+                # Whatever happened, the directories are made whole (an interrupted swap completed)
+                # before the live stores open again, so an opening never creates an empty shard.
+                await asyncio.to_thread(finish_swap, self.root)
+                self.items.store = await QdrantEdgeMemoryIndex.open(self.root, **model)
+                self.episodes.store = await QdrantEdgeEpisodeIndex.open(self.root / EPISODES, **model)
+        names = ("items", "episodes")
+        return [PurgedStore(f"qdrant.{name}", "compacted", kept=count) for name, count in zip(names, kept, strict=True)]
+
     async def close(self) -> None:
         for store in (*(self._targets or ()), self.items.store, self.episodes.store):
             await store.close()
         self._targets = None
+
+
+def _compact_directories(root: Path, model: dict[str, Any]) -> tuple[int, int]:
+    """Copy both closed live shards into fresh ones beside them, then swap them in (crash-safe)."""
+    remove_leftovers(root)  # an unfinished copy of an earlier run
+    counts = []
+    for store_class, live, copy in (
+        (QdrantEdgeMemoryIndex, root / SHARD_DIR, root / ITEMS_COMPACT),
+        (QdrantEdgeEpisodeIndex, root / EPISODES / SHARD_DIR, root / EPISODES_COMPACT),
+    ):
+        target = store_class(copy, **model)
+        try:
+            counts.append(target.copy_from_sync(live))
+        finally:
+            target._close_sync()
+    swap_directories(root, COMPACTION)
+    remove_leftovers(root)
+    return counts[0], counts[1]

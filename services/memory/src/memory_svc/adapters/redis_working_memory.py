@@ -16,22 +16,21 @@ another (HSET, PEXPIRE, read back; every updatable path is its own hash field). 
 carries a fencing token first reads the session's fence (the lease adapter's
 ``<lease prefix>:{<org>:<session>}:fence``, same hash tag) and is refused, writing nothing,
 when a newer lease has been granted: a turn that outlived its lease cannot overwrite its
-successor's. Redis connection errors become DependencyUnavailable.
+successor's. Every call goes through ``RedisCalls`` (adapters/redis_calls.py): bounded, and
+translated into DependencyUnavailable or Conflict.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
 import redis.asyncio as redis
-from lore_runtime import errors
-from redis import exceptions as redis_errors
 
+from memory_svc.adapters.redis_calls import RedisCalls
 from memory_svc.domain.working_memory import (
     EmotionReading,
     PendingSlot,
@@ -100,23 +99,6 @@ return {redis.call('HMGET', hash, unpack(ARGV, 4 + 2 * count)), redis.call('LRAN
 
 # The session leases' key prefix (adapters/redis_session_leases.py): the fence lives under it.
 LEASE_PREFIX = "lore:lease"
-REDIS_UNAVAILABLE = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
-
-
-@contextlib.contextmanager
-def translate_redis_errors() -> Iterator[None]:
-    """Driver errors meaning "Redis is not there" become DependencyUnavailable; a refused fence, Conflict."""
-    try:
-        yield
-    except REDIS_UNAVAILABLE as error:
-        raise errors.DependencyUnavailable(f"Redis is not reachable: {error}", reason="REDIS_UNAVAILABLE") from error
-    except redis_errors.ResponseError as error:
-        if "LORE_LEASE_LOST" not in str(error):
-            raise
-        raise errors.Conflict(
-            "a newer lease of this session has been granted: this holder's writes are refused",
-            reason="LEASE_LOST",
-        ) from error
 
 
 def fence_key(lease_prefix: str, org_id: str, session_id: str) -> str:
@@ -276,9 +258,15 @@ def _decode(session_id: str, values: Sequence[Any], turns: Sequence[Any]) -> Wor
 
 class RedisWorkingMemoryStore:
     def __init__(
-        self, redis_client: redis.Redis, *, key_prefix: str = "lore:wm", lease_prefix: str = LEASE_PREFIX
+        self,
+        redis_client: redis.Redis,
+        *,
+        key_prefix: str = "lore:wm",
+        lease_prefix: str = LEASE_PREFIX,
+        calls: RedisCalls | None = None,
     ) -> None:
         self._redis = redis_client
+        self._calls = calls or RedisCalls()
         self._prefix = key_prefix
         self._lease_prefix = lease_prefix
         self._append = redis_client.register_script(_APPEND)
@@ -294,7 +282,7 @@ class RedisWorkingMemoryStore:
 
     async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
         hash_key, turns_key = self.keys(org_id, session_id)
-        with translate_redis_errors():
+        with self._calls.call():
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.hmget(hash_key, FIELDS)
                 pipe.lrange(turns_key, 0, -1)
@@ -313,7 +301,7 @@ class RedisWorkingMemoryStore:
         fencing_token: int | None = None,
     ) -> WorkingMemory:
         ttl_ms = max(1, int(ttl.total_seconds() * 1000))
-        with translate_redis_errors():
+        with self._calls.call():
             values, turns = await self._append(
                 keys=self._script_keys(org_id, session_id),
                 args=[
@@ -345,7 +333,7 @@ class RedisWorkingMemoryStore:
         mapping = {path: _encode(path, changes) for path in paths}
         mapping |= {"updated_at": str(_ms(now)), "expires_at": str(_ms(now) + ttl_ms)}
         pairs = [part for field, value in mapping.items() for part in (field, value)]
-        with translate_redis_errors():
+        with self._calls.call():
             values, turns = await self._update(
                 keys=self._script_keys(org_id, session_id),
                 args=[_token(fencing_token), ttl_ms, len(mapping), *pairs, *FIELDS],
@@ -355,5 +343,5 @@ class RedisWorkingMemoryStore:
         return working_memory
 
     async def clear(self, org_id: str, session_id: str) -> None:
-        with translate_redis_errors():
+        with self._calls.call():
             await self._redis.delete(*self.keys(org_id, session_id))

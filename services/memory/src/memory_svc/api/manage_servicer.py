@@ -162,7 +162,8 @@ class MemoryManagementRpcs:
         return pb.RecordAccessResponse(recorded=recorded)
 
     async def Reindex(self, request: pb.ReindexRequest, context: Any) -> AsyncIterator[Any]:
-        # An operator job across every org: the gateway's admin scope guards it (internal callers are trusted).
+        # An operator job across every org: callers hold the service credential (lore_runtime/service_auth.py),
+        # and the gateway's route needs the operator scope, which an org's admin lacks.
         if self._vector_stores is None:
             raise errors.Unimplemented("this memory service was built without Qdrant stores to reindex")
         steps = reindex(

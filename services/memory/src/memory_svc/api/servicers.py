@@ -16,6 +16,7 @@ from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import convert
 from memory_svc.api.manage_servicer import MemoryManagementRpcs
+from memory_svc.api.purge_servicer import PurgeRpcs
 from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
 from memory_svc.domain.salience import recency
 from memory_svc.usecases.access_ports import AccessLog
@@ -24,6 +25,7 @@ from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
 from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.purge import PurgeSchedule
 from memory_svc.usecases.recall import recall_with_query_vector
 from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.reindex_ports import VectorStores
@@ -31,7 +33,7 @@ from memory_svc.usecases.remember import remember
 from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
 
 
-class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryServiceServicer):
+class MemoryServicer(MemoryManagementRpcs, PurgeRpcs, memory_service_pb2_grpc.MemoryServiceServicer):
     """Long-term memory items in Qdrant; the access log in Postgres; ForgetSubject also reaches the
     episodes and working memory."""
 
@@ -51,6 +53,7 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         generations: OrderGenerations,
         erased: ErasedMemories,
         page_tokens: PageTokens,
+        purges: PurgeSchedule | None = None,
     ) -> None:
         self._index = index
         self._catalog = catalog
@@ -67,6 +70,7 @@ class MemoryServicer(MemoryManagementRpcs, memory_service_pb2_grpc.MemoryService
         self._generations = generations
         self._erased = erased
         self._page_tokens = page_tokens
+        self._purges = purges
 
     async def Remember(
         self, request: memory_service_pb2.RememberRequest, context

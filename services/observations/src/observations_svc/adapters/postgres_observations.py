@@ -235,6 +235,54 @@ class PostgresObservationTransaction:
             now,
         )
 
+    async def keys_citing(
+        self, subject_type: str, subject_id: str, source_ids: Sequence[str], user_id: str
+    ) -> list[tuple[BeliefScope, str]]:
+        rows = await self._connection.fetch(
+            """
+            SELECT DISTINCT o.agent_id, o.user_id, o.team_id, o.canonical_key
+            FROM observations.evidence e
+            JOIN observations.observations o ON o.org_id = e.org_id AND o.id = e.observation_id
+            WHERE e.org_id = $1
+              AND (e.source_id = ANY ($4::text[])
+                   OR ($2 = 'entity' AND e.source_type = 'entity' AND e.source_id = $3))
+              AND NOT (o.subject_type = $2 AND o.subject_id = $3)
+              AND NOT ($5 <> '' AND o.user_id = $5)
+            """,
+            self._org_id,
+            subject_type,
+            subject_id,
+            list(source_ids),
+            user_id,
+        )
+        return [(BeliefScope(row["agent_id"], row["user_id"], row["team_id"]), row["canonical_key"]) for row in rows]
+
+    async def erase_subject(
+        self,
+        subject_type: str,
+        subject_id: str,
+        source_ids: Sequence[str],
+        principal: str,
+        request_id: str,
+        user_id: str = "",
+    ) -> Erasure:
+        row = await self._connection.fetchrow(
+            "SELECT * FROM observations.erase_subject($1, $2, $3::text[], $4, $5, $6)",
+            subject_type,
+            subject_id,
+            list(source_ids),
+            principal,
+            request_id,
+            user_id,
+        )
+        return Erasure(
+            str(row["tombstone_id"]),
+            row["observations_erased"],
+            row["evidence_erased"],
+            tuple(str(value) for value in row["recomputed_ids"]),
+            tuple(str(value) for value in row["shared_erased_ids"]),
+        )
+
 
 def _query_conditions(org_id: str, filters: QueryFilters) -> tuple[str, list[object]]:
     """Only the filters given, as parameters: each shape of query gets its own plan, so the
@@ -458,28 +506,6 @@ class PostgresObservationStore:
             "SELECT org_id FROM observations.orgs_due_for_revalidation($1) AS due(org_id)", now
         )
         return [row["org_id"] for row in rows]
-
-    async def erase_subject(
-        self,
-        org_id: str,
-        subject_type: str,
-        subject_id: str,
-        source_ids: Sequence[str],
-        principal: str,
-        request_id: str,
-        user_id: str = "",
-    ) -> Erasure:
-        async with tenant_transaction(self._pool, org_id) as connection:
-            row = await connection.fetchrow(
-                "SELECT * FROM observations.erase_subject($1, $2, $3::text[], $4, $5, $6)",
-                subject_type,
-                subject_id,
-                list(source_ids),
-                principal,
-                request_id,
-                user_id,
-            )
-        return Erasure(str(row["tombstone_id"]), row["observations_erased"], row["evidence_erased"])
 
     async def embedding_dimension(self) -> int | None:
         """The dimension of the embedding column, as the migration declared it."""

@@ -179,11 +179,14 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             convert.bounded_text(request.request_id or caller.request_id, "request_id", limits.MAX_REQUEST_ID_CHARS),
             validate_scope_id(request.user_id, "user_id"),
             store=self._store,
+            clock=self._clock,
         )
         return pb.EraseSubjectResponse(
             observations_erased=erasure.observations_erased,
             evidence_erased=erasure.evidence_erased,
             tombstone_id=erasure.tombstone_id,
+            recomputed_observation_ids=erasure.recomputed_ids,
+            shared_erased_observation_ids=erasure.shared_erased_ids,
         )
 
     async def ExportObservations(self, request: pb.ExportObservationsRequest, context):

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from observations_svc.domain import confidence
-from observations_svc.domain.model import REVALIDATION_CADENCE, ConfidenceComponents, Evidence, EvidenceDraft
+from observations_svc.domain.model import (
+    CURRENT_STATUSES,
+    REVALIDATION_CADENCE,
+    ConfidenceComponents,
+    Evidence,
+    EvidenceDraft,
+    Observation,
+)
 
 # Below this freshness a current belief is stale: with freshness 0.5^(age / cadence) that is
 # exactly "past its revalidation date".
@@ -61,3 +68,21 @@ def assess(kind: str, evidence: list[EvidenceDraft | Evidence], created_at: date
     else:
         status = "active"
     return Assessment(parts, confidence.composite(parts), freshness, last_supported, anchor + cadence, status)
+
+
+def after_erasure(observation: Observation, now: datetime) -> Observation:
+    """A belief that lost part of its evidence to an erasure, assessed again from what is left: its
+    confidence, components and freshness change in place (docs/decisions.md); a current belief takes
+    the status the rest calls for (stale, or invalidated when contradiction now outweighs support),
+    a superseded or invalidated one stays what it was."""
+    verdict = assess(observation.kind, list(observation.evidence), observation.created_at, now)
+    return replace(
+        observation,
+        confidence=verdict.confidence,
+        components=verdict.components,
+        freshness=verdict.freshness,
+        last_supported_at=verdict.last_supported_at,
+        revalidation_due_at=verdict.revalidation_due_at,
+        status=verdict.status if observation.status in CURRENT_STATUSES else observation.status,
+        updated_at=now,
+    )

@@ -12,6 +12,8 @@ from observations_svc.domain.keys import validate_subject
 from observations_svc.usecases.ports import Clock, Erasure, ObservationStore
 
 REVALIDATION_BATCH = 500
+# Keys an erasure locks at most (advisory locks live in a finite shared table until commit).
+MAX_ERASURE_KEY_LOCKS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +74,34 @@ async def erase_subject(
     user_id: str = "",
     *,
     store: ObservationStore,
+    clock: Clock,
 ) -> Erasure:
-    """The subject's beliefs, and with ``user_id`` every belief scoped to that user, with their evidence."""
+    """The subject's beliefs, and with ``user_id`` every belief scoped to that user, with their evidence;
+    evidence citing ``source_ids``; every belief whose support all went with it. A belief that only
+    lost part of its evidence is assessed again from the rest, in the same transaction, under its
+    key's lock (so no Observe or revalidation writes numbers computed from erased evidence)."""
     if subject_type == "global":
         raise InvalidArgument("subject_type", "global is not a data subject: name an entity, project, tool or agent")
     validate_subject(subject_type, subject_id)
-    return await store.erase_subject(org_id, subject_type, subject_id, source_ids, principal, request_id, user_id)
+    async with store.transaction(org_id) as tx:
+        keys = sorted(
+            set(await tx.keys_citing(subject_type, subject_id, source_ids, user_id)),
+            key=lambda item: (item[0].agent_id, item[0].user_id, item[0].team_id, item[1]),
+        )
+        # Locks are taken in one order (no deadlock between two erasures); a huge set is not locked
+        # (the lock table is finite): then only the numbers of a concurrent write can be stale.
+        locking = len(keys) <= MAX_ERASURE_KEY_LOCKS
+        for scope, key in keys if locking else ():
+            await tx.lock_key(scope, key)
+        erasure = await tx.erase_subject(subject_type, subject_id, source_ids, principal, request_id, user_id)
+        now = clock.now()
+        for observation_id in erasure.recomputed_ids:
+            found = await tx.load(observation_id)
+            if found is None:
+                continue
+            if locking:
+                await tx.lock_key(found.scope, found.canonical_key)
+                found = await tx.load(observation_id)
+            if found is not None:
+                await tx.save_assessment(beliefs.after_erasure(found, now))
+    return erasure

@@ -58,9 +58,15 @@ class SearchHit:
 
 @dataclass(frozen=True, slots=True)
 class Erasure:
+    """What ``erase_subject`` did (a replayed request id returns the first answer): ``recomputed_ids``
+    lost part of their evidence and are assessed again in the same transaction; ``shared_erased_ids``
+    are erased beliefs not scoped to the erased user, which other people's contexts may have shown."""
+
     tombstone_id: str
     observations_erased: int
     evidence_erased: int
+    recomputed_ids: tuple[str, ...] = ()
+    shared_erased_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,26 @@ class ObservationTransaction(Protocol):
         ...
 
     async def record_applied(self, request_id: str, method: str, applied: AppliedRequest, now: datetime) -> None: ...
+
+    async def keys_citing(
+        self, subject_type: str, subject_id: str, source_ids: Sequence[str], user_id: str
+    ) -> list[tuple[BeliefScope, str]]:
+        """The (scope, canonical key) of every belief outside the subject's (and the user's) whose
+        evidence an erasure of ``source_ids`` would remove: the keys to lock before it runs."""
+        ...
+
+    async def erase_subject(
+        self,
+        subject_type: str,
+        subject_id: str,
+        source_ids: Sequence[str],
+        principal: str,
+        request_id: str,
+        user_id: str = "",
+    ) -> Erasure:
+        """Erase the subject's beliefs, with ``user_id`` every belief scoped to that user, the evidence
+        citing ``source_ids`` and every belief left without the support it had; leave a tombstone."""
+        ...
 
 
 class ObservationStore(Protocol):
@@ -131,19 +157,6 @@ class ObservationStore(Protocol):
     async def due_for_revalidation(self, org_id: str, agent_id: str, now: datetime, limit: int) -> list[str]: ...
 
     async def orgs_due_for_revalidation(self, now: datetime) -> list[str]: ...
-
-    async def erase_subject(
-        self,
-        org_id: str,
-        subject_type: str,
-        subject_id: str,
-        source_ids: Sequence[str],
-        principal: str,
-        request_id: str,
-        user_id: str = "",
-    ) -> Erasure:
-        """Erase the subject's beliefs and, with ``user_id``, every belief scoped to that user."""
-        ...
 
 
 class ObservationArchive(Protocol):

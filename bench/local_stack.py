@@ -57,11 +57,12 @@ def stack_environment(data_dir: Path, api_key: str, **extra: str) -> tuple[dict[
     return env, f"http://127.0.0.1:{ports['GATEWAY']}"
 
 
-def start(data_dir: Path, env: dict[str, str], url: str) -> tuple[subprocess.Popen[bytes], float]:
+def start(data_dir: Path, env: dict[str, str], url: str, *, root: Path = ROOT) -> tuple[subprocess.Popen[bytes], float]:
+    """``root``: the checkout whose ``lore up`` to run (another commit's worktree, to compare)."""
     began = time.monotonic()
     log = open(data_dir.parent / "bench-lore-up.log", "ab")
     process = subprocess.Popen(
-        [str(ROOT / "lore"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        [str(root / "lore"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
     while True:
         if process.poll() is not None:

@@ -158,9 +158,9 @@ async def test_bad_context_requests_name_the_field(client_for, org_id):
 
     assert empty.status_code == 400 and empty.json()["error"]["details"][0]["metadata"]["field"] == "message"
     assert budget.status_code == 400
-    assert budget.json()["error"]["details"][0]["metadata"]["field"] == "options.section_budgets[0].tokens"
+    assert budget.json()["error"]["details"][0]["metadata"]["field"] == "options.sectionBudgets[0].tokens"
     assert prime_budget.status_code == 400
-    assert prime_budget.json()["error"]["details"][0]["metadata"]["field"] == "budget_tokens"
+    assert prime_budget.json()["error"]["details"][0]["metadata"]["field"] == "budgetTokens"
 
 
 async def test_context_routes_need_read_scopes(client_for, org_id):

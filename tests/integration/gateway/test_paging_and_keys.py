@@ -58,7 +58,7 @@ async def test_a_page_token_is_refused_for_other_filters_with_the_field_named(cl
     token = first.json()["nextPageToken"]
     other = await client.get("/v1/memories", params={"scope.userId": "someone-else", "pageSize": 5, "pageToken": token})
     assert other.status_code == 400
-    assert other.json()["error"]["details"][0]["metadata"]["field"] == "page_token"
+    assert other.json()["error"]["details"][0]["metadata"]["field"] == "pageToken"
 
 
 def _memory(content: str, **fields) -> dict:
@@ -92,7 +92,8 @@ async def test_an_idempotency_key_replays_its_first_write_and_refuses_another(cl
         assert refused.status_code == 409, refused.text
         error = refused.json()["error"]
         assert error["details"][0]["reason"] == "IDEMPOTENCY_KEY_REUSED"
-        assert error["details"][0]["metadata"]["field"] == "memories[1].idempotency_key"
+        assert error["details"][0]["metadata"]["field"] == "memories[1].idempotencyKey"
+        assert error["message"].startswith("memories[1].idempotencyKey: ")
 
     stored = await client.get(f"/v1/memories/{memory['id']}")
     assert stored.json()["memory"]["content"] == "Content A."

@@ -20,6 +20,7 @@ from lore_runtime import errors, grpc_errors
 from lore_runtime.errors import ERROR_DOMAIN
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from gateway_svc.json_paths import json_named
 from gateway_svc.upstream_names import service_of
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,7 @@ async def _rpc_error(request: Request, error: Exception) -> JSONResponse:
     status = rpc_status.from_call(error)
     if status is not None:
         details = [json_format.MessageToDict(detail) for detail in status.details]
-    message = error.details() or code.name
+    message, details = json_named(error.details() or code.name, details)
     return error_response(request, code, message, details)
 
 

@@ -89,7 +89,7 @@ async def start(stack: AsyncExitStack, stores: Any, embedder: Any) -> Service:
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],
             ),
             Registration(
-                EpisodeServicer(stores.episodes, embedder, clock),
+                EpisodeServicer(stores.episodes, embedder, clock, PageTokens()),
                 episode_service_pb2_grpc.add_EpisodeServiceServicer_to_server,
                 episode_service_pb2.DESCRIPTOR.services_by_name["EpisodeService"],
             ),

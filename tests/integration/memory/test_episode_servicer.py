@@ -14,6 +14,7 @@ from lore.common.v1 import scope_pb2
 from lore.memory.v1 import episode_service_pb2 as pb
 from lore.memory.v1 import episode_service_pb2_grpc
 from lore_runtime.clock import SystemClock
+from lore_runtime.page_tokens import PageTokens
 from lore_runtime.server import Registration, create_grpc_server
 from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
 from memory_svc.api.episode_servicer import EpisodeServicer
@@ -37,7 +38,7 @@ async def stub(tmp_path_factory):
         "127.0.0.1:0",
         [
             Registration(
-                EpisodeServicer(index, embedder, SystemClock()),
+                EpisodeServicer(index, embedder, SystemClock(), PageTokens()),
                 episode_service_pb2_grpc.add_EpisodeServiceServicer_to_server,
                 SERVICE,
             )

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from lore_runtime import errors
+from lore_runtime.page_tokens import PageTokens
 from memory_svc.domain.episode import (
     MAX_LIST_ITEMS,
     MAX_STRING_CHARS,
@@ -35,6 +36,8 @@ from tests.fakes import FixedClock, HashingEmbedder
 from tests.fakes_episodes import InMemoryEpisodeIndex
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+TOKENS = PageTokens()
 
 
 @pytest.fixture
@@ -143,7 +146,7 @@ async def test_list_pages_newest_first_without_duplicates_or_gaps(deps) -> None:
 
     ids, token = [], ""
     for _ in range(10):
-        page = await list_episodes(org, Scope(user_id="alice"), 3, token, index=deps["index"])
+        page = await list_episodes(org, Scope(user_id="alice"), 3, token, index=deps["index"], tokens=TOKENS)
         ids += [e.id for e in page.episodes]
         token = page.next_page_token
         if not token:
@@ -157,13 +160,13 @@ async def test_page_size_defaults_and_is_capped(deps) -> None:
     for n in range(MAX_PAGE_SIZE + 5):
         await create_episode(org, draft(ended_at=T0 - timedelta(minutes=n)), "r", **deps)
 
-    default = await list_episodes(org, Scope(), 0, "", index=deps["index"])
-    capped = await list_episodes(org, Scope(), 10_000, "", index=deps["index"])
+    default = await list_episodes(org, Scope(), 0, "", index=deps["index"], tokens=TOKENS)
+    capped = await list_episodes(org, Scope(), 10_000, "", index=deps["index"], tokens=TOKENS)
 
     assert len(default.episodes) == DEFAULT_PAGE_SIZE
     assert len(capped.episodes) == MAX_PAGE_SIZE
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(org, Scope(), -1, "", index=deps["index"])
+        await list_episodes(org, Scope(), -1, "", index=deps["index"], tokens=TOKENS)
     assert raised.value.field == "page_size"
 
 
@@ -177,7 +180,7 @@ def _token(document: object) -> str:
 )
 async def test_a_malformed_page_token_is_invalid_argument(deps, token: str) -> None:
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(new_org(), Scope(), 5, token, index=deps["index"])
+        await list_episodes(new_org(), Scope(), 5, token, index=deps["index"], tokens=TOKENS)
     assert raised.value.field == "page_token"
 
 
@@ -185,14 +188,16 @@ async def test_a_page_token_only_works_for_the_query_that_issued_it(deps) -> Non
     org = new_org()
     for n in range(3):
         await create_episode(org, draft(ended_at=T0 - timedelta(minutes=n)), "r", **deps)
-    page = await list_episodes(org, Scope(user_id="alice"), 1, "", index=deps["index"])
+    page = await list_episodes(org, Scope(user_id="alice"), 1, "", index=deps["index"], tokens=TOKENS)
     assert page.next_page_token
 
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(org, Scope(user_id="bob"), 1, page.next_page_token, index=deps["index"])
+        await list_episodes(org, Scope(user_id="bob"), 1, page.next_page_token, index=deps["index"], tokens=TOKENS)
     assert raised.value.field == "page_token"
     with pytest.raises(errors.InvalidArgument):
-        await list_open_threads(org, Scope(user_id="alice"), 1, page.next_page_token, index=deps["index"])
+        await list_open_threads(
+            org, Scope(user_id="alice"), 1, page.next_page_token, index=deps["index"], tokens=TOKENS
+        )
 
 
 async def test_list_filters_by_ended_after(deps) -> None:
@@ -200,7 +205,9 @@ async def test_list_filters_by_ended_after(deps) -> None:
     old = await create_episode(org, draft(ended_at=T0 - timedelta(days=3)), "r", **deps)
     new = await create_episode(org, draft(ended_at=T0), "r", **deps)
 
-    page = await list_episodes(org, Scope(), 10, "", index=deps["index"], ended_after=T0 - timedelta(days=1))
+    page = await list_episodes(
+        org, Scope(), 10, "", index=deps["index"], tokens=TOKENS, ended_after=T0 - timedelta(days=1)
+    )
 
     assert [e.id for e in page.episodes] == [new.id]
     assert old.id not in [e.id for e in page.episodes]
@@ -219,7 +226,7 @@ async def test_open_threads_page_across_episodes_newest_first(deps) -> None:
 
     topics, token = [], ""
     for _ in range(5):
-        page = await list_open_threads(org, Scope(user_id="alice"), 2, token, index=deps["index"])
+        page = await list_open_threads(org, Scope(user_id="alice"), 2, token, index=deps["index"], tokens=TOKENS)
         topics += [thread.thread.topic for thread in page.threads]
         token = page.next_page_token
         if not token:

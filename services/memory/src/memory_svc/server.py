@@ -53,7 +53,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],
             ),
             Registration(
-                EpisodeServicer(container.episodes, container.embedder, container.clock),
+                EpisodeServicer(container.episodes, container.embedder, container.clock, container.page_tokens),
                 episode_service_pb2_grpc.add_EpisodeServiceServicer_to_server,
                 episode_service_pb2.DESCRIPTOR.services_by_name["EpisodeService"],
             ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
 from lore_embeddings import Embedder
 from lore_runtime import request_context
+from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import episode_convert, import_convert
 from memory_svc.api.convert import scope_from_pb, scope_match_from_pb
@@ -20,8 +21,9 @@ from memory_svc.usecases.ports import Clock
 class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
     """Conversation episodes in Qdrant."""
 
-    def __init__(self, index: EpisodeIndex, embedder: Embedder, clock: Clock) -> None:
+    def __init__(self, index: EpisodeIndex, embedder: Embedder, clock: Clock, page_tokens: PageTokens) -> None:
         self._index = index
+        self._page_tokens = page_tokens
         self._embedder = embedder
         self._clock = clock
 
@@ -52,6 +54,7 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             request.page_size,
             request.page_token,
             index=self._index,
+            tokens=self._page_tokens,
             ended_after=episode_convert.ended_after_from_pb(request),
             min_salience=request.min_salience if request.HasField("min_salience") else None,
             scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
@@ -71,6 +74,7 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             request.page_size,
             request.page_token,
             index=self._index,
+            tokens=self._page_tokens,
             scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
         )
         return episode_service_pb2.ListOpenThreadsResponse(

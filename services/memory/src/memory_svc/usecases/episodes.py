@@ -1,17 +1,13 @@
 """Episodes: create (validate, embed the summary, write once), get, list newest first, open threads.
 
-Page tokens are opaque to clients: URL-safe base64 of a small JSON document holding the
-keyset position of the last result and a hash of the query's filters (the scope match
-included), so a token is only accepted by the query that issued it. Anything else is
+Page tokens (``lore_runtime.page_tokens``) hold the keyset position of the last result, sealed
+with the org and a fingerprint of the query's filters (the scope match included), so a token is
+only accepted by the query and the org that issued it. Anything else is
 ``InvalidArgument("page_token")``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import json
 import math
 import uuid
 from collections.abc import Sequence
@@ -22,6 +18,7 @@ from typing import Any
 import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.page_tokens import PageTokens, fingerprint
 from opentelemetry import trace
 
 from memory_svc.domain.episode import Episode, EpisodeDraft, EpisodeThread, new_episode
@@ -33,7 +30,6 @@ tracer = trace.get_tracer(__name__)
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
-MAX_TOKEN_CHARS = 1_024
 MAX_THREAD_INDEX = 1_000
 
 
@@ -102,6 +98,7 @@ async def list_episodes(
     page_token: str,
     *,
     index: EpisodeIndex,
+    tokens: PageTokens,
     ended_after: datetime | None = None,
     min_salience: float | None = None,
     scope_match: ScopeMatch = ScopeMatch.BROWSE,
@@ -118,14 +115,14 @@ async def list_episodes(
         ended_after.astimezone(UTC).isoformat() if ended_after is not None else None,
         min_salience,
     )
-    position = _decode_token(page_token, key)
+    position = _cursor(tokens.open(page_token, org_id, "episodes", key)) if page_token else None
     cursor = EpisodeCursor(position["t"], position["i"]) if position else None
     page = await index.list(
         org_id, scope, size, cursor, ended_after=ended_after, min_salience=min_salience, scope_match=scope_match
     )
     token = ""
     if page.next_cursor is not None:
-        token = _encode_token(key, page.next_cursor.ended_at, page.next_cursor.episode_id)
+        token = tokens.seal(org_id, "episodes", key, _position(page.next_cursor.ended_at, page.next_cursor.episode_id))
     return EpisodeList(page.episodes, token)
 
 
@@ -136,18 +133,19 @@ async def list_open_threads(
     page_token: str,
     *,
     index: EpisodeIndex,
+    tokens: PageTokens,
     scope_match: ScopeMatch = ScopeMatch.BROWSE,
 ) -> ThreadList:
     """One page of the open threads of the episodes ``list_episodes`` would select."""
     size = page_size_of(page_size)
     key = _filter_key("threads", scope, scope_match)
-    position = _decode_token(page_token, key, with_thread=True)
+    position = _cursor(tokens.open(page_token, org_id, "threads", key), with_thread=True) if page_token else None
     cursor = ThreadCursor(position["t"], position["i"], position["x"]) if position else None
     page = await index.list_open_threads(org_id, scope, size, cursor, scope_match=scope_match)
     token = ""
     if page.next_cursor is not None:
         after = page.next_cursor
-        token = _encode_token(key, after.ended_at, after.episode_id, after.thread_index)
+        token = tokens.seal(org_id, "threads", key, _position(after.ended_at, after.episode_id, after.thread_index))
     return ThreadList(page.threads, token)
 
 
@@ -155,35 +153,24 @@ async def list_open_threads(
 
 
 def _filter_key(kind: str, scope: Scope, scope_match: ScopeMatch, *filters: Any) -> str:
-    # Browse binds no match, so tokens issued before the match existed stay valid across an upgrade.
-    bound = [str(scope_match)] if scope_match is not ScopeMatch.BROWSE else []
-    described = json.dumps([kind, scope.as_filter(), *filters, *bound], sort_keys=True)
-    return hashlib.sha256(described.encode()).hexdigest()[:16]
+    return fingerprint(kind, scope.as_filter(), str(scope_match), *filters)
 
 
-def _encode_token(key: str, ended_at: datetime, episode_id: str, thread_index: int | None = None) -> str:
-    document: dict[str, Any] = {"f": key, "t": ended_at.astimezone(UTC).isoformat(), "i": episode_id}
+def _position(ended_at: datetime, episode_id: str, thread_index: int | None = None) -> dict[str, Any]:
+    position: dict[str, Any] = {"t": ended_at.astimezone(UTC).isoformat(), "i": episode_id}
     if thread_index is not None:
-        document["x"] = thread_index
-    return base64.urlsafe_b64encode(json.dumps(document, separators=(",", ":")).encode()).decode().rstrip("=")
+        position["x"] = thread_index
+    return position
 
 
-def _decode_token(token: str, key: str, *, with_thread: bool = False) -> dict[str, Any] | None:
-    if not token:
-        return None
-    invalid = errors.InvalidArgument("page_token", "is not a token this service issued")
-    if len(token) > MAX_TOKEN_CHARS:
-        raise invalid
+def _cursor(position: dict[str, Any], *, with_thread: bool = False) -> dict[str, Any]:
+    invalid = errors.InvalidArgument("page_token", "is not a page token this service issued")
     try:
-        document = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        token_key = document["f"]
-        ended_at = datetime.fromisoformat(document["t"])
-        episode_id = str(uuid.UUID(document["i"]))
-        thread_index = int(document["x"]) if with_thread else None
-    except (binascii.Error, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        ended_at = datetime.fromisoformat(position["t"])
+        episode_id = str(uuid.UUID(position["i"]))
+        thread_index = int(position["x"]) if with_thread else None
+    except (ValueError, KeyError, TypeError, AttributeError):
         raise invalid from None
     if ended_at.tzinfo is None or (thread_index is not None and not 0 <= thread_index <= MAX_THREAD_INDEX):
         raise invalid
-    if token_key != key:
-        raise errors.InvalidArgument("page_token", "belongs to a different query; start again without it")
     return {"t": ended_at.astimezone(UTC), "i": episode_id, "x": thread_index}

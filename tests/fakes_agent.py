@@ -388,6 +388,7 @@ class FakeMemories(Remote):
         self.items: dict[str, StoredMemory] = {}
         self.writes: list[tuple[str, MemoryWrite]] = []
         self.remembered: list[list[str]] = []
+        self.superseded: set[str] = set()
 
     def _write(self, scope: Scope, session_id: str, write: MemoryWrite) -> str:
         memory_id = memory_id_for(write.key)
@@ -404,6 +405,19 @@ class FakeMemories(Remote):
         self._enter("index")
         for turn in turns:
             self._write(scope, session_id, MemoryWrite.message(turn))
+
+    async def supersede(self, memory_ids: Sequence[str]) -> int:
+        """As the gRPC adapter: current facts and preferences among the ids become superseded."""
+        self._enter("supersede")
+        replaceable = [
+            memory_id
+            for memory_id in dict.fromkeys(memory_ids)
+            if memory_id in self.items
+            and self.items[memory_id].write.kind in ("fact", "preference")
+            and memory_id not in self.superseded
+        ]
+        self.superseded.update(replaceable)
+        return len(replaceable)
 
     def of_kind(self, kind: str) -> list[StoredMemory]:
         return [item for item in self.items.values() if item.write.kind == kind]
@@ -426,12 +440,21 @@ class FakeBeliefs(Remote):
         super().__init__()
         self.observed: list[Observed] = []
         self.fail_for_turns: set[str] = set()
+        self.current: dict[tuple, tuple[str, tuple[str, ...]]] = {}
 
-    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> None:
+    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> list[str]:
+        """As the service with one line of evidence a claim: a different claim on the slot supersedes
+        the current one (a tie goes to the newer claim) and its memories are returned."""
         self._enter("observe")
         if evidence.turn_id in self.fail_for_turns:
             raise DependencyUnavailable(f"observe failed for turn {evidence.turn_id}", reason="UNAVAILABLE")
         self.observed.append(Observed(scope, claim, evidence, request_id))
+        key = (scope, claim.kind, claim.subject_id, claim.slot)
+        earlier = self.current.get(key)
+        self.current[key] = (claim.summary, evidence.memory_ids)
+        if earlier is None or earlier[0].casefold() == claim.summary.casefold():
+            return []
+        return list(earlier[1])
 
 
 class FakeEngagement(Remote):

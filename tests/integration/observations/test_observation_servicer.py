@@ -420,3 +420,34 @@ async def test_a_belief_page_token_is_stale_after_revalidation_moved_the_order(s
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await stub.QueryObservations(listing, metadata=tenant(org_id))
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "revalidation" in raised.value.details()
+
+
+async def test_a_challengers_contradicting_lines_are_kept_on_the_belief_they_deny(stub, org_id):
+    """A changed summary whose evidence contradicts: the lines land on the current belief (they were
+    dropped, so a spoken denial changed nothing while the outcome said CONTRADICTED)."""
+    created = await _observe(stub, org_id, "Eats no meat.", slot="diet-denial")
+    denial = candidate("Eats meat again.", slot="diet-denial", source_id="turn-2")
+    denial.evidence[0].stance = pb.EVIDENCE_STANCE_CONTRADICT
+    denied = await stub.Observe(pb.ObserveRequest(agent_id="agent-1", candidate=denial), metadata=tenant(org_id))
+    assert denied.outcome == pb.OBSERVE_OUTCOME_CONTRADICTED  # a bare denial is no claim of its own
+    assert denied.observation.id == created.observation.id
+    stances = [e.stance for e in denied.observation.evidence]
+    assert (
+        stances.count(pb.EVIDENCE_STANCE_CONTRADICT) == 1
+        and denied.observation.confidence < created.observation.confidence
+    )
+
+
+async def test_a_successor_keeps_only_the_lines_that_support_it(stub, org_id):
+    await _observe(stub, org_id, "Prefers tea.", slot="drink-switch")
+    switch = candidate("Prefers coffee.", slot="drink-switch", source_id="turn-2")
+    switch.evidence.append(
+        pb.EvidenceInput(stance=pb.EVIDENCE_STANCE_CONTRADICT, source_type=pb.SOURCE_TYPE_MESSAGE, source_id="turn-2")
+    )
+    won = await stub.Observe(pb.ObserveRequest(agent_id="agent-1", candidate=switch), metadata=tenant(org_id))
+    assert won.outcome == pb.OBSERVE_OUTCOME_SUPERSEDED
+    assert [e.stance for e in won.observation.evidence] == [pb.EVIDENCE_STANCE_SUPPORT]
+    old = await stub.GetObservation(
+        pb.GetObservationRequest(id=won.observation.supersedes_observation_id), metadata=tenant(org_id)
+    )
+    assert [e.stance for e in old.observation.evidence].count(pb.EVIDENCE_STANCE_CONTRADICT) == 2

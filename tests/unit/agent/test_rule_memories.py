@@ -239,3 +239,35 @@ def test_entities_are_canonical_names_and_technology_words() -> None:
 def test_facts_and_preferences_only_come_from_the_user() -> None:
     assert extract_memories("I'm vegetarian.", "assistant") == ()
     assert extract_memories("I think you should use Postgres.", "user") == ()
+
+
+# Shapes that look like a fixed slot and are not: never a belief on that slot (a wrong belief is worse
+# than none, and it would replace the right one).
+WRONG_SLOTS = [
+    ("Call me after 6pm.", "name"),
+    ("Call me tomorrow morning.", "name"),
+    ("Call me Monday if the build breaks.", "name"),
+    ("Call me back when you can.", "name"),
+    ("I'm an early riser.", "job"),
+    ("I'm a picky eater, honestly.", "job"),
+    ("I'm a heavy sleeper.", "job"),
+    ("I'm a late riser on weekends.", "job"),
+    ("I'm a big believer in testing.", "job"),
+    ("I'm a night owl.", "job"),
+    ("I'm a perfectionist about code reviews.", "job"),
+    ("I'm a slow reader.", "job"),
+]
+
+
+WRONG_CONTENT = {"name": "The user's name is", "job": ("The user is a ", "The user is an ")}
+
+
+@pytest.mark.parametrize(("text", "slot"), WRONG_SLOTS)
+def test_a_shape_that_only_looks_like_a_slot_writes_no_belief_on_it(text: str, slot: str) -> None:
+    assert slot not in {claim.slot for claim in extract_claims(text, "user")}
+    assert not [memory for memory in extract_memories(text, "user") if memory.content.startswith(WRONG_CONTENT[slot])]
+
+
+def test_a_real_name_and_a_real_job_still_land_on_their_slots() -> None:
+    assert {claim.slot for claim in extract_claims("You can call me Ana Lima.", "user")} == {"name"}
+    assert {claim.slot for claim in extract_claims("I'm a nurse at Saint Mary's.", "user")} >= {"job"}

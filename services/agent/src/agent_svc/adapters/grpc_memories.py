@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import grpc
+from google.protobuf import field_mask_pb2
 from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime.grpc_errors import from_rpc_error
@@ -31,6 +32,9 @@ TYPES = {
     "decision": memory_service_pb2.MEMORY_TYPE_DECISION,
     "tool_interaction": memory_service_pb2.MEMORY_TYPE_TOOL_INTERACTION,
 }
+# What a later statement can replace: what the user is or prefers. A message stays what was said.
+REPLACEABLE = (memory_service_pb2.MEMORY_TYPE_FACT, memory_service_pb2.MEMORY_TYPE_PREFERENCE)
+CURRENT = (memory_service_pb2.MEMORY_STATUS_ACTIVE, memory_service_pb2.MEMORY_STATUS_WARM)
 SOURCES = {
     "import": provenance_pb2.PROVENANCE_SOURCE_IMPORT,
     "live": provenance_pb2.PROVENANCE_SOURCE_API,
@@ -87,3 +91,29 @@ class GrpcMemories:
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
         return [memory.id for memory in response.memories]
+
+    async def supersede(self, memory_ids: Sequence[str]) -> int:
+        changed = 0
+        for memory_id in dict.fromkeys(memory_ids):
+            try:
+                found = await self._memories.GetMemory(
+                    memory_service_pb2.GetMemoryRequest(id=memory_id), timeout=TIMEOUT_S
+                )
+                memory = found.memory
+                if memory.memory_type not in REPLACEABLE or memory.status not in CURRENT:
+                    continue
+                await self._memories.UpdateMemory(
+                    memory_service_pb2.UpdateMemoryRequest(
+                        memory=memory_service_pb2.Memory(
+                            id=memory_id, status=memory_service_pb2.MEMORY_STATUS_SUPERSEDED
+                        ),
+                        update_mask=field_mask_pb2.FieldMask(paths=["status"]),
+                    ),
+                    timeout=TIMEOUT_S,
+                )
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.NOT_FOUND:
+                    continue  # erased or archived away since: nothing left to replace
+                raise from_rpc_error(error) from None
+            changed += 1
+        return changed

@@ -58,10 +58,13 @@ class GrpcBeliefs:
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._stub = observation_service_pb2_grpc.ObservationServiceStub(channel)
 
-    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> None:
+    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> list[str]:
         subject_type, subject_id = subject_of(scope, claim)
         observed_at = to_timestamp(evidence.observed_at)
-        stance = opb.EVIDENCE_STANCE_CONTRADICT if claim.contradicts else opb.EVIDENCE_STANCE_SUPPORT
+        # The summary states what is now true, a denial included ("The user is no longer vegetarian"), so
+        # the turn supports it; Observe records that support against the slot's earlier belief, and the
+        # newer claim wins a tie. Sending a denial as contradiction left the old belief standing.
+        stance = opb.EVIDENCE_STANCE_SUPPORT
         lines = [
             opb.EvidenceInput(
                 stance=stance,
@@ -93,9 +96,18 @@ class GrpcBeliefs:
             request_id=request_id,
         )
         try:
-            await self._stub.Observe(request, timeout=TIMEOUT_S)
+            observed = await self._stub.Observe(request, timeout=TIMEOUT_S)
+            replaced = observed.observation.supersedes_observation_id
+            if observed.outcome != opb.OBSERVE_OUTCOME_SUPERSEDED or not replaced:
+                return []
+            earlier = await self._stub.GetObservation(opb.GetObservationRequest(id=replaced), timeout=TIMEOUT_S)
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
+        return [
+            line.source_id
+            for line in earlier.observation.evidence
+            if line.source_type == opb.SOURCE_TYPE_MEMORY_ITEM and line.source_id
+        ]
 
 
 class GrpcEngagement:

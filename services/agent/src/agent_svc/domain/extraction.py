@@ -59,7 +59,8 @@ class ExtractedClaim:
 
     ``slot`` names the attribute (``diet``, ``database``); with the kind and the subject it makes
     the observation's canonical key, so a later claim on the same slot supports, contradicts or
-    supersedes this one. ``excerpt`` is the speaker's own words that support it.
+    supersedes this one. ``summary`` states what is now true, a denial included ("The user is no
+    longer vegetarian."); ``excerpt`` is the speaker's own words that support it.
     """
 
     kind: str  # one of CLAIM_KINDS

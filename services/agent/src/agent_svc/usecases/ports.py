@@ -117,6 +117,12 @@ class Memories(MessageIndex, Protocol):
         """Write the items (idempotent by key); returns their ids in order."""
         ...
 
+    async def supersede(self, memory_ids: Sequence[str]) -> int:
+        """A later statement replaced what these memories said: each current fact or preference among
+        them becomes ``superseded`` (kept, never recalled by default); messages and the rest stay as
+        they are. Idempotent; returns how many changed."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -126,8 +132,9 @@ class Evidence:
 
 
 class Beliefs(Protocol):
-    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> None:
-        """Observations.Observe: the claim, with the turn and the memories as evidence."""
+    async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> list[str]:
+        """Observations.Observe: the claim, with the turn and the memories as evidence. Returns, when the
+        claim superseded the slot's earlier belief, the memories that were that belief's evidence."""
         ...
 
 

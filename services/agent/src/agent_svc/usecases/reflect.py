@@ -136,7 +136,11 @@ async def reflect_turn(
     evidence = Evidence(turn.id, tuple(ids), turn.created_at)
     for claim in found.claims:
         request_id = _key("observe", turn.id, claim.kind, claim.subject_id, claim.slot)
-        await services.beliefs.observe(session.scope, claim, evidence, request_id)
+        replaced = await services.beliefs.observe(session.scope, claim, evidence, request_id)
+        # A correction ("not vegetarian any more") superseded the slot's belief: the memories that said
+        # the old value leave contexts with it (history keeps them).
+        if replaced:
+            await services.memories.supersede([memory_id for memory_id in replaced if memory_id not in ids])
     if turn.role == "user" and services.engages(session):
         proposal = await services.extractor.engagement([_utterance(turn)])
         if proposal.hypotheses or proposal.unknowns:

@@ -28,6 +28,7 @@ class MemoryStatus(enum.StrEnum):
     WARM = "warm"
     CONSOLIDATED = "consolidated"
     ARCHIVED = "archived"
+    SUPERSEDED = "superseded"
 
 
 class ScopeMatch(enum.StrEnum):

@@ -29,8 +29,11 @@ def embedding_text(summary: str, detail: str) -> str:
 
 
 def _against(drafts: Sequence[EvidenceDraft]) -> list[EvidenceDraft]:
-    """The challenger's support is contradiction of the incumbent; its context stays context."""
-    return [replace(item, stance="contradict") for item in drafts if item.stance == "support"] + [
+    """What a challenger (another claim on the key) says of the incumbent: its support and its own
+    contradicting lines both contradict it, its context stays context. Dropping the contradicting
+    lines left a spoken denial ("not vegetarian any more") with no effect while the outcome said
+    CONTRADICTED."""
+    return [replace(item, stance="contradict") for item in drafts if item.stance in ("support", "contradict")] + [
         item for item in drafts if item.stance == "context"
     ]
 
@@ -107,7 +110,10 @@ async def _challenge(
     """Record the challenger against the current belief; supersede it when the challenger wins."""
     await tx.add_evidence(current.id, _against(challenger.evidence), now)
     contested = await _reassess(tx, current, now)
-    if embedding is None or not beliefs.challenger_wins(contested.components, contested.freshness):
+    supported = any(item.stance == "support" for item in challenger.evidence)
+    # A challenger with no support of its own (a bare denial) cannot become the belief: the incumbent
+    # carries the contradiction, and is invalidated once it outweighs the support (``_reassess``).
+    if embedding is None or not supported or not beliefs.challenger_wins(contested.components, contested.freshness):
         return contested, CONTRADICTED
     await tx.save_assessment(replace(contested, status="superseded"))
     successor = await _create(
@@ -115,7 +121,8 @@ async def _challenge(
         current.org_id,
         current.scope,
         current.canonical_key,
-        challenger,
+        # Its contradicting lines were about the incumbent, recorded there: the successor keeps the rest.
+        replace(challenger, evidence=tuple(item for item in challenger.evidence if item.stance != "contradict")),
         embedding,
         now,
         current.id,

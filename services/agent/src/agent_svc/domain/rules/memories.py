@@ -236,7 +236,13 @@ _RELATIONS = (
 _JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ect|ive|nurse|chef|cto|ceo|cfo|dev|lead|student|pm)$", _I)
 _NOT_JOBS = {"beginner", "newcomer", "fan", "user", "customer", "father", "mother", "lover", "believer", "member",
              "brother", "sister", "parent", "owner", "other", "number", "winner", "loser", "worrier", "dreamer",
-             "bit", "little", "lot", "person", "vegetarian", "vegan", "fan of", "big", "huge"}  # fmt: skip
+             "bit", "little", "lot", "person", "vegetarian", "vegan", "fan of", "big", "huge", "riser", "sleeper",
+             "eater", "drinker", "smoker", "talker", "learner", "thinker", "walker", "listener", "introvert",
+             "extrovert", "optimist", "pessimist", "perfectionist", "procrastinator"}  # fmt: skip
+# "An early riser", "a picky eater", "a heavy sleeper": habits and traits shaped like a job title.
+_TRAIT_WORDS = {"early", "late", "light", "heavy", "picky", "fussy", "fast", "slow", "good", "bad", "great",
+                "terrible", "quick", "messy", "neat", "night", "morning", "social", "total", "complete", "real",
+                "natural", "born", "avid", "keen", "occasional", "regular", "frequent", "casual", "serial"}  # fmt: skip
 _VERB3 = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores",
           "hate": "hates", "dislike": "dislikes", "detest": "detests", "loathe": "loathes", "despise": "despises",
           "can't stand": "can't stand", "cannot stand": "cannot stand", "can't bear": "can't bear",
@@ -337,7 +343,8 @@ def _article(noun: str) -> str:
 def _job(m: re.Match[str], speaker: str) -> Built:
     job = _tidy(m.group("job"))
     last = job.split()[-1].lower() if job else ""
-    if not job or last in _NOT_JOBS or job.split()[0].lower() in _NOT_JOBS or not _JOB_SUFFIX.search(last):
+    first = job.split()[0].lower() if job else ""
+    if not job or last in _NOT_JOBS or first in _NOT_JOBS or first in _TRAIT_WORDS or not _JOB_SUFFIX.search(last):
         return None
     org = _cut(m.groupdict().get("org") or "")
     denied, reversal = _denial(m, m.string)
@@ -355,6 +362,16 @@ def _family(m: re.Match[str], speaker: str) -> Built:
         return None
     content = f"The user's {rel} is called {name}."
     return "fact", content, (Facet(f"family:{rel}", name, content),), {}
+
+
+def _name(m: re.Match[str], speaker: str) -> Built:
+    """A name is capitalised as written and no common word: "call me after 6pm" names nobody."""
+    value = _cut(m.group("v"))
+    words = value.split()
+    if not words or any(not word[0].isupper() or word.lower() in _NOT_NAMES for word in words):
+        return None
+    content = f"The user's name is {value}."
+    return "fact", content, (Facet("name", value, content),), {}
 
 
 def _simple_fact(attribute: str, template: str) -> Builder:
@@ -482,8 +499,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"|i commit to|let me|i (?:need|have) to)\s+(?:definitely\s+|also\s+|just\s+)?(?P<task>.+)", _commitment,
          _ALL),
         # facts about the user
-        (r"^(?:my name is|call me|i'm called|i am called)\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)?)",
-         _simple_fact("name", "The user's name is {}."), _USER),
+        (r"^(?:my name is|(?:you can |please |just )?call me|i'm called|i am called)"
+         r"\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)?)", _name, _USER),
         (r"^i(?: still)?\s+" + _NEG + r"(?:currently\s+)?(?:live|reside|stay)\s+in\s+(?P<v>.+)", _lives, _USER),
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:currently\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)", _lives, _USER),
         (r"^i(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<v>[A-Z].+)", _lives, _USER),

@@ -1,8 +1,9 @@
 """``RuleExtractor``: the default ``Extractor``, deterministic and offline (no model, no I/O).
 
-``reflect`` extracts from the given turn only; ``earlier`` serves the rolling summary, the plan's
-goal and one easy case of reference: "yes, let's do that" right after the assistant proposed
-something becomes a decision to do what was proposed.
+``reflect`` extracts from the given turn only: the patterns' memories and claims, then what else
+the user told about themselves (``disclosure``: memories only, never a belief); ``earlier``
+serves the rolling summary, the plan's goal and one easy case of reference: "yes, let's do that"
+right after the assistant proposed something becomes a decision to do what was proposed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from agent_svc.domain.extraction import (
 )
 from agent_svc.domain.rules.agreement import agreed_proposal
 from agent_svc.domain.rules.claims import claims_from
+from agent_svc.domain.rules.disclosure import disclosures
 from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.engagement import build_engagement
 from agent_svc.domain.rules.episode import build_episode
@@ -34,8 +36,13 @@ class RuleExtractor:
         if agreed:
             found = [agreed]
         window = [(t.role, t.content) for t in [*earlier, turn] if t.role in ("user", "assistant")]
+        told = (
+            disclosures(turn.content, turn.role, tuple(s.excerpt for s in found))
+            if isinstance(turn.content, str)
+            else []
+        )
         return TurnReflection(
-            memories=tuple(s.memory for s in found),
+            memories=(*(s.memory for s in found), *told),
             claims=claims_from(found),
             emotion=detect_emotion(turn.content, turn.role),
             plan=extract_plan((turn.role, turn.content), window[:-1]) if turn.role in ("user", "assistant") else None,

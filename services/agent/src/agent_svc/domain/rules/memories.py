@@ -85,7 +85,8 @@ def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_QUESTION_START.match(text))
 
 
-def _is_reported(text: str) -> bool:
+def is_reported(text: str) -> bool:
+    """Someone else's words or views ("my friend says …", "according to …")."""
     for match in _REPORTING.finditer(text):
         if match.group("who") is None or match.group("who").lower() not in {"i", "we"}:
             return True
@@ -256,6 +257,16 @@ def _denial(match: re.Match[str], clause: str) -> tuple[bool, bool]:
     return bool(neg) or reversal, reversal or neg == "no longer"
 
 
+_PLEASANTRY = re.compile(
+    r"^(?:keep (?:you|u) (?:posted|updated|in the loop)|let (?:you|u) know(?: how it goes)?|see (?:you|ya|u)\b|"
+    r"talk (?:to (?:you|ya|u) )?(?:soon|later)|catch (?:you|up)\b|be (?:in touch|there for you)|miss (?:you|u)|"
+    r"think of you|take care|stay in touch|check (?:in|back)(?: with you)?(?: later| soon)?$|"
+    r"(?:definitely |surely )?(?:do|try) (?:that|it|my best)$|be careful|remember (?:that|this)$|keep that in mind|"
+    r"keep it in mind|have (?:a look|a think)$|think about it$)",
+    _I,
+)
+
+
 def _commitment(m: re.Match[str], speaker: str) -> Built:
     raw = m.group("task")
     first = raw.split(" ", 1)[0]
@@ -267,6 +278,8 @@ def _commitment(m: re.Match[str], speaker: str) -> Built:
     task, deadline = split_deadline(raw)
     if lead.startswith(("i need", "i have")) and not deadline:
         return None  # a need without a date is a goal (plan.py), not a promise
+    if _PLEASANTRY.match(task):
+        return None  # "I'll keep you posted", "see you soon": manners, not promises to remember
     if len(task) < 3:
         return None
     when = f" ({deadline})" if deadline.split(" ", 1)[0].lower() in {"before", "until", "till", "within"} else ""
@@ -569,7 +582,7 @@ def statements(text: str, role: str) -> list[Statement]:
         if len(sentence.clean) > MAX_SENTENCE_CHARS or len(sentence.clean.split()) < 2:
             continue
         body = _LEAD.sub("", sentence.clean.strip())
-        if not body or _is_question(body) or _HYPOTHETICAL.search(body) or _is_reported(body):
+        if not body or _is_question(body) or _HYPOTHETICAL.search(body) or is_reported(body):
             continue
         for a, b in _clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]

@@ -1,0 +1,170 @@
+"""Extraction quality on LoCoMo: how many of a speaker's gold facts the default (no-model) extractor
+captures, and how many of its memories are right, next to a copy baseline.
+
+    .venv/bin/python -m bench.extraction_quality [--data ../shared/data/locomo-dev.json]
+
+Each conversation is read twice, once from each speaker's side: that speaker is the user, the
+other the assistant. Every turn goes through ``RuleExtractor.reflect`` with the eight turns before
+it, in order, exactly as reflection calls it (in-process: the extractor is pure, and the services
+around it change nothing of what it returns). Over the memories extracted from the user's turns:
+
+- **fact recall**: a gold fact of that speaker (``observation``, the speaker's name written as
+  "the user") is captured when some memory has cosine >= 0.6 to it with the packaged model;
+- **precision**: memories whose best cosine to a gold fact of that speaker is >= 0.6;
+- the same for a **copy baseline**: every sentence the speaker said, pronouns swapped to the third
+  person;
+- the extractor's CPU per turn.
+
+Conversations 0-2 are the ones to look at while tuning; 3-5 are held out: both are reported.
+The data is for measuring only (non-commercial licence): the rules and their tests use sentences
+of our own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from agent_svc.domain.extraction import Utterance
+from agent_svc.domain.rules.extractor import RuleExtractor
+from lore_embeddings import OnnxMiniLmEmbedder
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
+THRESHOLD = 0.6
+WINDOW = 8
+TUNING = (0, 1, 2)
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SWAPS = [
+    (r"\bI'm\b", "the user is"),
+    (r"\bI am\b", "the user is"),
+    (r"\bI've\b", "the user has"),
+    (r"\bI'll\b", "the user will"),
+    (r"\bI'd\b", "the user would"),
+    (r"\bI was\b", "the user was"),
+    (r"\bI\b", "the user"),
+    (r"\bmy\b", "the user's"),
+    (r"\bmine\b", "the user's"),
+    (r"\bme\b", "the user"),
+    (r"\bmyself\b", "the user"),
+]
+
+
+def third_person(sentence: str) -> str:
+    for pattern, replacement in _SWAPS:
+        sentence = re.sub(pattern, replacement, sentence, flags=re.IGNORECASE)
+    return sentence[:1].upper() + sentence[1:]
+
+
+@dataclass
+class Tally:
+    facts: int = 0
+    captured: int = 0
+    memories: int = 0
+    right: int = 0
+
+    def add(self, other: Tally) -> None:
+        self.facts += other.facts
+        self.captured += other.captured
+        self.memories += other.memories
+        self.right += other.right
+
+    def line(self) -> str:
+        recall = self.captured / self.facts if self.facts else 0.0
+        precision = self.right / self.memories if self.memories else 0.0
+        return (
+            f"fact recall {recall:.3f} ({self.captured}/{self.facts}), "
+            f"precision {precision:.3f} ({self.right}/{self.memories})"
+        )
+
+
+@dataclass
+class Side:
+    """One speaker as the user: their gold facts, what the extractor wrote, what a copy would."""
+
+    facts: list[str] = field(default_factory=list)
+    extracted: list[str] = field(default_factory=list)
+    copied: list[str] = field(default_factory=list)
+
+
+async def read_side(conversation: dict, user: str, extractor: RuleExtractor, cpu: list[float]) -> Side:
+    side = Side()
+    talk = conversation["conversation"]
+    sessions = sorted(
+        (int(key.split("_")[1]) for key in talk if re.fullmatch(r"session_\d+", key)),
+    )
+    window: list[Utterance] = []
+    for number in sessions:
+        for turn in talk[f"session_{number}"]:
+            text = turn.get("text") or ""
+            role = "user" if turn["speaker"] == user else "assistant"
+            utterance = Utterance(role, text, turn["dia_id"])
+            began = time.process_time()
+            found = await extractor.reflect(utterance, window[-WINDOW:])
+            cpu.append(time.process_time() - began)
+            window.append(utterance)
+            if role == "user":
+                side.extracted += [memory.content for memory in found.memories]
+                side.copied += [third_person(s) for s in _SENTENCE.split(text) if s.strip()]
+        observed = conversation["observation"].get(f"session_{number}_observation", {})
+        side.facts += [re.sub(rf"\b{re.escape(user)}\b", "the user", fact) for fact, *_ in observed.get(user, [])]
+    return side
+
+
+async def score(embedder: OnnxMiniLmEmbedder, facts: list[str], memories: list[str]) -> Tally:
+    if not facts or not memories:
+        return Tally(len(facts), 0, len(memories), 0)
+    gold = np.asarray(await embedder.embed(facts))
+    found = np.asarray(await embedder.embed(memories))
+    similarity = gold @ found.T  # unit vectors: cosine
+    return Tally(
+        len(facts),
+        int((similarity.max(axis=1) >= THRESHOLD).sum()),
+        len(memories),
+        int((similarity.max(axis=0) >= THRESHOLD).sum()),
+    )
+
+
+async def run(data: Path) -> None:
+    conversations = json.loads(data.read_text())
+    embedder = OnnxMiniLmEmbedder.load()
+    extractor = RuleExtractor()
+    cpu: list[float] = []
+    totals = {name: {"extractor": Tally(), "copy": Tally()} for name in ("tuning", "held out")}
+    for index, conversation in enumerate(conversations):
+        part = "tuning" if index in TUNING else "held out"
+        talk = conversation["conversation"]
+        for user in (talk["speaker_a"], talk["speaker_b"]):
+            side = await read_side(conversation, user, extractor, cpu)
+            extracted = await score(embedder, side.facts, side.extracted)
+            copied = await score(embedder, side.facts, side.copied)
+            totals[part]["extractor"].add(extracted)
+            totals[part]["copy"].add(copied)
+            print(f"conversation {index} ({part}), {user} as the user: extractor {extracted.line()}")
+    for part, tallies in totals.items():
+        print(f"\n{part} (conversations {'0-2' if part == 'tuning' else '3-5'}):")
+        print(f"  extractor      {tallies['extractor'].line()}")
+        print(f"  copy baseline  {tallies['copy'].line()}")
+    per_turn = sorted(cpu)
+    print(
+        f"\nextractor CPU per turn ({len(cpu)} turns): mean {1000 * sum(cpu) / len(cpu):.2f} ms, "
+        f"p95 {1000 * per_turn[int(0.95 * (len(per_turn) - 1))]:.2f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args()
+    asyncio.run(run(args.data))
+
+
+if __name__ == "__main__":
+    main()

@@ -111,6 +111,12 @@ def _subject_i(sentence: str) -> str:
     return re.sub(rf"\bI\s+(?P<adverb>(?:(?:{'|'.join(_ADVERBS)})\s+)?)(?P<verb>[a-z][a-z']*)", replace, sentence)
 
 
+def _imperative(first: str) -> bool:
+    """ "Remind me to …", "Remember that my …", "Tell me …": a request, not an account."""
+    low = first.lower().strip(",")
+    return low in _PRESENT or low in {"remind", "tell", "please", "don't", "do", "let", "ask", "note", "show", "give"}
+
+
 def third_person(sentence: str) -> str | None:
     """The sentence about the user in the third person, or None when it cannot be rewritten surely."""
     text = sentence
@@ -134,9 +140,10 @@ def disclosures(text: str, role: str, taken: tuple[str, ...] = ()) -> list[Extra
         words = plain.split()
         if not (MIN_WORDS <= len(words) <= MAX_WORDS) or sentence.is_question or plain.endswith("?"):
             continue
+        # A sentence a pattern read (even a clause of it) is left to it: two memories of one sentence.
         if any(excerpt and excerpt in sentence.text for excerpt in taken):
             continue
-        if not _SELF.search(" ".join(words[:3])) or _NOT_DISCLOSURE.match(plain):
+        if not _SELF.search(" ".join(words[:3])) or _NOT_DISCLOSURE.match(plain) or _imperative(words[0]):
             continue
         if _LISTENER_OR_GROUP.search(plain) or _UNSURE.search(plain) or '"' in plain or is_reported(plain):
             continue

@@ -234,6 +234,10 @@ _RELATIONS = (
     "wife|husband|partner|spouse|son|daughter|mother|mom|mum|father|dad|brother|sister|boyfriend|girlfriend|fiancée?"
     "|dog|cat|baby|grandmother|grandfather|grandma|grandpa|niece|nephew|aunt|uncle|cousin|kid|child"
 )
+_PETS = (
+    "dog|cat|puppy|kitten|rabbit|bunny|hamster|guinea pig|parrot|budgie|horse|pony|tortoise|turtle|snake|lizard|"
+    "goldfish|retriever|labrador|poodle|terrier|spaniel|beagle|collie|shepherd|husky|dachshund|bulldog|greyhound|pug"
+)
 _JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ect|ive|nurse|chef|cto|ceo|cfo|dev|lead|student|pm)$", _I)
 _NOT_JOBS = {"beginner", "newcomer", "fan", "user", "customer", "father", "mother", "lover", "believer", "member",
              "brother", "sister", "parent", "owner", "other", "number", "winner", "loser", "worrier", "dreamer",
@@ -419,6 +423,56 @@ def _diet(m: re.Match[str], speaker: str) -> Built:
     return "preference", content, (Facet("diet", diet, content, denied),), {}
 
 
+def _family_named(m: re.Match[str], speaker: str) -> Built:
+    """ "My sister Ana lives in Lisbon and works as an accountant": the name after the noun is the
+    belief; the memory is the whole clause in the third person, when it rewrites surely."""
+    from agent_svc.domain.rules.disclosure import third_person as told
+
+    named = _family(m, speaker)
+    if named is None:
+        return None
+    kind, content, facets, extra = named
+    whole = told(_tidy(m.string))
+    return kind, (whole.rstrip(".!") + "." if whole else content), facets, extra
+
+
+def _pet(m: re.Match[str], speaker: str) -> Built:
+    kind, pet, name = _tidy(m.group("kind")).lower(), m.group("pet").lower(), _cut(m.group("name"))
+    if not name or not name[0].isupper() or name.lower() in _NOT_NAMES:
+        return None
+    content = f"The user has {_article(kind)} called {name}."
+    return "fact", content, (Facet(f"pet:{pet}", name, content),), {}
+
+
+def _cannot_eat(m: re.Match[str], speaker: str) -> Built:
+    food = _cut(m.group("v"))
+    if not food:
+        return None
+    content = f"The user can't {m.group('verb').lower()} {food}."
+    return "preference", content, (Facet("", f"no {food}", content, negative=True),), {}
+
+
+def _reminder(m: re.Match[str], speaker: str) -> Built:
+    """ "Remind me to call the dentist on Monday": the assistant's commitment, with its deadline."""
+    task, deadline = split_deadline(m.group("task"))
+    task = _tidy(task)
+    if len(task) < 3:
+        return None
+    when = f" (by {deadline})" if deadline else ""
+    content = f"The assistant will remind the user to {third_person(task, 'user')}{when}."
+    return "commitment", content, (), {"task": f"remind the user to {task}", "deadline": deadline, "owner": "assistant"}
+
+
+def _remember_that(m: re.Match[str], speaker: str) -> Built:
+    """ "Remember that my mum's birthday is on 3 June": the fact, as the user's."""
+    from agent_svc.domain.rules.disclosure import third_person as told
+
+    what = told(_tidy(m.group("what")))
+    if not what or len(what.split()) < 3:
+        return None
+    return "fact", what.rstrip(".!") + ".", (), {}
+
+
 def _eats(m: re.Match[str], speaker: str) -> Built:
     food = _cut(m.group("v"))
     if not food:
@@ -526,6 +580,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^my\s+(?P<rel>" + _RELATIONS + r")(?:'s name is| is called| is named| name is| is)\s+(?P<name>[A-Z][\w-]*)",
          _family, _USER),
         (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
+        (r"^my\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
+         r"\s+(?:is|was|has|lives|works|just|will|and)\b", _family_named, _USER),
+        (r"^i have an?\s+(?P<kind>(?:[a-z]+\s+){0,2}(?P<pet>" + _PETS + r"))"
+         r"\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _pet, _USER),
         (r"^i(?:'m| am)\s+(?:originally\s+)?from\s+(?P<v>[A-Z].+)", _simple_fact("hometown", "The user is from {}."),
          _USER),
         (r"^i(?:'m| am)\s+(?P<v>\d{1,3})\s+(?:years old|yo)\b", _simple_fact("age", "The user is {} years old."),
@@ -537,6 +595,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _diet, _USER),
         (r"^i(?:'ve| have)?\s+(?:gone|went|became|become|turned)\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
         (r"^i\s+(?:don't|do not|never|no longer)\s+eat\s+(?P<v>.+)", _eats, _USER),
+        (r"^i\s+(?:can't|cannot|can not|am not able to|'m not able to)\s+(?P<verb>eat|have|tolerate|digest)\s+(?P<v>.+)",
+         _cannot_eat, _USER),
+        (r"^(?:please\s+)?remind me to\s+(?P<task>.+)", _reminder, _USER),
+        (r"^(?:please\s+)?remember that\s+(?P<what>.+)", _remember_that, _USER),
         (r"^i\s+" + _NEG + r"(?:really\s+|much\s+|definitely\s+|generally\s+|usually\s+|always\s+)?"
          r"(?P<verb>prefer|like|love|enjoy|adore)\s+(?P<v>.+?)(?:\s+(?:over|to|rather than|more than|instead of)\s+"
          r"(?P<alt>.+))?$", _likes, _USER),
@@ -615,7 +677,7 @@ def _match(clause: str, role: str, excerpt: str) -> Statement | None:
             speaker=role,
             importance=IMPORTANCE[kind],
             entities=entities_in(clause),
-            owner=role if kind == "commitment" else "",
+            owner=extra.get("owner") or (role if kind == "commitment" else ""),
             deadline=extra.get("deadline", ""),
         )
         return Statement(

@@ -176,6 +176,16 @@ POSITIVES = [
     ("user", "I have a golden retriever named Max.", "fact", "The user has a golden retriever called Max.", "", ""),
     ("user", "I have a tabby cat called Miso.", "fact", "The user has a tabby cat called Miso.", "", ""),
     ("user", "I can't eat gluten.", "preference", "The user can't eat gluten.", "", ""),
+    (
+        "user",
+        "I'm flying to Lisbon next Friday for my cousin's wedding.",
+        "fact",
+        "The user is flying to Lisbon next Friday for the user's cousin's wedding.",
+        "",
+        "",
+    ),
+    ("user", "I'm heading to Porto tomorrow.", "fact", "The user is heading to Porto tomorrow.", "", ""),
+    ("user", "I'm going to Paris next week.", "fact", "The user is going to Paris next week.", "", ""),
     ("user", "I cannot tolerate lactose.", "preference", "The user can't tolerate lactose.", "", ""),
     (
         "user",
@@ -222,7 +232,7 @@ NEGATIVES = [
     ("user", "lol"),
     ("user", "I'm a bit tired."),
     ("user", "I'm doing well, thanks."),
-    ("user", "I'm going to Paris next week."),
+    ("user", "I'm going to the shops."),
     ("user", "I love it!"),
     ("user", "Maybe I'll switch to Vim."),
     ("user", "Do you think I should use Kafka?"),
@@ -301,6 +311,8 @@ WRONG_SLOTS = [
     ("I'm a perfectionist about code reviews.", "job"),
     ("I'm a slow reader.", "job"),
 ]
+# Not trips: a lower-case place is an errand or a verb, a weekday a meeting.
+NOT_TRIPS = ["I'm going to the gym later.", "I'm going to cook dinner tonight.", "I'm going to Monday's meeting."]
 
 
 WRONG_CONTENT = {"name": "The user's name is", "job": ("The user is a ", "The user is an ")}
@@ -315,3 +327,8 @@ def test_a_shape_that_only_looks_like_a_slot_writes_no_belief_on_it(text: str, s
 def test_a_real_name_and_a_real_job_still_land_on_their_slots() -> None:
     assert {claim.slot for claim in extract_claims("You can call me Ana Lima.", "user")} == {"name"}
     assert {claim.slot for claim in extract_claims("I'm a nurse at Saint Mary's.", "user")} >= {"job"}
+
+
+@pytest.mark.parametrize("text", NOT_TRIPS)
+def test_an_errand_or_a_meeting_is_no_trip(text: str) -> None:
+    assert not [memory for memory in extract_memories(text, "user") if memory.kind == "fact"]

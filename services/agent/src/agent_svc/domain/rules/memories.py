@@ -463,6 +463,17 @@ def _reminder(m: re.Match[str], speaker: str) -> Built:
     return "commitment", content, (), {"task": f"remind the user to {task}", "deadline": deadline, "owner": "assistant"}
 
 
+def _trip(m: re.Match[str], speaker: str) -> Built:
+    """ "I'm flying to Lisbon next Friday": a plan, kept as said (a memory, never a belief: plans change)."""
+    from agent_svc.domain.rules.disclosure import third_person as told
+
+    place = m.group("place")  # the patterns ignore case: a place is capitalised as written
+    if not place[0].isupper() or place.split()[0].lower() in _NOT_NAMES:
+        return None
+    what = told(_tidy(m.string))
+    return ("fact", what.rstrip(".!") + ".", (), {}) if what else None
+
+
 def _remember_that(m: re.Match[str], speaker: str) -> Built:
     """ "Remember that my mum's birthday is on 3 June": the fact, as the user's."""
     from agent_svc.domain.rules.disclosure import third_person as told
@@ -595,9 +606,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _diet, _USER),
         (r"^i(?:'ve| have)?\s+(?:gone|went|became|become|turned)\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
         (r"^i\s+(?:don't|do not|never|no longer)\s+eat\s+(?P<v>.+)", _eats, _USER),
-        (r"^i\s+(?:can't|cannot|can not|am not able to|'m not able to)\s+(?P<verb>eat|have|tolerate|digest)\s+(?P<v>.+)",
-         _cannot_eat, _USER),
+        (r"^i\s+(?:can't|cannot|can not|am not able to|'m not able to)\s+"
+         r"(?P<verb>eat|have|tolerate|digest)\s+(?P<v>.+)", _cannot_eat, _USER),
         (r"^(?:please\s+)?remind me to\s+(?P<task>.+)", _reminder, _USER),
+        (r"^i(?:'m| am)\s+(?:going|flying|travelling|traveling|heading|driving|off)\s+(?:back\s+)?to\s+"
+         r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
         (r"^(?:please\s+)?remember that\s+(?P<what>.+)", _remember_that, _USER),
         (r"^i\s+" + _NEG + r"(?:really\s+|much\s+|definitely\s+|generally\s+|usually\s+|always\s+)?"
          r"(?P<verb>prefer|like|love|enjoy|adore)\s+(?P<v>.+?)(?:\s+(?:over|to|rather than|more than|instead of)\s+"

@@ -32,12 +32,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from agent_svc.domain.digest import DayEpisode, Digest
-from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, ExtractedClaim, Plan
+from agent_svc.domain.engagement import ActiveHypothesis, EngagementView
+from agent_svc.domain.extraction import EpisodeDraft, ExtractedClaim, Plan
 from agent_svc.domain.jobs import Job, erase_job
+from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
 from agent_svc.usecases.ports import EmotionPoint, ErasedBeliefs, Erasure, Evidence, MemoryWrite, StoredDigest
-from lore_runtime.errors import DependencyUnavailable
+from lore_runtime.errors import DependencyUnavailable, FailedPrecondition, QuotaExceeded
 
 _NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")
 
@@ -389,6 +391,7 @@ class FakeMemories(Remote):
         self.writes: list[tuple[str, MemoryWrite]] = []
         self.remembered: list[list[str]] = []
         self.superseded: set[str] = set()
+        self.completed: set[str] = set()
 
     def _write(self, scope: Scope, session_id: str, write: MemoryWrite) -> str:
         memory_id = memory_id_for(write.key)
@@ -418,6 +421,21 @@ class FakeMemories(Remote):
         ]
         self.superseded.update(replaceable)
         return len(replaceable)
+
+    async def complete_commitments(self, scope: Scope, contents: Sequence[str]) -> int:
+        """As the gRPC adapter: the scope's (browse match) current commitments with exactly that content."""
+        self._enter("complete_commitments")
+        wanted = {name: value for name, value in dataclasses.asdict(scope).items() if value}
+        done = [
+            memory_id
+            for memory_id, item in self.items.items()
+            if item.write.kind == "commitment"
+            and item.write.content in set(contents)
+            and all(getattr(item.scope, name) == value for name, value in wanted.items())
+            and memory_id not in self.completed
+        ]
+        self.completed.update(done)
+        return len(done)
 
     def of_kind(self, kind: str) -> list[StoredMemory]:
         return [item for item in self.items.values() if item.write.kind == kind]
@@ -458,15 +476,76 @@ class FakeBeliefs(Remote):
 
 
 class FakeEngagement(Remote):
-    """The org's engagement state as reflection writes it: ``proposed`` logs each proposal."""
+    """The org's engagement state as the EngagementService keeps it, in memory: the confidence
+    rule from the 0.5 prior (no revisions), request-id replays, ``max_active`` / ``max_open`` as
+    the service's limits (QuotaExceeded beyond). ``hypotheses`` by id, ``unknowns`` in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_active: int = 50, max_open: int = 100) -> None:
         super().__init__()
-        self.proposed: list[tuple[EngagementProposal, str]] = []
+        self.max_active, self.max_open = max_active, max_open
+        self.hypotheses: dict[str, dict] = {}
+        self.unknowns: list[str] = []
+        self._requests: dict[str, str] = {}
 
-    async def propose(self, proposal: EngagementProposal, request_prefix: str) -> None:
-        self._enter("propose")
-        self.proposed.append((proposal, request_prefix))
+    def _view(self, hypothesis_id: str) -> ActiveHypothesis:
+        h = self.hypotheses[hypothesis_id]
+        support = sum(1 for _, supports, _ in h["evidence"] if supports)
+        contradiction = len(h["evidence"]) - support
+        return ActiveHypothesis(
+            hypothesis_id,
+            h["statement"],
+            (support + 1.0) / (support + contradiction + 2.0),
+            contradiction,
+            len(h["evidence"]),
+            h["status"] == "active",
+        )
+
+    def statements(self, status: str = "active") -> list[str]:
+        return [h["statement"] for h in self.hypotheses.values() if h["status"] == status]
+
+    async def state(self) -> EngagementView:
+        self._enter("state")
+        active = tuple(self._view(i) for i, h in self.hypotheses.items() if h["status"] == "active")
+        return EngagementView(active, tuple(self.unknowns))
+
+    async def form(self, statement: str, request_id: str) -> ActiveHypothesis:
+        self._enter("form")
+        if request_id in self._requests:
+            return self._view(self._requests[request_id])
+        if len(self.statements()) >= self.max_active:
+            raise QuotaExceeded("too many active hypotheses", reason="TOO_MANY_ACTIVE_HYPOTHESES")
+        hypothesis_id = str(uuid.uuid5(_NAMESPACE, request_id))
+        self.hypotheses[hypothesis_id] = {"statement": statement, "evidence": [], "status": "active"}
+        self._requests[request_id] = hypothesis_id
+        return self._view(hypothesis_id)
+
+    async def add_evidence(
+        self, hypothesis_id: str, statement: str, supports: bool, source: str, request_id: str
+    ) -> ActiveHypothesis:
+        self._enter("add_evidence")
+        if request_id not in self._requests:
+            if self.hypotheses[hypothesis_id]["status"] != "active":
+                raise FailedPrecondition("the hypothesis is closed", reason="HYPOTHESIS_CLOSED")
+            self.hypotheses[hypothesis_id]["evidence"].append((statement, supports, source))
+            self._requests[request_id] = hypothesis_id
+        return self._view(hypothesis_id)
+
+    async def promote(self, hypothesis_id: str, source: str) -> None:
+        self._enter("promote")
+        self.hypotheses[hypothesis_id]["status"] = "promoted"
+
+    async def archive(self, hypothesis_id: str, note: str) -> None:
+        self._enter("archive")
+        self.hypotheses[hypothesis_id]["status"] = "archived"
+
+    async def add_unknown(self, question: str, why_it_matters: str, request_id: str) -> None:
+        self._enter("add_unknown")
+        if request_id in self._requests:
+            return
+        if len(self.unknowns) >= self.max_open:
+            raise QuotaExceeded("too many open unknowns", reason="TOO_MANY_OPEN_UNKNOWNS")
+        self.unknowns.append(question)
+        self._requests[request_id] = question
 
 
 @dataclass(frozen=True)
@@ -485,6 +564,7 @@ class FakeEpisodes(Remote):
     def __init__(self) -> None:
         super().__init__()
         self.created: dict[str, CreatedEpisode] = {}
+        self.resolved: dict[tuple[str, int], str] = {}
 
     async def create(
         self, session: Session, draft: EpisodeDraft, message_count: int, started_at: datetime, ended_at: datetime
@@ -495,6 +575,23 @@ class FakeEpisodes(Remote):
             session.id, CreatedEpisode(episode_id, session, draft, message_count, started_at, ended_at)
         )
         return episode_id
+
+    async def open_threads(self, scope: Scope, limit: int) -> list[OpenThreadRef]:
+        """Browse match: episodes whose scope has every id ``scope`` sets; newest first."""
+        self._enter("open_threads")
+        wanted = {name: value for name, value in dataclasses.asdict(scope).items() if value}
+        found = [
+            OpenThreadRef(created.id, index, thread.topic, thread.context, created.ended_at)
+            for created in sorted(self.created.values(), key=lambda c: (c.ended_at, c.id), reverse=True)
+            if all(getattr(created.session.scope, name) == value for name, value in wanted.items())
+            for index, thread in enumerate(created.draft.open_threads)
+            if thread.status != "resolved" and (created.id, index) not in self.resolved
+        ]
+        return found[:limit]
+
+    async def resolve_thread(self, episode_id: str, index: int, resolution: str) -> None:
+        self._enter("resolve_thread")
+        self.resolved.setdefault((episode_id, index), resolution)  # idempotent: the first note is kept
 
 
 class FakeActiveScopes:

@@ -50,6 +50,8 @@ DESIGNED_RPCS = {
             "GetEpisode",
             "ListEpisodes",
             "ListOpenThreads",
+            # Beyond §1: threads that close (issue 20).
+            "ResolveThread",
             # Beyond §1: `lore org export` / `lore org import` (issue 9).
             "ExportEpisodes",
             "ImportEpisodes",

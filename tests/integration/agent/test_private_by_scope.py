@@ -6,11 +6,13 @@ lists ``aria``)."""
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import grpc
+from google.protobuf import timestamp_pb2
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
-from lore.common.v1 import scope_pb2
+from lore.common.v1 import scope_pb2, turn_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import engagement_service_pb2, engagement_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2 as opb
@@ -19,6 +21,8 @@ from tests.grpc_harness import service_channel
 from tests.integration.agent.support import eventually, say, tenant
 
 HEDGED = "I suspect the churn comes from pricing."
+# Only the agent's own conclusion forms a hypothesis (docs/engagement.md); the user's hunch adds evidence.
+CONCLUDED = "My working hypothesis is that the churn comes from pricing."
 
 
 async def start(agent, org: str, user: str, agent_id: str = "aria") -> str:
@@ -33,10 +37,16 @@ async def preferences(memories, org: str, user: str) -> list[memory_service_pb2.
     return list((await memories.ListMemories(request, metadata=tenant(org))).memories)
 
 
-async def reflected(agent, memories, org: str, user: str, agent_id: str, *lines: str) -> None:
-    """Say the lines in one session, then a preference, and wait for the preference's memory:
-    reflection takes turns in order, so every line before it has been reflected."""
+async def reflected(agent, memories, org: str, user: str, agent_id: str, *lines: str, concluded: str = "") -> None:
+    """Say the lines in one session (after the assistant's ``concluded``, imported), then a
+    preference, and wait for the preference's memory: reflection takes turns in order, so every
+    line before it has been reflected."""
     session_id = await start(agent, org, user, agent_id)
+    if concluded:
+        said = timestamp_pb2.Timestamp()
+        said.FromDatetime(datetime.now(UTC) - timedelta(minutes=1))
+        turn = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_ASSISTANT, content=concluded, created_at=said)
+        await agent.ImportTurns(pb.ImportTurnsRequest(session_id=session_id, turns=[turn]), metadata=tenant(org))
     for line in (*lines, "I prefer tea over coffee."):
         await say(agent, org, session_id, line)
     await eventually(lambda: preferences(memories, org, user), 60, "reflection never finished")
@@ -68,7 +78,7 @@ async def test_reflection_records_each_users_beliefs_under_their_scope(agent, me
 async def test_an_unlisted_agents_reflection_writes_no_engagement(services, agent, memories) -> None:
     org = f"org-{uuid.uuid4().hex[:12]}"
 
-    await reflected(agent, memories, org, "u-1", "aria", HEDGED)
+    await reflected(agent, memories, org, "u-1", "aria", HEDGED, concluded=CONCLUDED)
 
     state = await engagement_of(services["observations"].channel, org)
     assert state.first_session and not state.hypotheses and not state.unknowns
@@ -81,10 +91,11 @@ async def test_only_a_listed_agents_reflection_writes_engagement(agent_process, 
     memories = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
     async with service_channel(agent_process.address) as channel:
         child = agent_service_pb2_grpc.AgentServiceStub(channel)
-        await reflected(child, memories, listed_org, "u-1", "aria", HEDGED)
-        await reflected(child, memories, unlisted_org, "u-1", "companion", HEDGED)
+        await reflected(child, memories, listed_org, "u-1", "aria", HEDGED, concluded=CONCLUDED)
+        await reflected(child, memories, unlisted_org, "u-1", "companion", HEDGED, concluded=CONCLUDED)
 
     listed = await engagement_of(services["observations"].channel, listed_org)
     unlisted = await engagement_of(services["observations"].channel, unlisted_org)
     assert [h.statement for h in listed.hypotheses] == ["The churn comes from pricing."]
+    assert [line.statement for line in listed.hypotheses[0].evidence] == [CONCLUDED, HEDGED], "one, with more evidence"
     assert unlisted.first_session and not unlisted.hypotheses and not unlisted.unknowns

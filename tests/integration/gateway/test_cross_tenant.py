@@ -447,6 +447,11 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
         own("GET", "/v1/open-threads", check=empty("threads")),
         own("GET", "/v1/open-threads", params={"userId": SHARED_USER}, check=empty("threads")),
     ],
+    # Resolving B's thread: B's episode id is absent for A (B's threads stay as they were).
+    ("POST", "/v1/open-threads/{episode_id}/{thread_index}:resolve"): lambda b: [
+        denied("POST", f"/v1/open-threads/{b.episode}/0:resolve", json={"resolution": "A closed it."}),
+        denied("POST", f"/v1/open-threads/{b.episode}/1:resolve"),
+    ],
     # Erasure: A erases "shared-user" (its own, empty), and reuses B's erasure requestId and subject.
     ("POST", "/v1/subjects:forget"): lambda b: [
         own(

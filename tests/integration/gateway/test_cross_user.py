@@ -441,6 +441,10 @@ PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]]
         Try("GET", "/v1/open-threads", params={"userId": v.user_id}),
         Try("GET", "/v1/open-threads", params={"pageSize": 100}, own=True),
     ],
+    ("POST", "/v1/open-threads/{episode_id}/{thread_index}:resolve"): lambda v, r: [
+        Try("POST", f"/v1/open-threads/{r['episode']}/0:resolve", json={"resolution": "closed by the other user"}),
+        Try("POST", f"/v1/open-threads/{r['shared_episode']}/0:resolve"),
+    ],
     ("POST", "/v1/subjects:forget"): lambda v, r: [
         Try("POST", "/v1/subjects:forget", json={"subject": {"userId": v.user_id}, "requestId": "pinned-forget"})
     ],
@@ -505,7 +509,11 @@ async def _records(client: httpx.AsyncClient, org: Org, victim: User) -> dict[st
     shared_beliefs = _ok(
         await client.post("/v1/observations:search", json={"agentId": AGENT, "query": "office hours clubs"})
     )["results"]
+    episodes = _ok(await client.get("/v1/episodes", params={"userId": victim.user_id, "pageSize": 1}))["episodes"]
+    shared_episodes = _ok(await client.get("/v1/episodes", params={"scopeMatch": CONTEXT, "pageSize": 1}))["episodes"]
     return {
+        "episode": episodes[0]["id"],
+        "shared_episode": shared_episodes[0]["id"],
         "memory": memories[0]["id"],
         "belief": beliefs["observations"][0]["id"],
         "shared_memory": shared[0]["id"],
@@ -534,7 +542,9 @@ async def test_a_token_pinned_to_one_user_reaches_nothing_of_the_other_on_any_ro
     async with asgi_client(gateway, org.key) as backend:
         after = _ok(await backend.get("/v1/observations", params={"userId": victim.user_id, "pageSize": 500}))
         memory = _ok(await backend.get(f"/v1/memories/{records['memory']}"))["memory"]
+        threads = _ok(await backend.get("/v1/open-threads", params={"userId": victim.user_id, "pageSize": 100}))
     assert [o["id"] for o in after["observations"]] == [o["id"] for o in before["observations"]]
+    assert records["episode"] in {t["episodeId"] for t in threads["threads"]}  # the victim's thread is still open
     assert memory["status"] == "MEMORY_STATUS_ACTIVE" and memory["importance"] != 0.1
 
 

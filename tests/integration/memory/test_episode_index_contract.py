@@ -22,6 +22,7 @@ from memory_svc.domain.episode import (
     Outcome,
     ThreadStatus,
     UserState,
+    resolve_thread,
 )
 from memory_svc.domain.model import Scope, ScopeMatch
 from qdrant_client import AsyncQdrantClient
@@ -261,6 +262,28 @@ async def test_open_threads_come_newest_first_across_episodes(episode_index) -> 
     assert [thread.ended_at for thread in page.threads] == [T0, T0, old.ended_at, old.ended_at]
     assert page.threads[3].thread == OpenThread("old-b", ThreadStatus.BLOCKED, "needs approval")
     assert page.next_cursor is None
+
+
+async def test_an_episode_rewritten_with_its_threads_resolved_leaves_the_open_threads(episode_index) -> None:
+    """ResolveThread rewrites the episode whole: the open-thread filter must follow the new statuses."""
+    org = new_org()
+    episode = make_episode(org, open_threads=(OpenThread("visa"), OpenThread("flat", ThreadStatus.BLOCKED)))
+    await put(episode_index, episode)
+    first, _ = resolve_thread(episode, 0, "Applied for the D7.")
+    both, _ = resolve_thread(first, 1, "")
+
+    await episode_index.upsert(first, vector(0))
+    one_left = await episode_index.list_open_threads(org, Scope(), 10)
+    await episode_index.upsert(both, vector(0))
+    none_left = await episode_index.list_open_threads(org, Scope(), 10)
+
+    assert [(t.thread.topic, t.index) for t in one_left.threads] == [("flat", 1)]
+    assert none_left.threads == []
+    stored = await episode_index.get(org, episode.id)
+    assert stored is not None and stored.open_threads == (
+        OpenThread("visa", ThreadStatus.RESOLVED, "", "Applied for the D7."),
+        OpenThread("flat", ThreadStatus.RESOLVED),
+    )
 
 
 @pytest.mark.parametrize("page_size", [1, 2, 3])

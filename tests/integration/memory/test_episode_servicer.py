@@ -318,3 +318,57 @@ async def test_an_unknown_scope_match_is_invalid_argument(stub) -> None:
         error = await failure(call)
         assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
         assert error_info(error).metadata["field"] == "scope_match"
+
+
+# --------------------------------------------------------------------------- ResolveThread (issue 20)
+
+
+async def test_a_resolved_thread_leaves_the_open_threads_and_a_replay_changes_nothing(stub) -> None:
+    org = new_org()
+    sent = episode(
+        open_threads=[
+            pb.OpenThread(topic="visa", status=pb.THREAD_STATUS_OPEN, context="Asked which visa."),
+            pb.OpenThread(topic="flat", status=pb.THREAD_STATUS_BLOCKED),
+        ]
+    )
+    created = (await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=sent), metadata=tenant(org))).episode
+    alice = pb.ListOpenThreadsRequest(scope=scope_pb2.Scope(user_id="alice"))
+    before = await stub.ListOpenThreads(alice, metadata=tenant(org))
+    assert [(t.thread.topic, t.index) for t in before.threads] == [("visa", 0), ("flat", 1)]
+
+    request = pb.ResolveThreadRequest(episode_id=created.id, thread_index=0, resolution="The D7 visa, applied.")
+    first = await stub.ResolveThread(request, metadata=tenant(org))
+    replay = await stub.ResolveThread(
+        pb.ResolveThreadRequest(episode_id=created.id, thread_index=0, resolution="another note"), metadata=tenant(org)
+    )
+
+    assert first.thread.thread.status == pb.THREAD_STATUS_RESOLVED
+    assert (first.thread.index, first.thread.episode_id) == (0, created.id)
+    assert replay == first  # idempotent: the first note is kept
+    after = await stub.ListOpenThreads(alice, metadata=tenant(org))
+    assert [(t.thread.topic, t.index) for t in after.threads] == [("flat", 1)]
+    stored = (await stub.GetEpisode(pb.GetEpisodeRequest(id=created.id), metadata=tenant(org))).episode
+    assert [(t.topic, t.status, t.resolution) for t in stored.open_threads] == [
+        ("visa", pb.THREAD_STATUS_RESOLVED, "The D7 visa, applied."),
+        ("flat", pb.THREAD_STATUS_BLOCKED, ""),
+    ]
+    assert stored.summary == created.summary
+
+
+async def test_resolving_another_orgs_thread_is_not_found_and_a_bad_index_names_the_field(stub) -> None:
+    org = new_org()
+    sent = episode(open_threads=[pb.OpenThread(topic="visa")])
+    created = (await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=sent), metadata=tenant(org))).episode
+
+    missing = await failure(
+        stub.ResolveThread(pb.ResolveThreadRequest(episode_id=created.id, thread_index=0), metadata=tenant(new_org()))
+    )
+    assert missing.code() is grpc.StatusCode.NOT_FOUND
+    for bad in (1, -1):
+        error = await failure(
+            stub.ResolveThread(pb.ResolveThreadRequest(episode_id=created.id, thread_index=bad), metadata=tenant(org))
+        )
+        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert error_info(error).metadata["field"] == "thread_index"
+    still = await stub.ListOpenThreads(pb.ListOpenThreadsRequest(), metadata=tenant(org))
+    assert [t.thread.topic for t in still.threads] == ["visa"]

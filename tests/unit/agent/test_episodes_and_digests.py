@@ -68,7 +68,7 @@ async def test_an_empty_or_unknown_session_has_no_episode(transcript, episodes) 
     assert episodes.calls == []
 
 
-async def test_the_episode_counts_user_and_assistant_turns_and_ends_when_the_session_did(transcript, episodes) -> None:
+async def test_the_episode_counts_user_and_assistant_turns_and_spans_their_times(transcript, episodes) -> None:
     session_id = await new_session(transcript, "s")
     await say(
         transcript,
@@ -81,14 +81,15 @@ async def test_the_episode_counts_user_and_assistant_turns_and_ends_when_the_ses
         ],
         T0,
     )
-    ended_at = T0 + timedelta(hours=2)
-    await end_session(ORG, session_id, transcript=transcript, clock=FixedClock(ended_at))
+    # Ended two hours after its last turn (an import, or the idle scan): the episode is its turns' span.
+    await end_session(ORG, session_id, transcript=transcript, clock=FixedClock(T0 + timedelta(hours=2)))
 
     episode_id = await extract_episode(ORG, session_id, services(transcript, episodes))
 
     created = episodes.created[session_id]
     assert episode_id == created.id
-    assert (created.message_count, created.started_at, created.ended_at) == (2, T0 + timedelta(minutes=1), ended_at)
+    last_turn = T0 + timedelta(minutes=3)
+    assert (created.message_count, created.started_at, created.ended_at) == (2, T0 + timedelta(minutes=1), last_turn)
     assert created.draft.summary == "User: I'm vegetarian. Assistant: Noted, I will suggest vegetarian recipes."
     assert created.session.id == session_id and created.session.status == "ended"
     assert await extract_episode(ORG, session_id, services(transcript, episodes)) == episode_id, "re-run: same id"

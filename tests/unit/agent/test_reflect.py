@@ -60,6 +60,7 @@ class World:
         self.memories = FakeMemories()
         self.beliefs = FakeBeliefs()
         self.engagement = FakeEngagement()
+        self.engagement_skips: list[str] = []  # the reasons the metric counts
         self.working_memory = FakeWorkingMemory()
         self.session_id = ""
 
@@ -73,6 +74,7 @@ class World:
             self.engagement,
             self.working_memory,
             self.engagement_agents,
+            self.engagement_skips.append,
         )
 
     async def say(self, lines: list[tuple[str, str]], source: str = "live") -> list[Turn]:
@@ -216,15 +218,88 @@ async def test_claims_carry_the_turn_and_its_memory_ids_as_evidence(world: World
     assert observed.request_id.startswith("observe:")
 
 
-async def test_hedged_user_statements_become_engagement_proposals(world: World) -> None:
-    (turn,) = await world.say([("user", "I suspect the churn comes from pricing.")])
+CONCLUDED = "My working hypothesis is that the churn comes from pricing."
+HUNCH = "I suspect the churn comes from pricing."
 
-    await world.reflect(1)
 
-    ((proposal, prefix),) = world.engagement.proposed
-    assert [h.statement for h in proposal.hypotheses] == ["The churn comes from pricing."]
-    assert proposal.hypotheses[0].evidence[0].turn_id == turn.id
-    assert prefix.startswith("engage:")
+async def test_a_users_hunch_alone_forms_no_hypothesis_and_a_users_question_no_unknown(world: World) -> None:
+    await world.say([("user", HUNCH), ("user", "I don't know whether the onboarding is too long.")])
+
+    await world.reflect(2)
+
+    assert world.extractor.engagement_calls == 2
+    assert world.engagement.hypotheses == {} and world.engagement.unknowns == []
+
+
+async def test_the_agents_conclusion_forms_one_hypothesis_that_hunches_support_until_promoted(world: World) -> None:
+    turns = await world.say(
+        [
+            ("assistant", CONCLUDED),
+            ("user", HUNCH),
+            ("assistant", CONCLUDED),  # restating its own hypothesis is not evidence
+            ("user", "Honestly, I suspect the churn comes from pricing!"),
+        ]
+    )
+
+    await world.reflect(2)
+    (hypothesis,) = world.engagement.hypotheses.values()
+    assert hypothesis["statement"] == "The churn comes from pricing."
+    assert [(line, supports) for line, supports, _ in hypothesis["evidence"]] == [(CONCLUDED, True), (HUNCH, True)]
+    assert hypothesis["evidence"][1][2] == f"user, 2026-03-01, turn:{turns[1].id}"
+
+    await world.reflect(3)
+    assert len(hypothesis["evidence"]) == 2 and world.engagement.statements() == ["The churn comes from pricing."]
+
+    await world.reflect(4)
+    # (3 + 1) / (3 + 2) = 0.8 with no contradiction: the documented rule promotes it.
+    assert len(world.engagement.hypotheses) == 1 and hypothesis["status"] == "promoted"
+
+
+async def test_a_full_list_is_a_logged_skip_and_reflection_completes(world: World, caplog) -> None:
+    world.engagement.max_active = 0
+    await world.say([("assistant", CONCLUDED), ("assistant", "We don't know yet whether onboarding is too long.")])
+    world.engagement.max_open = 0
+
+    with caplog.at_level("WARNING", logger="agent_svc.usecases.engage"):
+        assert await world.reflect(2) == 2
+
+    assert world.engagement.hypotheses == {} and world.engagement.unknowns == []
+    assert await world.results.reflected_through(ORG, world.session_id) == 2
+    assert [r.getMessage() for r in caplog.records if "limit is reached" in r.getMessage()] != []
+    assert {"TOO_MANY_ACTIVE_HYPOTHESES", "TOO_MANY_OPEN_UNKNOWNS"} <= {
+        reason
+        for r in caplog.records
+        for reason in ("TOO_MANY_ACTIVE_HYPOTHESES", "TOO_MANY_OPEN_UNKNOWNS")
+        if reason in r.getMessage()
+    }
+    assert world.engagement_skips == ["TOO_MANY_ACTIVE_HYPOTHESES", "TOO_MANY_OPEN_UNKNOWNS"], "and counted"
+    assert world.memories.remembered, "the rest of reflection went on"
+
+
+async def test_no_hypothesis_states_a_precise_figure_without_a_source(world: World) -> None:
+    await world.say(
+        [
+            ("assistant", "My hypothesis is that 42% of the churn comes from pricing."),
+            ("assistant", "My hypothesis is that the churn spike in March 2026 comes from pricing."),
+        ]
+    )
+
+    await world.reflect(2)
+
+    assert world.engagement.statements() == ["The churn spike in March 2026 comes from pricing."], "a date is no figure"
+
+
+async def test_the_agents_open_question_becomes_one_unknown(world: World) -> None:
+    await world.say(
+        [
+            ("assistant", "We don't know yet whether onboarding is too long."),
+            ("assistant", "We don't know whether onboarding is too long!"),
+        ]
+    )
+
+    await world.reflect(2)
+
+    assert world.engagement.unknowns == ["Whether onboarding is too long"]
 
 
 async def test_a_tool_interaction_is_remembered_as_one(world: World) -> None:
@@ -298,16 +373,20 @@ async def test_an_erased_session_is_not_reflected(world: World) -> None:
     assert world.memories.calls == [] and world.results.marks == []
 
 
-HEDGED = [("user", "I suspect the churn comes from pricing."), ("user", "I wonder whether onboarding is too long?")]
+HEDGED = [
+    ("assistant", "My working hypothesis is that the churn comes from pricing."),
+    ("user", "I suspect the churn comes from pricing."),
+    ("user", "I wonder whether onboarding is too long?"),
+]
 
 
 async def test_a_listed_agents_reflection_asks_for_engagement_and_writes_it(world: World) -> None:
     await world.say(HEDGED)
 
-    await world.reflect(2)
+    await world.reflect(3)
 
-    assert world.extractor.engagement_calls == 2
-    assert world.engagement.proposed and world.engagement.calls == ["propose"] * len(world.engagement.proposed)
+    assert world.extractor.engagement_calls == 3
+    assert world.engagement.statements() == ["The churn comes from pricing."]
 
 
 @pytest.mark.parametrize(
@@ -324,10 +403,10 @@ async def test_an_unlisted_agents_reflection_writes_no_engagement_and_does_not_a
     world.session_id = session.id
     await world.say(HEDGED)
 
-    assert await world.reflect(2) == 2
+    assert await world.reflect(3) == 3
 
     assert world.extractor.engagement_calls == 0, "the extractor (a model call, when configured) is not even asked"
-    assert world.engagement.proposed == [] and world.engagement.calls == []
+    assert world.engagement.hypotheses == {} and world.engagement.calls == []
     assert world.memories.remembered, "the rest of reflection is unchanged"
 
 

@@ -41,12 +41,14 @@ async def test_decay_materialises_salience_by_type_and_only_rewrites_what_faded(
     assert (
         await run_decay("org-a", catalog=index, clock=clock, generations=InMemoryOrderGenerations())
     ).updated == 0  # nothing faded at day 0
-    clock.advance(days=14)
-    report = await run_decay("org-a", catalog=index, clock=clock, generations=InMemoryOrderGenerations())
+    clock.advance(days=30)
+    overrides = {MemoryType.FACT: 90.0}  # LORE_HALF_LIFE_DAYS="fact=90"
+    generations = InMemoryOrderGenerations()
+    report = await run_decay("org-a", catalog=index, clock=clock, generations=generations, half_lives=overrides)
     assert (report.checked, report.updated) == (2, 2)
     (stored_message,), (stored_fact,) = await index.get("org-a", [message.id]), await index.get("org-a", [fact.id])
-    assert stored_message.current_salience == pytest.approx(0.5)  # messages halve in 14 days
-    assert stored_fact.current_salience > stored_message.current_salience
+    assert stored_message.current_salience == pytest.approx(0.5)  # the default: 30 days for every type
+    assert stored_fact.current_salience == pytest.approx(0.5 ** (30 / 90))  # the override
     assert (await index.get("org-b", [other.id]))[0].current_salience == 1.0  # another org is untouched
 
 

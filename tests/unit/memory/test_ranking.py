@@ -91,7 +91,7 @@ def test_salience_and_importance_reorder_equally_relevant_items():
     important = item(3, importance=0.9, days_old=400)
     results = hybrid_rank([(forgotten, 0.6), (accessed, 0.6), (important, 0.6)], [], NOW, 3)
     assert [result.item.id for result in results] == [accessed.id, important.id, forgotten.id]
-    assert results[0].salience == pytest.approx((1 + 0.5) * 0.5 ** (10 / 90))
+    assert results[0].salience == pytest.approx((1 + 0.5) * 0.5 ** (10 / 30))
 
 
 def test_min_salience_uses_the_exact_salience_at_query_time():

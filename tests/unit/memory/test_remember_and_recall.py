@@ -167,9 +167,9 @@ async def test_recall_filters_by_status_time_and_salience(deps):
     found = await recall("org-a", "tea", Scope(), 10, **deps, valid_before=june)
     assert [result.item.content for result in found] == ["tea in May"]
     assert await recall("org-a", "tea", Scope(), 10, **deps, statuses=[MemoryStatus.ARCHIVED]) == []
-    deps["clock"].advance(days=30)  # messages halve in 14 days, facts in 90
-    assert len(await recall("org-a", "tea", Scope(), 10, **deps, min_salience=0.7)) == 2
-    assert await recall("org-a", "tea", Scope(), 10, **deps, min_salience=0.9) == []
+    deps["clock"].advance(days=30)  # every type halves in 30 days (seed 001)
+    assert len(await recall("org-a", "tea", Scope(), 10, **deps, min_salience=0.45)) == 2
+    assert await recall("org-a", "tea", Scope(), 10, **deps, min_salience=0.55) == []
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agent_svc.adapters.model_extractor import ModelExtractor
 from agent_svc.adapters.openai_chat import LanguageModelUnavailable
-from agent_svc.adapters.prometheus_metrics import ExtractionPathCounter
+from agent_svc.adapters.prometheus_metrics import EngagementSkipCounter, ExtractionPathCounter
 from agent_svc.domain.extraction import Utterance
 from agent_svc.domain.rules import RuleExtractor
 from lore_runtime.metrics import ServiceMetrics
@@ -52,3 +52,17 @@ async def test_each_extraction_path_is_counted_by_operation_path_and_reason():
     assert _count(metrics, "engagement", "fallback", "invalid") == 1
     assert _count(metrics, "reflect", "fallback", "unavailable") == 1
     assert script.answers == []
+
+
+def test_engagement_skips_are_counted_by_reason():
+    metrics = ServiceMetrics()
+    skipped = EngagementSkipCounter(metrics.registry)
+
+    skipped("TOO_MANY_ACTIVE_HYPOTHESES")
+    skipped("TOO_MANY_ACTIVE_HYPOTHESES")
+    skipped("TOO_MANY_OPEN_UNKNOWNS")
+
+    def count(reason: str) -> float:
+        return metrics.registry.get_sample_value("lore_agent_engagement_skips_total", {"reason": reason}) or 0.0
+
+    assert (count("TOO_MANY_ACTIVE_HYPOTHESES"), count("TOO_MANY_OPEN_UNKNOWNS")) == (2, 1)

@@ -16,6 +16,7 @@ import grpc
 from lore.assembler.v1 import assembler_service_pb2
 from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
 from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
+from lore_embeddings import open_embedder
 from lore_runtime.channels import create_channel
 from lore_runtime.clock import SystemClock
 from lore_runtime.health import check_upstream
@@ -118,6 +119,16 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     metrics = overrides.get("metrics") or ServiceMetrics()
     paths = prometheus_metrics.register(metrics.registry, postgres)
     extractor, model = await _language(settings, stack, overrides.get("extractor") or RuleExtractor(), paths)
+    # Rule-based mode (no model): episode summaries are the central sentences, chosen by embedding.
+    embedder = None
+    if model is None:
+        embedder = overrides.get("embedder") or await open_embedder(
+            stack,
+            settings.embeddings_base_url,
+            settings.embeddings_model,
+            settings.embeddings_api_key,
+            intra_op_threads=settings.embeddings_threads,
+        )
     container = Container(
         settings=settings,
         postgres=postgres,
@@ -134,8 +145,9 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
             GrpcEngagement(observations),
             working_memory,
             settings.engagement_agents,
+            prometheus_metrics.EngagementSkipCounter(metrics.registry),
         ),
-        episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory)),
+        episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory)),
         erasure=ErasureServices(PostgresErasureStore(postgres), GrpcSubjectEraser(memory, observations), clock),
         job_queue=PgqueuerAdmin(postgres),
         tracer_provider=provider,

@@ -1,7 +1,7 @@
 from lore_runtime.settings import (
     DEFAULT_ADDRESSES,
+    EmbeddingServerSettings,
     IdSet,
-    ServerSettings,
     engagement_agents,
     env,
     service_address,
@@ -11,7 +11,8 @@ from lore_runtime.settings import (
 )
 
 
-class Settings(ServerSettings):
+# Embedding settings: episode summaries pick the central sentences with the packaged model.
+class Settings(EmbeddingServerSettings):
     addr: str = service_address("agent")
     metrics_addr: str | None = service_metrics_address("agent")
     health_addr: str | None = service_health_address("agent")

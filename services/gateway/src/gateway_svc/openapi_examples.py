@@ -225,8 +225,22 @@ RESPONSES: dict[str, dict[str, Any]] = {
                 "conversationId": SESSION_ID,
                 "thread": EPISODE["openThreads"][0],
                 "endedAt": "2026-11-22T08:31:00Z",
+                "index": 0,
             }
         ]
+    },
+    "lore.memory.v1.ResolveThreadResponse": {
+        "thread": {
+            "episodeId": EPISODE_ID,
+            "conversationId": SESSION_ID,
+            "thread": {
+                **EPISODE["openThreads"][0],
+                "status": "THREAD_STATUS_RESOLVED",
+                "resolution": "Answered: the visa came through on Monday.",
+            },
+            "endedAt": "2026-11-22T08:31:00Z",
+            "index": 0,
+        }
     },
     "lore.memory.v1.RunDecayResponse": {"updated": 1284, "computedAt": "2026-11-23T03:00:00Z"},
     "lore.memory.v1.RunConsolidationResponse": {"examined": 412, "groups": 3, "consolidated": 7, "dryRun": True},
@@ -358,4 +372,6 @@ PATH_PARAMETERS: dict[str, str] = {
     "observation_id": OBSERVATION_ID,
     "hypothesis_id": HYPOTHESIS_ID,
     "unknown_id": UNKNOWN_ID,
+    "episode_id": EPISODE_ID,
+    "thread_index": "0",
 }

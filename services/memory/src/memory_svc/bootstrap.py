@@ -142,7 +142,11 @@ def start_maintenance(
 
     async def maintain() -> dict[str, Any]:
         return await run_maintenance(
-            catalog=catalog, clock=clock, threshold=settings.consolidation_threshold, generations=generations
+            catalog=catalog,
+            clock=clock,
+            threshold=settings.consolidation_threshold,
+            generations=generations,
+            half_lives=settings.half_lives,
         )
 
     runs = ScheduledRunMetrics(metrics.registry)

@@ -7,6 +7,10 @@ from lore_runtime.settings import (
     service_health_address,
     service_metrics_address,
 )
+from pydantic import field_validator
+
+from memory_svc.domain.model import MemoryType
+from memory_svc.domain.salience import parse_half_lives
 
 
 class Settings(EmbeddingServerSettings):
@@ -51,3 +55,19 @@ class Settings(EmbeddingServerSettings):
         description="how soon after an erasure the stores' files are rewritten without the erased data",
         ge=0.0,
     )
+    # Seed 001: every memory type fades with a 30-day half-life unless overridden here.
+    half_life_days: str = env(
+        "LORE_HALF_LIFE_DAYS",
+        default="",
+        description="per-type salience half-life overrides in days: type=days,… (default 30 for every type)",
+    )
+
+    @field_validator("half_life_days")
+    @classmethod
+    def _parsable_half_lives(cls, value: str) -> str:
+        parse_half_lives(value)  # refused at start, not on the first decay run; names the bad entry
+        return value
+
+    @property
+    def half_lives(self) -> dict[MemoryType, float]:
+        return parse_half_lives(self.half_life_days)

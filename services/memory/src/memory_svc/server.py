@@ -48,6 +48,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     erased=container.erased,
                     page_tokens=container.page_tokens,
                     purges=container.purges,
+                    half_lives=settings.half_lives,
                 ),
                 memory_service_pb2_grpc.add_MemoryServiceServicer_to_server,
                 memory_service_pb2.DESCRIPTOR.services_by_name["MemoryService"],

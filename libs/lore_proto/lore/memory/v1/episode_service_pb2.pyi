@@ -41,14 +41,16 @@ class Outcome(_message.Message):
     def __init__(self, type: _Optional[str] = ..., content: _Optional[str] = ...) -> None: ...
 
 class OpenThread(_message.Message):
-    __slots__ = ("topic", "status", "context")
+    __slots__ = ("topic", "status", "context", "resolution")
     TOPIC_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
     topic: str
     status: ThreadStatus
     context: str
-    def __init__(self, topic: _Optional[str] = ..., status: _Optional[_Union[ThreadStatus, str]] = ..., context: _Optional[str] = ...) -> None: ...
+    resolution: str
+    def __init__(self, topic: _Optional[str] = ..., status: _Optional[_Union[ThreadStatus, str]] = ..., context: _Optional[str] = ..., resolution: _Optional[str] = ...) -> None: ...
 
 class ActionItem(_message.Message):
     __slots__ = ("owner", "task", "deadline")
@@ -114,16 +116,18 @@ class Episode(_message.Message):
     def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., summary: _Optional[str] = ..., key_topics: _Optional[_Iterable[str]] = ..., entities_discussed: _Optional[_Iterable[str]] = ..., user_state: _Optional[_Union[UserState, _Mapping]] = ..., outcomes: _Optional[_Iterable[_Union[Outcome, _Mapping]]] = ..., open_threads: _Optional[_Iterable[_Union[OpenThread, _Mapping]]] = ..., decisions: _Optional[_Iterable[str]] = ..., action_items: _Optional[_Iterable[_Union[ActionItem, _Mapping]]] = ..., next_session_questions: _Optional[_Iterable[str]] = ..., message_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., importance: _Optional[float] = ..., current_salience: _Optional[float] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class EpisodeThread(_message.Message):
-    __slots__ = ("episode_id", "conversation_id", "thread", "ended_at")
+    __slots__ = ("episode_id", "conversation_id", "thread", "ended_at", "index")
     EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
     episode_id: str
     conversation_id: str
     thread: OpenThread
     ended_at: _timestamp_pb2.Timestamp
-    def __init__(self, episode_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., thread: _Optional[_Union[OpenThread, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    index: int
+    def __init__(self, episode_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., thread: _Optional[_Union[OpenThread, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., index: _Optional[int] = ...) -> None: ...
 
 class CreateEpisodeRequest(_message.Message):
     __slots__ = ("episode", "request_id")
@@ -194,6 +198,22 @@ class ListOpenThreadsResponse(_message.Message):
     threads: _containers.RepeatedCompositeFieldContainer[EpisodeThread]
     next_page_token: str
     def __init__(self, threads: _Optional[_Iterable[_Union[EpisodeThread, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ResolveThreadRequest(_message.Message):
+    __slots__ = ("episode_id", "thread_index", "resolution")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_INDEX_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    thread_index: int
+    resolution: str
+    def __init__(self, episode_id: _Optional[str] = ..., thread_index: _Optional[int] = ..., resolution: _Optional[str] = ...) -> None: ...
+
+class ResolveThreadResponse(_message.Message):
+    __slots__ = ("thread",)
+    THREAD_FIELD_NUMBER: _ClassVar[int]
+    thread: EpisodeThread
+    def __init__(self, thread: _Optional[_Union[EpisodeThread, _Mapping]] = ...) -> None: ...
 
 class ExportEpisodesRequest(_message.Message):
     __slots__ = ("page_size",)

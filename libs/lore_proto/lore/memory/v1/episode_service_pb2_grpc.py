@@ -55,6 +55,11 @@ class EpisodeServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsResponse.FromString,
                 _registered_method=True)
+        self.ResolveThread = channel.unary_unary(
+                '/lore.memory.v1.EpisodeService/ResolveThread',
+                request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ResolveThreadRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ResolveThreadResponse.FromString,
+                _registered_method=True)
         self.ExportEpisodes = channel.unary_stream(
                 '/lore.memory.v1.EpisodeService/ExportEpisodes',
                 request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ExportEpisodesRequest.SerializeToString,
@@ -92,6 +97,16 @@ class EpisodeServiceServicer:
 
     def ListOpenThreads(self, request, context):
         """Open threads of recent episodes, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResolveThread(self, request, context):
+        """Marks one thread of an episode resolved (a question answered, a follow-up done): it is no
+        longer listed by ListOpenThreads nor shown as open in a context or Prime. Idempotent: resolving
+        a resolved thread returns it unchanged. Another organisation's episode is NOT_FOUND; an index
+        past the episode's threads is INVALID_ARGUMENT naming `thread_index`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -136,6 +151,11 @@ def add_EpisodeServiceServicer_to_server(servicer, server):
                     servicer.ListOpenThreads,
                     request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsResponse.SerializeToString,
+            ),
+            'ResolveThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResolveThread,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ResolveThreadRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ResolveThreadResponse.SerializeToString,
             ),
             'ExportEpisodes': grpc.unary_stream_rpc_method_handler(
                     servicer.ExportEpisodes,
@@ -257,6 +277,33 @@ class EpisodeService:
             '/lore.memory.v1.EpisodeService/ListOpenThreads',
             lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsRequest.SerializeToString,
             lore_dot_memory_dot_v1_dot_episode__service__pb2.ListOpenThreadsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResolveThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.EpisodeService/ResolveThread',
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.ResolveThreadRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.ResolveThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -42,6 +42,7 @@ class MemoryStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MEMORY_STATUS_CONSOLIDATED: _ClassVar[MemoryStatus]
     MEMORY_STATUS_ARCHIVED: _ClassVar[MemoryStatus]
     MEMORY_STATUS_SUPERSEDED: _ClassVar[MemoryStatus]
+    MEMORY_STATUS_COMPLETED: _ClassVar[MemoryStatus]
 MEMORY_TYPE_UNSPECIFIED: MemoryType
 MEMORY_TYPE_FACT: MemoryType
 MEMORY_TYPE_PREFERENCE: MemoryType
@@ -63,6 +64,7 @@ MEMORY_STATUS_WARM: MemoryStatus
 MEMORY_STATUS_CONSOLIDATED: MemoryStatus
 MEMORY_STATUS_ARCHIVED: MemoryStatus
 MEMORY_STATUS_SUPERSEDED: MemoryStatus
+MEMORY_STATUS_COMPLETED: MemoryStatus
 
 class Memory(_message.Message):
     __slots__ = ("id", "content", "memory_type", "scope", "importance", "status", "metadata", "provenance", "entities", "created_at", "valid_at", "current_salience", "access_count", "last_accessed_at", "updated_at")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import grpc
 from lore.memory.v1 import episode_service_pb2 as pb
@@ -13,7 +13,8 @@ from lore_runtime.proto_time import to_timestamp
 
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.extraction import EpisodeDraft
-from agent_svc.domain.transcript import Session
+from agent_svc.domain.thread_closure import OpenThreadRef
+from agent_svc.domain.transcript import Scope, Session
 
 TIMEOUT_S = 30.0
 THREAD_STATUS = {
@@ -68,3 +69,29 @@ class GrpcEpisodes:
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
         return response.episode.id
+
+    async def open_threads(self, scope: Scope, limit: int) -> list[OpenThreadRef]:
+        request = pb.ListOpenThreadsRequest(scope=scope_to_pb(scope), page_size=limit)
+        try:
+            response = await self._stub.ListOpenThreads(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        return [
+            OpenThreadRef(
+                found.episode_id,
+                found.index,
+                found.thread.topic,
+                found.thread.context,
+                found.ended_at.ToDatetime(tzinfo=UTC),
+            )
+            for found in response.threads
+        ]
+
+    async def resolve_thread(self, episode_id: str, index: int, resolution: str) -> None:
+        request = pb.ResolveThreadRequest(episode_id=episode_id, thread_index=index, resolution=resolution)
+        try:
+            await self._stub.ResolveThread(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            if error.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
+                return  # erased, or rewritten with fewer threads, since it was listed: nothing to close
+            raise from_rpc_error(error) from None

@@ -35,6 +35,8 @@ TYPES = {
 # What a later statement can replace: what the user is or prefers. A message stays what was said.
 REPLACEABLE = (memory_service_pb2.MEMORY_TYPE_FACT, memory_service_pb2.MEMORY_TYPE_PREFERENCE)
 CURRENT = (memory_service_pb2.MEMORY_STATUS_ACTIVE, memory_service_pb2.MEMORY_STATUS_WARM)
+# The newest current commitments of a scope looked at when a thread closes (one ListMemories page).
+COMMITMENTS_SCANNED = 200
 SOURCES = {
     "import": provenance_pb2.PROVENANCE_SOURCE_IMPORT,
     "live": provenance_pb2.PROVENANCE_SOURCE_API,
@@ -114,6 +116,41 @@ class GrpcMemories:
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.NOT_FOUND:
                     continue  # erased or archived away since: nothing left to replace
+                raise from_rpc_error(error) from None
+            changed += 1
+        return changed
+
+    async def complete_commitments(self, scope: Scope, contents: Sequence[str]) -> int:
+        wanted = set(contents)
+        if not wanted:
+            return 0
+        listed = memory_service_pb2.ListMemoriesRequest(
+            scope=scope_to_pb(scope),
+            memory_types=[memory_service_pb2.MEMORY_TYPE_COMMITMENT],
+            statuses=list(CURRENT),
+            page_size=COMMITMENTS_SCANNED,
+        )
+        try:
+            found = await self._memories.ListMemories(listed, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        changed = 0
+        for memory in found.memories:
+            if memory.content not in wanted:
+                continue
+            try:
+                await self._memories.UpdateMemory(
+                    memory_service_pb2.UpdateMemoryRequest(
+                        memory=memory_service_pb2.Memory(
+                            id=memory.id, status=memory_service_pb2.MEMORY_STATUS_COMPLETED
+                        ),
+                        update_mask=field_mask_pb2.FieldMask(paths=["status"]),
+                    ),
+                    timeout=TIMEOUT_S,
+                )
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.NOT_FOUND:
+                    continue  # erased since it was listed
                 raise from_rpc_error(error) from None
             changed += 1
         return changed

@@ -4,8 +4,8 @@ A claim becomes an Observe call whose evidence is the turn (the speaker's words)
 memories reflection wrote from it, scoped to the session's user, agent and team (the belief is
 that user's: it reaches only their contexts; one current belief per agent, user, team and key);
 its request id comes from reflection, so a re-run after a crash replays instead of adding
-evidence twice. Engagement proposals (only for the agents reflection engages for) become
-FormHypothesis and AddUnknown calls with request ids derived the same way.
+evidence twice. The Engagement port (used only for the agents reflection engages for) is one
+EngagementService call per method; what to call is decided in usecases/engage.py.
 """
 
 from __future__ import annotations
@@ -20,13 +20,16 @@ from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
 from agent_svc.adapters.grpc_memories import scope_to_pb
-from agent_svc.domain.extraction import EngagementProposal, ExtractedClaim
+from agent_svc.domain.engagement import ActiveHypothesis, EngagementView
+from agent_svc.domain.extraction import ExtractedClaim
 from agent_svc.domain.transcript import Scope
 from agent_svc.usecases.ports import Evidence
 
 TIMEOUT_S = 15.0
 MAX_EXCERPT = 1_000
 MAX_STATEMENT = 1_000
+MAX_HYPOTHESIS = 500  # EngagementService's statement limit
+MAX_SOURCE = 200
 KINDS = {
     "operator_preference": opb.OBSERVATION_KIND_OPERATOR_PREFERENCE,
     "project_state": opb.OBSERVATION_KIND_PROJECT_STATE,
@@ -111,35 +114,65 @@ class GrpcBeliefs:
 
 
 class GrpcEngagement:
+    """Each method one EngagementService call; the service's errors come back as domain errors."""
+
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._stub = engagement_service_pb2_grpc.EngagementServiceStub(channel)
 
-    async def propose(self, proposal: EngagementProposal, request_prefix: str) -> None:
+    async def _call(self, method: str, request):
         try:
-            for index, hypothesis in enumerate(proposal.hypotheses):
-                await self._stub.FormHypothesis(
-                    epb.FormHypothesisRequest(
-                        statement=hypothesis.statement[:MAX_STATEMENT],
-                        evidence=[
-                            epb.HypothesisEvidenceInput(
-                                statement=line.statement[:MAX_STATEMENT],
-                                stance=opb.EVIDENCE_STANCE_SUPPORT if line.supports else opb.EVIDENCE_STANCE_CONTRADICT,
-                                source=f"turn:{line.turn_id}" if line.turn_id else "conversation",
-                            )
-                            for line in hypothesis.evidence
-                        ],
-                        request_id=f"{request_prefix}:h{index}",
-                    ),
-                    timeout=TIMEOUT_S,
-                )
-            for index, question in enumerate(proposal.unknowns):
-                await self._stub.AddUnknown(
-                    epb.AddUnknownRequest(
-                        question=question[:MAX_STATEMENT],
-                        why_it_matters="Raised in conversation and not yet answered.",
-                        request_id=f"{request_prefix}:u{index}",
-                    ),
-                    timeout=TIMEOUT_S,
-                )
+            return await getattr(self._stub, method)(request, timeout=TIMEOUT_S)
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
+
+    async def state(self) -> EngagementView:
+        found = await self._call("GetEngagement", epb.GetEngagementRequest())
+        return EngagementView(
+            hypotheses=tuple(_hypothesis(h) for h in found.hypotheses if h.status == epb.HYPOTHESIS_STATUS_ACTIVE),
+            unknowns=tuple(u.question for u in found.unknowns if u.status == epb.UNKNOWN_STATUS_OPEN),
+        )
+
+    async def form(self, statement: str, request_id: str) -> ActiveHypothesis:
+        request = epb.FormHypothesisRequest(statement=statement[:MAX_HYPOTHESIS], request_id=request_id)
+        return _hypothesis((await self._call("FormHypothesis", request)).hypothesis)
+
+    async def add_evidence(
+        self, hypothesis_id: str, statement: str, supports: bool, source: str, request_id: str
+    ) -> ActiveHypothesis:
+        request = epb.AddHypothesisEvidenceRequest(
+            hypothesis_id=hypothesis_id,
+            evidence=epb.HypothesisEvidenceInput(
+                statement=statement[:MAX_HYPOTHESIS],
+                stance=opb.EVIDENCE_STANCE_SUPPORT if supports else opb.EVIDENCE_STANCE_CONTRADICT,
+                source=source[:MAX_SOURCE],
+            ),
+            request_id=request_id,
+        )
+        return _hypothesis((await self._call("AddHypothesisEvidence", request)).hypothesis)
+
+    async def promote(self, hypothesis_id: str, source: str) -> None:
+        request = epb.PromoteHypothesisRequest(hypothesis_id=hypothesis_id, source=source[:MAX_SOURCE])
+        await self._call("PromoteHypothesis", request)
+
+    async def archive(self, hypothesis_id: str, note: str) -> None:
+        await self._call("ArchiveHypothesis", epb.ArchiveHypothesisRequest(hypothesis_id=hypothesis_id, note=note))
+
+    async def add_unknown(self, question: str, why_it_matters: str, request_id: str) -> None:
+        request = epb.AddUnknownRequest(
+            question=question[:MAX_STATEMENT], why_it_matters=why_it_matters, request_id=request_id
+        )
+        await self._call("AddUnknown", request)
+
+
+def _hypothesis(message: epb.Hypothesis) -> ActiveHypothesis:
+    epoch = len(message.revisions)
+    return ActiveHypothesis(
+        id=message.id,
+        statement=message.statement,
+        confidence=message.confidence,
+        outstanding_contradictions=sum(
+            1 for line in message.evidence if line.stance == opb.EVIDENCE_STANCE_CONTRADICT and line.epoch >= epoch
+        ),
+        evidence_count=len(message.evidence),
+        active=message.status == epb.HYPOTHESIS_STATUS_ACTIVE,
+    )

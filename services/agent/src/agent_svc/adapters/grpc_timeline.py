@@ -73,7 +73,10 @@ class GrpcTimeline:
             DayEpisode(
                 summary=episode.summary,
                 decisions=tuple(episode.decisions),
-                open_threads=tuple(thread.topic for thread in episode.open_threads),
+                # A resolved thread is no longer "still open" (issue #20 item 4).
+                open_threads=tuple(
+                    thread.topic for thread in episode.open_threads if thread.status != epb.THREAD_STATUS_RESOLVED
+                ),
                 action_items=tuple(item.task for item in episode.action_items),
                 topics=tuple(episode.key_topics),
             )

@@ -264,7 +264,9 @@ REFLECT_SYSTEM = (
     "- memories: facts about the user, preferences, commitments by the user or the assistant (owner = who "
     "promised, deadline as said), opinions the assistant expressed, decisions. Phrase each to stand alone in "
     "the third person: 'The user is vegetarian.', 'The user will send the report (by Friday).', 'The "
-    "assistant recommended Postgres.', 'Decided: go with Postgres.' speaker is who said the turn. importance "
+    "assistant recommended Postgres.', 'Decided: go with Postgres.' When the turn's date is given, write the "
+    "date a relative time means next to it: 'The user will send the report (by Friday, 27 November 2026).' "
+    "speaker is who said the turn. importance "
     "as a guide: commitment 0.8, decision 0.75, preference 0.7, fact 0.6, opinion 0.5.\n"
     "- claims: what the agent should now believe, on a named slot; the summary states what is now true, a "
     "denial included ('The user is no longer vegetarian.'); contradicts is true when the turn denies the "
@@ -334,7 +336,8 @@ def reflect_prompt(turn: Utterance, earlier: Sequence[Utterance]) -> tuple[str, 
         kept.append(line)
         used += len(line) + 1
     context = "\n".join(reversed(kept)) or "(none)"
-    user = f"Earlier turns, oldest first:\n{context}\n\nThe turn to reflect on:\n{_line(turn)}"
+    said = f" (said on {turn.said_at:%A} {turn.said_at.day} {turn.said_at:%B %Y})" if turn.said_at else ""
+    user = f"Earlier turns, oldest first:\n{context}\n\nThe turn to reflect on{said}:\n{_line(turn)}"
     return REFLECT_SYSTEM, user
 
 

@@ -59,6 +59,22 @@ class ExtractionPathCounter:
         self._counter.labels(operation, path, reason).inc()
 
 
+class EngagementSkipCounter:
+    """Reflection's engagement writes skipped because a limit was reached (``reason``: the service's,
+    e.g. TOO_MANY_ACTIVE_HYPOTHESES): a full list is a logged, counted skip, never a failed job."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._counter = Counter(
+            "lore_agent_engagement_skips_total",
+            "Engagement writes reflection skipped because the organisation's limit was reached, by reason",
+            ["reason"],
+            registry=registry,
+        )
+
+    def __call__(self, reason: str) -> None:
+        self._counter.labels(reason).inc()
+
+
 def register(registry: CollectorRegistry, pool: asyncpg.Pool) -> ExtractionPathCounter:
     """Registers the queue gauges; returns the extraction counter for the model extractor."""
     registry.register(queue_depth(pool))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 # Long-term memory types reflection writes (a subset of the memory service's types).
@@ -37,6 +38,8 @@ class Utterance:
     role: str  # user | assistant | system | tool
     content: str
     turn_id: str = ""
+    # When it was said: relative times in what it yields ("next Friday") are resolved against it.
+    said_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,16 +1,27 @@
 """Session boundaries and episodes: a session ends when asked (EndSession) or after a period of
 silence (the idle scan); either way the episode extraction job is queued in the same
-transaction as the end, and the job turns the whole conversation into an episode."""
+transaction as the end, and the job turns the whole conversation into an episode.
+
+An episode's times are its turns' times (an imported conversation from 2022 ends in 2022, not when
+EndSession was called). With an ``embedder`` (the default, rule-based mode) its summary is the
+conversation's most central sentences (domain/rules/central.py) instead of the extractor's."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
+
+import numpy as np
 
 from agent_svc.domain.extraction import Extractor, Utterance
 from agent_svc.domain.jobs import episode_job
+from agent_svc.domain.rules.central import candidates, central_summary
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
-from agent_svc.usecases.ports import Clock, Episodes, Transcript, TurnLoopStore
+from agent_svc.usecases.ports import Clock, Episodes, Memories, Transcript, TurnLoopStore
+from agent_svc.usecases.threads import close_answered_threads
 
 PAGE = 500
 # The extractor reads at most this many turns (the most recent) of a very long conversation.
@@ -18,11 +29,19 @@ MAX_EPISODE_TURNS = 2_000
 IDLE_SCAN_LIMIT = 500
 
 
+class TextEmbedder(Protocol):
+    """lore_embeddings.Embedder as far as episodes need it: texts in, unit rows out."""
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
 @dataclass(frozen=True, slots=True)
 class EpisodeServices:
     transcript: Transcript
     extractor: Extractor
     episodes: Episodes
+    embedder: TextEmbedder | None = None  # None: the extractor's own summary (a language model's)
+    memories: Memories | None = None  # completes the commitments behind threads a later session closes
 
 
 async def extract_episode(org_id: str, session_id: str, services: EpisodeServices) -> str:
@@ -36,9 +55,25 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
         after = page[-1].sequence
     if not turns:
         return ""
+    started_at = min(turn.created_at for turn in turns)
+    ended_at = max(turn.created_at for turn in turns)
     turns = turns[-MAX_EPISODE_TURNS:]
     draft = await services.extractor.summarise([Utterance(t.role, t.content, t.id) for t in turns])
-    return await services.episodes.create(session, draft, len(turns), turns[0].created_at, session.ended_at)
+    if services.embedder is not None:
+        summary = await summarise_conversation([(t.role, t.content) for t in turns], services.embedder)
+        draft = dataclasses.replace(draft, summary=summary or draft.summary)
+    episode_id = await services.episodes.create(session, draft, len(turns), started_at, ended_at)
+    await close_answered_threads(session, turns, services.episodes, episode_id, services.memories)  # issue #20
+    return episode_id
+
+
+async def summarise_conversation(turns: Sequence[tuple[str, str]], embedder: TextEmbedder) -> str:
+    """The central sentences of (role, text) turns ("" when no sentence qualifies): one embedding
+    batch of at most MAX_CANDIDATES sentences."""
+    found = candidates(turns)
+    if not found:
+        return ""
+    return central_summary(found, await embedder.embed([c.text for c in found]))
 
 
 async def end_idle_sessions(

@@ -9,8 +9,10 @@ from datetime import date, datetime
 from typing import Protocol
 
 from agent_svc.domain.digest import DayEpisode, Digest
-from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, ExtractedClaim, Extractor, Plan
+from agent_svc.domain.engagement import ActiveHypothesis, EngagementView
+from agent_svc.domain.extraction import EpisodeDraft, ExtractedClaim, Extractor, Plan
 from agent_svc.domain.jobs import Job, QueueCounts
+from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
 
@@ -123,6 +125,12 @@ class Memories(MessageIndex, Protocol):
         they are. Idempotent; returns how many changed."""
         ...
 
+    async def complete_commitments(self, scope: Scope, contents: Sequence[str]) -> int:
+        """The scope's current (active or warm) commitments whose content is exactly one of
+        ``contents`` become ``completed`` (kept, listed, never recalled by default). Only the
+        memories of exactly this scope's ids (browse match). Idempotent; returns how many changed."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -139,9 +147,28 @@ class Beliefs(Protocol):
 
 
 class Engagement(Protocol):
-    async def propose(self, proposal: EngagementProposal, request_prefix: str) -> None:
-        """Form the hypotheses (with their evidence) and add the unknowns, idempotently."""
+    """The org's engagement state (observations EngagementService). A full list or a closed
+    hypothesis raises the service's error (QuotaExceeded, FailedPrecondition)."""
+
+    async def state(self) -> EngagementView:
+        """The active hypotheses and the open unknowns' questions."""
         ...
+
+    async def form(self, statement: str, request_id: str) -> ActiveHypothesis:
+        """Form a hypothesis without evidence; a replayed request id returns the one it formed."""
+        ...
+
+    async def add_evidence(
+        self, hypothesis_id: str, statement: str, supports: bool, source: str, request_id: str
+    ) -> ActiveHypothesis:
+        """One evidence line (a replayed request id adds nothing); the hypothesis as it now stands."""
+        ...
+
+    async def promote(self, hypothesis_id: str, source: str) -> None: ...
+
+    async def archive(self, hypothesis_id: str, note: str) -> None: ...
+
+    async def add_unknown(self, question: str, why_it_matters: str, request_id: str) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +215,15 @@ class Episodes(Protocol):
         self, session: Session, draft: EpisodeDraft, message_count: int, started_at: datetime, ended_at: datetime
     ) -> str:
         """EpisodeService.CreateEpisode, once per session (a re-run returns the same episode id)."""
+        ...
+
+    async def open_threads(self, scope: Scope, limit: int) -> list[OpenThreadRef]:
+        """EpisodeService.ListOpenThreads: open and blocked threads of the episodes of exactly this
+        scope's ids (browse match), newest episode first, at most ``limit``."""
+        ...
+
+    async def resolve_thread(self, episode_id: str, index: int, resolution: str) -> None:
+        """EpisodeService.ResolveThread; idempotent. A thread or episode gone since is no error."""
         ...
 
 

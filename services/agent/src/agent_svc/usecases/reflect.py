@@ -11,19 +11,21 @@ after the session's watermark, in order, and moves the watermark after each one.
 reflected in the order they were said (a later "actually I prefer coffee" supersedes the
 earlier belief, never the reverse), a job queued for a turn already covered does nothing, and
 a job that crashed half-way resumes at the first turn it had not finished. Every write carries
-an id derived from the turn (memory keys, observation and engagement request ids): a turn
-reflected again after a crash creates nothing twice.
+an id derived from the turn (memory keys, observation and engagement request ids; a hypothesis
+or unknown is keyed by its normalised statement): a turn reflected again after a crash creates
+nothing twice.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_svc.domain.extraction import Extractor, TurnReflection, Utterance
 from agent_svc.domain.transcript import Session, Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
+from agent_svc.usecases.engage import engage
 from agent_svc.usecases.ports import (
     Beliefs,
     EmotionPoint,
@@ -41,6 +43,10 @@ WINDOW = 8  # earlier turns the extractor reads with each turn
 EMOTIONS_KEPT = 5
 
 
+def _ignore(reason: str) -> None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ReflectionServices:
     transcript: Transcript
@@ -51,6 +57,8 @@ class ReflectionServices:
     engagement: Engagement
     working_memory: WorkingMemory
     engagement_agents: frozenset[str] = frozenset()
+    # Told the reason of each engagement write skipped at a limit (a metric in production).
+    engagement_skipped: Callable[[str], None] = _ignore
 
     def engages(self, session: Session) -> bool:
         """Whether reflection writes engagement state for this session (its agent is listed)."""
@@ -141,15 +149,16 @@ async def reflect_turn(
         # the old value leave contexts with it (history keeps them).
         if replaced:
             await services.memories.supersede([memory_id for memory_id in replaced if memory_id not in ids])
-    if turn.role == "user" and services.engages(session):
+    if services.engages(session):
+        # Both sides: the agent's conclusions form hypotheses, the user's lines add evidence
+        # (usecases/engage.py); a full list is a logged skip, never a failed job.
         proposal = await services.extractor.engagement([_utterance(turn)])
-        if proposal.hypotheses or proposal.unknowns:
-            await services.engagement.propose(proposal, _key("engage", turn.id))
+        await engage(turn, proposal, services.engagement, services.engagement_skipped)
     return found
 
 
 def _utterance(turn: Turn) -> Utterance:
-    return Utterance(turn.role, turn.content, turn.id)
+    return Utterance(turn.role, turn.content, turn.id, turn.created_at)
 
 
 def _key(*parts: str) -> str:

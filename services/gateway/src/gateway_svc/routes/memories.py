@@ -7,7 +7,7 @@ from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory
 from lore_runtime import errors
 
 from gateway_svc.auth import Caller, authorized
-from gateway_svc.calls import body_message, query_message, rpc_options
+from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
 from gateway_svc.user_pin import check_readable, check_writable, pin_request
@@ -29,6 +29,10 @@ REMEMBER_EXAMPLE = {
 }
 RECALL_EXAMPLE = {"query": "When did Caroline go to the support group?", "scope": {"userId": "conv-26"}, "k": 10}
 UPDATE_EXAMPLE = {"memory": {"importance": 0.9, "metadata": {"pinned": "yes"}}, "updateMask": "importance,metadata"}
+
+
+# An episode holds at most 50 threads; a longer number is refused here, before it overflows int32.
+MAX_THREAD_INDEX = 1_000
 
 
 def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
@@ -155,3 +159,33 @@ async def list_episodes(request: Request, caller: Caller = Depends(authorized("m
 async def list_open_threads(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
     message = pin_request(caller, query_message(request, episode_service_pb2.ListOpenThreadsRequest))
     return ProtoJSONResponse(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))
+
+
+@router.post(
+    "/v1/open-threads/{episode_id}/{thread_index}:resolve",
+    summary="Resolve an open thread of an episode; idempotent, the body may be left out (EpisodeService.ResolveThread)",
+    tags=["episodes"],
+    openapi_extra=json_body(
+        episode_service_pb2.ResolveThreadRequest,
+        {"resolution": "Answered: the visa came through on Monday."},
+        episode_service_pb2.ResolveThreadResponse,
+    ),
+)
+async def resolve_thread(
+    episode_id: str, thread_index: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
+) -> Response:
+    message = with_path_id(
+        await body_message(request, episode_service_pb2.ResolveThreadRequest, empty=True), "episode_id", episode_id
+    )
+    if not thread_index.isdigit() or int(thread_index) > MAX_THREAD_INDEX:
+        raise errors.InvalidArgument("threadIndex", "must be the thread's index in the episode: 0, 1, 2...")
+    if message.thread_index and message.thread_index != int(thread_index):
+        raise errors.InvalidArgument("threadIndex", "must match the index in the path, or be left out")
+    message.thread_index = int(thread_index)
+    if caller.user_id:
+        # A pinned caller resolves only its own user's threads (``user_pin``).
+        found = await _episodes(request).GetEpisode(
+            episode_service_pb2.GetEpisodeRequest(id=episode_id), **rpc_options(request, caller)
+        )
+        check_writable(caller, found.episode.scope.user_id, "episode", episode_id)
+    return ProtoJSONResponse(await _episodes(request).ResolveThread(message, **rpc_options(request, caller)))

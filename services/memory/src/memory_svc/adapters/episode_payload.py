@@ -79,7 +79,12 @@ def to_payload(episode: Episode) -> dict[str, Any]:
         },
         "outcomes": [{"type": outcome.type, "content": outcome.content} for outcome in episode.outcomes],
         "open_threads": [
-            {"topic": thread.topic, "status": str(thread.status), "context": thread.context}
+            {
+                "topic": thread.topic,
+                "status": str(thread.status),
+                "context": thread.context,
+                "resolution": thread.resolution,
+            }
             for thread in episode.open_threads
         ],
         "decisions": list(episode.decisions),
@@ -127,6 +132,7 @@ def from_payload(payload: Mapping[str, Any]) -> Episode:
                 topic=str(thread.get("topic") or ""),
                 status=ThreadStatus(thread.get("status") or ThreadStatus.OPEN),
                 context=str(thread.get("context") or ""),
+                resolution=str(thread.get("resolution") or ""),
             )
             for thread in payload.get("open_threads") or ()
         ),

@@ -71,6 +71,7 @@ def draft_from_pb(episode: pb.Episode, field: str = "episode") -> EpisodeDraft:
                 topic=thread.topic,
                 status=thread_status_from_pb(thread.status, f"{field}.open_threads[{position}].status"),
                 context=thread.context,
+                resolution=thread.resolution,
             )
             for position, thread in enumerate(episode.open_threads)
         ),
@@ -121,7 +122,9 @@ def episode_to_pb(episode: Episode) -> pb.Episode:
 
 
 def thread_to_pb(thread: OpenThread) -> pb.OpenThread:
-    return pb.OpenThread(topic=thread.topic, status=_STATUS_TO_PB[thread.status], context=thread.context)
+    return pb.OpenThread(
+        topic=thread.topic, status=_STATUS_TO_PB[thread.status], context=thread.context, resolution=thread.resolution
+    )
 
 
 def episode_thread_to_pb(thread: EpisodeThread) -> pb.EpisodeThread:
@@ -130,6 +133,7 @@ def episode_thread_to_pb(thread: EpisodeThread) -> pb.EpisodeThread:
         conversation_id=thread.conversation_id,
         thread=thread_to_pb(thread.thread),
         ended_at=to_timestamp(thread.ended_at),
+        index=thread.index,
     )
 
 

@@ -82,6 +82,20 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             next_page_token=listed.next_page_token,
         )
 
+    async def ResolveThread(
+        self, request: episode_service_pb2.ResolveThreadRequest, context
+    ) -> episode_service_pb2.ResolveThreadResponse:
+        caller = request_context.current()
+        thread = await episodes.resolve_episode_thread(
+            caller.org_id,
+            request.episode_id,
+            request.thread_index,
+            request.resolution,
+            index=self._index,
+            embedder=self._embedder,
+        )
+        return episode_service_pb2.ResolveThreadResponse(thread=episode_convert.episode_thread_to_pb(thread))
+
     async def ExportEpisodes(self, request: episode_service_pb2.ExportEpisodesRequest, context):
         caller = request_context.current()
         async for page in org_transfer.export_episodes(caller.org_id, request.page_size, index=self._index):

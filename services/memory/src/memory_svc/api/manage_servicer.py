@@ -35,6 +35,7 @@ class MemoryManagementRpcs:
     _erased: Any
     _page_tokens: Any
     _consolidation_threshold: float
+    _half_lives: Any
     _vector_stores: Any
     _vector_state: Any
 
@@ -108,7 +109,13 @@ class MemoryManagementRpcs:
 
     async def RunDecay(self, request: pb.RunDecayRequest, context: Any) -> pb.RunDecayResponse:
         caller = request_context.current()
-        report = await run_decay(caller.org_id, catalog=self._catalog, clock=self._clock, generations=self._generations)
+        report = await run_decay(
+            caller.org_id,
+            catalog=self._catalog,
+            clock=self._clock,
+            generations=self._generations,
+            half_lives=self._half_lives,
+        )
         response = pb.RunDecayResponse(updated=report.updated)
         response.computed_at.FromDatetime(report.computed_at)
         return response
@@ -124,6 +131,7 @@ class MemoryManagementRpcs:
             dry_run=request.dry_run,
             catalog=self._catalog,
             clock=self._clock,
+            half_lives=self._half_lives,
         )
         return pb.RunConsolidationResponse(
             examined=report.examined, groups=report.groups, consolidated=report.consolidated, dry_run=report.dry_run

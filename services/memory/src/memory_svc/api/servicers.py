@@ -6,6 +6,8 @@ RPCs not defined here answer UNIMPLEMENTED with the capability still to come
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lore.memory.v1 import (
     memory_service_pb2,
     memory_service_pb2_grpc,
@@ -18,6 +20,8 @@ from memory_svc.api import convert
 from memory_svc.api.manage_servicer import MemoryManagementRpcs
 from memory_svc.api.purge_servicer import PurgeRpcs
 from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
+from memory_svc.domain.model import MemoryType
+from memory_svc.domain.ranking import RankingWeights
 from memory_svc.domain.salience import recency
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
@@ -54,6 +58,7 @@ class MemoryServicer(MemoryManagementRpcs, PurgeRpcs, memory_service_pb2_grpc.Me
         erased: ErasedMemories,
         page_tokens: PageTokens,
         purges: PurgeSchedule | None = None,
+        half_lives: Mapping[MemoryType, float] | None = None,
     ) -> None:
         self._index = index
         self._catalog = catalog
@@ -71,6 +76,9 @@ class MemoryServicer(MemoryManagementRpcs, PurgeRpcs, memory_service_pb2_grpc.Me
         self._erased = erased
         self._page_tokens = page_tokens
         self._purges = purges
+        # Per-type salience half-lives (LORE_HALF_LIFE_DAYS); recall, decay and consolidation use them.
+        self._half_lives = dict(half_lives or {})
+        self._weights = RankingWeights(half_lives=self._half_lives)
 
     async def Remember(
         self, request: memory_service_pb2.RememberRequest, context
@@ -100,6 +108,7 @@ class MemoryServicer(MemoryManagementRpcs, PurgeRpcs, memory_service_pb2_grpc.Me
             embedder=self._embedder,
             clock=self._clock,
             scope_match=convert.scope_match_from_pb(request.scope_match, "scope_match"),
+            weights=self._weights,
             **convert.recall_filters_from_pb(request),
         )
         if hits and (not request.HasField("record_access") or request.record_access):

@@ -57,6 +57,7 @@ class OpenThread:
     topic: str
     status: ThreadStatus = ThreadStatus.OPEN
     context: str = ""
+    resolution: str = ""  # how a resolved thread was resolved, when known
 
     @property
     def is_open(self) -> bool:
@@ -150,6 +151,31 @@ def episode_id(org_id: str, conversation_id: str, request_id: str) -> str:
     return str(uuid.uuid5(EPISODE_NAMESPACE, "\x1f".join((org_id, conversation_id, request_id))))
 
 
+def resolve_thread(episode: Episode, thread_index: int, resolution: str) -> tuple[Episode, bool]:
+    """``episode`` with thread ``thread_index`` resolved, and whether anything changed.
+
+    Idempotent: an already resolved thread is returned as it is (its first note kept). Raises
+    ``InvalidArgument`` naming ``thread_index`` or ``resolution``.
+    """
+    if not 0 <= thread_index < len(episode.open_threads):
+        raise InvalidArgument(
+            "thread_index", f"must name one of the episode's {len(episode.open_threads)} threads (0-based)"
+        )
+    _text(resolution, "resolution")
+    thread = episode.open_threads[thread_index]
+    if not thread.is_open:
+        return episode, False
+    resolved = replace(thread, status=ThreadStatus.RESOLVED, resolution=resolution.strip())
+    threads = (*episode.open_threads[:thread_index], resolved, *episode.open_threads[thread_index + 1 :])
+    return replace(episode, open_threads=threads), True
+
+
+def thread_at(episode: Episode, thread_index: int) -> EpisodeThread:
+    return EpisodeThread(
+        episode.id, episode.conversation_id, episode.open_threads[thread_index], episode.ended_at, thread_index
+    )
+
+
 def open_threads_of(episode: Episode) -> list[EpisodeThread]:
     return [
         EpisodeThread(episode.id, episode.conversation_id, thread, episode.ended_at, position)
@@ -206,6 +232,7 @@ def validate_draft(draft: EpisodeDraft, prefix: str = "episode") -> EpisodeDraft
     for position, thread in enumerate(draft.open_threads):
         _text(thread.topic, f"{prefix}.open_threads[{position}].topic", required=True)
         _text(thread.context, f"{prefix}.open_threads[{position}].context")
+        _text(thread.resolution, f"{prefix}.open_threads[{position}].resolution")
     _strings(draft.decisions, f"{prefix}.decisions")
     _items(draft.action_items, f"{prefix}.action_items")
     for position, action in enumerate(draft.action_items):

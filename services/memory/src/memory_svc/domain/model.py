@@ -29,6 +29,7 @@ class MemoryStatus(enum.StrEnum):
     CONSOLIDATED = "consolidated"
     ARCHIVED = "archived"
     SUPERSEDED = "superseded"
+    COMPLETED = "completed"  # a commitment kept; only commitments complete
 
 
 class ScopeMatch(enum.StrEnum):

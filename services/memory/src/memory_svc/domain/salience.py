@@ -2,8 +2,9 @@
 
 salience = max(0.01, (1 + 0.1 * access_count) * 0.5 ** (days_since_last_access / half_life))
 
-The half-life depends on the memory type (``HALF_LIFE_DAYS``; 30 days for a type not
-listed): what was merely said fades fastest, what is known about the user slowest.
+Seed 001 (US-218) and ARCHITECTURE.md §3: the half-life is 30 days by default for every memory
+type, configurable per type. The per-type overrides are one setting, ``LORE_HALF_LIFE_DAYS``
+(``"fact=90,preference=60"``), parsed by ``parse_half_lives``.
 """
 
 from __future__ import annotations
@@ -16,26 +17,9 @@ from memory_svc.domain.model import MemoryType
 
 FLOOR = 0.01
 DEFAULT_HALF_LIFE_DAYS = 30.0
+MAX_HALF_LIFE_DAYS = 36_500.0
 
-HALF_LIFE_DAYS: Mapping[MemoryType, float] = MappingProxyType(
-    {
-        # Raw conversation turns and tool calls: superseded by facts and digests distilled from them.
-        MemoryType.MESSAGE: 14.0,
-        MemoryType.TOOL_INTERACTION: 7.0,
-        # Summaries of a session or a day: useful for a few weeks, then covered by newer ones.
-        MemoryType.SESSION_SUMMARY: 30.0,
-        MemoryType.DAILY_DIGEST: 30.0,
-        # Opinions and commitments change or fall due within months.
-        MemoryType.OPINION: 60.0,
-        MemoryType.COMMITMENT: 60.0,
-        MemoryType.DECISION: 60.0,
-        # Stable knowledge about the user and the world.
-        MemoryType.FACT: 90.0,
-        MemoryType.PREFERENCE: 90.0,
-        MemoryType.INSIGHT: 90.0,
-        MemoryType.SKILL: 180.0,
-    }
-)
+HALF_LIFE_DAYS: Mapping[MemoryType, float] = MappingProxyType(dict.fromkeys(MemoryType, DEFAULT_HALF_LIFE_DAYS))
 
 
 def half_life_of(memory_type: MemoryType | None, overrides: Mapping[MemoryType, float] | None = None) -> float:
@@ -45,6 +29,30 @@ def half_life_of(memory_type: MemoryType | None, overrides: Mapping[MemoryType, 
     if overrides and memory_type in overrides:
         return overrides[memory_type]
     return HALF_LIFE_DAYS.get(memory_type, DEFAULT_HALF_LIFE_DAYS)
+
+
+def parse_half_lives(text: str) -> dict[MemoryType, float]:
+    """``"fact=90, preference=60"`` → per-type half-lives in days. Raises ``ValueError`` naming the
+    bad entry: an unknown type, a repeated one, or a value outside (0, 36500]."""
+    overrides: dict[MemoryType, float] = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, value = entry.partition("=")
+        name = name.strip().lower()
+        try:
+            kind = MemoryType(name)
+        except ValueError:
+            known = ", ".join(kind.value for kind in MemoryType)
+            raise ValueError(f"{entry!r}: unknown memory type (one of {known})") from None
+        if not sep or kind in overrides:
+            raise ValueError(f"{entry!r}: expected type=days, each type once")
+        try:
+            days = float(value)
+        except ValueError:
+            raise ValueError(f"{entry!r}: days must be a number") from None
+        if not 0 < days <= MAX_HALF_LIFE_DAYS:
+            raise ValueError(f"{entry!r}: days must be in (0, {MAX_HALF_LIFE_DAYS:g}]")
+        overrides[kind] = days
+    return overrides
 
 
 def salience(

@@ -10,7 +10,7 @@ fields consolidation owns), so an UpdateMemory racing with the job keeps its con
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +49,7 @@ async def run_consolidation(
     dry_run: bool,
     catalog: MemoryCatalog,
     clock: Clock,
+    half_lives: Mapping[MemoryType, float] | None = None,
 ) -> ConsolidationReport:
     """Fold the near-duplicates of ``org_id``: of exactly ``scope`` when given, else of every scope."""
     types = tuple(memory_types) or default_types()
@@ -64,7 +65,7 @@ async def run_consolidation(
         span.set_attribute("lore.consolidated", consolidated)
         if folds and not dry_run:
             now = clock.now()
-            survivors = [_with_salience(fold.survivor, now) for fold in folds]
+            survivors = [_with_salience(fold.survivor, now, half_lives) for fold in folds]
             await catalog.replace_payloads(org_id, survivors, fields=SURVIVOR_FIELDS)
             members = [member for fold in folds for member in fold.members]
             await catalog.replace_payloads(org_id, members, fields=MEMBER_FIELDS)
@@ -86,6 +87,6 @@ async def _active_groups(
     return groups
 
 
-def _with_salience(item: MemoryItem, now) -> MemoryItem:
-    value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now)
+def _with_salience(item: MemoryItem, now, half_lives: Mapping[MemoryType, float] | None) -> MemoryItem:
+    value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now, half_lives)
     return dataclasses.replace(item, current_salience=value)

@@ -8,12 +8,13 @@ alone, so a daily run rewrites only what actually faded.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from opentelemetry import trace
 
-from memory_svc.domain.model import Scope
+from memory_svc.domain.model import MemoryType, Scope
 from memory_svc.domain.salience import salience_of_type
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ledger_ports import OrderGenerations
@@ -31,7 +32,14 @@ class DecayReport:
     computed_at: datetime
 
 
-async def run_decay(org_id: str, *, catalog: MemoryCatalog, clock: Clock, generations: OrderGenerations) -> DecayReport:
+async def run_decay(
+    org_id: str,
+    *,
+    catalog: MemoryCatalog,
+    clock: Clock,
+    generations: OrderGenerations,
+    half_lives: Mapping[MemoryType, float] | None = None,
+) -> DecayReport:
     """Salience-ordered page tokens cut before the first rewrite, or during the run, are stale:
     the generation advances before the first write and again after the last."""
     now = clock.now()
@@ -42,7 +50,7 @@ async def run_decay(org_id: str, *, catalog: MemoryCatalog, clock: Clock, genera
             checked += len(batch)
             faded = []
             for item in batch:
-                value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now)
+                value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now, half_lives)
                 if abs(value - item.current_salience) > TOLERANCE:
                     faded.append(dataclasses.replace(item, current_salience=value))
             if faded:

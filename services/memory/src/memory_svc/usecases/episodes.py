@@ -21,7 +21,7 @@ from lore_runtime import errors
 from lore_runtime.page_tokens import PageTokens, fingerprint
 from opentelemetry import trace
 
-from memory_svc.domain.episode import Episode, EpisodeDraft, EpisodeThread, new_episode
+from memory_svc.domain.episode import Episode, EpisodeDraft, EpisodeThread, new_episode, resolve_thread, thread_at
 from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex, ThreadCursor
 from memory_svc.usecases.ports import Clock
@@ -82,6 +82,25 @@ async def get_episode(org_id: str, episode_id: str, *, index: EpisodeIndex) -> E
             f"episode {episode_id!r} not found", reason="EPISODE_NOT_FOUND", metadata={"id": episode_id}
         )
     return found
+
+
+async def resolve_episode_thread(
+    org_id: str, episode_id: str, thread_index: int, resolution: str, *, index: EpisodeIndex, embedder: Embedder
+) -> EpisodeThread:
+    """Mark thread ``thread_index`` of the episode resolved; a replay changes nothing.
+
+    The episode is rewritten whole (the index has no partial update), with its summary's vector
+    recomputed: the same text gives the same vector, so recall is unchanged.
+    """
+    episode = await get_episode(org_id, episode_id, index=index)
+    resolved, changed = resolve_thread(episode, thread_index, resolution)
+    if changed:
+        with tracer.start_as_current_span("memory.resolve_thread") as span:
+            span.set_attribute("lore.org_id", org_id)
+            span.set_attribute("lore.episode_id", episode.id)
+            (vector,) = await embed_episodes([resolved], embedder)
+            await index.upsert(resolved, vector)
+    return thread_at(resolved, thread_index)
 
 
 def page_size_of(page_size: int) -> int:

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
+from memory_svc.domain.model import MemoryType
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.consolidate import default_types, run_consolidation
 from memory_svc.usecases.decay import run_decay
@@ -16,7 +18,12 @@ log = logging.getLogger(__name__)
 
 
 async def run_maintenance(
-    *, catalog: MemoryCatalog, clock: Clock, threshold: float, generations: OrderGenerations
+    *,
+    catalog: MemoryCatalog,
+    clock: Clock,
+    threshold: float,
+    generations: OrderGenerations,
+    half_lives: Mapping[MemoryType, float] | None = None,
 ) -> dict[str, Any]:
     """Returns totals for the job's record. One org failing is logged and skipped, so a single
     bad tenant never starves the others; the totals count the failures."""
@@ -24,7 +31,9 @@ async def run_maintenance(
     for org_id in await catalog.org_ids():
         totals["orgs"] += 1
         try:
-            decay = await run_decay(org_id, catalog=catalog, clock=clock, generations=generations)
+            decay = await run_decay(
+                org_id, catalog=catalog, clock=clock, generations=generations, half_lives=half_lives
+            )
             folded = await run_consolidation(
                 org_id,
                 scope=None,
@@ -33,6 +42,7 @@ async def run_maintenance(
                 dry_run=False,
                 catalog=catalog,
                 clock=clock,
+                half_lives=half_lives,
             )
         except Exception:  # one tenant's failure must not stop the others; recorded in the totals
             log.exception("maintenance failed for one organisation", extra={"org_id": org_id})

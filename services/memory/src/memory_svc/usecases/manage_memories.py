@@ -150,6 +150,8 @@ async def update_memory(
             )
     current = await get_memory(org_id, memory_id, index=index)
     updated = dataclasses.replace(current, **{path: changes[path] for path in mask})
+    if updated.status is MemoryStatus.COMPLETED and current.memory_type is not MemoryType.COMMITMENT:
+        raise errors.InvalidArgument("memory.status", "only a commitment can be completed")
     if index_text(updated) != index_text(current):
         await index.upsert([updated], *await embed_items([updated], embedder))
     elif updated != current:

@@ -1,5 +1,9 @@
 """Turns → engagement proposals: hypotheses from hedged causal statements, unknowns from open questions.
 
+The proposal says what the turns suggest, from either speaker; what reflection may write of it (a
+hypothesis only from the agent's own conclusion, a user's line only as evidence) is decided in
+``agent_svc.domain.engagement``.
+
 "I suspect the churn comes from pricing" proposes *the churn comes from pricing* with the turn as a
 supporting line; a later "it's not the pricing" adds a contradicting line to the hypothesis whose
 words it shares. "We don't know why …", "no idea whether …", "I wonder if …" become unknowns.
@@ -18,12 +22,13 @@ MAX_HYPOTHESES = 10
 MAX_UNKNOWNS = 10
 _I = re.IGNORECASE
 _HUNCH = re.compile(
-    r"^(?:(?:well|so|hmm|honestly),?\s+)?(?:i suspect|i bet|my (?:hunch|guess|theory|suspicion) is|i have a hunch|"
-    r"i think|i guess|maybe|perhaps|probably|possibly|it might be that|it could be that)(?: that)?,?\s+(?P<x>.+)",
+    r"^(?:(?:well|so|hmm|honestly),?\s+)?(?:i suspect|i bet|my (?:working )?(?:hunch|guess|theory|suspicion|hypothesis)"
+    r" is|i have a hunch|i think|i guess|maybe|perhaps|probably|possibly|it might be that|it could be that|"
+    r"the evidence suggests|it looks like)(?: that)?,?\s+(?P<x>.+)",
     _I,
 )
-_STRONG = re.compile(r"^(?:(?:well|so|hmm|honestly),?\s+)?(?:i suspect|i bet|my (?:hunch|guess|theory|suspicion)|"
-                     r"i have a hunch)", _I)  # fmt: skip
+_STRONG = re.compile(r"^(?:(?:well|so|hmm|honestly),?\s+)?(?:i suspect|i bet|my (?:working )?(?:hunch|guess|theory|"
+                     r"suspicion|hypothesis)|i have a hunch|the evidence suggests)", _I)  # fmt: skip
 _CAUSAL = re.compile(r"\b(?:caused by|comes from|come from|due to|because|driven by|result of|stems from|"
                      r"the reason|responsible for|behind|is why|leads to|causes|causing)\b", _I)  # fmt: skip
 _DENIAL = re.compile(
@@ -33,8 +38,8 @@ _DENIAL = re.compile(
 )
 _UNKNOWN = re.compile(
     r"\b(?:we don't know|we do not know|i don't know|nobody knows|no one knows|no idea|not sure|unclear|i wonder|"
-    r"we're not sure|it's unclear|open question is)\s*,?\s*(?P<wh>why|whether|if|how|what|when|where|who|which)\s+"
-    r"(?P<x>.+)",
+    r"we're not sure|it's unclear|open question is)(?:\s+yet)?\s*,?\s*"
+    r"(?P<wh>why|whether|if|how|what|when|where|who|which)\s+(?P<x>.+)",
     _I,
 )
 

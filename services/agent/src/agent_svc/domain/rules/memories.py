@@ -113,6 +113,14 @@ _DEADLINE = re.compile(
 )
 
 
+def _by(deadline: str) -> str:
+    """ "Friday" → " (by Friday)"; a deadline that says its own relation is kept: " (in two weeks)"."""
+    if not deadline:
+        return ""
+    own = deadline.split(" ", 1)[0].lower() in {"before", "until", "till", "within", "in"}
+    return f" ({deadline})" if own else f" (by {deadline})"
+
+
 def split_deadline(task: str) -> tuple[str, str]:
     """``"send the report by Friday"`` → ``("send the report", "Friday")``; the deadline as said."""
     match = _DEADLINE.search(task)
@@ -286,9 +294,7 @@ def _commitment(m: re.Match[str], speaker: str) -> Built:
         return None  # "I'll keep you posted", "see you soon": manners, not promises to remember
     if len(task) < 3:
         return None
-    when = f" ({deadline})" if deadline.split(" ", 1)[0].lower() in {"before", "until", "till", "within"} else ""
-    when = when or (f" (by {deadline})" if deadline else "")
-    content = f"{_subject(speaker)} will {third_person(task, speaker)}{when}."
+    content = f"{_subject(speaker)} will {third_person(task, speaker)}{_by(deadline)}."
     return "commitment", content, (), {"task": task, "deadline": deadline}
 
 
@@ -458,8 +464,7 @@ def _reminder(m: re.Match[str], speaker: str) -> Built:
     task = _tidy(task)
     if len(task) < 3:
         return None
-    when = f" (by {deadline})" if deadline else ""
-    content = f"The assistant will remind the user to {third_person(task, 'user')}{when}."
+    content = f"The assistant will remind the user to {third_person(task, 'user')}{_by(deadline)}."
     return "commitment", content, (), {"task": f"remind the user to {task}", "deadline": deadline, "owner": "assistant"}
 
 

@@ -1,0 +1,130 @@
+"""Open threads a later conversation closes (issue #20 item 4). Pure: no I/O.
+
+Precision first: a wrong closure hides something still open, a missed one leaves a thread the
+user or the API can still resolve. A thread of an earlier episode is closed by a turn said after
+that episode ended, in one of two shapes:
+
+- **asked again, answered this time**: a user question covering the thread's key terms, followed
+  (before the user's next question) by an assistant turn that answers: some sentence that is not
+  a question, and no "I don't know" / "I'll check";
+- **reported**: a statement (user or assistant, not a question) covering the key terms with a
+  resolution cue ("sent", "done", "booked", "fixed", "found out", "decided"...) and no negation or
+  "not yet"/"still" in the same sentence.
+
+"Covering" means sharing at least ``max(2, ⌈0.6·k⌉)`` of the thread topic's ``k`` key terms
+(content words, lightly stemmed: -s, -ed, -e). A topic with fewer than two key terms is never closed by
+reflection: too vague to match safely. Merely mentioning the topic again ("still waiting on the
+visa") never closes it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from agent_svc.domain.rules.text import content_words, sentences
+from agent_svc.domain.transcript import Turn
+
+MIN_TERMS = 2
+COVERAGE = 0.6
+MAX_RESOLUTION_CHARS = 300
+_I = re.IGNORECASE
+_CUE = re.compile(
+    r"\b(?:done|sent|finished|completed|submitted|shipped|booked|bought|paid|renewed|signed|delivered|"
+    r"fixed|solved|sorted(?: out)?|resolved|answered|decided|chose|picked|went with|got|received|"
+    r"found out|figured out|turned out|it works|works now|approved|came through|arrived)\b",
+    _I,
+)
+_NEGATED = re.compile(
+    r"\b(?:not|no|nothing|never|yet|still|haven't|hasn't|didn't|don't|doesn't|won't|can't|couldn't|wasn't|isn't|"
+    r"aren't|without|forgot|waiting|pending|hope|hoping|plan|going to|will|should|need to|might|maybe)\b|n't\b",
+    _I,
+)
+_NO_ANSWER = re.compile(
+    r"\b(?:i don't know|i do not know|not sure|no idea|i'll check|i will check|let me check|get back to you|"
+    r"i'll find out|i'll look into|can't tell|cannot tell)\b",
+    _I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenThreadRef:
+    """An open thread of an earlier episode, as the memory service lists it."""
+
+    episode_id: str
+    index: int
+    topic: str
+    context: str
+    ended_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Closure:
+    thread: OpenThreadRef
+    resolution: str  # what closed it, quoted from the turn
+
+
+def key_terms(text: str) -> frozenset[str]:
+    return frozenset(_stem(word) for word in content_words(text))
+
+
+def _stem(word: str) -> str:
+    """A light stem, so "renewed" meets "renew" and "reports" "report": -s, then -ed, then -e."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith("ed"):
+        word = word[:-2]
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+
+
+def _covers(text: str, terms: frozenset[str]) -> bool:
+    return len(terms & key_terms(text)) >= max(MIN_TERMS, math.ceil(COVERAGE * len(terms)))
+
+
+def _answers(turn: Turn) -> bool:
+    said = sentences(turn.content)
+    return bool(said) and not _NO_ANSWER.search(turn.content) and not all(s.is_question for s in said)
+
+
+def _quote(turn: Turn, text: str) -> str:
+    who = "The user" if turn.role == "user" else "The assistant"
+    return f'{who} said: "{" ".join(text.split())}"'[:MAX_RESOLUTION_CHARS]
+
+
+def _closing(terms: frozenset[str], turns: Sequence[Turn]) -> str:
+    """The resolution note when ``turns`` close a thread of these key terms, else ""."""
+    for position, turn in enumerate(turns):
+        if turn.role not in ("user", "assistant"):
+            continue
+        for sentence in sentences(turn.content):
+            if not _covers(sentence.clean, terms):
+                continue
+            if not sentence.is_question:
+                if _CUE.search(sentence.clean) and not _NEGATED.search(sentence.clean):
+                    return _quote(turn, sentence.text)
+            elif turn.role == "user":
+                for later in turns[position + 1 :]:
+                    if later.role == "user":
+                        break
+                    if later.role == "assistant":
+                        if _answers(later):
+                            return _quote(later, later.content)
+                        break
+    return ""
+
+
+def closures(threads: Sequence[OpenThreadRef], turns: Sequence[Turn]) -> list[Closure]:
+    """The threads that ``turns`` (a later conversation, in order) close, each with its note."""
+    found = []
+    for thread in threads:
+        terms = key_terms(thread.topic)
+        if len(terms) < MIN_TERMS:
+            continue
+        after = [turn for turn in turns if turn.created_at > thread.ended_at]
+        note = _closing(terms, after)
+        if note:
+            found.append(Closure(thread, note))
+    return found

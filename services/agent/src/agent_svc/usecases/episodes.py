@@ -58,7 +58,7 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     started_at = min(turn.created_at for turn in turns)
     ended_at = max(turn.created_at for turn in turns)
     turns = turns[-MAX_EPISODE_TURNS:]
-    draft = await services.extractor.summarise([Utterance(t.role, t.content, t.id) for t in turns])
+    draft = await services.extractor.summarise([Utterance(t.role, t.content, t.id, t.created_at) for t in turns])
     if services.embedder is not None:
         summary = await summarise_conversation([(t.role, t.content) for t in turns], services.embedder)
         draft = dataclasses.replace(draft, summary=summary or draft.summary)

@@ -24,9 +24,11 @@ Times are the turn's UTC day: Lore does not know the speaker's time zone (docs/e
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import re
 from datetime import date, datetime, timedelta
 
+from agent_svc.domain.extraction import ExtractedMemory
 from agent_svc.domain.rules.text import DAYS, MONTHS
 
 _I = re.IGNORECASE
@@ -159,3 +161,15 @@ def with_dates(text: str, said_at: datetime, future: bool) -> str:
         last = match.end()
     parts.append(text[last:])
     return "".join(parts)
+
+
+def dated(memory: ExtractedMemory, said_at: datetime) -> ExtractedMemory:
+    """The memory with the dates its relative times meant; a commitment is about the future, so a
+    bare "Friday" or "June 3" in it is the next one. Reflection and episodes date alike, so a
+    commitment's thread names it exactly as its memory does."""
+    future = memory.kind == "commitment"
+    return dataclasses.replace(
+        memory,
+        content=with_dates(memory.content, said_at, future),
+        deadline=with_dates(memory.deadline, said_at, future) if memory.deadline else "",
+    )

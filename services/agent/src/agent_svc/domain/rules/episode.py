@@ -10,12 +10,14 @@ the strongest emotion: ``0.3 + 0.1·decisions + 0.07·commitments + 0.03·open t
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
 
 from agent_svc.domain.extraction import ActionItem, Emotion, EpisodeDraft, Outcome, Thread, UserState, Utterance
 from agent_svc.domain.rules.agreement import agreed_proposal
+from agent_svc.domain.rules.dates import dated
 from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.memories import Statement, entities_in, statements
 from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, keyphrases, summarise
@@ -107,6 +109,8 @@ def build_episode(turns: Sequence[Utterance]) -> EpisodeDraft:
     found: list[tuple[int, Statement]] = []
     for i, turn in enumerate(turns):
         said = statements(turn.content, turn.role)
+        if turn.said_at is not None:
+            said = [dataclasses.replace(s, memory=dated(s.memory, turn.said_at)) for s in said]
         agreed = agreed_proposal(turn, turns[:i]) if not said else None
         found += [(i, s) for s in (said or ([agreed] if agreed else []))]
     decisions = tuple(dict.fromkeys(s.memory.content for _, s in found if s.memory.kind == "decision"))

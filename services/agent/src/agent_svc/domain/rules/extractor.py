@@ -8,20 +8,17 @@ right after the assistant proposed something becomes a decision to do what was p
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from datetime import datetime
 
 from agent_svc.domain.extraction import (
     EngagementProposal,
     EpisodeDraft,
-    ExtractedMemory,
     TurnReflection,
     Utterance,
 )
 from agent_svc.domain.rules.agreement import agreed_proposal
 from agent_svc.domain.rules.claims import claims_from
-from agent_svc.domain.rules.dates import with_dates
+from agent_svc.domain.rules.dates import dated
 from agent_svc.domain.rules.disclosure import disclosures
 from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.engagement import build_engagement
@@ -47,7 +44,7 @@ class RuleExtractor:
         )
         memories = (*(s.memory for s in found), *told)
         if turn.said_at is not None:
-            memories = tuple(_dated(memory, turn.said_at) for memory in memories)
+            memories = tuple(dated(memory, turn.said_at) for memory in memories)
         return TurnReflection(
             memories=memories,
             claims=claims_from(found),
@@ -61,14 +58,3 @@ class RuleExtractor:
 
     async def engagement(self, turns: Sequence[Utterance]) -> EngagementProposal:
         return build_engagement(turns)
-
-
-def _dated(memory: ExtractedMemory, said_at: datetime) -> ExtractedMemory:
-    """The memory with the dates its relative times meant (rules/dates.py); a commitment is about
-    the future, so a bare "Friday" or "June 3" in it is the next one."""
-    future = memory.kind == "commitment"
-    return dataclasses.replace(
-        memory,
-        content=with_dates(memory.content, said_at, future),
-        deadline=with_dates(memory.deadline, said_at, future) if memory.deadline else "",
-    )

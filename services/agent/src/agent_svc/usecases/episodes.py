@@ -4,7 +4,7 @@ transaction as the end, and the job turns the whole conversation into an episode
 
 An episode's times are its turns' times (an imported conversation from 2022 ends in 2022, not when
 EndSession was called). With an ``embedder`` (the default, rule-based mode) its summary is the
-conversation's most central sentences (domain/rules/central.py) instead of the extractor's."""
+sentences that best cover the conversation (domain/rules/central.py) instead of the extractor's."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from agent_svc.domain.extraction import Extractor, Utterance
 from agent_svc.domain.jobs import episode_job
-from agent_svc.domain.rules.central import candidates, central_summary
+from agent_svc.domain.rules.central import conversation_sentences, covering_summary
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.ports import Clock, Episodes, Memories, Transcript, TurnLoopStore
 from agent_svc.usecases.threads import close_answered_threads
@@ -68,12 +68,12 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
 
 
 async def summarise_conversation(turns: Sequence[tuple[str, str]], embedder: TextEmbedder) -> str:
-    """The central sentences of (role, text) turns ("" when no sentence qualifies): one embedding
-    batch of at most MAX_CANDIDATES sentences."""
-    found = candidates(turns)
-    if not found:
+    """The sentences that best cover (role, text) turns ("" when none may be quoted): one embedding
+    batch of at most MAX_SENTENCES sentences."""
+    said = conversation_sentences(turns)
+    if not any(sentence.quotable for sentence in said):
         return ""
-    return central_summary(found, await embedder.embed([c.text for c in found]))
+    return covering_summary(said, await embedder.embed([sentence.text for sentence in said]))
 
 
 async def end_idle_sessions(

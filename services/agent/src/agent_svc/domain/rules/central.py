@@ -1,16 +1,18 @@
-"""An episode's summary: the few most central sentences of the whole conversation, both sides.
+"""An episode's summary: the few sentences that best cover the whole conversation, both sides.
 
-Every sentence of the user's and the assistant's turns that carries at least two content words is a
-candidate (greetings, thanks and "how are you?" are not). With one unit vector per candidate (the
-packaged embedding model), a sentence's centrality is its cosine to the conversation's centroid —
-the same order as its mean cosine to all the others, at O(n) instead of O(n²). Sentences are then
-picked by maximal marginal relevance: ``LAMBDA · centrality − (1 − LAMBDA) · (highest cosine to a
-sentence already picked)``, so a second sentence saying the same thing loses to one adding a new
-part of the conversation; at most ``MAX_SUMMARY_SENTENCES`` and ``SUMMARY_CHARS`` characters.
+Every sentence the user and the assistant said is embedded (the packaged model; one unit vector
+each). Statements of at least two content words may be quoted (questions, greetings and thanks are
+not). The choice is greedy coverage — facility location, the classic extractive objective: each
+step takes the sentence that most raises ``Σ_j max_{chosen i} cos(j, i)`` over every sentence ``j``
+of the conversation, plus ``POSITION_WEIGHT`` for being said early (a conversation opens with its
+news), until ``SUMMARY_CHARS`` characters or ``MAX_SUMMARY_SENTENCES`` sentences. Coverage rewards a
+sentence standing for many others and stops rewarding a second one saying the same thing, so the
+summary reaches each part of the conversation — what the centroid's nearest sentences do not: they
+all come from its main topic.
 
 The picked sentences are printed in conversation order, each speaker named once per run of their
 sentences (``"User: … Assistant: …"``), the words as said: a summary never pastes whole turns.
-Pure: the caller embeds ``Candidate.text`` and passes the vectors.
+Pure: the caller embeds ``Sentence.text`` and passes the vectors.
 """
 
 from __future__ import annotations
@@ -23,88 +25,93 @@ import numpy as np
 from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, content_words, sentences
 
 SUMMARY_CHARS = 600
-MAX_SUMMARY_SENTENCES = 5
-# Embedding cost bound: a longer conversation is sampled evenly down to this many candidates.
-MAX_CANDIDATES = 240
+MAX_SUMMARY_SENTENCES = 10
+# Embedding cost bound: a longer conversation is sampled evenly down to this many sentences.
+MAX_SENTENCES = 240
 MIN_CONTENT_WORDS = 2
-LAMBDA = 0.7
+# Tuned on LoCoMo conversations 0-2 (bench/episode_summaries.py), checked on 3-5.
+POSITION_WEIGHT = 0.1
 _SPEAKER = {"user": "User", "assistant": "Assistant"}
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
+class Sentence:
     order: int  # position in the conversation
     role: str
     text: str
+    quotable: bool  # a statement with enough content to stand in a summary
 
 
-def candidates(turns: Sequence[tuple[str, str]]) -> list[Candidate]:
-    """The sentences a summary may quote, in conversation order."""
-    found: list[Candidate] = []
+def conversation_sentences(turns: Sequence[tuple[str, str]]) -> list[Sentence]:
+    """The user's and assistant's sentences, in order (at most ``MAX_SENTENCES``, evenly sampled)."""
+    found: list[Sentence] = []
     for role, content in turns:
         if role not in _SPEAKER or not isinstance(content, str):
             continue
         for sentence in sentences(content):
             text = " ".join(sentence.text.split())
-            if len(text) > MAX_SENTENCE_CHARS or len(content_words(sentence.clean)) < MIN_CONTENT_WORDS:
+            if not text or len(text) > MAX_SENTENCE_CHARS:
                 continue
-            found.append(Candidate(len(found), role, text))
-    if len(found) > MAX_CANDIDATES:
-        keep = np.linspace(0, len(found) - 1, MAX_CANDIDATES).round().astype(int)
+            quotable = not sentence.is_question and len(content_words(sentence.clean)) >= MIN_CONTENT_WORDS
+            found.append(Sentence(len(found), role, text, quotable))
+    if len(found) > MAX_SENTENCES:
+        keep = np.linspace(0, len(found) - 1, MAX_SENTENCES).round().astype(int)
         found = [found[i] for i in dict.fromkeys(keep.tolist())]
     return found
 
 
-def pick_central(
+def pick_covering(
     vectors: np.ndarray,
-    lengths: Sequence[int],
+    said: Sequence[Sentence],
     *,
     budget: int = SUMMARY_CHARS,
     max_sentences: int = MAX_SUMMARY_SENTENCES,
 ) -> list[int]:
-    """Indices (ascending) of the central, mutually distinct rows of ``vectors`` (unit rows) whose
-    ``lengths`` fit ``budget``."""
-    count = len(lengths)
-    if count == 0 or budget <= 0:
+    """Indices (ascending) of the quotable sentences whose greedy choice best covers all of ``said``
+    (``vectors``: one unit row each) within ``budget`` characters."""
+    quotable = [i for i, sentence in enumerate(said) if sentence.quotable]
+    if not quotable or budget <= 0:
         return []
     vectors = np.asarray(vectors, dtype=np.float32)
-    centroid = vectors.mean(axis=0)
-    norm = float(np.linalg.norm(centroid))
-    centrality = vectors @ (centroid / norm) if norm > 0 else np.zeros(count, dtype=np.float32)
-    redundancy = np.full(count, -1.0, dtype=np.float32)
-    open_ = np.ones(count, dtype=bool)
+    similarity = np.clip(vectors @ vectors[quotable].T, 0.0, None)  # every sentence × each quotable one
+    early = POSITION_WEIGHT * (1.0 - np.array([said[i].order for i in quotable]) / max(len(said), 1))
+    lengths = [rendered_length(said[i]) for i in quotable]
+    covered = np.zeros(len(said), dtype=np.float32)
+    open_ = np.ones(len(quotable), dtype=bool)
     picked: list[int] = []
+    texts: set[str] = set()
     used = 0
     while len(picked) < max_sentences and open_.any():
-        gain = LAMBDA * centrality - (1 - LAMBDA) * np.maximum(redundancy, 0.0) if picked else centrality.copy()
+        gain = np.maximum(similarity - covered[:, None], 0.0).sum(axis=0) / len(said) + early
         gain[~open_] = -np.inf
         best = int(np.argmax(gain))
         open_[best] = False
-        if used + lengths[best] > budget:
-            continue  # too long for what is left; a shorter one may still fit
-        picked.append(best)
+        text = said[quotable[best]].text.casefold()
+        if used + lengths[best] > budget or text in texts:
+            continue  # too long for what is left (a shorter one may still fit), or said already
+        texts.add(text)
+        picked.append(quotable[best])
         used += lengths[best]
-        redundancy = np.maximum(redundancy, vectors @ vectors[best])
+        covered = np.maximum(covered, similarity[:, best])
     return sorted(picked)
 
 
-def render(chosen: Sequence[Candidate]) -> str:
+def render(chosen: Sequence[Sentence]) -> str:
     """``"User: a. b. Assistant: c."``: the speaker named when it changes."""
     parts: list[str] = []
     last = None
-    for candidate in sorted(chosen, key=lambda c: c.order):
-        text = candidate.text if candidate.text[-1] in ".!?" else candidate.text + "."
-        parts.append(f"{_SPEAKER[candidate.role]}: {text}" if candidate.role != last else text)
-        last = candidate.role
+    for sentence in sorted(chosen, key=lambda s: s.order):
+        text = sentence.text if sentence.text[-1] in ".!?" else sentence.text + "."
+        parts.append(f"{_SPEAKER[sentence.role]}: {text}" if sentence.role != last else text)
+        last = sentence.role
     return " ".join(parts)
 
 
-def rendered_length(candidate: Candidate) -> int:
-    """What ``candidate`` costs in the summary, with its speaker label and a separator."""
-    return len(candidate.text) + len(_SPEAKER[candidate.role]) + 4
+def rendered_length(sentence: Sentence) -> int:
+    """What ``sentence`` costs in the summary, with its speaker label and a separator."""
+    return len(sentence.text) + len(_SPEAKER[sentence.role]) + 4
 
 
-def central_summary(found: Sequence[Candidate], vectors: np.ndarray, budget: int = SUMMARY_CHARS) -> str:
-    """The summary of a conversation given its ``candidates`` and their embeddings."""
-    picked = pick_central(vectors, [rendered_length(c) for c in found], budget=budget)
-    return render([found[i] for i in picked])
+def covering_summary(said: Sequence[Sentence], vectors: np.ndarray, budget: int = SUMMARY_CHARS) -> str:
+    """The summary of a conversation given its ``conversation_sentences`` and their embeddings."""
+    return render([said[i] for i in pick_covering(vectors, said, budget=budget)])

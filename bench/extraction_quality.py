@@ -28,6 +28,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,14 @@ class Side:
     copied: list[str] = field(default_factory=list)
 
 
+def session_time(text: str) -> datetime | None:
+    """LoCoMo's "1:56 pm on 8 May, 2023" (as reflection gets the turn's time in production)."""
+    try:
+        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 async def read_side(conversation: dict, user: str, extractor: RuleExtractor, cpu: list[float]) -> Side:
     side = Side()
     talk = conversation["conversation"]
@@ -102,10 +111,11 @@ async def read_side(conversation: dict, user: str, extractor: RuleExtractor, cpu
     )
     window: list[Utterance] = []
     for number in sessions:
+        said_at = session_time(talk.get(f"session_{number}_date_time", ""))
         for turn in talk[f"session_{number}"]:
             text = turn.get("text") or ""
             role = "user" if turn["speaker"] == user else "assistant"
-            utterance = Utterance(role, text, turn["dia_id"])
+            utterance = Utterance(role, text, turn["dia_id"], said_at)
             began = time.process_time()
             found = await extractor.reflect(utterance, window[-WINDOW:])
             cpu.append(time.process_time() - began)

@@ -172,7 +172,8 @@ class DialSettings(LoreSettings, TlsSettings, ServiceTokenSettings):
 
 
 class EmbeddingServerSettings(ServerSettings):
-    """A server that embeds text (memory, observations): the model it uses, packaged by default."""
+    """A server that embeds text (memory, observations, the agent for episode summaries): the model it
+    uses, packaged by default."""
 
     embeddings_base_url: str | None = env(
         "LORE_EMBEDDINGS_BASE_URL",

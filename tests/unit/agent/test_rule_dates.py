@@ -40,6 +40,7 @@ SATURDAY = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
         ("June 3", TUESDAY, True, "June 3 (3 June 2027)"),
         ("3rd of December", TUESDAY, True, "3rd of December (3 December 2026)"),
         ("3 June", TUESDAY, False, "3 June"),
+        ("march 5 miles", TUESDAY, True, "march 5 miles"),
         # Ambiguous or already absolute: left as said.
         ("this Monday", TUESDAY, True, "this Monday"),
         ("last Friday", SATURDAY, False, "last Friday"),

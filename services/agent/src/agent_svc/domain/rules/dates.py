@@ -138,6 +138,8 @@ def resolve(match: re.Match[str], today: date, future: bool) -> str:
     if not future:
         return ""
     if g["month_a"] or g["month_b"]:
+        if not (g["month_a"] or g["month_b"])[0].isupper():
+            return ""  # "I'll march 5 miles", "it may 2x": a month is capitalised as written
         found = _month_day(g["month_a"] or g["month_b"], int(g["day_a"] or g["day_b"]), today)
         return _day(found) if found else ""
     if g["bare"]:

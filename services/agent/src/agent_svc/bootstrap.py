@@ -119,7 +119,8 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     metrics = overrides.get("metrics") or ServiceMetrics()
     paths = prometheus_metrics.register(metrics.registry, postgres)
     extractor, model = await _language(settings, stack, overrides.get("extractor") or RuleExtractor(), paths)
-    # Rule-based mode (no model): episode summaries are the central sentences, chosen by embedding.
+    # Rule-based mode (no model): an episode summary is the sentences that best cover the conversation,
+    # chosen with the packaged embedding model (domain/rules/central.py).
     embedder = None
     if model is None:
         embedder = overrides.get("embedder") or await open_embedder(

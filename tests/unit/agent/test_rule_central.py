@@ -6,8 +6,8 @@ import numpy as np
 from agent_svc.domain.rules.central import (
     SUMMARY_CHARS,
     conversation_sentences,
-    covering_summary,
-    pick_covering,
+    pick_summary,
+    summary_of,
 )
 from agent_svc.usecases.episodes import summarise_conversation
 
@@ -80,7 +80,7 @@ async def test_the_summary_never_pastes_a_whole_turn_and_fits_its_budget() -> No
     vectors = np.random.default_rng(7).normal(size=(len(said), 16)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
 
-    summary = covering_summary(said, vectors)
+    summary = summary_of(said, vectors)
 
     assert 0 < len(summary) <= SUMMARY_CHARS
     assert not any(content in summary for _, content in long_turns)
@@ -90,13 +90,13 @@ def test_a_sentence_said_twice_is_quoted_once() -> None:
     said = conversation_sentences([("user", "The build is green again. The build is green again.")] * 3)
     vectors = np.ones((len(said), 4), dtype=np.float32) / 2
 
-    assert covering_summary(said, vectors) == "User: The build is green again."
+    assert summary_of(said, vectors) == "User: The build is green again."
 
 
 def test_nothing_quotable_gives_no_summary() -> None:
     said = conversation_sentences([("user", "Hi!"), ("assistant", "Hello! How can I help?")])
 
-    assert pick_covering(np.eye(len(said), dtype=np.float32), said) == []
+    assert pick_summary(np.eye(len(said), dtype=np.float32), said) == []
 
 
 async def test_nothing_quotable_asks_no_embedding() -> None:
@@ -104,3 +104,14 @@ async def test_nothing_quotable_asks_no_embedding() -> None:
 
     assert await summarise_conversation([("user", "Thanks!"), ("tool", "ok")], embedder) == ""
     assert embedder.batches == []
+
+
+def test_with_room_for_one_sentence_it_is_from_what_the_conversation_is_mostly_about() -> None:
+    said = conversation_sentences(TURNS)
+    vectors = np.stack([_vector(sentence.text) for sentence in said])
+    room = max(len(sentence.text) for sentence in said) + 20
+
+    summary = summary_of(said, vectors, budget=room)
+
+    assert summary.count(". ") + summary.count("! ") == 0, "one sentence"
+    assert "Porto" in summary or "movers" in summary or "kitchen" in summary, summary

@@ -18,7 +18,7 @@ import numpy as np
 
 from agent_svc.domain.extraction import Extractor, Utterance
 from agent_svc.domain.jobs import episode_job
-from agent_svc.domain.rules.central import conversation_sentences, covering_summary
+from agent_svc.domain.rules.central import conversation_sentences, summary_of
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.ports import Clock, Episodes, Memories, Transcript, TurnLoopStore
 from agent_svc.usecases.threads import close_answered_threads
@@ -73,7 +73,7 @@ async def summarise_conversation(turns: Sequence[tuple[str, str]], embedder: Tex
     said = conversation_sentences(turns)
     if not any(sentence.quotable for sentence in said):
         return ""
-    return covering_summary(said, await embedder.embed([sentence.text for sentence in said]))
+    return summary_of(said, await embedder.embed([sentence.text for sentence in said]))
 
 
 async def end_idle_sessions(

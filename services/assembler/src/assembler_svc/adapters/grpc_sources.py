@@ -247,7 +247,7 @@ class GrpcBeliefSources:
             request.query_embedding_model = query_vector.model
         response = await _call(self._observations.SearchObservations(request, timeout=timeout))
         shown = shown_in_context(scope, response.results, lambda r: belief_scope(r.observation), "beliefs")
-        return [belief(result.observation, result.similarity) for result in shown]
+        return [belief(result.observation, result.similarity, scope) for result in shown]
 
     async def top_beliefs(self, scope: Scope, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
         request = observation_service_pb2.QueryObservationsRequest(
@@ -261,7 +261,7 @@ class GrpcBeliefSources:
         )
         response = await _call(self._observations.QueryObservations(request, timeout=timeout))
         shown = shown_in_context(scope, response.observations, belief_scope, "beliefs")
-        return [belief(observation, 0.0) for observation in shown]
+        return [belief(observation, 0.0, scope) for observation in shown]
 
     async def engagement(self, *, timeout: float) -> EngagementDigest:
         request = engagement_service_pb2.GetEngagementRequest()
@@ -302,7 +302,15 @@ def session_state(found: working_memory_service_pb2.WorkingMemory) -> SessionSta
         mood_valence=latest.valence if latest else 0.0,
         last_tool_result=tool_result(found.last_tool_result) if found.HasField("last_tool_result") else None,
         fingerprint=found.context_fingerprint,
+        recent_turn_ids=frozenset(transcript_turn_id(turn) for turn in found.recent_turns),
     )
+
+
+def transcript_turn_id(turn: turn_pb2.Turn) -> str:
+    """The agent writes a turn to working memory keyed ``turn:<transcript id>`` (the id memories'
+    provenance names); a turn written otherwise is known by its own id."""
+    key = turn.idempotency_key
+    return key.removeprefix("turn:") if key.startswith("turn:") else turn.id
 
 
 def tool_result(interaction: turn_pb2.ToolInteraction) -> ToolResult:
@@ -329,10 +337,16 @@ def recalled_memory(
         vector=vector,
         entities=tuple(memory.entities),
         metadata=dict(memory.metadata),
+        session_id=memory.provenance.session_id,
+        turn_ids=tuple(memory.provenance.turn_ids),
     )
 
 
-def belief(observation: observation_service_pb2.Observation, similarity: float) -> Belief:
+def belief(observation: observation_service_pb2.Observation, similarity: float, scope: Scope) -> Belief:
+    about_user = bool(scope.user_id) and (
+        observation.subject_type == observation_service_pb2.SUBJECT_TYPE_ENTITY
+        and observation.subject_id == scope.user_id
+    )
     return Belief(
         id=observation.id,
         summary=observation.summary,
@@ -341,4 +355,7 @@ def belief(observation: observation_service_pb2.Observation, similarity: float) 
         freshness=observation.freshness,
         similarity=similarity,
         updated_at=_time(observation.updated_at, observation.HasField("updated_at")),
+        sources=observation.confidence_components.source_count,
+        last_supported_at=_time(observation.last_supported_at, observation.HasField("last_supported_at")),
+        about_user=about_user,
     )

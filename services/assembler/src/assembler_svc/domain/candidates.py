@@ -6,18 +6,21 @@ text says, and which numbers stand for similarity, recency and importance.
   (week, active hypotheses, open unknowns) are *given* context: pinned, never scored.
 - Recalled memories: similarity = dense cosine to the message, recency = current salience,
   importance as stored; the section follows the memory type (``sections.py``); the text ends
-  with the day the memory was true, so the model can reason about time.
+  with the day the memory was true, so the model can reason about time. A memory learnt only from
+  turns the session's working memory holds is marked ``in_conversation``.
 - Episodes: their summary; similarity 0 (the service lists them, it does not search them),
   recency = salience — so only recent, salient episodes clear the threshold.
 - Open threads: recency = ``1 / (1 + weeks since their conversation ended)``, importance 0.6:
   a thread from this week scores ≈ 0.48 and one from two months ago ≈ 0.21, under the default
   threshold — unresolved threads fade instead of crowding the prompt forever.
 - Beliefs: similarity from the observation search, recency = freshness, importance = confidence.
+  Seed 004: each says how sure it is — "(confidence 0.82, 3 sources, last 2026-11-20)" — and the
+  user's own beliefs (about the scope's user) lead the user-profile section.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 
 from assembler_svc.domain.gathered import (
@@ -91,7 +94,10 @@ def engagement_candidates(engagement: EngagementDigest) -> list[Candidate]:
     return found
 
 
-def memory_candidates(memories: Iterable[RecalledMemory]) -> list[Candidate]:
+def memory_candidates(
+    memories: Iterable[RecalledMemory], conversation: Collection[str] = frozenset()
+) -> list[Candidate]:
+    """``conversation``: the transcript ids of the turns the session's working memory holds."""
     return [
         Candidate(
             source=Source.MEMORY,
@@ -103,6 +109,8 @@ def memory_candidates(memories: Iterable[RecalledMemory]) -> list[Candidate]:
             importance=memory.importance,
             vector=memory.vector,
             occurred_at=memory.valid_at,
+            statement=memory.content.strip(),
+            in_conversation=bool(memory.turn_ids) and all(turn in conversation for turn in memory.turn_ids),
         )
         for memory in memories
     ]
@@ -115,6 +123,7 @@ def episode_candidates(episodes: Iterable[EpisodeDigest]) -> list[Candidate]:
             id=episode.id,
             section=Section.MEMORIES,
             text=f"Earlier conversation{_on_day(episode.ended_at, 'ended')}: {episode.summary.strip()}",
+            statement=episode.summary.strip(),
             recency=episode.salience,
             importance=episode.importance,
             occurred_at=episode.ended_at,
@@ -147,15 +156,29 @@ def belief_candidates(beliefs: Iterable[Belief]) -> list[Candidate]:
         Candidate(
             source=Source.OBSERVATION,
             id=belief.id,
-            section=section_for_observation_kind(belief.kind),
-            text=belief.summary.strip(),
+            section=Section.USER_PROFILE if belief.about_user else section_for_observation_kind(belief.kind),
+            text=f"{belief.summary.strip().rstrip('.')} ({how_sure(belief)}).",
             similarity=belief.similarity,
             recency=belief.freshness,
             importance=belief.confidence,
             occurred_at=belief.updated_at,
+            vector=belief.vector,
+            statement=belief.summary.strip(),
+            lead=belief.about_user,
         )
         for belief in beliefs
     ]
+
+
+def how_sure(belief: Belief) -> str:
+    """ "confidence 0.82, 3 sources, last 2026-11-20": what seed 004 asks a belief to carry."""
+    parts = [f"confidence {belief.confidence:.2f}"]
+    if belief.sources > 0:
+        parts.append(f"{belief.sources} source{'s' if belief.sources != 1 else ''}")
+    last = belief.last_supported_at or belief.updated_at
+    if last is not None:
+        parts.append(f"last {last:%Y-%m-%d}")
+    return ", ".join(parts)
 
 
 def _pinned(source: Source, id_: str, section: Section, text: str) -> Candidate:

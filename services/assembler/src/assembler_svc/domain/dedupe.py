@@ -1,14 +1,18 @@
 """Near-duplicate removal across all sections (ARCHITECTURE.md §5: cosine > 0.85, keep the newest).
 
-The candidates are walked newest first (``occurred_at`` descending, unknown times oldest; ties by
-higher total, then id, then source, so the walk is a total order and the result does not depend on
-the input order). A candidate is a duplicate of an already kept one when
+The candidates are walked beliefs first, then newest first (``occurred_at`` descending, unknown
+times oldest; ties by higher total, then id, then source, so the walk is a total order and the
+result does not depend on the input order): a belief is kept over the memory that repeats it, and
+the newer of two memories over the older. A candidate is a duplicate of an already kept one when
+they have the same polarity (``statements.py``: a statement and its negation never merge) and
 
-- their stored vectors have a cosine above the threshold (vectors of different dimension, zero or
-  non-finite vectors never match; among several matching kept candidates the most similar is named),
-- or their normalised texts are equal (casefold, whitespace collapsed, trailing punctuation
-  stripped). This is the only rule for a candidate without a vector; for one with a vector it is
-  implied anyway (equal texts embed equally) and catches the case where the kept one has none.
+- their normalised statements are equal (casefold, whitespace collapsed, trailing punctuation
+  stripped; the statement is the text without what the context adds — a memory's day, a belief's
+  confidence — so "… (on 8 May 2023)" does not hide a repeat);
+- or their vectors have a cosine above the threshold (vectors of different dimension, zero or
+  non-finite vectors never match; among several matching kept candidates the most similar is named);
+- or their content words overlap (``statements.same_terms``: Jaccard ≥ 0.75 over three terms or
+  more) — the rule for what has no vector to compare.
 
 Why numpy: the pairwise cosines of 200 candidates × 384 dimensions are one matrix product (~0.3 ms)
 where pure Python takes tens of milliseconds. Only rows with at least one earlier candidate above
@@ -33,7 +37,8 @@ from itertools import chain
 
 import numpy as np
 
-from assembler_svc.domain.model import Candidate
+from assembler_svc.domain.model import Candidate, Source
+from assembler_svc.domain.statements import Statement, same_polarity, same_terms, statement
 
 _TRAILING = string.punctuation + "…" + "".join(chr(c) for c in (0x2019, 0x201D, 0x3002, 0xFF01, 0xFF1F))
 
@@ -54,12 +59,13 @@ def timestamp(moment: datetime) -> float:
 
 
 def walk_order(candidates: Sequence[Candidate], totals: Sequence[float]) -> list[int]:
-    """Indices of ``candidates``, newest first (see the module docstring for the ties)."""
+    """Indices of ``candidates``, beliefs first, then newest first (see the module docstring)."""
 
-    def key(index: int) -> tuple[int, float, float, str, int]:
+    def key(index: int) -> tuple[int, int, float, float, str, int]:
         candidate = candidates[index]
         when = candidate.occurred_at
         return (
+            0 if candidate.source is Source.OBSERVATION else 1,
             0 if when is not None else 1,
             -timestamp(when) if when is not None else 0.0,
             -totals[index],
@@ -127,8 +133,9 @@ def find_duplicates(
 ) -> dict[int, int]:
     """``{index of a duplicate: index of the kept candidate it duplicates}`` over ``candidates``
     (indices into the sequence given); every index not in the result is kept. ``text_keys`` are
-    the candidates' ``normalise_text`` when the caller has them already."""
-    keys = text_keys if text_keys is not None else [normalise_text(candidate.text) for candidate in candidates]
+    the candidates' ``normalise_text(statement_of(candidate))`` when the caller has them already."""
+    keys = text_keys if text_keys is not None else [normalise_text(statement_of(c)) for c in candidates]
+    said = [statement(statement_of(candidate)) for candidate in candidates]
     order = walk_order(candidates, totals)
     # Group the vectors by dimension, each group's rows in walk order.
     groups: dict[int, list[int]] = {}
@@ -147,6 +154,7 @@ def find_duplicates(
     duplicates: dict[int, int] = {}
     kept_positions: set[int] = set()
     kept_texts: dict[str, int] = {}
+    kept: list[int] = []
     for position, index in enumerate(order):
         text_key = keys[index]
         of = kept_texts.get(text_key)
@@ -154,11 +162,31 @@ def find_duplicates(
             rows, cosines, positions = similar[position]
             best = -1.0
             for row in rows.tolist():
-                if positions[row] in kept_positions and cosines[row] > best:
-                    best, of = float(cosines[row]), order[positions[row]]
+                earlier = order[positions[row]]
+                if positions[row] not in kept_positions or not same_polarity(said[index], said[earlier]):
+                    continue
+                if cosines[row] > best:
+                    best, of = float(cosines[row]), earlier
+        if of is None:
+            of = _same_words(said, index, kept)
         if of is not None:
             duplicates[index] = of
             continue
         kept_positions.add(position)
         kept_texts.setdefault(text_key, index)
+        kept.append(index)
     return duplicates
+
+
+def statement_of(candidate: Candidate) -> str:
+    """What the candidate states, without what the context adds to its text."""
+    return candidate.statement or candidate.text
+
+
+def _same_words(said: Sequence[Statement], index: int, kept: Sequence[int]) -> int | None:
+    """The first kept candidate saying the same as ``index`` by its words, if any."""
+    mine = said[index]
+    for other in kept:
+        if same_polarity(mine, said[other]) and same_terms(mine, said[other]):
+            return other
+    return None

@@ -48,6 +48,8 @@ class SessionState:
     mood_valence: float = 0.0
     last_tool_result: ToolResult | None = None
     fingerprint: str = ""
+    # The transcript ids of the turns working memory holds (the conversation the caller has).
+    recent_turn_ids: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,9 @@ class RecalledMemory:
     vector: tuple[float, ...] | None = None
     entities: tuple[str, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
+    # Provenance: the session and the turns the memory was learnt from.
+    session_id: str = ""
+    turn_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +114,11 @@ class Belief:
     freshness: float
     similarity: float = 0.0
     updated_at: datetime | None = None
+    # Seed 004: how many sources back it and when one last did; about the scope's user or not.
+    sources: int = 0
+    last_supported_at: datetime | None = None
+    about_user: bool = False
+    vector: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

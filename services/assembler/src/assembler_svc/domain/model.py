@@ -93,6 +93,11 @@ class Candidate:
     caller opinions): it is not scored, never below threshold, never deduped, and placed before the
     section's ranked items in the order given. ``vector`` (any sequence of floats) serves only
     near-duplicate removal; ``occurred_at`` decides which of two duplicates is the newest.
+    ``statement`` is what the item states without what the context adds to ``text`` (a memory's
+    day, a belief's confidence): duplicates are compared on it ("" → ``text``). ``lead`` items go
+    before the section's other ranked ones (the user's beliefs in the user profile, seed 004).
+    ``in_conversation`` marks a memory learnt only from turns the session's working memory holds:
+    the caller has them already, so it is a DUPLICATE of working memory.
     """
 
     source: Source
@@ -105,6 +110,9 @@ class Candidate:
     pinned: bool = False
     vector: tuple[float, ...] | None = None
     occurred_at: datetime | None = None
+    statement: str = ""
+    lead: bool = False
+    in_conversation: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,13 +5,15 @@
    first. Pinned candidates (given context) score ``Score(0, 0, 0, 0)`` and are never dropped by
    the threshold; any other with ``total < min_score`` is BELOW_THRESHOLD. A non-pinned candidate
    repeating an earlier candidate's (source, id) is a DUPLICATE of that id: the manifest names
-   items by id, so one id is placed at most once.
-2. Dedupe (``dedupe``) the surviving non-pinned candidates across all sections, newest first:
-   cosine of the stored vectors above ``duplicate_cosine``, or equal normalised text →
-   DUPLICATE, with ``duplicate_of`` the kept candidate's id. Pinned candidates are never deduped.
-3. Order within a section: pinned first in input order, then the ranked ones by total
-   descending, ties by ``occurred_at`` descending (unknown last), then id, then source; so
-   shuffling the ranked candidates never changes the result.
+   items by id, so one id is placed at most once. A memory learnt only from turns the session's
+   working memory holds (``in_conversation``) is a DUPLICATE of ``WORKING_MEMORY_ID``.
+2. Dedupe (``dedupe``) the surviving non-pinned candidates across all sections, beliefs first, then
+   newest first: same polarity and equal normalised statement, cosine of the vectors above
+   ``duplicate_cosine`` or the same content words → DUPLICATE, with ``duplicate_of`` the kept
+   candidate's id. Pinned candidates are never deduped.
+3. Order within a section: pinned first in input order, then ``lead`` ones, then the others; each
+   group by total descending, ties by ``occurred_at`` descending (unknown last), then id, then
+   source; so shuffling the ranked candidates never changes the result.
 4. Budget (``budget``) each section in the fixed ``Section`` order: the title line and each item's
    rendered line (``render``) are charged, items kept greedily, one item longer than the whole
    section cut at a sentence (or word) boundary and marked truncated (``truncate``), and the joined
@@ -36,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assembler_svc.domain.budget import Line, fill_section
-from assembler_svc.domain.dedupe import find_duplicates, normalise_collapsed, timestamp
+from assembler_svc.domain.dedupe import find_duplicates, normalise_text, statement_of, timestamp
 from assembler_svc.domain.fingerprint import fingerprint
 from assembler_svc.domain.model import (
     UNSCORED,
@@ -56,6 +58,7 @@ from assembler_svc.domain.render import clean, is_prose, join_sections, render_l
 from assembler_svc.domain.scoring import below_threshold, score
 
 FIRST_SESSION_ID = "first-session"
+WORKING_MEMORY_ID = "working-memory"
 FIRST_SESSION_TEXT = (
     "This is the first conversation with this user: nothing is remembered about them yet. "
     "Ask rather than assume, and say so if they refer to something earlier."
@@ -95,10 +98,10 @@ def first_session_candidate() -> Candidate:
     return Candidate(Source.CALLER, FIRST_SESSION_ID, Section.GUIDANCE, FIRST_SESSION_TEXT, pinned=True)
 
 
-def _rank_key(candidate: Candidate, value: Score) -> tuple[float, int, float, str, int]:
+def _rank_key(candidate: Candidate, value: Score) -> tuple[int, float, int, float, str, int]:
     when = candidate.occurred_at
     moment = _NEVER if when is None else (0, -timestamp(when))
-    return (-value.total, *moment, candidate.id, int(candidate.source))
+    return (0 if candidate.lead else 1, -value.total, *moment, candidate.id, int(candidate.source))
 
 
 def assemble(
@@ -132,7 +135,10 @@ def assemble(
             reasons[index] = "the same source and id appeared earlier"
             continue
         seen.add(key)
-        if below_threshold(candidate, scores[index], policy.min_score):
+        if candidate.in_conversation:
+            outcome[index], duplicate_of[index] = Outcome.DUPLICATE, WORKING_MEMORY_ID
+            reasons[index] = "learnt from this conversation's recent turns, which the caller holds"
+        elif below_threshold(candidate, scores[index], policy.min_score):
             outcome[index] = Outcome.BELOW_THRESHOLD
             reasons[index] = f"score {scores[index].total:.3f} below {policy.min_score:.3f}"
         else:
@@ -147,9 +153,9 @@ def assemble(
         line = render_line(text, prose)
         lines.append(Line(candidate, text, line, cached.count(line), prose))
 
-    # 2. near-duplicates across sections (survivors are never prose: their text is collapsed)
+    # 2. near-duplicates across sections
     totals = [scores[i].total for i in survivors]
-    keys = [normalise_collapsed(lines[i].text) for i in survivors]
+    keys = [normalise_text(statement_of(items[i])) for i in survivors]
     found = find_duplicates([items[i] for i in survivors], totals, policy.duplicate_cosine, keys)
     for position, kept in found.items():
         index = survivors[position]

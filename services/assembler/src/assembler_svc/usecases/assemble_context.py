@@ -96,7 +96,7 @@ async def assemble_context(
         ),
         *build.session_candidates(session),
         *build.engagement_candidates(engagement),
-        *build.memory_candidates(found["recall"]),
+        *build.memory_candidates(found["recall"], session.recent_turn_ids),
         *build.episode_candidates(found["episodes"]),
         *build.thread_candidates(found["open_threads"], clock.now()),
         *build.belief_candidates(found["beliefs"]),

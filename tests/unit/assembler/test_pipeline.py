@@ -170,7 +170,8 @@ def test_a_disabled_section_drops_everything_in_it_over_budget() -> None:
 
 def test_a_long_persona_is_cut_and_the_manifest_keeps_its_whole_size() -> None:
     persona = " ".join(f"Sentence number {i} is here." for i in range(100))  # 500 words
-    assembly = assemble([given("persona", Section.PERSONA, persona)], policy=POLICY, counter=WORDS, known_anything=True)
+    fixed = POLICY.with_budgets({Section.PERSONA: 300})  # a caller's budget: no spare tokens
+    assembly = assemble([given("persona", Section.PERSONA, persona)], policy=fixed, counter=WORDS, known_anything=True)
     (section,) = assembly.sections
     (item,) = section.items
     assert item.truncated
@@ -185,3 +186,43 @@ def test_the_same_inputs_give_the_same_assembly() -> None:
     candidates = [memory(f"m{i}", f"fact number {i}", similarity=i / 10, days=i % 3) for i in range(10)]
     first = assemble(candidates, policy=POLICY, counter=WORDS, persona_mode="x", mood="y")
     assert first == assemble(list(reversed(candidates)), policy=POLICY, counter=WORDS, persona_mode="x", mood="y")
+
+
+def _many_memories(count: int, words: int = 20) -> list[Candidate]:
+    return [memory(f"m-{n:02d}", " ".join([f"fact{n}"] * words) + ".", days=n) for n in range(count)]
+
+
+def test_tokens_a_section_leaves_unused_go_to_one_that_ran_out() -> None:
+    candidates = _many_memories(20)  # 400 words of memories; no persona, no tool results
+
+    assembly = assemble(candidates, policy=POLICY, counter=WORDS, known_anything=True)
+
+    (section,) = assembly.sections
+    assert section.section is Section.MEMORIES
+    assert section.budget_tokens > POLICY.budgets[Section.MEMORIES]
+    assert len(section.items) == 20, "the whole 1400 tokens are there to use"
+    assert assembly.total_tokens <= assembly.budget_tokens == POLICY.budget_tokens
+
+
+def test_a_budget_the_caller_set_is_kept_exactly_and_the_table_is_kept_when_sharing_is_off() -> None:
+    candidates = _many_memories(20)
+    for policy in (POLICY.with_budgets({Section.MEMORIES: 150}), AssemblyPolicy(share_spare=False)):
+        assembly = assemble(candidates, policy=policy, counter=WORDS, known_anything=True)
+
+        (section,) = assembly.sections
+        assert section.budget_tokens == 150 and section.tokens <= 150
+        assert sum(entry.outcome is Outcome.OVER_BUDGET for entry in assembly.manifest) > 10
+
+
+def test_the_spare_goes_first_to_what_was_recalled_for_the_message() -> None:
+    profile = [memory(f"p-{n}", " ".join([f"likes{n}"] * 20) + ".", section=Section.USER_PROFILE) for n in range(30)]
+    memories = _many_memories(30)
+    tight = AssemblyPolicy(budgets={Section.PERSONA: 200, Section.TOOL_RESULTS: 0, Section.GUIDANCE: 0})
+
+    assembly = assemble([*memories, *profile], policy=tight, counter=WORDS, known_anything=True)
+
+    by_section = {section.section: section for section in assembly.sections}
+    spare = 200 + tight.budgets[Section.WORKING_SUMMARY] + tight.budgets[Section.OBSERVATIONS]
+    spare += tight.budgets[Section.OPINIONS]
+    assert by_section[Section.USER_PROFILE].budget_tokens > tight.budgets[Section.USER_PROFILE] + spare - 25
+    assert by_section[Section.MEMORIES].budget_tokens <= tight.budgets[Section.MEMORIES] + 25

@@ -95,10 +95,14 @@ def check_invariants(
         event(f"outcome {entry.outcome.name}")
     if any(item.truncated for section in assembly.sections for item in section.items):
         event("an item was cut")
-    # Budgets: every section within its own, its tokens the exact count of its text.
+    # Budgets: every section within its own (plus the spare it took, never when its budget was
+    # fixed), its tokens the exact count of its text.
     for section in assembly.sections:
         assert section.items, "empty sections are omitted"
-        assert section.budget_tokens == policy.budgets[section.section]
+        if policy.may_take_spare(section.section):
+            assert section.budget_tokens >= policy.budgets[section.section]
+        else:
+            assert section.budget_tokens == policy.budgets[section.section]
         assert section.tokens == counter.count(section.text) <= section.budget_tokens
     assert assembly.total_tokens == sum(section.tokens for section in assembly.sections) <= assembly.budget_tokens
     assert assembly.budget_tokens == sum(policy.budgets.values())

@@ -63,6 +63,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         weights=Weights(settings.weight_similarity, settings.weight_recency, settings.weight_importance),
         min_score=settings.min_score,
         duplicate_cosine=settings.duplicate_cosine,
+        share_spare=settings.share_unused_budget,
     )
     return Container(
         settings=settings,

@@ -36,6 +36,11 @@ class Settings(ServerSettings):
         gt=0.0,
         le=1.0,
     )
+    share_unused_budget: bool = env(
+        "LORE_ASSEMBLER_SHARE_UNUSED_BUDGET",
+        default=True,
+        description="tokens a section leaves unused go to the sections that ran out (not to ones a caller set)",
+    )
     engagement_agents: IdSet = engagement_agents(
         "comma-separated agent ids whose contexts show the engagement state; none when empty"
     )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 
 from google.protobuf import json_format
 from lore.assembler.v1 import assembler_service_pb2 as pb
@@ -24,7 +23,6 @@ from assembler_svc.domain.model import (
     ConsistencyFlag,
     ManifestEntry,
     Section,
-    with_budgets,
 )
 from assembler_svc.domain.priming import DEFAULT_BUDGET_TOKENS, PrimedItem, Priming
 from assembler_svc.domain.tool_results import ToolResult
@@ -85,7 +83,8 @@ def tool_result_from_pb(interaction: turn_pb2.ToolInteraction, field: str = "too
     )
 
 
-def _budgets(options: pb.AssembleOptions) -> Mapping[Section, int]:
+def _budgets(options: pb.AssembleOptions) -> dict[Section, int]:
+    """The sections whose budget the caller set, and to what."""
     overrides: dict[Section, int] = {}
     for index, budget in enumerate(options.section_budgets):
         field = f"options.section_budgets[{index}]"
@@ -96,7 +95,7 @@ def _budgets(options: pb.AssembleOptions) -> Mapping[Section, int]:
         if not 0 <= budget.tokens <= MAX_SECTION_TOKENS:
             raise InvalidArgument(f"{field}.tokens", f"must be between 0 and {MAX_SECTION_TOKENS}")
         overrides[section] = budget.tokens
-    return with_budgets(overrides)
+    return overrides
 
 
 def assemble_input_from_pb(request: pb.AssembleContextRequest, defaults: AssemblyPolicy) -> AssembleInput:
@@ -110,6 +109,7 @@ def assemble_input_from_pb(request: pb.AssembleContextRequest, defaults: Assembl
     if options.recall_k and not 1 <= options.recall_k <= MAX_RECALL_K:
         raise InvalidArgument("options.recall_k", f"must be between 1 and {MAX_RECALL_K}")
     min_score = _unit(options.min_score, "options.min_score") if options.HasField("min_score") else defaults.min_score
+    budgets = _budgets(options)
     return AssembleInput(
         message=text(request.message, "message", MAX_MESSAGE_CHARS, required=True),
         scope=scope_from_pb(request.scope),
@@ -129,7 +129,9 @@ def assemble_input_from_pb(request: pb.AssembleContextRequest, defaults: Assembl
             weights=defaults.weights,
             min_score=min_score,
             duplicate_cosine=defaults.duplicate_cosine,
-            budgets=_budgets(options),
+            budgets={**defaults.budgets, **budgets},
+            fixed=defaults.fixed | frozenset(budgets),
+            share_spare=defaults.share_spare,
         ),
         recall_k=options.recall_k or DEFAULT_RECALL_K,
         min_observation_confidence=(

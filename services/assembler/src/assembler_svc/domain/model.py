@@ -152,16 +152,33 @@ def with_budgets(overrides: Mapping[Section | int, int] | None = None) -> Mappin
     return MappingProxyType(merged)
 
 
+# Where tokens a section leaves unused go first (``pipeline``): what was recalled for this message
+# before what the caller gave.
+SPARE_ORDER: tuple[Section, ...] = (
+    Section.USER_PROFILE,
+    Section.MEMORIES,
+    Section.OBSERVATIONS,
+    Section.OPINIONS,
+    Section.WORKING_SUMMARY,
+    Section.GUIDANCE,
+    Section.TOOL_RESULTS,
+    Section.PERSONA,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class AssemblyPolicy:
     """How one assembly scores, dedupes and budgets. ``budgets`` is normalised on construction: keys
     become ``Section``s and a section missing from it keeps its default budget, so a partial mapping
-    is an override, never a silent 0."""
+    is an override, never a silent 0. ``fixed`` sections (the ones a caller set) keep exactly their
+    budget; every other may take the tokens other sections left unused (``share_spare``)."""
 
     weights: Weights = field(default_factory=Weights)
     min_score: float = 0.3
     duplicate_cosine: float = 0.85
     budgets: Mapping[Section, int] = field(default_factory=lambda: DEFAULT_BUDGETS)
+    fixed: frozenset[Section] = frozenset()
+    share_spare: bool = True
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_score, int | float) and 0 <= self.min_score <= 1):
@@ -173,12 +190,17 @@ class AssemblyPolicy:
             if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
                 raise ValueError(f"the budget of {section.name} must be a non-negative integer, got {tokens!r}")
         object.__setattr__(self, "budgets", budgets)
+        object.__setattr__(self, "fixed", frozenset(Section(section) for section in self.fixed))
 
     def with_budgets(self, overrides: Mapping[Section | int, int]) -> AssemblyPolicy:
-        """This policy with ``overrides`` merged onto its budgets."""
+        """This policy with ``overrides`` merged onto its budgets; the overridden sections are fixed."""
         merged = dict(self.budgets)
         merged.update({Section(key): tokens for key, tokens in overrides.items()})
-        return AssemblyPolicy(self.weights, self.min_score, self.duplicate_cosine, merged)
+        fixed = self.fixed | {Section(key) for key in overrides}
+        return AssemblyPolicy(self.weights, self.min_score, self.duplicate_cosine, merged, fixed, self.share_spare)
+
+    def may_take_spare(self, section: Section) -> bool:
+        return self.share_spare and section not in self.fixed and self.budgets[section] > 0
 
     @property
     def budget_tokens(self) -> int:

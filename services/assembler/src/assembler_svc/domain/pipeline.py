@@ -14,10 +14,13 @@
 3. Order within a section: pinned first in input order, then ``lead`` ones, then the others; each
    group by total descending, ties by ``occurred_at`` descending (unknown last), then id, then
    source; so shuffling the ranked candidates never changes the result.
-4. Budget (``budget``) each section in the fixed ``Section`` order: the title line and each item's
-   rendered line (``render``) are charged, items kept greedily, one item longer than the whole
-   section cut at a sentence (or word) boundary and marked truncated (``truncate``), and the joined
-   section text re-counted so that ``section.tokens == counter.count(section.text) <= budget``.
+4. Budget (``budget``) each section: the title line and each item's rendered line (``render``) are
+   charged, items kept greedily, one item longer than the whole section cut at a sentence (or word)
+   boundary and marked truncated (``truncate``), and the joined section text re-counted so that
+   ``section.tokens == counter.count(section.text) <= section.budget_tokens``. Then the tokens the
+   sections left unused are offered, in ``SPARE_ORDER``, to each section that had to leave
+   something out (unless the caller fixed its budget), which is filled again with its budget plus
+   what is left of them: a section with nothing relevant gives its tokens to one that has.
    ``total_tokens`` is the sum of the sections' tokens: the blank lines between sections in
    ``text`` are not counted, so ``total_tokens <= budget_tokens`` always holds.
 5. Every unavailable source gets one SOURCE_UNAVAILABLE entry: id "", its reason.
@@ -35,12 +38,14 @@ Tokens are counted once per distinct text within a call (titles, repeated texts)
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from assembler_svc.domain.budget import Line, fill_section
+from assembler_svc.domain.budget import FilledSection, Line, fill_section
 from assembler_svc.domain.dedupe import find_duplicates, normalise_text, statement_of, timestamp
 from assembler_svc.domain.fingerprint import fingerprint
 from assembler_svc.domain.model import (
+    SPARE_ORDER,
     UNSCORED,
     Assembly,
     AssemblyPolicy,
@@ -102,6 +107,21 @@ def _rank_key(candidate: Candidate, value: Score) -> tuple[int, float, int, floa
     when = candidate.occurred_at
     moment = _NEVER if when is None else (0, -timestamp(when))
     return (0 if candidate.lead else 1, -value.total, *moment, candidate.id, int(candidate.source))
+
+
+def _used(filled: FilledSection) -> int:
+    return filled.section.tokens if filled.section is not None else 0
+
+
+def _left_out(filled: FilledSection) -> bool:
+    return any(placement.outcome is Outcome.OVER_BUDGET or placement.truncated for placement in filled.placements)
+
+
+def _with_budget(filled: FilledSection, budget: int) -> FilledSection:
+    """``filled`` reporting ``budget`` (its own plus the spare it used) as its section's budget."""
+    if filled.section is None:
+        return filled
+    return FilledSection(dataclasses.replace(filled.section, budget_tokens=budget), filled.placements)
 
 
 def assemble(
@@ -167,17 +187,36 @@ def assemble(
     for index, candidate in enumerate(items):
         (pinned if candidate.pinned else ranked)[candidate.section].append(index)
 
-    # 4. budgets, section by section in the fixed order; 7. the manifest in the same order
+    # 4. budgets, each section, then the unused tokens to the sections that ran out
+    orders = {
+        section: pinned[section] + sorted(ranked[section], key=lambda i: _rank_key(items[i], scores[i]))
+        for section in Section
+    }
+    eligible = {section: [index for index in orders[section] if index not in outcome] for section in Section}
+    budgets = dict(policy.budgets)
+    filled = {
+        section: fill_section(section, [lines[i] for i in eligible[section]], budgets[section], cached)
+        for section in Section
+    }
+    spare = sum(budgets[section] - _used(filled[section]) for section in Section)
+    for section in SPARE_ORDER:
+        if spare <= 0 or not policy.may_take_spare(section) or not _left_out(filled[section]):
+            continue
+        before = _used(filled[section])
+        grown = fill_section(section, [lines[i] for i in eligible[section]], budgets[section] + spare, cached)
+        spare -= _used(grown) - before
+        budgets[section] += _used(grown) - before
+        filled[section] = _with_budget(grown, budgets[section])
+
+    # 7. the manifest, sections in the fixed order
     sections: list[ContextSection] = []
     manifest: list[ManifestEntry] = []
     for section in Section:
-        order = pinned[section] + sorted(ranked[section], key=lambda i: _rank_key(items[i], scores[i]))
-        eligible = [index for index in order if index not in outcome]
-        budget = policy.budgets[section]
-        filled = fill_section(section, [lines[index] for index in eligible], budget, cached)
-        placements = dict(zip(eligible, filled.placements, strict=True))
-        if filled.section is not None:
-            sections.append(filled.section)
+        order = orders[section]
+        budget = budgets[section]
+        placements = dict(zip(eligible[section], filled[section].placements, strict=True))
+        if filled[section].section is not None:
+            sections.append(filled[section].section)
         for index in order:
             candidate = items[index]
             placement = placements.get(index)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope, ThreadDigest
 from assembler_svc.domain.model import Outcome, Source
-from assembler_svc.domain.priming import NOTHING_YET, related_memories, shared_entities
+from assembler_svc.domain.priming import NOTHING_YET, PrimeLimits, related_memories, shared_entities
 from assembler_svc.usecases.prime import prime
 
 from tests.fakes import FixedClock
@@ -130,3 +130,75 @@ async def test_a_failing_source_is_reported_and_the_rest_primed() -> None:
     [missing] = [e for e in primed.manifest if e.outcome is Outcome.SOURCE_UNAVAILABLE]
     assert missing.source is Source.OPEN_THREAD and "open_threads" in missing.reason
     assert "Recent conversations:" in primed.formatted_context
+
+
+async def test_with_an_initial_message_what_relates_to_it_comes_first_and_is_not_crowded_out() -> None:
+    memories, beliefs = sources()
+    memories.episodes = [
+        EpisodeDigest(f"e-{n}", " ".join(["A long catch-up about many unrelated things."] * 25), "s", NOW, 0.9, 0.5)
+        for n in range(3)
+    ]
+
+    primed = await run(memories, beliefs, "How is the Lisbon trip with Marta going?", budget=200)
+
+    text = primed.formatted_context
+    assert text.splitlines()[1] == "Related to this message:"
+    assert "Lisbon trip with Marta is in May" in text, "the related memory fits before the long episodes"
+    assert "Recent conversations:" not in text, "the three long episodes come after, and do not fit"
+
+
+async def test_prime_counts_and_salience_threshold_are_configurable() -> None:
+    memories, beliefs = sources()
+    limits = PrimeLimits(episodes=3, threads=0, facts=1, min_salience=0.05)
+
+    primed = await prime(
+        Scope(user_id="u-1"),
+        "",
+        600,
+        memory=memories,
+        beliefs=beliefs,
+        counter=COUNTER,
+        clock=FixedClock(NOW),
+        timeout=0.2,
+        limits=limits,
+    )
+
+    assert [i.id for i in primed.recent_context] == ["e-1", "e-0"], "the old episode clears a lower threshold"
+    assert primed.open_threads == ()
+    assert [i.id for i in primed.salient_facts] == ["f-1"]
+
+
+async def test_episodes_say_their_outcomes_and_beliefs_how_sure_they_are() -> None:
+    memories, beliefs = sources()
+    memories.episodes = [
+        EpisodeDigest(
+            "e-1", "Planned the Lisbon trip.", "s-1", NOW - timedelta(days=2), 0.8, 0.6, ("decision: fly on 3 May",)
+        )
+    ]
+    beliefs.beliefs = [
+        Belief(
+            "o-1",
+            "The user travels mostly for work.",
+            "world_fact",
+            0.82,
+            0.9,
+            sources=3,
+            last_supported_at=datetime(2026, 2, 20, tzinfo=UTC),
+        )
+    ]
+
+    primed = await run(memories, beliefs)
+
+    text = primed.formatted_context
+    assert "Planned the Lisbon trip. Outcomes: decision: fly on 3 May." in text
+    assert "The user travels mostly for work (confidence 0.82, 3 sources, last 2026-02-20)." in text
+
+
+async def test_a_fact_a_belief_states_is_not_primed_twice() -> None:
+    memories, beliefs = sources()
+    beliefs.beliefs = [Belief("o-1", "Works at Acme as a data engineer.", "world_fact", 0.9, 0.9)]
+
+    primed = await run(memories, beliefs)
+
+    assert [i.id for i in primed.salient_facts] == ["f-2"]
+    assert primed.formatted_context.count("Acme") == 1

@@ -9,6 +9,8 @@ from lore_runtime.settings import (
     service_metrics_address,
 )
 
+from assembler_svc.domain.priming import PrimeLimits
+
 
 class Settings(ServerSettings):
     addr: str = service_address("assembler")
@@ -41,6 +43,19 @@ class Settings(ServerSettings):
         default=True,
         description="tokens a section leaves unused go to the sections that ran out (not to ones a caller set)",
     )
+    prime_episodes: int = env("LORE_PRIME_EPISODES", default=3, description="episodes in a Prime", ge=0, le=100)
+    prime_threads: int = env("LORE_PRIME_THREADS", default=5, description="open threads in a Prime", ge=0, le=100)
+    prime_facts: int = env("LORE_PRIME_FACTS", default=10, description="salient facts in a Prime", ge=0, le=100)
+    prime_min_salience: float = env(
+        "LORE_PRIME_MIN_SALIENCE",
+        default=0.3,
+        description="episodes under this salience are not primed",
+        ge=0.0,
+        le=1.0,
+    )
     engagement_agents: IdSet = engagement_agents(
         "comma-separated agent ids whose contexts show the engagement state; none when empty"
     )
+
+    def prime_limits(self) -> PrimeLimits:
+        return PrimeLimits(self.prime_episodes, self.prime_threads, self.prime_facts, self.prime_min_salience)

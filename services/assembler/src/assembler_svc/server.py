@@ -14,6 +14,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
         policy=container.policy,
         source_timeout=container.settings.source_timeout_ms / 1000,
         engagement_agents=container.settings.engagement_agents,
+        prime_limits=container.settings.prime_limits(),
     )
     return create_grpc_server(
         address,

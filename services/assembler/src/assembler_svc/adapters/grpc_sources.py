@@ -165,14 +165,7 @@ class GrpcMemorySources:
         )
         response = await _call(self._episodes.ListEpisodes(request, timeout=timeout))
         return [
-            EpisodeDigest(
-                id=episode.id,
-                summary=episode.summary,
-                conversation_id=episode.conversation_id,
-                ended_at=_time(episode.ended_at, episode.HasField("ended_at")),
-                salience=episode.current_salience,
-                importance=episode.importance,
-            )
+            episode_digest(episode)
             for episode in shown_in_context(scope, response.episodes, lambda e: _scope_of(e.scope), "episodes")
         ]
 
@@ -339,6 +332,23 @@ def recalled_memory(
         metadata=dict(memory.metadata),
         session_id=memory.provenance.session_id,
         turn_ids=tuple(memory.provenance.turn_ids),
+    )
+
+
+def episode_digest(episode: episode_service_pb2.Episode, similarity: float = 0.0) -> EpisodeDigest:
+    outcomes = [
+        f"{outcome.type}: {outcome.content}" if outcome.type else outcome.content for outcome in episode.outcomes
+    ]
+    outcomes += [f"decision: {decision}" for decision in episode.decisions]
+    return EpisodeDigest(
+        id=episode.id,
+        summary=episode.summary,
+        conversation_id=episode.conversation_id,
+        ended_at=_time(episode.ended_at, episode.HasField("ended_at")),
+        salience=episode.current_salience,
+        importance=episode.importance,
+        outcomes=tuple(dict.fromkeys(text.strip() for text in outcomes if text.strip())),
+        similarity=similarity,
     )
 
 

@@ -12,6 +12,7 @@ from lore_runtime import request_context
 
 from assembler_svc.api import convert
 from assembler_svc.domain.model import AssemblyPolicy, TokenCounter
+from assembler_svc.domain.priming import PrimeLimits
 from assembler_svc.usecases.assemble_context import assemble_context
 from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 from assembler_svc.usecases.prime import prime
@@ -33,6 +34,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         policy: AssemblyPolicy,
         source_timeout: float,
         engagement_agents: Collection[str] = frozenset(),
+        prime_limits: PrimeLimits = PrimeLimits(),
     ) -> None:
         self._memory = memory
         self._beliefs = beliefs
@@ -41,6 +43,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         self._policy = policy
         self._source_timeout = source_timeout
         self._engagement_agents = frozenset(engagement_agents)
+        self._prime_limits = prime_limits
 
     def _timeout(self, context: Any) -> float:
         """Each source's deadline: the configured one, never past the caller's own."""
@@ -73,5 +76,6 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
             counter=self._counter,
             clock=self._clock,
             timeout=self._timeout(context),
+            limits=self._prime_limits,
         )
         return convert.priming_to_pb(primed)

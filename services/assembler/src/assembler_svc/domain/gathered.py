@@ -92,6 +92,8 @@ class EpisodeDigest:
     ended_at: datetime | None
     salience: float
     importance: float
+    outcomes: tuple[str, ...] = ()  # "decision: …", seed 001's outcomes and decisions
+    similarity: float = 0.0  # to the message, when the episodes were searched by it
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,17 @@
-"""Priming: "what I remember" at the start of a conversation (ARCHITECTURE.md §5).
+"""Priming: "what I remember" at the start of a conversation (ARCHITECTURE.md §5, seed 001).
 
-The parts, each already chosen by the fan-out: recent episodes (3, salience ≥ 0.3), open
-threads (5), salient facts (10, by materialised salience), beliefs (searched by the initial
-message when there is one, else the most confident), and the memories that share an entity
-with the initial message or are close to it in meaning (cosine ≥ 0.3: an imported message has
-no entities).
+The parts, each already chosen by the fan-out, counts and threshold from ``PrimeLimits``
+(``LORE_PRIME_*``): episodes (3, salience ≥ 0.3; with an initial message the ones closest to it
+first), open threads (5), salient facts (10, by materialised salience), beliefs (searched by the
+initial message when there is one, else the most confident), and the memories that share an
+entity with the initial message or are close to it in meaning (cosine ≥ 0.3: an imported message
+has no entities).
+
+**With an initial message, what relates to it comes first**: the related memories, then the
+beliefs found by it, then the episodes, threads and salient facts — so the budget is spent on the
+message before the newest episodes. Without one, the order is episodes, threads, facts, beliefs.
+Episodes say their outcomes and decisions; beliefs how sure they are (confidence, sources, last
+supported). A fact a belief already states is not repeated (``statements.py``).
 
 **Entities** are the ones memory already knows: an entity attached to a recalled memory that
 the initial message names (case-insensitive, on word boundaries). A guess from capital letters
@@ -24,7 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from assembler_svc.domain.candidates import OPEN_THREAD_IMPORTANCE
+from assembler_svc.domain.candidates import OPEN_THREAD_IMPORTANCE, how_sure
+from assembler_svc.domain.dedupe import normalise_text
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, ThreadDigest
 from assembler_svc.domain.model import (
     UNSCORED,
@@ -36,17 +44,32 @@ from assembler_svc.domain.model import (
     TokenCounter,
     UnavailableSource,
 )
+from assembler_svc.domain.statements import same_polarity, same_terms, statement
 
-RECENT_EPISODES = 3
-EPISODE_MIN_SALIENCE = 0.3
-OPEN_THREADS = 5
-SALIENT_FACTS = 10
 OBSERVATIONS = 5
-RELATED_MEMORIES = 5
 RELATED_MIN_SIMILARITY = 0.3  # stored vectors embed the content with its day: cosines run ~0.1 lower
 DEFAULT_BUDGET_TOKENS = 600
 HEADING = "What I remember about this user:"
 NOTHING_YET = "Nothing is remembered about this user yet: this is the first conversation."
+
+
+@dataclass(frozen=True, slots=True)
+class PrimeLimits:
+    """Seed 001's priming counts and salience threshold (``LORE_PRIME_*`` settings)."""
+
+    episodes: int = 3
+    threads: int = 5
+    facts: int = 10
+    min_salience: float = 0.3
+    related: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("episodes", "threads", "facts", "related"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+                raise ValueError(f"prime {name} must be an integer in [0, 100], got {value!r}")
+        if not 0 <= self.min_salience <= 1:
+            raise ValueError(f"prime min_salience must be in [0, 1], got {self.min_salience!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +108,29 @@ def shared_entities(message: str, memories: Sequence[RecalledMemory]) -> tuple[s
 
 
 def related_memories(
-    memories: Sequence[RecalledMemory], entities: Sequence[str], exclude: set[str]
+    memories: Sequence[RecalledMemory], entities: Sequence[str], exclude: set[str], limit: int = 5
 ) -> list[RecalledMemory]:
     """The recalled memories sharing an entity with the message, then the ones close to it in
     meaning (cosine ≥ ``RELATED_MIN_SIMILARITY``: imported messages carry no entities), in
-    recall's order, at most ``RELATED_MEMORIES``."""
+    recall's order, at most ``limit``."""
     wanted = set(entities)
     candidates = [memory for memory in memories if memory.id not in exclude]
     sharing = [m for m in candidates if wanted.intersection(entity.casefold() for entity in m.entities)]
     shared_ids = {m.id for m in sharing}
     close = [m for m in candidates if m.id not in shared_ids and m.similarity >= RELATED_MIN_SIMILARITY]
-    return [*sharing, *close][:RELATED_MEMORIES]
+    return [*sharing, *close][:limit]
+
+
+def not_believed(memories: Sequence[RecalledMemory], beliefs: Sequence[Belief]) -> list[RecalledMemory]:
+    """``memories`` without those a belief already states (same polarity; the same normalised text
+    or the same content words)."""
+    believed = [(normalise_text(b.summary), statement(b.summary)) for b in beliefs]
+
+    def repeats(memory: RecalledMemory) -> bool:
+        text, said = normalise_text(memory.content), statement(memory.content)
+        return any(same_polarity(said, other) and (text == key or same_terms(said, other)) for key, other in believed)
+
+    return [memory for memory in memories if not repeats(memory)]
 
 
 def prime(
@@ -110,24 +145,27 @@ def prime(
     counter: TokenCounter,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     now: datetime,
+    limits: PrimeLimits = PrimeLimits(),
 ) -> Priming:
     entities = shared_entities(initial_message, recalled) if initial_message else ()
-    related = related_memories(recalled, entities, {fact.id for fact in facts})
-    parts: list[tuple[str, Section, list[tuple[PrimedItem, Score]]]] = [
-        ("Recent conversations", Section.MEMORIES, [_episode(e) for e in episodes]),
-        ("Open threads", Section.GUIDANCE, [_thread(t, now) for t in threads]),
-        ("What I know", Section.MEMORIES, [_memory(m, m.salience) for m in facts]),
-        ("Related to this message", Section.MEMORIES, [_memory(m, m.similarity) for m in related]),
-        ("What I believe", Section.OBSERVATIONS, [_belief(b) for b in beliefs]),
-    ]
-    formatted, manifest = _format(parts, unavailable, counter, budget_tokens)
-    items = [tuple(item for item, _ in scored) for _, _, scored in parts]
+    facts = not_believed(facts, beliefs)[: limits.facts]
+    related = related_memories(not_believed(recalled, beliefs), entities, {fact.id for fact in facts}, limits.related)
+    named = {
+        "episodes": ("Recent conversations", Section.MEMORIES, [_episode(e) for e in episodes[: limits.episodes]]),
+        "threads": ("Open threads", Section.GUIDANCE, [_thread(t, now) for t in threads[: limits.threads]]),
+        "facts": ("What I know", Section.MEMORIES, [_memory(m, m.salience) for m in facts]),
+        "related": ("Related to this message", Section.MEMORIES, [_memory(m, m.similarity) for m in related]),
+        "beliefs": ("What I believe", Section.OBSERVATIONS, [_belief(b) for b in beliefs]),
+    }
+    order = ("related", "beliefs", "episodes", "threads", "facts") if initial_message else tuple(named)
+    formatted, manifest = _format([named[name] for name in order], unavailable, counter, budget_tokens)
+    items = {name: tuple(item for item, _ in scored) for name, (_, _, scored) in named.items()}
     return Priming(
-        recent_context=items[0],
-        open_threads=items[1],
-        salient_facts=items[2],
-        related=items[3],
-        observations=items[4],
+        recent_context=items["episodes"],
+        open_threads=items["threads"],
+        salient_facts=items["facts"],
+        related=items["related"],
+        observations=items["beliefs"],
         entities=entities,
         formatted_context=formatted,
         manifest=manifest,
@@ -192,15 +230,16 @@ def _unavailable(source: UnavailableSource) -> ManifestEntry:
 
 def _episode(episode: EpisodeDigest) -> tuple[PrimedItem, Score]:
     when = f"(ended {episode.ended_at:%Y-%m-%d}) " if episode.ended_at else ""
+    outcomes = f" Outcomes: {'; '.join(episode.outcomes)}." if episode.outcomes else ""
     item = PrimedItem(
         Source.EPISODE,
         episode.id,
-        f"{when}{episode.summary.strip()}",
+        f"{when}{episode.summary.strip()}{outcomes}",
         episode.salience,
         episode.ended_at,
         {"conversation_id": episode.conversation_id} if episode.conversation_id else {},
     )
-    return item, Score(0.0, episode.salience, episode.importance, episode.salience)
+    return item, Score(episode.similarity, episode.salience, episode.importance, episode.salience)
 
 
 def _thread(thread: ThreadDigest, now: datetime) -> tuple[PrimedItem, Score]:
@@ -230,7 +269,7 @@ def _belief(belief: Belief) -> tuple[PrimedItem, Score]:
     item = PrimedItem(
         Source.OBSERVATION,
         belief.id,
-        belief.summary.strip(),
+        f"{belief.summary.strip().rstrip('.')} ({how_sure(belief)}).",
         belief.confidence,
         belief.updated_at,
         {"kind": belief.kind},

@@ -37,27 +37,29 @@ async def prime(
     counter: TokenCounter,
     clock: Clock,
     timeout: float,
+    limits: priming.PrimeLimits = priming.PrimeLimits(),
 ) -> priming.Priming:
     calls = [
         SourceCall(
             "episodes",
             Source.EPISODE,
             Section.MEMORIES,
-            lambda t: memory.recent_episodes(scope, priming.RECENT_EPISODES, priming.EPISODE_MIN_SALIENCE, timeout=t),
+            lambda t: memory.recent_episodes(scope, limits.episodes, limits.min_salience, timeout=t),
             [],
         ),
         SourceCall(
             "open_threads",
             Source.OPEN_THREAD,
             Section.GUIDANCE,
-            lambda t: memory.open_threads(scope, priming.OPEN_THREADS, timeout=t),
+            lambda t: memory.open_threads(scope, limits.threads, timeout=t),
             [],
         ),
         SourceCall(
             "salient_facts",
             Source.MEMORY,
             Section.MEMORIES,
-            lambda t: memory.salient_facts(scope, priming.SALIENT_FACTS, timeout=t),
+            # A few more than shown: the ones a belief already states are dropped.
+            lambda t: memory.salient_facts(scope, limits.facts + priming.OBSERVATIONS, timeout=t),
             [],
         ),
     ]
@@ -97,6 +99,7 @@ async def prime(
         counter=counter,
         budget_tokens=budget_tokens,
         now=clock.now(),
+        limits=limits,
     )
     kept = list(dict.fromkeys(e.id for e in primed.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT))
     if kept:

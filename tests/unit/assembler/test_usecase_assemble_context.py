@@ -10,6 +10,7 @@ from assembler_svc.domain.gathered import (
     Belief,
     EngagementDigest,
     EpisodeDigest,
+    Finding,
     Hypothesis,
     RecalledMemory,
     Scope,
@@ -257,3 +258,50 @@ async def test_engagement_down_for_an_unlisted_agent_is_not_reported() -> None:
     )
 
     assert all(e.outcome is not Outcome.SOURCE_UNAVAILABLE for e in result.assembly.manifest)
+
+
+def _guidance(result) -> str:  # type: ignore[no-untyped-def]
+    return next((s.text for s in result.assembly.sections if s.section is Section.GUIDANCE), "")
+
+
+async def test_an_org_without_engagement_state_gets_orientation_and_the_user_still_a_first_session() -> None:
+    beliefs = FakeBeliefSources(state=EngagementDigest())
+
+    result = await run(AssembleInput(scope=SCOPE, message="Where do we start?"), FakeMemorySources(), beliefs)
+
+    guidance = _guidance(result)
+    assert "open with orientation" in guidance
+    assert result.assembly.first_session, "the org's engagement says nothing about this user"
+
+
+async def test_an_engagement_outage_is_not_orientation() -> None:
+    memories, beliefs = sources()
+    beliefs.misbehave.fail.add("engagement")
+
+    result = await run(AssembleInput(scope=SCOPE, message="Postgres migration"), memories, beliefs)
+
+    assert "orientation" not in _guidance(result)
+    assert any(
+        e.outcome is Outcome.SOURCE_UNAVAILABLE and e.source is Source.ENGAGEMENT for e in result.assembly.manifest
+    )
+
+
+@pytest.mark.parametrize(
+    ("week", "focus"), [(1, "orientation questions"), (3, "evidence for and against"), (6, "synthesis")]
+)
+async def test_the_week_biases_the_guidance_and_findings_are_in_it(week: int, focus: str) -> None:
+    memories, _ = sources()
+    beliefs = FakeBeliefSources(
+        state=EngagementDigest(
+            week_number=week,
+            first_session=False,
+            findings=(Finding("f-1", "Handoffs cost more than manufacturing", "the COO, 3 March"),),
+        )
+    )
+
+    result = await run(AssembleInput(scope=SCOPE, message="What next?"), memories, beliefs)
+
+    guidance = _guidance(result)
+    assert f"Week {week} of the engagement" in guidance and focus in guidance
+    assert "do not recite it" in guidance
+    assert "Finding: Handoffs cost more than manufacturing (source: the COO, 3 March)" in guidance

@@ -44,6 +44,7 @@ from assembler_svc.domain.gathered import (
     Belief,
     EngagementDigest,
     EpisodeDigest,
+    Finding,
     Hypothesis,
     QueryVector,
     Recalled,
@@ -272,6 +273,7 @@ class GrpcBeliefSources:
                 if u.status == engagement_service_pb2.UNKNOWN_STATUS_OPEN
             ),
             first_session=found.first_session,
+            findings=tuple(Finding(f.id, f.statement, f.source) for f in found.findings),
         )
 
 

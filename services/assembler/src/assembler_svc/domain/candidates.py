@@ -36,6 +36,24 @@ from assembler_svc.domain.sections import section_for_memory_type, section_for_o
 from assembler_svc.domain.tool_results import ToolResult, render_tool_result
 
 OPEN_THREAD_IMPORTANCE = 0.6
+FINDINGS = 5
+ORIENTATION = (
+    "Week 1 of the engagement, and nothing is recorded yet: open with orientation. Ask what the "
+    "organisation wants to change, who decides, and what has been tried; frame tightly and hold back "
+    "recommendations until there is evidence."
+)
+CALIBRATE = "Let this shape the answer; do not recite it."
+# Seed 000: a low week biases toward orientation, a high one toward synthesis.
+ORIENTING_WEEKS = 2
+COLLECTING_WEEKS = 4
+
+
+def week_focus(week: int) -> str:
+    if week <= ORIENTING_WEEKS:
+        return "still orienting — favour orientation questions and tight framings."
+    if week <= COLLECTING_WEEKS:
+        return "testing hypotheses — look for evidence for and against the working ones."
+    return "synthesis — favour synthesis and recommendation, and say plainly what remains uncertain."
 
 
 def caller_candidates(
@@ -80,9 +98,15 @@ def mood_guidance(state: SessionState) -> str:
 
 
 def engagement_candidates(engagement: EngagementDigest) -> list[Candidate]:
+    """Seed 000: the engagement calibrates the answer — a first session opens with orientation, a low
+    week favours orientation and tight framings, a high one synthesis — and is never recited."""
     if engagement.first_session:
-        return []
-    found = [_pinned(Source.ENGAGEMENT, "week", Section.GUIDANCE, f"Week {engagement.week_number} of the engagement.")]
+        return [_pinned(Source.ENGAGEMENT, "orientation", Section.GUIDANCE, ORIENTATION)]
+    week = f"Week {engagement.week_number} of the engagement: {week_focus(engagement.week_number)} {CALIBRATE}"
+    found = [_pinned(Source.ENGAGEMENT, "week", Section.GUIDANCE, week)]
+    for finding in engagement.findings[:FINDINGS]:
+        source = f" (source: {finding.source.strip()})" if finding.source.strip() else ""
+        found.append(_pinned(Source.ENGAGEMENT, finding.id, Section.GUIDANCE, f"Finding: {finding.statement}{source}"))
     for hypothesis in sorted(engagement.hypotheses, key=lambda h: (-h.confidence, h.id)):
         text = f"Working hypothesis (confidence {hypothesis.confidence:.2f}): {hypothesis.statement}"
         found.append(_pinned(Source.ENGAGEMENT, hypothesis.id, Section.GUIDANCE, text))

@@ -138,10 +138,18 @@ class Unknown:
 
 
 @dataclass(frozen=True, slots=True)
+class Finding:
+    id: str
+    statement: str
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class EngagementDigest:
-    """The org's engagement state; ``first_session`` when the org has none yet."""
+    """The org's engagement state; ``first_session`` when the org has none yet. Findings newest first."""
 
     week_number: int = 1
     hypotheses: tuple[Hypothesis, ...] = ()
     unknowns: tuple[Unknown, ...] = ()
     first_session: bool = True
+    findings: tuple[Finding, ...] = ()

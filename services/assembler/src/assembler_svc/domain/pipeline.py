@@ -25,7 +25,7 @@
    ``text`` are not counted, so ``total_tokens <= budget_tokens`` always holds.
 5. Every unavailable source gets one SOURCE_UNAVAILABLE entry: id "", its reason.
 6. First session: when ``known_anything`` is False, or when it is None and no candidate comes from
-   a stored source (any but CALLER) and no source was unavailable (an outage is not "nothing
+   a stored source about the user (any but CALLER and ENGAGEMENT) and no source was unavailable (an outage is not "nothing
    known"), a pinned GUIDANCE item (CALLER, ``FIRST_SESSION_ID``) with the empty-state preamble
    goes first in GUIDANCE and ``first_session`` is True.
 7. Manifest order: sections in their fixed order, within a section the order of step 3 (whatever
@@ -69,6 +69,7 @@ FIRST_SESSION_TEXT = (
     "Ask rather than assume, and say so if they refer to something earlier."
 )
 _NEVER = (1, 0.0)
+_NOT_ABOUT_THE_USER = frozenset({Source.CALLER, Source.ENGAGEMENT})
 
 
 class _CountingCache:
@@ -96,7 +97,8 @@ def is_first_session(
 ) -> bool:
     if known_anything is not None:
         return not known_anything
-    return not unavailable and all(candidate.source is Source.CALLER for candidate in candidates)
+    # The org's engagement state says nothing about this user.
+    return not unavailable and all(candidate.source in _NOT_ABOUT_THE_USER for candidate in candidates)
 
 
 def first_session_candidate() -> Candidate:

@@ -86,7 +86,7 @@ async def assemble_context(
     engages = request.scope.engages(engagement_agents)
     found, unavailable = await gather(_calls(request, memory, beliefs, engages=engages), timeout)
     session: SessionState = found["working_memory"]
-    engagement: EngagementDigest = found.get("engagement", EngagementDigest())
+    engagement: EngagementDigest | None = found.get("engagement")  # None: not engaged, or unavailable
     candidates = [
         *build.caller_candidates(
             persona=request.persona,
@@ -95,7 +95,7 @@ async def assemble_context(
             opinions=request.opinions,
         ),
         *build.session_candidates(session),
-        *build.engagement_candidates(engagement),
+        *(build.engagement_candidates(engagement) if engagement is not None else ()),
         *build.memory_candidates(found["recall"], session.recent_turn_ids),
         *build.episode_candidates(found["episodes"]),
         *build.thread_candidates(found["open_threads"], clock.now()),
@@ -172,7 +172,7 @@ def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources
                 Source.ENGAGEMENT,
                 Section.GUIDANCE,
                 lambda t: beliefs.engagement(timeout=t),
-                EngagementDigest(),
+                None,  # an outage is not "no state yet": no orientation then
             )
         )
     return calls

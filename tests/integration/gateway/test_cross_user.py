@@ -169,6 +169,15 @@ async def _converse(client: httpx.AsyncClient, user: User) -> None:
 
 
 @pytest.fixture(scope="module")
+async def gateway(services, migrated_pg, redis_url):
+    """The walls, not the rate limits, are under test: paging 600 memories seven at a time outruns
+    the default 100-request burst of one key on a fast run (a 429 that says nothing about privacy)."""
+    app = create_app(gateway_settings(services, migrated_pg, redis_url, LORE_RATE_LIMIT="0"))
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+@pytest.fixture(scope="module")
 async def org(gateway, services, migrated_pg) -> AsyncIterator[Org]:
     tag = uuid.uuid4().hex[:10]
     org_id = f"org-users-{tag}"

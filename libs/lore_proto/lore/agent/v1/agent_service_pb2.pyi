@@ -98,7 +98,7 @@ class ErasureJob(_message.Message):
     def __init__(self, id: _Optional[str] = ..., status: _Optional[_Union[ErasureStatus, str]] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class StartSessionRequest(_message.Message):
-    __slots__ = ("scope", "metadata", "request_id")
+    __slots__ = ("scope", "metadata", "request_id", "initial_message", "include_prime")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -109,16 +109,24 @@ class StartSessionRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_PRIME_FIELD_NUMBER: _ClassVar[int]
     scope: _scope_pb2.Scope
     metadata: _containers.ScalarMap[str, str]
     request_id: str
-    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    initial_message: str
+    include_prime: bool
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., initial_message: _Optional[str] = ..., include_prime: _Optional[bool] = ...) -> None: ...
 
 class StartSessionResponse(_message.Message):
-    __slots__ = ("session",)
+    __slots__ = ("session", "prime", "prime_unavailable")
     SESSION_FIELD_NUMBER: _ClassVar[int]
+    PRIME_FIELD_NUMBER: _ClassVar[int]
+    PRIME_UNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
     session: Session
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+    prime: _assembler_service_pb2.PrimeResponse
+    prime_unavailable: bool
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., prime: _Optional[_Union[_assembler_service_pb2.PrimeResponse, _Mapping]] = ..., prime_unavailable: _Optional[bool] = ...) -> None: ...
 
 class GetSessionRequest(_message.Message):
     __slots__ = ("id",)

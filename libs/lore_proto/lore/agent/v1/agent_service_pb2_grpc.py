@@ -112,6 +112,8 @@ class AgentServiceServicer:
     def ProcessTurn(self, request, context):
         """Persists the turn before anything else, assembles context, optionally replies, and
         enqueues durable reflection. Retried with the same idempotency key: the first result.
+        A user turn is answered with its context; an assistant turn is the caller's own reply
+        (persisted and reflected, no context assembled, nothing generated).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

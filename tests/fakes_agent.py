@@ -338,12 +338,14 @@ class FakeWorkingMemory(Remote):
 
 
 class FakeContextAssembler(Remote):
-    """Context ``"context for <message>"``; ``error`` makes it raise that instead (not an outage)."""
+    """Context ``"context for <message>"``, Prime ``b"prime:<user>:<initial message>"``; ``error``
+    makes both raise that instead (not an outage)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.error: Exception | None = None
         self.asked: list[tuple[str, str, bytes]] = []  # (session, message, options)
+        self.primed: list[tuple[Scope, str]] = []  # (scope, initial message)
 
     async def assemble(self, session: Session, message: str, options: bytes) -> Assembled:
         self._enter("assemble")
@@ -351,6 +353,13 @@ class FakeContextAssembler(Remote):
             raise self.error
         self.asked.append((session.id, message, options))
         return Assembled(text=f"context for {message}", payload=f"payload:{message}".encode())
+
+    async def prime(self, scope: Scope, initial_message: str) -> bytes:
+        self._enter("prime")
+        if self.error is not None:
+            raise self.error
+        self.primed.append((scope, initial_message))
+        return f"prime:{scope.user_id}:{initial_message}".encode()
 
 
 class FakeLanguageModel(Remote):

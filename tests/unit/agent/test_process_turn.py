@@ -1,6 +1,7 @@
 """ProcessTurn, the per-turn loop, on fakes: the turn is durable (with its reflection job) before
 anything else happens, a retry is answered from the first result, bad input writes nothing, and
-every service after the transcript may be down without losing the turn."""
+every service after the transcript may be down without losing the turn. The caller's own reply (an
+assistant turn) is stored and reflected the same way, with no context assembled and nothing generated."""
 
 from __future__ import annotations
 
@@ -8,17 +9,23 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from agent_svc.api.convert import processed_to_pb
 from agent_svc.domain.jobs import reflect_job
+from agent_svc.domain.rules import RuleExtractor
 from agent_svc.domain.transcript import Scope, ToolInteraction, turn_id_for
 from agent_svc.domain.turn_loop import TurnResult
 from agent_svc.usecases.process_turn import TurnInput, TurnServices, process_turn
+from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 from agent_svc.usecases.sessions import end_session, start_session
 from lore_runtime.errors import FailedPrecondition, InvalidArgument
 
 from tests.fakes import FixedClock
 from tests.fakes_agent import (
+    FakeBeliefs,
     FakeContextAssembler,
+    FakeEngagement,
     FakeLanguageModel,
+    FakeMemories,
     FakeWorkingMemory,
     InMemoryTranscript,
     InMemoryTurnLoop,
@@ -135,7 +142,7 @@ async def test_a_retry_after_the_result_expired_is_answered_afresh_without_a_sec
 @pytest.mark.parametrize(
     ("fields", "field"),
     [
-        ({"role": "assistant"}, "turn.role"),
+        ({"role": "system"}, "turn.role"),
         ({"role": "tool"}, "turn.role"),
         ({"content": " \x00\u200b "}, "turn.content"),
         ({"content": "x" * 16_001}, "turn.content"),
@@ -259,3 +266,90 @@ async def test_turns_of_one_session_run_one_at_a_time_with_gap_free_sequences(wo
     assert sorted(p.turn.sequence for p in processed) == [1, 2, 3, 4, 5]
     assert [t.sequence for t in world.stored()] == [1, 2, 3, 4, 5]
     assert len(world.working_memory.released) == 5 and not world.working_memory.held(world.session_id)
+
+
+# --- the caller's own reply: an assistant turn -------------------------------------------------
+
+
+async def test_an_assistant_turn_is_stored_with_its_reflect_job_and_no_context_is_assembled(world: World) -> None:
+    world.model = FakeLanguageModel()  # configured, yet the caller has answered already: nothing generated
+    await world.turn("Can you draft the proposal?", key="u-1")
+
+    processed = await world.turn("I'll send you the draft by Friday.", key="a-1", role="assistant")
+
+    reply = processed.turn
+    # 1: the user's turn, 2: the model's reply to it, 3: the caller's own reply
+    assert (reply.sequence, reply.role, reply.content) == (3, "assistant", "I'll send you the draft by Friday.")
+    assert reply.id == turn_id_for(world.session_id, "a-1") and reply.source == "live"
+    assert processed.result == TurnResult() and processed.reply_turn is None
+    assert world.transcript.queued[-1] == reflect_job(ORG, world.session_id, 3)
+    assert world.working_memory.appends[-1] == (world.session_id, reply.id)
+    assert [message for _, message, _ in world.assembler.asked] == ["Can you draft the proposal?"]
+    assert len(world.model.prompts) == 1, "only the user turn was answered by the model"
+    assert [t.role for t in world.stored()] == ["user", "assistant", "assistant"]
+    assert world.working_memory.released[-1] == (world.session_id, reply.id)
+    response = processed_to_pb(processed)
+    assert not response.HasField("context") and response.reply == "" and not response.HasField("reply_turn")
+
+
+async def test_a_retried_assistant_turn_is_stored_and_reflected_once(world: World) -> None:
+    first = await world.turn("I'll send you the draft by Friday.", key="a-1", role="assistant")
+    world.clock.advance(seconds=5)
+    retried = await world.turn("I'll send you the draft by Friday.", key="a-1", role="assistant")
+
+    assert retried.replayed is True and (retried.turn, retried.result) == (first.turn, first.result)
+    assert [t.sequence for t in world.stored()] == [1]
+    assert world.transcript.requested == [reflect_job(ORG, world.session_id, 1)]
+    assert world.working_memory.appends == [(world.session_id, first.turn.id)]
+    assert world.assembler.calls == []
+
+
+async def test_an_assistant_turn_whose_first_attempt_failed_is_completed_by_its_retry(world: World) -> None:
+    save_result = world.results.save_result
+
+    async def crash(*args, **kwargs):
+        raise RuntimeError("crashed before the result was kept")
+
+    world.results.save_result = crash  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        await world.turn("Noted.", key="a-1", role="assistant")
+    world.results.save_result = save_result  # type: ignore[method-assign]
+
+    retried = await world.turn("Noted.", key="a-1", role="assistant")
+
+    assert retried.replayed is False and retried.turn.role == "assistant"
+    assert [t.sequence for t in world.stored()] == [1] and len(world.transcript.requested) == 1
+    assert await world.results.result(ORG, retried.turn.id) == TurnResult()
+
+
+async def test_an_assistant_turns_tool_call_becomes_the_last_tool_result(world: World) -> None:
+    tool = ToolInteraction("calendar", intent="book Friday", result={"booked": True}, summary="Booked Friday 10:00.")
+
+    await world.turn("Booked it for Friday at ten.", role="assistant", tool_interactions=(tool,))
+
+    assert world.working_memory.memory(world.session_id).last_tool_result == tool
+
+
+async def test_an_assistant_turn_is_reflected_into_the_agents_commitment(world: World) -> None:
+    await world.turn("Can you draft the proposal?", key="u-1")
+    processed = await world.turn("I'll send you the draft by Friday.", key="a-1", role="assistant")
+    memories = FakeMemories()
+    reflection = ReflectionServices(
+        world.transcript,
+        world.results,
+        RuleExtractor(),
+        memories,
+        FakeBeliefs(),
+        FakeEngagement(),
+        world.working_memory,
+    )
+
+    # The job ProcessTurn queued, as the worker runs it.
+    job = world.transcript.queued[-1]
+    await reflect_through(ORG, world.session_id, int(job.args["through"]), reflection)
+
+    [commitment] = [item.write for item in memories.items.values() if item.write.kind == "commitment"]
+    assert commitment.content == "The assistant will send the user the draft (by Friday, 6 March 2026)."
+    assert commitment.turn_ids == (processed.turn.id,) and commitment.metadata["deadline"] == "Friday (6 March 2026)"
+    messages = [item.write for item in memories.items.values() if item.write.kind == "message"]
+    assert [m.key for m in messages] == [f"turn:{t.id}" for t in world.stored()]

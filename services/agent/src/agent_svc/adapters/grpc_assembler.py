@@ -1,5 +1,6 @@
-"""The ContextAssembler port on the assembler's AssembleContext. The context travels back to the
-caller as the assembler built it; the use case only reads its text (for the language model)."""
+"""The ContextAssembler port on the assembler's AssembleContext and Prime. The context and the Prime
+travel back to the caller as the assembler built them; the use case only reads the context's text
+(for the language model)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from lore.assembler.v1 import assembler_service_pb2_grpc
 from lore_runtime.grpc_errors import from_rpc_error
 
 from agent_svc.adapters.grpc_memories import scope_to_pb
-from agent_svc.domain.transcript import Session
+from agent_svc.domain.transcript import Scope, Session
 from agent_svc.domain.turn_loop import Assembled
 
 # The assembler bounds each of its sources (800 ms by default) and answers with what it has.
@@ -32,3 +33,11 @@ class GrpcContextAssembler:
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
         return Assembled(text=response.context.text, payload=response.context.SerializeToString())
+
+    async def prime(self, scope: Scope, initial_message: str) -> bytes:
+        request = pb.PrimeRequest(scope=scope_to_pb(scope), initial_message=initial_message)
+        try:
+            response = await self._stub.Prime(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        return response.SerializeToString()

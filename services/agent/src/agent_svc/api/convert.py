@@ -6,6 +6,7 @@ from datetime import UTC
 
 from google.protobuf import json_format
 from lore.agent.v1 import agent_service_pb2 as pb
+from lore.assembler.v1 import assembler_service_pb2
 from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
@@ -13,10 +14,11 @@ from lore_runtime.proto_time import to_timestamp
 from agent_svc.adapters.grpc_working_memory import tool_to_pb
 from agent_svc.domain.jobs import QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
-from agent_svc.domain.turn_loop import ProcessedTurn
+from agent_svc.domain.turn_loop import CONTEXT_ROLES, ProcessedTurn
 from agent_svc.usecases.import_turns import TurnDraft
 from agent_svc.usecases.ports import Erasure
 from agent_svc.usecases.process_turn import TurnInput
+from agent_svc.usecases.sessions import Started
 
 STATUS_TO_PB = {"active": pb.SESSION_STATUS_ACTIVE, "ended": pb.SESSION_STATUS_ENDED}
 STATUS_FROM_PB = {value: name for name, value in STATUS_TO_PB.items()}
@@ -76,13 +78,20 @@ def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnInput:
 
 
 def processed_to_pb(done: ProcessedTurn) -> pb.ProcessTurnResponse:
-    response = pb.ProcessTurnResponse(
-        turn=turn_to_pb(done.turn),
-        reply=done.result.reply,
-        context=context_pb2.AssembledContext.FromString(done.result.context),
-    )
+    response = pb.ProcessTurnResponse(turn=turn_to_pb(done.turn), reply=done.result.reply)
+    if done.turn.role in CONTEXT_ROLES:  # an assistant turn has none: the field stays absent
+        response.context.CopyFrom(context_pb2.AssembledContext.FromString(done.result.context))
     if done.reply_turn is not None:
         response.reply_turn.CopyFrom(turn_to_pb(done.reply_turn))
+    return response
+
+
+def started_to_pb(started: Started) -> pb.StartSessionResponse:
+    response = pb.StartSessionResponse(
+        session=session_to_pb(started.session), prime_unavailable=started.prime_unavailable
+    )
+    if started.prime is not None:
+        response.prime.CopyFrom(assembler_service_pb2.PrimeResponse.FromString(started.prime))
     return response
 
 

@@ -63,15 +63,18 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
 
     async def StartSession(self, request: pb.StartSessionRequest, context: Any) -> pb.StartSessionResponse:
         caller = request_context.current()
-        session = await sessions.start_session(
+        started = await sessions.start_and_prime(
             caller.org_id,
             convert.scope_from_pb(request.scope),
             dict(request.metadata),
             bounded_id(request.request_id, "request_id"),
+            request.initial_message,
+            request.include_prime,
             transcript=self._transcript,
             clock=self._clock,
+            assembler=self._turns.assembler,
         )
-        return pb.StartSessionResponse(session=convert.session_to_pb(session))
+        return convert.started_to_pb(started)
 
     async def GetSession(self, request: pb.GetSessionRequest, context: Any) -> pb.GetSessionResponse:
         caller = request_context.current()

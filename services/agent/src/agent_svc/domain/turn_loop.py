@@ -6,8 +6,12 @@ from dataclasses import dataclass
 
 from agent_svc.domain.transcript import Turn
 
-# ProcessTurn takes the user's message; history goes through ImportTurns.
-PROCESSED_ROLES = ("user",)
+# ProcessTurn takes the user's message and the caller's own reply to it (the default deployment
+# has no model: the caller's model answers, and what it promised must be learnt too); system and
+# tool turns, and history, go through ImportTurns.
+PROCESSED_ROLES = ("user", "assistant")
+# Roles ProcessTurn assembles a context for: an assistant turn is an answer, not a question.
+CONTEXT_ROLES = ("user",)
 # Reflection reads what the user and the assistant said; system and tool turns are context only.
 REFLECTED_ROLES = ("user", "assistant")
 

@@ -205,6 +205,11 @@ class ContextAssembler(Protocol):
         """AssembleContext for the message; ``options`` are the caller's AssembleOptions, opaque."""
         ...
 
+    async def prime(self, scope: Scope, initial_message: str) -> bytes:
+        """Prime for the scope (with the initial message, when not empty): the PrimeResponse as
+        the assembler answered it, opaque, handed back to the caller unchanged."""
+        ...
+
 
 class LanguageModel(Protocol):
     async def reply(self, messages: list[tuple[str, str]]) -> str: ...

@@ -11,6 +11,11 @@
 5. the result is kept, so a retry with the same idempotency key gets the first result back and
    writes nothing.
 
+An assistant turn is the caller's own reply (its model answered, not Lore's): steps 1, 2, 3's
+working memory and 5 only. It is stored with its reflection job like a user turn (so what the agent
+promised or thought is learnt), but no context is assembled for it and nothing is generated, even
+when a language model is configured: the caller has answered already.
+
 Only the transcript is essential: when working memory, the assembler or the model cannot be
 reached the turn is still stored and acknowledged, with whatever could be built (reflection,
 queued durably, catches up once the services are back).
@@ -36,7 +41,7 @@ from agent_svc.domain.transcript import (
     validate_metadata,
     validate_tool_interactions,
 )
-from agent_svc.domain.turn_loop import PROCESSED_ROLES, Assembled, ProcessedTurn, TurnResult
+from agent_svc.domain.turn_loop import CONTEXT_ROLES, PROCESSED_ROLES, Assembled, ProcessedTurn, TurnResult
 from agent_svc.usecases.ports import Clock, ContextAssembler, LanguageModel, Transcript, TurnLoopStore, WorkingMemory
 from agent_svc.usecases.sessions import get_session
 
@@ -51,7 +56,7 @@ WORKING_MEMORY_DEGRADABLE = (*DEGRADABLE, Conflict)
 
 @dataclass(frozen=True, slots=True)
 class TurnInput:
-    role: str  # "" when the client left it unspecified: a user turn
+    role: str  # "" when the client left it unspecified: a user turn; "assistant": the caller's reply
     content: str
     metadata: Mapping[str, str] = field(default_factory=dict)
     idempotency_key: str = ""
@@ -71,7 +76,9 @@ class TurnServices:
 def perceive(session: Session, given: TurnInput, services: TurnServices) -> Turn:
     role = given.role or "user"
     if role not in PROCESSED_ROLES:
-        raise InvalidArgument("turn.role", "ProcessTurn takes the user's turn; history goes through ImportTurns")
+        raise InvalidArgument(
+            "turn.role", "ProcessTurn takes a user or assistant turn; system and tool turns go through ImportTurns"
+        )
     content = normalise_content(given.content)
     key = bounded_id(given.idempotency_key, "turn.idempotency_key")
     return Turn(
@@ -101,18 +108,22 @@ async def process_turn(
         stored = await _store(org_id, session, turn, services)
         if stored.created == 0 and (replay := await _replay(org_id, session, stored.turns[0], services)) is not None:
             return replay
-        user_turn = stored.turns[0]
-        await _join_working_memory(session, user_turn, token, services)
-        assembled = await _assemble(session, user_turn, options, services)
-        reply, reply_turn = await _respond(org_id, session, user_turn, assembled, token, services)
+        said = stored.turns[0]  # the stored turn: a retry whose first attempt failed half-way completes it
+        await _join_working_memory(session, said, token, services)
+        if said.role not in CONTEXT_ROLES:
+            # The caller's own reply: kept like any result, so a retry replays it and writes nothing.
+            kept = await services.results.save_result(org_id, session.id, said.id, TurnResult(), services.clock.now())
+            return ProcessedTurn(said, kept)
+        assembled = await _assemble(session, said, options, services)
+        reply, reply_turn = await _respond(org_id, session, said, assembled, token, services)
         result = await services.results.save_result(
             org_id,
             session.id,
-            user_turn.id,
+            said.id,
             TurnResult(reply=reply, reply_turn_id=reply_turn.id if reply_turn else "", context=assembled.payload),
             services.clock.now(),
         )
-        return ProcessedTurn(user_turn, result, reply_turn)
+        return ProcessedTurn(said, result, reply_turn)
     finally:
         if token is not None:
             await _quietly(services.working_memory.release_lease(session.id, turn.id), "release the session lease")

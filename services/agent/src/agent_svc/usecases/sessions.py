@@ -1,24 +1,45 @@
-"""Sessions and their transcript: start (idempotent by request id), read, list, end.
+"""Sessions and their transcript: start (idempotent by request id, primed on request), read, list, end.
 
 Reading a session of another org, or one that does not exist, is the same NOT_FOUND: the
 transcript store filters by org (and row-level security does it again).
+
+A start may ask for the Prime ("what I remember", seed 001: called when a conversation starts). The
+session is durable first; the Prime is made afterwards for the session's scope, and an assembler
+that cannot make it costs the Prime (``prime_unavailable``), never the session.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 
-from lore_runtime.errors import InvalidArgument, NotFound
+from lore_runtime.errors import AlreadyExists, InvalidArgument, LoreError, NotFound
 from lore_runtime.page_tokens import PageTokens, fingerprint
 
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, validate_metadata
-from agent_svc.usecases.ports import Clock, Transcript
+from agent_svc.usecases.ports import Clock, ContextAssembler, Transcript
+
+log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+# The assembler's Prime takes an initial message of at most this many characters; refused here,
+# before the session is written, rather than costing the Prime after.
+MAX_INITIAL_MESSAGE_CHARS = 4_000
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A started session and, when asked for, its Prime: the assembler's PrimeResponse as it
+    answered (opaque here), or ``prime_unavailable`` when it could not be made."""
+
+    session: Session
+    prime: bytes | None = None
+    prime_unavailable: bool = False
 
 
 def page_size(value: int) -> int:
@@ -47,7 +68,47 @@ async def start_session(
         last_active_at=now,
         metadata=validate_metadata(metadata),
     )
-    return await transcript.start(session, request_id)
+    started = await transcript.start(session, request_id)
+    if started.scope != session.scope:
+        # The id names another scope's session: handing it over would mix two users' conversations.
+        raise AlreadyExists(
+            "request_id already started a session of another scope: use a new request id for a new session",
+            reason="REQUEST_ID_REUSED",
+            metadata={"field": "request_id"},
+        )
+    return started
+
+
+def valid_initial_message(value: str) -> str:
+    if len(value) > MAX_INITIAL_MESSAGE_CHARS:
+        raise InvalidArgument("initial_message", f"at most {MAX_INITIAL_MESSAGE_CHARS} characters")
+    return value.strip()
+
+
+async def start_and_prime(
+    org_id: str,
+    scope: Scope,
+    metadata: Mapping[str, str],
+    request_id: str,
+    initial_message: str,
+    include_prime: bool,
+    *,
+    transcript: Transcript,
+    clock: Clock,
+    assembler: ContextAssembler,
+) -> Started:
+    """StartSession: the session, then (asked for by ``include_prime`` or an initial message) the
+    Prime of the session's scope. A retried start returns the same session with a fresh Prime."""
+    message = valid_initial_message(initial_message)
+    session = await start_session(org_id, scope, metadata, request_id, transcript=transcript, clock=clock)
+    if not (include_prime or message):
+        return Started(session)
+    try:
+        primed = await assembler.prime(session.scope, message)
+    except LoreError as error:  # whatever the assembler answered: the session stands without it
+        log.warning("session %s started without its prime: %s (%s)", session.id, error.reason, error)
+        return Started(session, prime_unavailable=True)
+    return Started(session, primed)
 
 
 async def get_session(org_id: str, session_id: str, *, transcript: Transcript) -> Session:

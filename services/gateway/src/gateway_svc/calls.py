@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import Request
@@ -32,11 +33,18 @@ def rpc_options(request: Request, caller: Caller) -> dict[str, Any]:
     return {"metadata": context.metadata(), "timeout": request.app.state.container.settings.rpc_timeout_seconds}
 
 
-async def body_message(request: Request, message_class: type, *, empty: bool = False) -> Any:
-    """The JSON body as ``message_class``; with ``empty``, no body at all means "no options"."""
+async def body_message(
+    request: Request,
+    message_class: type,
+    *,
+    empty: bool = False,
+    prepare: Callable[[dict[str, Any]], None] | None = None,
+) -> Any:
+    """The JSON body as ``message_class``; with ``empty``, no body at all means "no options";
+    ``prepare`` rewrites the decoded object before it is parsed (``proto_json.parse``)."""
     body = await read_json(request)
     depth = request.app.state.container.settings.max_json_depth
-    return parse((body or b"{}") if empty else body, message_class, max_depth=depth)
+    return parse((body or b"{}") if empty else body, message_class, max_depth=depth, prepare=prepare)
 
 
 def query_message(request: Request, message_class: type) -> Any:

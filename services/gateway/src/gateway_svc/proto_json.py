@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from google.protobuf import json_format
@@ -41,9 +42,16 @@ def field_of(parse_error: str) -> str:
     return ".".join(path) or "body"
 
 
-def parse(raw: bytes | str | dict[str, Any], message_class: type[M], *, max_depth: int = DEFAULT_MAX_DEPTH) -> M:
+def parse(
+    raw: bytes | str | dict[str, Any],
+    message_class: type[M],
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    prepare: Callable[[dict[str, Any]], None] | None = None,
+) -> M:
     """``raw`` (a body's text, or a query string already made a dict) as ``message_class``; any
-    failure is ``InvalidArgument`` naming the field (indexed: ``memories[0].validAt``) and the rule."""
+    failure is ``InvalidArgument`` naming the field (indexed: ``memories[0].validAt``) and the rule.
+    ``prepare`` may rewrite the decoded JSON object in place first (a route's shorthand spellings)."""
     message = message_class()
     if isinstance(raw, dict):
         document: Any = raw
@@ -64,6 +72,8 @@ def parse(raw: bytes | str | dict[str, Any], message_class: type[M], *, max_dept
             check_no_nul(document)
     if not isinstance(document, dict):
         raise errors.InvalidArgument("body", "must be a JSON object")
+    if prepare is not None:
+        prepare(document)
     try:
         json_format.ParseDict(document, message)
     except json_format.ParseError as error:

@@ -1,5 +1,10 @@
 """Session and transcript routes → ``lore.agent.v1.AgentService`` (scopes ``sessions:*``),
-the per-turn loop included (``POST /v1/sessions/{id}/turns``)."""
+the per-turn loop included (``POST /v1/sessions/{id}/turns``). A turn's ``role`` may be written
+short (``"assistant"``) as well as the enum's name (``gateway_svc.turn_roles``).
+
+Starting a session may return its Prime (``initialMessage``, ``includePrime``) under
+``sessions:write`` alone, as ProcessTurn returns its context: what a session's caller is shown
+about its user is the same whichever of the two routes shows it."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 
+from gateway_svc import turn_roles
 from gateway_svc.auth import Caller, authorized
 from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, json_response, query_parameters
@@ -30,7 +36,12 @@ TURN_EXAMPLE = {
     "turn": {"role": "TURN_ROLE_USER", "content": "I'm vegetarian, by the way.", "idempotencyKey": "msg-17"},
     "contextOptions": {"persona": "You are Aria, a friendly cooking assistant."},
 }
-START_EXAMPLE = {"scope": {"userId": "u-1", "agentId": "agent-1"}, "metadata": {"channel": "web"}, "requestId": "r-1"}
+START_EXAMPLE = {
+    "scope": {"userId": "u-1", "agentId": "agent-1"},
+    "metadata": {"channel": "web"},
+    "requestId": "r-1",
+    "initialMessage": "Hi! Any ideas for dinner tonight?",
+}
 
 
 def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
@@ -47,7 +58,8 @@ async def check_session(request: Request, caller: Caller, session_id: str, *, ch
 
 @router.post(
     "/v1/sessions",
-    summary="Start a session; a repeated requestId returns the same one (AgentService.StartSession)",
+    summary="Start a session; a repeated requestId returns the same one; with initialMessage or includePrime,"
+    " the Prime of its scope too (AgentService.StartSession)",
     openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE, pb.StartSessionResponse),
 )
 async def start_session(request: Request, caller: Caller = Depends(authorized("sessions:write"))) -> Response:
@@ -109,14 +121,15 @@ async def list_turns(
 
 @router.post(
     "/v1/sessions/{session_id}/turns",
-    summary="The per-turn loop: store the turn, assemble context, reply when a model is configured, queue reflection"
-    " (AgentService.ProcessTurn)",
+    summary="The per-turn loop: store the turn, assemble context, reply when a model is configured, queue reflection;"
+    ' role "assistant" stores the caller\'s own reply, with no context (AgentService.ProcessTurn)',
     openapi_extra=json_body(pb.ProcessTurnRequest, TURN_EXAMPLE, pb.ProcessTurnResponse),
 )
 async def process_turn(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
-    message = with_path_id(await body_message(request, pb.ProcessTurnRequest), "session_id", session_id)
+    body = await body_message(request, pb.ProcessTurnRequest, prepare=turn_roles.in_turn)
+    message = with_path_id(body, "session_id", session_id)
     await check_session(request, caller, session_id, change=True)
     return ProtoJSONResponse(await _agent(request).ProcessTurn(message, **rpc_options(request, caller)))
 
@@ -129,6 +142,7 @@ async def process_turn(
 async def import_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
-    message = with_path_id(await body_message(request, pb.ImportTurnsRequest), "session_id", session_id)
+    body = await body_message(request, pb.ImportTurnsRequest, prepare=turn_roles.in_turns)
+    message = with_path_id(body, "session_id", session_id)
     await check_session(request, caller, session_id, change=True)
     return ProtoJSONResponse(await _agent(request).ImportTurns(message, **rpc_options(request, caller)))

@@ -218,16 +218,18 @@ class ObservationCandidate(_message.Message):
     def __init__(self, kind: _Optional[_Union[ObservationKind, str]] = ..., subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., slot: _Optional[str] = ..., summary: _Optional[str] = ..., detail: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., evidence: _Optional[_Iterable[_Union[EvidenceInput, _Mapping]]] = ...) -> None: ...
 
 class SearchObservationsResult(_message.Message):
-    __slots__ = ("observation", "score", "similarity", "lexical_score")
+    __slots__ = ("observation", "score", "similarity", "lexical_score", "embedding")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_SCORE_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     observation: Observation
     score: float
     similarity: float
     lexical_score: float
-    def __init__(self, observation: _Optional[_Union[Observation, _Mapping]] = ..., score: _Optional[float] = ..., similarity: _Optional[float] = ..., lexical_score: _Optional[float] = ...) -> None: ...
+    embedding: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, observation: _Optional[_Union[Observation, _Mapping]] = ..., score: _Optional[float] = ..., similarity: _Optional[float] = ..., lexical_score: _Optional[float] = ..., embedding: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class ObserveRequest(_message.Message):
     __slots__ = ("agent_id", "candidate", "request_id", "scope")
@@ -300,7 +302,7 @@ class QueryObservationsResponse(_message.Message):
     def __init__(self, observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class SearchObservationsRequest(_message.Message):
-    __slots__ = ("agent_id", "query", "kinds", "statuses", "min_confidence", "k", "query_embedding", "query_embedding_model", "user_id", "team_id")
+    __slots__ = ("agent_id", "query", "kinds", "statuses", "min_confidence", "k", "query_embedding", "query_embedding_model", "user_id", "team_id", "include_embeddings")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
@@ -311,6 +313,7 @@ class SearchObservationsRequest(_message.Message):
     QUERY_EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     TEAM_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     query: str
     kinds: _containers.RepeatedScalarFieldContainer[ObservationKind]
@@ -321,13 +324,16 @@ class SearchObservationsRequest(_message.Message):
     query_embedding_model: str
     user_id: str
     team_id: str
-    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[ObservationKind, str]]] = ..., statuses: _Optional[_Iterable[_Union[ObservationStatus, str]]] = ..., min_confidence: _Optional[float] = ..., k: _Optional[int] = ..., query_embedding: _Optional[_Iterable[float]] = ..., query_embedding_model: _Optional[str] = ..., user_id: _Optional[str] = ..., team_id: _Optional[str] = ...) -> None: ...
+    include_embeddings: bool
+    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[ObservationKind, str]]] = ..., statuses: _Optional[_Iterable[_Union[ObservationStatus, str]]] = ..., min_confidence: _Optional[float] = ..., k: _Optional[int] = ..., query_embedding: _Optional[_Iterable[float]] = ..., query_embedding_model: _Optional[str] = ..., user_id: _Optional[str] = ..., team_id: _Optional[str] = ..., include_embeddings: _Optional[bool] = ...) -> None: ...
 
 class SearchObservationsResponse(_message.Message):
-    __slots__ = ("results",)
+    __slots__ = ("results", "embedding_model")
     RESULTS_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
     results: _containers.RepeatedCompositeFieldContainer[SearchObservationsResult]
-    def __init__(self, results: _Optional[_Iterable[_Union[SearchObservationsResult, _Mapping]]] = ...) -> None: ...
+    embedding_model: str
+    def __init__(self, results: _Optional[_Iterable[_Union[SearchObservationsResult, _Mapping]]] = ..., embedding_model: _Optional[str] = ...) -> None: ...
 
 class ConfirmObservationRequest(_message.Message):
     __slots__ = ("id", "note", "request_id")

@@ -101,6 +101,22 @@ async def test_a_contexts_search_shows_the_users_and_the_orgs_beliefs_never_anot
     assert {o.scope.user_id for o in no_user} == {""}
 
 
+async def test_a_search_with_embeddings_keeps_the_context_rule(stub, org_id):
+    """Issue #21: asking for the vectors changes what each result carries, never which beliefs come back."""
+    await observe(stub, org_id, "Prefers Postgres for databases.", "ana", slot="db")
+    await observe(stub, org_id, "Prefers MySQL for databases.", "bo", slot="db")
+    await observe(stub, org_id, "The team standard for databases is Postgres.", slot="standard")
+
+    async def searched(**fields: str) -> list[tuple[str, int]]:
+        request = pb.SearchObservationsRequest(query="databases", k=50, include_embeddings=True, **fields)
+        results = (await stub.SearchObservations(request, metadata=tenant(org_id))).results
+        return sorted((result.observation.scope.user_id, len(result.embedding)) for result in results)
+
+    assert await searched(agent_id=AGENT, user_id="ana") == [("", 384), ("ana", 384)]
+    assert await searched(agent_id=AGENT) == [("", 384)]
+    assert await searched(user_id="bo") == [("", 384), ("bo", 384)]
+
+
 async def test_browsing_filters_by_the_ids_given_and_no_agent_means_every_agent(stub, org_id):
     await observe(stub, org_id, "Prefers Postgres.", "ana")
     await observe(stub, org_id, "Prefers MySQL.", "bo")

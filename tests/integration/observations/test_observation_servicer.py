@@ -4,12 +4,18 @@ import asyncio
 from contextlib import AsyncExitStack
 
 import grpc
+import numpy as np
 import observations_svc.bootstrap
 import observations_svc.config
 import observations_svc.server
 import pytest
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
+from lore_runtime.stores import open_postgres
+from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.domain.model import BeliefScope, Candidate, EvidenceDraft
+from observations_svc.usecases import observe, read
+from observations_svc.usecases.ports import SearchFilters
 
 from tests.fakes import FixedClock, HashingEmbedder
 from tests.grpc_harness import start_service
@@ -235,6 +241,91 @@ async def test_search_finds_by_meaning_and_words(stub, org_id):
     )
     assert found.results[0].observation.slot == "deploys"
     assert found.results[0].lexical_score > 0
+
+
+async def test_search_returns_each_beliefs_stored_embedding_only_when_asked(stub, org_id, running):
+    """Issue #21: the assembler compares beliefs with memories by vector. Asked, each result carries
+    its stored vector (the model's dimension, unit length, the summary's embedding by the service's
+    model, named in the response); not asked, none, and the results are the same."""
+    embedder = running[2]
+    created = (await _observe(stub, org_id, "Deploys to kubernetes with Argo CD.", slot="deploy-tool")).observation
+    request = pb.SearchObservationsRequest(agent_id="agent-1", query="kubernetes deploys", k=5)
+    plain = await stub.SearchObservations(request, metadata=tenant(org_id))
+    request.include_embeddings = True
+    asked = await stub.SearchObservations(request, metadata=tenant(org_id))
+
+    assert [r.observation.id for r in plain.results] == [r.observation.id for r in asked.results] == [created.id]
+    assert [len(r.embedding) for r in plain.results] == [0]
+    assert plain.embedding_model == asked.embedding_model == embedder.model_name
+    [hit] = asked.results
+    assert (hit.score, hit.similarity, hit.lexical_score) == (
+        plain.results[0].score,
+        plain.results[0].similarity,
+        plain.results[0].lexical_score,
+    )
+    vector = np.asarray(hit.embedding)
+    [summary_vector] = await embedder.embed([created.summary])
+    [query_vector] = await embedder.embed(["kubernetes deploys"])
+    assert vector.shape == (embedder.dimension,)
+    assert float(np.linalg.norm(vector)) == pytest.approx(1.0, abs=1e-6)
+    assert float(vector @ summary_vector) == pytest.approx(1.0, abs=1e-3)
+    # What a client computes with its own vector of the model is the similarity the service ranked by.
+    assert float(vector @ query_vector) == pytest.approx(hit.similarity, abs=2e-3)
+
+
+def backup_candidate(summary: str, slot: str, clock: FixedClock) -> Candidate:
+    evidence = (EvidenceDraft("support", 1.0, "message", f"turn-{slot}", "", clock.now()),)
+    return Candidate("operator_preference", "entity", "user-42", slot, summary, "", (), evidence)
+
+
+async def test_search_reads_the_stored_vectors_of_the_winners_only_when_asked(migrated_pg, org_id):
+    """Through the use case on the Postgres adapter: without ``include_embeddings`` the embedding
+    column is never read; with it, only the top k beliefs' vectors are."""
+    reads: list[tuple[str, int]] = []
+
+    class RecordingStore(PostgresObservationStore):
+        async def get_many(self, org_id, ids):
+            reads.append(("get_many", len(ids)))
+            return await super().get_many(org_id, ids)
+
+        async def get_many_with_embeddings(self, org_id, ids):
+            reads.append(("get_many_with_embeddings", len(ids)))
+            return await super().get_many_with_embeddings(org_id, ids)
+
+    embedder, clock = HashingEmbedder(384), FixedClock()
+    async with AsyncExitStack() as stack:
+        store = RecordingStore(await open_postgres(stack, migrated_pg.app_dsn, vectors=True))
+        for slot in ("one", "two", "three"):
+            await observe.observe(
+                org_id,
+                BeliefScope("agent-1"),
+                backup_candidate(f"Runs nightly backups {slot}.", slot, clock),
+                store=store,
+                embedder=embedder,
+                clock=clock,
+            )
+
+        async def searched(include: bool) -> list[read.SearchResult]:
+            return await read.search_observations(
+                org_id,
+                "nightly backups",
+                SearchFilters(agent_id="agent-1"),
+                2,
+                store=store,
+                embedder=embedder,
+                include_embeddings=include,
+            )
+
+        plain = await searched(False)
+        asked = await searched(True)
+
+    assert reads == [("get_many", 2), ("get_many_with_embeddings", 2)]
+    assert [result.embedding for result in plain] == [None, None]
+    assert [result.observation.id for result in asked] == [result.observation.id for result in plain]
+    for result in asked:
+        [expected] = await embedder.embed([result.observation.summary])
+        assert result.embedding is not None and len(result.embedding) == 384
+        assert float(np.asarray(result.embedding) @ expected) == pytest.approx(1.0, abs=1e-3)
 
 
 async def test_revalidation_marks_old_beliefs_stale(stub, org_id, clock):

@@ -57,6 +57,14 @@ def unit(vector: Sequence[float]) -> HalfVector:
     return HalfVector(array / norm if norm else array)
 
 
+def _stored_embedding(value: HalfVector) -> tuple[float, ...]:
+    """A stored embedding as float32 values of unit length: stored unit, then rounded to half
+    precision (a norm off by up to ~1e-3), so normalised again; the direction is the stored one."""
+    array = value.to_numpy().astype(np.float32)
+    norm = float(np.linalg.norm(array))
+    return tuple((array / norm if norm else array).tolist())
+
+
 def _observation(row: asyncpg.Record, evidence: Sequence[Evidence] = ()) -> Observation:
     components = json.loads(row["confidence_components"])
     return Observation(
@@ -442,20 +450,32 @@ class PostgresObservationStore:
         ]
 
     async def get_many(self, org_id: str, ids: Sequence[str]) -> list[Observation]:
+        return [_observation(row) for row in await self._read_many(org_id, ids, embeddings=False)]
+
+    async def get_many_with_embeddings(
+        self, org_id: str, ids: Sequence[str]
+    ) -> list[tuple[Observation, tuple[float, ...]]]:
+        return [
+            (_observation(row), _stored_embedding(row[EMBEDDING_COLUMN]))
+            for row in await self._read_many(org_id, ids, embeddings=True)
+        ]
+
+    async def _read_many(self, org_id: str, ids: Sequence[str], *, embeddings: bool) -> list[asyncpg.Record]:
         keys = [key for key in (_uuid(value) for value in ids) if key is not None]
         if not keys:
             return []
+        # The halfvec itself (pgvector's binary codec: 2 bytes a dimension), only when asked.
+        extra = f", o.{EMBEDDING_COLUMN}" if embeddings else ""
         async with tenant_transaction(self._pool, org_id) as connection:
-            rows = await connection.fetch(
+            return await connection.fetch(
                 f"""
-                SELECT {_COLUMNS} FROM observations.observations o
+                SELECT {_COLUMNS}{extra} FROM observations.observations o
                 WHERE o.org_id = $1 AND o.id = ANY ($2::uuid[])
                 ORDER BY array_position($2::uuid[], o.id)
                 """,
                 org_id,
                 keys,
             )
-        return [_observation(row) for row in rows]
 
     async def history(self, org_id: str, observation_id: str) -> list[Observation]:
         key = _uuid(observation_id)

@@ -15,6 +15,7 @@ from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id, validate_scope_id, validate_slot, validate_subject
 from observations_svc.domain.model import BeliefScope, Candidate, Evidence, EvidenceDraft, Observation
 from observations_svc.usecases.ports import QueryFilters, SearchFilters
+from observations_svc.usecases.read import SearchResult
 
 KINDS = {
     pb.OBSERVATION_KIND_OPERATOR_PREFERENCE: "operator_preference",
@@ -249,4 +250,14 @@ def observation_to_pb(observation: Observation) -> pb.Observation:
         evidence=[evidence_to_pb(item) for item in observation.evidence],
         scope=scope_pb2.Scope(user_id=observation.user_id, agent_id=observation.agent_id, team_id=observation.team_id),
         unattributed=observation.unattributed,
+    )
+
+
+def search_result_to_pb(result: SearchResult) -> pb.SearchObservationsResult:
+    return pb.SearchObservationsResult(
+        observation=observation_to_pb(result.observation),
+        score=result.score,
+        similarity=result.similarity,
+        lexical_score=result.lexical,
+        embedding=result.embedding or (),
     )

@@ -95,17 +95,11 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             store=self._store,
             embedder=self._embedder,
             vector=self._given_vector(request),
+            include_embeddings=request.include_embeddings,
         )
         return pb.SearchObservationsResponse(
-            results=[
-                pb.SearchObservationsResult(
-                    observation=convert.observation_to_pb(result.observation),
-                    score=result.score,
-                    similarity=result.similarity,
-                    lexical_score=result.lexical,
-                )
-                for result in results
-            ]
+            results=[convert.search_result_to_pb(result) for result in results],
+            embedding_model=self._embedder.model_name,
         )
 
     async def ConfirmObservation(self, request: pb.ConfirmObservationRequest, context) -> pb.ConfirmObservationResponse:

@@ -28,6 +28,8 @@ class SearchResult:
     score: float
     similarity: float
     lexical: float
+    # The belief's stored embedding (unit length, the embedder's model), when the search asked for it.
+    embedding: tuple[float, ...] | None = None
 
 
 async def get_observation(org_id: str, observation_id: str, *, store: ObservationStore) -> Observation:
@@ -69,8 +71,11 @@ async def search_observations(
     store: ObservationStore,
     embedder: Embedder,
     vector: Sequence[float] | None = None,
+    include_embeddings: bool = False,
 ) -> list[SearchResult]:
-    """Hybrid search; ``vector`` is ``text``'s embedding when the caller already has it."""
+    """Hybrid search; ``vector`` is ``text``'s embedding when the caller already has it. With
+    ``include_embeddings`` each result carries its belief's stored embedding, read with the winners
+    (never for the candidates that do not make the top k)."""
     if vector is None:
         [vector] = await embedder.embed([text])
     hits = await store.search(org_id, text, list(vector), filters, min(k * CANDIDATES_PER_RESULT, MAX_CANDIDATES))
@@ -86,11 +91,16 @@ async def search_observations(
     scored.sort(key=lambda pair: (-pair[0], -pair[1].confidence, pair[1].id))
     top = scored[:k]
     # Only the winners are read in full (an erasure in between simply drops one).
-    observations = {row.id: row for row in await store.get_many(org_id, [hit.id for _, hit in top])}
+    ids = [hit.id for _, hit in top]
+    winners: dict[str, tuple[Observation, tuple[float, ...] | None]] = (
+        {row.id: (row, embedding) for row, embedding in await store.get_many_with_embeddings(org_id, ids)}
+        if include_embeddings
+        else {row.id: (row, None) for row in await store.get_many(org_id, ids)}
+    )
     return [
-        SearchResult(observations[hit.id], score, hit.similarity, hit.lexical)
+        SearchResult(winners[hit.id][0], score, hit.similarity, hit.lexical, winners[hit.id][1])
         for score, hit in top
-        if hit.id in observations
+        if hit.id in winners
     ]
 
 

@@ -14,6 +14,7 @@ episode's. Every read is a read for a context, as the adapters make it: it retur
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -68,6 +69,7 @@ class FakeMemorySources:
     sessions: dict[str, SessionState] = field(default_factory=dict)
     scopes: dict[str, Scope] = field(default_factory=dict)  # memory or episode id -> its scope
     accessed: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
+    episodes_accessed: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
     misbehave: Misbehaviour = field(default_factory=Misbehaviour)
 
     def add_memory(self, memory: RecalledMemory, scope: Scope = Scope()) -> None:
@@ -122,6 +124,32 @@ class FakeMemorySources:
         kept = [e for e in self.episodes if e.salience >= min_salience and self._shows(scope, e.id)]
         return sorted(kept, key=lambda e: (e.ended_at is None, e.ended_at), reverse=True)[:limit]
 
+    async def search_episodes(
+        self,
+        query: str,
+        scope: Scope,
+        k: int,
+        min_salience: float,
+        *,
+        query_vector: QueryVector | None = None,
+        timeout: float,
+    ) -> list[EpisodeDigest]:
+        """Like recall: similarity = the share of the query's words the summary holds; best first."""
+        await self.misbehave.enter("search_episodes", timeout)
+        words = _words(query)
+        found = [
+            dataclasses.replace(e, similarity=len(words & _words(e.summary)) / max(1, len(words)))
+            for e in self.episodes
+            if e.salience >= min_salience and self._shows(scope, e.id)
+        ]
+        return sorted(found, key=lambda e: (-e.similarity, e.id))[:k]
+
+    async def record_episode_access(
+        self, episode_ids: Sequence[str], session_id: str, reason: str, *, timeout: float
+    ) -> None:
+        await self.misbehave.enter("record_episode_access", timeout)
+        self.episodes_accessed.append((tuple(episode_ids), session_id, reason))
+
     async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]:
         await self.misbehave.enter("open_threads", timeout)
         return [t for t in self.threads if self._shows(scope, t.episode_id)][:limit]
@@ -164,15 +192,24 @@ class FakeBeliefSources:
     unattributed: set[str] = field(default_factory=set)
     misbehave: Misbehaviour = field(default_factory=Misbehaviour)
     given_vectors: list[QueryVector | None] = field(default_factory=list)
+    subjects: dict[str, str] = field(default_factory=dict)  # belief id -> the user it is about
 
-    def add_belief(self, belief: Belief, scope: Scope = Scope()) -> None:
+    def add_belief(self, belief: Belief, scope: Scope = Scope(), about: str | None = None) -> None:
+        """``about``: the user the belief is about (its subject), by default its scope's user."""
         self.beliefs.append(belief)
         self.scopes[belief.id] = scope
+        self.subjects[belief.id] = scope.user_id if about is None else about
 
     def _shown(self, context: Scope) -> list[Belief]:
+        """As the service shows them to ``context``: about its user or not."""
         return [
-            b for b in self.beliefs if b.id not in self.unattributed and context.shows(self.scopes.get(b.id, Scope()))
+            dataclasses.replace(b, about_user=b.about_user or self._about(b.id, context))
+            for b in self.beliefs
+            if b.id not in self.unattributed and context.shows(self.scopes.get(b.id, Scope()))
         ]
+
+    def _about(self, belief_id: str, context: Scope) -> bool:
+        return bool(context.user_id) and self.subjects.get(belief_id) == context.user_id
 
     async def search_beliefs(
         self,
@@ -191,17 +228,9 @@ class FakeBeliefSources:
         for belief in self._shown(scope):
             shared = len(words & _words(belief.summary))
             if shared and belief.confidence >= min_confidence:
-                found.append(
-                    Belief(
-                        id=belief.id,
-                        summary=belief.summary,
-                        kind=belief.kind,
-                        confidence=belief.confidence,
-                        freshness=belief.freshness,
-                        similarity=shared / max(1, len(words)),
-                        updated_at=belief.updated_at,
-                    )
-                )
+                # As the service: the stored vector only when the query's came along (same model).
+                vector = belief.vector if query_vector is not None else None
+                found.append(dataclasses.replace(belief, similarity=shared / max(1, len(words)), vector=vector))
         return sorted(found, key=lambda b: (-b.similarity, b.id))[:k]
 
     async def top_beliefs(self, scope: Scope, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:

@@ -85,7 +85,17 @@ class FakeWorld:
         self.memory.sessions[session_id] = SessionState(summary=summary, mood=mood)
 
     async def belief(self, summary: str, scope: Scope = SCOPE, subject_id: str = SCOPE.user_id) -> None:
-        self.beliefs.add_belief(Belief(str(uuid.uuid4()), summary, "operator_preference", 0.71, 1.0), scope)
+        stored = Belief(
+            str(uuid.uuid4()),
+            summary,
+            "operator_preference",
+            0.71,
+            1.0,
+            sources=1,
+            last_supported_at=NOW,
+            vector=(0.3,) * 4,
+        )
+        self.beliefs.add_belief(stored, scope, about=subject_id)
 
     async def hypothesis(self, statement: str) -> None:
         state = self.beliefs.state
@@ -275,9 +285,13 @@ async def test_beliefs_are_searched_and_listed_with_kind_confidence_and_freshnes
     too_confident = await world.beliefs.top_beliefs(SCOPE, 0.99, 5, timeout=T)
 
     [belief] = searched
-    assert reused == searched, "recall's query vector finds what the service's own embedding finds"
+    assert [(b.id, b.summary) for b in reused] == [(b.id, b.summary) for b in searched], (
+        "recall's query vector finds what the service's own embedding finds"
+    )
     assert belief.kind == "operator_preference" and 0.5 <= belief.confidence <= 1 and belief.freshness > 0
     assert belief.similarity > 0
+    assert belief.about_user and belief.sources >= 1 and belief.last_supported_at is not None
+    assert belief.vector is None and reused[0].vector, "the belief's vector comes with recall's (same model)"
     assert [b.summary for b in listed] == ["Prefers Postgres for new services"] and too_confident == []
 
 
@@ -321,6 +335,24 @@ async def test_a_context_read_never_returns_another_users_episodes_or_open_threa
     assert episodes == {ANN: [org, ann], BOB: [org, bob]}
     assert threads == {ANN: {"ann's venue", "roadmap"}, BOB: {"bob's dates", "roadmap"}}
     assert [e.id for e in newcomer] == [org] and [t.topic for t in newcomer_threads] == ["roadmap"]
+
+
+async def test_searching_episodes_finds_the_one_about_the_message_and_never_another_users(world) -> None:
+    kyoto = await world.episode("Ann planned the Kyoto trip for April.", NOW - timedelta(days=3), "ryokan", scope=ANN)
+    await world.episode("Ann talked about her tax return.", NOW - timedelta(hours=1), "receipts", scope=ANN)
+    bob = await world.episode("Bob planned his Kyoto trip too.", NOW - timedelta(hours=2), "flights", scope=BOB)
+    org = await world.episode("The team chose Kyoto for the offsite.", NOW - timedelta(hours=3), "venue", ORG_WIDE)
+
+    found = {
+        who: await world.memory.search_episodes("planning my Kyoto trip in April", who, 10, 0.0, timeout=T)
+        for who in (ANN, BOB, NEWCOMER)
+    }
+
+    assert found[ANN][0].id == kyoto and found[ANN][0].similarity > found[ANN][-1].similarity
+    assert bob not in {e.id for e in found[ANN]} and kyoto not in {e.id for e in found[BOB]}
+    assert [e.id for e in found[NEWCOMER]] == [org]
+    assert all(0 < e.salience <= 1 for e in found[ANN])
+    await world.memory.record_episode_access([kyoto], "s-1", "assembled_context", timeout=T)
 
 
 async def test_a_context_read_never_returns_another_users_beliefs_and_does_return_the_orgs(world) -> None:

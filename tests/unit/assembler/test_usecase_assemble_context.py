@@ -305,3 +305,21 @@ async def test_the_week_biases_the_guidance_and_findings_are_in_it(week: int, fo
     assert f"Week {week} of the engagement" in guidance and focus in guidance
     assert "do not recite it" in guidance
     assert "Finding: Handoffs cost more than manufacturing (source: the COO, 3 March)" in guidance
+
+
+async def test_an_old_episode_about_the_message_is_found_and_its_use_recorded() -> None:
+    memories, beliefs = sources()
+    memories.episodes = [
+        EpisodeDigest(f"e-new-{n}", f"Small talk number {n}.", f"s-{n}", NOW - timedelta(hours=n), 0.9, 0.5)
+        for n in range(3)
+    ] + [EpisodeDigest("e-kyoto", "Planned the Kyoto trip in April.", "s-k", NOW - timedelta(days=40), 0.2, 0.6)]
+
+    result = await run(AssembleInput(scope=SCOPE, message="the Kyoto trip", session_id="s-1"), memories, beliefs)
+
+    kept = {e.id for e in result.assembly.manifest if e.source is Source.EPISODE and e.outcome is Outcome.KEPT}
+    assert "e-kyoto" in kept, "last month's relevant conversation is reachable"
+    kyoto = next(e for e in result.assembly.manifest if e.id == "e-kyoto")
+    assert kyoto.score.similarity > 0
+    assert sum(e.id == "e-kyoto" for e in result.assembly.manifest) == 1, "searched and listed: one candidate"
+    [(ids, session, reason)] = memories.episodes_accessed
+    assert set(ids) == kept and (session, reason) == ("s-1", "assembled_context")

@@ -202,3 +202,18 @@ async def test_a_fact_a_belief_states_is_not_primed_twice() -> None:
 
     assert [i.id for i in primed.salient_facts] == ["f-2"]
     assert primed.formatted_context.count("Acme") == 1
+
+
+async def test_with_an_initial_message_the_episode_about_it_is_primed_before_the_newest() -> None:
+    memories, beliefs = sources()
+    memories.episodes = [
+        EpisodeDigest(f"e-new-{n}", f"Small talk number {n}.", f"s-{n}", NOW - timedelta(hours=n), 0.9, 0.5)
+        for n in range(3)
+    ] + [EpisodeDigest("e-kyoto", "Planned the Kyoto trip in April.", "s-k", NOW - timedelta(days=40), 0.35, 0.6)]
+
+    primed = await run(memories, beliefs, "How is the Kyoto trip coming along?")
+
+    assert primed.recent_context[0].id == "e-kyoto"
+    assert len(primed.recent_context) == 3
+    [(ids, _, reason)] = memories.episodes_accessed
+    assert "e-kyoto" in ids and reason == "prime"

@@ -170,6 +170,34 @@ class GrpcMemorySources:
             for episode in shown_in_context(scope, response.episodes, lambda e: _scope_of(e.scope), "episodes")
         ]
 
+    async def search_episodes(
+        self,
+        query: str,
+        scope: Scope,
+        k: int,
+        min_salience: float,
+        *,
+        query_vector: QueryVector | None = None,
+        timeout: float,
+    ) -> list[EpisodeDigest]:
+        request = episode_service_pb2.SearchEpisodesRequest(
+            scope=_scope(scope), scope_match=CONTEXT, query=query, k=k, min_salience=min_salience
+        )
+        if query_vector is not None:
+            request.query_embedding.extend(query_vector.values)
+            request.query_embedding_model = query_vector.model
+        response = await _call(self._episodes.SearchEpisodes(request, timeout=timeout))
+        shown = shown_in_context(scope, response.results, lambda r: _scope_of(r.episode.scope), "episodes")
+        return [episode_digest(result.episode, result.similarity) for result in shown]
+
+    async def record_episode_access(
+        self, episode_ids: Sequence[str], session_id: str, reason: str, *, timeout: float
+    ) -> None:
+        request = episode_service_pb2.RecordEpisodeAccessRequest(
+            episode_ids=list(episode_ids), session_id=session_id, reason=reason
+        )
+        await _call(self._episodes.RecordEpisodeAccess(request, timeout=timeout))
+
     async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]:
         # An open thread names its episode, not the episode's scope: the service's match is the wall.
         request = episode_service_pb2.ListOpenThreadsRequest(scope=_scope(scope), page_size=limit, scope_match=CONTEXT)
@@ -239,9 +267,15 @@ class GrpcBeliefSources:
         if query_vector is not None:
             request.query_embedding.extend(query_vector.values)
             request.query_embedding_model = query_vector.model
+            request.include_embeddings = True  # for near-duplicates against the memories' vectors
         response = await _call(self._observations.SearchObservations(request, timeout=timeout))
         shown = shown_in_context(scope, response.results, lambda r: belief_scope(r.observation), "beliefs")
-        return [belief(result.observation, result.similarity, scope) for result in shown]
+        # Comparable with the memories' vectors only when the same model made both.
+        comparable = query_vector is not None and response.embedding_model == query_vector.model
+        return [
+            belief(result.observation, result.similarity, scope, tuple(result.embedding) if comparable else None)
+            for result in shown
+        ]
 
     async def top_beliefs(self, scope: Scope, min_confidence: float, k: int, *, timeout: float) -> list[Belief]:
         request = observation_service_pb2.QueryObservationsRequest(
@@ -354,7 +388,12 @@ def episode_digest(episode: episode_service_pb2.Episode, similarity: float = 0.0
     )
 
 
-def belief(observation: observation_service_pb2.Observation, similarity: float, scope: Scope) -> Belief:
+def belief(
+    observation: observation_service_pb2.Observation,
+    similarity: float,
+    scope: Scope,
+    vector: tuple[float, ...] | None = None,
+) -> Belief:
     about_user = bool(scope.user_id) and (
         observation.subject_type == observation_service_pb2.SUBJECT_TYPE_ENTITY
         and observation.subject_id == scope.user_id
@@ -370,4 +409,5 @@ def belief(observation: observation_service_pb2.Observation, similarity: float, 
         sources=observation.confidence_components.source_count,
         last_supported_at=_time(observation.last_supported_at, observation.HasField("last_supported_at")),
         about_user=about_user,
+        vector=vector or None,
     )

@@ -8,8 +8,9 @@ text says, and which numbers stand for similarity, recency and importance.
   importance as stored; the section follows the memory type (``sections.py``); the text ends
   with the day the memory was true, so the model can reason about time. A memory learnt only from
   turns the session's working memory holds is marked ``in_conversation``.
-- Episodes: their summary; similarity 0 (the service lists them, it does not search them),
-  recency = salience — so only recent, salient episodes clear the threshold.
+- Episodes: their summary; similarity = the summary's cosine to the message (the episodes found by
+  it; 0 for the recent ones listed besides), recency = current (decayed) salience — so last month's
+  relevant conversation clears the threshold, and the newest ones still come when salient.
 - Open threads: recency = ``1 / (1 + weeks since their conversation ended)``, importance 0.6:
   a thread from this week scores ≈ 0.48 and one from two months ago ≈ 0.21, under the default
   threshold — unresolved threads fade instead of crowding the prompt forever.
@@ -148,12 +149,20 @@ def episode_candidates(episodes: Iterable[EpisodeDigest]) -> list[Candidate]:
             section=Section.MEMORIES,
             text=f"Earlier conversation{_on_day(episode.ended_at, 'ended')}: {episode.summary.strip()}",
             statement=episode.summary.strip(),
+            similarity=episode.similarity,
             recency=episode.salience,
             importance=episode.importance,
             occurred_at=episode.ended_at,
         )
         for episode in episodes
     ]
+
+
+def merge_episodes(searched: Sequence[EpisodeDigest], recent: Sequence[EpisodeDigest]) -> list[EpisodeDigest]:
+    """The episodes found by the message, then the recent ones not among them: one candidate per
+    episode, with its similarity when it was searched."""
+    seen = {episode.id for episode in searched}
+    return [*searched, *(episode for episode in recent if episode.id not in seen)]
 
 
 def thread_candidates(threads: Iterable[ThreadDigest], now: datetime) -> list[Candidate]:

@@ -25,9 +25,9 @@
    ``text`` are not counted, so ``total_tokens <= budget_tokens`` always holds.
 5. Every unavailable source gets one SOURCE_UNAVAILABLE entry: id "", its reason.
 6. First session: when ``known_anything`` is False, or when it is None and no candidate comes from
-   a stored source about the user (any but CALLER and ENGAGEMENT) and no source was unavailable (an outage is not "nothing
-   known"), a pinned GUIDANCE item (CALLER, ``FIRST_SESSION_ID``) with the empty-state preamble
-   goes first in GUIDANCE and ``first_session`` is True.
+   a stored source about the user (any but CALLER and ENGAGEMENT) and no source was unavailable
+   (an outage is not "nothing known"), a pinned GUIDANCE item (CALLER, ``FIRST_SESSION_ID``) with
+   the empty-state preamble goes first in GUIDANCE and ``first_session`` is True.
 7. Manifest order: sections in their fixed order, within a section the order of step 3 (whatever
    the outcome), then the unavailable sources in the order given. Every entry carries its score
    and the tokens of its rendered line before any cut.

@@ -150,6 +150,8 @@ def prime(
     entities = shared_entities(initial_message, recalled) if initial_message else ()
     facts = not_believed(facts, beliefs)[: limits.facts]
     related = related_memories(not_believed(recalled, beliefs), entities, {fact.id for fact in facts}, limits.related)
+    if initial_message:  # the ones closest to the message first, then the salient recent ones
+        episodes = sorted(episodes, key=lambda e: (-_episode_rank(e), e.id))
     named = {
         "episodes": ("Recent conversations", Section.MEMORIES, [_episode(e) for e in episodes[: limits.episodes]]),
         "threads": ("Open threads", Section.GUIDANCE, [_thread(t, now) for t in threads[: limits.threads]]),
@@ -240,6 +242,11 @@ def _episode(episode: EpisodeDigest) -> tuple[PrimedItem, Score]:
         {"conversation_id": episode.conversation_id} if episode.conversation_id else {},
     )
     return item, Score(episode.similarity, episode.salience, episode.importance, episode.salience)
+
+
+def _episode_rank(episode: EpisodeDigest) -> float:
+    """A context's score with the default weights: similarity, salience, importance."""
+    return 0.4 * episode.similarity + 0.3 * episode.salience + 0.3 * episode.importance
 
 
 def _thread(thread: ThreadDigest, now: datetime) -> tuple[PrimedItem, Score]:

@@ -45,6 +45,7 @@ from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 log = logging.getLogger(__name__)
 
 RECENT_EPISODES = 3
+SEARCHED_EPISODES = 5
 EPISODE_MIN_SALIENCE = 0.3
 OPEN_THREADS = 5
 BELIEFS = 10
@@ -97,7 +98,7 @@ async def assemble_context(
         *build.session_candidates(session),
         *(build.engagement_candidates(engagement) if engagement is not None else ()),
         *build.memory_candidates(found["recall"], session.recent_turn_ids),
-        *build.episode_candidates(found["episodes"]),
+        *build.episode_candidates(build.merge_episodes(found["episode_search"], found["episodes"])),
         *build.thread_candidates(found["open_threads"], clock.now()),
         *build.belief_candidates(found["beliefs"]),
     ]
@@ -127,6 +128,7 @@ def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources
         with_vectors=True,
         min_confidence=request.min_observation_confidence,
         beliefs_k=BELIEFS,
+        episodes_k=SEARCHED_EPISODES,
     )
     calls = [
         SourceCall(
@@ -150,6 +152,7 @@ def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources
             lambda t: memory.recent_episodes(scope, RECENT_EPISODES, EPISODE_MIN_SALIENCE, timeout=t),
             [],
         ),
+        SourceCall("episode_search", Source.EPISODE, Section.MEMORIES, searches.episodes, []),
         SourceCall(
             "open_threads",
             Source.OPEN_THREAD,
@@ -189,6 +192,9 @@ async def _after(
     kept = [e.id for e in assembly.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT]
     if request.record_access and kept:
         writes.append(memory.record_access(kept, request.session_id, ACCESS_REASON, timeout=timeout))
+    episodes = [e.id for e in assembly.manifest if e.source is Source.EPISODE and e.outcome is Outcome.KEPT]
+    if request.record_access and episodes:
+        writes.append(memory.record_episode_access(episodes, request.session_id, ACCESS_REASON, timeout=timeout))
     if save_fingerprint:
         writes.append(memory.save_fingerprint(request.session_id, assembly.fingerprint, timeout=timeout))
     for outcome in await asyncio.gather(*writes, return_exceptions=True):

@@ -1,6 +1,6 @@
-"""The two searches by the message's meaning — memories (recall) and beliefs — sharing one
-embedding: recall returns the message's vector and hands it to the belief search through a
-``Relay``; the belief search waits for it at most half its deadline, then embeds by itself."""
+"""The searches by the message's meaning — memories (recall), beliefs and episodes — sharing one
+embedding: recall returns the message's vector and hands it to the other two through a ``Relay``;
+each waits for it at most half its deadline, then lets its service embed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from assembler_svc.domain.gathered import Belief, RecalledMemory, Scope
+from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope
 from assembler_svc.usecases.fan_out import Relay
 from assembler_svc.usecases.ports import BeliefSources, MemorySources
 
@@ -20,6 +20,7 @@ VECTOR_WAIT_SHARE = 0.5
 class MessageSearches:
     recall: Callable[[float], Awaitable[list[RecalledMemory]]]
     beliefs: Callable[[float], Awaitable[list[Belief]]]
+    episodes: Callable[[float], Awaitable[list[EpisodeDigest]]]
 
 
 def message_searches(
@@ -33,6 +34,8 @@ def message_searches(
     with_vectors: bool,
     min_confidence: float,
     beliefs_k: int,
+    episodes_k: int = 5,
+    episode_min_salience: float = 0.0,
 ) -> MessageSearches:
     relay = Relay()
 
@@ -54,4 +57,12 @@ def message_searches(
             message, scope, min_confidence, beliefs_k, query_vector=vector, timeout=left
         )
 
-    return MessageSearches(recall, search_beliefs)
+    async def search_episodes(timeout: float) -> list[EpisodeDigest]:
+        started = time.monotonic()
+        vector = await relay.take(timeout * VECTOR_WAIT_SHARE)
+        left = max(0.001, timeout - (time.monotonic() - started))
+        return await memory.search_episodes(
+            message, scope, episodes_k, episode_min_salience, query_vector=vector, timeout=left
+        )
+
+    return MessageSearches(recall, search_beliefs, search_episodes)

@@ -40,6 +40,23 @@ class MemorySources(Protocol):
         self, scope: Scope, limit: int, min_salience: float, *, timeout: float
     ) -> list[EpisodeDigest]: ...
 
+    async def search_episodes(
+        self,
+        query: str,
+        scope: Scope,
+        k: int,
+        min_salience: float,
+        *,
+        query_vector: QueryVector | None = None,
+        timeout: float,
+    ) -> list[EpisodeDigest]:
+        """The episodes nearest the query in meaning (``similarity`` set), best first; no access."""
+        ...
+
+    async def record_episode_access(
+        self, episode_ids: Sequence[str], session_id: str, reason: str, *, timeout: float
+    ) -> None: ...
+
     async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]: ...
 
     async def salient_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[RecalledMemory]: ...

@@ -2,18 +2,21 @@
 
 In parallel, each with its own deadline: recent salient episodes, open threads, the most
 salient facts and, with an initial message, a recall of it (for the memories that share its
-entities) and a search of the beliefs; without one, the most confident beliefs. Every read is
+entities), a search of the episodes and of the beliefs by it; without one, the most confident
+beliefs. Every read is
 made for a context of the scope (``ports``): the user's records and the org's shared ones, never
 another user's. Priming shows no engagement state, for any agent. The pure ``domain.priming``
-formats the parts within the token budget; access is recorded for the memories the formatted
-text kept.
+formats the parts within the token budget; access is recorded for the memories and episodes the
+formatted text kept.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from assembler_svc.domain import priming
+from assembler_svc.domain.candidates import merge_episodes
 from assembler_svc.domain.gathered import Scope
 from assembler_svc.domain.model import Outcome, Section, Source, TokenCounter
 from assembler_svc.usecases.fan_out import SourceCall, gather
@@ -74,8 +77,11 @@ async def prime(
             with_vectors=False,
             min_confidence=MIN_CONFIDENCE,
             beliefs_k=priming.OBSERVATIONS,
+            episodes_k=limits.episodes,
+            episode_min_salience=limits.min_salience,
         )
         calls.append(SourceCall("recall", Source.MEMORY, Section.MEMORIES, searches.recall, []))
+        calls.append(SourceCall("episode_search", Source.EPISODE, Section.MEMORIES, searches.episodes, []))
         calls.append(SourceCall("beliefs", Source.OBSERVATION, Section.OBSERVATIONS, searches.beliefs, []))
     else:
         calls.append(
@@ -89,7 +95,7 @@ async def prime(
         )
     found, unavailable = await gather(calls, timeout)
     primed = priming.prime(
-        episodes=found["episodes"],
+        episodes=merge_episodes(found.get("episode_search", []), found["episodes"]),
         threads=found["open_threads"],
         facts=found["salient_facts"],
         beliefs=found["beliefs"],
@@ -101,10 +107,21 @@ async def prime(
         now=clock.now(),
         limits=limits,
     )
-    kept = list(dict.fromkeys(e.id for e in primed.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT))
-    if kept:
-        try:
-            await memory.record_access(kept, "", ACCESS_REASON, timeout=timeout)
-        except Exception as error:
-            log.warning("recording access after priming: %s", error)
+    await _record_use(primed, memory, timeout)
     return primed
+
+
+async def _record_use(primed: priming.Priming, memory: MemorySources, timeout: float) -> None:
+    """Access is recorded for the memories and episodes the formatted text kept (best effort)."""
+
+    def kept(source: Source) -> list[str]:
+        return list(dict.fromkeys(e.id for e in primed.manifest if e.source is source and e.outcome is Outcome.KEPT))
+
+    writes = []
+    if memories := kept(Source.MEMORY):
+        writes.append(memory.record_access(memories, "", ACCESS_REASON, timeout=timeout))
+    if episodes := kept(Source.EPISODE):
+        writes.append(memory.record_episode_access(episodes, "", ACCESS_REASON, timeout=timeout))
+    for outcome in await asyncio.gather(*writes, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            log.warning("recording access after priming: %s", outcome)

@@ -1,7 +1,8 @@
 """ProcessTurn on the running services (real Postgres, Redis, qdrant-edge, the assembler): the turn
 is stored before the answer, retries get the first result, bad input writes nothing, tool results
 reach working memory and the context, and the durable reflection job turns what was said into
-memories, beliefs with evidence and working-memory state; ending a session yields its episode."""
+memories, beliefs with evidence and working-memory state; ending a session yields its episode. The
+caller's own reply (role assistant) is stored once per key and reflected, with no context."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ async def test_bad_input_is_refused_naming_the_field_and_writes_nothing(agent, o
     history = await refused(
         agent.ProcessTurn(
             pb.ProcessTurnRequest(
-                session_id=session_id, turn=turn_pb2.Turn(role=turn_pb2.TURN_ROLE_ASSISTANT, content="Hello")
+                session_id=session_id, turn=turn_pb2.Turn(role=turn_pb2.TURN_ROLE_SYSTEM, content="Be brief.")
             ),
             metadata=tenant(org),
         )
@@ -175,3 +176,42 @@ async def test_ending_a_session_yields_an_episode_with_its_open_threads(agent, e
         "replication" in thread.topic.lower() or "replication" in thread.context.lower()
         for thread in found.open_threads
     )
+
+
+async def test_the_callers_assistant_reply_is_stored_once_and_reflected_into_a_commitment(
+    agent, memories, working, org
+):
+    session_id = await start(agent, org, user="u-draft")
+    asked = await say(agent, org, session_id, "Can you draft the proposal for me?", idempotency_key="u-1")
+    reply = turn_pb2.Turn(
+        role=turn_pb2.TURN_ROLE_ASSISTANT, content="I'll send you the draft by Friday.", idempotency_key="a-1"
+    )
+    request = pb.ProcessTurnRequest(session_id=session_id, turn=reply)
+
+    done = await agent.ProcessTurn(request, metadata=tenant(org))
+    replayed = await agent.ProcessTurn(request, metadata=tenant(org))
+
+    assert done.turn.role == turn_pb2.TURN_ROLE_ASSISTANT and done.turn.sequence == 2
+    assert not done.HasField("context") and done.reply == "" and not done.HasField("reply_turn")
+    assert replayed == done
+    session = (await agent.GetSession(pb.GetSessionRequest(id=session_id), metadata=tenant(org))).session
+    assert session.turn_count == 2
+    [commitment] = await eventually(
+        lambda: memories_of(memories, org, "u-draft", memory_service_pb2.MEMORY_TYPE_COMMITMENT)
+    )
+    assert "the assistant will send the user the draft" in commitment.content.lower()
+    assert "friday" in commitment.content.lower() and list(commitment.provenance.turn_ids) == [done.turn.id]
+
+    async def both_messages():  # the reply's reflection ran: its message memory is written
+        found = await memories_of(memories, org, "u-draft", memory_service_pb2.MEMORY_TYPE_MESSAGE)
+        return found if len(found) == 2 else None
+
+    messages = await eventually(both_messages)
+    assert sorted(m.content for m in messages) == ["Can you draft the proposal for me?", reply.content]
+    state = await working.GetWorkingMemory(
+        working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id), metadata=tenant(org)
+    )
+    assert [t.idempotency_key for t in state.working_memory.recent_turns] == [
+        f"turn:{asked.turn.id}",
+        f"turn:{done.turn.id}",
+    ]

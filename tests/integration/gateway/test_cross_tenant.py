@@ -311,6 +311,14 @@ def nothing_requeued(response: httpx.Response, b: OrgB) -> bool:
     return response.json() == {"requeued": 0, "skipped": 0}
 
 
+def primed_empty(response: httpx.Response, b: OrgB) -> bool:
+    """A's new session, with a Prime made (A's org remembers nothing: no item in it)."""
+    body = response.json()
+    prime = body.get("prime", {})
+    items = [prime.get(name) for name in ("recentContext", "openThreads", "salientFacts", "observations")]
+    return body["session"]["turnCount"] == 0 and body["primeUnavailable"] is False and items == [[], [], [], []]
+
+
 def no_jobs(response: httpx.Response, b: OrgB) -> bool:
     counted = ("queued", "running", "retrying", "dead")
     return all(kind[name] == 0 for kind in response.json()["kinds"] for name in counted)
@@ -332,6 +340,8 @@ async def erasure_completes(attacker: httpx.AsyncClient, attempt: Attempt, first
 FRESH_ENGAGEMENT = {"weekNumber": 1, "firstSession": True, "hypotheses": [], "unknowns": [], "findings": []}
 QUERY = "vegetarian Lisbon quince jam bees maps Mediterranean menu chickpeas Postgres"
 TURN = {"turn": {"role": "TURN_ROLE_USER", "content": "Where do I live again?", "idempotencyKey": "b-1"}}
+# The caller's own reply, under the key of B's turn.
+REPLY = {"turn": {"role": "assistant", "content": "You live in Porto now.", "idempotencyKey": "b-1"}}
 IMPORT = {"turns": [{"role": "TURN_ROLE_USER", "content": "A was here.", "createdAt": "2023-05-08T13:58:00Z"}]}
 CONTRADICTION = {
     "evidence": {"stance": "EVIDENCE_STANCE_CONTRADICT", "sourceType": "SOURCE_TYPE_MESSAGE", "sourceId": "a-t-9"},
@@ -362,7 +372,24 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
             "/v1/sessions",
             json={"scope": {"userId": SHARED_USER, "agentId": B_AGENT}, "requestId": b.start_request},
             check=lambda response, b: response.json()["session"]["turnCount"] == 0,
-        )
+        ),
+        # B's subject, agent and request id, primed with B's words: A's own new session, primed from A's empty org.
+        own(
+            "POST",
+            "/v1/sessions",
+            json={
+                "scope": {"userId": SHARED_USER, "agentId": B_AGENT},
+                "requestId": b.start_request,
+                "initialMessage": QUERY,
+            },
+            check=primed_empty,
+        ),
+        own(
+            "POST",
+            "/v1/sessions",
+            json={"scope": {"userId": SHARED_USER}, "includePrime": True},
+            check=primed_empty,
+        ),
     ],
     ("GET", "/v1/sessions"): lambda b: [
         own("GET", "/v1/sessions", check=empty("sessions")),
@@ -376,7 +403,7 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
         denied("GET", f"/v1/sessions/{s}/turns") for s in _sessions(b)
     ],
     ("POST", "/v1/sessions/{session_id}/turns"): lambda b: [
-        denied("POST", f"/v1/sessions/{s}/turns", json=TURN) for s in _sessions(b)
+        denied("POST", f"/v1/sessions/{s}/turns", json=body) for s in _sessions(b) for body in (TURN, REPLY)
     ],
     ("POST", "/v1/sessions/{session_id}/turns:import"): lambda b: [
         denied("POST", f"/v1/sessions/{s}/turns:import", json=IMPORT) for s in _sessions(b)

@@ -259,6 +259,8 @@ def _for_user(user: User) -> list[tuple[str, str, dict[str, Any]]]:
         ("GET", "/v1/observations", {"params": {"userId": u, "agentId": AGENT, "scopeMatch": CONTEXT}}),
         ("POST", "/v1/observations:search", {"json": {"agentId": AGENT, "userId": u, "query": QUERY, "k": 50}}),
         ("POST", "/v1/observations:search", {"json": {"userId": u, "query": QUERY, "k": 50}}),
+        ("POST", "/v1/sessions", {"json": {"scope": scope, "initialMessage": QUERY}}),
+        ("POST", "/v1/sessions", {"json": {"scope": {"userId": u}, "includePrime": True}}),
         ("GET", "/v1/sessions", {"params": {"userId": u}}),
         ("GET", f"/v1/sessions/{user.session}", {}),
         ("GET", f"/v1/sessions/{user.session}/turns", {}),
@@ -266,6 +268,11 @@ def _for_user(user: User) -> list[tuple[str, str, dict[str, Any]]]:
             "POST",
             f"/v1/sessions/{user.session}/turns",
             {"json": {"turn": {"role": "TURN_ROLE_USER", "content": QUERY, "idempotencyKey": f"q-{uuid.uuid4()}"}}},
+        ),
+        (
+            "POST",
+            f"/v1/sessions/{user.session}/turns",
+            {"json": {"turn": {"role": "assistant", "content": "Noted.", "idempotencyKey": f"a-{uuid.uuid4()}"}}},
         ),
     ]
 
@@ -311,8 +318,10 @@ async def test_a_brand_new_users_context_and_prime_show_nothing_of_the_orgs_user
     newcomer = f"new-{uuid.uuid4().hex[:8]}"
     scope = {"userId": newcomer, "agentId": AGENT}
     async with asgi_client(gateway, org.key) as client:
-        session = _ok(await client.post("/v1/sessions", json={"scope": scope}))["session"]["id"]
+        started = await client.post("/v1/sessions", json={"scope": scope, "initialMessage": QUERY})
+        session = _ok(started)["session"]["id"]
         answers = [
+            started,
             await client.get("/v1/memory/prime", params={"userId": newcomer, "agentId": AGENT}),
             await client.get("/v1/memory/prime", params={"userId": newcomer, "initialMessage": QUERY}),
             await client.post("/v1/context:assemble", json={"scope": scope, "message": "Am I vegetarian? " + QUERY}),
@@ -324,7 +333,8 @@ async def test_a_brand_new_users_context_and_prime_show_nothing_of_the_orgs_user
     for answer in answers:
         for user in org.users.values():
             assert_nothing_of(user, answer, f"{answer.request.method} {answer.request.url}")
-    assert "vegetarian" not in answers[0].text.lower()
+    assert "vegetarian" not in answers[0].text.lower() and "vegetarian" not in answers[1].text.lower()
+    assert "prime" in started.json() and started.json()["primeUnavailable"] is False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,7 +401,11 @@ ORG_WIDE: dict[tuple[str, str], Try] = {
 PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]] = {
     ("POST", "/v1/sessions"): lambda v, r: [
         Try("POST", "/v1/sessions", json={"scope": {"userId": v.user_id, "agentId": AGENT}}),
+        Try("POST", "/v1/sessions", json={"scope": {"userId": v.user_id}, "initialMessage": QUERY}),
         Try("POST", "/v1/sessions", json={"scope": {"agentId": AGENT}}, own=True),
+        # Primed for the pinned user: nothing of the other's in it.
+        Try("POST", "/v1/sessions", json={"scope": {"agentId": AGENT}, "initialMessage": QUERY}, own=True),
+        Try("POST", "/v1/sessions", json={"includePrime": True}, own=True),
     ],
     ("GET", "/v1/sessions"): lambda v, r: [
         Try("GET", "/v1/sessions", params={"userId": v.user_id}),
@@ -401,7 +415,8 @@ PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]]
     ("POST", "/v1/sessions/{session_id}:end"): lambda v, r: [Try("POST", f"/v1/sessions/{v.session}:end")],
     ("GET", "/v1/sessions/{session_id}/turns"): lambda v, r: [Try("GET", f"/v1/sessions/{v.session}/turns")],
     ("POST", "/v1/sessions/{session_id}/turns"): lambda v, r: [
-        Try("POST", f"/v1/sessions/{v.session}/turns", json={"turn": {"role": "TURN_ROLE_USER", "content": QUERY}})
+        Try("POST", f"/v1/sessions/{v.session}/turns", json={"turn": {"role": "TURN_ROLE_USER", "content": QUERY}}),
+        Try("POST", f"/v1/sessions/{v.session}/turns", json={"turn": {"role": "assistant", "content": "Noted."}}),
     ],
     ("POST", "/v1/sessions/{session_id}/turns:import"): lambda v, r: [
         Try(
@@ -567,6 +582,24 @@ def test_every_route_is_tried_or_user_free(gateway):
     assert sorted(served - PINNED_CASES.keys() - ORG_WIDE.keys()) == [], "routes with no cross-user case"
     assert sorted((PINNED_CASES.keys() | ORG_WIDE.keys()) - served) == [], "cases of routes the app no longer has"
     assert not PINNED_CASES.keys() & ORG_WIDE.keys()
+
+
+async def test_a_token_pinned_to_one_user_never_gets_the_others_session_or_prime_by_its_request_id(
+    org, gateway, jwt_gateway
+):
+    pinned, victim = org.users["ana"], org.users["bo"]
+    request_id = f"start-{uuid.uuid4().hex[:8]}"
+    async with asgi_client(gateway, org.key) as backend:
+        theirs = _ok(
+            await backend.post("/v1/sessions", json={"scope": {"userId": victim.user_id}, "requestId": request_id})
+        )
+    async with asgi_client(jwt_gateway, _token(org.org_id, pinned.user_id)) as client:
+        response = await client.post("/v1/sessions", json={"requestId": request_id, "initialMessage": QUERY})
+
+    assert response.status_code == 409, response.text
+    assert response.json()["error"]["details"][0]["reason"] == "REQUEST_ID_REUSED"
+    assert theirs["session"]["id"] not in response.text
+    assert_nothing_of(victim, response, "POST /v1/sessions with the other user's request id")
 
 
 @pytest.mark.parametrize("route", sorted(ORG_WIDE), ids=lambda route: f"{route[0]} {route[1]}")

@@ -197,6 +197,23 @@ PRIMED_ITEM = {
 }
 
 # Keyed by the response message's full name.
+PRIME = {
+    "recentContext": [],
+    "openThreads": [PRIMED_ITEM],
+    "salientFacts": [
+        {
+            "source": "CANDIDATE_SOURCE_MEMORY",
+            "id": MEMORY_ID,
+            "text": "Caroline went to the LGBTQ support group.",
+            "score": 0.82,
+            "occurredAt": "2026-11-19T18:00:00Z",
+        }
+    ],
+    "entities": ["Caroline"],
+    "formattedContext": "## Open threads\n- which counselling course\n## Facts\n- Caroline went to the group.",
+    "manifest": [MANIFEST_KEPT],
+}
+
 RESPONSES: dict[str, dict[str, Any]] = {
     "lore.memory.v1.RememberResponse": {"memories": [MEMORY]},
     "lore.memory.v1.RecallResponse": {
@@ -318,7 +335,11 @@ RESPONSES: dict[str, dict[str, Any]] = {
         }
     },
     "lore.observations.v1.AdvanceWeekResponse": {"weekNumber": 2},
-    "lore.agent.v1.StartSessionResponse": {"session": {**SESSION, "turnCount": 0, "reflectedTurns": 0}},
+    "lore.agent.v1.StartSessionResponse": {
+        "session": {**SESSION, "turnCount": 0, "reflectedTurns": 0},
+        "prime": PRIME,
+        "primeUnavailable": False,
+    },
     "lore.agent.v1.GetSessionResponse": {"session": SESSION},
     "lore.agent.v1.ListSessionsResponse": {"sessions": [SESSION], "nextPageToken": ""},
     "lore.agent.v1.EndSessionResponse": {
@@ -347,22 +368,7 @@ RESPONSES: dict[str, dict[str, Any]] = {
     },
     "lore.agent.v1.RetryJobsResponse": {"requeued": 3, "skipped": 1},
     "lore.assembler.v1.AssembleContextResponse": {"context": CONTEXT},
-    "lore.assembler.v1.PrimeResponse": {
-        "recentContext": [],
-        "openThreads": [PRIMED_ITEM],
-        "salientFacts": [
-            {
-                "source": "CANDIDATE_SOURCE_MEMORY",
-                "id": MEMORY_ID,
-                "text": "Caroline went to the LGBTQ support group.",
-                "score": 0.82,
-                "occurredAt": "2026-11-19T18:00:00Z",
-            }
-        ],
-        "entities": ["Caroline"],
-        "formattedContext": "## Open threads\n- which counselling course\n## Facts\n- Caroline went to the group.",
-        "manifest": [MANIFEST_KEPT],
-    },
+    "lore.assembler.v1.PrimeResponse": PRIME,
 }
 
 # Path parameters by name.

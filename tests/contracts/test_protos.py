@@ -55,6 +55,9 @@ DESIGNED_RPCS = {
             # Beyond §1: `lore org export` / `lore org import` (issue 9).
             "ExportEpisodes",
             "ImportEpisodes",
+            # Beyond §1: episodes searched by meaning, their uses recorded (issue 21).
+            "SearchEpisodes",
+            "RecordEpisodeAccess",
         ],
     },
     "lore.observations.v1.observation_service_pb2": {

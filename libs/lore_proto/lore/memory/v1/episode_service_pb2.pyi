@@ -115,6 +115,14 @@ class Episode(_message.Message):
     metadata: _containers.ScalarMap[str, str]
     def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., summary: _Optional[str] = ..., key_topics: _Optional[_Iterable[str]] = ..., entities_discussed: _Optional[_Iterable[str]] = ..., user_state: _Optional[_Union[UserState, _Mapping]] = ..., outcomes: _Optional[_Iterable[_Union[Outcome, _Mapping]]] = ..., open_threads: _Optional[_Iterable[_Union[OpenThread, _Mapping]]] = ..., decisions: _Optional[_Iterable[str]] = ..., action_items: _Optional[_Iterable[_Union[ActionItem, _Mapping]]] = ..., next_session_questions: _Optional[_Iterable[str]] = ..., message_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., importance: _Optional[float] = ..., current_salience: _Optional[float] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
+class ScoredEpisode(_message.Message):
+    __slots__ = ("episode", "similarity")
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    episode: Episode
+    similarity: float
+    def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ..., similarity: _Optional[float] = ...) -> None: ...
+
 class EpisodeThread(_message.Message):
     __slots__ = ("episode_id", "conversation_id", "thread", "ended_at", "index")
     EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -240,3 +248,45 @@ class ImportEpisodesResponse(_message.Message):
     imported: int
     skipped: int
     def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...
+
+class SearchEpisodesRequest(_message.Message):
+    __slots__ = ("scope", "scope_match", "query", "query_embedding", "query_embedding_model", "k", "min_salience")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_MATCH_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    QUERY_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    QUERY_EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    MIN_SALIENCE_FIELD_NUMBER: _ClassVar[int]
+    scope: _scope_pb2.Scope
+    scope_match: _scope_pb2.ScopeMatch
+    query: str
+    query_embedding: _containers.RepeatedScalarFieldContainer[float]
+    query_embedding_model: str
+    k: int
+    min_salience: float
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., scope_match: _Optional[_Union[_scope_pb2.ScopeMatch, str]] = ..., query: _Optional[str] = ..., query_embedding: _Optional[_Iterable[float]] = ..., query_embedding_model: _Optional[str] = ..., k: _Optional[int] = ..., min_salience: _Optional[float] = ...) -> None: ...
+
+class SearchEpisodesResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[ScoredEpisode]
+    def __init__(self, results: _Optional[_Iterable[_Union[ScoredEpisode, _Mapping]]] = ...) -> None: ...
+
+class RecordEpisodeAccessRequest(_message.Message):
+    __slots__ = ("episode_ids", "session_id", "reason", "request_id")
+    EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    episode_ids: _containers.RepeatedScalarFieldContainer[str]
+    session_id: str
+    reason: str
+    request_id: str
+    def __init__(self, episode_ids: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class RecordEpisodeAccessResponse(_message.Message):
+    __slots__ = ("recorded",)
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    recorded: int
+    def __init__(self, recorded: _Optional[int] = ...) -> None: ...

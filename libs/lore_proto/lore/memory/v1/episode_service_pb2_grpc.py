@@ -70,6 +70,16 @@ class EpisodeServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesResponse.FromString,
                 _registered_method=True)
+        self.SearchEpisodes = channel.unary_unary(
+                '/lore.memory.v1.EpisodeService/SearchEpisodes',
+                request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.SearchEpisodesRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.SearchEpisodesResponse.FromString,
+                _registered_method=True)
+        self.RecordEpisodeAccess = channel.unary_unary(
+                '/lore.memory.v1.EpisodeService/RecordEpisodeAccess',
+                request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessResponse.FromString,
+                _registered_method=True)
 
 
 class EpisodeServiceServicer:
@@ -129,6 +139,25 @@ class EpisodeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SearchEpisodes(self, request, context):
+        """The episodes whose summaries are nearest in meaning to a text (cosine of the summary vectors),
+        best first, of the episodes `scope` selects (read with `scope_match`, as ListEpisodes). A
+        search is not a use: it records no access (RecordEpisodeAccess does, for what was kept).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordEpisodeAccess(self, request, context):
+        """Records that episodes were used (shown in a context or a Prime): each one's access_count grows
+        by one and last_accessed_at becomes now, so its salience revives, and the access is logged.
+        As RecordAccess for memories: ids the organisation does not hold (another organisation's,
+        unknown, malformed) record nothing and reveal nothing; a replayed `request_id` records nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EpisodeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -166,6 +195,16 @@ def add_EpisodeServiceServicer_to_server(servicer, server):
                     servicer.ImportEpisodes,
                     request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesResponse.SerializeToString,
+            ),
+            'SearchEpisodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchEpisodes,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.SearchEpisodesRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.SearchEpisodesResponse.SerializeToString,
+            ),
+            'RecordEpisodeAccess': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordEpisodeAccess,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -358,6 +397,60 @@ class EpisodeService:
             '/lore.memory.v1.EpisodeService/ImportEpisodes',
             lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesRequest.SerializeToString,
             lore_dot_memory_dot_v1_dot_episode__service__pb2.ImportEpisodesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchEpisodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.EpisodeService/SearchEpisodes',
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.SearchEpisodesRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.SearchEpisodesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordEpisodeAccess(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.EpisodeService/RecordEpisodeAccess',
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessResponse.FromString,
             options,
             channel_credentials,
             insecure,

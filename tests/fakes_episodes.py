@@ -7,6 +7,8 @@ it and both Qdrant adapters so they cannot drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
@@ -14,11 +16,15 @@ from memory_svc.domain.episode import Episode, open_threads_of
 from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
 
+# What ``update_salience`` writes; the rest of a stored episode is kept.
+SALIENCE_FIELDS = ("access_count", "last_accessed_at", "current_salience")
+
 
 class InMemoryEpisodeIndex:
     def __init__(self) -> None:
         self._episodes: dict[str, tuple[Episode, np.ndarray]] = {}
         self.upserts = 0
+        self.salience_writes = 0
 
     async def upsert(self, episode: Episode, vector: np.ndarray) -> None:
         existing = self._episodes.get(episode.id)
@@ -61,6 +67,37 @@ class InMemoryEpisodeIndex:
         more = len(episodes) > page_size
         return EpisodePage(page, EpisodeCursor(page[-1].ended_at, page[-1].id) if more and page else None)
 
+    async def search(
+        self,
+        org_id: str,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        *,
+        min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    ) -> list[tuple[Episode, float]]:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        hits = [
+            (episode, _cosine(query, self._episodes[episode.id][1]))
+            for episode in self._matching(org_id, scope, scope_match)
+            if min_salience is None or episode.current_salience >= min_salience
+        ]
+        return sorted(hits, key=lambda hit: hit[1], reverse=True)[: max(k, 0)]
+
+    async def get_many(self, org_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        found = (self._episodes.get(episode_id) for episode_id in dict.fromkeys(episode_ids))
+        return [entry[0] for entry in found if entry is not None and entry[0].org_id == org_id]
+
+    async def update_salience(self, org_id: str, episodes: Sequence[Episode]) -> None:
+        for episode in episodes:
+            stored = self._episodes.get(episode.id)
+            if stored is None or stored[0].org_id != org_id:
+                continue  # the adapters' org guard
+            fields = {name: getattr(episode, name) for name in SALIENCE_FIELDS}
+            self._episodes[episode.id] = (replace(stored[0], **fields), stored[1])
+        self.salience_writes += len(episodes)
+
     async def list_open_threads(
         self,
         org_id: str,
@@ -88,3 +125,8 @@ class InMemoryEpisodeIndex:
         for episode_id in doomed:
             del self._episodes[episode_id]
         return doomed
+
+
+def _cosine(left: np.ndarray, right: np.ndarray) -> float:
+    norms = float(np.linalg.norm(left) * np.linalg.norm(right))
+    return float(np.dot(left, right) / norms) if norms else 0.0

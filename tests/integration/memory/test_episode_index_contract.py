@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -454,3 +455,86 @@ async def test_delete_scope_erases_only_the_subject_of_that_org(episode_index) -
     assert await episode_index.get(other, kept[1].id) == kept[1]
     assert await episode_index.get(org, kept[2].id) == kept[2]
     assert await episode_index.delete_scope(org, subject) == []  # idempotent
+
+
+# --------------------------------------------------------------------------- search, get_many, update_salience
+
+
+def cosine(left: np.ndarray, right: np.ndarray) -> float:
+    return float(np.dot(left, right) / (np.linalg.norm(left) * np.linalg.norm(right)))
+
+
+async def test_search_returns_the_nearest_summaries_first_with_their_cosine(episode_index) -> None:
+    org = new_org()
+    episodes = [make_episode(org, T0 - timedelta(hours=n)) for n in range(6)]
+    for seed, episode in enumerate(episodes):
+        await episode_index.upsert(episode, vector(seed))
+    query = vector(3) + 0.2 * vector(4)
+    expected = sorted(((cosine(query, vector(seed)), e.id) for seed, e in enumerate(episodes)), reverse=True)
+
+    hits = await episode_index.search(org, Scope(), query, 3)
+
+    assert [episode.id for episode, _ in hits] == [episode_id for _, episode_id in expected[:3]]
+    assert [score for _, score in hits] == pytest.approx([score for score, _ in expected[:3]], abs=1e-5)
+    assert hits[0][0] == episodes[3]  # the whole episode, as stored
+    assert await episode_index.search(org, Scope(), query, 0) == []
+
+
+async def test_search_never_returns_another_orgs_or_another_users_episodes(episode_index) -> None:
+    org, names = await scoped_population(episode_index)
+    query = vector(0)
+
+    for scope, expected in CONTEXT_READS:
+        hits = await episode_index.search(org, scope, query, 50, scope_match=ScopeMatch.CONTEXT)
+        assert {names[episode.id] for episode, _ in hits} == expected, scope
+    for scope, expected in BROWSE_READS:
+        hits = await episode_index.search(org, scope, query, 50)
+        assert {names[episode.id] for episode, _ in hits} == expected, scope
+    assert await episode_index.search(new_org(), Scope(user_id="alice"), query, 50) == []
+
+
+async def test_search_keeps_the_stored_salience_asked_for(episode_index) -> None:
+    org = new_org()
+    faded = make_episode(org, current_salience=0.1)
+    salient = make_episode(org, current_salience=0.8)
+    await put(episode_index, faded, salient)
+
+    hits = await episode_index.search(org, Scope(), vector(0), 10, min_salience=0.5)
+
+    assert [episode.id for episode, _ in hits] == [salient.id]
+
+
+async def test_get_many_returns_only_the_orgs_episodes(episode_index) -> None:
+    ours, theirs = new_org(), new_org()
+    mine = [make_episode(ours), make_episode(ours, T0 - timedelta(days=1))]
+    other = make_episode(theirs)
+    await put(episode_index, *mine, other)
+
+    found = await episode_index.get_many(ours, [mine[1].id, other.id, "not-a-uuid", str(uuid.uuid4()), mine[0].id])
+
+    assert sorted(episode.id for episode in found) == sorted(episode.id for episode in mine)
+    assert await episode_index.get_many(ours, []) == []
+
+
+async def test_update_salience_writes_only_the_salience_fields_of_the_orgs_episodes(episode_index) -> None:
+    ours, theirs = new_org(), new_org()
+    mine = make_episode(ours, open_threads=(OpenThread("visa"),), summary="Lisbon")
+    other = make_episode(theirs, summary="theirs")
+    await put(episode_index, mine, other)
+    later = T0 + timedelta(days=3, microseconds=7)
+
+    await episode_index.update_salience(
+        ours,
+        [
+            replace(mine, access_count=2, last_accessed_at=later, current_salience=1.2, summary="ignored"),
+            replace(other, org_id=ours, access_count=9, current_salience=0.01),
+        ],
+    )
+
+    stored = await episode_index.get(ours, mine.id)
+    assert stored == replace(mine, access_count=2, last_accessed_at=later, current_salience=1.2)
+    assert await episode_index.get(theirs, other.id) == other  # never another org's
+    listed = await episode_index.list(ours, Scope(), 10, min_salience=1.0)
+    assert [episode.id for episode in listed.episodes] == [mine.id]  # the salience index follows
+    hits = await episode_index.search(ours, Scope(), vector(0), 1)
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-5)  # the vector is kept

@@ -104,6 +104,19 @@ def to_payload(episode: Episode) -> dict[str, Any]:
     return payload
 
 
+# What recording a use or a decay run rewrites (``EpisodeIndex.update_salience``).
+SALIENCE_FIELDS = ("access_count", "last_accessed_at", "current_salience")
+
+
+def salience_payload(episode: Episode) -> dict[str, Any]:
+    """The ``SALIENCE_FIELDS`` of ``episode``'s payload, for a partial write."""
+    return {
+        "access_count": int(episode.access_count),
+        "last_accessed_at": format_timestamp(episode.last_accessed_at),
+        "current_salience": float(episode.current_salience),
+    }
+
+
 def _strings(values: Any) -> tuple[str, ...]:
     return tuple(str(value) for value in values or ())
 

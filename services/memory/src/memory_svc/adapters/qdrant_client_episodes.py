@@ -31,10 +31,11 @@ from memory_svc.adapters.episode_payload import (
     ended_exactly,
     episode_page,
     from_payload,
+    salience_payload,
     thread_page,
     to_payload,
 )
-from memory_svc.adapters.memory_payload import maybe_point_id, point_id
+from memory_svc.adapters.memory_payload import maybe_point_id, point_id, query_row
 from memory_svc.adapters.qdrant_client_common import ClientCollectionStore, translated
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.model import Scope, ScopeMatch
@@ -123,6 +124,53 @@ class QdrantClientEpisodeIndex(ClientCollectionStore):
         )
         older, tied = self._readers(conditions)
         return await episode_page(older, tied, page_size, cursor)
+
+    async def search(
+        self,
+        org_id: str,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        *,
+        min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    ) -> list[tuple[Episode, float]]:
+        conditions = base_conditions(org_id, scope, min_salience=min_salience, scope_match=scope_match)
+        if k <= 0:
+            return []
+        # Episodes are few per scope and k is small: the payloads come with the hits.
+        async with translated("episode search"):
+            response = await self.client.query_points(
+                self.collection,
+                query=query_row(vector, self.dimension),
+                using=DENSE_VECTOR,
+                query_filter=_filter(conditions),
+                limit=k,
+                with_payload=True,
+                with_vectors=False,
+            )
+        return [(from_payload(point.payload or {}), float(point.score)) for point in response.points]
+
+    async def get_many(self, org_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        keys = sorted({key for key in map(maybe_point_id, episode_ids) if key is not None})
+        if not keys:
+            return []
+        async with translated("episode get"):
+            records, _ = await self.client.scroll(
+                self.collection,
+                scroll_filter=_filter(base_conditions(org_id, Scope()), models.HasIdCondition(has_id=list(keys))),
+                limit=len(keys),
+                with_payload=True,
+                with_vectors=False,
+            )
+        return [from_payload(record.payload or {}) for record in records]
+
+    async def update_salience(self, org_id: str, episodes: Sequence[Episode]) -> None:
+        async with translated("episode salience"):
+            for episode in episodes:
+                # By filter, with the org in it: an id another org holds is never written.
+                guard = _filter([Match("org_id", org_id)], models.HasIdCondition(has_id=[point_id(episode.id)]))
+                await self.client.set_payload(self.collection, payload=salience_payload(episode), points=guard)
 
     async def list_open_threads(
         self,

@@ -37,10 +37,11 @@ from memory_svc.adapters.episode_payload import (
     ended_exactly,
     episode_page,
     from_payload,
+    salience_payload,
     thread_page,
     to_payload,
 )
-from memory_svc.adapters.memory_payload import maybe_point_id, point_id
+from memory_svc.adapters.memory_payload import maybe_point_id, point_id, query_row
 from memory_svc.adapters.qdrant_edge_store import EdgeShardStore
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.model import Scope, ScopeMatch
@@ -140,6 +141,52 @@ class QdrantEdgeEpisodeIndex(EdgeShardStore):
         )
         older, tied = self._readers(conditions)
         return await episode_page(older, tied, page_size, cursor)
+
+    async def search(
+        self,
+        org_id: str,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        *,
+        min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    ) -> list[tuple[Episode, float]]:
+        conditions = base_conditions(org_id, scope, min_salience=min_salience, scope_match=scope_match)
+        if k <= 0:
+            return []
+        # Episodes are few per scope and k is small: the payloads come with the hits.
+        request = qe.QueryRequest(
+            limit=k,
+            query=qe.Query.Nearest(query_row(vector, self.dimension), using=DENSE_VECTOR),
+            filter=_filter(conditions),
+            with_payload=True,
+            with_vector=False,
+        )
+        hits = await self._run(self._shard.query, request)
+        return [(from_payload(hit.payload or {}), float(hit.score)) for hit in hits]
+
+    async def get_many(self, org_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        keys = {key for key in map(maybe_point_id, episode_ids) if key is not None}
+        if not keys:
+            return []
+        request = qe.ScrollRequest(
+            limit=len(keys),
+            filter=_filter(base_conditions(org_id, Scope()), qe.HasIdCondition(keys)),
+            with_payload=True,
+            with_vector=False,
+        )
+        records, _ = await self._run(self._shard.scroll, request)
+        return [from_payload(record.payload or {}) for record in records]
+
+    async def update_salience(self, org_id: str, episodes: Sequence[Episode]) -> None:
+        await self._run(self._update_salience_sync, org_id, list(episodes))
+
+    def _update_salience_sync(self, org_id: str, episodes: list[Episode]) -> None:
+        for episode in episodes:
+            # By filter, with the org in it: an id another org holds is never written.
+            guard = _filter([Match("org_id", org_id)], qe.HasIdCondition({point_id(episode.id)}))
+            self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, salience_payload(episode)))
 
     async def list_open_threads(
         self,

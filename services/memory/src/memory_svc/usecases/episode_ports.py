@@ -8,6 +8,7 @@ The use cases turn cursors into opaque page tokens; adapters never see a token.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -74,6 +75,32 @@ class EpisodeIndex(Protocol):
         sharing every set field of ``scope``), newest first; ``ended_after``
         keeps ``ended_at >= ended_after``, ``min_salience`` keeps ``current_salience >= min_salience``.
         ``next_cursor`` is None on the last page."""
+        ...
+
+    async def search(
+        self,
+        org_id: str,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        *,
+        min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    ) -> list[tuple[Episode, float]]:
+        """Up to ``k`` episodes of ``org_id`` that ``scope`` selects (read with ``scope_match``, as in
+        ``list``), nearest to ``vector`` first, each with the cosine of its summary vector to it;
+        ``min_salience`` keeps ``current_salience >= min_salience`` (the stored value)."""
+        ...
+
+    async def get_many(self, org_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        """The episodes of ``org_id`` among ``episode_ids`` (in any order); ids of another org,
+        unknown or malformed ones are left out."""
+        ...
+
+    async def update_salience(self, org_id: str, episodes: Sequence[Episode]) -> None:
+        """Write only ``access_count``, ``last_accessed_at`` and ``current_salience`` of each of
+        ``episodes`` (the rest of the stored episode, and its vector, are kept). An episode
+        ``org_id`` does not hold is never written."""
         ...
 
     async def list_open_threads(

@@ -219,6 +219,26 @@ class GuardedEpisodeIndex(_Switchable):
             scope_match=scope_match,
         )
 
+    async def search(
+        self,
+        org_id: str,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        *,
+        min_salience: float | None = None,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    ) -> list[tuple[Episode, float]]:
+        self.state.require_vectors()
+        return await self._call("search", org_id, scope, vector, k, min_salience=min_salience, scope_match=scope_match)
+
+    async def get_many(self, org_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        return await self._call("get_many", org_id, episode_ids)
+
+    async def update_salience(self, org_id: str, episodes: Sequence[Episode]) -> None:
+        self.state.require_writable()
+        await self._call("update_salience", org_id, episodes)
+
     async def list_open_threads(
         self,
         org_id: str,

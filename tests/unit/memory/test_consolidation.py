@@ -166,4 +166,11 @@ async def test_maintenance_decays_and_folds_every_org_and_one_failing_org_spares
         generations=InMemoryOrderGenerations(),
     )
 
-    assert totals == {"orgs": 3, "failed_orgs": 1, "salience_updated": 4, "groups": 2, "consolidated": 2}
+    assert totals == {
+        "orgs": 3,
+        "failed_orgs": 1,
+        "salience_updated": 4,
+        "episode_salience_updated": 0,
+        "groups": 2,
+        "consolidated": 2,
+    }

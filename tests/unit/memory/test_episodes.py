@@ -69,7 +69,7 @@ async def test_create_embeds_the_summary_and_fills_server_fields(deps) -> None:
     assert (episode.started_at, episode.ended_at, episode.created_at, episode.last_accessed_at) == (T0, T0, T0, T0)
     assert (episode.importance, episode.access_count, episode.current_salience) == (0.5, 0, 1.0)
     assert deps["embedder"].calls == [1]
-    assert await get_episode(org, episode.id, index=deps["index"]) == episode
+    assert await get_episode(org, episode.id, index=deps["index"], clock=deps["clock"]) == episode
 
 
 async def test_a_retried_create_lands_once_and_returns_the_stored_episode(deps) -> None:
@@ -80,7 +80,9 @@ async def test_a_retried_create_lands_once_and_returns_the_stored_episode(deps) 
 
     again = await create_episode(org, sent, "req-1", **deps)
 
-    assert again == first
+    # The stored episode, with its salience as of the replay (five minutes later).
+    assert again == replace(first, current_salience=again.current_salience)
+    assert again.current_salience == pytest.approx(0.5 ** (5 / (30 * 24 * 60)))
     assert deps["index"].upserts == 1
     assert deps["embedder"].calls == [1]
 
@@ -99,9 +101,9 @@ async def test_get_never_returns_another_orgs_episode(deps) -> None:
     episode = await create_episode(new_org(), draft(), "r", **deps)
 
     with pytest.raises(errors.NotFound):
-        await get_episode(new_org(), episode.id, index=deps["index"])
+        await get_episode(new_org(), episode.id, index=deps["index"], clock=deps["clock"])
     with pytest.raises(errors.NotFound):
-        await get_episode(new_org(), "", index=deps["index"])
+        await get_episode(new_org(), "", index=deps["index"], clock=deps["clock"])
 
 
 @pytest.mark.parametrize(
@@ -146,7 +148,9 @@ async def test_list_pages_newest_first_without_duplicates_or_gaps(deps) -> None:
 
     ids, token = [], ""
     for _ in range(10):
-        page = await list_episodes(org, Scope(user_id="alice"), 3, token, index=deps["index"], tokens=TOKENS)
+        page = await list_episodes(
+            org, Scope(user_id="alice"), 3, token, index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+        )
         ids += [e.id for e in page.episodes]
         token = page.next_page_token
         if not token:
@@ -160,13 +164,13 @@ async def test_page_size_defaults_and_is_capped(deps) -> None:
     for n in range(MAX_PAGE_SIZE + 5):
         await create_episode(org, draft(ended_at=T0 - timedelta(minutes=n)), "r", **deps)
 
-    default = await list_episodes(org, Scope(), 0, "", index=deps["index"], tokens=TOKENS)
-    capped = await list_episodes(org, Scope(), 10_000, "", index=deps["index"], tokens=TOKENS)
+    default = await list_episodes(org, Scope(), 0, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
+    capped = await list_episodes(org, Scope(), 10_000, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
 
     assert len(default.episodes) == DEFAULT_PAGE_SIZE
     assert len(capped.episodes) == MAX_PAGE_SIZE
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(org, Scope(), -1, "", index=deps["index"], tokens=TOKENS)
+        await list_episodes(org, Scope(), -1, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
     assert raised.value.field == "page_size"
 
 
@@ -180,7 +184,7 @@ def _token(document: object) -> str:
 )
 async def test_a_malformed_page_token_is_invalid_argument(deps, token: str) -> None:
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(new_org(), Scope(), 5, token, index=deps["index"], tokens=TOKENS)
+        await list_episodes(new_org(), Scope(), 5, token, index=deps["index"], tokens=TOKENS, clock=deps["clock"])
     assert raised.value.field == "page_token"
 
 
@@ -188,11 +192,15 @@ async def test_a_page_token_only_works_for_the_query_that_issued_it(deps) -> Non
     org = new_org()
     for n in range(3):
         await create_episode(org, draft(ended_at=T0 - timedelta(minutes=n)), "r", **deps)
-    page = await list_episodes(org, Scope(user_id="alice"), 1, "", index=deps["index"], tokens=TOKENS)
+    page = await list_episodes(
+        org, Scope(user_id="alice"), 1, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+    )
     assert page.next_page_token
 
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(org, Scope(user_id="bob"), 1, page.next_page_token, index=deps["index"], tokens=TOKENS)
+        await list_episodes(
+            org, Scope(user_id="bob"), 1, page.next_page_token, index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+        )
     assert raised.value.field == "page_token"
     with pytest.raises(errors.InvalidArgument):
         await list_open_threads(
@@ -206,7 +214,14 @@ async def test_list_filters_by_ended_after(deps) -> None:
     new = await create_episode(org, draft(ended_at=T0), "r", **deps)
 
     page = await list_episodes(
-        org, Scope(), 10, "", index=deps["index"], tokens=TOKENS, ended_after=T0 - timedelta(days=1)
+        org,
+        Scope(),
+        10,
+        "",
+        index=deps["index"],
+        tokens=TOKENS,
+        clock=deps["clock"],
+        ended_after=T0 - timedelta(days=1),
     )
 
     assert [e.id for e in page.episodes] == [new.id]

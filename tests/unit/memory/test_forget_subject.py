@@ -99,8 +99,9 @@ async def test_forget_subject_erases_items_episodes_and_named_sessions_of_that_o
     erased = await forget_subject(org, LEAVING, ["s-1", "s-2", "s-1"], **stores.ports())
 
     assert (erased.memories_deleted, erased.episodes_deleted, erased.working_memories_cleared) == (2, 1, 2)
-    assert erased.access_records_deleted == 2
-    assert stores.access_log.forgotten == [(org, sorted(gone_items), "leaving")]
+    assert erased.access_records_deleted == 3
+    # The episodes' uses are in the same log (RecordEpisodeAccess): they go with them.
+    assert stores.access_log.forgotten == [(org, sorted(gone_items + gone_episodes), "leaving")]
     assert await stores.catalog.get(org, gone_items) == []
     assert [await stores.episodes.get(org, episode_id) for episode_id in gone_episodes] == [None]
     assert await stores.working_memory.get(org, "s-1") is None

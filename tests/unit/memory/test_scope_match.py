@@ -153,7 +153,9 @@ async def test_an_episode_or_thread_page_token_only_continues_the_match_that_iss
         await create_episode(org, draft, "r", index=index, embedder=deps["embedder"], clock=deps["clock"])
     alice, context = Scope(user_id="alice"), ScopeMatch.CONTEXT
 
-    episodes = await list_episodes(org, alice, 2, "", index=index, tokens=TOKENS, scope_match=context)
+    episodes = await list_episodes(
+        org, alice, 2, "", index=index, tokens=TOKENS, clock=deps["clock"], scope_match=context
+    )
     threads = await list_open_threads(org, alice, 2, "", index=index, tokens=TOKENS, scope_match=context)
     rest = await list_open_threads(
         org, alice, 2, threads.next_page_token, index=index, tokens=TOKENS, scope_match=context
@@ -162,7 +164,7 @@ async def test_an_episode_or_thread_page_token_only_continues_the_match_that_iss
     assert [episode.conversation_id for episode in episodes.episodes] == ["conv-0", "conv-2"]
     assert [thread.thread.topic for thread in threads.threads + rest.threads] == ["thread 0", "thread 2", "thread 3"]
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(org, alice, 2, episodes.next_page_token, index=index, tokens=TOKENS)
+        await list_episodes(org, alice, 2, episodes.next_page_token, index=index, tokens=TOKENS, clock=deps["clock"])
     assert raised.value.field == "page_token"
     with pytest.raises(errors.InvalidArgument) as raised:
         await list_open_threads(org, alice, 2, threads.next_page_token, index=index, tokens=TOKENS)

@@ -136,9 +136,11 @@ def start_maintenance(
     clock: Clock,
     metrics: ServiceMetrics,
     generations: OrderGenerations,
+    episodes: EpisodeIndex,
 ) -> None:
-    """Decay + consolidation every ``LORE_MAINTENANCE_INTERVAL_SECONDS``, claimed by one replica;
-    each run counted on ``metrics`` (lore_scheduled_*{scheduled_job="memory_maintenance"})."""
+    """Decay (memories and episodes) + consolidation every ``LORE_MAINTENANCE_INTERVAL_SECONDS``,
+    claimed by one replica; each run counted on ``metrics``
+    (lore_scheduled_*{scheduled_job="memory_maintenance"})."""
 
     async def maintain() -> dict[str, Any]:
         return await run_maintenance(
@@ -147,6 +149,8 @@ def start_maintenance(
             threshold=settings.consolidation_threshold,
             generations=generations,
             half_lives=settings.half_lives,
+            episodes=episodes,
+            episode_half_life_days=settings.episode_half_life_days,
         )
 
     runs = ScheduledRunMetrics(metrics.registry)
@@ -196,7 +200,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         metrics.registry.register(collection_sizes(stores))
     generations = overrides.get("generations") or PostgresOrderGenerations(postgres)
     if settings.maintenance_interval_seconds > 0:
-        start_maintenance(settings, stack, postgres, index, clock, metrics, generations)
+        start_maintenance(settings, stack, postgres, index, clock, metrics, generations, episodes)
     purges = start_purges(settings, stack, stores, redis_client)
     return Container(
         settings=settings,

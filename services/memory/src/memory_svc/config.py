@@ -10,7 +10,7 @@ from lore_runtime.settings import (
 from pydantic import field_validator
 
 from memory_svc.domain.model import MemoryType
-from memory_svc.domain.salience import parse_half_lives
+from memory_svc.domain.salience import episode_half_life, parse_half_lives
 
 
 class Settings(EmbeddingServerSettings):
@@ -59,7 +59,8 @@ class Settings(EmbeddingServerSettings):
     half_life_days: str = env(
         "LORE_HALF_LIFE_DAYS",
         default="",
-        description="per-type salience half-life overrides in days: type=days,… (default 30 for every type)",
+        description="per-type salience half-life overrides in days: type=days,… (default 30 for every type;"
+        " episodes' key is `episode`)",
     )
 
     @field_validator("half_life_days")
@@ -71,3 +72,7 @@ class Settings(EmbeddingServerSettings):
     @property
     def half_lives(self) -> dict[MemoryType, float]:
         return parse_half_lives(self.half_life_days)
+
+    @property
+    def episode_half_life_days(self) -> float:
+        return episode_half_life(self.half_life_days)

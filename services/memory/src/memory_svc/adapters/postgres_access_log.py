@@ -1,4 +1,5 @@
-"""The access log in Postgres schema ``memory``, behind row-level security keyed on org."""
+"""The access log (memories' and episodes' uses) in Postgres schema ``memory``, behind row-level
+security keyed on org."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ class PostgresAccessLog:
             rows = await connection.fetch(
                 """
                 INSERT INTO memory.access_log
-                    (org_id, memory_id, user_id, session_id, reason, principal, request_id, accessed_at)
-                SELECT $1, a.memory_id, a.user_id, a.session_id, a.reason, a.principal, a.request_id, a.accessed_at
-                FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
-                     AS a(memory_id, user_id, session_id, reason, principal, request_id, accessed_at)
+                    (org_id, memory_id, user_id, session_id, reason, principal, request_id, accessed_at, kind)
+                SELECT $1, a.memory_id, a.user_id, a.session_id, a.reason, a.principal, a.request_id, a.accessed_at,
+                       a.kind
+                FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[],
+                            $9::text[])
+                     AS a(memory_id, user_id, session_id, reason, principal, request_id, accessed_at, kind)
                 ON CONFLICT (org_id, request_id, memory_id) WHERE request_id <> '' DO NOTHING
                 RETURNING memory_id
                 """,
@@ -37,6 +40,7 @@ class PostgresAccessLog:
                 [access.principal for access in accesses],
                 [access.request_id for access in accesses],
                 [access.accessed_at for access in accesses],
+                [access.kind for access in accesses],
             )
         return [str(row["memory_id"]) for row in rows]
 

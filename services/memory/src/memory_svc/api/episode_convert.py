@@ -15,8 +15,10 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
+import numpy as np
 from google.protobuf import timestamp_pb2
 from lore.memory.v1 import episode_service_pb2 as pb
+from lore_embeddings import Embedder
 from lore_runtime import errors
 from lore_runtime.proto_time import to_timestamp
 
@@ -28,6 +30,7 @@ from memory_svc.domain.episode import (
     EpisodeThread,
     OpenThread,
     Outcome,
+    ScoredEpisode,
     ThreadStatus,
     UserState,
     validate_draft,
@@ -139,3 +142,18 @@ def episode_thread_to_pb(thread: EpisodeThread) -> pb.EpisodeThread:
 
 def ended_after_from_pb(request: pb.ListEpisodesRequest) -> datetime | None:
     return _timestamp(request.ended_after, "ended_after") if request.HasField("ended_after") else None
+
+
+def scored_episode_to_pb(hit: ScoredEpisode) -> pb.ScoredEpisode:
+    return pb.ScoredEpisode(episode=episode_to_pb(hit.episode), similarity=hit.similarity)
+
+
+def query_vector_from_pb(request: pb.SearchEpisodesRequest, embedder: Embedder) -> np.ndarray | None:
+    """The caller's query vector when it was made by this service's model; else None (embed the
+    query). A vector of another model would be compared with ours as if it were one: never used."""
+    given = request.query_embedding
+    if not given or request.query_embedding_model != embedder.model_name:
+        return None
+    if len(given) != embedder.dimension or not all(math.isfinite(value) for value in given):
+        raise errors.InvalidArgument("query_embedding", f"must be {embedder.dimension} finite numbers")
+    return np.asarray(given, dtype=np.float32)

@@ -8,24 +8,42 @@ from __future__ import annotations
 
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
 from lore_embeddings import Embedder
-from lore_runtime import request_context
+from lore_runtime import errors, request_context
 from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import episode_convert, import_convert
 from memory_svc.api.convert import scope_from_pb, scope_match_from_pb
-from memory_svc.usecases import episodes, org_transfer
+from memory_svc.domain.episode import MAX_REQUEST_ID_CHARS
+from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
+from memory_svc.usecases import episode_salience, episode_search, episodes, org_transfer
+from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.episode_ports import EpisodeIndex
+from memory_svc.usecases.manage_memories import validate_ids
 from memory_svc.usecases.ports import Clock
+from memory_svc.usecases.record_access import CLIENT_REASONS
 
 
 class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
-    """Conversation episodes in Qdrant."""
+    """Conversation episodes in Qdrant; their uses in the access log (Postgres)."""
 
-    def __init__(self, index: EpisodeIndex, embedder: Embedder, clock: Clock, page_tokens: PageTokens) -> None:
+    def __init__(
+        self,
+        index: EpisodeIndex,
+        embedder: Embedder,
+        clock: Clock,
+        page_tokens: PageTokens,
+        *,
+        access_log: AccessLog | None = None,
+        half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
+    ) -> None:
         self._index = index
         self._page_tokens = page_tokens
         self._embedder = embedder
         self._clock = clock
+        # RecordEpisodeAccess logs uses beside memories'; without a log it answers UNIMPLEMENTED.
+        self._access_log = access_log
+        # The episodes' salience half-life (LORE_HALF_LIFE_DAYS' `episode` entry, else 30 days).
+        self._half_life_days = half_life_days
 
     async def CreateEpisode(
         self, request: episode_service_pb2.CreateEpisodeRequest, context
@@ -33,7 +51,13 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
         caller = request_context.current()
         draft = episode_convert.draft_from_pb(request.episode, "episode")
         episode = await episodes.create_episode(
-            caller.org_id, draft, request.request_id, index=self._index, embedder=self._embedder, clock=self._clock
+            caller.org_id,
+            draft,
+            request.request_id,
+            index=self._index,
+            embedder=self._embedder,
+            clock=self._clock,
+            half_life_days=self._half_life_days,
         )
         return episode_service_pb2.CreateEpisodeResponse(episode=episode_convert.episode_to_pb(episode))
 
@@ -41,7 +65,9 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
         self, request: episode_service_pb2.GetEpisodeRequest, context
     ) -> episode_service_pb2.GetEpisodeResponse:
         caller = request_context.current()
-        episode = await episodes.get_episode(caller.org_id, request.id, index=self._index)
+        episode = await episodes.get_episode(
+            caller.org_id, request.id, index=self._index, clock=self._clock, half_life_days=self._half_life_days
+        )
         return episode_service_pb2.GetEpisodeResponse(episode=episode_convert.episode_to_pb(episode))
 
     async def ListEpisodes(
@@ -55,9 +81,11 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
             request.page_token,
             index=self._index,
             tokens=self._page_tokens,
+            clock=self._clock,
             ended_after=episode_convert.ended_after_from_pb(request),
             min_salience=request.min_salience if request.HasField("min_salience") else None,
             scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
+            half_life_days=self._half_life_days,
         )
         return episode_service_pb2.ListEpisodesResponse(
             episodes=[episode_convert.episode_to_pb(episode) for episode in listed.episodes],
@@ -110,3 +138,49 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
         batch = import_convert.episodes_from_pb(request, caller.org_id)
         report = await org_transfer.import_episodes(caller.org_id, batch, index=self._index, embedder=self._embedder)
         return episode_service_pb2.ImportEpisodesResponse(imported=report.imported, skipped=report.skipped)
+
+    async def SearchEpisodes(
+        self, request: episode_service_pb2.SearchEpisodesRequest, context
+    ) -> episode_service_pb2.SearchEpisodesResponse:
+        caller = request_context.current()
+        results = await episode_search.search_episodes(
+            caller.org_id,
+            request.query,
+            scope_from_pb(request.scope, "scope"),
+            request.k,
+            index=self._index,
+            embedder=self._embedder,
+            clock=self._clock,
+            vector=episode_convert.query_vector_from_pb(request, self._embedder),
+            min_salience=request.min_salience if request.HasField("min_salience") else None,
+            scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
+            half_life_days=self._half_life_days,
+        )
+        return episode_service_pb2.SearchEpisodesResponse(
+            results=[episode_convert.scored_episode_to_pb(hit) for hit in results]
+        )
+
+    async def RecordEpisodeAccess(
+        self, request: episode_service_pb2.RecordEpisodeAccessRequest, context
+    ) -> episode_service_pb2.RecordEpisodeAccessResponse:
+        caller = request_context.current()
+        if self._access_log is None:
+            raise errors.Unimplemented("this memory service was built without an access log")
+        reason = request.reason or "client"
+        if reason not in CLIENT_REASONS:
+            raise errors.InvalidArgument("reason", f"must be one of {', '.join(CLIENT_REASONS)}")
+        if len(request.request_id) > MAX_REQUEST_ID_CHARS:
+            raise errors.InvalidArgument("request_id", f"at most {MAX_REQUEST_ID_CHARS} characters")
+        recorded = await episode_salience.record_episode_access(
+            caller.org_id,
+            validate_ids(list(request.episode_ids), "episode_ids"),
+            reason=reason,
+            session_id=request.session_id[:256],
+            principal=caller.principal,
+            request_id=request.request_id or caller.request_id,
+            index=self._index,
+            access_log=self._access_log,
+            clock=self._clock,
+            half_life_days=self._half_life_days,
+        )
+        return episode_service_pb2.RecordEpisodeAccessResponse(recorded=recorded)

@@ -17,6 +17,7 @@ from memory_svc.api import convert, import_convert, manage_convert
 from memory_svc.usecases import manage_memories
 from memory_svc.usecases.consolidate import run_consolidation
 from memory_svc.usecases.decay import run_decay
+from memory_svc.usecases.episode_salience import decay_episodes
 from memory_svc.usecases.export import export_memories
 from memory_svc.usecases.org_transfer import import_memories
 from memory_svc.usecases.record_access import CLIENT_REASONS, record_access
@@ -36,6 +37,7 @@ class MemoryManagementRpcs:
     _page_tokens: Any
     _consolidation_threshold: float
     _half_lives: Any
+    _episode_half_life_days: float
     _vector_stores: Any
     _vector_state: Any
 
@@ -115,6 +117,11 @@ class MemoryManagementRpcs:
             clock=self._clock,
             generations=self._generations,
             half_lives=self._half_lives,
+        )
+        # The episodes' stored salience is refreshed in the same run; `updated` still counts memories
+        # (its documented meaning), the episodes' count is on the span.
+        await decay_episodes(
+            caller.org_id, index=self._episodes, clock=self._clock, half_life_days=self._episode_half_life_days
         )
         response = pb.RunDecayResponse(updated=report.updated)
         response.computed_at.FromDatetime(report.computed_at)

@@ -22,7 +22,7 @@ from memory_svc.api.purge_servicer import PurgeRpcs
 from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
 from memory_svc.domain.model import MemoryType
 from memory_svc.domain.ranking import RankingWeights
-from memory_svc.domain.salience import recency
+from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS, recency
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
@@ -59,6 +59,7 @@ class MemoryServicer(MemoryManagementRpcs, PurgeRpcs, memory_service_pb2_grpc.Me
         page_tokens: PageTokens,
         purges: PurgeSchedule | None = None,
         half_lives: Mapping[MemoryType, float] | None = None,
+        episode_half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
     ) -> None:
         self._index = index
         self._catalog = catalog
@@ -79,6 +80,8 @@ class MemoryServicer(MemoryManagementRpcs, PurgeRpcs, memory_service_pb2_grpc.Me
         # Per-type salience half-lives (LORE_HALF_LIFE_DAYS); recall, decay and consolidation use them.
         self._half_lives = dict(half_lives or {})
         self._weights = RankingWeights(half_lives=self._half_lives)
+        # RunDecay refreshes the episodes' stored salience too, with their own half-life.
+        self._episode_half_life_days = episode_half_life_days
 
     async def Remember(
         self, request: memory_service_pb2.RememberRequest, context

@@ -142,6 +142,14 @@ class EpisodeThread:
     index: int
 
 
+@dataclass(frozen=True, slots=True)
+class ScoredEpisode:
+    """A search result: the episode and the cosine of its summary vector to the query's."""
+
+    episode: Episode
+    similarity: float
+
+
 def episode_id(org_id: str, conversation_id: str, request_id: str) -> str:
     """UUIDv5 of org + conversation + request: a retried extraction lands on the same episode.
 

@@ -4,7 +4,9 @@ salience = max(0.01, (1 + 0.1 * access_count) * 0.5 ** (days_since_last_access /
 
 Seed 001 (US-218) and ARCHITECTURE.md §3: the half-life is 30 days by default for every memory
 type, configurable per type. The per-type overrides are one setting, ``LORE_HALF_LIFE_DAYS``
-(``"fact=90,preference=60"``), parsed by ``parse_half_lives``.
+(``"fact=90,preference=60"``), parsed by ``parse_half_lives``. Episodes fade by the same formula
+("episodes also decay"); not being a memory type, they have their own key in that setting,
+``episode`` (``"episode=60"``), read by ``episode_half_life``.
 """
 
 from __future__ import annotations
@@ -31,19 +33,22 @@ def half_life_of(memory_type: MemoryType | None, overrides: Mapping[MemoryType, 
     return HALF_LIFE_DAYS.get(memory_type, DEFAULT_HALF_LIFE_DAYS)
 
 
-def parse_half_lives(text: str) -> dict[MemoryType, float]:
-    """``"fact=90, preference=60"`` → per-type half-lives in days. Raises ``ValueError`` naming the
-    bad entry: an unknown type, a repeated one, or a value outside (0, 36500]."""
-    overrides: dict[MemoryType, float] = {}
+EPISODE = "episode"  # LORE_HALF_LIFE_DAYS's key for episodes
+
+
+def _parse_entries(text: str) -> dict[str, float]:
+    """``"fact=90, episode=60"`` → half-lives in days by key (a memory type or ``episode``).
+    Raises ``ValueError`` naming the bad entry: an unknown key, a repeated one, or a value
+    outside (0, 36500]."""
+    known = {kind.value for kind in MemoryType} | {EPISODE}
+    entries: dict[str, float] = {}
     for entry in filter(None, (part.strip() for part in text.split(","))):
         name, sep, value = entry.partition("=")
         name = name.strip().lower()
-        try:
-            kind = MemoryType(name)
-        except ValueError:
-            known = ", ".join(kind.value for kind in MemoryType)
-            raise ValueError(f"{entry!r}: unknown memory type (one of {known})") from None
-        if not sep or kind in overrides:
+        if name not in known:
+            names = ", ".join(kind.value for kind in MemoryType)
+            raise ValueError(f"{entry!r}: unknown memory type (one of {names}, or {EPISODE})")
+        if not sep or name in entries:
             raise ValueError(f"{entry!r}: expected type=days, each type once")
         try:
             days = float(value)
@@ -51,8 +56,19 @@ def parse_half_lives(text: str) -> dict[MemoryType, float]:
             raise ValueError(f"{entry!r}: days must be a number") from None
         if not 0 < days <= MAX_HALF_LIFE_DAYS:
             raise ValueError(f"{entry!r}: days must be in (0, {MAX_HALF_LIFE_DAYS:g}]")
-        overrides[kind] = days
-    return overrides
+        entries[name] = days
+    return entries
+
+
+def parse_half_lives(text: str) -> dict[MemoryType, float]:
+    """``"fact=90, preference=60"`` → per-type half-lives in days (an ``episode`` entry is checked
+    but left to ``episode_half_life``). Raises ``ValueError`` naming the bad entry."""
+    return {MemoryType(name): days for name, days in _parse_entries(text).items() if name != EPISODE}
+
+
+def episode_half_life(text: str) -> float:
+    """The episodes' half-life in days: the ``episode`` entry of ``text``, else 30 days."""
+    return _parse_entries(text).get(EPISODE, DEFAULT_HALF_LIFE_DAYS)
 
 
 def salience(

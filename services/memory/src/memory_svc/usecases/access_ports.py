@@ -1,4 +1,4 @@
-"""The access log port: which memories were used, for salience and for audit."""
+"""The access log port: which memories and episodes were used, for salience and for audit."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from typing import Protocol
 
 @dataclass(frozen=True, slots=True)
 class Access:
-    memory_id: str
+    memory_id: str  # the memory item's id, or the episode's (``kind``)
     user_id: str
     session_id: str
     reason: str
     principal: str
     request_id: str
     accessed_at: datetime
+    kind: str = "memory"  # or "episode": RecordEpisodeAccess logs episodes' uses here too
 
 
 class AccessLog(Protocol):

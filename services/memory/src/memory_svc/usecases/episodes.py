@@ -1,5 +1,12 @@
 """Episodes: create (validate, embed the summary, write once), get, list newest first, open threads.
 
+Every episode these return carries its salience as of the read (``domain/episode_salience.py``):
+the stored copy is only as fresh as the last decay run. ``min_salience`` is first applied by the
+index to the stored copy, which is never below the true value (salience only falls between two
+uses, and a use rewrites it; only an import or a longer half-life can leave it lower, until the
+next decay run), so nothing that qualifies is missed; what it lets through is then checked at
+its true value.
+
 Page tokens (``lore_runtime.page_tokens``) hold the keyset position of the last result, sealed
 with the org and a fingerprint of the query's filters (the scope match included), so a token is
 only accepted by the query and the org that issued it. Anything else is
@@ -22,7 +29,9 @@ from lore_runtime.page_tokens import PageTokens, fingerprint
 from opentelemetry import trace
 
 from memory_svc.domain.episode import Episode, EpisodeDraft, EpisodeThread, new_episode, resolve_thread, thread_at
+from memory_svc.domain.episode_salience import as_of
 from memory_svc.domain.model import Scope, ScopeMatch
+from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex, ThreadCursor
 from memory_svc.usecases.ports import Clock
 
@@ -31,6 +40,9 @@ tracer = trace.get_tracer(__name__)
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_THREAD_INDEX = 1_000
+# Index reads one ListEpisodes page may take when ``min_salience`` drops episodes the stored copy
+# let through; past it the page comes back short, with a token that goes on from where it stopped.
+MAX_LIST_ROUNDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,23 +70,36 @@ async def create_episode(
     index: EpisodeIndex,
     embedder: Embedder,
     clock: Clock,
+    half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
 ) -> Episode:
     """Validate, embed the summary and write. A retry (same org, conversation and request id)
-    returns the episode already stored, unchanged, without embedding or writing again."""
-    episode = new_episode(org_id, draft, request_id, clock.now())
+    returns the episode already stored (its salience as of now), without embedding or writing again."""
+    now = clock.now()
+    episode = new_episode(org_id, draft, request_id, now)
     with tracer.start_as_current_span("memory.create_episode") as span:
         span.set_attribute("lore.org_id", org_id)
         span.set_attribute("lore.episode_id", episode.id)
         existing = await index.get(org_id, episode.id)
         if existing is not None:
             span.set_attribute("lore.replayed", True)
-            return existing
+            return as_of(existing, now, half_life_days)
         (vector,) = await embed_episodes([episode], embedder)
         await index.upsert(episode, vector)
     return episode
 
 
-async def get_episode(org_id: str, episode_id: str, *, index: EpisodeIndex) -> Episode:
+async def get_episode(
+    org_id: str,
+    episode_id: str,
+    *,
+    index: EpisodeIndex,
+    clock: Clock,
+    half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
+) -> Episode:
+    return as_of(await _stored_episode(org_id, episode_id, index), clock.now(), half_life_days)
+
+
+async def _stored_episode(org_id: str, episode_id: str, index: EpisodeIndex) -> Episode:
     found = await index.get(org_id, episode_id) if episode_id else None
     if found is None:
         # Another org's id is indistinguishable from a missing one.
@@ -92,7 +117,7 @@ async def resolve_episode_thread(
     The episode is rewritten whole (the index has no partial update), with its summary's vector
     recomputed: the same text gives the same vector, so recall is unchanged.
     """
-    episode = await get_episode(org_id, episode_id, index=index)
+    episode = await _stored_episode(org_id, episode_id, index)
     resolved, changed = resolve_thread(episode, thread_index, resolution)
     if changed:
         with tracer.start_as_current_span("memory.resolve_thread") as span:
@@ -118,12 +143,15 @@ async def list_episodes(
     *,
     index: EpisodeIndex,
     tokens: PageTokens,
+    clock: Clock,
     ended_after: datetime | None = None,
     min_salience: float | None = None,
     scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
 ) -> EpisodeList:
     """One page of the episodes ``scope`` selects, read with ``scope_match`` (browse: those sharing
-    each id it sets; context: what a context for it may show), newest first."""
+    each id it sets; context: what a context for it may show), newest first, each with its salience
+    now; ``min_salience`` keeps those at least that salient now."""
     size = page_size_of(page_size)
     if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
         raise errors.InvalidArgument("min_salience", "must be a non-negative number")
@@ -136,13 +164,24 @@ async def list_episodes(
     )
     position = _cursor(tokens.open(page_token, org_id, "episodes", key)) if page_token else None
     cursor = EpisodeCursor(position["t"], position["i"]) if position else None
-    page = await index.list(
-        org_id, scope, size, cursor, ended_after=ended_after, min_salience=min_salience, scope_match=scope_match
-    )
-    token = ""
-    if page.next_cursor is not None:
-        token = tokens.seal(org_id, "episodes", key, _position(page.next_cursor.ended_at, page.next_cursor.episode_id))
-    return EpisodeList(page.episodes, token)
+    now = clock.now()
+    kept: list[Episode] = []
+    for _ in range(MAX_LIST_ROUNDS):
+        page = await index.list(
+            org_id, scope, size, cursor, ended_after=ended_after, min_salience=min_salience, scope_match=scope_match
+        )
+        for seen, stored in enumerate(page.episodes, start=1):
+            cursor = EpisodeCursor(stored.ended_at, stored.id)
+            episode = as_of(stored, now, half_life_days)
+            if min_salience is None or episode.current_salience >= min_salience:
+                kept.append(episode)
+            if len(kept) == size:
+                more = seen < len(page.episodes) or page.next_cursor is not None
+                return EpisodeList(kept, _seal(tokens, org_id, key, cursor) if more else "")
+        if page.next_cursor is None:
+            return EpisodeList(kept, "")
+        cursor = page.next_cursor
+    return EpisodeList(kept, _seal(tokens, org_id, key, cursor) if cursor is not None else "")
 
 
 async def list_open_threads(
@@ -169,6 +208,10 @@ async def list_open_threads(
 
 
 # --------------------------------------------------------------------------- page tokens
+
+
+def _seal(tokens: PageTokens, org_id: str, key: str, after: EpisodeCursor) -> str:
+    return tokens.seal(org_id, "episodes", key, _position(after.ended_at, after.episode_id))
 
 
 def _filter_key(kind: str, scope: Scope, scope_match: ScopeMatch, *filters: Any) -> str:

@@ -1,5 +1,9 @@
-"""The memory service's daily maintenance: decay then consolidation, one organisation at a time
-(ARCHITECTURE §2: scheduled jobs act as a system principal, org by org)."""
+"""The memory service's daily maintenance: decay (memories', then episodes') then consolidation, one
+organisation at a time (ARCHITECTURE §2: scheduled jobs act as a system principal, org by org).
+
+The organisations are those holding memory items; an org with episodes and no memory item (none
+in practice: a session's turns are remembered) keeps exact salience on every read, only its
+stored copy, and so its ``min_salience`` pre-filter, stays as written."""
 
 from __future__ import annotations
 
@@ -8,9 +12,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from memory_svc.domain.model import MemoryType
+from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.consolidate import default_types, run_consolidation
 from memory_svc.usecases.decay import run_decay
+from memory_svc.usecases.episode_ports import EpisodeIndex
+from memory_svc.usecases.episode_salience import decay_episodes
 from memory_svc.usecases.ledger_ports import OrderGenerations
 from memory_svc.usecases.ports import Clock
 
@@ -24,16 +31,28 @@ async def run_maintenance(
     threshold: float,
     generations: OrderGenerations,
     half_lives: Mapping[MemoryType, float] | None = None,
+    episodes: EpisodeIndex | None = None,
+    episode_half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
 ) -> dict[str, Any]:
     """Returns totals for the job's record. One org failing is logged and skipped, so a single
     bad tenant never starves the others; the totals count the failures."""
-    totals = {"orgs": 0, "failed_orgs": 0, "salience_updated": 0, "groups": 0, "consolidated": 0}
+    totals = {
+        "orgs": 0,
+        "failed_orgs": 0,
+        "salience_updated": 0,
+        "episode_salience_updated": 0,
+        "groups": 0,
+        "consolidated": 0,
+    }
     for org_id in await catalog.org_ids():
         totals["orgs"] += 1
         try:
             decay = await run_decay(
                 org_id, catalog=catalog, clock=clock, generations=generations, half_lives=half_lives
             )
+            faded = 0
+            if episodes is not None:
+                faded = await decay_episodes(org_id, index=episodes, clock=clock, half_life_days=episode_half_life_days)
             folded = await run_consolidation(
                 org_id,
                 scope=None,
@@ -49,6 +68,7 @@ async def run_maintenance(
             totals["failed_orgs"] += 1
             continue
         totals["salience_updated"] += decay.updated
+        totals["episode_salience_updated"] += faded
         totals["groups"] += folded.groups
         totals["consolidated"] += folded.consolidated
     return totals

@@ -216,8 +216,9 @@ async def forget_subject(
     async for batch in catalog.iterate(org_id, subject, ERASE_BATCH):
         await erased.record(org_id, [item.id for item in batch])
     deleted = await catalog.delete_scope(org_id, subject)
-    accesses = await access_log.forget(org_id, memory_ids=deleted, user_id=subject.user_id)
     episodes_deleted = await episodes.delete_scope(org_id, subject)
+    # The log holds episodes' uses too (RecordEpisodeAccess): theirs go with them.
+    accesses = await access_log.forget(org_id, memory_ids=[*deleted, *episodes_deleted], user_id=subject.user_id)
     for start in range(0, len(sessions), CLEAR_CONCURRENCY):
         chunk = sessions[start : start + CLEAR_CONCURRENCY]
         await asyncio.gather(*(working_memory.clear(org_id, session_id) for session_id in chunk))

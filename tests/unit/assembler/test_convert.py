@@ -56,7 +56,7 @@ def test_defaults_and_overrides_become_the_policy() -> None:
         DEFAULTS,
     )
 
-    assert given.policy.min_score == 0.5 and given.record_access is False and given.recall_k == 20
+    assert given.policy.min_score == 0.5 and given.record_access is False and given.recall_k == 30
     assert given.policy.budgets[Section.MEMORIES] == 300 and given.policy.budgets[Section.PERSONA] == 300
     assert given.min_observation_confidence == 0.5
 

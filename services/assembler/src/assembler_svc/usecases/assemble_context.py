@@ -44,8 +44,8 @@ from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 
 log = logging.getLogger(__name__)
 
-RECENT_EPISODES = 3
-SEARCHED_EPISODES = 5
+RECENT_EPISODES = 1
+SEARCHED_EPISODES = 2
 EPISODE_MIN_SALIENCE = 0.3
 OPEN_THREADS = 5
 BELIEFS = 10
@@ -63,7 +63,7 @@ class AssembleInput:
     tool_results: Sequence[ToolResult] = ()
     opinions: Sequence[str] = ()
     policy: AssemblyPolicy = field(default_factory=AssemblyPolicy)
-    recall_k: int = 20
+    recall_k: int = 30
     min_observation_confidence: float = 0.5
     record_access: bool = True
 

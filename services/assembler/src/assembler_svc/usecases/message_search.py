@@ -7,10 +7,13 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope
+from assembler_svc.domain.gathered import Belief, EpisodeDigest, QueryVector, RecalledMemory, Scope
 from assembler_svc.usecases.fan_out import Relay
 from assembler_svc.usecases.ports import BeliefSources, MemorySources
+
+T = TypeVar("T")
 
 # The belief search waits at most this share of its deadline for recall's query vector.
 VECTOR_WAIT_SHARE = 0.5
@@ -49,20 +52,26 @@ def message_searches(
         finally:
             relay.give(None)
 
-    async def search_beliefs(timeout: float) -> list[Belief]:
+    async def with_vector(timeout: float, search: Callable[[QueryVector | None, float], Awaitable[T]]) -> T:
+        """``search(vector, time left)`` once recall's vector came, or half the deadline passed."""
         started = time.monotonic()
         vector = await relay.take(timeout * VECTOR_WAIT_SHARE)
-        left = max(0.001, timeout - (time.monotonic() - started))
-        return await beliefs.search_beliefs(
-            message, scope, min_confidence, beliefs_k, query_vector=vector, timeout=left
+        return await search(vector, max(0.001, timeout - (time.monotonic() - started)))
+
+    async def search_beliefs(timeout: float) -> list[Belief]:
+        return await with_vector(
+            timeout,
+            lambda vector, left: beliefs.search_beliefs(
+                message, scope, min_confidence, beliefs_k, query_vector=vector, timeout=left
+            ),
         )
 
     async def search_episodes(timeout: float) -> list[EpisodeDigest]:
-        started = time.monotonic()
-        vector = await relay.take(timeout * VECTOR_WAIT_SHARE)
-        left = max(0.001, timeout - (time.monotonic() - started))
-        return await memory.search_episodes(
-            message, scope, episodes_k, episode_min_salience, query_vector=vector, timeout=left
+        return await with_vector(
+            timeout,
+            lambda vector, left: memory.search_episodes(
+                message, scope, episodes_k, episode_min_salience, query_vector=vector, timeout=left
+            ),
         )
 
     return MessageSearches(recall, search_beliefs, search_episodes)

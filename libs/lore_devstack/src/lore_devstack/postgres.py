@@ -18,11 +18,15 @@ Postgres. Its habits worth knowing:
 from __future__ import annotations
 
 import json
+import logging
 import os
+import subprocess
 import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 def _import_pgserver() -> ModuleType:
@@ -67,6 +71,21 @@ def _prune_dead_handles(data_dir: Path) -> None:
         path.write_text(json.dumps(alive))
 
 
+def _get_server(pgserver: Any, data_dir: Path) -> Any:
+    """``pgserver.get_server``, tried once more when ``pg_ctl`` itself died of a signal: a crash of
+    the control program (seen once as a SIGSEGV on a loaded CI machine, never reproduced) says
+    nothing about the cluster, and a second start finds the server running or starts it."""
+    # cleanup_mode="stop": stop() (or interpreter exit) stops the server and keeps the data.
+    try:
+        return pgserver.get_server(data_dir, cleanup_mode="stop")
+    except subprocess.CalledProcessError as error:
+        if error.returncode >= 0:
+            raise
+        log.warning("pg_ctl died of signal %d; starting the embedded Postgres again", -error.returncode)
+        _prune_dead_handles(data_dir)
+        return pgserver.get_server(data_dir, cleanup_mode="stop")
+
+
 class EmbeddedPostgres:
     """A Postgres server whose cluster lives in ``data_dir``; data survives stop/start.
 
@@ -90,8 +109,7 @@ class EmbeddedPostgres:
             _prune_dead_handles(self.data_dir)
             with warnings.catch_warnings():
                 _ignore_runtime_dir_warning()
-                # cleanup_mode="stop": stop() (or interpreter exit) stops the server and keeps the data.
-                self._server = pgserver.get_server(self.data_dir, cleanup_mode="stop")
+                self._server = _get_server(pgserver, self.data_dir)
         return str(self._server.get_uri())
 
     @property

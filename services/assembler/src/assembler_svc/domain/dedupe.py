@@ -178,6 +178,15 @@ def find_duplicates(
     return duplicates
 
 
+def same_statement(a: str, b: str) -> bool:
+    """Whether two texts without vectors state the same: same polarity, and equal once normalised
+    or with the same content words (the rules ``find_duplicates`` applies to them)."""
+    said_a, said_b = statement(a), statement(b)
+    if not same_polarity(said_a, said_b):
+        return False
+    return normalise_text(a) == normalise_text(b) or same_terms(said_a, said_b)
+
+
 def statement_of(candidate: Candidate) -> str:
     """What the candidate states, without what the context adds to its text."""
     return candidate.statement or candidate.text

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from assembler_svc.domain.candidates import OPEN_THREAD_IMPORTANCE, how_sure
-from assembler_svc.domain.dedupe import normalise_text
+from assembler_svc.domain.dedupe import same_statement
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, ThreadDigest
 from assembler_svc.domain.model import (
     UNSCORED,
@@ -44,7 +44,6 @@ from assembler_svc.domain.model import (
     TokenCounter,
     UnavailableSource,
 )
-from assembler_svc.domain.statements import same_polarity, same_terms, statement
 
 OBSERVATIONS = 5
 RELATED_MIN_SIMILARITY = 0.3  # stored vectors embed the content with its day: cosines run ~0.1 lower
@@ -122,15 +121,8 @@ def related_memories(
 
 
 def not_believed(memories: Sequence[RecalledMemory], beliefs: Sequence[Belief]) -> list[RecalledMemory]:
-    """``memories`` without those a belief already states (same polarity; the same normalised text
-    or the same content words)."""
-    believed = [(normalise_text(b.summary), statement(b.summary)) for b in beliefs]
-
-    def repeats(memory: RecalledMemory) -> bool:
-        text, said = normalise_text(memory.content), statement(memory.content)
-        return any(same_polarity(said, other) and (text == key or same_terms(said, other)) for key, other in believed)
-
-    return [memory for memory in memories if not repeats(memory)]
+    """``memories`` without those a belief already states (``dedupe.same_statement``)."""
+    return [m for m in memories if not any(same_statement(m.content, b.summary) for b in beliefs)]
 
 
 def prime(

@@ -6,7 +6,8 @@ text says, and which numbers stand for similarity, recency and importance.
   (week, active hypotheses, open unknowns) are *given* context: pinned, never scored.
 - Recalled memories: similarity = dense cosine to the message, recency = current salience,
   importance as stored; the section follows the memory type (``sections.py``); the text ends
-  with the day the memory was true, so the model can reason about time. A memory learnt only from
+  with the day the memory was true, so the model can reason about time, and a message's relative
+  times carry the date they meant ("yesterday (7 May 2023)"). A memory learnt only from
   turns the session's working memory holds is marked ``in_conversation``.
 - Episodes: their summary; similarity = the summary's cosine to the message (the episodes found by
   it; 0 for the recent ones listed besides), recency = current (decayed) salience — so last month's
@@ -24,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 
+from lore_language.dates import day_text, with_dates
+
 from assembler_svc.domain.gathered import (
     Belief,
     EngagementDigest,
@@ -33,7 +36,7 @@ from assembler_svc.domain.gathered import (
     ThreadDigest,
 )
 from assembler_svc.domain.model import Candidate, Section, Source
-from assembler_svc.domain.sections import section_for_memory_type, section_for_observation_kind
+from assembler_svc.domain.sections import is_message, section_for_memory_type, section_for_observation_kind
 from assembler_svc.domain.tool_results import ToolResult, render_tool_result
 
 OPEN_THREAD_IMPORTANCE = 0.6
@@ -128,7 +131,7 @@ def memory_candidates(
             source=Source.MEMORY,
             id=memory.id,
             section=section_for_memory_type(memory.memory_type),
-            text=f"{memory.content.strip()}{_on_day(memory.valid_at)}",
+            text=f"{as_read_later(memory)}{_on_day(memory.valid_at)}",
             similarity=memory.similarity,
             recency=memory.salience,
             importance=memory.importance,
@@ -139,6 +142,16 @@ def memory_candidates(
         )
         for memory in memories
     ]
+
+
+def as_read_later(memory: RecalledMemory) -> str:
+    """A message's words as stored, with the date each relative time in it meant ("yesterday (7 May
+    2023)"): read months later, "yesterday" would mislead. A message's valid-at is when it was said;
+    what reflection extracts was dated when it was written (the same rules, ``lore_language``)."""
+    text = memory.content.strip()
+    if memory.valid_at is None or not is_message(memory.memory_type):
+        return text
+    return with_dates(text, memory.valid_at)
 
 
 def episode_candidates(episodes: Iterable[EpisodeDigest]) -> list[Candidate]:
@@ -221,7 +234,7 @@ def _pinned(source: Source, id_: str, section: Section, text: str) -> Candidate:
 def _on_day(moment: datetime | None, verb: str = "") -> str:
     if moment is None:
         return ""
-    day = f"{moment.day} {moment:%B %Y}"
+    day = day_text(moment)
     return f" {verb} on {day}" if verb else f" (on {day})"
 
 

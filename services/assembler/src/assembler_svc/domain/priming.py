@@ -31,7 +31,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from assembler_svc.domain.candidates import OPEN_THREAD_IMPORTANCE, how_sure
+from lore_language.dates import day_text
+
+from assembler_svc.domain.candidates import OPEN_THREAD_IMPORTANCE, as_read_later, how_sure
 from assembler_svc.domain.dedupe import same_statement
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, ThreadDigest
 from assembler_svc.domain.model import (
@@ -223,7 +225,7 @@ def _unavailable(source: UnavailableSource) -> ManifestEntry:
 
 
 def _episode(episode: EpisodeDigest) -> tuple[PrimedItem, Score]:
-    when = f"(ended {episode.ended_at:%Y-%m-%d}) " if episode.ended_at else ""
+    when = f"(ended {day_text(episode.ended_at)}) " if episode.ended_at else ""
     outcomes = f" Outcomes: {'; '.join(episode.outcomes)}." if episode.outcomes else ""
     item = PrimedItem(
         Source.EPISODE,
@@ -257,9 +259,9 @@ def _thread(thread: ThreadDigest, now: datetime) -> tuple[PrimedItem, Score]:
 
 
 def _memory(memory: RecalledMemory, score: float) -> tuple[PrimedItem, Score]:
-    when = f" (on {memory.valid_at:%Y-%m-%d})" if memory.valid_at else ""
+    when = f" (on {day_text(memory.valid_at)})" if memory.valid_at else ""
     item = PrimedItem(
-        Source.MEMORY, memory.id, f"{memory.content.strip()}{when}", score, memory.valid_at, dict(memory.metadata)
+        Source.MEMORY, memory.id, f"{as_read_later(memory)}{when}", score, memory.valid_at, dict(memory.metadata)
     )
     return item, Score(memory.similarity, memory.salience, memory.importance, score)
 

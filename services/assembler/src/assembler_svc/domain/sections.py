@@ -28,5 +28,10 @@ def section_for_memory_type(name: str) -> Section:
     return _MEMORY_TYPES.get(_name(name, "memory_type_"), Section.MEMORIES)
 
 
+def is_message(memory_type: str) -> bool:
+    """A turn stored as said (``MEMORY_TYPE_MESSAGE``), as opposed to something learnt from turns."""
+    return _name(memory_type, "memory_type_") == "message"
+
+
 def section_for_observation_kind(kind: str) -> Section:
     return _OBSERVATION_KINDS.get(_name(kind, "observation_kind_"), Section.OBSERVATIONS)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lore_language import dates
+
 # Pasted documents are not conversation: only this much of a turn is read, and longer sentences
 # are skipped by the pattern matchers (they are rarely a statement about the speaker).
 MAX_SCAN_CHARS = 8000
@@ -41,21 +43,7 @@ STOPWORDS = frozenset(
     new next last first time times day days week weeks what's it'll that'll there'd""".split()
 )
 
-DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
+DAYS, MONTHS = dates.DAYS, dates.MONTHS
 
 # Technology names count as entities even in lower case, and give preferences and decisions a slot.
 TOPICS: dict[str, tuple[str, ...]] = {

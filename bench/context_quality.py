@@ -41,8 +41,8 @@ question as message, scope = the conversation's user and the agent, no session):
 - *evidence*: share of the question's evidence turns covered by kept items (averaged over
   questions); "msg" counts only the turns' own message memories, like for like with BM25;
 - *answer*: for gold answers of at most 5 words, the answer found in the context's text, both
-  normalised (lower case, punctuation and articles removed, whole words; ISO days in the text, as
-  Prime writes them, spelled "8 May 2023" as the context and the answers do); *ctrl* is the same check
+  normalised (lower case, punctuation and articles removed, whole words; days spelled one way,
+  "8 May 2023", whether written "2023-05-08" or "May 8, 2023"); *ctrl* is the same check
   of the same answer against the context made for a question of another conversation of the run
   (the i-th question against the next conversation's (i mod n)-th): what matches by chance;
 - *tokens*: the sum of the sections' tokens as the assembler counts them; latency p50/p95 as the
@@ -52,6 +52,9 @@ question as message, scope = the conversation's user and the agent, no session):
   ("- <text> (on 8 May 2023)"), kept best first while they fit in Lore's token count for that
   question (cl100k_base, the assembler's own ``TiktokenCounter``; a turn that does not fit is
   skipped and the next tried, as the assembler does); the same evidence and answer checks.
+  *+date* is the same turns written as the context writes a message, with the date each relative
+  time meant ("yesterday (7 May 2023)", ``lore_language.dates``), refitted to the same tokens: how
+  much of Lore's answer lead is that rendering alone.
 - *Prime* (``GET /v1/memory/prime``) with the question as initial message: answer in its
   ``formattedContext``, same control, its tokens and latency.
 Conversations 0-2 are the ones to tune on, 3-5 are held out: tables for each part and overall.
@@ -83,6 +86,7 @@ from typing import Any
 
 from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from lore_client import LoreApiError, LoreClient, NewTurn
+from lore_language.dates import with_dates
 
 from bench.local_stack import KEY, ROOT, stack_environment, start, stop
 from bench.measure import percentile
@@ -104,6 +108,11 @@ _WORD = re.compile(r"\w+")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MONTH_FIRST = re.compile(
+    r"\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+"
+    r"(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b",
+    re.IGNORECASE,
+)
 
 
 # -- the data -----------------------------------------------------------------------------
@@ -165,7 +174,9 @@ def normalise(text: str) -> str:
 
 
 def spelled_days(text: str) -> str:
-    """ISO days ("2023-05-08", as Prime writes them) spelled as the context and LoCoMo do ("8 May 2023")."""
+    """Every day spelled one way, "8 May 2023", as the context writes it: ISO days ("2023-05-08") and
+    month-first days ("May 8, 2023", as some LoCoMo answers are written) alike, in answers and
+    texts, so a checker does not miss a date for its spelling."""
 
     def spell(match: re.Match[str]) -> str:
         try:
@@ -174,7 +185,8 @@ def spelled_days(text: str) -> str:
             return match[0]
         return f"{day.day} {day:%B %Y}"
 
-    return _ISO_DAY.sub(spell, text)
+    text = _ISO_DAY.sub(spell, text)
+    return _MONTH_FIRST.sub(lambda m: f"{int(m[2])} {m[1].title()} {m[3]}", text)
 
 
 def contains(text: str, answer: str) -> bool:
@@ -213,7 +225,7 @@ def read_conversation(index: int, sample: dict[str, Any], run_id: str, limit: in
         if category not in CATEGORIES or not evidence:
             continue
         gold = str(qa.get("answer", ""))
-        answer = normalise(gold) if len(gold.split()) <= MAX_ANSWER_WORDS else ""
+        answer = normalise(spelled_days(gold)) if len(gold.split()) <= MAX_ANSWER_WORDS else ""
         questions.append(Question(category, str(qa["question"]), evidence, answer))
     if limit is not None:
         questions = questions[:limit]
@@ -261,16 +273,23 @@ def on_day(moment: datetime) -> str:
 
 
 def bm25_context(
-    conversation: Conversation, index: Bm25, question: str, budget: int, counter: TiktokenCounter
+    conversation: Conversation,
+    index: Bm25,
+    question: str,
+    budget: int,
+    counter: TiktokenCounter,
+    dated: bool = False,
 ) -> tuple[str, set[str], int]:
-    """BM25's best turns, rendered like memories, that fit in ``budget`` tokens: text, dia_ids, tokens."""
+    """BM25's best turns, rendered like memories, that fit in ``budget`` tokens: text, dia_ids, tokens.
+    ``dated``: with the dates their relative times meant, as the context writes a message."""
     turns = conversation.turns
     lines: list[str] = []
     chosen: set[str] = set()
     used = 0
     for position in index.ranked(question):
         turn = turns[position]
-        line = "- " + " ".join(f"{turn.text}{on_day(turn.said_at)}".split())
+        said = with_dates(turn.text, turn.said_at) if dated else turn.text
+        line = "- " + " ".join(f"{said}{on_day(turn.said_at)}".split())
         cost = counter.count(line) + (1 if lines else 0)  # the newline joining it
         if used + cost > budget:
             continue
@@ -458,6 +477,7 @@ class Row:
     bm25_evidence: float = 0.0
     bm25_tokens: int = 0
     bm25_text: str = ""
+    bm25_dated_text: str = ""
     prime_text: str = ""
     prime_tokens: int = 0
     assemble_ms: float = 0.0
@@ -494,6 +514,7 @@ async def ask(
         row.bm25_text, chosen, row.bm25_tokens = bm25_context(conversation, index, question.text, row.tokens, counter)
         row.bm25_covered = frozenset(chosen & question.evidence)
         row.bm25_evidence = len(row.bm25_covered) / len(question.evidence)
+        row.bm25_dated_text = bm25_context(conversation, index, question.text, row.tokens, counter, dated=True)[0]
 
         began = time.perf_counter()
         primed = await lore.prime(conversation.scope, initial_message=question.text)
@@ -540,6 +561,7 @@ def figures(rows: list[Row]) -> dict[str, Any]:
         "answer_control": found("text", controlled, control=True),
         "bm25_answer": found("bm25_text", answered),
         "bm25_answer_control": found("bm25_text", controlled, control=True),
+        "bm25_dated_answer": found("bm25_dated_text", answered),
         "prime_answer": found("prime_text", answered),
         "prime_answer_control": found("prime_text", controlled, control=True),
         "tokens": statistics.fmean(row.tokens for row in rows) if rows else float("nan"),
@@ -550,7 +572,7 @@ def figures(rows: list[Row]) -> dict[str, Any]:
 
 HEADER = (
     f"{'':16}{'n':>5} {'evidence: Lore':>14}{'msg':>6}{'BM25':>6}  {'n≤5':>5} {'answer: Lore':>12}{'ctrl':>6}"
-    f"{'BM25':>6}{'ctrl':>6}{'Prime':>7}{'ctrl':>6}  {'tokens: Lore':>12}{'BM25':>6}{'Prime':>6}"
+    f"{'BM25':>6}{'ctrl':>6}{'+date':>6}{'Prime':>7}{'ctrl':>6}  {'tokens: Lore':>12}{'BM25':>6}{'Prime':>6}"
 )
 
 
@@ -562,6 +584,7 @@ def table_line(name: str, f: dict[str, Any]) -> str:
         f"{name:16}{f['questions']:>5} {num(f['evidence'], 14)}{num(f['evidence_messages'], 6)}"
         f"{num(f['bm25_evidence'], 6)}  {f['answer_questions']:>5} {num(f['answer'], 12)}"
         f"{num(f['answer_control'], 6)}{num(f['bm25_answer'], 6)}{num(f['bm25_answer_control'], 6)}"
+        f"{num(f['bm25_dated_answer'], 6)}"
         f"{num(f['prime_answer'], 7)}{num(f['prime_answer_control'], 6)}  {f['tokens']:>12.0f}"
         f"{f['bm25_tokens']:>6.0f}{f['prime_tokens']:>6.0f}"
     )
@@ -620,7 +643,12 @@ def dump(rows: list[Row], path: Path) -> None:
                     "tokens": row.tokens,
                     "text": row.text,
                 },
-                "bm25": {"covered": sorted(row.bm25_covered), "tokens": row.bm25_tokens, "text": row.bm25_text},
+                "bm25": {
+                    "covered": sorted(row.bm25_covered),
+                    "tokens": row.bm25_tokens,
+                    "text": row.bm25_text,
+                    "dated_text": row.bm25_dated_text,
+                },
                 "prime": {"tokens": row.prime_tokens, "text": row.prime_text},
             }
             out.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -45,7 +45,7 @@ from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
 log = logging.getLogger(__name__)
 
 RECENT_EPISODES = 1
-SEARCHED_EPISODES = 2
+SEARCHED_EPISODES = 1
 EPISODE_MIN_SALIENCE = 0.3
 OPEN_THREADS = 5
 BELIEFS = 10

@@ -115,6 +115,20 @@ async def test_recall_records_access_and_revives_salience(stub, org_id):
     assert accessed.memory.current_salience == pytest.approx(1.2)
 
 
+async def test_an_overlong_access_request_id_is_invalid_argument_naming_it(stub, org_id):
+    (memory,) = await _remember(stub, org_id, "u-2", "The office closes at six.")
+
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.RecordAccess(
+            pb.RecordAccessRequest(memory_ids=[memory.id], request_id="r" * 257), metadata=_tenant(org_id)
+        )
+
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "request_id" in (raised.value.details() or "")
+    untouched = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    assert untouched.memory.access_count == 0, "nothing was recorded"
+
+
 async def _episode(episodes, org_id: str, user: str, summary: str) -> str:
     ended = timestamp_pb2.Timestamp(seconds=1_767_225_600)  # 2026-01-01
     episode = epb.Episode(

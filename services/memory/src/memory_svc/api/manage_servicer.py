@@ -14,6 +14,7 @@ from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors, request_context
 
 from memory_svc.api import convert, import_convert, manage_convert
+from memory_svc.domain.episode import MAX_REQUEST_ID_CHARS
 from memory_svc.usecases import manage_memories
 from memory_svc.usecases.consolidate import run_consolidation
 from memory_svc.usecases.decay import run_decay
@@ -162,6 +163,8 @@ class MemoryManagementRpcs:
         reason = request.reason or "client"
         if reason not in CLIENT_REASONS:
             raise errors.InvalidArgument("reason", f"must be one of {', '.join(CLIENT_REASONS)}")
+        if len(request.request_id) > MAX_REQUEST_ID_CHARS:  # the access log's key column is bounded
+            raise errors.InvalidArgument("request_id", f"at most {MAX_REQUEST_ID_CHARS} characters")
         recorded = await record_access(
             caller.org_id,
             manage_memories.validate_ids(list(request.memory_ids), "memory_ids"),

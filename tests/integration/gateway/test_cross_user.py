@@ -314,6 +314,26 @@ async def test_a_users_context_prime_and_searches_carry_the_orgs_shared_records(
     assert org.shared_ids & {entry["id"] for entry in context["context"]["manifest"]}
 
 
+async def test_an_org_wide_key_cannot_read_one_users_session_into_anothers_context(org, gateway):
+    user, other = org.users["ana"], org.other("ana")
+    async with asgi_client(gateway, org.key) as client:
+        crossed = await client.post(
+            "/v1/context:assemble",
+            json={"sessionId": other.session, "scope": {"userId": user.user_id, "agentId": AGENT}, "message": QUERY},
+        )
+        unscoped = await client.post("/v1/context:assemble", json={"sessionId": other.session, "message": QUERY})
+        own = await client.post(
+            "/v1/context:assemble",
+            json={"sessionId": user.session, "scope": {"userId": user.user_id, "agentId": AGENT}, "message": QUERY},
+        )
+
+    for refused in (crossed, unscoped):
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"]["details"][0]["metadata"]["field"] == "sessionId"
+        assert other.marker not in refused.text
+    assert own.status_code == 200, own.text
+
+
 async def test_a_brand_new_users_context_and_prime_show_nothing_of_the_orgs_users(org, gateway):
     newcomer = f"new-{uuid.uuid4().hex[:8]}"
     scope = {"userId": newcomer, "agentId": AGENT}

@@ -55,8 +55,8 @@ READS = ("memories:read", "observations:read")
 )
 async def assemble_context(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
     message = pin_request(caller, await body_message(request, pb.AssembleContextRequest))
-    if message.session_id:  # the context reads and writes the session's working memory
-        await check_session(request, caller, message.session_id, change=True)
+    if message.session_id:  # the context reads and writes the session's working memory: its user's only
+        await check_session(request, caller, message.session_id, change=True, for_user=message.scope.user_id)
     return ProtoJSONResponse(await _assembler(request).AssembleContext(message, **rpc_options(request, caller)))
 
 

@@ -8,9 +8,11 @@ about its user is the same whichever of the two routes shows it."""
 
 from __future__ import annotations
 
+import grpc
 from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
+from lore_runtime import errors
 
 from gateway_svc import turn_roles
 from gateway_svc.auth import Caller, authorized
@@ -44,16 +46,38 @@ START_EXAMPLE = {
 }
 
 
+# What GetSession answers for an id the agent never issued: unknown, or not even a session id's shape.
+NOT_A_SESSION = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT)
+
+
 def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
     return agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
 
 
-async def check_session(request: Request, caller: Caller, session_id: str, *, change: bool) -> None:
-    """A caller pinned to a user reads (``change``: writes to) only that user's sessions (``user_pin``)."""
-    if caller.user_id:
+async def check_session(
+    request: Request, caller: Caller, session_id: str, *, change: bool, for_user: str | None = None
+) -> None:
+    """A caller pinned to a user reads (``change``: writes to) only that user's sessions (``user_pin``).
+    ``for_user``: the session must also be that user's, whatever the credential — a context made for
+    one user never reads another user's working memory, even with an org-wide key that may read both.
+    An org-wide caller may name a session the agent never issued (its own conversation id): only
+    AssembleContext itself has written that working memory, and it holds nothing of any user's."""
+    if not caller.user_id and for_user is None:
+        return
+    try:
         found = await _agent(request).GetSession(pb.GetSessionRequest(id=session_id), **rpc_options(request, caller))
+    except grpc.aio.AioRpcError as error:
+        if caller.user_id or error.code() not in NOT_A_SESSION:
+            raise
+        return
+    owner = found.session.scope.user_id
+    if caller.user_id:
         check = check_writable if change else check_readable
-        check(caller, found.session.scope.user_id, "session", session_id)
+        check(caller, owner, "session", session_id)
+    if for_user is not None and owner != for_user:
+        raise errors.InvalidArgument(
+            "sessionId", "the session belongs to another user than scope.userId: a context is one user's"
+        )
 
 
 @router.post(

@@ -9,7 +9,8 @@ Starts the stack as the README does (``lore up`` in a temporary data directory o
 limits off; ``--keep`` keeps the directory and its logs; ``--root`` runs another checkout's
 ``lore up``; ``--url`` uses a running gateway instead, with ``--api-key`` or ``LORE_API_KEY``, which
 needs the ``admin`` scope for the job queue) and talks to it only through ``lore_client``.
-``--dump`` writes every question's three texts and what they covered, to see why a figure moved.
+``--dump`` writes every question's three texts, what they covered and why a candidate citing its evidence
+was not kept (most often there was none: recall never returned it), to see why a figure moved.
 
 **Import, as a user would.** Each conversation of ../shared/data/locomo-dev.json is a fresh user
 (``locomo-<sample_id>-<hex>``) talking to the agent ``companion``: speaker_a's turns are the user's,
@@ -473,6 +474,7 @@ class Row:
     evidence_messages: float = 0.0
     tokens: int = 0
     kept: Counter[str] = field(default_factory=Counter)
+    evidence_dropped: list[str] = field(default_factory=list)  # candidates citing evidence, not kept: why
     text: str = ""
     bm25_evidence: float = 0.0
     bm25_tokens: int = 0
@@ -501,6 +503,9 @@ async def ask(
         messages: set[str] = set()
         for entry in context.manifest:
             if entry.get("outcome") != KEPT:
+                if question.evidence & (await attribution.of(entry.get("source", ""), entry.get("id", "")))[1]:
+                    outcome = str(entry.get("outcome", "")).removeprefix("MANIFEST_OUTCOME_")
+                    row.evidence_dropped.append(f"{entry.get('source', '')}:{outcome}")
                 continue
             kind, turns = await attribution.of(entry.get("source", ""), entry.get("id", ""))
             row.kept[kind] += 1
@@ -640,6 +645,7 @@ def dump(rows: list[Row], path: Path) -> None:
                 "lore": {
                     "covered": sorted(row.covered),
                     "kept": dict(row.kept),
+                    "evidence_dropped": row.evidence_dropped,
                     "tokens": row.tokens,
                     "text": row.text,
                 },

@@ -18,7 +18,7 @@ from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memo
 from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from lore_embeddings import open_embedder
 from lore_runtime.channels import create_channel
-from lore_runtime.clock import SystemClock
+from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.health import check_upstream
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
@@ -45,7 +45,7 @@ from agent_svc.domain.rules import RuleExtractor
 from agent_svc.usecases.digests import DigestServices, run_daily_digests
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
 from agent_svc.usecases.erasure import ErasureServices, run_erasure
-from agent_svc.usecases.ports import Clock, JobQueueAdmin, LanguageModel, Memories, Transcript
+from agent_svc.usecases.ports import JobQueueAdmin, LanguageModel, Memories, Transcript
 from agent_svc.usecases.process_turn import TurnServices
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 

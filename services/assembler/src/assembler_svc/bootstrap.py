@@ -11,7 +11,7 @@ import grpc
 from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
 from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from lore_runtime.channels import create_channel
-from lore_runtime.clock import SystemClock
+from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.health import check_upstream
 from lore_runtime.server import DependencyCheck
 from opentelemetry.sdk.trace import TracerProvider
@@ -20,7 +20,7 @@ from assembler_svc.adapters.grpc_sources import GrpcBeliefSources, GrpcMemorySou
 from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.config import Settings
 from assembler_svc.domain.model import AssemblyPolicy, TokenCounter, Weights
-from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
+from assembler_svc.usecases.ports import BeliefSources, MemorySources
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any
 import asyncpg
 import redis.asyncio as redis
 from lore_embeddings import Embedder, open_embedder
-from lore_runtime.clock import SystemClock
+from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.page_tokens import PageTokens, page_tokens_for
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
@@ -51,7 +51,7 @@ from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
 from memory_svc.usecases.maintenance import run_maintenance
-from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.ports import MemoryIndex
 from memory_svc.usecases.purge import PurgeSchedule
 from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore

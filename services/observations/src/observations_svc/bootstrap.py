@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 from lore_embeddings import Embedder, open_embedder
 from lore_runtime import request_context
-from lore_runtime.clock import SystemClock
+from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.errors import FailedPrecondition
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.page_tokens import PageTokens, page_tokens_for
@@ -31,7 +31,6 @@ from observations_svc.adapters.postgres_engagement import PostgresEngagementStor
 from observations_svc.adapters.postgres_observations import PostgresObservationStore
 from observations_svc.config import Settings
 from observations_svc.usecases.maintenance import run_revalidation
-from observations_svc.usecases.ports import Clock
 
 log = logging.getLogger(__name__)
 SYSTEM_PRINCIPAL = "system:revalidation"

@@ -7,6 +7,7 @@ from typing import Any
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore_runtime import request_context
+from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens
 
 from agent_svc.api import convert
@@ -15,7 +16,7 @@ from agent_svc.usecases import sessions
 from agent_svc.usecases.erasure import ErasureServices, forget_subject
 from agent_svc.usecases.import_turns import import_turns
 from agent_svc.usecases.jobs import retry_jobs
-from agent_svc.usecases.ports import Clock, JobQueueAdmin, MessageIndex, Transcript
+from agent_svc.usecases.ports import JobQueueAdmin, MessageIndex, Transcript
 from agent_svc.usecases.process_turn import TurnServices, process_turn
 
 

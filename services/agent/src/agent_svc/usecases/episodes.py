@@ -15,12 +15,13 @@ from datetime import timedelta
 from typing import Protocol
 
 import numpy as np
+from lore_runtime.clock import Clock
 
 from agent_svc.domain.extraction import Extractor, Utterance
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.rules.central import conversation_sentences, summary_of
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
-from agent_svc.usecases.ports import Clock, Episodes, Memories, Transcript, TurnLoopStore
+from agent_svc.usecases.ports import Episodes, Memories, Transcript, TurnLoopStore
 from agent_svc.usecases.threads import close_answered_threads
 
 PAGE = 500

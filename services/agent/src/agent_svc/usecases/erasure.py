@@ -35,11 +35,12 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import InvalidArgument, NotFound
 
 from agent_svc.domain.jobs import erase_job
 from agent_svc.domain.transcript import Scope, bounded_id
-from agent_svc.usecases.ports import Clock, Erasure, ErasureStore, SubjectEraser
+from agent_svc.usecases.ports import Erasure, ErasureStore, SubjectEraser
 
 # The observations service's MAX_SOURCE_IDS_TO_ERASE: source ids per EraseSubject call.
 SOURCE_IDS_PER_CALL = 1_000

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import FailedPrecondition, InvalidArgument
 
 from agent_svc.domain.jobs import Job, reflect_job
@@ -29,7 +30,7 @@ from agent_svc.domain.transcript import (
     turn_id_for,
     validate_metadata,
 )
-from agent_svc.usecases.ports import Clock, MessageIndex, Transcript
+from agent_svc.usecases.ports import MessageIndex, Transcript
 from agent_svc.usecases.sessions import get_session
 
 MAX_IMPORT_TURNS = 500

@@ -71,10 +71,6 @@ class TurnLoopStore(Protocol):
     def session_lock(self, session_id: str) -> AbstractAsyncContextManager[None]: ...
 
 
-class Clock(Protocol):
-    def now(self) -> datetime: ...
-
-
 class MessageIndex(Protocol):
     """Long-term memory of the conversation's messages (the memory service's Remember)."""
 

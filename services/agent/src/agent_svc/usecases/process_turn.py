@@ -27,6 +27,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import Conflict, DeadlineExceeded, DependencyUnavailable, FailedPrecondition, InvalidArgument
 
 from agent_svc.domain.jobs import reflect_job
@@ -42,7 +43,7 @@ from agent_svc.domain.transcript import (
     validate_tool_interactions,
 )
 from agent_svc.domain.turn_loop import CONTEXT_ROLES, PROCESSED_ROLES, Assembled, ProcessedTurn, TurnResult
-from agent_svc.usecases.ports import Clock, ContextAssembler, LanguageModel, Transcript, TurnLoopStore, WorkingMemory
+from agent_svc.usecases.ports import ContextAssembler, LanguageModel, Transcript, TurnLoopStore, WorkingMemory
 from agent_svc.usecases.sessions import get_session
 
 log = logging.getLogger(__name__)

@@ -16,12 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import AlreadyExists, InvalidArgument, LoreError, NotFound
 from lore_runtime.page_tokens import PageTokens, fingerprint
 
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, validate_metadata
-from agent_svc.usecases.ports import Clock, ContextAssembler, Transcript
+from agent_svc.usecases.ports import ContextAssembler, Transcript
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,13 @@ from typing import Any
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
 from lore_runtime import request_context
+from lore_runtime.clock import Clock
 
 from assembler_svc.api import convert
 from assembler_svc.domain.model import AssemblyPolicy, TokenCounter
 from assembler_svc.domain.priming import PrimeLimits
 from assembler_svc.usecases.assemble_context import assemble_context
-from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
+from assembler_svc.usecases.ports import BeliefSources, MemorySources
 from assembler_svc.usecases.prime import prime
 
 # Left for converting the answers once the sources are done, out of the caller's deadline.

@@ -24,6 +24,8 @@ import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from lore_runtime.clock import Clock
+
 from assembler_svc.domain import candidates as build
 from assembler_svc.domain.fingerprint import consistency_flags
 from assembler_svc.domain.gathered import EngagementDigest, Scope, SessionState
@@ -40,7 +42,7 @@ from assembler_svc.domain.pipeline import assemble
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
-from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
+from assembler_svc.usecases.ports import BeliefSources, MemorySources
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ SCOPE_MATCH_CONTEXT, the observations service's context rule (unattributed belie
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Protocol
 
 from assembler_svc.domain.gathered import (
@@ -91,7 +90,3 @@ class BeliefSources(Protocol):
         """The org's engagement state (one per org): asked only for the agents listed in
         ``LORE_ENGAGEMENT_AGENTS`` (``Scope.engages``)."""
         ...
-
-
-class Clock(Protocol):
-    def now(self) -> datetime: ...

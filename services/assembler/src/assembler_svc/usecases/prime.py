@@ -15,13 +15,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from lore_runtime.clock import Clock
+
 from assembler_svc.domain import priming
 from assembler_svc.domain.candidates import merge_episodes
 from assembler_svc.domain.gathered import Scope
 from assembler_svc.domain.model import Outcome, Section, Source, TokenCounter
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
-from assembler_svc.usecases.ports import BeliefSources, Clock, MemorySources
+from assembler_svc.usecases.ports import BeliefSources, MemorySources
 
 log = logging.getLogger(__name__)
 

@@ -31,12 +31,11 @@ from datetime import timedelta
 
 import redis.asyncio as redis
 from lore_runtime import errors
-from lore_runtime.clock import SystemClock
+from lore_runtime.clock import Clock, SystemClock
 
 from memory_svc.adapters.redis_calls import RedisCalls
 from memory_svc.adapters.redis_working_memory import LEASE_PREFIX, fence_key, session_tag
 from memory_svc.domain.working_memory import MAX_LEASE_TTL, SessionLease
-from memory_svc.usecases.ports import Clock
 
 log = logging.getLogger(__name__)
 

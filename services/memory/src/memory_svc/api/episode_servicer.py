@@ -9,6 +9,7 @@ from __future__ import annotations
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
 from lore_embeddings import Embedder
 from lore_runtime import errors, request_context
+from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import episode_convert, import_convert
@@ -19,7 +20,6 @@ from memory_svc.usecases import episode_salience, episode_search, episodes, org_
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.manage_memories import validate_ids
-from memory_svc.usecases.ports import Clock
 from memory_svc.usecases.record_access import CLIENT_REASONS
 
 

@@ -14,6 +14,7 @@ from lore.memory.v1 import (
 )
 from lore_embeddings import Embedder
 from lore_runtime import request_context
+from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import convert
@@ -28,7 +29,7 @@ from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
-from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.ports import MemoryIndex
 from memory_svc.usecases.purge import PurgeSchedule
 from memory_svc.usecases.recall import recall_with_query_vector
 from memory_svc.usecases.record_access import record_items_access

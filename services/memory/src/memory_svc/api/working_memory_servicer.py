@@ -10,11 +10,11 @@ from datetime import timedelta
 from lore.memory.v1 import working_memory_service_pb2 as pb
 from lore.memory.v1 import working_memory_service_pb2_grpc
 from lore_runtime import request_context
+from lore_runtime.clock import Clock
 
 from memory_svc.api import working_memory_convert as convert
 from memory_svc.domain import working_memory as wm
 from memory_svc.usecases import working_memory as usecases
-from memory_svc.usecases.ports import Clock
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
 

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from lore_runtime.clock import Clock
 from opentelemetry import trace
 
 from memory_svc.domain.model import MemoryType, Scope
 from memory_svc.domain.salience import salience_of_type
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ledger_ports import OrderGenerations
-from memory_svc.usecases.ports import Clock
 
 tracer = trace.get_tracer(__name__)
 TOLERANCE = 1e-3

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import FailedPrecondition
 from opentelemetry import trace
 
@@ -21,7 +22,6 @@ from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases.access_ports import Access, AccessLog
 from memory_svc.usecases.decay import TOLERANCE
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex
-from memory_svc.usecases.ports import Clock
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)

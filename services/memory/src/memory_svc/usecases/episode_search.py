@@ -15,6 +15,7 @@ from datetime import datetime
 import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.clock import Clock
 from opentelemetry import trace
 
 from memory_svc.domain import limits
@@ -23,7 +24,6 @@ from memory_svc.domain.episode_salience import as_of
 from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases.episode_ports import EpisodeIndex
-from memory_svc.usecases.ports import Clock
 
 tracer = trace.get_tracer(__name__)
 

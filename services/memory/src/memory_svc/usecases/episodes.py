@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens, fingerprint
 from opentelemetry import trace
 
@@ -33,7 +34,6 @@ from memory_svc.domain.episode_salience import as_of
 from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex, ThreadCursor
-from memory_svc.usecases.ports import Clock
 
 tracer = trace.get_tracer(__name__)
 

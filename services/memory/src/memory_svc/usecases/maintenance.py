@@ -11,6 +11,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from lore_runtime.clock import Clock
+
 from memory_svc.domain.model import MemoryType
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases.catalog_ports import MemoryCatalog
@@ -19,7 +21,6 @@ from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.episode_salience import decay_episodes
 from memory_svc.usecases.ledger_ports import OrderGenerations
-from memory_svc.usecases.ports import Clock
 
 log = logging.getLogger(__name__)
 

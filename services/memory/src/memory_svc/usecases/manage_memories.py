@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens, fingerprint
 
 from memory_svc.domain import limits
@@ -25,7 +26,7 @@ from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryCursor, MemoryOrder, SortValue
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
-from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.ports import MemoryIndex
 from memory_svc.usecases.remember import embed_items
 from memory_svc.usecases.working_memory import validate_session_id
 from memory_svc.usecases.working_memory_ports import WorkingMemoryStore

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.clock import Clock
 from opentelemetry import trace
 
 from memory_svc.domain import limits
@@ -39,7 +40,7 @@ from memory_svc.domain.ranking import (
     fuse,
     rank,
 )
-from memory_svc.usecases.ports import DEFAULT_STATUSES, Clock, MemoryIndex, SearchFilter
+from memory_svc.usecases.ports import DEFAULT_STATUSES, MemoryIndex, SearchFilter
 
 tracer = trace.get_tracer(__name__)
 

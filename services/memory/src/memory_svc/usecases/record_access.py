@@ -11,13 +11,14 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.model import MemoryItem
 from memory_svc.domain.salience import salience_of_type
 from memory_svc.usecases.access_ports import Access, AccessLog
 from memory_svc.usecases.catalog_ports import MemoryCatalog
-from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.ports import MemoryIndex
 
 log = logging.getLogger(__name__)
 REASONS = ("recall", "assembled_context", "prime", "client")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.clock import Clock
 from opentelemetry import trace
 
 from memory_svc.domain import limits
@@ -16,7 +17,7 @@ from memory_svc.domain.index_text import index_text
 from memory_svc.domain.lexical import SparseVector, encode_document
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus
 from memory_svc.usecases.ledger_ports import ErasedMemories
-from memory_svc.usecases.ports import Clock, MemoryIndex
+from memory_svc.usecases.ports import MemoryIndex
 
 tracer = trace.get_tracer(__name__)
 

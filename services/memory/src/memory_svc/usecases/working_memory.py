@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from lore_runtime import errors
+from lore_runtime.clock import Clock
 
 from memory_svc.domain import working_memory as wm
 from memory_svc.domain.working_memory import (
@@ -25,7 +26,6 @@ from memory_svc.domain.working_memory import (
     Turn,
     WorkingMemory,
 )
-from memory_svc.usecases.ports import Clock
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
 

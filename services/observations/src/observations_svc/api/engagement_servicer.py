@@ -5,12 +5,13 @@ from __future__ import annotations
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import engagement_service_pb2_grpc
 from lore_runtime import errors, request_context
+from lore_runtime.clock import Clock
 
 from observations_svc.api import engagement_convert as convert
 from observations_svc.api import import_convert
 from observations_svc.domain.engagement import DEFAULT_PROMOTION_THRESHOLD
 from observations_svc.usecases import engagement, org_transfer
-from observations_svc.usecases.engagement_ports import Clock, EngagementStore
+from observations_svc.usecases.engagement_ports import EngagementStore
 
 
 class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):

@@ -9,6 +9,7 @@ from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 from lore_embeddings import Embedder
 from lore_runtime import request_context
+from lore_runtime.clock import Clock
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.page_tokens import PageTokens
 
@@ -17,7 +18,7 @@ from observations_svc.api import observation_convert as convert
 from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id, validate_scope_id
 from observations_svc.usecases import maintenance, observe, org_transfer, read
-from observations_svc.usecases.ports import Clock, ObservationStore
+from observations_svc.usecases.ports import ObservationStore
 
 
 def _id(value: str, field: str = "id") -> str:

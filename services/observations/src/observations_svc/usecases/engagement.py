@@ -6,11 +6,12 @@ import math
 import uuid
 from collections.abc import Sequence
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import InvalidArgument
 
 from observations_svc.domain import engagement as model
 from observations_svc.domain import engagement_limits as limits
-from observations_svc.usecases.engagement_ports import Clock, EngagementStore
+from observations_svc.usecases.engagement_ports import EngagementStore
 
 
 def _new_id() -> str:

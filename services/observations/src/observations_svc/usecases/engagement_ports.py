@@ -16,10 +16,6 @@ from observations_svc.domain.engagement import Engagement, Finding, Hypothesis, 
 from observations_svc.domain.restore import EngagementRow
 
 
-class Clock(Protocol):
-    def now(self) -> datetime: ...
-
-
 @dataclass(frozen=True, slots=True)
 class RestoreCounts:
     hypotheses: int

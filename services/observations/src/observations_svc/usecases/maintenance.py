@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from lore_runtime.clock import Clock
 from lore_runtime.errors import InvalidArgument
 
 from observations_svc.domain import beliefs
 from observations_svc.domain.keys import validate_subject
-from observations_svc.usecases.ports import Clock, Erasure, ObservationStore
+from observations_svc.usecases.ports import Erasure, ObservationStore
 
 REVALIDATION_BATCH = 500
 # Keys an erasure locks at most (advisory locks live in a finite shared table until commit).

@@ -13,13 +13,14 @@ from dataclasses import replace
 from datetime import datetime
 
 from lore_embeddings import Embedder
+from lore_runtime.clock import Clock
 from lore_runtime.errors import FailedPrecondition, NotFound
 
 from observations_svc.domain import beliefs
 from observations_svc.domain.confidence import OPERATOR_WEIGHT
 from observations_svc.domain.keys import canonical_key
 from observations_svc.domain.model import CURRENT_STATUSES, BeliefScope, Candidate, EvidenceDraft, Observation
-from observations_svc.usecases.ports import AppliedRequest, Clock, ObservationStore, ObservationTransaction
+from observations_svc.usecases.ports import AppliedRequest, ObservationStore, ObservationTransaction
 
 CREATED, SUPPORTED, CONTRADICTED, SUPERSEDED = "created", "supported", "contradicted", "superseded"
 

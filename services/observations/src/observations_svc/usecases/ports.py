@@ -12,10 +12,6 @@ from observations_svc.domain.model import BeliefScope, Evidence, EvidenceDraft, 
 from observations_svc.domain.page_tokens import BeliefCursor
 
 
-class Clock(Protocol):
-    def now(self) -> datetime: ...
-
-
 @dataclass(frozen=True, slots=True)
 class QueryFilters:
     """Browse: the ids given must match (an empty one matches any). ``context``: agent, user and team

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC
 
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2
 from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
 
-from agent_svc.adapters.grpc_working_memory import tool_to_pb
 from agent_svc.domain.jobs import QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
 from agent_svc.domain.turn_loop import CONTEXT_ROLES, ProcessedTurn
@@ -63,6 +62,23 @@ def tool_from_pb(tool: turn_pb2.ToolInteraction) -> ToolInteraction:
         salient_fields=tuple(tool.salient_fields),
         occurred_at=tool.occurred_at.ToDatetime(tzinfo=UTC) if tool.HasField("occurred_at") else None,
     )
+
+
+def tool_to_pb(tool: ToolInteraction) -> turn_pb2.ToolInteraction:
+    """The inverse of tool_from_pb. adapters/grpc_working_memory.py writes the same message to the memory
+    service, but api/ does not import adapters: each edge owns its translation of the wire."""
+    result = struct_pb2.Struct()
+    result.update(dict(tool.result))
+    message = turn_pb2.ToolInteraction(
+        tool_name=tool.tool_name,
+        intent=tool.intent,
+        result=result,
+        summary=tool.summary,
+        salient_fields=list(tool.salient_fields),
+    )
+    if tool.occurred_at is not None:
+        message.occurred_at.CopyFrom(to_timestamp(tool.occurred_at))
+    return message
 
 
 def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnInput:

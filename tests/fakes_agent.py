@@ -31,15 +31,16 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from agent_svc.adapters.grpc_observations import slot_of, subject_of
 from agent_svc.domain.digest import DayEpisode, Digest
-from agent_svc.domain.engagement import ActiveHypothesis, EngagementView
+from agent_svc.domain.engagement import PROMOTION_THRESHOLD, ActiveHypothesis, EngagementView
 from agent_svc.domain.extraction import EpisodeDraft, ExtractedClaim, Plan
 from agent_svc.domain.jobs import Job, erase_job
 from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
 from agent_svc.usecases.ports import EmotionPoint, ErasedBeliefs, Erasure, Evidence, MemoryWrite, StoredDigest
-from lore_runtime.errors import DependencyUnavailable, FailedPrecondition, QuotaExceeded
+from lore_runtime.errors import DependencyUnavailable, FailedPrecondition, InvalidArgument, QuotaExceeded
 
 _NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")
 
@@ -458,30 +459,75 @@ class Observed:
     request_id: str
 
 
+@dataclass
+class HeldBelief:
+    """A belief as the fake observations service holds it: its claim, the weight of its support and
+    contradiction (one per line), and the memories among its evidence, in the order recorded."""
+
+    summary: str
+    support: int = 1
+    contradiction: int = 0
+    memory_ids: list[str] = field(default_factory=list)
+
+
+def _same_claim(a: str, b: str) -> bool:
+    """As the service compares claims: case, spacing and final punctuation aside."""
+
+    def normalised(text: str) -> str:
+        return " ".join(text.casefold().split()).rstrip(".!;")
+
+    return normalised(a) == normalised(b)
+
+
 class FakeBeliefs(Remote):
-    """Observe: ``observed`` logs every call that got through, with the scope the belief is
-    recorded under (the session's: its user, agent and team); ``fail_for_turns`` makes the calls
-    whose evidence is one of those turns fail (the service answered UNAVAILABLE)."""
+    """Observe as the observations service decides it, for a claim with one line of evidence (the turn)
+    and its memories as context (tests/integration/agent/port_contracts/test_beliefs_contract.py holds it
+    to GrpcBeliefs). A belief is the current one of its scope and key (kind, subject, slot as the
+    adapter normalises them). The same claim supports it; a different one is recorded against it,
+    memories included, and supersedes it once its contradiction reaches its support (a tie goes to the
+    newer claim): the call then returns the superseded belief's memories, this call's among them (the
+    caller drops its own). A replayed request id answers what it first answered.
+
+    ``observed`` logs every call that got through, with the scope the belief is recorded under (the
+    session's: its user, agent and team); ``fail_for_turns`` makes the calls whose evidence is one of
+    those turns fail (the service answered UNAVAILABLE)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.observed: list[Observed] = []
         self.fail_for_turns: set[str] = set()
-        self.current: dict[tuple, tuple[str, tuple[str, ...]]] = {}
+        self.current: dict[tuple, HeldBelief] = {}
+        self._answers: dict[str, HeldBelief | None] = {}  # request id -> the belief it superseded
 
     async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> list[str]:
-        """As the service with one line of evidence a claim: a different claim on the slot supersedes
-        the current one (a tie goes to the newer claim) and its memories are returned."""
         self._enter("observe")
         if evidence.turn_id in self.fail_for_turns:
             raise DependencyUnavailable(f"observe failed for turn {evidence.turn_id}", reason="UNAVAILABLE")
         self.observed.append(Observed(scope, claim, evidence, request_id))
-        key = (scope, claim.kind, claim.subject_id, claim.slot)
-        earlier = self.current.get(key)
-        self.current[key] = (claim.summary, evidence.memory_ids)
-        if earlier is None or earlier[0].casefold() == claim.summary.casefold():
-            return []
-        return list(earlier[1])
+        if request_id in self._answers:
+            replaced = self._answers[request_id]
+        else:
+            replaced = self._decide(scope, claim, evidence)
+            if request_id:
+                self._answers[request_id] = replaced
+        return list(replaced.memory_ids) if replaced is not None else []
+
+    def _decide(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence) -> HeldBelief | None:
+        """The belief the claim superseded, if it did."""
+        key = (scope, claim.kind, *subject_of(scope, claim), slot_of(claim.slot))
+        held = self.current.get(key)
+        if held is None:
+            self.current[key] = HeldBelief(claim.summary, memory_ids=list(evidence.memory_ids))
+            return None
+        held.memory_ids.extend(evidence.memory_ids)
+        if _same_claim(held.summary, claim.summary):
+            held.support += 1
+            return None
+        held.contradiction += 1
+        if held.contradiction < held.support:
+            return None
+        self.current[key] = HeldBelief(claim.summary, memory_ids=list(evidence.memory_ids))
+        return held
 
 
 class FakeEngagement(Remote):
@@ -540,17 +586,26 @@ class FakeEngagement(Remote):
         return self._view(hypothesis_id)
 
     async def promote(self, hypothesis_id: str, source: str) -> None:
+        """As the service: only an active hypothesis at the threshold with no contradiction outstanding."""
         self._enter("promote")
+        view = self._view(hypothesis_id)
+        if not view.active or view.confidence < PROMOTION_THRESHOLD or view.outstanding_contradictions:
+            raise FailedPrecondition("cannot promote the hypothesis", reason="PROMOTION_BLOCKED")
         self.hypotheses[hypothesis_id]["status"] = "promoted"
 
     async def archive(self, hypothesis_id: str, note: str) -> None:
         self._enter("archive")
+        if self.hypotheses[hypothesis_id]["status"] != "active":
+            raise FailedPrecondition("the hypothesis is closed", reason="HYPOTHESIS_CLOSED")
         self.hypotheses[hypothesis_id]["status"] = "archived"
 
     async def add_unknown(self, question: str, why_it_matters: str, request_id: str) -> None:
         self._enter("add_unknown")
         if request_id in self._requests:
             return
+        for name, text in (("question", question), ("why_it_matters", why_it_matters)):
+            if not text.strip():
+                raise InvalidArgument(name, "is required")
         if len(self.unknowns) >= self.max_open:
             raise QuotaExceeded("too many open unknowns", reason="TOO_MANY_OPEN_UNKNOWNS")
         self.unknowns.append(question)

@@ -15,12 +15,14 @@ WORKDIR /src
 COPY requirements.lock ./
 COPY libs/ libs/
 COPY services/ services/
+COPY apps/ apps/
 # The lock is a constraints file here: only what the packages declare is installed (no test tooling),
 # each at the version CI tested. Non-editable installs, so /src is not needed at run time.
 RUN pip install --no-cache-dir -c requirements.lock \
         ./libs/lore_proto ./libs/lore_runtime ./libs/lore_language ./libs/lore_embeddings ./libs/lore_devstack \
-        ./libs/lore_migrations ./libs/lore_cli ./libs/lore_client \
-        ./services/memory ./services/observations ./services/assembler ./services/agent ./services/gateway
+        ./libs/lore_migrations ./libs/lore_client \
+        ./services/memory ./services/observations ./services/assembler ./services/agent ./services/gateway \
+        ./apps/lore_cli
 
 # --- runtime: no compilers, no pip cache, a numeric non-root user, nothing written outside /tmp.
 FROM ${PYTHON_IMAGE} AS runtime

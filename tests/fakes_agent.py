@@ -19,6 +19,11 @@ honest.
 Every fake of a remote service (working memory, assembler, model, memories, beliefs, engagement,
 episodes, timeline, subject eraser) has ``down``: set it and its calls raise ``DependencyUnavailable`` (working
 memory's lease answers None instead, as the gRPC adapter does). ``calls`` logs what was asked.
+
+The fakes of the other services are held to the ``Grpc*`` adapters the agent runs with by
+tests/integration/agent/port_contracts/ (the same assertions on the fake and on the adapter against the
+in-process services; outages on both sides): memories, beliefs, engagement, episodes, working memory,
+timeline. Where they disagreed, the adapter was right and the fake was changed.
 """
 
 from __future__ import annotations
@@ -672,8 +677,10 @@ class FakeActiveScopes:
 
 
 class FakeTimeline(Remote):
-    """The memory service as the digest job sees it: episodes by (org, scope) with their end time;
-    one digest per (org, scope, day) — a rewrite lands on the same item and keeps its status."""
+    """The memory service as the digest job sees it: episodes by (org, scope) with their end time,
+    a day's oldest first; one digest per (org, scope, day) — a rewrite lands on the same item and
+    keeps its status. Held to GrpcTimeline by
+    tests/integration/agent/port_contracts/test_timeline_contract.py."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -696,7 +703,8 @@ class FakeTimeline(Remote):
 
     async def episodes(self, org_id: str, scope: Scope, start: datetime, end: datetime) -> list[DayEpisode]:
         self._enter("episodes")
-        return [episode for at, episode in self.day_episodes.get((org_id, scope), []) if start <= at < end]
+        held = sorted(self.day_episodes.get((org_id, scope), []), key=lambda entry: entry[0])  # oldest first
+        return [episode for at, episode in held if start <= at < end]
 
     async def write_digest(self, org_id: str, scope: Scope, digest: Digest) -> None:
         self._enter("write_digest")

@@ -1,22 +1,32 @@
-"""In-memory fakes of the observations service's archive ports (``ObservationArchive``,
-``EngagementArchive``): the rules the Postgres adapters keep, over dicts.
+"""In-memory fakes of the observations service's ports, over dicts: the rules the Postgres adapters
+keep.
 
-Ids are global, as primary keys are: an id another org holds is refused with AlreadyExists and, a
-call being one transaction, nothing of it is written. The contract suite
+``InMemoryObservationArchive`` and ``InMemoryEngagementArchive`` (the archive ports): ids are global,
+as primary keys are: an id another org holds is refused with AlreadyExists and, a call being one
+transaction, nothing of it is written. The contract suite
 (tests/integration/observations/test_archive_contract.py) runs the same cases on both.
+
+``InMemoryObservationStore``: the part of ``ObservationStore`` that usecases/observe.py (observe,
+confirm, contradict) uses — transactions, key locks, current beliefs, evidence, assessments and
+applied request ids; tests/integration/observations/test_observation_store_contract.py holds it to
+``PostgresObservationStore``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from lore_runtime import errors
 from observations_svc.domain.engagement import Finding, Hypothesis, Unknown
-from observations_svc.domain.model import CURRENT_STATUSES, Observation
+from observations_svc.domain.model import CURRENT_STATUSES, BeliefScope, Evidence, EvidenceDraft, Observation
 from observations_svc.domain.restore import EngagementRow
 from observations_svc.usecases.engagement_ports import RestoreCounts
+from observations_svc.usecases.ports import AppliedRequest
 
 
 def _after(items: list, key, after: tuple[datetime, str] | None, limit: int) -> list:  # type: ignore[no-untyped-def]
@@ -148,3 +158,165 @@ class InMemoryEngagementArchive:
             self.unknowns[unknown.id] = (org_id, unknown)
         skipped = len(hypotheses) - len(fresh_hypotheses) + len(unknowns) - len(fresh_unknowns)
         return RestoreCounts(hypotheses=len(fresh_hypotheses), unknowns=len(fresh_unknowns), skipped=skipped)
+
+
+# --- the store Observe, Confirm and Contradict write through ----------------------------------------
+
+
+def _is_current(row: Observation) -> bool:
+    """What the ``observations_one_current`` index and ``current`` count: active or stale, attributed."""
+    return row.status in CURRENT_STATUSES and not row.unattributed
+
+
+def _as_uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
+class InMemoryObservationStore:
+    """Observations (``rows``, without evidence), their ``evidence`` and the ``applied`` request ids of
+    every org. A transaction stages its writes and commits them when its block ends without an error;
+    ``lock_key`` holds a lock per (org, scope, key) until then, as the advisory lock does."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, Observation] = {}
+        self.evidence: dict[str, list[Evidence]] = {}
+        self.applied: dict[tuple[str, str], AppliedRequest] = {}
+        self.embeddings: dict[str, list[float]] = {}
+        self._locks: dict[tuple[str, BeliefScope, str], asyncio.Lock] = {}
+
+    @asynccontextmanager
+    async def transaction(self, org_id: str) -> AsyncIterator[InMemoryObservationTransaction]:
+        tx = InMemoryObservationTransaction(self, org_id)
+        try:
+            yield tx
+            tx.commit()
+        finally:
+            tx.release()
+
+    async def current_summary(self, org_id: str, scope: BeliefScope, canonical_key: str) -> str | None:
+        current = InMemoryObservationTransaction(self, org_id).find_current(scope, canonical_key)
+        return current.summary if current is not None else None
+
+    async def get(self, org_id: str, observation_id: str) -> Observation | None:
+        return await InMemoryObservationTransaction(self, org_id).load(observation_id)
+
+
+class InMemoryObservationTransaction:
+    def __init__(self, store: InMemoryObservationStore, org_id: str) -> None:
+        self._store = store
+        self._org_id = org_id
+        self._rows: dict[str, Observation] = {}
+        self._evidence: dict[str, list[Evidence]] = {}
+        self._applied: dict[str, AppliedRequest] = {}
+        self._embeddings: dict[str, list[float]] = {}
+        self._held: list[asyncio.Lock] = []
+        self._held_keys: set[tuple[str, BeliefScope, str]] = set()
+
+    def _visible(self) -> dict[str, Observation]:
+        """The org's rows as this transaction sees them: committed, then its own writes."""
+        merged = {**self._store.rows, **self._rows}
+        return {row_id: row for row_id, row in merged.items() if row.org_id == self._org_id}
+
+    async def lock_key(self, scope: BeliefScope, canonical_key: str) -> None:
+        key = (self._org_id, scope, canonical_key)
+        if key in self._held_keys:  # as a transaction's advisory locks: taking one again never waits
+            return
+        lock = self._store._locks.setdefault(key, asyncio.Lock())
+        await lock.acquire()
+        self._held.append(lock)
+        self._held_keys.add(key)
+
+    def find_current(self, scope: BeliefScope, canonical_key: str) -> Observation | None:
+        for row in self._visible().values():
+            if _is_current(row) and (row.scope, row.canonical_key) == (scope, canonical_key):
+                return self._with_evidence(row)
+        return None
+
+    async def current(self, scope: BeliefScope, canonical_key: str) -> Observation | None:
+        return self.find_current(scope, canonical_key)
+
+    async def load(self, observation_id: str) -> Observation | None:
+        if _as_uuid(observation_id) is None:
+            return None
+        row = self._visible().get(observation_id)
+        return self._with_evidence(row) if row is not None else None
+
+    def _with_evidence(self, row: Observation) -> Observation:
+        items = [*self._store.evidence.get(row.id, []), *self._evidence.get(row.id, [])]
+        return replace(row, evidence=tuple(sorted(items, key=lambda item: (item.created_at, item.id))))
+
+    async def insert(self, observation: Observation, embedding: Sequence[float]) -> None:
+        visible = self._visible()
+        if observation.id in {**self._store.rows, **self._rows}:
+            raise errors.Conflict("an observation of that id exists", reason="KEY_CONFLICT")
+        predecessor = observation.supersedes_observation_id
+        if _is_current(observation) and self.find_current(observation.scope, observation.canonical_key):
+            raise errors.Conflict("another write of this key won the race; retry", reason="KEY_CONFLICT")
+        if predecessor and any(row.supersedes_observation_id == predecessor for row in visible.values()):
+            raise errors.Conflict("another write of this key won the race; retry", reason="KEY_CONFLICT")
+        self._rows[observation.id] = replace(observation, org_id=self._org_id, evidence=())
+        self._embeddings[observation.id] = list(embedding)
+
+    async def add_evidence(self, observation_id: str, drafts: Sequence[EvidenceDraft], now: datetime) -> list[Evidence]:
+        visible = self._visible()
+        for draft in drafts:
+            cited = _as_uuid(draft.source_id.strip().lower().replace("{", "").replace("}", ""))
+            if cited is not None and str(cited) in visible:
+                raise errors.InvalidArgument(
+                    "evidence.source_id", "evidence points at raw sources, never at an observation"
+                )
+        added = [
+            Evidence(
+                str(uuid.uuid4()),
+                observation_id,
+                draft.stance,
+                draft.weight,
+                draft.source_type,
+                draft.source_id,
+                draft.excerpt,
+                draft.observed_at,
+                draft.operator_confirmed,
+                now + timedelta(microseconds=position),  # as the insert: the drafts' order kept
+            )
+            for position, draft in enumerate(drafts)
+        ]
+        self._evidence.setdefault(observation_id, []).extend(added)
+        return added
+
+    async def save_assessment(self, observation: Observation) -> None:
+        row = self._visible().get(observation.id)
+        if row is None:  # the UPDATE matches no row
+            return
+        self._rows[row.id] = replace(
+            row,
+            confidence=observation.confidence,
+            components=observation.components,
+            freshness=observation.freshness,
+            last_supported_at=observation.last_supported_at,
+            revalidation_due_at=observation.revalidation_due_at,
+            status=observation.status,
+            updated_at=observation.updated_at,
+        )
+
+    async def applied(self, request_id: str) -> AppliedRequest | None:
+        return self._applied.get(request_id) or self._store.applied.get((self._org_id, request_id))
+
+    async def record_applied(self, request_id: str, method: str, applied: AppliedRequest, now: datetime) -> None:
+        if await self.applied(request_id) is not None:
+            raise errors.Conflict(f"request {request_id} was applied already", reason="KEY_CONFLICT")
+        self._applied[request_id] = applied
+
+    def commit(self) -> None:
+        self._store.rows.update(self._rows)
+        for observation_id, items in self._evidence.items():
+            self._store.evidence.setdefault(observation_id, []).extend(items)
+        self._store.applied.update({(self._org_id, request_id): done for request_id, done in self._applied.items()})
+        self._store.embeddings.update(self._embeddings)
+
+    def release(self) -> None:
+        for lock in self._held:
+            lock.release()
+        self._held.clear()

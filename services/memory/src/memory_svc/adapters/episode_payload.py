@@ -29,13 +29,13 @@ ending in the same microsecond: ``MAX_TIE_GROUP``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from memory_svc.adapters.memory_payload import PayloadIndex, format_timestamp, parse_timestamp
+from memory_svc.adapters.memory_payload import format_timestamp, parse_timestamp
+from memory_svc.adapters.qdrant_engine import AnyCondition, Condition, DatetimeRange, FloatRange, PayloadIndex
 from memory_svc.domain.episode import ActionItem, Episode, OpenThread, Outcome, ThreadStatus, UserState, open_threads_of
 from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
@@ -183,41 +183,8 @@ def dense_row(vector: np.ndarray, dimension: int) -> list[float]:
 # --------------------------------------------------------------------------- filters
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """``key`` equals ``value`` (a keyword)."""
-
-    key: str
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
-class AnyOf:
-    """``key`` equals one of ``values`` (keywords; one value is a plain match)."""
-
-    key: str
-    values: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TimeRange:
-    """``key`` (an RFC 3339 payload timestamp) within the given bounds; unset bounds are open."""
-
-    key: str
-    gte: str | None = None
-    lt: str | None = None
-    lte: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AtLeast:
-    """``key`` (a number) >= ``gte``."""
-
-    key: str
-    gte: float
-
-
-EpisodeCondition = Match | AnyOf | TimeRange | AtLeast
+# The engine-neutral conditions of qdrant_engine.py; "at least" is a FloatRange with ``gte`` alone.
+EpisodeCondition = AnyCondition
 
 
 def base_conditions(
@@ -233,24 +200,28 @@ def base_conditions(
     "" is stored for an unset id), then the optional filters. Erasure keeps the browse match."""
     if not org_id:
         raise ValueError("org_id is required on every episode index query")
-    conditions: list[EpisodeCondition] = [Match("org_id", org_id)]
-    conditions += [AnyOf(name, values) for name, values in scope.allowed_values(scope_match).items()]
+    conditions: list[EpisodeCondition] = [org_match(org_id)]
+    conditions += [Condition(name, values) for name, values in scope.allowed_values(scope_match).items()]
     if ended_after is not None:
-        conditions.append(TimeRange("ended_at", gte=format_timestamp(ended_after)))
+        conditions.append(DatetimeRange("ended_at", gte=format_timestamp(ended_after)))
     if min_salience is not None:
-        conditions.append(AtLeast("current_salience", float(min_salience)))
+        conditions.append(FloatRange("current_salience", gte=float(min_salience)))
     if open_threads_only:
-        conditions.append(AtLeast("open_thread_count", 1))
+        conditions.append(FloatRange("open_thread_count", gte=1))
     return conditions
 
 
-def ended_before(moment: datetime) -> TimeRange:
-    return TimeRange("ended_at", lt=format_timestamp(moment))
+def org_match(org_id: str) -> Condition:
+    return Condition("org_id", (org_id,))
 
 
-def ended_exactly(moment: datetime) -> TimeRange:
+def ended_before(moment: datetime) -> DatetimeRange:
+    return DatetimeRange("ended_at", lt=format_timestamp(moment))
+
+
+def ended_exactly(moment: datetime) -> DatetimeRange:
     stamp = format_timestamp(moment)
-    return TimeRange("ended_at", gte=stamp, lte=stamp)
+    return DatetimeRange("ended_at", gte=stamp, lte=stamp)
 
 
 # --------------------------------------------------------------------------- keyset paging

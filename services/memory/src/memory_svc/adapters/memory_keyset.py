@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from memory_svc.adapters.memory_payload import DatetimeRange, FloatRange, format_timestamp, point_id
+from memory_svc.adapters.memory_payload import format_timestamp, point_id
+from memory_svc.adapters.qdrant_engine import DatetimeRange, FloatRange
 from memory_svc.domain.model import MemoryItem
 from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder, SortValue
 

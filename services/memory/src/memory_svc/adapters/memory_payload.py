@@ -2,8 +2,8 @@
 conditions of a search, the payload indexes, and the collection's embedding metadata.
 
 Kept free of either driver so that qdrant-edge and qdrant-client store byte-identical
-payloads and filter identically; each adapter only translates the neutral ``Condition``
-and ``PayloadIndex`` values into its own classes.
+payloads and filter identically; each engine only translates the neutral conditions
+(``qdrant_engine.py``) and ``PayloadIndex`` values into its own classes.
 
 Payload layout (one Qdrant point per item; point id = the item's UUID):
 
@@ -26,11 +26,12 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from lore_runtime.errors import FailedPrecondition
 
+from memory_svc.adapters.qdrant_engine import AnyCondition, Condition, DatetimeRange, FloatRange, PayloadIndex
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
 from memory_svc.usecases.ports import SearchFilter
@@ -151,37 +152,6 @@ def query_row(vector: np.ndarray, dimension: int) -> list[float]:
 # --------------------------------------------------------------------------- filters
 
 
-@dataclass(frozen=True, slots=True)
-class Condition:
-    """``key`` must equal one of ``values`` (one value: MatchValue, several: MatchAny)."""
-
-    key: str
-    values: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class DatetimeRange:
-    """``key`` (an RFC 3339 payload timestamp) within the given bounds; unset bounds are open."""
-
-    key: str
-    gte: str | None = None
-    lt: str | None = None
-    lte: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FloatRange:
-    """``key`` (a number) within the given bounds; unset bounds are open."""
-
-    key: str
-    gte: float | None = None
-    lt: float | None = None
-    lte: float | None = None
-
-
-AnyCondition = Condition | DatetimeRange | FloatRange
-
-
 def search_conditions(
     org_id: str,
     scope: Scope,
@@ -229,15 +199,6 @@ def org_condition(org_id: str) -> Condition:
 
 
 # --------------------------------------------------------------------------- payload indexes
-
-IndexKind = Literal["tenant", "keyword", "datetime", "float", "integer"]
-
-
-@dataclass(frozen=True, slots=True)
-class PayloadIndex:
-    field: str
-    kind: IndexKind
-
 
 PAYLOAD_INDEXES: tuple[PayloadIndex, ...] = (
     PayloadIndex("org_id", "tenant"),
@@ -319,7 +280,6 @@ def order_like(ids: Sequence[str], items: Sequence[MemoryItem]) -> list[MemoryIt
     return found
 
 
-SCROLL_PAGE = 1_000
 # Organisations a scheduled job can enumerate in one facet call (ARCHITECTURE §2: one org at a time).
 MAX_ORGS = 100_000
 

@@ -1,6 +1,6 @@
-"""What both qdrant-client adapters share: the collection's set-up and metadata check, payload
-index schemas, local-mode detection and the translation of Qdrant failures into
-``DependencyUnavailable``."""
+"""The qdrant-client engine: the collection's set-up and metadata check, payload index schemas,
+local-mode detection, the translation of Qdrant failures into ``DependencyUnavailable`` and of
+the engine-neutral requests (``qdrant_engine.py``) into qdrant-client calls."""
 
 from __future__ import annotations
 
@@ -12,17 +12,48 @@ from lore_runtime.errors import DependencyUnavailable
 from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from memory_svc.adapters.memory_payload import (
-    DENSE_VECTOR,
-    SCROLL_PAGE,
-    SPARSE_VECTOR,
-    IndexMetadata,
-    PayloadIndex,
-    check_metadata,
-)
+from memory_svc.adapters import qdrant_engine as neutral
+from memory_svc.adapters.memory_payload import DENSE_VECTOR, SPARSE_VECTOR, IndexMetadata, check_metadata
+from memory_svc.domain.lexical import SparseVector
+
+UPSERT_BATCH = 256
 
 
-def payload_schema(index: PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
+def _condition(condition: neutral.AnyCondition) -> models.FieldCondition:
+    if isinstance(condition, neutral.DatetimeRange):
+        return models.FieldCondition(
+            key=condition.key, range=models.DatetimeRange(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
+    if isinstance(condition, neutral.FloatRange):
+        return models.FieldCondition(
+            key=condition.key, range=models.Range(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
+    if len(condition.values) == 1:
+        return models.FieldCondition(key=condition.key, match=models.MatchValue(value=condition.values[0]))
+    return models.FieldCondition(key=condition.key, match=models.MatchAny(any=list(condition.values)))
+
+
+def _filter(matching: neutral.Where) -> models.Filter:
+    must: list[Any] = [_condition(condition) for condition in matching.conditions]
+    if matching.ids is not None:
+        must.append(models.HasIdCondition(has_id=list(matching.ids)))
+    return models.Filter(must=must)
+
+
+def _vector(row: neutral.Vector) -> list[float] | models.SparseVector:
+    if isinstance(row, SparseVector):
+        return models.SparseVector(indices=list(row.indices), values=list(row.values))
+    return row
+
+
+def _stored(record: models.Record, vector: str | None) -> neutral.Stored:
+    row = None
+    if vector is not None:  # a dict of named vectors, or the bare row when only one was asked for
+        row = list(record.vector[vector] if isinstance(record.vector, dict) else record.vector)
+    return neutral.Stored(str(record.id), record.payload or {}, row)
+
+
+def payload_schema(index: neutral.PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:
     if index.kind == "tenant":
         return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
     return {
@@ -59,11 +90,11 @@ async def translated(what: str) -> AsyncIterator[None]:
         raise
 
 
-class ClientCollectionStore:
+class ClientCollectionStore(neutral.QdrantEngine):
     """Base of the qdrant-client adapters: one collection with a dense vector (and, when
     ``sparse``, the BM25 vector), Lore's model metadata in the collection's metadata, payload
     indexes on a real server (local mode ignores them and warns). Subclasses set
-    ``default_collection``, ``payload_index_list`` and ``sparse``.
+    ``default_collection`` (and what every engine's store declares, ``QdrantEngine``).
 
     ``await Subclass.open(client, embedding_model=..., dimension=...)`` creates the collection
     if it is missing and checks its metadata; ``close()`` closes the client only if the store
@@ -71,8 +102,6 @@ class ClientCollectionStore:
     """
 
     default_collection = ""
-    payload_index_list: Sequence[PayloadIndex] = ()
-    sparse = False
 
     def __init__(
         self,
@@ -143,40 +172,79 @@ class ClientCollectionStore:
                             self.collection, index.field, field_schema=payload_schema(index), wait=True
                         )
 
-    async def _delete_matching(self, matching: models.Filter) -> list[str]:
-        """Erasure (``delete_scope``): delete every point ``matching`` selects (the caller puts the
-        org condition in it); returns their ids (the ``id`` payload field)."""
-        ids: list[str] = []
-        offset = None
-        async with translated("delete scope"):
-            while True:
-                records, offset = await self.client.scroll(
-                    self.collection,
-                    scroll_filter=matching,
-                    limit=SCROLL_PAGE,
-                    offset=offset,
-                    with_payload=["id"],
-                    with_vectors=False,
-                )
-                ids += [str((record.payload or {}).get("id") or record.id) for record in records]
-                if offset is None:
-                    break
-            if ids:
-                await self.client.delete(self.collection, points_selector=models.FilterSelector(filter=matching))
-        return ids
+    # ------------------------------------------------------------------ the engine calls
 
-    async def count_all(self) -> int:
-        """Points of every organisation (reindexing is an operator job across the whole store)."""
-        async with translated("count"):
-            return int((await self.client.count(self.collection, exact=True)).count)
-
-    async def _payload_page(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
-        """Payloads of every org in point-id order from ``cursor``, and the id the next page starts at."""
-        async with translated("reindex read"):
+    async def _scroll(self, request: neutral.Scroll) -> tuple[list[neutral.Stored], str | None]:
+        order = request.descending
+        async with translated(request.what):
             records, after = await self.client.scroll(
-                self.collection, limit=limit, offset=cursor, with_payload=True, with_vectors=False
+                self.collection,
+                scroll_filter=None if request.matching is None else _filter(request.matching),
+                limit=request.limit,
+                offset=request.offset,
+                order_by=None if order is None else models.OrderBy(key=order, direction=models.Direction.DESC),
+                with_payload=list(request.payload) if isinstance(request.payload, tuple) else request.payload,
+                with_vectors=False if request.vector is None else [request.vector],
             )
-        return [record.payload or {} for record in records], None if after is None else str(after)
+        return [_stored(record, request.vector) for record in records], None if after is None else str(after)
+
+    async def _nearest(self, request: neutral.Nearest) -> list[neutral.Hit]:
+        async with translated(request.what):
+            response = await self.client.query_points(
+                self.collection,
+                query=_vector(request.query),
+                using=request.using,
+                query_filter=_filter(request.matching),
+                limit=request.limit,
+                with_payload=request.payload,
+                with_vectors=False,
+            )
+        return [neutral.Hit(str(point.id), float(point.score), point.payload or {}) for point in response.points]
+
+    async def _count(self, matching: neutral.Where | None) -> int:
+        async with translated("count"):
+            result = await self.client.count(
+                self.collection, count_filter=None if matching is None else _filter(matching), exact=True
+            )
+        return int(result.count)
+
+    async def _facet(self, key: str, limit: int, *, what: str) -> list[str]:
+        async with translated(what):
+            response = await self.client.facet(self.collection, key=key, limit=limit, exact=True)
+        return [str(hit.value) for hit in response.hits]
+
+    async def _upsert(self, groups: Sequence[tuple[neutral.Where, Sequence[neutral.NewPoint]]], *, what: str) -> None:
+        async with translated(what):
+            for guard, points in groups:
+                structs = [
+                    models.PointStruct(
+                        id=point.id,
+                        vector={name: _vector(row) for name, row in point.vectors.items()},
+                        payload=point.payload,
+                    )
+                    for point in points
+                ]
+                for start in range(0, len(structs), UPSERT_BATCH):
+                    await self.client.upsert(
+                        self.collection,
+                        points=structs[start : start + UPSERT_BATCH],
+                        update_filter=_filter(guard),
+                        wait=True,
+                    )
+
+    async def _set_payloads(self, writes: Sequence[neutral.PayloadWrite], *, what: str) -> None:
+        async with translated(what):
+            for write in writes:
+                # Under the org filter even when ``by_id`` would allow less: that shortcut was
+                # measured on qdrant-edge only.
+                guard = _filter(neutral.of_org(write.org_id, write.point))
+                await self.client.set_payload(self.collection, payload=write.payload, points=guard)
+
+    async def _delete(self, matching: neutral.Where, *, what: str) -> None:
+        async with translated(what):
+            await self.client.delete(self.collection, points_selector=models.FilterSelector(filter=_filter(matching)))
+
+    # ------------------------------------------------------------------ lifecycle
 
     async def flush(self) -> None:
         """Nothing to do: every write waits for the server (``wait=True``)."""

@@ -1,5 +1,6 @@
-"""What every qdrant-edge store of the memory service shares: a shard directory with Lore's
-embedding metadata beside it, payload indexes, a thread gate and the lifecycle.
+"""The qdrant-edge engine: a shard directory with Lore's embedding metadata beside it, payload
+indexes, a thread gate, the lifecycle, and the translation of the engine-neutral requests
+(``qdrant_engine.py``) into qdrant-edge calls.
 
 The engine is synchronous and allows one process per shard. Calls run in worker threads
 (``_run``) through a gate so ``close()`` waits for them; ``optimize()`` is for background
@@ -17,20 +18,50 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import qdrant_edge as qe
 from lore_runtime.errors import FailedPrecondition
 
-from memory_svc.adapters.memory_payload import DENSE_VECTOR, SCROLL_PAGE, IndexMetadata, PayloadIndex, check_metadata
+from memory_svc.adapters import qdrant_engine as neutral
+from memory_svc.adapters.memory_payload import DENSE_VECTOR, SPARSE_VECTOR, IndexMetadata, check_metadata
+from memory_svc.domain.lexical import SparseVector
 
 T = TypeVar("T")
 
 METADATA_FILE = "lore_index.json"
 SHARD_DIR = "shard"
+UPSERT_BATCH = 1024
 
 
-def payload_schema(index: PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
+def _condition(condition: neutral.AnyCondition) -> qe.FieldCondition:
+    if isinstance(condition, neutral.DatetimeRange):
+        return qe.FieldCondition(
+            condition.key, range=qe.RangeDateTime(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
+    if isinstance(condition, neutral.FloatRange):
+        return qe.FieldCondition(
+            condition.key, range=qe.RangeFloat(gte=condition.gte, lt=condition.lt, lte=condition.lte)
+        )
+    if len(condition.values) == 1:
+        return qe.FieldCondition(condition.key, match=qe.MatchValue(condition.values[0]))
+    return qe.FieldCondition(condition.key, match=qe.MatchAny(list(condition.values)))
+
+
+def _filter(matching: neutral.Where) -> qe.Filter:
+    must: list[Any] = [_condition(condition) for condition in matching.conditions]
+    if matching.ids is not None:
+        must.append(qe.HasIdCondition(set(matching.ids)))
+    return qe.Filter(must=must)
+
+
+def _vector(row: neutral.Vector) -> list[float] | qe.SparseVector:
+    if isinstance(row, SparseVector):
+        return qe.SparseVector(list(row.indices), list(row.values))
+    return row
+
+
+def payload_schema(index: neutral.PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
     if index.kind == "tenant":
         return qe.KeywordIndexParams(is_tenant=True)
     return {
@@ -69,11 +100,15 @@ def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
     os.replace(tmp, file)
 
 
-class EdgeShardStore:
-    """Base of the qdrant-edge adapters; subclasses name themselves (``label``) and give the
-    shard's vector config and payload indexes."""
+class EdgeShardStore(neutral.QdrantEngine):
+    """Base of the qdrant-edge adapters: one shard with a dense vector (and, when ``sparse``, the
+    BM25 vector) and the declared payload indexes (``QdrantEngine``); a subclass may pass its own
+    ``config`` and ``payload_indexes`` instead.
 
-    label = "index"
+    ``Subclass(path, embedding_model=..., dimension=...)`` opens (or creates) the shard
+    synchronously — meant for start-up; ``await Subclass.open(...)`` does the same in a worker
+    thread. Call ``optimize()`` from a background task and ``close()`` at shutdown.
+    """
 
     def __init__(
         self,
@@ -81,8 +116,8 @@ class EdgeShardStore:
         *,
         embedding_model: str,
         dimension: int,
-        config: qe.EdgeConfig,
-        payload_indexes: Sequence[PayloadIndex],
+        config: qe.EdgeConfig | None = None,
+        payload_indexes: Sequence[neutral.PayloadIndex] | None = None,
         accept_stored: bool = False,
     ) -> None:
         if dimension <= 0:
@@ -94,12 +129,22 @@ class EdgeShardStore:
         self._active = 0
         self._closed = False
         self._optimizing = threading.Lock()
-        self._shard = self._open_stored() if accept_stored and self._exists() else self._open_shard(config)
+        if accept_stored and self._exists():
+            self._shard = self._open_stored()
+        else:
+            self._shard = self._open_shard(config or self._config())
         try:
-            self._ensure_payload_indexes(payload_indexes)
+            self._ensure_payload_indexes(self.payload_index_list if payload_indexes is None else payload_indexes)
         except BaseException:
             self._shard.close()
             raise
+
+    def _config(self) -> qe.EdgeConfig:
+        sparse = {SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)} if self.sparse else None
+        return qe.EdgeConfig(
+            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors=sparse,
+        )
 
     def _exists(self) -> bool:
         shard_dir = self.path / SHARD_DIR
@@ -149,11 +194,16 @@ class EdgeShardStore:
                 ) from error
             raise
 
-    def _ensure_payload_indexes(self, indexes: Sequence[PayloadIndex]) -> None:
+    def _ensure_payload_indexes(self, indexes: Sequence[neutral.PayloadIndex]) -> None:
         present = set(self._shard.info().payload_schema)
         for index in indexes:
             if index.field not in present:
                 self._shard.update(qe.UpdateOperation.create_field_index(index.field, payload_schema(index)))
+
+    @classmethod
+    async def open(cls, path: str | os.PathLike[str], **options: Any) -> Self:
+        """The constructor in a worker thread (it reads and may create files)."""
+        return await asyncio.to_thread(lambda: cls(path, **options))
 
     # ------------------------------------------------------------------ thread gate
 
@@ -172,25 +222,74 @@ class EdgeShardStore:
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(self._call, fn, *args)
 
-    # ------------------------------------------------------------------ erasure
+    # ------------------------------------------------------------------ the engine calls
 
-    def _delete_matching_sync(self, matching: qe.Filter) -> list[str]:
-        """Erasure (``delete_scope``): delete every point ``matching`` selects (the caller puts the
-        org condition in it); returns their ids (the ``id`` payload field)."""
-        ids: list[str] = []
-        offset = None
-        while True:
-            records, offset = self._shard.scroll(
-                qe.ScrollRequest(
-                    offset=offset, limit=SCROLL_PAGE, filter=matching, with_payload=["id"], with_vector=False
-                )
-            )
-            ids += [str((record.payload or {}).get("id") or record.id) for record in records]
-            if offset is None:
-                break
-        if ids:
-            self._shard.update(qe.UpdateOperation.delete_points_by_filter(matching))
-        return ids
+    async def _scroll(self, request: neutral.Scroll) -> tuple[list[neutral.Stored], str | None]:
+        order = request.descending
+        scroll = qe.ScrollRequest(
+            offset=request.offset,
+            limit=request.limit,
+            filter=None if request.matching is None else _filter(request.matching),
+            order_by=None if order is None else qe.OrderBy(order, direction=qe.Direction.Desc),
+            with_payload=list(request.payload) if isinstance(request.payload, tuple) else request.payload,
+            with_vector=False if request.vector is None else [request.vector],
+        )
+        records, after = await self._run(self._shard.scroll, scroll)
+        name = request.vector
+        stored = [
+            neutral.Stored(str(record.id), record.payload or {}, None if name is None else (record.vector or {})[name])
+            for record in records
+        ]
+        return stored, None if after is None else str(after)
+
+    async def _nearest(self, request: neutral.Nearest) -> list[neutral.Hit]:
+        query = qe.QueryRequest(
+            limit=request.limit,
+            query=qe.Query.Nearest(_vector(request.query), using=request.using),
+            filter=_filter(request.matching),
+            with_payload=request.payload,
+            with_vector=False,
+        )
+        hits = await self._run(self._shard.query, query)
+        return [neutral.Hit(str(hit.id), float(hit.score), hit.payload or {}) for hit in hits]
+
+    async def _count(self, matching: neutral.Where | None) -> int:
+        request = qe.CountRequest(exact=True, filter=None if matching is None else _filter(matching))
+        return int(await self._run(self._shard.count, request))
+
+    async def _facet(self, key: str, limit: int, *, what: str) -> list[str]:
+        response = await self._run(self._shard.facet, qe.FacetRequest(key=key, limit=limit, exact=True))
+        return [str(hit.value) for hit in response.hits]
+
+    async def _upsert(self, groups: Sequence[tuple[neutral.Where, Sequence[neutral.NewPoint]]], *, what: str) -> None:
+        # Points are built in the worker thread: the bindings take ~10 us per payload key, which
+        # would otherwise block the event loop for ~0.2 ms per item.
+        await self._run(self._upsert_sync, groups)
+
+    def _upsert_sync(self, groups: Sequence[tuple[neutral.Where, Sequence[neutral.NewPoint]]]) -> None:
+        for guard, points in groups:
+            built = [
+                qe.Point(point.id, {name: _vector(row) for name, row in point.vectors.items()}, point.payload)
+                for point in points
+            ]
+            for start in range(0, len(built), UPSERT_BATCH):
+                batch = built[start : start + UPSERT_BATCH]
+                self._shard.update(qe.UpdateOperation.upsert_points(batch, condition=_filter(guard)))
+
+    async def _set_payloads(self, writes: Sequence[neutral.PayloadWrite], *, what: str) -> None:
+        await self._run(self._set_payloads_sync, writes)
+
+    def _set_payloads_sync(self, writes: Sequence[neutral.PayloadWrite]) -> None:
+        for write in writes:
+            if write.by_id:
+                # ~0.1 ms an item instead of ~1.1 ms for a write under a filter.
+                self._shard.update(qe.UpdateOperation.set_payload([write.point], write.payload))
+            else:
+                guard = _filter(neutral.of_org(write.org_id, write.point))
+                self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, write.payload))
+
+    async def _delete(self, matching: neutral.Where, *, what: str) -> None:
+        await self._run(self._shard.update, qe.UpdateOperation.delete_points_by_filter(_filter(matching)))
 
     # ------------------------------------------------------------------ purge
 
@@ -203,7 +302,7 @@ class EdgeShardStore:
         try:
             while True:
                 records, offset = source.scroll(
-                    qe.ScrollRequest(offset=offset, limit=SCROLL_PAGE, with_payload=True, with_vector=True)
+                    qe.ScrollRequest(offset=offset, limit=neutral.SCROLL_PAGE, with_payload=True, with_vector=True)
                 )
                 if records:
                     points = [qe.Point(record.id, record.vector, record.payload) for record in records]
@@ -215,18 +314,6 @@ class EdgeShardStore:
             source.close()
         self._shard.flush()
         return copied
-
-    # ------------------------------------------------------------------ reindexing
-
-    async def count_all(self) -> int:
-        """Points of every organisation (reindexing is an operator job across the whole store)."""
-        return int(await self._run(self._shard.count, qe.CountRequest(exact=True)))
-
-    async def _payload_page(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
-        """Payloads of every org in point-id order from ``cursor``, and the id the next page starts at."""
-        request = qe.ScrollRequest(offset=cursor, limit=limit, with_payload=True, with_vector=False)
-        records, after = await self._run(self._shard.scroll, request)
-        return [record.payload or {} for record in records], None if after is None else str(after)
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -23,7 +23,8 @@ memory's lease answers None instead, as the gRPC adapter does). ``calls`` logs w
 The fakes of the other services are held to the ``Grpc*`` adapters the agent runs with by
 tests/integration/agent/port_contracts/ (the same assertions on the fake and on the adapter against the
 in-process services; outages on both sides): memories, beliefs, engagement, episodes, working memory,
-timeline. Where they disagreed, the adapter was right and the fake was changed.
+timeline, subject eraser (the assembler's only for outages: its fake's context is canned). Where they
+disagreed, the adapter was right and the fake was changed.
 """
 
 from __future__ import annotations
@@ -903,7 +904,8 @@ class FakeSubjectEraser(Remote):
         self.observation_erasures.append(
             ObservationErasure(subject_type, subject_id, tuple(source_ids), request_id, user_id)
         )
-        return ErasedBeliefs({"observations": 0, "evidence": len(source_ids)}, self.shared_erased)
+        # As the service answers for a subject none of whose beliefs or evidence it holds.
+        return ErasedBeliefs({"observations": 0, "evidence": 0, "observations_recomputed": 0}, self.shared_erased)
 
     async def request_purge(self) -> None:
         self._enter("request_purge")

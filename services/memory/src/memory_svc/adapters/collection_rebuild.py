@@ -1,5 +1,6 @@
 """One collection copied into a new one with new vectors (the Rebuild port), for both back ends:
-they differ only in their stores and in where the progress is kept (``ProgressStore``)."""
+they differ only in their stores and in where the progress is kept (``ProgressStore``). Also how
+both open a live store whose vectors are another model's (``open_live``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,26 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
+from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.lexical import SparseVector
+from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.reindex_ports import CollectionKind, RebuildProgress
+
+# A store's vectors are another model's, or of no model it recorded: `lore reindex` rebuilds it.
+STALE_REASONS = ("EMBEDDING_MODEL_MISMATCH", "EMBEDDING_MODEL_UNKNOWN")
+
+
+async def open_live(store_class: Any, location: Any, state: VectorState, **model: Any) -> Any:
+    """The store at ``location`` (a client, or a shard's path); if its vectors are another model's,
+    opened as it is (reads only) and recorded in ``state``."""
+    try:
+        return await store_class.open(location, **model)
+    except FailedPrecondition as error:
+        if error.reason not in STALE_REASONS:
+            raise
+        state.stale.append(error)
+        return await store_class.open(location, accept_stored=True, **model)
 
 
 class ProgressStore(Protocol):

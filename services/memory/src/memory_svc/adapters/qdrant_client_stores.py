@@ -25,7 +25,13 @@ from typing import Any
 from lore_runtime.errors import FailedPrecondition
 from qdrant_client import AsyncQdrantClient, models
 
-from memory_svc.adapters.collection_rebuild import CollectionRebuild, progress_as_dict, progress_from_dict
+from memory_svc.adapters.collection_rebuild import (
+    STALE_REASONS,
+    CollectionRebuild,
+    open_live,
+    progress_as_dict,
+    progress_from_dict,
+)
 from memory_svc.adapters.qdrant_client_common import translated
 from memory_svc.adapters.qdrant_client_episodes import QdrantClientEpisodeIndex
 from memory_svc.adapters.qdrant_client_index import QdrantClientMemoryIndex
@@ -34,7 +40,6 @@ from memory_svc.usecases.purge_ports import PurgedStore
 from memory_svc.usecases.reindex_ports import RebuildProgress
 
 log = logging.getLogger(__name__)
-STALE_REASONS = ("EMBEDDING_MODEL_MISMATCH", "EMBEDDING_MODEL_UNKNOWN")
 PROGRESS_KEY = "lore_reindex"
 SWAP_KEY = "lore_reindex_swap"
 
@@ -129,8 +134,8 @@ class ClientVectorStores:
                     if await finish_alias_swap(client, store_class.default_collection):
                         log.warning("completed a reindex swap that a crash had interrupted")
             model = {"embedding_model": embedding_model, "dimension": dimension}
-            items = await _open_live(QdrantClientMemoryIndex, client, state, **model)
-            episodes = await _open_live(QdrantClientEpisodeIndex, client, state, **model)
+            items = await open_live(QdrantClientMemoryIndex, client, state, **model)
+            episodes = await open_live(QdrantClientEpisodeIndex, client, state, **model)
         except BaseException:
             if owns_client:
                 await client.close()
@@ -205,13 +210,3 @@ class ClientVectorStores:
     async def close(self) -> None:
         if self._owns_client:
             await self.client.close()
-
-
-async def _open_live(store_class: Any, client: AsyncQdrantClient, state: VectorState, **model: Any) -> Any:
-    try:
-        return await store_class.open(client, **model)
-    except FailedPrecondition as error:
-        if error.reason not in STALE_REASONS:
-            raise
-        state.stale.append(error)
-        return await store_class.open(client, accept_stored=True, **model)

@@ -18,7 +18,13 @@ from typing import Any
 
 from lore_runtime.errors import FailedPrecondition
 
-from memory_svc.adapters.collection_rebuild import CollectionRebuild, progress_as_dict, progress_from_dict
+from memory_svc.adapters.collection_rebuild import (
+    STALE_REASONS,
+    CollectionRebuild,
+    open_live,
+    progress_as_dict,
+    progress_from_dict,
+)
 from memory_svc.adapters.edge_shard_swap import (
     COMPACTION,
     EPISODES,
@@ -40,7 +46,6 @@ from memory_svc.usecases.purge_ports import PurgedStore
 from memory_svc.usecases.reindex_ports import RebuildProgress
 
 log = logging.getLogger(__name__)
-STALE_REASONS = ("EMBEDDING_MODEL_MISMATCH", "EMBEDDING_MODEL_UNKNOWN")
 
 
 class JsonProgress:
@@ -61,17 +66,6 @@ class JsonProgress:
 
 def _read_json(file: Path) -> Any:
     return json.loads(file.read_text())
-
-
-async def open_live(store_class: Any, path: Path, state: VectorState, *, embedding_model: str, dimension: int) -> Any:
-    """The store at ``path``; if its vectors are another model's, opened as it is and recorded in ``state``."""
-    try:
-        return await store_class.open(path, embedding_model=embedding_model, dimension=dimension)
-    except FailedPrecondition as error:
-        if error.reason not in STALE_REASONS:
-            raise
-        state.stale.append(error)
-        return await store_class.open(path, embedding_model=embedding_model, dimension=dimension, accept_stored=True)
 
 
 async def open_target(store_class: Any, path: Path, *, embedding_model: str, dimension: int) -> Any:

@@ -50,7 +50,7 @@ def _stored(record: models.Record, vector: str | None) -> neutral.Stored:
     row = None
     if vector is not None:  # a dict of named vectors, or the bare row when only one was asked for
         row = list(record.vector[vector] if isinstance(record.vector, dict) else record.vector)
-    return neutral.Stored(str(record.id), record.payload or {}, row)
+    return neutral.Stored(record.id, record.payload or {}, row)
 
 
 def payload_schema(index: neutral.PayloadIndex) -> models.PayloadSchemaType | models.KeywordIndexParams:

@@ -237,7 +237,7 @@ class EdgeShardStore(neutral.QdrantEngine):
         records, after = await self._run(self._shard.scroll, scroll)
         name = request.vector
         stored = [
-            neutral.Stored(str(record.id), record.payload or {}, None if name is None else (record.vector or {})[name])
+            neutral.Stored(record.id, record.payload or {}, None if name is None else (record.vector or {})[name])
             for record in records
         ]
         return stored, None if after is None else str(after)
@@ -251,7 +251,10 @@ class EdgeShardStore(neutral.QdrantEngine):
             with_vector=False,
         )
         hits = await self._run(self._shard.query, query)
-        return [neutral.Hit(str(hit.id), float(hit.score), hit.payload or {}) for hit in hits]
+        # The bindings build a payload dict on every read of ``payload``: only when asked for.
+        return [
+            neutral.Hit(str(hit.id), float(hit.score), hit.payload or {} if request.payload else {}) for hit in hits
+        ]
 
     async def _count(self, matching: neutral.Where | None) -> int:
         request = qe.CountRequest(exact=True, filter=None if matching is None else _filter(matching))

@@ -75,6 +75,12 @@ def after_erasure(observation: Observation, now: datetime) -> Observation:
     confidence, components and freshness change in place (docs/decisions.md); a current belief takes
     the status the rest calls for (stale, or invalidated when contradiction now outweighs support),
     a superseded or invalidated one stays what it was."""
+    return reassessed(observation, now, keep_status=observation.status not in CURRENT_STATUSES)
+
+
+def reassessed(observation: Observation, now: datetime, *, keep_status: bool = False) -> Observation:
+    """``observation`` assessed again from its evidence as of ``now``: confidence, components,
+    freshness and revalidation date change; the status becomes the verdict's unless ``keep_status``."""
     verdict = assess(observation.kind, list(observation.evidence), observation.created_at, now)
     return replace(
         observation,
@@ -83,6 +89,6 @@ def after_erasure(observation: Observation, now: datetime) -> Observation:
         freshness=verdict.freshness,
         last_supported_at=verdict.last_supported_at,
         revalidation_due_at=verdict.revalidation_due_at,
-        status=verdict.status if observation.status in CURRENT_STATUSES else observation.status,
+        status=observation.status if keep_status else verdict.status,
         updated_at=now,
     )

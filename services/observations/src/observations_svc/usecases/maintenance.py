@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from lore_runtime.clock import Clock
 from lore_runtime.errors import InvalidArgument
@@ -42,22 +42,11 @@ async def run_revalidation(org_id: str, agent_id: str, *, store: ObservationStor
                 found = await tx.load(observation_id)
                 if found is None or found.status != "active":
                     continue
-                verdict = beliefs.assess(found.kind, list(found.evidence), found.created_at, now)
-                await tx.save_assessment(
-                    replace(
-                        found,
-                        confidence=verdict.confidence,
-                        components=verdict.components,
-                        freshness=verdict.freshness,
-                        last_supported_at=verdict.last_supported_at,
-                        revalidation_due_at=verdict.revalidation_due_at,
-                        status=verdict.status,
-                        updated_at=now,
-                    )
-                )
+                assessed = beliefs.reassessed(found, now)
+                await tx.save_assessment(assessed)
             checked += 1
-            stale += verdict.status == "stale"
-            invalidated += verdict.status == "invalidated"
+            stale += assessed.status == "stale"
+            invalidated += assessed.status == "invalidated"
         if len(ids) < REVALIDATION_BATCH:
             break
     if checked:

@@ -42,18 +42,7 @@ def _against(drafts: Sequence[EvidenceDraft]) -> list[EvidenceDraft]:
 async def _reassess(tx: ObservationTransaction, observation: Observation, now: datetime) -> Observation:
     fresh = await tx.load(observation.id)
     assert fresh is not None  # loaded under the key lock in this transaction
-    verdict = beliefs.assess(fresh.kind, list(fresh.evidence), fresh.created_at, now)
-    status = fresh.status if fresh.status == "superseded" else verdict.status
-    updated = replace(
-        fresh,
-        confidence=verdict.confidence,
-        components=verdict.components,
-        freshness=verdict.freshness,
-        last_supported_at=verdict.last_supported_at,
-        revalidation_due_at=verdict.revalidation_due_at,
-        status=status,
-        updated_at=now,
-    )
+    updated = beliefs.reassessed(fresh, now, keep_status=fresh.status == "superseded")
     await tx.save_assessment(updated)
     return updated
 

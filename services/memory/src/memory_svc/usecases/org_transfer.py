@@ -12,10 +12,10 @@ that is refused, never moved across tenants.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 
 from lore_embeddings import Embedder
 from lore_runtime import errors
+from lore_runtime.org_transfer import ImportReport, export_page_size
 from opentelemetry import trace
 
 from memory_svc.domain.episode import Episode
@@ -27,12 +27,6 @@ from memory_svc.usecases.ports import MemoryIndex
 from memory_svc.usecases.remember import embed_items
 
 tracer = trace.get_tracer(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class ImportReport:
-    imported: int
-    skipped: int
 
 
 async def import_memories(
@@ -55,11 +49,10 @@ async def import_memories(
 
 async def export_episodes(org_id: str, page_size: int, *, index: EpisodeIndex) -> AsyncIterator[list[Episode]]:
     """Every episode of ``org_id`` (every scope), newest first, in pages of ``page_size``."""
-    if page_size < 0 or page_size > MAX_PAGE:
-        raise errors.InvalidArgument("page_size", f"must be between 1 and {MAX_PAGE} (0 means {DEFAULT_PAGE})")
+    limit = export_page_size(page_size, default=DEFAULT_PAGE, maximum=MAX_PAGE)
     cursor: EpisodeCursor | None = None
     while True:
-        page = await index.list(org_id, Scope(), page_size or DEFAULT_PAGE, cursor)
+        page = await index.list(org_id, Scope(), limit, cursor)
         if page.episodes:
             yield page.episodes
         if page.next_cursor is None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lore_embeddings import Embedder
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.org_transfer import ImportReport, export_page_size
 from opentelemetry import trace
 
 from observations_svc.domain.engagement import Finding, Hypothesis, Unknown
@@ -30,12 +31,6 @@ DEFAULT_EXPORT_PAGE = 200
 
 
 @dataclass(frozen=True, slots=True)
-class ImportReport:
-    imported: int
-    skipped: int
-
-
-@dataclass(frozen=True, slots=True)
 class EngagementPage:
     """One streamed message of an engagement export (the row only in the first)."""
 
@@ -44,16 +39,14 @@ class EngagementPage:
     unknowns: list[Unknown]
 
 
-def export_page_size(value: int) -> int:
-    if value < 0 or value > MAX_IMPORT_BATCH:
-        raise InvalidArgument("page_size", f"must be between 1 and {MAX_IMPORT_BATCH} (0 means {DEFAULT_EXPORT_PAGE})")
-    return value or DEFAULT_EXPORT_PAGE
+def _export_page_size(value: int) -> int:
+    return export_page_size(value, default=DEFAULT_EXPORT_PAGE, maximum=MAX_IMPORT_BATCH)
 
 
 async def export_observations(
     org_id: str, page_size: int, *, store: ObservationArchive
 ) -> AsyncIterator[list[Observation]]:
-    limit = export_page_size(page_size)
+    limit = _export_page_size(page_size)
     after = None
     while True:
         page = await store.export_page(org_id, after, limit)
@@ -97,7 +90,7 @@ async def import_observations(
 
 async def export_engagement(org_id: str, page_size: int, *, store: EngagementArchive) -> AsyncIterator[EngagementPage]:
     """The row, then every hypothesis, then every unknown, oldest first; nothing without engagement state."""
-    limit = export_page_size(page_size)
+    limit = _export_page_size(page_size)
     row = await store.export_row(org_id)
     if row is None:
         return

@@ -5,7 +5,7 @@ the engine-neutral requests (``qdrant_engine.py``) into qdrant-client calls."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Self
 
 from lore_runtime.errors import DependencyUnavailable
@@ -213,9 +213,9 @@ class ClientCollectionStore(neutral.QdrantEngine):
             response = await self.client.facet(self.collection, key=key, limit=limit, exact=True)
         return [str(hit.value) for hit in response.hits]
 
-    async def _upsert(self, groups: Sequence[tuple[neutral.Where, Sequence[neutral.NewPoint]]], *, what: str) -> None:
+    async def _upsert(self, groups: Callable[[], neutral.Groups], *, what: str) -> None:
         async with translated(what):
-            for guard, points in groups:
+            for guard, points in groups():
                 structs = [
                     models.PointStruct(
                         id=point.id,

@@ -264,13 +264,13 @@ class EdgeShardStore(neutral.QdrantEngine):
         response = await self._run(self._shard.facet, qe.FacetRequest(key=key, limit=limit, exact=True))
         return [str(hit.value) for hit in response.hits]
 
-    async def _upsert(self, groups: Sequence[tuple[neutral.Where, Sequence[neutral.NewPoint]]], *, what: str) -> None:
+    async def _upsert(self, groups: Callable[[], neutral.Groups], *, what: str) -> None:
         # Points are built in the worker thread: the bindings take ~10 us per payload key, which
         # would otherwise block the event loop for ~0.2 ms per item.
         await self._run(self._upsert_sync, groups)
 
-    def _upsert_sync(self, groups: Sequence[tuple[neutral.Where, Sequence[neutral.NewPoint]]]) -> None:
-        for guard, points in groups:
+    def _upsert_sync(self, groups: Callable[[], neutral.Groups]) -> None:
+        for guard, points in groups():
             built = [
                 qe.Point(point.id, {name: _vector(row) for name, row in point.vectors.items()}, point.payload)
                 for point in points

@@ -109,6 +109,10 @@ class NewPoint:
     payload: dict[str, Any]
 
 
+# Points to write, each group under its guard.
+Groups = Sequence[tuple[Where, Sequence[NewPoint]]]
+
+
 @dataclass(frozen=True, slots=True)
 class PayloadWrite:
     """Set the keys of ``payload`` on point ``point`` if it belongs to ``org_id``.
@@ -181,9 +185,10 @@ class QdrantEngine(ABC):
         """The values ``key`` holds across the whole store (exact)."""
 
     @abstractmethod
-    async def _upsert(self, groups: Sequence[tuple[Where, Sequence[NewPoint]]], *, what: str) -> None:
+    async def _upsert(self, groups: Callable[[], Groups], *, what: str) -> None:
         """Write each group's points; an existing point is only overwritten if it meets its group's
-        guard (its org: an id collision can never move a point across tenants)."""
+        guard (its org: an id collision can never move a point across tenants). ``groups`` builds
+        them where the engine writes (qdrant-edge: in its worker thread, off the event loop)."""
 
     @abstractmethod
     async def _set_payloads(self, writes: Sequence[PayloadWrite], *, what: str) -> None: ...

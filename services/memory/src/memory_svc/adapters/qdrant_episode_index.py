@@ -30,7 +30,7 @@ from memory_svc.adapters.episode_payload import (
     to_payload,
 )
 from memory_svc.adapters.memory_payload import maybe_point_id, point_id, query_row
-from memory_svc.adapters.qdrant_engine import Nearest, NewPoint, PayloadWrite, QdrantEngine, Scroll, where
+from memory_svc.adapters.qdrant_engine import Groups, Nearest, NewPoint, PayloadWrite, QdrantEngine, Scroll, where
 from memory_svc.domain.episode import Episode
 from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
@@ -49,9 +49,14 @@ class QdrantEpisodeIndex(QdrantEngine):
     # ------------------------------------------------------------------ the port
 
     async def upsert(self, episode: Episode, vector: np.ndarray) -> None:
-        point = NewPoint(point_id(episode.id), {DENSE_VECTOR: dense_row(vector, self.dimension)}, to_payload(episode))
-        # An existing point is only overwritten if it belongs to the same org.
-        await self._upsert([(where([org_match(episode.org_id)]), [point])], what="episode upsert")
+        row = dense_row(vector, self.dimension)
+
+        def groups() -> Groups:
+            point = NewPoint(point_id(episode.id), {DENSE_VECTOR: row}, to_payload(episode))
+            # An existing point is only overwritten if it belongs to the same org.
+            return [(where([org_match(episode.org_id)]), [point])]
+
+        await self._upsert(groups, what="episode upsert")
 
     async def get(self, org_id: str, episode_id: str) -> Episode | None:
         key = maybe_point_id(episode_id)

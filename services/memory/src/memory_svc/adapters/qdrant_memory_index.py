@@ -32,6 +32,7 @@ from memory_svc.adapters.memory_payload import (
     to_payload,
 )
 from memory_svc.adapters.qdrant_engine import (
+    Groups,
     Nearest,
     NewPoint,
     PayloadWrite,
@@ -65,14 +66,17 @@ class QdrantMemoryIndex(QdrantEngine):
             return
         rows = dense_rows(items, vectors, self.dimension)
         lexical = sparse_rows(items, sparse)
-        by_org: dict[str, list[NewPoint]] = {}
-        for item, row, terms in zip(items, rows, lexical, strict=True):
-            named: dict[str, Vector] = {DENSE_VECTOR: row}
-            if terms is not None:
-                named[SPARSE_VECTOR] = terms
-            by_org.setdefault(item.org_id, []).append(NewPoint(point_id(item.id), named, to_payload(item)))
-        # An existing point is only overwritten if it belongs to the same org.
-        groups = [(where([org_condition(org_id)]), points) for org_id, points in by_org.items()]
+
+        def groups() -> Groups:
+            by_org: dict[str, list[NewPoint]] = {}
+            for item, row, terms in zip(items, rows, lexical, strict=True):
+                named: dict[str, Vector] = {DENSE_VECTOR: row}
+                if terms is not None:
+                    named[SPARSE_VECTOR] = terms
+                by_org.setdefault(item.org_id, []).append(NewPoint(point_id(item.id), named, to_payload(item)))
+            # An existing point is only overwritten if it belongs to the same org.
+            return [(where([org_condition(org_id)]), points) for org_id, points in by_org.items()]
+
         await self._upsert(groups, what="upsert")
 
     async def search(

@@ -52,12 +52,13 @@ async def start_service(
     settings_model: type,
     environ: Mapping[str, str],
     address: str = "127.0.0.1:0",
-    **overrides: Any,
+    overrides: Any = None,
 ) -> RunningService:
     """Build and start the service on ``address`` (a free port by default), accepting the tests' service
-    token unless ``environ`` sets another (an empty ``LORE_SERVICE_TOKEN``: none)."""
+    token unless ``environ`` sets another (an empty ``LORE_SERVICE_TOKEN``: none). ``overrides``: the
+    service's own ``bootstrap.<Service>Overrides``, or None."""
     settings = load_settings(settings_model, {**SERVICE_TOKEN_ENV, **environ})
-    container = await bootstrap.build(settings, stack, **overrides)
+    container = await bootstrap.build(settings, stack, overrides)
     server = server_module.create_server(container, address)
     await server.start()
     stack.push_async_callback(server.stop, grace=None)

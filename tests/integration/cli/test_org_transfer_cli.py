@@ -386,7 +386,7 @@ async def test_a_restore_into_fresh_stores_reproduces_the_file(
             memory_svc.server,
             memory_svc.config.Settings,
             base,
-            embedder=embedder,
+            overrides=memory_svc.bootstrap.MemoryOverrides(embedder=embedder),
         )
         observations = await start_service(
             stack,
@@ -395,7 +395,9 @@ async def test_a_restore_into_fresh_stores_reproduces_the_file(
             observations_svc.server,
             observations_svc.config.Settings,
             base,
-            embedder=services["observations"].container.embedder,
+            overrides=observations_svc.bootstrap.ObservationsOverrides(
+                embedder=services["observations"].container.embedder
+            ),
         )
         fresh = environ(memory.address, observations.address)
         code, out, err = await import_(fresh, org, tmp_path / "original.jsonl", capsys)

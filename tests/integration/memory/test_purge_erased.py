@@ -78,7 +78,7 @@ async def own(migrated_pg, tmp_path: Path) -> AsyncIterator[OwnFiles]:
                     "LORE_MAINTENANCE_INTERVAL_SECONDS": "0",
                     "LORE_ERASURE_PURGE_DELAY_SECONDS": "0.2",
                 },
-                embedder=HashingEmbedder(384),
+                overrides=memory_svc.bootstrap.MemoryOverrides(embedder=HashingEmbedder(384)),
             )
             yield OwnFiles(service, tmp_path / "data" / "qdrant", tmp_path / "redis")
     finally:

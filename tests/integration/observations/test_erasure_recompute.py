@@ -27,8 +27,9 @@ async def stub(migrated_pg):
             observations_svc.server,
             observations_svc.config.Settings,
             {"LORE_DATABASE_URL": migrated_pg.app_dsn, "LORE_REVALIDATION_INTERVAL_SECONDS": "0"},
-            embedder=HashingEmbedder(384),
-            clock=FixedClock(),
+            overrides=observations_svc.bootstrap.ObservationsOverrides(
+                embedder=HashingEmbedder(384), clock=FixedClock()
+            ),
         )
         yield observation_service_pb2_grpc.ObservationServiceStub(service.channel)
 

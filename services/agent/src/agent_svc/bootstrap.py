@@ -9,14 +9,13 @@ import dataclasses
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 import asyncpg
 import grpc
 from lore.assembler.v1 import assembler_service_pb2
 from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
 from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
-from lore_embeddings import open_embedder
+from lore_embeddings import Embedder, open_embedder
 from lore_runtime.channels import create_channel
 from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.health import check_upstream
@@ -48,6 +47,19 @@ from agent_svc.usecases.erasure import ErasureServices, run_erasure
 from agent_svc.usecases.ports import JobQueueAdmin, LanguageModel, Memories, Transcript
 from agent_svc.usecases.process_turn import TurnServices
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentOverrides:
+    """What a test puts in place of the real thing; each left None is built from the settings."""
+
+    postgres: asyncpg.Pool | None = None
+    clock: Clock | None = None
+    transcript: Transcript | None = None
+    messages: Memories | None = None
+    metrics: ServiceMetrics | None = None
+    extractor: Extractor | None = None
+    embedder: Embedder | None = None
 
 
 @dataclass
@@ -97,33 +109,39 @@ async def _language(
     return ModelExtractor(model, fallback=rules, paths=paths), model
 
 
-async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
-    provider = overrides.get("tracer_provider")
-    postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=False)
+async def build(
+    settings: Settings,
+    stack: AsyncExitStack,
+    overrides: AgentOverrides | None = None,
+    *,
+    tracer_provider: TracerProvider | None = None,
+) -> Container:
+    overrides = overrides or AgentOverrides()
+    postgres = overrides.postgres or await open_postgres(stack, settings.database_url, vectors=False)
     memory = _channel(
         stack,
         settings.memory_addr,
         [memory_service_pb2, working_memory_service_pb2, episode_service_pb2],
-        provider,
+        tracer_provider,
         settings,
     )
     observations = _channel(
-        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], provider, settings
+        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], tracer_provider, settings
     )
-    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], provider, settings)
-    clock = overrides.get("clock") or SystemClock()
-    transcript = overrides.get("transcript") or PostgresTranscript(postgres)
+    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], tracer_provider, settings)
+    clock = overrides.clock or SystemClock()
+    transcript = overrides.transcript or PostgresTranscript(postgres)
     results = PostgresTurnLoop(postgres)
-    memories = overrides.get("messages") or GrpcMemories(memory)
+    memories = overrides.messages or GrpcMemories(memory)
     working_memory = GrpcWorkingMemory(memory)
-    metrics = overrides.get("metrics") or ServiceMetrics()
+    metrics = overrides.metrics or ServiceMetrics()
     paths = prometheus_metrics.register(metrics.registry, postgres)
-    extractor, model = await _language(settings, stack, overrides.get("extractor") or RuleExtractor(), paths)
+    extractor, model = await _language(settings, stack, overrides.extractor or RuleExtractor(), paths)
     # Rule-based mode (no model): an episode summary is the sentences that best cover the conversation,
     # chosen with the packaged embedding model (domain/rules/central.py).
     embedder = None
     if model is None:
-        embedder = overrides.get("embedder") or await open_embedder(
+        embedder = overrides.embedder or await open_embedder(
             stack,
             settings.embeddings_base_url,
             settings.embeddings_model,
@@ -151,7 +169,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory)),
         erasure=ErasureServices(PostgresErasureStore(postgres), GrpcSubjectEraser(memory, observations), clock),
         job_queue=PgqueuerAdmin(postgres),
-        tracer_provider=provider,
+        tracer_provider=tracer_provider,
         checks={
             "postgres": lambda: ping_postgres(postgres),
             "memory": lambda: check_upstream(memory, "lore.memory.v1.MemoryService"),

@@ -23,6 +23,16 @@ from assembler_svc.domain.model import AssemblyPolicy, TokenCounter, Weights
 from assembler_svc.usecases.ports import BeliefSources, MemorySources
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssemblerOverrides:
+    """What a test puts in place of the real thing; each left None is built from the settings."""
+
+    memory_sources: MemorySources | None = None
+    belief_sources: BeliefSources | None = None
+    counter: TokenCounter | None = None
+    clock: Clock | None = None
+
+
 @dataclass
 class Container:
     settings: Settings
@@ -41,12 +51,18 @@ def _services(*modules: Any) -> list[Any]:
     return [service for module in modules for service in module.DESCRIPTOR.services_by_name.values()]
 
 
-async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
-    provider = overrides.get("tracer_provider")
+async def build(
+    settings: Settings,
+    stack: AsyncExitStack,
+    overrides: AssemblerOverrides | None = None,
+    *,
+    tracer_provider: TracerProvider | None = None,
+) -> Container:
+    overrides = overrides or AssemblerOverrides()
     memory = create_channel(
         settings.memory_addr,
         services=_services(memory_service_pb2, episode_service_pb2, working_memory_service_pb2),
-        tracer_provider=provider,
+        tracer_provider=tracer_provider,
         tls=settings.mutual_tls,
         token=settings.service_tokens,
     )
@@ -54,7 +70,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     observations = create_channel(
         settings.observations_addr,
         services=_services(observation_service_pb2, engagement_service_pb2),
-        tracer_provider=provider,
+        tracer_provider=tracer_provider,
         tls=settings.mutual_tls,
         token=settings.service_tokens,
     )
@@ -69,12 +85,12 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         settings=settings,
         memory=memory,
         observations=observations,
-        memory_sources=overrides.get("memory_sources") or GrpcMemorySources(memory),
-        belief_sources=overrides.get("belief_sources") or GrpcBeliefSources(observations),
-        counter=overrides.get("counter") or TiktokenCounter(),
-        clock=overrides.get("clock") or SystemClock(),
+        memory_sources=overrides.memory_sources or GrpcMemorySources(memory),
+        belief_sources=overrides.belief_sources or GrpcBeliefSources(observations),
+        counter=overrides.counter or TiktokenCounter(),
+        clock=overrides.clock or SystemClock(),
         policy=policy,
-        tracer_provider=provider,
+        tracer_provider=tracer_provider,
         checks={
             "memory": lambda: check_upstream(memory, "lore.memory.v1.MemoryService"),
             "observations": lambda: check_upstream(observations, "lore.observations.v1.ObservationService"),

@@ -9,6 +9,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from opentelemetry.sdk.trace import TracerProvider
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -46,11 +47,16 @@ class RequestIdMiddleware:
         await self.app(scope, receive, send_with_id)
 
 
-def create_app(settings: Settings, **overrides: Any) -> FastAPI:
+def create_app(
+    settings: Settings,
+    overrides: bootstrap.GatewayOverrides | None = None,
+    *,
+    tracer_provider: TracerProvider | None = None,
+) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
-            app.state.container = await bootstrap.build(settings, stack, **overrides)
+            app.state.container = await bootstrap.build(settings, stack, overrides, tracer_provider=tracer_provider)
             yield
 
     app = FastAPI(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any
 
 import asyncpg
 import grpc
 from lore_runtime.breaker import Breaker
 from lore_runtime.channels import create_channel
 from lore_runtime.stores import open_postgres, open_redis
+from opentelemetry.sdk.trace import TracerProvider
 
 from gateway_svc.auth import ApiKeyAuthenticator, Authenticator, JwtVerifier, rs256_public_keys
 from gateway_svc.auth_failures import AuthFailureLimiter
@@ -19,6 +19,15 @@ from gateway_svc.config import Settings
 from gateway_svc.rate_limits import NoRateLimiter, RedisRateLimiter, parse_limit, parse_limits
 from gateway_svc.server_timing import UpstreamTimingInterceptor
 from gateway_svc.upstream_names import UpstreamNameInterceptor
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GatewayOverrides:
+    """What a test puts in place of the real thing; each left None is built from the settings."""
+
+    postgres: asyncpg.Pool | None = None
+    authenticator: Authenticator | None = None
+    rate_limiter: RedisRateLimiter | NoRateLimiter | None = None
 
 
 @dataclass
@@ -31,14 +40,20 @@ class Container:
     auth_failures: AuthFailureLimiter
 
 
-async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
-    provider = overrides.get("tracer_provider")
-    postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, max_size=5)
+async def build(
+    settings: Settings,
+    stack: AsyncExitStack,
+    overrides: GatewayOverrides | None = None,
+    *,
+    tracer_provider: TracerProvider | None = None,
+) -> Container:
+    overrides = overrides or GatewayOverrides()
+    postgres = overrides.postgres or await open_postgres(stack, settings.database_url, max_size=5)
     channels = {}
     for name, target in settings.upstreams().items():
         channel = create_channel(
             target,
-            tracer_provider=provider,
+            tracer_provider=tracer_provider,
             default_timeout=settings.rpc_timeout_seconds,
             interceptors=[UpstreamNameInterceptor(name), UpstreamTimingInterceptor()],
             tls=settings.mutual_tls,
@@ -62,9 +77,9 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     return Container(
         settings=settings,
         postgres=postgres,
-        authenticator=overrides.get("authenticator") or _authenticator(settings, postgres),
+        authenticator=overrides.authenticator or _authenticator(settings, postgres),
         channels=channels,
-        rate_limiter=overrides.get("rate_limiter") or limiter,
+        rate_limiter=overrides.rate_limiter or limiter,
         auth_failures=AuthFailureLimiter(
             redis_client,
             parse_limit(settings.auth_failure_limit),

@@ -19,7 +19,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncpg
 import redis.asyncio as redis
@@ -61,6 +61,33 @@ log = logging.getLogger(__name__)
 MAINTENANCE_POLL_SECONDS = 300.0
 # Beside the embedded stores: a purge was asked for and has not run yet.
 PURGE_PENDING_FILE = "purge_pending"
+
+
+class MemoryItems(MemoryIndex, MemoryCatalog, Protocol):
+    """The items collection: searched and written (``MemoryIndex``), paged and maintained (``MemoryCatalog``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryOverrides:
+    """What a test puts in place of the real thing; each left None is built from the settings.
+    ``index`` and ``episodes`` (the vector collections) go together."""
+
+    postgres: asyncpg.Pool | None = None
+    redis: redis.Redis | None = None
+    embedder: Embedder | None = None
+    index: MemoryItems | None = None
+    episodes: EpisodeIndex | None = None
+    clock: Clock | None = None
+    metrics: ServiceMetrics | None = None
+    generations: OrderGenerations | None = None
+    access_log: AccessLog | None = None
+    working_memory: WorkingMemoryStore | None = None
+    leases: SessionLeases | None = None
+    erased: ErasedMemories | None = None
+
+    def __post_init__(self) -> None:
+        if (self.index is None) != (self.episodes is None):
+            raise ValueError("override index and episodes together, or neither")
 
 
 @dataclass
@@ -174,13 +201,20 @@ def start_purges(
     return purges
 
 
-async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
-    postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url)
-    redis_client = overrides.get("redis") or await open_redis(
+async def build(
+    settings: Settings,
+    stack: AsyncExitStack,
+    overrides: MemoryOverrides | None = None,
+    *,
+    tracer_provider: TracerProvider | None = None,
+) -> Container:
+    overrides = overrides or MemoryOverrides()
+    postgres = overrides.postgres or await open_postgres(stack, settings.database_url)
+    redis_client = overrides.redis or await open_redis(
         stack, settings.redis_url, timeout=settings.redis_timeout_seconds
     )
     redis_calls = RedisCalls(settings.redis_timeout_seconds)  # one breaker for both Redis adapters
-    embedder = overrides.get("embedder") or await open_embedder(
+    embedder = overrides.embedder or await open_embedder(
         stack,
         settings.embeddings_base_url,
         settings.embeddings_model,
@@ -188,17 +222,17 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         intra_op_threads=settings.embeddings_threads,
     )
     stores: ClientVectorStores | EdgeVectorStores | None = None
-    if "index" in overrides:
-        index, episodes = overrides["index"], overrides["episodes"]
+    if overrides.index is not None and overrides.episodes is not None:
+        index, episodes = overrides.index, overrides.episodes
         state = VectorState()
     else:
         stores = await open_vector_stores(settings, stack, embedder)
         index, episodes, state = stores.items, stores.episodes, stores.state
-    clock = overrides.get("clock") or SystemClock()
-    metrics = overrides.get("metrics") or ServiceMetrics()
+    clock = overrides.clock or SystemClock()
+    metrics = overrides.metrics or ServiceMetrics()
     if stores is not None:
         metrics.registry.register(collection_sizes(stores))
-    generations = overrides.get("generations") or PostgresOrderGenerations(postgres)
+    generations = overrides.generations or PostgresOrderGenerations(postgres)
     if settings.maintenance_interval_seconds > 0:
         start_maintenance(settings, stack, postgres, index, clock, metrics, generations, episodes)
     purges = start_purges(settings, stack, stores, redis_client)
@@ -210,16 +244,16 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         index=index,
         catalog=index,
         episodes=episodes,
-        access_log=overrides.get("access_log") or PostgresAccessLog(postgres),
-        working_memory=overrides.get("working_memory") or RedisWorkingMemoryStore(redis_client, calls=redis_calls),
-        leases=overrides.get("leases") or RedisSessionLeases(redis_client, clock=clock, calls=redis_calls),
+        access_log=overrides.access_log or PostgresAccessLog(postgres),
+        working_memory=overrides.working_memory or RedisWorkingMemoryStore(redis_client, calls=redis_calls),
+        leases=overrides.leases or RedisSessionLeases(redis_client, clock=clock, calls=redis_calls),
         clock=clock,
         generations=generations,
-        erased=overrides.get("erased") or PostgresErasedMemories(postgres),
+        erased=overrides.erased or PostgresErasedMemories(postgres),
         page_tokens=page_tokens_for(settings),
         vector_stores=stores,
         vector_state=state,
-        tracer_provider=overrides.get("tracer_provider"),
+        tracer_provider=tracer_provider,
         checks={"postgres": lambda: ping_postgres(postgres), "redis": lambda: ping_redis(redis_client)},
         metrics=metrics,
         purges=purges,

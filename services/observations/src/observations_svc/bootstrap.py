@@ -13,7 +13,6 @@ import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 import asyncpg
 from lore_embeddings import Embedder, open_embedder
@@ -36,6 +35,16 @@ log = logging.getLogger(__name__)
 SYSTEM_PRINCIPAL = "system:revalidation"
 # How often a replica checks whether revalidation is due (it runs once per interval).
 REVALIDATION_POLL_SECONDS = 300.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ObservationsOverrides:
+    """What a test puts in place of the real thing; each left None is built from the settings."""
+
+    postgres: asyncpg.Pool | None = None
+    embedder: Embedder | None = None
+    clock: Clock | None = None
+    metrics: ServiceMetrics | None = None
 
 
 @dataclass
@@ -103,9 +112,16 @@ async def _cancel(task: asyncio.Task[None]) -> None:
         await task
 
 
-async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> Container:
-    postgres = overrides.get("postgres") or await open_postgres(stack, settings.database_url, vectors=True)
-    embedder = overrides.get("embedder") or await open_embedder(
+async def build(
+    settings: Settings,
+    stack: AsyncExitStack,
+    overrides: ObservationsOverrides | None = None,
+    *,
+    tracer_provider: TracerProvider | None = None,
+) -> Container:
+    overrides = overrides or ObservationsOverrides()
+    postgres = overrides.postgres or await open_postgres(stack, settings.database_url, vectors=True)
+    embedder = overrides.embedder or await open_embedder(
         stack,
         settings.embeddings_base_url,
         settings.embeddings_model,
@@ -114,8 +130,8 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
     )
     store = PostgresObservationStore(postgres)
     await check_dimension(store, embedder)
-    clock = overrides.get("clock") or SystemClock()
-    metrics = overrides.get("metrics") or ServiceMetrics()
+    clock = overrides.clock or SystemClock()
+    metrics = overrides.metrics or ServiceMetrics()
     if settings.revalidation_interval_seconds > 0:
         start_revalidation(settings, stack, postgres, store, clock, metrics)
     return Container(
@@ -126,7 +142,7 @@ async def build(settings: Settings, stack: AsyncExitStack, **overrides: Any) -> 
         engagement=PostgresEngagementStore(postgres),
         clock=clock,
         page_tokens=page_tokens_for(settings),
-        tracer_provider=overrides.get("tracer_provider"),
+        tracer_provider=tracer_provider,
         checks={"postgres": lambda: ping_postgres(postgres)},
         metrics=metrics,
     )

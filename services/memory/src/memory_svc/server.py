@@ -8,7 +8,8 @@ from lore.memory.v1 import (
     working_memory_service_pb2,
     working_memory_service_pb2_grpc,
 )
-from lore_runtime.server import GrpcServer, Registration, create_grpc_server
+from lore_runtime.container_server import create_container_server
+from lore_runtime.server import GrpcServer, Registration
 
 from memory_svc.api.episode_servicer import EpisodeServicer
 from memory_svc.api.servicers import MemoryServicer
@@ -18,7 +19,7 @@ from memory_svc.bootstrap import Container
 
 def create_server(container: Container, address: str) -> GrpcServer:
     settings = container.settings
-    return create_grpc_server(
+    return create_container_server(
         address,
         [
             Registration(
@@ -67,8 +68,5 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 episode_service_pb2.DESCRIPTOR.services_by_name["EpisodeService"],
             ),
         ],
-        tracer_provider=container.tracer_provider,
-        checks=container.checks,
-        metrics=container.metrics,
-        settings=container.settings,
+        container,
     )

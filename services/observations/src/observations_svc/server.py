@@ -4,7 +4,8 @@ from lore.observations.v1 import (
     observation_service_pb2,
     observation_service_pb2_grpc,
 )
-from lore_runtime.server import GrpcServer, Registration, create_grpc_server
+from lore_runtime.container_server import create_container_server
+from lore_runtime.server import GrpcServer, Registration
 
 from observations_svc.api.engagement_servicer import EngagementServicer
 from observations_svc.api.observation_servicer import ObservationServicer
@@ -12,7 +13,7 @@ from observations_svc.bootstrap import Container
 
 
 def create_server(container: Container, address: str) -> GrpcServer:
-    return create_grpc_server(
+    return create_container_server(
         address,
         [
             Registration(
@@ -26,8 +27,5 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 engagement_service_pb2.DESCRIPTOR.services_by_name["EngagementService"],
             ),
         ],
-        tracer_provider=container.tracer_provider,
-        checks=container.checks,
-        metrics=container.metrics,
-        settings=container.settings,
+        container,
     )

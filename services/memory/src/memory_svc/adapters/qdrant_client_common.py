@@ -5,7 +5,7 @@ the engine-neutral requests (``qdrant_engine.py``) into qdrant-client calls."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, Self
 
 from lore_runtime.errors import DependencyUnavailable
@@ -232,9 +232,9 @@ class ClientCollectionStore(neutral.QdrantEngine):
                         wait=True,
                     )
 
-    async def _set_payloads(self, writes: Sequence[neutral.PayloadWrite], *, what: str) -> None:
+    async def _set_payloads(self, writes: Callable[[], Iterable[neutral.PayloadWrite]], *, what: str) -> None:
         async with translated(what):
-            for write in writes:
+            for write in writes():
                 # Under the org filter even when ``by_id`` would allow less: that shortcut was
                 # measured on qdrant-edge only.
                 guard = _filter(neutral.of_org(write.org_id, write.point))

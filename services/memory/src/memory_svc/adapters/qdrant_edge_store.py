@@ -16,7 +16,7 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
@@ -279,11 +279,11 @@ class EdgeShardStore(neutral.QdrantEngine):
                 batch = built[start : start + UPSERT_BATCH]
                 self._shard.update(qe.UpdateOperation.upsert_points(batch, condition=_filter(guard)))
 
-    async def _set_payloads(self, writes: Sequence[neutral.PayloadWrite], *, what: str) -> None:
+    async def _set_payloads(self, writes: Callable[[], Iterable[neutral.PayloadWrite]], *, what: str) -> None:
         await self._run(self._set_payloads_sync, writes)
 
-    def _set_payloads_sync(self, writes: Sequence[neutral.PayloadWrite]) -> None:
-        for write in writes:
+    def _set_payloads_sync(self, writes: Callable[[], Iterable[neutral.PayloadWrite]]) -> None:
+        for write in writes():
             if write.by_id:
                 # ~0.1 ms an item instead of ~1.1 ms for a write under a filter.
                 self._shard.update(qe.UpdateOperation.set_payload([write.point], write.payload))

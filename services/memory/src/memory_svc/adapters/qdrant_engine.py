@@ -191,7 +191,8 @@ class QdrantEngine(ABC):
         them where the engine writes (qdrant-edge: in its worker thread, off the event loop)."""
 
     @abstractmethod
-    async def _set_payloads(self, writes: Sequence[PayloadWrite], *, what: str) -> None: ...
+    async def _set_payloads(self, writes: Callable[[], Iterable[PayloadWrite]], *, what: str) -> None:
+        """Each write in turn, the writes made where the engine writes (as ``_upsert``'s points)."""
 
     @abstractmethod
     async def _delete(self, matching: Where, *, what: str) -> None: ...

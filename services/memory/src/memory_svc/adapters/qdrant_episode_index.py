@@ -8,7 +8,7 @@ Payload, conditions, payload indexes and paging: ``episode_payload.py``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -109,8 +109,11 @@ class QdrantEpisodeIndex(QdrantEngine):
         return [from_payload(point.payload) for point in page]
 
     async def update_salience(self, org_id: str, episodes: Sequence[Episode]) -> None:
-        # By filter, with the org in it: an id another org holds is never written.
-        writes = [PayloadWrite(org_id, point_id(episode.id), salience_payload(episode)) for episode in episodes]
+        def writes() -> Iterator[PayloadWrite]:
+            for episode in episodes:
+                # By filter, with the org in it: an id another org holds is never written.
+                yield PayloadWrite(org_id, point_id(episode.id), salience_payload(episode))
+
         await self._set_payloads(writes, what="episode salience")
 
     async def list_open_threads(

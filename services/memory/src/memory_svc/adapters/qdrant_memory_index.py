@@ -8,7 +8,7 @@ Payload, conditions and payload indexes: ``memory_payload.py``; listing order: `
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -199,15 +199,16 @@ class QdrantMemoryIndex(QdrantEngine):
     async def replace_payloads(
         self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None
     ) -> None:
-        writes = []
-        for item in items:
-            if item.org_id != org_id:
-                raise ValueError("an item of another org cannot be rewritten")
-            payload = to_payload(item)
-            if fields is not None:
-                payload = {key: payload[key] for key in fields}
-            # A partial write (recording access) follows an org-filtered get of these items.
-            writes.append(PayloadWrite(org_id, point_id(item.id), payload, by_id=fields is not None))
+        def writes() -> Iterator[PayloadWrite]:
+            for item in items:
+                if item.org_id != org_id:
+                    raise ValueError("an item of another org cannot be rewritten")
+                payload = to_payload(item)
+                if fields is not None:
+                    payload = {key: payload[key] for key in fields}
+                # A partial write (recording access) follows an org-filtered get of these items.
+                yield PayloadWrite(org_id, point_id(item.id), payload, by_id=fields is not None)
+
         await self._set_payloads(writes, what="replace payloads")
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -20,7 +20,14 @@ from pgvector import HalfVector
 
 from observations_svc.domain.model import BeliefScope, ConfidenceComponents, Evidence, EvidenceDraft, Observation
 from observations_svc.domain.page_tokens import BeliefCursor
-from observations_svc.usecases.ports import AppliedRequest, Erasure, QueryFilters, SearchFilters, SearchHit
+from observations_svc.usecases.ports import (
+    AppliedRequest,
+    Erasure,
+    ErasureRequest,
+    QueryFilters,
+    SearchFilters,
+    SearchHit,
+)
 
 EMBEDDING_COLUMN = "embedding"
 
@@ -167,7 +174,7 @@ class PostgresObservationTransaction:
         if not drafts:
             return []
         ids = [uuid.uuid4() for _ in drafts]
-        try:
+        with _evidence_cites_raw_sources():
             rows = await self._connection.fetch(
                 """
                 INSERT INTO observations.evidence
@@ -194,12 +201,6 @@ class PostgresObservationTransaction:
                 [draft.operator_confirmed for draft in drafts],
                 list(range(len(drafts))),
             )
-        except asyncpg.IntegrityConstraintViolationError as error:
-            if "never at an observation" in str(error):
-                raise errors.InvalidArgument(
-                    "evidence.source_id", "evidence points at raw sources, never at an observation"
-                ) from error
-            raise
         return sorted((_evidence(row) for row in rows), key=lambda item: item.created_at)
 
     async def save_assessment(self, observation: Observation) -> None:
@@ -243,9 +244,7 @@ class PostgresObservationTransaction:
             now,
         )
 
-    async def keys_citing(
-        self, subject_type: str, subject_id: str, source_ids: Sequence[str], user_id: str
-    ) -> list[tuple[BeliefScope, str]]:
+    async def keys_citing(self, erasure: ErasureRequest) -> list[tuple[BeliefScope, str]]:
         rows = await self._connection.fetch(
             """
             SELECT DISTINCT o.agent_id, o.user_id, o.team_id, o.canonical_key
@@ -258,30 +257,22 @@ class PostgresObservationTransaction:
               AND NOT ($5 <> '' AND o.user_id = $5)
             """,
             self._org_id,
-            subject_type,
-            subject_id,
-            list(source_ids),
-            user_id,
+            erasure.subject_type,
+            erasure.subject_id,
+            list(erasure.source_ids),
+            erasure.user_id,
         )
         return [(BeliefScope(row["agent_id"], row["user_id"], row["team_id"]), row["canonical_key"]) for row in rows]
 
-    async def erase_subject(
-        self,
-        subject_type: str,
-        subject_id: str,
-        source_ids: Sequence[str],
-        principal: str,
-        request_id: str,
-        user_id: str = "",
-    ) -> Erasure:
+    async def erase_subject(self, erasure: ErasureRequest) -> Erasure:
         row = await self._connection.fetchrow(
             "SELECT * FROM observations.erase_subject($1, $2, $3::text[], $4, $5, $6)",
-            subject_type,
-            subject_id,
-            list(source_ids),
-            principal,
-            request_id,
-            user_id,
+            erasure.subject_type,
+            erasure.subject_id,
+            list(erasure.source_ids),
+            erasure.principal,
+            erasure.request_id,
+            erasure.user_id,
         )
         return Erasure(
             str(row["tombstone_id"]),
@@ -642,8 +633,22 @@ def taken(kind: str, record_id: str) -> errors.AlreadyExists:
     return errors.id_of_another_org(kind, record_id)
 
 
-async def _insert_restored_evidence(connection: asyncpg.Connection, org_id: str, items: Sequence[Evidence]) -> None:
+@contextmanager
+def _evidence_cites_raw_sources() -> Iterator[None]:
+    """The database refuses evidence citing an observation (a belief is never its own source):
+    that refusal names the field at fault; any other integrity error is left as it is."""
     try:
+        yield
+    except asyncpg.IntegrityConstraintViolationError as error:
+        if "never at an observation" in str(error):
+            raise errors.InvalidArgument(
+                "evidence.source_id", "evidence points at raw sources, never at an observation"
+            ) from error
+        raise
+
+
+async def _insert_restored_evidence(connection: asyncpg.Connection, org_id: str, items: Sequence[Evidence]) -> None:
+    with _evidence_cites_raw_sources():
         rows = await connection.fetch(
             """
             INSERT INTO observations.evidence
@@ -669,12 +674,6 @@ async def _insert_restored_evidence(connection: asyncpg.Connection, org_id: str,
             [item.operator_confirmed for item in items],
             [item.created_at for item in items],
         )
-    except asyncpg.IntegrityConstraintViolationError as error:
-        if "never at an observation" in str(error):
-            raise errors.InvalidArgument(
-                "evidence.source_id", "evidence points at raw sources, never at an observation"
-            ) from error
-        raise
     if len(rows) < len(items):
         inserted = {str(row["id"]) for row in rows}
         raise taken("evidence", next(item.id for item in items if item.id not in inserted))

@@ -18,7 +18,7 @@ from observations_svc.api import observation_convert as convert
 from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id, validate_scope_id
 from observations_svc.usecases import maintenance, observe, org_transfer, read
-from observations_svc.usecases.ports import ObservationStore
+from observations_svc.usecases.ports import ErasureRequest, ObservationStore
 
 
 def _id(value: str, field: str = "id") -> str:
@@ -161,21 +161,21 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
         caller = request_context.current()
         if len(request.source_ids) > limits.MAX_SOURCE_IDS_TO_ERASE:
             raise InvalidArgument("source_ids", f"at most {limits.MAX_SOURCE_IDS_TO_ERASE} per call")
-        source_ids = [
+        source_ids = tuple(
             convert.bounded_text(value, f"source_ids[{index}]", limits.MAX_SOURCE_ID_CHARS, required=True)
             for index, value in enumerate(request.source_ids)
-        ]
-        erasure = await maintenance.erase_subject(
-            caller.org_id,
-            convert.enum_value(convert.SUBJECT_TYPES, request.subject_type, "subject_type"),
-            request.subject_id,
-            source_ids,
-            caller.principal,
-            convert.bounded_text(request.request_id or caller.request_id, "request_id", limits.MAX_REQUEST_ID_CHARS),
-            validate_scope_id(request.user_id, "user_id"),
-            store=self._store,
-            clock=self._clock,
         )
+        asked = ErasureRequest(
+            subject_type=convert.enum_value(convert.SUBJECT_TYPES, request.subject_type, "subject_type"),
+            subject_id=request.subject_id,
+            source_ids=source_ids,
+            principal=caller.principal,
+            request_id=convert.bounded_text(
+                request.request_id or caller.request_id, "request_id", limits.MAX_REQUEST_ID_CHARS
+            ),
+            user_id=validate_scope_id(request.user_id, "user_id"),
+        )
+        erasure = await maintenance.erase_subject(caller.org_id, asked, store=self._store, clock=self._clock)
         return pb.EraseSubjectResponse(
             observations_erased=erasure.observations_erased,
             evidence_erased=erasure.evidence_erased,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lore_runtime.clock import Clock
@@ -10,7 +9,7 @@ from lore_runtime.errors import InvalidArgument
 
 from observations_svc.domain import beliefs
 from observations_svc.domain.keys import validate_subject
-from observations_svc.usecases.ports import Erasure, ObservationStore
+from observations_svc.usecases.ports import Erasure, ErasureRequest, ObservationStore
 
 REVALIDATION_BATCH = 500
 # Keys an erasure locks at most (advisory locks live in a finite shared table until commit).
@@ -54,28 +53,17 @@ async def run_revalidation(org_id: str, agent_id: str, *, store: ObservationStor
     return Revalidation(checked, stale, invalidated)
 
 
-async def erase_subject(
-    org_id: str,
-    subject_type: str,
-    subject_id: str,
-    source_ids: Sequence[str],
-    principal: str,
-    request_id: str,
-    user_id: str = "",
-    *,
-    store: ObservationStore,
-    clock: Clock,
-) -> Erasure:
+async def erase_subject(org_id: str, erasure: ErasureRequest, *, store: ObservationStore, clock: Clock) -> Erasure:
     """The subject's beliefs, and with ``user_id`` every belief scoped to that user, with their evidence;
     evidence citing ``source_ids``; every belief whose support all went with it. A belief that only
     lost part of its evidence is assessed again from the rest, in the same transaction, under its
     key's lock (so no Observe or revalidation writes numbers computed from erased evidence)."""
-    if subject_type == "global":
+    if erasure.subject_type == "global":
         raise InvalidArgument("subject_type", "global is not a data subject: name an entity, project, tool or agent")
-    validate_subject(subject_type, subject_id)
+    validate_subject(erasure.subject_type, erasure.subject_id)
     async with store.transaction(org_id) as tx:
         keys = sorted(
-            set(await tx.keys_citing(subject_type, subject_id, source_ids, user_id)),
+            set(await tx.keys_citing(erasure)),
             key=lambda item: (item[0].agent_id, item[0].user_id, item[0].team_id, item[1]),
         )
         # Locks are taken in one order (no deadlock between two erasures); a huge set is not locked
@@ -83,9 +71,9 @@ async def erase_subject(
         locking = len(keys) <= MAX_ERASURE_KEY_LOCKS
         for scope, key in keys if locking else ():
             await tx.lock_key(scope, key)
-        erasure = await tx.erase_subject(subject_type, subject_id, source_ids, principal, request_id, user_id)
+        erased = await tx.erase_subject(erasure)
         now = clock.now()
-        for observation_id in erasure.recomputed_ids:
+        for observation_id in erased.recomputed_ids:
             found = await tx.load(observation_id)
             if found is None:
                 continue
@@ -94,4 +82,4 @@ async def erase_subject(
                 found = await tx.load(observation_id)
             if found is not None:
                 await tx.save_assessment(beliefs.after_erasure(found, now))
-    return erasure
+    return erased

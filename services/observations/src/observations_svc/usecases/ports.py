@@ -53,6 +53,20 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ErasureRequest:
+    """What an EraseSubject asks: the subject's beliefs, and with ``user_id`` every belief scoped to
+    that user, erased with the evidence citing ``source_ids``; ``principal`` and ``request_id`` go
+    on the tombstone (a replayed request id returns the first answer)."""
+
+    subject_type: str
+    subject_id: str
+    source_ids: tuple[str, ...]
+    principal: str
+    request_id: str
+    user_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Erasure:
     """What ``erase_subject`` did (a replayed request id returns the first answer): ``recomputed_ids``
     lost part of their evidence and are assessed again in the same transaction; ``shared_erased_ids``
@@ -96,22 +110,12 @@ class ObservationTransaction(Protocol):
 
     async def record_applied(self, request_id: str, method: str, applied: AppliedRequest, now: datetime) -> None: ...
 
-    async def keys_citing(
-        self, subject_type: str, subject_id: str, source_ids: Sequence[str], user_id: str
-    ) -> list[tuple[BeliefScope, str]]:
+    async def keys_citing(self, erasure: ErasureRequest) -> list[tuple[BeliefScope, str]]:
         """The (scope, canonical key) of every belief outside the subject's (and the user's) whose
-        evidence an erasure of ``source_ids`` would remove: the keys to lock before it runs."""
+        evidence the erasure of its ``source_ids`` would remove: the keys to lock before it runs."""
         ...
 
-    async def erase_subject(
-        self,
-        subject_type: str,
-        subject_id: str,
-        source_ids: Sequence[str],
-        principal: str,
-        request_id: str,
-        user_id: str = "",
-    ) -> Erasure:
+    async def erase_subject(self, erasure: ErasureRequest) -> Erasure:
         """Erase the subject's beliefs, with ``user_id`` every belief scoped to that user, the evidence
         citing ``source_ids`` and every belief left without the support it had; leave a tombstone."""
         ...

@@ -13,11 +13,19 @@ from lore.observations.v1 import engagement_service_pb2 as engagement_pb
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_runtime.errors import InvalidArgument
 
-from observations_svc.api.observation_convert import KINDS, SOURCE_TYPES, STANCES, STATUSES, SUBJECT_TYPES, enum_value
+from observations_svc.api.observation_convert import (
+    KINDS,
+    SOURCE_TYPES,
+    STANCES,
+    STATUSES,
+    SUBJECT_TYPES,
+    components_from_pb,
+    enum_value,
+)
 from observations_svc.domain import engagement as model
 from observations_svc.domain import restore
 from observations_svc.domain.keys import validate_scope_id, validate_slot, validate_subject
-from observations_svc.domain.model import ConfidenceComponents, Evidence, Observation
+from observations_svc.domain.model import Evidence, Observation
 
 _HYPOTHESIS_STATUSES = {
     engagement_pb.HYPOTHESIS_STATUS_ACTIVE: model.HypothesisStatus.ACTIVE,
@@ -70,7 +78,6 @@ def observation_from_pb(item: pb.Observation, org_id: str, field: str) -> Observ
     kind = enum_value(KINDS, item.kind, f"{field}.kind")
     subject_type = enum_value(SUBJECT_TYPES, item.subject_type, f"{field}.subject_type")
     validate_subject(subject_type, item.subject_id, f"{field}.subject_id")
-    parts = item.confidence_components
     observation = Observation(
         id=item.id,
         org_id=org_id,
@@ -84,14 +91,7 @@ def observation_from_pb(item: pb.Observation, org_id: str, field: str) -> Observ
         detail=item.detail,
         tags=tuple(item.tags),
         confidence=item.confidence,
-        components=ConfidenceComponents(
-            source_count=parts.source_count,
-            source_diversity=parts.source_diversity,
-            support_weight=parts.support_weight,
-            contradiction_weight=parts.contradiction_weight,
-            recency_weight=parts.recency_weight,
-            operator_confirmed_boost=parts.operator_confirmed_boost,
-        ),
+        components=components_from_pb(item.confidence_components),
         freshness=item.freshness,
         last_supported_at=_time(item, "last_supported_at", field, required=False),
         revalidation_due_at=_time(item, "revalidation_due_at", field),  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, fields
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -13,7 +14,14 @@ from lore_runtime.proto_time import to_timestamp
 
 from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id, validate_scope_id, validate_slot, validate_subject
-from observations_svc.domain.model import BeliefScope, Candidate, Evidence, EvidenceDraft, Observation
+from observations_svc.domain.model import (
+    BeliefScope,
+    Candidate,
+    ConfidenceComponents,
+    Evidence,
+    EvidenceDraft,
+    Observation,
+)
 from observations_svc.usecases.ports import QueryFilters, SearchFilters
 from observations_svc.usecases.read import SearchResult
 
@@ -218,8 +226,16 @@ def evidence_to_pb(item: Evidence) -> pb.Evidence:
     )
 
 
+def components_to_pb(parts: ConfidenceComponents) -> pb.ConfidenceComponents:
+    return pb.ConfidenceComponents(**asdict(parts))
+
+
+def components_from_pb(parts: pb.ConfidenceComponents) -> ConfidenceComponents:
+    """The message names its fields as the domain does (and the stored JSON), so each is copied by name."""
+    return ConfidenceComponents(**{field.name: getattr(parts, field.name) for field in fields(ConfidenceComponents)})
+
+
 def observation_to_pb(observation: Observation) -> pb.Observation:
-    parts = observation.components
     return pb.Observation(
         id=observation.id,
         agent_id=observation.agent_id,
@@ -232,14 +248,7 @@ def observation_to_pb(observation: Observation) -> pb.Observation:
         detail=observation.detail,
         tags=list(observation.tags),
         confidence=observation.confidence,
-        confidence_components=pb.ConfidenceComponents(
-            source_count=parts.source_count,
-            source_diversity=parts.source_diversity,
-            support_weight=parts.support_weight,
-            contradiction_weight=parts.contradiction_weight,
-            recency_weight=parts.recency_weight,
-            operator_confirmed_boost=parts.operator_confirmed_boost,
-        ),
+        confidence_components=components_to_pb(observation.components),
         freshness=observation.freshness,
         last_supported_at=to_timestamp(observation.last_supported_at),
         revalidation_due_at=to_timestamp(observation.revalidation_due_at),

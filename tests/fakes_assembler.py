@@ -182,7 +182,7 @@ class FakeMemorySources:
 
 
 @dataclass
-class FakeBeliefSources:
+class FakeObservationSources:
     """Beliefs of the org (``scopes``: belief id -> its agent, user and team; unattributed ones
     never reach a context) and its engagement state."""
 

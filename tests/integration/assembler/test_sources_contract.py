@@ -11,7 +11,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from assembler_svc.adapters.grpc_sources import GrpcBeliefSources, GrpcMemorySources
+from assembler_svc.adapters.grpc_sources import GrpcMemorySources, GrpcObservationSources
 from assembler_svc.domain.gathered import (
     Belief,
     EngagementDigest,
@@ -42,7 +42,7 @@ from lore_runtime import request_context
 from lore_runtime.channels import create_channel
 from lore_runtime.proto_time import to_timestamp
 
-from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+from tests.fakes_assembler import FakeMemorySources, FakeObservationSources
 from tests.grpc_harness import SERVICE_TOKENS
 
 SCOPE = Scope(user_id="u-contract")
@@ -61,7 +61,7 @@ class FakeWorld:
 
     def __init__(self) -> None:
         self.memory = FakeMemorySources()
-        self.beliefs = FakeBeliefSources()
+        self.beliefs = FakeObservationSources()
 
     async def remember(
         self, content: str, memory_type: str, entities: tuple[str, ...] = (), scope: Scope = SCOPE
@@ -114,7 +114,7 @@ class ServiceWorld:
         ]
         memory, observations = self.channels
         self.memory = GrpcMemorySources(memory)
-        self.beliefs = GrpcBeliefSources(observations)
+        self.beliefs = GrpcObservationSources(observations)
         self._memories = memory_service_pb2_grpc.MemoryServiceStub(memory)
         self._episodes = episode_service_pb2_grpc.EpisodeServiceStub(memory)
         self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(memory)

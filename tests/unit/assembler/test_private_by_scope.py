@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from assembler_svc.adapters.grpc_sources import belief_scope, shown_in_context
+from assembler_svc.adapters.grpc_sources import observation_scope, shown_in_context
 from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope, ThreadDigest
 from assembler_svc.domain.model import Source
@@ -17,7 +17,7 @@ from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as opb
 
 from tests.fakes import FixedClock
-from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+from tests.fakes_assembler import FakeMemorySources, FakeObservationSources
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 ANN = Scope(user_id="u-ann", agent_id="aria")
@@ -31,10 +31,10 @@ def memory(id_: str, content: str, memory_type: str = "fact") -> RecalledMemory:
     return RecalledMemory(id_, content, memory_type, 0.0, 0.9, 0.8, NOW - timedelta(days=1), entities=("lisbon",))
 
 
-def org_with_two_users() -> tuple[FakeMemorySources, FakeBeliefSources]:
+def org_with_two_users() -> tuple[FakeMemorySources, FakeObservationSources]:
     """Ann's (``alvaro-*`` ids and texts), Bob's (``bertil-*``) and the org's (``shared-*``) records,
     each on the same topics, so each would rank."""
-    memories, beliefs = FakeMemorySources(), FakeBeliefSources()
+    memories, beliefs = FakeMemorySources(), FakeObservationSources()
     for owner, scope in (("alvaro", ANN), ("bertil", BOB), ("shared", ORG)):
         memories.add_memory(memory(f"{owner}-fact", f"{owner}: the Lisbon offsite is in May"), scope)
         memories.add_memory(
@@ -66,7 +66,7 @@ async def assembled(scope: Scope):
     result = await assemble_context(
         AssembleInput(scope=scope, message=MESSAGE),
         memory=memories,
-        beliefs=beliefs,
+        observations=beliefs,
         counter=TiktokenCounter(),
         clock=FixedClock(NOW),
         timeout=0.5,
@@ -82,7 +82,7 @@ async def primed(scope: Scope, initial_message: str):
         initial_message,
         1_000,
         memory=memories,
-        beliefs=beliefs,
+        observations=beliefs,
         counter=TiktokenCounter(),
         clock=FixedClock(NOW),
         timeout=0.5,
@@ -160,7 +160,7 @@ def test_the_adapters_drop_what_a_service_returned_outside_the_context(caplog) -
 
     found = [observation("ann", "u-ann"), observation("bob", "u-bob"), observation("org"), observation("old", "", True)]
 
-    kept = shown_in_context(ANN, found, belief_scope, "beliefs")
+    kept = shown_in_context(ANN, found, observation_scope, "beliefs")
 
     assert [o.id for o in kept] == ["ann", "org"], "another user's and unattributed beliefs never reach a context"
     assert "dropped 2 beliefs" in caplog.text

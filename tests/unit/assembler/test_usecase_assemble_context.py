@@ -23,7 +23,7 @@ from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.assemble_context import AssembleInput, assemble_context
 
 from tests.fakes import FixedClock
-from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+from tests.fakes_assembler import FakeMemorySources, FakeObservationSources
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 # A user of an agent listed in LORE_ENGAGEMENT_AGENTS: its contexts show the engagement state.
@@ -55,7 +55,7 @@ def sources():
             )
         },
     )
-    beliefs = FakeBeliefSources(
+    beliefs = FakeObservationSources(
         beliefs=[
             Belief("o-1", "The user prefers Postgres", "operator_preference", 0.9, 0.95),
             Belief("o-2", "The migration is half done", "project_state", 0.8, 0.9),
@@ -74,7 +74,7 @@ async def run(request: AssembleInput, memories, beliefs, timeout: float = 0.2, e
     return await assemble_context(
         request,
         memory=memories,
-        beliefs=beliefs,
+        observations=beliefs,
         counter=TiktokenCounter(),
         clock=FixedClock(NOW),
         timeout=timeout,
@@ -205,7 +205,7 @@ async def test_nothing_known_yet_is_a_first_session() -> None:
     result = await run(
         AssembleInput(scope=SCOPE, message="hello there", persona="You are Ada."),
         FakeMemorySources(),
-        FakeBeliefSources(),
+        FakeObservationSources(),
     )
 
     assert result.assembly.first_session
@@ -265,7 +265,7 @@ def _guidance(result) -> str:  # type: ignore[no-untyped-def]
 
 
 async def test_an_org_without_engagement_state_gets_orientation_and_the_user_still_a_first_session() -> None:
-    beliefs = FakeBeliefSources(state=EngagementDigest())
+    beliefs = FakeObservationSources(state=EngagementDigest())
 
     result = await run(AssembleInput(scope=SCOPE, message="Where do we start?"), FakeMemorySources(), beliefs)
 
@@ -291,7 +291,7 @@ async def test_an_engagement_outage_is_not_orientation() -> None:
 )
 async def test_the_week_biases_the_guidance_and_findings_are_in_it(week: int, focus: str) -> None:
     memories, _ = sources()
-    beliefs = FakeBeliefSources(
+    beliefs = FakeObservationSources(
         state=EngagementDigest(
             week_number=week,
             first_session=False,

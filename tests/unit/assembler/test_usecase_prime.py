@@ -11,7 +11,7 @@ from assembler_svc.domain.priming import NOTHING_YET, PrimeLimits, related_memor
 from assembler_svc.usecases.prime import prime
 
 from tests.fakes import FixedClock
-from tests.fakes_assembler import FakeBeliefSources, FakeMemorySources
+from tests.fakes_assembler import FakeMemorySources, FakeObservationSources
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 COUNTER = TiktokenCounter()
@@ -43,7 +43,7 @@ def sources():
         ],
         threads=[ThreadDigest("e-1", "s-1", "hotel booking", "not decided", NOW - timedelta(days=2))],
     )
-    beliefs = FakeBeliefSources(beliefs=[Belief("o-1", "Travels mostly for work", "relationship_fact", 0.8, 0.9)])
+    beliefs = FakeObservationSources(beliefs=[Belief("o-1", "Travels mostly for work", "relationship_fact", 0.8, 0.9)])
     return memories, beliefs
 
 
@@ -53,7 +53,7 @@ async def run(memories, beliefs, initial_message: str = "", budget: int = 600):
         initial_message,
         budget,
         memory=memories,
-        beliefs=beliefs,
+        observations=beliefs,
         counter=COUNTER,
         clock=FixedClock(NOW),
         timeout=0.2,
@@ -115,7 +115,7 @@ async def test_a_small_budget_keeps_what_fits_and_says_what_did_not() -> None:
 
 
 async def test_nothing_known_is_said_plainly() -> None:
-    primed = await run(FakeMemorySources(), FakeBeliefSources())
+    primed = await run(FakeMemorySources(), FakeObservationSources())
 
     assert primed.formatted_context == NOTHING_YET
     assert primed.manifest == ()
@@ -156,7 +156,7 @@ async def test_prime_counts_and_salience_threshold_are_configurable() -> None:
         "",
         600,
         memory=memories,
-        beliefs=beliefs,
+        observations=beliefs,
         counter=COUNTER,
         clock=FixedClock(NOW),
         timeout=0.2,

@@ -16,11 +16,11 @@ from lore_runtime.health import check_upstream
 from lore_runtime.server import DependencyCheck
 from opentelemetry.sdk.trace import TracerProvider
 
-from assembler_svc.adapters.grpc_sources import GrpcBeliefSources, GrpcMemorySources
+from assembler_svc.adapters.grpc_sources import GrpcMemorySources, GrpcObservationSources
 from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.config import Settings
 from assembler_svc.domain.model import AssemblyPolicy, TokenCounter, Weights
-from assembler_svc.usecases.ports import BeliefSources, MemorySources
+from assembler_svc.usecases.ports import MemorySources, ObservationSources
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,7 +28,7 @@ class AssemblerOverrides:
     """What a test puts in place of the real thing; each left None is built from the settings."""
 
     memory_sources: MemorySources | None = None
-    belief_sources: BeliefSources | None = None
+    observation_sources: ObservationSources | None = None
     counter: TokenCounter | None = None
     clock: Clock | None = None
 
@@ -39,7 +39,7 @@ class Container:
     memory: grpc.aio.Channel
     observations: grpc.aio.Channel
     memory_sources: MemorySources
-    belief_sources: BeliefSources
+    observation_sources: ObservationSources
     counter: TokenCounter
     clock: Clock
     policy: AssemblyPolicy
@@ -86,7 +86,7 @@ async def build(
         memory=memory,
         observations=observations,
         memory_sources=overrides.memory_sources or GrpcMemorySources(memory),
-        belief_sources=overrides.belief_sources or GrpcBeliefSources(observations),
+        observation_sources=overrides.observation_sources or GrpcObservationSources(observations),
         counter=overrides.counter or TiktokenCounter(),
         clock=overrides.clock or SystemClock(),
         policy=policy,

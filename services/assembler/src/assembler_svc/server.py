@@ -8,7 +8,7 @@ from assembler_svc.bootstrap import Container
 def create_server(container: Container, address: str) -> GrpcServer:
     servicer = AssemblerServicer(
         memory=container.memory_sources,
-        beliefs=container.belief_sources,
+        observations=container.observation_sources,
         counter=container.counter,
         clock=container.clock,
         policy=container.policy,

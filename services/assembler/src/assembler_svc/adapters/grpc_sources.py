@@ -105,7 +105,7 @@ def shown_in_context(context: Scope, records: Iterable[R], scope_of: Callable[[R
     return kept
 
 
-def belief_scope(observation: observation_service_pb2.Observation) -> Scope | None:
+def observation_scope(observation: observation_service_pb2.Observation) -> Scope | None:
     if observation.unattributed:
         return None  # recorded before beliefs had a scope: never in a context
     return Scope(user_id=observation.scope.user_id, agent_id=observation.agent_id, team_id=observation.scope.team_id)
@@ -241,7 +241,7 @@ class GrpcMemorySources:
         await _call(self._working.UpdateWorkingMemory(request, timeout=timeout))
 
 
-class GrpcBeliefSources:
+class GrpcObservationSources:
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._observations = observation_service_pb2_grpc.ObservationServiceStub(channel)
         self._engagement = engagement_service_pb2_grpc.EngagementServiceStub(channel)
@@ -269,7 +269,7 @@ class GrpcBeliefSources:
             request.query_embedding_model = query_vector.model
             request.include_embeddings = True  # for near-duplicates against the memories' vectors
         response = await _call(self._observations.SearchObservations(request, timeout=timeout))
-        shown = shown_in_context(scope, response.results, lambda r: belief_scope(r.observation), "beliefs")
+        shown = shown_in_context(scope, response.results, lambda r: observation_scope(r.observation), "beliefs")
         # Comparable with the memories' vectors only when the same model made both.
         comparable = query_vector is not None and response.embedding_model == query_vector.model
         return [
@@ -288,7 +288,7 @@ class GrpcBeliefSources:
             page_size=k,
         )
         response = await _call(self._observations.QueryObservations(request, timeout=timeout))
-        shown = shown_in_context(scope, response.observations, belief_scope, "beliefs")
+        shown = shown_in_context(scope, response.observations, observation_scope, "beliefs")
         return [belief(observation, 0.0, scope) for observation in shown]
 
     async def engagement(self, *, timeout: float) -> EngagementDigest:

@@ -15,7 +15,7 @@ from assembler_svc.api import convert
 from assembler_svc.domain.model import AssemblyPolicy, TokenCounter
 from assembler_svc.domain.priming import PrimeLimits
 from assembler_svc.usecases.assemble_context import assemble_context
-from assembler_svc.usecases.ports import BeliefSources, MemorySources
+from assembler_svc.usecases.ports import MemorySources, ObservationSources
 from assembler_svc.usecases.prime import prime
 
 # Left for converting the answers once the sources are done, out of the caller's deadline.
@@ -29,7 +29,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         self,
         *,
         memory: MemorySources,
-        beliefs: BeliefSources,
+        observations: ObservationSources,
         counter: TokenCounter,
         clock: Clock,
         policy: AssemblyPolicy,
@@ -38,7 +38,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         prime_limits: PrimeLimits = PrimeLimits(),
     ) -> None:
         self._memory = memory
-        self._beliefs = beliefs
+        self._observations = observations
         self._counter = counter
         self._clock = clock
         self._policy = policy
@@ -58,7 +58,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         assembled = await assemble_context(
             convert.assemble_input_from_pb(request, self._policy),
             memory=self._memory,
-            beliefs=self._beliefs,
+            observations=self._observations,
             counter=self._counter,
             clock=self._clock,
             timeout=self._timeout(context),
@@ -73,7 +73,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
             convert.text(request.initial_message, "initial_message", convert.MAX_MESSAGE_CHARS),
             convert.prime_budget(request.budget_tokens),
             memory=self._memory,
-            beliefs=self._beliefs,
+            observations=self._observations,
             counter=self._counter,
             clock=self._clock,
             timeout=self._timeout(context),

@@ -42,7 +42,7 @@ from assembler_svc.domain.pipeline import assemble
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
-from assembler_svc.usecases.ports import BeliefSources, MemorySources
+from assembler_svc.usecases.ports import MemorySources, ObservationSources
 
 log = logging.getLogger(__name__)
 
@@ -80,14 +80,14 @@ async def assemble_context(
     request: AssembleInput,
     *,
     memory: MemorySources,
-    beliefs: BeliefSources,
+    observations: ObservationSources,
     counter: TokenCounter,
     clock: Clock,
     timeout: float,
     engagement_agents: Collection[str] = frozenset(),
 ) -> AssembledContext:
     engages = request.scope.engages(engagement_agents)
-    found, unavailable = await gather(_calls(request, memory, beliefs, engages=engages), timeout)
+    found, unavailable = await gather(_calls(request, memory, observations, engages=engages), timeout)
     session: SessionState = found["working_memory"]
     engagement: EngagementDigest | None = found.get("engagement")  # None: not engaged, or unavailable
     candidates = [
@@ -118,13 +118,15 @@ async def assemble_context(
     return AssembledContext(assembly, flags)
 
 
-def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources, *, engages: bool) -> list[SourceCall]:
+def _calls(
+    request: AssembleInput, memory: MemorySources, observations: ObservationSources, *, engages: bool
+) -> list[SourceCall]:
     scope, message = request.scope, request.message
     searches = message_searches(
         message,
         scope,
         memory=memory,
-        beliefs=beliefs,
+        observations=observations,
         recall_k=request.recall_k,
         session_id=request.session_id,
         with_vectors=True,
@@ -176,7 +178,7 @@ def _calls(request: AssembleInput, memory: MemorySources, beliefs: BeliefSources
                 "engagement",
                 Source.ENGAGEMENT,
                 Section.GUIDANCE,
-                lambda t: beliefs.engagement(timeout=t),
+                lambda t: observations.engagement(timeout=t),
                 None,  # an outage is not "no state yet": no orientation then
             )
         )

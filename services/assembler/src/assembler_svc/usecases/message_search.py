@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, QueryVector, RecalledMemory, Scope
 from assembler_svc.usecases.fan_out import Relay
-from assembler_svc.usecases.ports import BeliefSources, MemorySources
+from assembler_svc.usecases.ports import MemorySources, ObservationSources
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ def message_searches(
     scope: Scope,
     *,
     memory: MemorySources,
-    beliefs: BeliefSources,
+    observations: ObservationSources,
     recall_k: int,
     session_id: str,
     with_vectors: bool,
@@ -61,7 +61,7 @@ def message_searches(
     async def search_beliefs(timeout: float) -> list[Belief]:
         return await with_vector(
             timeout,
-            lambda vector, left: beliefs.search_beliefs(
+            lambda vector, left: observations.search_beliefs(
                 message, scope, min_confidence, beliefs_k, query_vector=vector, timeout=left
             ),
         )

@@ -67,7 +67,7 @@ class MemorySources(Protocol):
     async def save_fingerprint(self, session_id: str, fingerprint: str, *, timeout: float) -> None: ...
 
 
-class BeliefSources(Protocol):
+class ObservationSources(Protocol):
     async def search_beliefs(
         self,
         query: str,

@@ -23,7 +23,7 @@ from assembler_svc.domain.gathered import Scope
 from assembler_svc.domain.model import Outcome, Section, Source, TokenCounter
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
-from assembler_svc.usecases.ports import BeliefSources, MemorySources
+from assembler_svc.usecases.ports import MemorySources, ObservationSources
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ async def prime(
     budget_tokens: int,
     *,
     memory: MemorySources,
-    beliefs: BeliefSources,
+    observations: ObservationSources,
     counter: TokenCounter,
     clock: Clock,
     timeout: float,
@@ -73,7 +73,7 @@ async def prime(
             initial_message,
             scope,
             memory=memory,
-            beliefs=beliefs,
+            observations=observations,
             recall_k=RECALL_K,
             session_id="",
             with_vectors=False,
@@ -91,7 +91,7 @@ async def prime(
                 "beliefs",
                 Source.OBSERVATION,
                 Section.OBSERVATIONS,
-                lambda t: beliefs.top_beliefs(scope, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t),
+                lambda t: observations.top_beliefs(scope, MIN_CONFIDENCE, priming.OBSERVATIONS, timeout=t),
                 [],
             )
         )

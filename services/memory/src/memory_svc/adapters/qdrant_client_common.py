@@ -237,7 +237,7 @@ class ClientCollectionStore(neutral.QdrantEngine):
             for write in writes():
                 # Under the org filter even when ``by_id`` would allow less: that shortcut was
                 # measured on qdrant-edge only.
-                guard = _filter(neutral.of_org(write.org_id, write.point))
+                guard = _filter(neutral.org_point(write.org_id, write.point))
                 await self.client.set_payload(self.collection, payload=write.payload, points=guard)
 
     async def _delete(self, matching: neutral.Where, *, what: str) -> None:

@@ -288,7 +288,7 @@ class EdgeShardStore(neutral.QdrantEngine):
                 # ~0.1 ms an item instead of ~1.1 ms for a write under a filter.
                 self._shard.update(qe.UpdateOperation.set_payload([write.point], write.payload))
             else:
-                guard = _filter(neutral.of_org(write.org_id, write.point))
+                guard = _filter(neutral.org_point(write.org_id, write.point))
                 self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, write.payload))
 
     async def _delete(self, matching: neutral.Where, *, what: str) -> None:

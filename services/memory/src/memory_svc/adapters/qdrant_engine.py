@@ -63,7 +63,8 @@ def where(conditions: Iterable[AnyCondition], ids: Iterable[str] | None = None) 
     return Where(tuple(conditions), None if ids is None else tuple(ids))
 
 
-def of_org(org_id: str, point: str) -> Where:
+def org_point(org_id: str, point: str) -> Where:
+    """The point ``point`` if it belongs to ``org_id``."""
     return where([Condition("org_id", (org_id,))], [point])
 
 
@@ -192,7 +193,8 @@ class QdrantEngine(ABC):
 
     @abstractmethod
     async def _set_payloads(self, writes: Callable[[], Iterable[PayloadWrite]], *, what: str) -> None:
-        """Each write in turn, the writes made where the engine writes (as ``_upsert``'s points)."""
+        """Apply the writes ``writes()`` yields, in order, generated where the engine writes (as
+        ``_upsert``'s points): one that raises stops those after it."""
 
     @abstractmethod
     async def _delete(self, matching: Where, *, what: str) -> None: ...

@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 import numpy as np
 from lore_runtime import errors
+from lore_runtime.column_arrays import column_arrays
 from lore_runtime.stores import tenant_transaction
 from pgvector import HalfVector
 
@@ -42,6 +43,8 @@ _COLUMNS = """o.id, o.org_id, o.agent_id, o.kind, o.subject_type, o.subject_id, 
     o.detail, o.tags, o.confidence, o.confidence_components, o.freshness, o.last_supported_at,
     o.revalidation_due_at, o.status, o.supersedes_observation_id, o.created_at, o.updated_at, o.user_id, o.team_id,
     o.unattributed"""
+# What both evidence inserts take as unnest arrays, in their statements' column order.
+_EVIDENCE_ARRAYS = ("stance", "weight", "source_type", "source_id", "excerpt", "observed_at", "operator_confirmed")
 
 
 def _uuid(value: str) -> uuid.UUID | None:
@@ -192,13 +195,7 @@ class PostgresObservationTransaction:
                 uuid.UUID(observation_id),
                 now,
                 ids,
-                [draft.stance for draft in drafts],
-                [draft.weight for draft in drafts],
-                [draft.source_type for draft in drafts],
-                [draft.source_id for draft in drafts],
-                [draft.excerpt for draft in drafts],
-                [draft.observed_at for draft in drafts],
-                [draft.operator_confirmed for draft in drafts],
+                *column_arrays(drafts, *_EVIDENCE_ARRAYS),
                 list(range(len(drafts))),
             )
         return sorted((_evidence(row) for row in rows), key=lambda item: item.created_at)
@@ -665,14 +662,7 @@ async def _insert_restored_evidence(connection: asyncpg.Connection, org_id: str,
             org_id,
             [uuid.UUID(item.id) for item in items],
             [uuid.UUID(item.observation_id) for item in items],
-            [item.stance for item in items],
-            [item.weight for item in items],
-            [item.source_type for item in items],
-            [item.source_id for item in items],
-            [item.excerpt for item in items],
-            [item.observed_at for item in items],
-            [item.operator_confirmed for item in items],
-            [item.created_at for item in items],
+            *column_arrays(items, *_EVIDENCE_ARRAYS, "created_at"),
         )
     if len(rows) < len(items):
         inserted = {str(row["id"]) for row in rows}

@@ -104,14 +104,9 @@ class PostgresEngagementStore:
     ) -> Hypothesis:
         async with tenant_transaction(self._pool, org_id) as connection:
             await _lock_engagement(connection, org_id, now)
-            if request_id:
-                replayed = await connection.fetchrow(
-                    f"SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses WHERE org_id = $1 AND request_id = $2",
-                    org_id,
-                    request_id,
-                )
-                if replayed is not None:
-                    return (await _with_details(connection, org_id, [replayed]))[0]
+            replayed = await _replayed(connection, "hypotheses", _HYPOTHESIS_COLUMNS, org_id, request_id)
+            if replayed is not None:
+                return (await _with_details(connection, org_id, [replayed]))[0]
             active = await connection.fetchval(
                 "SELECT count(*) FROM observations.hypotheses WHERE org_id = $1 AND status = 'active'", org_id
             )
@@ -144,11 +139,7 @@ class PostgresEngagementStore:
         request_id: str = "",
     ) -> HypothesisChange:
         async with tenant_transaction(self._pool, org_id) as connection:
-            row = await connection.fetchrow(
-                f"SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses WHERE org_id = $1 AND id = $2 FOR UPDATE",
-                org_id,
-                uuid.UUID(hypothesis_id),
-            )
+            row = await _locked(connection, "hypotheses", _HYPOTHESIS_COLUMNS, org_id, hypothesis_id)
             if row is None:
                 raise NotFound(
                     f"no hypothesis {hypothesis_id}", reason="HYPOTHESIS_NOT_FOUND", metadata={"id": hypothesis_id}
@@ -169,14 +160,9 @@ class PostgresEngagementStore:
     ) -> Unknown:
         async with tenant_transaction(self._pool, org_id) as connection:
             await _lock_engagement(connection, org_id, now)
-            if request_id:
-                replayed = await connection.fetchrow(
-                    f"SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns WHERE org_id = $1 AND request_id = $2",
-                    org_id,
-                    request_id,
-                )
-                if replayed is not None:
-                    return _unknown(replayed)
+            replayed = await _replayed(connection, "unknowns", _UNKNOWN_COLUMNS, org_id, request_id)
+            if replayed is not None:
+                return _unknown(replayed)
             open_count = await connection.fetchval(
                 "SELECT count(*) FROM observations.unknowns WHERE org_id = $1 AND status = 'open'", org_id
             )
@@ -198,11 +184,7 @@ class PostgresEngagementStore:
 
     async def change_unknown(self, org_id: str, unknown_id: str, decide: Callable[[Unknown], Unknown]) -> Unknown:
         async with tenant_transaction(self._pool, org_id) as connection:
-            row = await connection.fetchrow(
-                f"SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns WHERE org_id = $1 AND id = $2 FOR UPDATE",
-                org_id,
-                uuid.UUID(unknown_id),
-            )
+            row = await _locked(connection, "unknowns", _UNKNOWN_COLUMNS, org_id, unknown_id)
             if row is None:
                 raise NotFound(f"no unknown {unknown_id}", reason="UNKNOWN_NOT_FOUND", metadata={"id": unknown_id})
             unknown = decide(_unknown(row))
@@ -254,16 +236,7 @@ class PostgresEngagementStore:
         self, org_id: str, after: tuple[datetime, str] | None, limit: int
     ) -> list[tuple[Hypothesis, Finding | None]]:
         async with tenant_transaction(self._pool, org_id) as connection:
-            rows = await connection.fetch(
-                f"""
-                SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses
-                WHERE org_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2, $3::uuid))
-                ORDER BY created_at, id LIMIT $4
-                """,
-                org_id,
-                *_after(after),
-                limit,
-            )
+            rows = await _export_page(connection, "hypotheses", _HYPOTHESIS_COLUMNS, org_id, after, limit)
             hypotheses = await _with_details(connection, org_id, rows)
             finding_ids = [uuid.UUID(hypothesis.finding_id) for hypothesis in hypotheses if hypothesis.finding_id]
             findings = {
@@ -286,16 +259,7 @@ class PostgresEngagementStore:
 
     async def export_unknowns(self, org_id: str, after: tuple[datetime, str] | None, limit: int) -> list[Unknown]:
         async with tenant_transaction(self._pool, org_id) as connection:
-            rows = await connection.fetch(
-                f"""
-                SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns
-                WHERE org_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2, $3::uuid))
-                ORDER BY created_at, id LIMIT $4
-                """,
-                org_id,
-                *_after(after),
-                limit,
-            )
+            rows = await _export_page(connection, "unknowns", _UNKNOWN_COLUMNS, org_id, after, limit)
         return [_unknown(row) for row in rows]
 
     async def restore(
@@ -371,24 +335,7 @@ async def _persist_change(
     hypothesis_id = uuid.UUID(hypothesis.id)
     await _insert_evidence(connection, org_id, hypothesis.id, change.new_evidence, request_id)
     if change.new_revision is not None:
-        revision = change.new_revision
-        await connection.execute(
-            """
-            INSERT INTO observations.hypothesis_revisions
-                (org_id, hypothesis_id, seq, previous_statement, statement, previous_confidence, confidence,
-                 reason, revised_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-            """,
-            org_id,
-            hypothesis_id,
-            hypothesis.epoch,
-            revision.previous_statement,
-            revision.statement,
-            revision.previous_confidence,
-            revision.confidence,
-            revision.reason,
-            revision.revised_at,
-        )
+        await _insert_revisions(connection, org_id, hypothesis.id, [(hypothesis.epoch, change.new_revision)])
     if change.finding is not None:
         finding = change.finding
         await connection.execute(
@@ -544,6 +491,80 @@ def _after(after: tuple[datetime, str] | None) -> tuple[datetime | None, uuid.UU
     return (after[0], uuid.UUID(after[1])) if after is not None else (None, None)
 
 
+# ``table`` and ``columns`` below are this module's fixed names, never user input.
+
+
+async def _replayed(
+    connection: asyncpg.Connection, table: str, columns: str, org_id: str, request_id: str
+) -> asyncpg.Record | None:
+    """The row an earlier call with ``request_id`` wrote, if one committed (none without a request id)."""
+    if not request_id:
+        return None
+    return await connection.fetchrow(
+        f"SELECT {columns} FROM observations.{table} WHERE org_id = $1 AND request_id = $2", org_id, request_id
+    )
+
+
+async def _locked(
+    connection: asyncpg.Connection, table: str, columns: str, org_id: str, record_id: str
+) -> asyncpg.Record | None:
+    """The row, locked for the rest of the transaction (``FOR UPDATE``), or None."""
+    return await connection.fetchrow(
+        f"SELECT {columns} FROM observations.{table} WHERE org_id = $1 AND id = $2 FOR UPDATE",
+        org_id,
+        uuid.UUID(record_id),
+    )
+
+
+async def _export_page(
+    connection: asyncpg.Connection,
+    table: str,
+    columns: str,
+    org_id: str,
+    after: tuple[datetime, str] | None,
+    limit: int,
+) -> list[asyncpg.Record]:
+    """Up to ``limit`` rows, oldest first, after the keyset position ``after``."""
+    return await connection.fetch(
+        f"""
+        SELECT {columns} FROM observations.{table}
+        WHERE org_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2, $3::uuid))
+        ORDER BY created_at, id LIMIT $4
+        """,
+        org_id,
+        *_after(after),
+        limit,
+    )
+
+
+async def _insert_revisions(
+    connection: asyncpg.Connection, org_id: str, hypothesis_id: str, numbered: Sequence[tuple[int, Revision]]
+) -> None:
+    """``numbered``: each revision with its ``seq`` (the hypothesis's epoch once it is made)."""
+    await connection.executemany(
+        """
+        INSERT INTO observations.hypothesis_revisions
+            (org_id, hypothesis_id, seq, previous_statement, statement, previous_confidence, confidence,
+             reason, revised_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+        """,
+        [
+            (
+                org_id,
+                uuid.UUID(hypothesis_id),
+                seq,
+                revision.previous_statement,
+                revision.statement,
+                revision.previous_confidence,
+                revision.confidence,
+                revision.reason,
+                revision.revised_at,
+            )
+            for seq, revision in numbered
+        ],
+    )
+
+
 async def _held(connection: asyncpg.Connection, table: str, org_id: str, ids: Sequence[str]) -> set[str]:
     """Which of ``ids`` the org already holds in ``table`` (a fixed table name, never user input)."""
     if not ids:
@@ -606,28 +627,7 @@ async def _restore_hypothesis(
             inserted_ids = {str(row["id"]) for row in rows}
             raise taken("evidence line", next(line.id for line in hypothesis.evidence if line.id not in inserted_ids))
     if hypothesis.revisions:
-        await connection.executemany(
-            """
-            INSERT INTO observations.hypothesis_revisions
-                (org_id, hypothesis_id, seq, previous_statement, statement, previous_confidence, confidence,
-                 reason, revised_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-            """,
-            [
-                (
-                    org_id,
-                    uuid.UUID(hypothesis.id),
-                    seq,
-                    revision.previous_statement,
-                    revision.statement,
-                    revision.previous_confidence,
-                    revision.confidence,
-                    revision.reason,
-                    revision.revised_at,
-                )
-                for seq, revision in enumerate(hypothesis.revisions, start=1)
-            ],
-        )
+        await _insert_revisions(connection, org_id, hypothesis.id, list(enumerate(hypothesis.revisions, start=1)))
     if promoted and finding is not None:
         if not await connection.fetchval(
             """

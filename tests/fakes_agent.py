@@ -16,13 +16,13 @@ the transcript's; turn results the ``InMemoryTurnLoop``'s, when given), as the P
 them beside the transcript's tables; tests/integration/agent/test_erasure_store_contract.py keeps it
 honest.
 
-Every fake of a remote service (working memory, assembler, model, memories, beliefs, engagement,
+Every fake of a remote service (working memory, assembler, model, memories, observations, engagement,
 episodes, timeline, subject eraser) has ``down``: set it and its calls raise ``DependencyUnavailable`` (working
 memory's lease answers None instead, as the gRPC adapter does). ``calls`` logs what was asked.
 
 The fakes of the other services are held to the ``Grpc*`` adapters the agent runs with by
 tests/integration/agent/port_contracts/ (the same assertions on the fake and on the adapter against the
-in-process services; outages on both sides): memories, beliefs, engagement, episodes, working memory,
+in-process services; outages on both sides): memories, observations, engagement, episodes, working memory,
 timeline, subject eraser (the assembler's only for outages: its fake's context is canned). Where they
 disagreed, the adapter was right and the fake was changed.
 """
@@ -45,7 +45,7 @@ from agent_svc.domain.jobs import Job, erase_job
 from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
-from agent_svc.usecases.ports import EmotionPoint, ErasedBeliefs, Erasure, Evidence, MemoryWrite, StoredDigest
+from agent_svc.usecases.ports import EmotionPoint, ErasedObservations, Erasure, Evidence, MemoryWrite, StoredDigest
 from lore_runtime.errors import DependencyUnavailable, FailedPrecondition, InvalidArgument, QuotaExceeded
 
 _NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")
@@ -466,9 +466,9 @@ class Observed:
 
 
 @dataclass
-class HeldBelief:
-    """A belief as the fake observations service holds it: its claim, the weight of its support and
-    contradiction (one per line), and the memories among its evidence, in the order recorded."""
+class HeldObservation:
+    """An observation (a belief) as the fake observations service holds it: its claim, the weight of its
+    support and contradiction (one per line), and the memories among its evidence, in the order recorded."""
 
     summary: str
     support: int = 1
@@ -485,10 +485,10 @@ def _same_claim(a: str, b: str) -> bool:
     return normalised(a) == normalised(b)
 
 
-class FakeBeliefs(Remote):
+class FakeObservations(Remote):
     """Observe as the observations service decides it, for a claim with one line of evidence (the turn)
-    and its memories as context (tests/integration/agent/port_contracts/test_beliefs_contract.py holds it
-    to GrpcBeliefs). A belief is the current one of its scope and key (kind, subject, slot as the
+    and its memories as context (tests/integration/agent/port_contracts/test_observations_contract.py holds it
+    to GrpcObservations). A belief is the current one of its scope and key (kind, subject, slot as the
     adapter normalises them). The same claim supports it; a different one is recorded against it,
     memories included, and supersedes it once its contradiction reaches its support (a tie goes to the
     newer claim): the call then returns the superseded belief's memories, this call's among them (the
@@ -502,8 +502,8 @@ class FakeBeliefs(Remote):
         super().__init__()
         self.observed: list[Observed] = []
         self.fail_for_turns: set[str] = set()
-        self.current: dict[tuple, HeldBelief] = {}
-        self._answers: dict[str, HeldBelief | None] = {}  # request id -> the belief it superseded
+        self.current: dict[tuple, HeldObservation] = {}
+        self._answers: dict[str, HeldObservation | None] = {}  # request id -> the belief it superseded
 
     async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> list[str]:
         self._enter("observe")
@@ -518,12 +518,12 @@ class FakeBeliefs(Remote):
                 self._answers[request_id] = replaced
         return list(replaced.memory_ids) if replaced is not None else []
 
-    def _decide(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence) -> HeldBelief | None:
+    def _decide(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence) -> HeldObservation | None:
         """The belief the claim superseded, if it did."""
         key = (scope, claim.kind, *subject_of(scope, claim), slot_of(claim.slot))
         held = self.current.get(key)
         if held is None:
-            self.current[key] = HeldBelief(claim.summary, memory_ids=list(evidence.memory_ids))
+            self.current[key] = HeldObservation(claim.summary, memory_ids=list(evidence.memory_ids))
             return None
         held.memory_ids.extend(evidence.memory_ids)
         if _same_claim(held.summary, claim.summary):
@@ -532,7 +532,7 @@ class FakeBeliefs(Remote):
         held.contradiction += 1
         if held.contradiction < held.support:
             return None
-        self.current[key] = HeldBelief(claim.summary, memory_ids=list(evidence.memory_ids))
+        self.current[key] = HeldObservation(claim.summary, memory_ids=list(evidence.memory_ids))
         return held
 
 
@@ -899,13 +899,13 @@ class FakeSubjectEraser(Remote):
 
     async def erase_observations(
         self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
-    ) -> ErasedBeliefs:
+    ) -> ErasedObservations:
         self._enter("erase_observations")
         self.observation_erasures.append(
             ObservationErasure(subject_type, subject_id, tuple(source_ids), request_id, user_id)
         )
         # As the service answers for a subject none of whose beliefs or evidence it holds.
-        return ErasedBeliefs({"observations": 0, "evidence": 0, "observations_recomputed": 0}, self.shared_erased)
+        return ErasedObservations({"observations": 0, "evidence": 0, "observations_recomputed": 0}, self.shared_erased)
 
     async def request_purge(self) -> None:
         self._enter("request_purge")

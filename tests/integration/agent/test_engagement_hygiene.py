@@ -23,7 +23,7 @@ from lore_runtime import request_context
 from lore_runtime.channels import create_channel
 
 from tests.fakes import FixedClock
-from tests.fakes_agent import FakeBeliefs, FakeMemories, FakeWorkingMemory, InMemoryTranscript, InMemoryTurnLoop
+from tests.fakes_agent import FakeMemories, FakeObservations, FakeWorkingMemory, InMemoryTranscript, InMemoryTurnLoop
 from tests.grpc_harness import SERVICE_TOKENS
 from tests.integration.agent.support import tenant
 
@@ -46,7 +46,7 @@ class Reflection:
             self.results,
             RuleExtractor(),
             self.memories,
-            FakeBeliefs(),
+            FakeObservations(),
             GrpcEngagement(channel),
             FakeWorkingMemory(),
             frozenset({"consultant"}),

@@ -21,11 +21,11 @@ from lore_runtime.errors import FailedPrecondition, InvalidArgument
 
 from tests.fakes import FixedClock
 from tests.fakes_agent import (
-    FakeBeliefs,
     FakeContextAssembler,
     FakeEngagement,
     FakeLanguageModel,
     FakeMemories,
+    FakeObservations,
     FakeWorkingMemory,
     InMemoryTranscript,
     InMemoryTurnLoop,
@@ -339,7 +339,7 @@ async def test_an_assistant_turn_is_reflected_into_the_agents_commitment(world: 
         world.results,
         RuleExtractor(),
         memories,
-        FakeBeliefs(),
+        FakeObservations(),
         FakeEngagement(),
         world.working_memory,
     )

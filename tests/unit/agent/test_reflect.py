@@ -16,9 +16,9 @@ from lore_runtime.errors import DependencyUnavailable
 
 from tests.fakes import FixedClock
 from tests.fakes_agent import (
-    FakeBeliefs,
     FakeEngagement,
     FakeMemories,
+    FakeObservations,
     FakeWorkingMemory,
     InMemoryTranscript,
     InMemoryTurnLoop,
@@ -58,7 +58,7 @@ class World:
         self.transcript = InMemoryTranscript()
         self.results = InMemoryTurnLoop(self.transcript)
         self.memories = FakeMemories()
-        self.beliefs = FakeBeliefs()
+        self.observations = FakeObservations()
         self.engagement = FakeEngagement()
         self.engagement_skips: list[str] = []  # the reasons the metric counts
         self.working_memory = FakeWorkingMemory()
@@ -70,7 +70,7 @@ class World:
             self.results,
             self.extractor,
             self.memories,
-            self.beliefs,
+            self.observations,
             self.engagement,
             self.working_memory,
             self.engagement_agents,
@@ -114,12 +114,12 @@ async def test_turns_are_reflected_in_order_and_the_watermark_moves_per_turn(wor
     assert read == 5
     assert world.results.marks == [(world.session_id, sequence) for sequence in (1, 2, 3, 4, 5)]
     assert await world.results.reflected_through(ORG, world.session_id) == 5
-    assert [(o.claim.slot, o.evidence.turn_id) for o in world.beliefs.observed] == [
+    assert [(o.claim.slot, o.evidence.turn_id) for o in world.observations.observed] == [
         ("diet", turns[0].id),
         ("home_city", turns[2].id),
         ("drink", turns[3].id),
     ]
-    assert [o.claim.summary for o in world.beliefs.observed] == [
+    assert [o.claim.summary for o in world.observations.observed] == [
         "The user is vegetarian.",
         "The user lives in Lisbon.",
         "The user prefers tea over coffee.",
@@ -137,11 +137,11 @@ async def test_turns_are_reflected_in_order_and_the_watermark_moves_per_turn(wor
 async def test_a_job_for_a_sequence_already_covered_does_nothing(world: World) -> None:
     await world.say(CONVERSATION)
     await world.reflect(5)
-    calls = (len(world.memories.calls), len(world.beliefs.calls), len(world.working_memory.calls))
+    calls = (len(world.memories.calls), len(world.observations.calls), len(world.working_memory.calls))
 
     assert await world.reflect(3) == 0
     assert await world.reflect(5) == 0
-    assert (len(world.memories.calls), len(world.beliefs.calls), len(world.working_memory.calls)) == calls
+    assert (len(world.memories.calls), len(world.observations.calls), len(world.working_memory.calls)) == calls
     assert world.results.marks[-1] == (world.session_id, 5) and len(world.results.marks) == 5
 
 
@@ -151,25 +151,25 @@ async def test_a_partial_job_stops_at_its_sequence(world: World) -> None:
     assert await world.reflect(2) == 2
     assert await world.results.reflected_through(ORG, world.session_id) == 2
     assert await world.reflect(5) == 3
-    assert [o.claim.slot for o in world.beliefs.observed] == ["diet", "home_city", "drink"]
+    assert [o.claim.slot for o in world.observations.observed] == ["diet", "home_city", "drink"]
 
 
 async def test_a_run_that_fails_half_way_resumes_at_that_turn_and_writes_nothing_twice(world: World) -> None:
     turns = await world.say(CONVERSATION)
-    world.beliefs.fail_for_turns = {turns[2].id}
+    world.observations.fail_for_turns = {turns[2].id}
 
     with pytest.raises(DependencyUnavailable):
         await world.reflect(5)
     assert await world.results.reflected_through(ORG, world.session_id) == 2
     ids_after_crash = set(world.memories.items)
 
-    world.beliefs.fail_for_turns = set()
+    world.observations.fail_for_turns = set()
     assert await world.reflect(5) == 3
 
     assert await world.results.reflected_through(ORG, world.session_id) == 5
-    request_ids = [o.request_id for o in world.beliefs.observed]
+    request_ids = [o.request_id for o in world.observations.observed]
     assert len(request_ids) == len(set(request_ids)) == 3
-    assert [o.claim.slot for o in world.beliefs.observed] == ["diet", "home_city", "drink"]
+    assert [o.claim.slot for o in world.observations.observed] == ["diet", "home_city", "drink"]
     # turn 3's Remember ran twice and landed on the same ids; nothing else was written twice
     third = [memory_id for memory_id, write in world.memories.writes if write.turn_ids == (turns[2].id,)]
     assert len(third) == 4 and third[:2] == third[2:]
@@ -204,7 +204,7 @@ async def test_claims_carry_the_turn_and_its_memory_ids_as_evidence(world: World
 
     await world.reflect(1)
 
-    (observed,) = world.beliefs.observed
+    (observed,) = world.observations.observed
     (keys,) = world.memories.remembered
     assert keys[0] == f"turn:{turn.id}"
     assert observed.evidence == Evidence(turn.id, tuple(memory_id_for(key) for key in keys), turn.created_at)
@@ -419,4 +419,4 @@ async def test_beliefs_are_observed_under_the_sessions_scope() -> None:
 
     await world.reflect(1)
 
-    assert [o.scope for o in world.beliefs.observed] == [team_scope]
+    assert [o.scope for o in world.observations.observed] == [team_scope]

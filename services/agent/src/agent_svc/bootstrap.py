@@ -30,7 +30,7 @@ from agent_svc.adapters.grpc_assembler import GrpcContextAssembler
 from agent_svc.adapters.grpc_episodes import GrpcEpisodes
 from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
 from agent_svc.adapters.grpc_memories import GrpcMemories
-from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
+from agent_svc.adapters.grpc_observations import GrpcEngagement, GrpcObservations
 from agent_svc.adapters.grpc_timeline import GrpcTimeline
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
 from agent_svc.adapters.pgqueuer_jobs import JobWorker, PgqueuerAdmin, RetryPolicy, prune_history
@@ -160,7 +160,7 @@ async def build(
             results,
             extractor,
             memories,
-            GrpcBeliefs(observations),
+            GrpcObservations(observations),
             GrpcEngagement(observations),
             working_memory,
             settings.engagement_agents,

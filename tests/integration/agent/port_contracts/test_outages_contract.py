@@ -16,7 +16,7 @@ from agent_svc.adapters.grpc_assembler import GrpcContextAssembler
 from agent_svc.adapters.grpc_episodes import GrpcEpisodes
 from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
 from agent_svc.adapters.grpc_memories import GrpcMemories
-from agent_svc.adapters.grpc_observations import GrpcBeliefs, GrpcEngagement
+from agent_svc.adapters.grpc_observations import GrpcEngagement, GrpcObservations
 from agent_svc.adapters.grpc_timeline import GrpcTimeline
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
 from agent_svc.domain.extraction import EpisodeDraft, ExtractedClaim
@@ -27,11 +27,11 @@ from lore_runtime.channels import create_channel
 from lore_runtime.errors import DependencyUnavailable
 
 from tests.fakes_agent import (
-    FakeBeliefs,
     FakeContextAssembler,
     FakeEngagement,
     FakeEpisodes,
     FakeMemories,
+    FakeObservations,
     FakeSubjectEraser,
     FakeTimeline,
     FakeWorkingMemory,
@@ -56,9 +56,9 @@ PORTS: dict[str, tuple[Callable[[], Any], Callable[[grpc.aio.Channel], Any], lis
             lambda port: port.complete_commitments(SCOPE, ["Send the report"]),
         ],
     ),
-    "beliefs": (
-        FakeBeliefs,
-        GrpcBeliefs,
+    "observations": (
+        FakeObservations,
+        GrpcObservations,
         [lambda port: port.observe(SCOPE, CLAIM, Evidence(TURN.id, (), T0), "r-1")],
     ),
     "engagement": (

@@ -14,7 +14,7 @@ from lore_runtime.grpc_errors import from_rpc_error
 
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.transcript import Scope
-from agent_svc.usecases.ports import ErasedBeliefs
+from agent_svc.usecases.ports import ErasedObservations
 
 TIMEOUT_S = 60.0
 PAGE = 500  # ListMemories' largest page
@@ -65,7 +65,7 @@ class GrpcSubjectEraser:
 
     async def erase_observations(
         self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
-    ) -> ErasedBeliefs:
+    ) -> ErasedObservations:
         try:
             response = await self._observations.EraseSubject(
                 observation_service_pb2.EraseSubjectRequest(
@@ -79,7 +79,7 @@ class GrpcSubjectEraser:
             )
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
-        return ErasedBeliefs(
+        return ErasedObservations(
             {
                 "observations": response.observations_erased,
                 "evidence": response.evidence_erased,

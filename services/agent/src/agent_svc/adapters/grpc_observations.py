@@ -1,4 +1,4 @@
-"""The Beliefs and Engagement ports on the observations service.
+"""The Observations and Engagement ports on the observations service.
 
 A claim becomes an Observe call whose evidence is the turn (the speaker's words) and the
 memories reflection wrote from it, scoped to the session's user, agent and team (the belief is
@@ -57,7 +57,7 @@ def subject_of(scope: Scope, claim: ExtractedClaim) -> tuple[int, str]:
     return opb.SUBJECT_TYPE_PROJECT, claim.subject_id or "project"
 
 
-class GrpcBeliefs:
+class GrpcObservations:
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._stub = observation_service_pb2_grpc.ObservationServiceStub(channel)
 

@@ -135,7 +135,7 @@ class Evidence:
     observed_at: datetime
 
 
-class Beliefs(Protocol):
+class Observations(Protocol):
     async def observe(self, scope: Scope, claim: ExtractedClaim, evidence: Evidence, request_id: str) -> list[str]:
         """Observations.Observe: the claim, with the turn and the memories as evidence. Returns, when the
         claim superseded the slot's earlier belief, the memories that were that belief's evidence."""
@@ -295,7 +295,7 @@ class SubjectEraser(Protocol):
 
     async def erase_observations(
         self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
-    ) -> ErasedBeliefs:
+    ) -> ErasedObservations:
         """ObservationService.EraseSubject: beliefs about the subject, evidence citing the sources,
         beliefs left without support and, with ``user_id``, every belief scoped to that user whatever
         it is about."""
@@ -307,8 +307,8 @@ class SubjectEraser(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class ErasedBeliefs:
-    """One EraseSubject answer: its counts, and the erased beliefs not scoped to the erased user."""
+class ErasedObservations:
+    """One EraseSubject answer: its counts, and the erased observations not scoped to the erased user."""
 
     counts: dict[str, int]
     shared_ids: tuple[str, ...] = ()

@@ -27,12 +27,12 @@ from agent_svc.domain.transcript import Session, Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.engage import engage
 from agent_svc.usecases.ports import (
-    Beliefs,
     EmotionPoint,
     Engagement,
     Evidence,
     Memories,
     MemoryWrite,
+    Observations,
     Transcript,
     TurnLoopStore,
     WorkingMemory,
@@ -53,7 +53,7 @@ class ReflectionServices:
     results: TurnLoopStore
     extractor: Extractor
     memories: Memories
-    beliefs: Beliefs
+    observations: Observations
     engagement: Engagement
     working_memory: WorkingMemory
     engagement_agents: frozenset[str] = frozenset()
@@ -144,7 +144,7 @@ async def reflect_turn(
     evidence = Evidence(turn.id, tuple(ids), turn.created_at)
     for claim in found.claims:
         request_id = _key("observe", turn.id, claim.kind, claim.subject_id, claim.slot)
-        replaced = await services.beliefs.observe(session.scope, claim, evidence, request_id)
+        replaced = await services.observations.observe(session.scope, claim, evidence, request_id)
         # A correction ("not vegetarian any more") superseded the slot's belief: the memories that said
         # the old value leave contexts with it (history keeps them).
         if replaced:

@@ -12,19 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
-from datetime import datetime
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import numpy as np
 from lore_runtime.errors import FailedPrecondition
-
-from memory_svc.domain.episode import Episode
-from memory_svc.domain.lexical import SparseVector
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
-from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
-from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodePage, ThreadCursor, ThreadPage
-from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
 
 
 class VectorState:
@@ -81,175 +72,65 @@ class _Switchable:
                 if error.reason != "STORE_CLOSED" or (store is self.store and self._open.is_set()):
                     raise
 
-    async def _vectors(self) -> None:
+
+def _guarded(method: str, *, uses_vectors: bool = False, writes: bool = False) -> Callable[..., Awaitable[Any]]:
+    """The port method ``method`` of the current store, behind the guards it needs: ``uses_vectors``
+    refuses it while the stored vectors are another model's, ``writes`` while a reindex copies.
+    Arguments pass through unchanged; the ports (usecases/*ports.py) say what each method does."""
+
+    async def call(self: _Switchable, *args: Any, **kwargs: Any) -> Any:
+        if uses_vectors:
+            self.state.require_vectors()
+        if writes:
+            self.state.require_writable()
+        return await self._call(method, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = method
+    return call
+
+
+def _streamed(method: str, *, uses_vectors: bool = False) -> Callable[..., AsyncIterator[Any]]:
+    """The streaming port method ``method`` of the store current when it starts, as ``_guarded``."""
+
+    async def stream(self: _Switchable, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         await self._open.wait()
-        self.state.require_vectors()
+        if uses_vectors:
+            self.state.require_vectors()
+        async for batch in getattr(self.store, method)(*args, **kwargs):
+            yield batch
+
+    stream.__name__ = stream.__qualname__ = method
+    return stream
 
 
 class GuardedMemoryIndex(_Switchable):
     """The MemoryIndex and MemoryCatalog ports over the live items store."""
 
-    async def upsert(
-        self, items: Sequence[MemoryItem], vectors: np.ndarray, sparse: Sequence[SparseVector] | None = None
-    ) -> None:
-        self.state.require_vectors()
-        self.state.require_writable()
-        await self._call("upsert", items, vectors, sparse)
+    upsert = _guarded("upsert", uses_vectors=True, writes=True)
+    search = _guarded("search", uses_vectors=True)
+    search_lexical = _guarded("search_lexical", uses_vectors=True)
+    get = _guarded("get")
+    # Vectors of another model would be compared with this model's: refuse, like a search.
+    vectors = _guarded("vectors", uses_vectors=True)
+    count = _guarded("count")
+    page = _guarded("page")
+    org_ids = _guarded("org_ids")
+    replace_payloads = _guarded("replace_payloads", writes=True)
+    delete_scope = _guarded("delete_scope", writes=True)
 
-    async def search(
-        self,
-        org_id: str,
-        scope: Scope,
-        vector: np.ndarray,
-        k: int,
-        memory_types: Sequence[MemoryType] = (),
-        *,
-        filters: SearchFilter = DEFAULT_FILTER,
-        scope_match: ScopeMatch = ScopeMatch.BROWSE,
-    ) -> list[tuple[str, float]]:
-        self.state.require_vectors()
-        return await self._call(
-            "search", org_id, scope, vector, k, memory_types, filters=filters, scope_match=scope_match
-        )
-
-    async def search_lexical(
-        self,
-        org_id: str,
-        scope: Scope,
-        query: SparseVector,
-        k: int,
-        memory_types: Sequence[MemoryType] = (),
-        *,
-        filters: SearchFilter = DEFAULT_FILTER,
-        scope_match: ScopeMatch = ScopeMatch.BROWSE,
-    ) -> list[tuple[str, float]]:
-        self.state.require_vectors()
-        return await self._call(
-            "search_lexical", org_id, scope, query, k, memory_types, filters=filters, scope_match=scope_match
-        )
-
-    async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
-        return await self._call("get", org_id, ids)
-
-    async def vectors(self, org_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        # Vectors of another model would be compared with this model's: refuse, like a search.
-        self.state.require_vectors()
-        return await self._call("vectors", org_id, ids)
-
-    async def count(self, org_id: str) -> int:
-        return await self._call("count", org_id)
-
-    async def page(
-        self,
-        org_id: str,
-        scope: Scope,
-        memory_types: Sequence[MemoryType],
-        statuses: Sequence[MemoryStatus],
-        order: MemoryOrder,
-        limit: int,
-        after: MemoryCursor | None = None,
-        *,
-        scope_match: ScopeMatch = ScopeMatch.BROWSE,
-    ) -> list[MemoryItem]:
-        return await self._call(
-            "page", org_id, scope, memory_types, statuses, order, limit, after, scope_match=scope_match
-        )
-
-    async def iterate(self, org_id: str, scope: Scope, batch_size: int) -> AsyncIterator[list[MemoryItem]]:
-        await self._open.wait()
-        async for batch in self.store.iterate(org_id, scope, batch_size):
-            yield batch
-
-    async def iterate_vectors(
-        self,
-        org_id: str,
-        scope: Scope,
-        memory_types: Sequence[MemoryType],
-        statuses: Sequence[MemoryStatus],
-        batch_size: int,
-    ) -> AsyncIterator[tuple[list[MemoryItem], np.ndarray]]:
-        await self._vectors()
-        async for batch in self.store.iterate_vectors(org_id, scope, memory_types, statuses, batch_size):
-            yield batch
-
-    async def org_ids(self) -> list[str]:
-        return await self._call("org_ids")
-
-    async def replace_payloads(
-        self, org_id: str, items: Sequence[MemoryItem], fields: Sequence[str] | None = None
-    ) -> None:
-        self.state.require_writable()
-        await self._call("replace_payloads", org_id, items, fields)
-
-    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
-        self.state.require_writable()
-        return await self._call("delete_scope", org_id, scope)
+    # Streamed: not re-run across a swap (the module's docstring).
+    iterate = _streamed("iterate")
+    iterate_vectors = _streamed("iterate_vectors", uses_vectors=True)
 
 
 class GuardedEpisodeIndex(_Switchable):
     """The EpisodeIndex port over the live episodes store."""
 
-    async def upsert(self, episode: Episode, vector: np.ndarray) -> None:
-        self.state.require_vectors()
-        self.state.require_writable()
-        await self._call("upsert", episode, vector)
-
-    async def get(self, org_id: str, episode_id: str) -> Episode | None:
-        return await self._call("get", org_id, episode_id)
-
-    async def list(
-        self,
-        org_id: str,
-        scope: Scope,
-        page_size: int,
-        cursor: EpisodeCursor | None = None,
-        *,
-        ended_after: datetime | None = None,
-        min_salience: float | None = None,
-        scope_match: ScopeMatch = ScopeMatch.BROWSE,
-    ) -> EpisodePage:
-        return await self._call(
-            "list",
-            org_id,
-            scope,
-            page_size,
-            cursor,
-            ended_after=ended_after,
-            min_salience=min_salience,
-            scope_match=scope_match,
-        )
-
-    async def search(
-        self,
-        org_id: str,
-        scope: Scope,
-        vector: np.ndarray,
-        k: int,
-        *,
-        min_salience: float | None = None,
-        scope_match: ScopeMatch = ScopeMatch.BROWSE,
-    ) -> list[tuple[Episode, float]]:
-        self.state.require_vectors()
-        return await self._call("search", org_id, scope, vector, k, min_salience=min_salience, scope_match=scope_match)
-
-    async def get_many(self, org_id: str, episode_ids: Sequence[str]) -> list[Episode]:
-        return await self._call("get_many", org_id, episode_ids)
-
-    async def update_salience(self, org_id: str, episodes: Sequence[Episode]) -> None:
-        self.state.require_writable()
-        await self._call("update_salience", org_id, episodes)
-
-    async def list_open_threads(
-        self,
-        org_id: str,
-        scope: Scope,
-        page_size: int,
-        cursor: ThreadCursor | None = None,
-        *,
-        scope_match: ScopeMatch = ScopeMatch.BROWSE,
-    ) -> ThreadPage:
-        return await self._call("list_open_threads", org_id, scope, page_size, cursor, scope_match=scope_match)
-
-    async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
-        self.state.require_writable()
-        return await self._call("delete_scope", org_id, scope)
+    upsert = _guarded("upsert", uses_vectors=True, writes=True)
+    get = _guarded("get")
+    list = _guarded("list")
+    search = _guarded("search", uses_vectors=True)
+    get_many = _guarded("get_many")
+    update_salience = _guarded("update_salience", writes=True)
+    list_open_threads = _guarded("list_open_threads")
+    delete_scope = _guarded("delete_scope", writes=True)

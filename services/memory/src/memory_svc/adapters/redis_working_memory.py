@@ -32,6 +32,7 @@ import redis.asyncio as redis
 
 from memory_svc.adapters.redis_calls import RedisCalls
 from memory_svc.domain.working_memory import (
+    UPDATABLE_PATHS,
     EmotionReading,
     PendingSlot,
     Plan,
@@ -41,17 +42,8 @@ from memory_svc.domain.working_memory import (
     WorkingMemory,
 )
 
-FIELDS = (
-    "summary",
-    "active_plan",
-    "emotion_trajectory",
-    "pending_slots",
-    "last_tool_result",
-    "context_fingerprint",
-    "turn_count",
-    "updated_at",
-    "expires_at",
-)
+# The hash fields read back (not the idem:<key> ones): every updatable path, then the bookkeeping.
+FIELDS = (*UPDATABLE_PATHS, "turn_count", "updated_at", "expires_at")
 
 # Both scripts start with it. KEYS[3]: the fence; ARGV[1]: the caller's token, "" when unchecked.
 _FENCE_CHECK = """

@@ -16,6 +16,7 @@ from memory_svc.domain.episode import Episode, EpisodeDraft, new_episode
 from memory_svc.domain.episode_salience import accessed, as_of
 from memory_svc.domain.model import MemoryType, Scope
 from memory_svc.domain.salience import FLOOR, episode_half_life, parse_half_lives
+from memory_svc.usecases.access_ports import AccessRequest
 from memory_svc.usecases.episode_salience import decay_episodes, record_episode_access
 from memory_svc.usecases.episodes import create_episode, get_episode, list_episodes
 
@@ -62,10 +63,7 @@ async def record(deps, org: str, ids, *, request_id: str = "", access_log=None, 
     return await record_episode_access(
         org,
         ids,
-        reason="prime",
-        session_id="s-1",
-        principal="assembler",
-        request_id=request_id,
+        AccessRequest(reason="prime", session_id="s-1", principal="assembler", request_id=request_id),
         index=deps["index"],
         access_log=access_log or IdempotentAccessLog(),
         clock=deps["clock"],

@@ -7,6 +7,7 @@ from lore_runtime import errors
 from memory_svc.domain.ids import memory_id
 from memory_svc.domain.model import MemoryDraft, MemoryStatus, MemoryType, Scope
 from memory_svc.domain.salience import salience
+from memory_svc.usecases.access_ports import AccessRequest
 from memory_svc.usecases.recall import recall
 from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.remember import remember
@@ -237,10 +238,7 @@ async def _access(deps, reason: str) -> tuple[int, _RecordingAccessLog]:
     recorded = await record_items_access(
         "org-a",
         items,
-        reason="recall",
-        session_id="s",
-        principal="p",
-        request_id="r",
+        AccessRequest(reason="recall", session_id="s", principal="p", request_id="r"),
         catalog=_RefusingCatalog(reason),
         access_log=access_log,
         clock=deps["clock"],

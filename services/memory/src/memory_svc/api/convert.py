@@ -7,9 +7,9 @@ whole: nothing is written (the use cases never see a half-valid request).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from google.protobuf import timestamp_pb2
@@ -17,8 +17,10 @@ from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
 from lore_runtime.proto_time import to_timestamp
+from lore_runtime.request_context import RequestContext
 
 from memory_svc.domain import limits
+from memory_svc.domain.episode import MAX_REQUEST_ID_CHARS
 from memory_svc.domain.model import (
     MemoryDraft,
     MemoryItem,
@@ -29,6 +31,10 @@ from memory_svc.domain.model import (
     ScopeMatch,
     ScoredMemory,
 )
+from memory_svc.usecases.access_ports import AccessRequest
+from memory_svc.usecases.record_access import CLIENT_REASONS
+
+_Value = TypeVar("_Value")
 
 _TYPE_TO_PB = {kind: pb.MemoryType.Value(f"MEMORY_TYPE_{kind.name}") for kind in MemoryType}
 _TYPE_FROM_PB = {value: kind for kind, value in _TYPE_TO_PB.items()}
@@ -41,12 +47,20 @@ _SCOPE_MATCH_FROM_PB = {
 }
 
 
-def memory_type_from_pb(value: int, field: str) -> MemoryType:
+def enum_from_pb(
+    table: Mapping[int, _Value], value: int, field: str, pb_enum: Any, accepted: Iterable[int] | None = None
+) -> _Value:
+    """``table[value]``; an unknown value is refused, naming the ``accepted`` values (by default
+    every key of ``table``) as ``pb_enum`` spells them."""
     try:
-        return _TYPE_FROM_PB[value]
+        return table[value]
     except KeyError:
-        names = ", ".join(pb.MemoryType.Name(v) for v in _TYPE_FROM_PB)
+        names = ", ".join(pb_enum.Name(v) for v in (table if accepted is None else accepted))
         raise errors.InvalidArgument(field, f"must be one of {names}") from None
+
+
+def memory_type_from_pb(value: int, field: str) -> MemoryType:
+    return enum_from_pb(_TYPE_FROM_PB, value, field, pb.MemoryType)
 
 
 def scope_from_pb(scope: scope_pb2.Scope, field: str) -> Scope:
@@ -61,11 +75,19 @@ def scope_from_pb(scope: scope_pb2.Scope, field: str) -> Scope:
 
 def scope_match_from_pb(value: int, field: str) -> ScopeMatch:
     """SCOPE_MATCH_UNSPECIFIED is the browse match (the default); an unknown value is refused."""
-    try:
-        return _SCOPE_MATCH_FROM_PB[value]
-    except KeyError:
-        names = ", ".join(scope_pb2.ScopeMatch.Name(v) for v in _SCOPE_MATCH_FROM_PB)
-        raise errors.InvalidArgument(field, f"must be one of {names}") from None
+    return enum_from_pb(_SCOPE_MATCH_FROM_PB, value, field, scope_pb2.ScopeMatch)
+
+
+def access_from_pb(request: Any, caller: RequestContext) -> AccessRequest:
+    """Who records uses and why, from a RecordAccess or RecordEpisodeAccess request: a client's
+    reason ("client" when unset), the session id cut to 256 characters, the caller's principal,
+    and the request's id or else the caller's."""
+    reason = request.reason or "client"
+    if reason not in CLIENT_REASONS:
+        raise errors.InvalidArgument("reason", f"must be one of {', '.join(CLIENT_REASONS)}")
+    if len(request.request_id) > MAX_REQUEST_ID_CHARS:  # the access log's key column is bounded
+        raise errors.InvalidArgument("request_id", f"at most {MAX_REQUEST_ID_CHARS} characters")
+    return AccessRequest(reason, request.session_id[:256], caller.principal, request.request_id or caller.request_id)
 
 
 def scope_to_pb(scope: Scope) -> scope_pb2.Scope:
@@ -133,12 +155,10 @@ def memory_types_from_pb(values: Sequence[int], field: str) -> list[MemoryType]:
 
 def recall_filters_from_pb(request: pb.RecallRequest) -> dict[str, Any]:
     """The keyword filters of ``usecases.recall.recall``: statuses, min_salience, valid_after/before."""
-    statuses = []
-    for position, value in enumerate(request.statuses):
-        if value not in _STATUS_FROM_PB:
-            names = ", ".join(pb.MemoryStatus.Name(v) for v in _STATUS_FROM_PB)
-            raise errors.InvalidArgument(f"statuses[{position}]", f"must be one of {names}")
-        statuses.append(_STATUS_FROM_PB[value])
+    statuses = [
+        enum_from_pb(_STATUS_FROM_PB, value, f"statuses[{position}]", pb.MemoryStatus)
+        for position, value in enumerate(request.statuses)
+    ]
     min_salience = request.min_salience if request.HasField("min_salience") else None
     if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
         raise errors.InvalidArgument("min_salience", "must be a non-negative number")

@@ -22,7 +22,7 @@ from lore_embeddings import Embedder
 from lore_runtime import errors
 from lore_runtime.proto_time import to_timestamp
 
-from memory_svc.api.convert import scope_from_pb, scope_to_pb
+from memory_svc.api.convert import enum_from_pb, scope_from_pb, scope_to_pb
 from memory_svc.domain.episode import (
     ActionItem,
     Episode,
@@ -49,11 +49,7 @@ def _timestamp(message: timestamp_pb2.Timestamp, field: str) -> datetime:
 
 
 def thread_status_from_pb(value: int, field: str) -> ThreadStatus:
-    try:
-        return _STATUS_FROM_PB[value]
-    except KeyError:
-        names = ", ".join(pb.ThreadStatus.Name(v) for v in _STATUS_TO_PB.values())
-        raise errors.InvalidArgument(field, f"must be one of {names}") from None
+    return enum_from_pb(_STATUS_FROM_PB, value, field, pb.ThreadStatus, accepted=_STATUS_TO_PB.values())
 
 
 def draft_from_pb(episode: pb.Episode, field: str = "episode") -> EpisodeDraft:

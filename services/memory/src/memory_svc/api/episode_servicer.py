@@ -13,14 +13,12 @@ from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import episode_convert, import_convert
-from memory_svc.api.convert import scope_from_pb, scope_match_from_pb
-from memory_svc.domain.episode import MAX_REQUEST_ID_CHARS
+from memory_svc.api.convert import access_from_pb, scope_from_pb, scope_match_from_pb
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases import episode_salience, episode_search, episodes, org_transfer
 from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.manage_memories import validate_ids
-from memory_svc.usecases.record_access import CLIENT_REASONS
 
 
 class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
@@ -166,18 +164,11 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
         caller = request_context.current()
         if self._access_log is None:
             raise errors.Unimplemented("this memory service was built without an access log")
-        reason = request.reason or "client"
-        if reason not in CLIENT_REASONS:
-            raise errors.InvalidArgument("reason", f"must be one of {', '.join(CLIENT_REASONS)}")
-        if len(request.request_id) > MAX_REQUEST_ID_CHARS:
-            raise errors.InvalidArgument("request_id", f"at most {MAX_REQUEST_ID_CHARS} characters")
+        access = access_from_pb(request, caller)
         recorded = await episode_salience.record_episode_access(
             caller.org_id,
             validate_ids(list(request.episode_ids), "episode_ids"),
-            reason=reason,
-            session_id=request.session_id[:256],
-            principal=caller.principal,
-            request_id=request.request_id or caller.request_id,
+            access,
             index=self._index,
             access_log=self._access_log,
             clock=self._clock,

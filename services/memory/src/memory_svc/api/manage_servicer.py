@@ -14,14 +14,13 @@ from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors, request_context
 
 from memory_svc.api import convert, import_convert, manage_convert
-from memory_svc.domain.episode import MAX_REQUEST_ID_CHARS
 from memory_svc.usecases import manage_memories
 from memory_svc.usecases.consolidate import run_consolidation
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.episode_salience import decay_episodes
 from memory_svc.usecases.export import export_memories
 from memory_svc.usecases.org_transfer import import_memories
-from memory_svc.usecases.record_access import CLIENT_REASONS, record_access
+from memory_svc.usecases.record_access import record_access
 from memory_svc.usecases.reindex import reindex
 
 
@@ -160,18 +159,11 @@ class MemoryManagementRpcs:
 
     async def RecordAccess(self, request: pb.RecordAccessRequest, context: Any) -> pb.RecordAccessResponse:
         caller = request_context.current()
-        reason = request.reason or "client"
-        if reason not in CLIENT_REASONS:
-            raise errors.InvalidArgument("reason", f"must be one of {', '.join(CLIENT_REASONS)}")
-        if len(request.request_id) > MAX_REQUEST_ID_CHARS:  # the access log's key column is bounded
-            raise errors.InvalidArgument("request_id", f"at most {MAX_REQUEST_ID_CHARS} characters")
+        access = convert.access_from_pb(request, caller)
         recorded = await record_access(
             caller.org_id,
             manage_memories.validate_ids(list(request.memory_ids), "memory_ids"),
-            reason=reason,
-            session_id=request.session_id[:256],
-            principal=caller.principal,
-            request_id=request.request_id or caller.request_id,
+            access,
             index=self._index,
             catalog=self._catalog,
             access_log=self._access_log,

@@ -24,7 +24,7 @@ from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
 from memory_svc.domain.model import MemoryType
 from memory_svc.domain.ranking import RankingWeights
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS, recency
-from memory_svc.usecases.access_ports import AccessLog
+from memory_svc.usecases.access_ports import AccessLog, AccessRequest
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
@@ -119,10 +119,7 @@ class MemoryServicer(MemoryManagementRpcs, PurgeRpcs, memory_service_pb2_grpc.Me
             await record_items_access(
                 caller.org_id,
                 [hit.item for hit in hits],
-                reason="recall",
-                session_id=request.session_id[:256],
-                principal=caller.principal,
-                request_id=caller.request_id,
+                AccessRequest("recall", request.session_id[:256], caller.principal, caller.request_id),
                 catalog=self._catalog,
                 access_log=self._access_log,
                 clock=self._clock,

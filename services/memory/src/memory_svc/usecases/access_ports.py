@@ -9,6 +9,22 @@ from typing import Protocol
 
 
 @dataclass(frozen=True, slots=True)
+class AccessRequest:
+    """Who records uses of memories or episodes and why: the same for each one a call names."""
+
+    reason: str
+    session_id: str
+    principal: str
+    request_id: str
+
+    def entry(self, memory_id: str, user_id: str, accessed_at: datetime, kind: str = "memory") -> Access:
+        """The access log's entry for one use of ``memory_id`` (an episode's id with ``kind="episode"``)."""
+        return Access(
+            memory_id, user_id, self.session_id, self.reason, self.principal, self.request_id, accessed_at, kind
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Access:
     memory_id: str  # the memory item's id, or the episode's (``kind``)
     user_id: str

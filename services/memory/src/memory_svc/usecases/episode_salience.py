@@ -19,7 +19,7 @@ from opentelemetry import trace
 from memory_svc.domain.episode_salience import accessed, as_of
 from memory_svc.domain.model import Scope
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
-from memory_svc.usecases.access_ports import Access, AccessLog
+from memory_svc.usecases.access_ports import AccessLog, AccessRequest
 from memory_svc.usecases.decay import TOLERANCE
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex
 
@@ -31,11 +31,8 @@ BATCH = 100  # the index's largest page
 async def record_episode_access(
     org_id: str,
     episode_ids: Sequence[str],
+    access: AccessRequest,
     *,
-    reason: str,
-    session_id: str,
-    principal: str,
-    request_id: str,
     index: EpisodeIndex,
     access_log: AccessLog,
     clock: Clock,
@@ -49,10 +46,7 @@ async def record_episode_access(
         if not episodes:
             return 0
         now = clock.now()
-        accesses = [
-            Access(episode.id, episode.scope.user_id, session_id, reason, principal, request_id, now, kind="episode")
-            for episode in episodes
-        ]
+        accesses = [access.entry(episode.id, episode.scope.user_id, now, kind="episode") for episode in episodes]
         recorded = set(await access_log.record(org_id, accesses))
         used = [accessed(episode, now, half_life_days) for episode in episodes if episode.id in recorded]
         if used:

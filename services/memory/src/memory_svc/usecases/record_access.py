@@ -16,7 +16,7 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.model import MemoryItem
 from memory_svc.domain.salience import salience_of_type
-from memory_svc.usecases.access_ports import Access, AccessLog
+from memory_svc.usecases.access_ports import AccessLog, AccessRequest
 from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.ports import MemoryIndex
 
@@ -30,11 +30,8 @@ ACCESS_FIELDS = ("access_count", "last_accessed_at", "current_salience")
 async def record_access(
     org_id: str,
     memory_ids: Sequence[str],
+    access: AccessRequest,
     *,
-    reason: str,
-    session_id: str,
-    principal: str,
-    request_id: str,
     index: MemoryIndex,
     catalog: MemoryCatalog,
     access_log: AccessLog,
@@ -43,27 +40,14 @@ async def record_access(
     """Record access to memories named by id (RecordAccess)."""
     # Only the caller's own items: another org's id records nothing and reveals nothing.
     items = await index.get(org_id, list(dict.fromkeys(memory_ids)))
-    return await record_items_access(
-        org_id,
-        items,
-        reason=reason,
-        session_id=session_id,
-        principal=principal,
-        request_id=request_id,
-        catalog=catalog,
-        access_log=access_log,
-        clock=clock,
-    )
+    return await record_items_access(org_id, items, access, catalog=catalog, access_log=access_log, clock=clock)
 
 
 async def record_items_access(
     org_id: str,
     items: Sequence[MemoryItem],
+    access: AccessRequest,
     *,
-    reason: str,
-    session_id: str,
-    principal: str,
-    request_id: str,
     catalog: MemoryCatalog,
     access_log: AccessLog,
     clock: Clock,
@@ -72,7 +56,7 @@ async def record_items_access(
     if not items:
         return 0
     now = clock.now()
-    accesses = [Access(item.id, item.scope.user_id, session_id, reason, principal, request_id, now) for item in items]
+    accesses = [access.entry(item.id, item.scope.user_id, now) for item in items]
     recorded = set(await access_log.record(org_id, accesses))
     refreshed = [
         dataclasses.replace(

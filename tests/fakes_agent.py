@@ -1,4 +1,4 @@
-"""Hand-written fakes of the agent's ports (agent_svc.usecases.ports), for unit tests of its use
+"""Hand-written fakes of the agent's ports (agent_svc.usecases.*_ports), for unit tests of its use
 cases.
 
 ``InMemoryTranscript`` and ``InMemoryTurnLoop`` are kept honest by
@@ -45,7 +45,11 @@ from agent_svc.domain.jobs import Job, erase_job
 from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 from agent_svc.domain.turn_loop import Assembled, TurnResult
-from agent_svc.usecases.ports import EmotionPoint, ErasedObservations, Erasure, Evidence, MemoryWrite, StoredDigest
+from agent_svc.usecases.digest_ports import StoredDigest
+from agent_svc.usecases.erasure_ports import ErasedObservations, Erasure
+from agent_svc.usecases.memory_ports import MemoryWrite
+from agent_svc.usecases.reflection_ports import Evidence
+from agent_svc.usecases.turn_loop_ports import EmotionPoint
 from lore_runtime.errors import DependencyUnavailable, FailedPrecondition, InvalidArgument, QuotaExceeded
 
 _NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")

@@ -18,7 +18,7 @@ from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
 from agent_svc.domain.jobs import Job, episode_job, erase_job, reflect_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, turn_id_for
 from agent_svc.domain.turn_loop import TurnResult
-from agent_svc.usecases.ports import Erasure
+from agent_svc.usecases.erasure_ports import Erasure
 
 from tests.fakes_agent import InMemoryErasureStore, InMemoryTranscript, InMemoryTurnLoop
 

@@ -20,7 +20,7 @@ from agent_svc.adapters.postgres_erasure import PostgresErasureStore
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.domain.jobs import episode_job, erase_job, reflect_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, turn_id_for
-from agent_svc.usecases.ports import Erasure
+from agent_svc.usecases.erasure_ports import Erasure
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2, assembler_service_pb2_grpc
 from lore.common.v1 import scope_pb2

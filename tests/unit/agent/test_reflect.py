@@ -9,8 +9,8 @@ import pytest
 from agent_svc.domain.extraction import Plan
 from agent_svc.domain.rules import RuleExtractor
 from agent_svc.domain.transcript import Scope, Turn, turn_id_for
-from agent_svc.usecases.ports import Evidence
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
+from agent_svc.usecases.reflection_ports import Evidence
 from agent_svc.usecases.sessions import start_session
 from lore_runtime.errors import DependencyUnavailable
 

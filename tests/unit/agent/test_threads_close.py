@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from agent_svc.domain.extraction import EpisodeDraft, Thread
 from agent_svc.domain.transcript import Scope, Session, Turn
-from agent_svc.usecases.ports import MemoryWrite
+from agent_svc.usecases.memory_ports import MemoryWrite
 from agent_svc.usecases.threads import close_answered_threads
 
 from tests.fakes_agent import FakeEpisodes, FakeMemories

@@ -44,9 +44,12 @@ from agent_svc.domain.rules import RuleExtractor
 from agent_svc.usecases.digests import DigestServices, run_daily_digests
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
 from agent_svc.usecases.erasure import ErasureServices, run_erasure
-from agent_svc.usecases.ports import JobQueueAdmin, LanguageModel, Memories, Transcript
+from agent_svc.usecases.job_ports import JobQueueAdmin
+from agent_svc.usecases.memory_ports import Memories
 from agent_svc.usecases.process_turn import TurnServices
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
+from agent_svc.usecases.transcript_ports import Transcript
+from agent_svc.usecases.turn_loop_ports import LanguageModel
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.domain.transcript import Scope, Turn
-from agent_svc.usecases.ports import MemoryWrite
+from agent_svc.usecases.memory_ports import MemoryWrite
 
 from tests.fakes_agent import FakeMemories
 from tests.integration.agent.port_contracts.conftest import ActingAs, new_org

@@ -11,7 +11,7 @@ import pytest
 from agent_svc.adapters.grpc_observations import GrpcObservations
 from agent_svc.domain.extraction import ExtractedClaim
 from agent_svc.domain.transcript import Scope
-from agent_svc.usecases.ports import Evidence
+from agent_svc.usecases.reflection_ports import Evidence
 
 from tests.fakes_agent import FakeObservations
 from tests.integration.agent.port_contracts.conftest import ActingAs, new_org

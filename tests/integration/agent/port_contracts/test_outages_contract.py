@@ -21,7 +21,8 @@ from agent_svc.adapters.grpc_timeline import GrpcTimeline
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
 from agent_svc.domain.extraction import EpisodeDraft, ExtractedClaim
 from agent_svc.domain.transcript import Scope, Session, Turn
-from agent_svc.usecases.ports import Evidence, MemoryWrite
+from agent_svc.usecases.memory_ports import MemoryWrite
+from agent_svc.usecases.reflection_ports import Evidence
 from lore_devstack import free_port
 from lore_runtime.channels import create_channel
 from lore_runtime.errors import DependencyUnavailable

@@ -11,7 +11,7 @@ import pytest
 from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
 from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.domain.transcript import Scope
-from agent_svc.usecases.ports import MemoryWrite
+from agent_svc.usecases.memory_ports import MemoryWrite
 
 from tests.fakes_agent import FakeSubjectEraser, memory_id_for
 from tests.integration.agent.port_contracts.conftest import ActingAs, new_org

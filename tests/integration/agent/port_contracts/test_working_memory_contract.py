@@ -14,7 +14,7 @@ import pytest
 from agent_svc.adapters.grpc_working_memory import GrpcWorkingMemory
 from agent_svc.domain.extraction import Plan
 from agent_svc.domain.transcript import ToolInteraction, Turn
-from agent_svc.usecases.ports import EmotionPoint
+from agent_svc.usecases.turn_loop_ports import EmotionPoint
 from lore.memory.v1 import working_memory_service_pb2 as pb
 from lore.memory.v1 import working_memory_service_pb2_grpc
 from lore_runtime import request_context

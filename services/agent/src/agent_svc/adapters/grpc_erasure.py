@@ -14,7 +14,7 @@ from lore_runtime.grpc_errors import from_rpc_error
 
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.transcript import Scope
-from agent_svc.usecases.ports import ErasedObservations
+from agent_svc.usecases.erasure_ports import ErasedObservations
 
 TIMEOUT_S = 60.0
 PAGE = 500  # ListMemories' largest page

@@ -19,7 +19,7 @@ from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
 from agent_svc.domain.transcript import Scope, Turn
-from agent_svc.usecases.ports import MemoryWrite
+from agent_svc.usecases.memory_ports import MemoryWrite
 
 REMEMBER_BATCH = 100  # the memory service's MAX_BATCH
 TIMEOUT_S = 30.0

@@ -23,7 +23,7 @@ from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.engagement import ActiveHypothesis, EngagementView
 from agent_svc.domain.extraction import ExtractedClaim
 from agent_svc.domain.transcript import Scope
-from agent_svc.usecases.ports import Evidence
+from agent_svc.usecases.reflection_ports import Evidence
 
 TIMEOUT_S = 15.0
 MAX_EXCERPT = 1_000

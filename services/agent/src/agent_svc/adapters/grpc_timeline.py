@@ -25,7 +25,7 @@ from lore_runtime.proto_time import to_timestamp
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.digest import DayEpisode, Digest
 from agent_svc.domain.transcript import Scope
-from agent_svc.usecases.ports import StoredDigest
+from agent_svc.usecases.digest_ports import StoredDigest
 
 SYSTEM_PRINCIPAL = "system:daily-digests"
 TIMEOUT_S = 30.0

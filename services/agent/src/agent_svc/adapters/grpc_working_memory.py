@@ -17,7 +17,7 @@ from lore_runtime.proto_time import to_timestamp
 
 from agent_svc.domain.extraction import Plan
 from agent_svc.domain.transcript import ToolInteraction, Turn
-from agent_svc.usecases.ports import EmotionPoint
+from agent_svc.usecases.turn_loop_ports import EmotionPoint
 
 log = logging.getLogger(__name__)
 

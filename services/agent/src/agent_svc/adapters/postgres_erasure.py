@@ -19,7 +19,7 @@ from lore_runtime.stores import tenant_transaction
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
 from agent_svc.domain.jobs import Job, erase_job, session_job_keys
 from agent_svc.domain.transcript import Scope
-from agent_svc.usecases.ports import Erasure
+from agent_svc.usecases.erasure_ports import Erasure
 
 _COLUMNS = "id, org_id, user_id, agent_id, team_id, principal, status, requested_at, completed_at, counts"
 

@@ -14,8 +14,8 @@ from lore_runtime.proto_time import to_timestamp
 from agent_svc.domain.jobs import QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
 from agent_svc.domain.turn_loop import CONTEXT_ROLES, ProcessedTurn
+from agent_svc.usecases.erasure_ports import Erasure
 from agent_svc.usecases.import_turns import TurnDraft
-from agent_svc.usecases.ports import Erasure
 from agent_svc.usecases.process_turn import TurnInput
 from agent_svc.usecases.sessions import Started
 

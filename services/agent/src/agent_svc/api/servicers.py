@@ -15,9 +15,11 @@ from agent_svc.domain.transcript import bounded_id
 from agent_svc.usecases import sessions
 from agent_svc.usecases.erasure import ErasureServices, forget_subject
 from agent_svc.usecases.import_turns import import_turns
+from agent_svc.usecases.job_ports import JobQueueAdmin
 from agent_svc.usecases.jobs import retry_jobs
-from agent_svc.usecases.ports import JobQueueAdmin, MessageIndex, Transcript
+from agent_svc.usecases.memory_ports import MessageIndex
 from agent_svc.usecases.process_turn import TurnServices, process_turn
+from agent_svc.usecases.transcript_ports import Transcript
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from lore_runtime.clock import Clock
 
 from agent_svc.domain.digest import compose_digest, status_for_age
-from agent_svc.usecases.ports import ActiveScopes, Timeline
+from agent_svc.usecases.digest_ports import ActiveScopes, Timeline
 
 # Each run also rewrites the days before yesterday, so a day the job missed (the service was down)
 # still gets its digest; a rewrite lands on the same item.

@@ -20,7 +20,7 @@ from lore_runtime.errors import FailedPrecondition, QuotaExceeded
 from agent_svc.domain import engagement as rules
 from agent_svc.domain.extraction import EngagementProposal, HypothesisProposal
 from agent_svc.domain.transcript import Turn
-from agent_svc.usecases.ports import Engagement
+from agent_svc.usecases.reflection_ports import Engagement
 
 log = logging.getLogger(__name__)
 

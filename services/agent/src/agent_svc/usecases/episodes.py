@@ -21,8 +21,11 @@ from agent_svc.domain.extraction import Extractor, Utterance
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.rules.central import conversation_sentences, summary_of
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
-from agent_svc.usecases.ports import Episodes, Memories, Transcript, TurnLoopStore
+from agent_svc.usecases.episode_ports import Episodes
+from agent_svc.usecases.memory_ports import Memories
 from agent_svc.usecases.threads import close_answered_threads
+from agent_svc.usecases.transcript_ports import Transcript
+from agent_svc.usecases.turn_loop_ports import TurnLoopStore
 
 PAGE = 500
 # The extractor reads at most this many turns (the most recent) of a very long conversation.

@@ -40,7 +40,7 @@ from lore_runtime.errors import InvalidArgument, NotFound
 
 from agent_svc.domain.jobs import erase_job
 from agent_svc.domain.transcript import Scope, bounded_id
-from agent_svc.usecases.ports import Erasure, ErasureStore, SubjectEraser
+from agent_svc.usecases.erasure_ports import Erasure, ErasureStore, SubjectEraser
 
 # The observations service's MAX_SOURCE_IDS_TO_ERASE: source ids per EraseSubject call.
 SOURCE_IDS_PER_CALL = 1_000

@@ -30,8 +30,9 @@ from agent_svc.domain.transcript import (
     turn_id_for,
     validate_metadata,
 )
-from agent_svc.usecases.ports import MessageIndex, Transcript
+from agent_svc.usecases.memory_ports import MessageIndex
 from agent_svc.usecases.sessions import get_session
+from agent_svc.usecases.transcript_ports import Transcript
 
 MAX_IMPORT_TURNS = 500
 INDEXED_ROLES = ("user", "assistant")

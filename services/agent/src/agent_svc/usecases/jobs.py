@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from lore_runtime.errors import InvalidArgument
 
 from agent_svc.domain.jobs import KINDS
-from agent_svc.usecases.ports import JobQueueAdmin
+from agent_svc.usecases.job_ports import JobQueueAdmin
 
 
 async def retry_jobs(org_id: str, kinds: Sequence[str], queue: JobQueueAdmin) -> tuple[int, int]:

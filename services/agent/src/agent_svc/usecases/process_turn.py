@@ -43,8 +43,9 @@ from agent_svc.domain.transcript import (
     validate_tool_interactions,
 )
 from agent_svc.domain.turn_loop import CONTEXT_ROLES, PROCESSED_ROLES, Assembled, ProcessedTurn, TurnResult
-from agent_svc.usecases.ports import ContextAssembler, LanguageModel, Transcript, TurnLoopStore, WorkingMemory
 from agent_svc.usecases.sessions import get_session
+from agent_svc.usecases.transcript_ports import Transcript
+from agent_svc.usecases.turn_loop_ports import ContextAssembler, LanguageModel, TurnLoopStore, WorkingMemory
 
 log = logging.getLogger(__name__)
 

@@ -26,17 +26,10 @@ from agent_svc.domain.extraction import Extractor, TurnReflection, Utterance
 from agent_svc.domain.transcript import Session, Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.engage import engage
-from agent_svc.usecases.ports import (
-    EmotionPoint,
-    Engagement,
-    Evidence,
-    Memories,
-    MemoryWrite,
-    Observations,
-    Transcript,
-    TurnLoopStore,
-    WorkingMemory,
-)
+from agent_svc.usecases.memory_ports import Memories, MemoryWrite
+from agent_svc.usecases.reflection_ports import Engagement, Evidence, Observations
+from agent_svc.usecases.transcript_ports import Transcript
+from agent_svc.usecases.turn_loop_ports import EmotionPoint, TurnLoopStore, WorkingMemory
 
 BATCH = 50  # turns read per page
 WINDOW = 8  # earlier turns the extractor reads with each turn

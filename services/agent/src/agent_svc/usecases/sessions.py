@@ -22,7 +22,8 @@ from lore_runtime.page_tokens import PageTokens, fingerprint
 
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, validate_metadata
-from agent_svc.usecases.ports import ContextAssembler, Transcript
+from agent_svc.usecases.transcript_ports import Transcript
+from agent_svc.usecases.turn_loop_ports import ContextAssembler
 
 log = logging.getLogger(__name__)
 

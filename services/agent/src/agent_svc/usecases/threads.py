@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from agent_svc.domain.thread_closure import closures
 from agent_svc.domain.transcript import Session, Turn
-from agent_svc.usecases.ports import Episodes, Memories
+from agent_svc.usecases.episode_ports import Episodes
+from agent_svc.usecases.memory_ports import Memories
 
 log = logging.getLogger(__name__)
 

@@ -312,7 +312,7 @@ def assembled_context(seed: int) -> bytes:
     """The protobuf the agent keeps per processed turn, from the real assembler pipeline over 33
     candidates (the agent benchmark's recall k 20 gives 33) and the default budgets."""
     from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
-    from assembler_svc.api.convert import assembly_to_pb
+    from assembler_svc.api.assembler_convert import assembly_to_pb
     from assembler_svc.domain.model import AssemblyPolicy
     from assembler_svc.domain.pipeline import assemble
 
@@ -434,7 +434,7 @@ async def write_observations(pool: Any, load: PostgresLoad, rng: random.Random) 
 
 async def write_accesses(pool: Any, load: PostgresLoad, rng: random.Random) -> None:
     from memory_svc.adapters.postgres_access_log import PostgresAccessLog
-    from memory_svc.usecases.access_ports import Access
+    from memory_svc.usecases.memory_ports import Access
 
     log = PostgresAccessLog(pool)
     # RecordAccess names the memories a context kept: the pipeline keeps 2-3 of 33 candidates at the

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from memory_svc.domain.model import ScopeMatch
-from memory_svc.usecases.ports import DEFAULT_FILTER
+from memory_svc.usecases.memory_ports import DEFAULT_FILTER
 
 
 class FixedClock:
@@ -125,7 +125,7 @@ class InMemoryMemoryIndex:
     async def count(self, org_id) -> int:
         return sum(1 for org, _ in self._items if org == org_id)
 
-    # The MemoryCatalog port (usecases/catalog_ports.py).
+    # The MemoryCatalog port (usecases/memory_ports.py).
 
     async def page(
         self, org_id, scope, memory_types, statuses, order, limit, after=None, *, scope_match=ScopeMatch.BROWSE
@@ -133,7 +133,7 @@ class InMemoryMemoryIndex:
         """The adapters' order, computed over everything: sort value descending, ties by id ascending."""
         import uuid
 
-        from memory_svc.usecases.ports import SearchFilter
+        from memory_svc.usecases.memory_ports import SearchFilter
 
         filters = SearchFilter(statuses=tuple(statuses))
         items = [
@@ -167,7 +167,7 @@ class InMemoryMemoryIndex:
                 self._items[(org_id, item.id)] = (item, vector, terms)
 
     async def delete_scope(self, org_id, scope):
-        from memory_svc.usecases.ports import SearchFilter
+        from memory_svc.usecases.memory_ports import SearchFilter
 
         everything = SearchFilter(statuses=())
         doomed = [
@@ -178,7 +178,7 @@ class InMemoryMemoryIndex:
         return [item_id for _, item_id in doomed]
 
     async def iterate_vectors(self, org_id, scope, memory_types, statuses, batch_size):
-        from memory_svc.usecases.ports import SearchFilter
+        from memory_svc.usecases.memory_ports import SearchFilter
 
         wanted = SearchFilter(statuses=tuple(statuses))
         rows = [(item, vector) for item, vector, _ in self._items.values()]
@@ -191,7 +191,7 @@ class InMemoryMemoryIndex:
         return sorted({org for org, _ in self._items})
 
     async def iterate(self, org_id, scope, batch_size):
-        from memory_svc.usecases.ports import SearchFilter
+        from memory_svc.usecases.memory_ports import SearchFilter
 
         everything = SearchFilter(statuses=())
         items = [item for item, _, _ in self._items.values() if self._matches(item, org_id, scope, (), everything)]

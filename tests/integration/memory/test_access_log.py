@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import pytest
 from lore_runtime.stores import open_postgres
 from memory_svc.adapters.postgres_access_log import PostgresAccessLog
-from memory_svc.usecases.access_ports import Access
+from memory_svc.usecases.memory_ports import Access
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from memory_svc.domain.lexical import encode_document, encode_query
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
-from memory_svc.usecases.ports import SearchFilter
+from memory_svc.usecases.memory_ports import SearchFilter
 
 from tests.integration.memory.conftest import DIMENSION
 
@@ -258,7 +258,7 @@ async def read_names(memory_index, org: str, names: dict[str, str], how: str, sc
     elif how == "search_lexical":
         hits = await memory_index.search_lexical(org, scope, encode_query("kiwifruit"), 50, scope_match=match)
     else:
-        from memory_svc.usecases.catalog_ports import MemoryOrder
+        from memory_svc.usecases.memory_ports import MemoryOrder
 
         listed = await memory_index.page(org, scope, (), (), MemoryOrder.NEWEST, 50, scope_match=match)
         hits = [(item.id, 0.0) for item in listed]
@@ -509,7 +509,7 @@ async def test_page_orders_newest_first_and_continues_after_a_cursor(memory_inde
     org = new_org()
     items = [make_item(org, f"note {n}", created_at=T0 + timedelta(minutes=n)) for n in range(5)]
     await memory_index.upsert(items, random_units(5, seed=3))
-    from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
+    from memory_svc.usecases.memory_ports import MemoryCursor, MemoryOrder
 
     first = await memory_index.page(org, Scope(), (), (), MemoryOrder.NEWEST, 2)
     second = await memory_index.page(
@@ -539,7 +539,7 @@ def _tied_population(org: str, seed: int, count: int) -> list[MemoryItem]:
 async def test_paging_through_ties_returns_every_item_exactly_once_in_one_order(memory_index, order) -> None:
     """Keyset paging (the offsets it replaced skipped and repeated items among ties): every page
     size, through groups of equal creation times and equal saliences larger than a page."""
-    from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
+    from memory_svc.usecases.memory_ports import MemoryCursor, MemoryOrder
 
     ordering = MemoryOrder(order)
     org = new_org()
@@ -563,7 +563,7 @@ async def test_paging_through_ties_returns_every_item_exactly_once_in_one_order(
 
 async def test_page_by_salience_filters_status_type_and_org(memory_index) -> None:
     org = new_org()
-    from memory_svc.usecases.catalog_ports import MemoryOrder
+    from memory_svc.usecases.memory_ports import MemoryOrder
 
     items = [
         make_item(org, "low", current_salience=0.2),

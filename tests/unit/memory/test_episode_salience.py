@@ -16,9 +16,9 @@ from memory_svc.domain.episode import Episode, EpisodeDraft, new_episode
 from memory_svc.domain.episode_salience import accessed, as_of
 from memory_svc.domain.model import MemoryType, Scope
 from memory_svc.domain.salience import FLOOR, episode_half_life, parse_half_lives
-from memory_svc.usecases.access_ports import AccessRequest
 from memory_svc.usecases.episode_salience import decay_episodes, record_episode_access
 from memory_svc.usecases.episodes import create_episode, get_episode, list_episodes
+from memory_svc.usecases.memory_ports import AccessRequest
 
 from tests.fakes import FixedClock, HashingEmbedder
 from tests.fakes_episodes import InMemoryEpisodeIndex

@@ -9,9 +9,9 @@ import pytest
 from lore_runtime import errors
 from lore_runtime.page_tokens import PageTokens
 from memory_svc.domain.model import MemoryDraft, MemoryType, Scope
-from memory_svc.usecases.catalog_ports import MemoryOrder
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.manage_memories import forget_subject, list_memories, update_memory
+from memory_svc.usecases.memory_ports import MemoryOrder
 from memory_svc.usecases.remember import remember
 
 from tests.fakes import (

@@ -13,8 +13,8 @@ from lore_runtime import errors
 from memory_svc.api import convert, episode_convert, import_convert
 from memory_svc.domain.episode import Episode, OpenThread, ThreadStatus, UserState
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+from memory_svc.usecases.memory_ports import SearchFilter
 from memory_svc.usecases.org_transfer import export_episodes, import_episodes, import_memories
-from memory_svc.usecases.ports import SearchFilter
 
 from tests.fakes import HashingEmbedder, InMemoryMemoryIndex
 from tests.fakes_episodes import InMemoryEpisodeIndex

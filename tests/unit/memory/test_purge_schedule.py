@@ -9,8 +9,8 @@ import contextlib
 from pathlib import Path
 
 from memory_svc.adapters.file_flag import FileFlag
+from memory_svc.usecases.maintenance_ports import PurgedStore
 from memory_svc.usecases.purge import PurgeSchedule
-from memory_svc.usecases.purge_ports import PurgedStore
 
 
 class CountingStore:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from memory_svc.domain.lexical import encode_query
 from memory_svc.domain.model import MemoryDraft, MemoryType, Scope
 from memory_svc.domain.ranking import hybrid_rank
-from memory_svc.usecases.ports import SearchFilter
+from memory_svc.usecases.memory_ports import SearchFilter
 from memory_svc.usecases.recall import CANDIDATE_FACTOR, recall
 from memory_svc.usecases.remember import remember
 

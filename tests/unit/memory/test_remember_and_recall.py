@@ -7,7 +7,7 @@ from lore_runtime import errors
 from memory_svc.domain.ids import memory_id
 from memory_svc.domain.model import MemoryDraft, MemoryStatus, MemoryType, Scope
 from memory_svc.domain.salience import salience
-from memory_svc.usecases.access_ports import AccessRequest
+from memory_svc.usecases.memory_ports import AccessRequest
 from memory_svc.usecases.recall import recall
 from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.remember import remember

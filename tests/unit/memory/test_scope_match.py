@@ -12,9 +12,9 @@ from lore_runtime import errors
 from lore_runtime.page_tokens import PageTokens
 from memory_svc.domain.episode import EpisodeDraft, OpenThread
 from memory_svc.domain.model import MemoryDraft, MemoryType, Scope, ScopeMatch
-from memory_svc.usecases.catalog_ports import MemoryOrder
 from memory_svc.usecases.episodes import create_episode, list_episodes, list_open_threads
 from memory_svc.usecases.manage_memories import list_memories
+from memory_svc.usecases.memory_ports import MemoryOrder
 from memory_svc.usecases.recall import recall
 from memory_svc.usecases.remember import remember
 

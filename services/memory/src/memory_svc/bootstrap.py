@@ -45,15 +45,12 @@ from memory_svc.adapters.redis_files import RedisFiles
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 from memory_svc.config import Settings
-from memory_svc.usecases.access_ports import AccessLog
-from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
-from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
 from memory_svc.usecases.maintenance import run_maintenance
-from memory_svc.usecases.ports import MemoryIndex
+from memory_svc.usecases.maintenance_ports import VectorStores
+from memory_svc.usecases.memory_ports import AccessLog, ErasedMemories, MemoryCatalog, MemoryIndex, OrderGenerations
 from memory_svc.usecases.purge import PurgeSchedule
-from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
 log = logging.getLogger(__name__)

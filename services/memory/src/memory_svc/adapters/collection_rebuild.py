@@ -12,7 +12,7 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.usecases.guarded_stores import VectorState
-from memory_svc.usecases.reindex_ports import CollectionKind, RebuildProgress
+from memory_svc.usecases.maintenance_ports import CollectionKind, RebuildProgress
 
 # A store's vectors are another model's, or of no model it recorded: `lore reindex` rebuilds it.
 STALE_REASONS = ("EMBEDDING_MODEL_MISMATCH", "EMBEDDING_MODEL_UNKNOWN")

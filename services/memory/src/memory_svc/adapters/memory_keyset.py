@@ -22,7 +22,7 @@ from datetime import datetime
 from memory_svc.adapters.memory_payload import format_timestamp, point_id
 from memory_svc.adapters.qdrant_engine import DatetimeRange, FloatRange
 from memory_svc.domain.model import MemoryItem
-from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder, SortValue
+from memory_svc.usecases.memory_ports import MemoryCursor, MemoryOrder, SortValue
 
 # ``below(conditions, limit)``: the listing's items that also meet ``conditions``, ordered by the sort
 # field descending (ties in any order), at most ``limit``; ``tied(condition, start_id, limit)``: its

@@ -34,7 +34,7 @@ from lore_runtime.errors import FailedPrecondition
 from memory_svc.adapters.qdrant_engine import AnyCondition, Condition, DatetimeRange, FloatRange, PayloadIndex
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
-from memory_svc.usecases.ports import SearchFilter
+from memory_svc.usecases.memory_ports import SearchFilter
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"  # BM25 term weights of memory_svc.domain.lexical (IDF applied by Qdrant)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import asyncpg
 from lore_runtime.stores import tenant_transaction
 
-from memory_svc.usecases.access_ports import Access
+from memory_svc.usecases.memory_ports import Access
 
 
 class PostgresAccessLog:

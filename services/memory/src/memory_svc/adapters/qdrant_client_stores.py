@@ -36,8 +36,7 @@ from memory_svc.adapters.qdrant_client_common import translated
 from memory_svc.adapters.qdrant_client_episodes import QdrantClientEpisodeIndex
 from memory_svc.adapters.qdrant_client_index import QdrantClientMemoryIndex
 from memory_svc.usecases.guarded_stores import GuardedEpisodeIndex, GuardedMemoryIndex, VectorState
-from memory_svc.usecases.purge_ports import PurgedStore
-from memory_svc.usecases.reindex_ports import RebuildProgress
+from memory_svc.usecases.maintenance_ports import PurgedStore, RebuildProgress
 
 log = logging.getLogger(__name__)
 PROGRESS_KEY = "lore_reindex"

@@ -42,8 +42,7 @@ from memory_svc.adapters.qdrant_edge_episodes import QdrantEdgeEpisodeIndex
 from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
 from memory_svc.adapters.qdrant_edge_store import SHARD_DIR
 from memory_svc.usecases.guarded_stores import GuardedEpisodeIndex, GuardedMemoryIndex, VectorState
-from memory_svc.usecases.purge_ports import PurgedStore
-from memory_svc.usecases.reindex_ports import RebuildProgress
+from memory_svc.usecases.maintenance_ports import PurgedStore, RebuildProgress
 
 log = logging.getLogger(__name__)
 

@@ -44,8 +44,7 @@ from memory_svc.adapters.qdrant_engine import (
 )
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
-from memory_svc.usecases.catalog_ports import MemoryCursor, MemoryOrder
-from memory_svc.usecases.ports import DEFAULT_FILTER, SearchFilter
+from memory_svc.usecases.memory_ports import DEFAULT_FILTER, MemoryCursor, MemoryOrder, SearchFilter
 
 
 class QdrantMemoryIndex(QdrantEngine):

@@ -16,7 +16,7 @@ from typing import Any
 import redis.asyncio as redis
 from redis import exceptions as redis_errors
 
-from memory_svc.usecases.purge_ports import PurgedStore
+from memory_svc.usecases.maintenance_ports import PurgedStore
 
 POLL_SECONDS = 0.05
 

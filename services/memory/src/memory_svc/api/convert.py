@@ -31,7 +31,7 @@ from memory_svc.domain.model import (
     ScopeMatch,
     ScoredMemory,
 )
-from memory_svc.usecases.access_ports import AccessRequest
+from memory_svc.usecases.memory_ports import AccessRequest
 from memory_svc.usecases.record_access import CLIENT_REASONS
 
 _Value = TypeVar("_Value")

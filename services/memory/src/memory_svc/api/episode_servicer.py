@@ -16,9 +16,9 @@ from memory_svc.api import episode_convert, import_convert
 from memory_svc.api.convert import access_from_pb, scope_from_pb, scope_match_from_pb
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases import episode_salience, episode_search, episodes, org_transfer
-from memory_svc.usecases.access_ports import AccessLog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.manage_memories import validate_ids
+from memory_svc.usecases.memory_ports import AccessLog
 
 
 class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):

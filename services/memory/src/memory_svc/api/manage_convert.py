@@ -12,8 +12,8 @@ from lore_runtime import errors
 from memory_svc.api.convert import metadata_from_pb
 from memory_svc.domain import limits
 from memory_svc.domain.model import MemoryStatus
-from memory_svc.usecases.catalog_ports import MemoryOrder
 from memory_svc.usecases.manage_memories import UPDATABLE
+from memory_svc.usecases.memory_ports import MemoryOrder
 
 _STATUS_FROM_PB = {pb.MemoryStatus.Value(f"MEMORY_STATUS_{status.name}"): status for status in MemoryStatus}
 _ORDER_FROM_PB = {

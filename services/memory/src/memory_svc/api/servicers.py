@@ -24,16 +24,20 @@ from memory_svc.domain.consolidation import DEFAULT_THRESHOLD
 from memory_svc.domain.model import MemoryType
 from memory_svc.domain.ranking import RankingWeights
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS, recency
-from memory_svc.usecases.access_ports import AccessLog, AccessRequest
-from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
-from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
-from memory_svc.usecases.ports import MemoryIndex
+from memory_svc.usecases.maintenance_ports import VectorStores
+from memory_svc.usecases.memory_ports import (
+    AccessLog,
+    AccessRequest,
+    ErasedMemories,
+    MemoryCatalog,
+    MemoryIndex,
+    OrderGenerations,
+)
 from memory_svc.usecases.purge import PurgeSchedule
 from memory_svc.usecases.recall import recall_with_query_vector
 from memory_svc.usecases.record_access import record_items_access
-from memory_svc.usecases.reindex_ports import VectorStores
 from memory_svc.usecases.remember import remember
 from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
 

@@ -20,7 +20,7 @@ from opentelemetry import trace
 from memory_svc.domain.consolidation import DEFAULT_EXCLUDED_TYPES, Fold, find_folds
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope
 from memory_svc.domain.salience import salience_of_type
-from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.memory_ports import MemoryCatalog
 
 tracer = trace.get_tracer(__name__)
 BATCH = 500

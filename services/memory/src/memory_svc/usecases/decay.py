@@ -17,8 +17,7 @@ from opentelemetry import trace
 
 from memory_svc.domain.model import MemoryType, Scope
 from memory_svc.domain.salience import salience_of_type
-from memory_svc.usecases.catalog_ports import MemoryCatalog
-from memory_svc.usecases.ledger_ports import OrderGenerations
+from memory_svc.usecases.memory_ports import MemoryCatalog, OrderGenerations
 
 tracer = trace.get_tracer(__name__)
 TOLERANCE = 1e-3

@@ -19,9 +19,9 @@ from opentelemetry import trace
 from memory_svc.domain.episode_salience import accessed, as_of
 from memory_svc.domain.model import Scope
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
-from memory_svc.usecases.access_ports import AccessLog, AccessRequest
 from memory_svc.usecases.decay import TOLERANCE
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex
+from memory_svc.usecases.memory_ports import AccessLog, AccessRequest
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from lore_runtime import errors
 
 from memory_svc.domain.model import MemoryItem, Scope
-from memory_svc.usecases.catalog_ports import MemoryCatalog
+from memory_svc.usecases.memory_ports import MemoryCatalog
 
 DEFAULT_PAGE = 500
 MAX_PAGE = 1_000

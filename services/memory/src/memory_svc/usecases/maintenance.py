@@ -15,12 +15,11 @@ from lore_runtime.clock import Clock
 
 from memory_svc.domain.model import MemoryType
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
-from memory_svc.usecases.catalog_ports import MemoryCatalog
 from memory_svc.usecases.consolidate import default_types, run_consolidation
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.episode_salience import decay_episodes
-from memory_svc.usecases.ledger_ports import OrderGenerations
+from memory_svc.usecases.memory_ports import MemoryCatalog, OrderGenerations
 
 log = logging.getLogger(__name__)
 

@@ -22,11 +22,17 @@ from lore_runtime.page_tokens import PageTokens, fingerprint
 from memory_svc.domain import limits
 from memory_svc.domain.index_text import index_text
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
-from memory_svc.usecases.access_ports import AccessLog
-from memory_svc.usecases.catalog_ports import MemoryCatalog, MemoryCursor, MemoryOrder, SortValue
 from memory_svc.usecases.episode_ports import EpisodeIndex
-from memory_svc.usecases.ledger_ports import ErasedMemories, OrderGenerations
-from memory_svc.usecases.ports import MemoryIndex
+from memory_svc.usecases.memory_ports import (
+    AccessLog,
+    ErasedMemories,
+    MemoryCatalog,
+    MemoryCursor,
+    MemoryIndex,
+    MemoryOrder,
+    OrderGenerations,
+    SortValue,
+)
 from memory_svc.usecases.remember import embed_items
 from memory_svc.usecases.working_memory import validate_session_id
 from memory_svc.usecases.working_memory_ports import WorkingMemoryStore

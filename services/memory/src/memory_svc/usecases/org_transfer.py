@@ -23,7 +23,7 @@ from memory_svc.domain.model import MemoryItem, Scope
 from memory_svc.usecases.episode_ports import EpisodeCursor, EpisodeIndex
 from memory_svc.usecases.episodes import embed_episodes
 from memory_svc.usecases.export import DEFAULT_PAGE, MAX_PAGE
-from memory_svc.usecases.ports import MemoryIndex
+from memory_svc.usecases.memory_ports import MemoryIndex
 from memory_svc.usecases.remember import embed_items
 
 tracer = trace.get_tracer(__name__)

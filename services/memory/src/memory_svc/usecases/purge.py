@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from opentelemetry import trace
 
-from memory_svc.usecases.purge_ports import PendingPurge, PurgedStore, StoreFiles
+from memory_svc.usecases.maintenance_ports import PendingPurge, PurgedStore, StoreFiles
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)

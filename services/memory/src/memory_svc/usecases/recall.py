@@ -40,7 +40,7 @@ from memory_svc.domain.ranking import (
     fuse,
     rank,
 )
-from memory_svc.usecases.ports import DEFAULT_STATUSES, MemoryIndex, SearchFilter
+from memory_svc.usecases.memory_ports import DEFAULT_STATUSES, MemoryIndex, SearchFilter
 
 tracer = trace.get_tracer(__name__)
 

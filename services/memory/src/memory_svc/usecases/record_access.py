@@ -16,9 +16,7 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.model import MemoryItem
 from memory_svc.domain.salience import salience_of_type
-from memory_svc.usecases.access_ports import AccessLog, AccessRequest
-from memory_svc.usecases.catalog_ports import MemoryCatalog
-from memory_svc.usecases.ports import MemoryIndex
+from memory_svc.usecases.memory_ports import AccessLog, AccessRequest, MemoryCatalog, MemoryIndex
 
 log = logging.getLogger(__name__)
 REASONS = ("recall", "assembled_context", "prime", "client")

@@ -22,7 +22,7 @@ from opentelemetry import trace
 
 from memory_svc.usecases.episodes import embed_episodes
 from memory_svc.usecases.guarded_stores import VectorState
-from memory_svc.usecases.reindex_ports import Rebuild, RebuildProgress, VectorStores
+from memory_svc.usecases.maintenance_ports import Rebuild, RebuildProgress, VectorStores
 from memory_svc.usecases.remember import embed_items
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,7 @@ from memory_svc.domain.ids import memory_id
 from memory_svc.domain.index_text import index_text
 from memory_svc.domain.lexical import SparseVector, encode_document
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus
-from memory_svc.usecases.ledger_ports import ErasedMemories
-from memory_svc.usecases.ports import MemoryIndex
+from memory_svc.usecases.memory_ports import ErasedMemories, MemoryIndex
 
 tracer = trace.get_tracer(__name__)
 

@@ -9,7 +9,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from agent_svc.api.convert import processed_to_pb
+from agent_svc.api.agent_convert import processed_to_pb
 from agent_svc.domain.jobs import reflect_job
 from agent_svc.domain.rules import RuleExtractor
 from agent_svc.domain.transcript import Scope, ToolInteraction, turn_id_for

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from agent_svc.api.convert import started_to_pb
+from agent_svc.api.agent_convert import started_to_pb
 from agent_svc.domain.transcript import Scope, Session
 from agent_svc.usecases.sessions import Started, start_and_prime
 from lore.assembler.v1 import assembler_service_pb2

@@ -2,7 +2,7 @@ from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
 from lore_runtime.page_tokens import page_tokens_for
 from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 
-from agent_svc.api.servicers import AgentServicer
+from agent_svc.api.agent_servicer import AgentServicer
 from agent_svc.bootstrap import Container
 
 

@@ -1,7 +1,7 @@
 from lore.assembler.v1 import assembler_service_pb2, assembler_service_pb2_grpc
 from lore_runtime.server import GrpcServer, Registration, create_grpc_server
 
-from assembler_svc.api.servicers import AssemblerServicer
+from assembler_svc.api.assembler_servicer import AssemblerServicer
 from assembler_svc.bootstrap import Container
 
 

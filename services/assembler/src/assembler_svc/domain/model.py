@@ -1,6 +1,6 @@
 """The assembler's vocabulary: candidates in, sections and a manifest out.
 
-Enum values equal the proto numbers (``lore.common.v1``) so ``api/convert.py`` maps them with
+Enum values equal the proto numbers (``lore.common.v1``) so ``api/assembler_convert.py`` maps them with
 ``Section(pb_value)`` and ``int(section)``; ``Section``'s order is also the sections' fixed order in
 the prompt.
 """

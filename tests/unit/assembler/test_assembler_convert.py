@@ -1,7 +1,7 @@
 """The AssemblerService's request limits: each refusal names the field (INVALID_ARGUMENT)."""
 
 import pytest
-from assembler_svc.api import convert
+from assembler_svc.api import assembler_convert as convert
 from assembler_svc.domain.model import AssemblyPolicy, Section
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.common.v1 import context_pb2, turn_pb2

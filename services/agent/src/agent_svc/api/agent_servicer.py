@@ -10,7 +10,7 @@ from lore_runtime import request_context
 from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens
 
-from agent_svc.api import convert
+from agent_svc.api import agent_convert as convert
 from agent_svc.domain.transcript import bounded_id
 from agent_svc.usecases import sessions
 from agent_svc.usecases.erasure import ErasureServices, forget_subject
@@ -23,7 +23,8 @@ from agent_svc.usecases.transcript_ports import Transcript
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
-    """Sessions, the transcript, the per-turn loop and erasure."""
+    """Sessions, the transcript (imported turns included), the per-turn loop, erasure and the job queue's
+    administration (GetJobStats, RetryJobs)."""
 
     def __init__(
         self,

@@ -11,7 +11,7 @@ from lore.assembler.v1 import assembler_service_pb2_grpc
 from lore_runtime import request_context
 from lore_runtime.clock import Clock
 
-from assembler_svc.api import convert
+from assembler_svc.api import assembler_convert as convert
 from assembler_svc.domain.model import AssemblyPolicy, TokenCounter
 from assembler_svc.domain.priming import PrimeLimits
 from assembler_svc.usecases.assemble_context import assemble_context

@@ -17,7 +17,7 @@ from lore_runtime.server import Registration, create_grpc_server
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.api.episode_servicer import EpisodeServicer
-from memory_svc.api.servicers import MemoryServicer
+from memory_svc.api.memory_servicer import MemoryServicer
 from qdrant_client import AsyncQdrantClient
 
 from tests.fakes import HashingEmbedder, InMemoryErasedMemories, InMemoryOrderGenerations

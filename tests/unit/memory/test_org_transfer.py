@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
-from memory_svc.api import convert, episode_convert, import_convert
+from memory_svc.api import episode_convert, import_convert, memory_convert
 from memory_svc.domain.episode import Episode, OpenThread, ThreadStatus, UserState
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
 from memory_svc.usecases.memory_ports import SearchFilter
@@ -75,7 +75,7 @@ def episode(org: str, ended_at: datetime = T0) -> Episode:
 async def test_memories_come_back_as_they_were_and_are_searchable():
     index, embedder = InMemoryMemoryIndex(), HashingEmbedder()
     exported = [item("org-a"), item("org-a", "The office closes at 6 pm.", status=MemoryStatus.ARCHIVED)]
-    wire = pb.ImportMemoriesRequest(memories=[convert.memory_to_pb(memory) for memory in exported])
+    wire = pb.ImportMemoriesRequest(memories=[memory_convert.memory_to_pb(memory) for memory in exported])
     items = import_convert.memories_from_pb(wire, "org-b")
     report = await import_memories("org-b", items, index=index, embedder=embedder)
     assert (report.imported, report.skipped) == (2, 0)
@@ -108,19 +108,19 @@ async def test_an_id_held_by_another_org_is_refused_never_moved():
 
 
 def test_a_batch_is_validated_whole_naming_the_record_and_field():
-    good = convert.memory_to_pb(item("org-a"))
-    bad = convert.memory_to_pb(item("org-a"))
+    good = memory_convert.memory_to_pb(item("org-a"))
+    bad = memory_convert.memory_to_pb(item("org-a"))
     bad.importance = 3
     with pytest.raises(errors.InvalidArgument) as raised:
         import_convert.memories_from_pb(pb.ImportMemoriesRequest(memories=[good, bad]), "org-b")
     assert raised.value.field == "memories[1].importance"
-    no_id = convert.memory_to_pb(item("org-a"))
+    no_id = memory_convert.memory_to_pb(item("org-a"))
     no_id.id = "not-a-uuid"
     with pytest.raises(errors.InvalidArgument, match=r"memories\[0\]\.id"):
         import_convert.memories_from_pb(pb.ImportMemoriesRequest(memories=[no_id]), "org-b")
     with pytest.raises(errors.InvalidArgument, match=r"repeats memories\[0\]"):
         import_convert.memories_from_pb(pb.ImportMemoriesRequest(memories=[good, good]), "org-b")
-    unset = convert.memory_to_pb(item("org-a"))
+    unset = memory_convert.memory_to_pb(item("org-a"))
     unset.ClearField("created_at")
     with pytest.raises(errors.InvalidArgument, match=r"memories\[0\]\.created_at: is required"):
         import_convert.memories_from_pb(pb.ImportMemoriesRequest(memories=[unset]), "org-b")

@@ -193,7 +193,7 @@ async def test_recall_refuses_bad_filters(deps, kwargs, field):
 def test_recall_request_filters_are_converted_and_validated():
     from google.protobuf import timestamp_pb2
     from lore.memory.v1 import memory_service_pb2 as pb
-    from memory_svc.api import convert
+    from memory_svc.api import memory_convert as convert
 
     after = timestamp_pb2.Timestamp(seconds=1_700_000_000)
     request = pb.RecallRequest(query="q", statuses=[pb.MEMORY_STATUS_ARCHIVED], min_salience=0.2, valid_after=after)

@@ -12,7 +12,7 @@ from lore_runtime.container_server import create_container_server
 from lore_runtime.server import GrpcServer, Registration
 
 from memory_svc.api.episode_servicer import EpisodeServicer
-from memory_svc.api.servicers import MemoryServicer
+from memory_svc.api.memory_servicer import MemoryServicer
 from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
 from memory_svc.bootstrap import Container
 

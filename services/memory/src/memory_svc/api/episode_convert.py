@@ -22,7 +22,7 @@ from lore_embeddings import Embedder
 from lore_runtime import errors
 from lore_runtime.proto_time import to_timestamp
 
-from memory_svc.api.convert import enum_from_pb, scope_from_pb, scope_to_pb
+from memory_svc.api.memory_convert import enum_from_pb, scope_from_pb, scope_to_pb
 from memory_svc.domain.episode import (
     ActionItem,
     Episode,

@@ -13,7 +13,7 @@ from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens
 
 from memory_svc.api import episode_convert, import_convert
-from memory_svc.api.convert import access_from_pb, scope_from_pb, scope_match_from_pb
+from memory_svc.api.memory_convert import access_from_pb, scope_from_pb, scope_match_from_pb
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
 from memory_svc.usecases import episode_salience, episode_search, episodes, org_transfer
 from memory_svc.usecases.episode_ports import EpisodeIndex

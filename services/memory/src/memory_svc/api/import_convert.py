@@ -20,7 +20,7 @@ from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
 
 from memory_svc.api import episode_convert
-from memory_svc.api.convert import memory_type_from_pb, metadata_from_pb, scope_from_pb
+from memory_svc.api.memory_convert import memory_type_from_pb, metadata_from_pb, scope_from_pb
 from memory_svc.domain import limits
 from memory_svc.domain.episode import Episode, draft_content
 from memory_svc.domain.model import MemoryItem, MemoryStatus, Provenance

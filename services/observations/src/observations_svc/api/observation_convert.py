@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as pb
+from lore_embeddings import Embedder
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
+from lore_runtime.request_context import RequestContext
 
 from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id, validate_scope_id, validate_slot, validate_subject
@@ -22,7 +24,7 @@ from observations_svc.domain.model import (
     EvidenceDraft,
     Observation,
 )
-from observations_svc.usecases.ports import QueryFilters, SearchFilters
+from observations_svc.usecases.ports import ErasureRequest, QueryFilters, SearchFilters
 from observations_svc.usecases.read import SearchResult
 
 KINDS = {
@@ -209,6 +211,56 @@ def search_k(value: int) -> int:
     if value < 0 or value > limits.MAX_SEARCH_K:
         raise InvalidArgument("k", f"must be in 0..{limits.MAX_SEARCH_K} (0 means {limits.DEFAULT_SEARCH_K})")
     return value or limits.DEFAULT_SEARCH_K
+
+
+def id_from_pb(value: str, field: str = "id") -> str:
+    if not value:
+        raise InvalidArgument(field, "must not be empty")
+    return bounded_text(value, field, 64)
+
+
+def request_id_from_pb(value: str) -> str:
+    """The client's own retry key (never the transport's request id: a retry gets a new one)."""
+    return bounded_text(value, "request_id", limits.MAX_REQUEST_ID_CHARS).strip()
+
+
+def contradiction_from_pb(request: pb.ContradictObservationRequest, now: datetime) -> tuple[EvidenceDraft, str]:
+    """The evidence (its stance contradict, or unset) and the correction of a ContradictObservation."""
+    if not request.HasField("evidence"):
+        raise InvalidArgument("evidence", "a contradiction needs its evidence")
+    evidence = evidence_from_pb(request.evidence, "evidence", now, stance_optional=True)
+    if evidence.stance != "contradict":
+        raise InvalidArgument("evidence.stance", "must be contradict (or unset)")
+    return evidence, bounded_text(request.correction, "correction", limits.MAX_SUMMARY_CHARS).strip()
+
+
+def query_vector_from_pb(request: pb.SearchObservationsRequest, embedder: Embedder) -> list[float] | None:
+    """The caller's query vector when it is this service's kind of vector; else None (embed).
+    A vector of another model would be compared with ours as if it were one: never used."""
+    given = request.query_embedding
+    if not given or request.query_embedding_model != embedder.model_name:
+        return None
+    if len(given) != embedder.dimension or not all(math.isfinite(value) for value in given):
+        raise InvalidArgument("query_embedding", f"must be {embedder.dimension} finite numbers")
+    return list(given)
+
+
+def erasure_from_pb(request: pb.EraseSubjectRequest, caller: RequestContext) -> ErasureRequest:
+    """What an EraseSubject erases, with the caller's principal and the request's id or else the caller's."""
+    if len(request.source_ids) > limits.MAX_SOURCE_IDS_TO_ERASE:
+        raise InvalidArgument("source_ids", f"at most {limits.MAX_SOURCE_IDS_TO_ERASE} per call")
+    source_ids = tuple(
+        bounded_text(value, f"source_ids[{index}]", limits.MAX_SOURCE_ID_CHARS, required=True)
+        for index, value in enumerate(request.source_ids)
+    )
+    return ErasureRequest(
+        subject_type=enum_value(SUBJECT_TYPES, request.subject_type, "subject_type"),
+        subject_id=request.subject_id,
+        source_ids=source_ids,
+        principal=caller.principal,
+        request_id=bounded_text(request.request_id or caller.request_id, "request_id", limits.MAX_REQUEST_ID_CHARS),
+        user_id=validate_scope_id(request.user_id, "user_id"),
+    )
 
 
 def evidence_to_pb(item: Evidence) -> pb.Evidence:

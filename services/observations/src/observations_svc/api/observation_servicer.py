@@ -3,33 +3,19 @@ always comes from ``request_context.current()``, never from the request."""
 
 from __future__ import annotations
 
-import math
-
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 from lore_embeddings import Embedder
 from lore_runtime import request_context
 from lore_runtime.clock import Clock
-from lore_runtime.errors import InvalidArgument
 from lore_runtime.page_tokens import PageTokens
 
 from observations_svc.api import import_convert
 from observations_svc.api import observation_convert as convert
 from observations_svc.domain import limits
-from observations_svc.domain.keys import validate_agent_id, validate_scope_id
+from observations_svc.domain.keys import validate_agent_id
 from observations_svc.usecases import maintenance, observe, org_transfer, read
-from observations_svc.usecases.ports import ErasureRequest, ObservationStore
-
-
-def _id(value: str, field: str = "id") -> str:
-    if not value:
-        raise InvalidArgument(field, "must not be empty")
-    return convert.bounded_text(value, field, 64)
-
-
-def _request_id(value: str) -> str:
-    """The client's own retry key (never the transport's request id: a retry gets a new one)."""
-    return convert.bounded_text(value, "request_id", limits.MAX_REQUEST_ID_CHARS).strip()
+from observations_svc.usecases.ports import ObservationStore
 
 
 class ObservationServicer(observation_service_pb2_grpc.ObservationServiceServicer):
@@ -49,7 +35,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             caller.org_id,
             scope,
             candidate,
-            _request_id(request.request_id),
+            convert.request_id_from_pb(request.request_id),
             store=self._store,
             embedder=self._embedder,
             clock=self._clock,
@@ -58,7 +44,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
 
     async def GetObservation(self, request: pb.GetObservationRequest, context) -> pb.GetObservationResponse:
         caller = request_context.current()
-        found = await read.get_observation(caller.org_id, _id(request.id), store=self._store)
+        found = await read.get_observation(caller.org_id, convert.id_from_pb(request.id), store=self._store)
         return pb.GetObservationResponse(observation=convert.observation_to_pb(found))
 
     async def QueryObservations(self, request: pb.QueryObservationsRequest, context) -> pb.QueryObservationsResponse:
@@ -75,16 +61,6 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             observations=[convert.observation_to_pb(row) for row in rows], next_page_token=token
         )
 
-    def _given_vector(self, request: pb.SearchObservationsRequest) -> list[float] | None:
-        """The caller's query vector when it is this service's kind of vector; else None (embed).
-        A vector of another model would be compared with ours as if it were one: never used."""
-        given = request.query_embedding
-        if not given or request.query_embedding_model != self._embedder.model_name:
-            return None
-        if len(given) != self._embedder.dimension or not all(math.isfinite(value) for value in given):
-            raise InvalidArgument("query_embedding", f"must be {self._embedder.dimension} finite numbers")
-        return list(given)
-
     async def SearchObservations(self, request: pb.SearchObservationsRequest, context) -> pb.SearchObservationsResponse:
         caller = request_context.current()
         text = convert.bounded_text(request.query, "query", limits.MAX_QUERY_CHARS, required=True)
@@ -95,7 +71,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             convert.search_k(request.k),
             store=self._store,
             embedder=self._embedder,
-            vector=self._given_vector(request),
+            vector=convert.query_vector_from_pb(request, self._embedder),
             include_embeddings=request.include_embeddings,
         )
         return pb.SearchObservationsResponse(
@@ -108,10 +84,10 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
         note = convert.bounded_text(request.note, "note", limits.MAX_EXCERPT_CHARS)
         observation = await observe.confirm(
             caller.org_id,
-            _id(request.id),
+            convert.id_from_pb(request.id),
             caller.principal,
             note,
-            _request_id(request.request_id),
+            convert.request_id_from_pb(request.request_id),
             store=self._store,
             clock=self._clock,
         )
@@ -121,18 +97,13 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
         self, request: pb.ContradictObservationRequest, context
     ) -> pb.ContradictObservationResponse:
         caller = request_context.current()
-        if not request.HasField("evidence"):
-            raise InvalidArgument("evidence", "a contradiction needs its evidence")
-        evidence = convert.evidence_from_pb(request.evidence, "evidence", self._clock.now(), stance_optional=True)
-        if evidence.stance != "contradict":
-            raise InvalidArgument("evidence.stance", "must be contradict (or unset)")
-        correction = convert.bounded_text(request.correction, "correction", limits.MAX_SUMMARY_CHARS).strip()
+        evidence, correction = convert.contradiction_from_pb(request, self._clock.now())
         observation, outcome = await observe.contradict(
             caller.org_id,
-            _id(request.id),
+            convert.id_from_pb(request.id),
             evidence,
             correction,
-            _request_id(request.request_id),
+            convert.request_id_from_pb(request.request_id),
             store=self._store,
             embedder=self._embedder,
             clock=self._clock,
@@ -145,7 +116,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
         self, request: pb.GetObservationHistoryRequest, context
     ) -> pb.GetObservationHistoryResponse:
         caller = request_context.current()
-        chain = await read.observation_history(caller.org_id, _id(request.id), store=self._store)
+        chain = await read.observation_history(caller.org_id, convert.id_from_pb(request.id), store=self._store)
         return pb.GetObservationHistoryResponse(observations=[convert.observation_to_pb(row) for row in chain])
 
     async def RunRevalidation(self, request: pb.RunRevalidationRequest, context) -> pb.RunRevalidationResponse:
@@ -159,22 +130,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
 
     async def EraseSubject(self, request: pb.EraseSubjectRequest, context) -> pb.EraseSubjectResponse:
         caller = request_context.current()
-        if len(request.source_ids) > limits.MAX_SOURCE_IDS_TO_ERASE:
-            raise InvalidArgument("source_ids", f"at most {limits.MAX_SOURCE_IDS_TO_ERASE} per call")
-        source_ids = tuple(
-            convert.bounded_text(value, f"source_ids[{index}]", limits.MAX_SOURCE_ID_CHARS, required=True)
-            for index, value in enumerate(request.source_ids)
-        )
-        asked = ErasureRequest(
-            subject_type=convert.enum_value(convert.SUBJECT_TYPES, request.subject_type, "subject_type"),
-            subject_id=request.subject_id,
-            source_ids=source_ids,
-            principal=caller.principal,
-            request_id=convert.bounded_text(
-                request.request_id or caller.request_id, "request_id", limits.MAX_REQUEST_ID_CHARS
-            ),
-            user_id=validate_scope_id(request.user_id, "user_id"),
-        )
+        asked = convert.erasure_from_pb(request, caller)
         erasure = await maintenance.erase_subject(caller.org_id, asked, store=self._store, clock=self._clock)
         return pb.EraseSubjectResponse(
             observations_erased=erasure.observations_erased,

@@ -7,9 +7,13 @@ import uuid
 from collections.abc import Sequence
 
 import asyncpg
+from lore_runtime.column_arrays import column_arrays
 from lore_runtime.stores import tenant_transaction
 
 from memory_svc.usecases.memory_ports import Access
+
+# The columns after memory_id, in the order of the INSERT's unnest.
+_ACCESS_ARRAYS = ("user_id", "session_id", "reason", "principal", "request_id", "accessed_at", "kind")
 
 
 class PostgresAccessLog:
@@ -34,13 +38,7 @@ class PostgresAccessLog:
                 """,
                 org_id,
                 [uuid.UUID(access.memory_id) for access in accesses],
-                [access.user_id for access in accesses],
-                [access.session_id for access in accesses],
-                [access.reason for access in accesses],
-                [access.principal for access in accesses],
-                [access.request_id for access in accesses],
-                [access.accessed_at for access in accesses],
-                [access.kind for access in accesses],
+                *column_arrays(accesses, *_ACCESS_ARRAYS),
             )
         return [str(row["memory_id"]) for row in rows]
 

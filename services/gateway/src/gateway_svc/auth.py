@@ -52,7 +52,7 @@ ALL_SCOPES = (
 OPERATOR = "operator"
 # What gateway.api_keys accepts as an org id (its CHECK): a JWT's org claim must match it too.
 ORG_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
-# What the services accept as a user id in a Scope (memory_svc.api.convert.scope_from_pb).
+# What the services accept as a user id in a Scope (memory_svc.api.memory_convert.scope_from_pb).
 MAX_USER_ID_LENGTH = 128
 MAX_PRINCIPAL_LENGTH = 128
 

@@ -387,17 +387,13 @@ class LoreClient:
         page_size: int | None = None,
     ) -> AsyncIterator[Memory]:
         """Every memory of the filter, following ``nextPageToken`` page by page."""
-        return self._pages(
-            lambda token: self.list_memories(
-                scope,
-                memory_types=memory_types,
-                statuses=statuses,
-                order_by=order_by,
-                scope_match=scope_match,
-                page_size=page_size,
-                page_token=token,
-            )
-        )
+        filters: dict[str, Any] = {
+            "memory_types": memory_types,
+            "statuses": statuses,
+            "order_by": order_by,
+            "scope_match": scope_match,
+        }
+        return self._pages(lambda token: self.list_memories(scope, **filters, page_size=page_size, page_token=token))
 
     async def get_memory(self, memory_id: str) -> Memory:
         answer = await self._call("GET", f"/v1/memories/{_id(memory_id)}")

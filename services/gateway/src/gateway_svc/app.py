@@ -11,11 +11,12 @@ from typing import Any
 from fastapi import FastAPI
 from opentelemetry.sdk.trace import TracerProvider
 from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from gateway_svc import bootstrap, errors, idempotency, metrics
 from gateway_svc.auth_failures import AuthFailureMiddleware
 from gateway_svc.config import Settings
+from gateway_svc.http_middleware import HttpMiddleware
 from gateway_svc.openapi import with_error_responses, with_path_examples
 from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
 from gateway_svc.server_timing import ServerTimingMiddleware
@@ -23,18 +24,11 @@ from gateway_svc.server_timing import ServerTimingMiddleware
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
-class RequestIdMiddleware:
+class RequestIdMiddleware(HttpMiddleware):
     """Every answer carries ``X-Request-Id``: the client's, when well formed (so logs correlate
-    across systems), else a new one; routes and error bodies read it from the request state.
-    Plain ASGI: Starlette's ``BaseHTTPMiddleware`` costs a task and two streams per request."""
+    across systems), else a new one; routes and error bodies read it from the request state."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         offered = Headers(scope=scope).get("x-request-id", "")
         request_id = offered if _REQUEST_ID.match(offered) else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id

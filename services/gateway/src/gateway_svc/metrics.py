@@ -15,6 +15,8 @@ from fastapi.responses import PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway_svc.http_middleware import HttpMiddleware
+
 UNMATCHED = "<unmatched>"
 
 
@@ -51,18 +53,15 @@ lore_gateway_requests_total{method="POST",route="/v1/memories:search",status="20
 """
 
 
-class MetricsMiddleware:
-    """Counts and times every HTTP request (plain ASGI: no task or stream per request). The route
-    template is known once the router has matched, on the same scope."""
+class MetricsMiddleware(HttpMiddleware):
+    """Counts and times every HTTP request. The route template is known once the router has
+    matched, on the same scope."""
 
     def __init__(self, app: ASGIApp, metrics: GatewayMetrics) -> None:
-        self.app = app
+        super().__init__(app)
         self.metrics = metrics
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         began = time.perf_counter()
         status = 500  # an exception escaping the app is answered 500 by the server error middleware
 

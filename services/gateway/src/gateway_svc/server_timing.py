@@ -16,7 +16,9 @@ from typing import Any
 
 import grpc
 from starlette.datastructures import MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from gateway_svc.http_middleware import HttpMiddleware
 
 # The request's upstream time in seconds, one cell per request (a list so the interceptor can add to it).
 _UPSTREAM: ContextVar[list[float] | None] = ContextVar("lore_gateway_upstream", default=None)
@@ -41,16 +43,10 @@ class UpstreamTimingInterceptor(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.U
         return call
 
 
-class ServerTimingMiddleware:
-    """Plain ASGI, like the gateway's other middleware: no task or stream per request."""
+class ServerTimingMiddleware(HttpMiddleware):
+    """Adds the ``Server-Timing`` header to the answer's start."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         began = time.perf_counter()
         cell = [0.0]
         token = _UPSTREAM.set(cell)

@@ -8,6 +8,9 @@ about its user is the same whichever of the two routes shows it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import grpc
 from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2 as pb
@@ -78,6 +81,21 @@ async def check_session(
         raise errors.InvalidArgument(
             "sessionId", "the session belongs to another user than scope.userId: a context is one user's"
         )
+
+
+async def _write_turns(
+    request: Request,
+    caller: Caller,
+    session_id: str,
+    message_class: type,
+    prepare: Callable[[dict[str, Any]], None],
+    method: str,
+) -> Response:
+    """ProcessTurn and ImportTurns alike: the body's roles read (``turn_roles``), the path's session,
+    which the caller must be allowed to write to."""
+    message = with_path_id(await body_message(request, message_class, prepare=prepare), "session_id", session_id)
+    await check_session(request, caller, session_id, change=True)
+    return ProtoJSONResponse(await getattr(_agent(request), method)(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -152,10 +170,7 @@ async def list_turns(
 async def process_turn(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
-    body = await body_message(request, pb.ProcessTurnRequest, prepare=turn_roles.in_turn)
-    message = with_path_id(body, "session_id", session_id)
-    await check_session(request, caller, session_id, change=True)
-    return ProtoJSONResponse(await _agent(request).ProcessTurn(message, **rpc_options(request, caller)))
+    return await _write_turns(request, caller, session_id, pb.ProcessTurnRequest, turn_roles.in_turn, "ProcessTurn")
 
 
 @router.post(
@@ -166,7 +181,4 @@ async def process_turn(
 async def import_turns(
     session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
 ) -> Response:
-    body = await body_message(request, pb.ImportTurnsRequest, prepare=turn_roles.in_turns)
-    message = with_path_id(body, "session_id", session_id)
-    await check_session(request, caller, session_id, change=True)
-    return ProtoJSONResponse(await _agent(request).ImportTurns(message, **rpc_options(request, caller)))
+    return await _write_turns(request, caller, session_id, pb.ImportTurnsRequest, turn_roles.in_turns, "ImportTurns")

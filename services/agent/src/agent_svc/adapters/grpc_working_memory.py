@@ -7,13 +7,14 @@ import logging
 from collections.abc import Sequence
 
 import grpc
-from google.protobuf import field_mask_pb2, struct_pb2
+from google.protobuf import field_mask_pb2
 from lore.common.v1 import turn_pb2
 from lore.memory.v1 import working_memory_service_pb2 as pb
 from lore.memory.v1 import working_memory_service_pb2_grpc
 from lore_runtime.errors import DependencyUnavailable
 from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
+from lore_runtime.proto_turns import ROLE_TO_PB, tool_to_pb
 
 from agent_svc.domain.extraction import Plan
 from agent_svc.domain.transcript import ToolInteraction, Turn
@@ -24,34 +25,13 @@ log = logging.getLogger(__name__)
 LEASE_TTL_MS = 30_000  # longer than a turn ever takes; released as soon as the turn is done
 LEASE_WAIT_MS = 5_000  # how long a turn waits for the one before it
 TIMEOUT_S = 5.0
-ROLES = {
-    "user": turn_pb2.TURN_ROLE_USER,
-    "assistant": turn_pb2.TURN_ROLE_ASSISTANT,
-    "system": turn_pb2.TURN_ROLE_SYSTEM,
-    "tool": turn_pb2.TURN_ROLE_TOOL,
-}
-
-
-def tool_to_pb(tool: ToolInteraction) -> turn_pb2.ToolInteraction:
-    result = struct_pb2.Struct()
-    result.update(dict(tool.result))
-    message = turn_pb2.ToolInteraction(
-        tool_name=tool.tool_name,
-        intent=tool.intent,
-        result=result,
-        summary=tool.summary,
-        salient_fields=list(tool.salient_fields),
-    )
-    if tool.occurred_at is not None:
-        message.occurred_at.CopyFrom(to_timestamp(tool.occurred_at))
-    return message
 
 
 def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
     """The transcript's turn for working memory, keyed by its transcript id: working memory gives
     it an id of its own and keeps it once however often a retry appends it."""
     message = turn_pb2.Turn(
-        role=ROLES[turn.role],
+        role=ROLE_TO_PB[turn.role],
         content=turn.content,
         created_at=to_timestamp(turn.created_at),
         idempotency_key=f"turn:{turn.id}",

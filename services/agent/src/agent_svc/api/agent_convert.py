@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC
-
-from google.protobuf import json_format, struct_pb2
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2
 from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
+from lore_runtime import proto_turns
 from lore_runtime.errors import InvalidArgument
-from lore_runtime.proto_time import to_timestamp
+from lore_runtime.proto_time import from_timestamp, to_timestamp
 
 from agent_svc.domain.jobs import QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
@@ -26,15 +24,8 @@ END_REASON_TO_PB = {
     "requested": pb.SESSION_END_REASON_REQUESTED,
     "idle": pb.SESSION_END_REASON_IDLE,
 }
-ROLE_TO_PB = {
-    "user": turn_pb2.TURN_ROLE_USER,
-    "assistant": turn_pb2.TURN_ROLE_ASSISTANT,
-    "system": turn_pb2.TURN_ROLE_SYSTEM,
-    "tool": turn_pb2.TURN_ROLE_TOOL,
-}
-
-
-ROLE_FROM_PB = {value: name for name, value in ROLE_TO_PB.items()}
+ROLE_TO_PB = proto_turns.ROLE_TO_PB
+ROLE_FROM_PB = proto_turns.ROLE_FROM_PB
 ERASURE_STATUS_TO_PB = {
     "pending": pb.ERASURE_STATUS_PENDING,
     "running": pb.ERASURE_STATUS_RUNNING,
@@ -47,38 +38,10 @@ def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
     return TurnDraft(
         role=ROLE_FROM_PB.get(turn.role, ""),
         content=turn.content,
-        created_at=turn.created_at.ToDatetime(tzinfo=UTC) if turn.HasField("created_at") else None,
+        created_at=from_timestamp(turn, "created_at"),
         metadata=dict(turn.metadata),
         idempotency_key=turn.idempotency_key,
     )
-
-
-def tool_from_pb(tool: turn_pb2.ToolInteraction) -> ToolInteraction:
-    return ToolInteraction(
-        tool_name=tool.tool_name,
-        intent=tool.intent,
-        result=json_format.MessageToDict(tool.result),
-        summary=tool.summary,
-        salient_fields=tuple(tool.salient_fields),
-        occurred_at=tool.occurred_at.ToDatetime(tzinfo=UTC) if tool.HasField("occurred_at") else None,
-    )
-
-
-def tool_to_pb(tool: ToolInteraction) -> turn_pb2.ToolInteraction:
-    """The inverse of tool_from_pb. adapters/grpc_working_memory.py writes the same message to the memory
-    service, but api/ does not import adapters: each edge owns its translation of the wire."""
-    result = struct_pb2.Struct()
-    result.update(dict(tool.result))
-    message = turn_pb2.ToolInteraction(
-        tool_name=tool.tool_name,
-        intent=tool.intent,
-        result=result,
-        summary=tool.summary,
-        salient_fields=list(tool.salient_fields),
-    )
-    if tool.occurred_at is not None:
-        message.occurred_at.CopyFrom(to_timestamp(tool.occurred_at))
-    return message
 
 
 def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnInput:
@@ -89,7 +52,7 @@ def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnInput:
         content=turn.content,
         metadata=dict(turn.metadata),
         idempotency_key=turn.idempotency_key,
-        tool_interactions=tuple(tool_from_pb(tool) for tool in turn.tool_interactions),
+        tool_interactions=tuple(proto_turns.tool_from_pb(tool, ToolInteraction) for tool in turn.tool_interactions),
     )
 
 
@@ -156,7 +119,7 @@ def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
         content=turn.content,
         created_at=to_timestamp(turn.created_at),
         idempotency_key=turn.idempotency_key,
-        tool_interactions=[tool_to_pb(tool) for tool in turn.tool_interactions],
+        tool_interactions=[proto_turns.tool_to_pb(tool) for tool in turn.tool_interactions],
     )
     message.metadata.update(turn.metadata)
     return message

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from google.protobuf import json_format, struct_pb2, timestamp_pb2
 from lore.common.v1 import turn_pb2
 from lore.memory.v1 import working_memory_service_pb2 as pb
 from lore_runtime import errors
-from lore_runtime.proto_time import to_timestamp
+from lore_runtime.proto_time import from_timestamp, to_timestamp
+from lore_runtime.proto_turns import ROLE_FROM_PB, ROLE_TO_PB, tool_from_pb, tool_to_pb
 
 from memory_svc.domain.working_memory import (
     EmotionReading,
@@ -21,12 +19,7 @@ from memory_svc.domain.working_memory import (
     WorkingMemory,
 )
 
-_ROLE_FROM_PB = {turn_pb2.TurnRole.Value(f"TURN_ROLE_{role.name}"): role for role in TurnRole}
-_ROLE_TO_PB = {role: value for value, role in _ROLE_FROM_PB.items()}
-
-
-def _timestamp(message: timestamp_pb2.Timestamp) -> datetime:
-    return message.ToDatetime(tzinfo=UTC)
+_ROLE_FROM_PB = {value: TurnRole(name) for value, name in ROLE_FROM_PB.items()}
 
 
 def role_from_pb(value: int, field: str) -> TurnRole | None:
@@ -39,41 +32,15 @@ def role_from_pb(value: int, field: str) -> TurnRole | None:
         raise errors.InvalidArgument(field, f"unknown role {value}") from None
 
 
-def tool_from_pb(message: turn_pb2.ToolInteraction) -> ToolResult:
-    return ToolResult(
-        tool_name=message.tool_name,
-        intent=message.intent,
-        result=json_format.MessageToDict(message.result) if message.HasField("result") else {},
-        summary=message.summary,
-        salient_fields=tuple(message.salient_fields),
-        occurred_at=_timestamp(message.occurred_at) if message.HasField("occurred_at") else None,
-    )
-
-
-def tool_to_pb(tool: ToolResult) -> turn_pb2.ToolInteraction:
-    result = struct_pb2.Struct()
-    result.update(tool.result)
-    message = turn_pb2.ToolInteraction(
-        tool_name=tool.tool_name,
-        intent=tool.intent,
-        result=result,
-        summary=tool.summary,
-        salient_fields=list(tool.salient_fields),
-    )
-    if tool.occurred_at is not None:
-        message.occurred_at.CopyFrom(to_timestamp(tool.occurred_at))
-    return message
-
-
 def turn_from_pb(message: turn_pb2.Turn, field: str = "turn") -> Turn:
     """The caller's turn; ``id``, ``sequence`` and ``session_id`` are the server's and ignored."""
     return Turn(
         role=role_from_pb(message.role, f"{field}.role"),
         content=message.content,
-        created_at=_timestamp(message.created_at) if message.HasField("created_at") else None,
+        created_at=from_timestamp(message, "created_at"),
         metadata=dict(message.metadata),
         idempotency_key=message.idempotency_key,
-        tool_interactions=tuple(tool_from_pb(tool) for tool in message.tool_interactions),
+        tool_interactions=tuple(tool_from_pb(tool, ToolResult) for tool in message.tool_interactions),
     )
 
 
@@ -82,7 +49,7 @@ def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
         id=turn.id,
         session_id=turn.session_id,
         sequence=turn.sequence,
-        role=_ROLE_TO_PB[turn.role] if turn.role else turn_pb2.TURN_ROLE_UNSPECIFIED,
+        role=ROLE_TO_PB[turn.role] if turn.role else turn_pb2.TURN_ROLE_UNSPECIFIED,
         content=turn.content,
         metadata=turn.metadata,
         idempotency_key=turn.idempotency_key,
@@ -109,14 +76,16 @@ def working_memory_from_pb(message: pb.WorkingMemory, session_id: str) -> Workin
                 valence=reading.valence,
                 intensity=reading.intensity,
                 turn_id=reading.turn_id,
-                observed_at=_timestamp(reading.observed_at) if reading.HasField("observed_at") else None,
+                observed_at=from_timestamp(reading, "observed_at"),
             )
             for reading in message.emotion_trajectory
         ),
         pending_slots=tuple(
             PendingSlot(name=slot.name, tool_name=slot.tool_name, prompt=slot.prompt) for slot in message.pending_slots
         ),
-        last_tool_result=tool_from_pb(message.last_tool_result) if message.HasField("last_tool_result") else None,
+        last_tool_result=tool_from_pb(message.last_tool_result, ToolResult)
+        if message.HasField("last_tool_result")
+        else None,
         context_fingerprint=message.context_fingerprint,
     )
 

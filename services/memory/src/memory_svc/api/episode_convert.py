@@ -140,6 +140,11 @@ def ended_after_from_pb(request: pb.ListEpisodesRequest) -> datetime | None:
     return _timestamp(request.ended_after, "ended_after") if request.HasField("ended_after") else None
 
 
+def min_salience_from_pb(request: pb.ListEpisodesRequest | pb.SearchEpisodesRequest) -> float | None:
+    """The caller's floor on salience now; None when the request sets none."""
+    return request.min_salience if request.HasField("min_salience") else None
+
+
 def scored_episode_to_pb(hit: ScoredEpisode) -> pb.ScoredEpisode:
     return pb.ScoredEpisode(episode=episode_to_pb(hit.episode), similarity=hit.similarity)
 

@@ -71,6 +71,11 @@ def _query(**fields: Any) -> Query:
     return items
 
 
+def _enum(prefix: str, value: str | None) -> str | None:
+    """An optional enum argument's full name (``inputs.enum_name``), ``None`` when not given."""
+    return i.enum_name(prefix, value) if value else None
+
+
 def _scope_query(scope: ScopeLike | None) -> dict[str, str]:
     return {f"scope.{key}": value for key, value in i.scope_json(scope).items()}
 
@@ -186,6 +191,11 @@ class LoreClient:
             attempt += 1
             await self._sleep(wait)
 
+    async def _page(self, path: str, key: str, build: Callable[[dict[str, Any]], T], **query: Any) -> Page[T]:
+        """One page of a list route: ``query`` is its query string (``_query``), ``key`` the list."""
+        answer = await self._call("GET", path, params=_query(**query))
+        return Page.from_json(answer, key, build)
+
     async def _pages(self, fetch: Callable[[str], Awaitable[Page[T]]]) -> AsyncIterator[T]:
         token = ""
         while True:
@@ -223,14 +233,15 @@ class LoreClient:
         page_size: int | None = None,
         page_token: str = "",
     ) -> Page[Session]:
-        params = _query(
+        return await self._page(
+            "/v1/sessions",
+            "sessions",
+            Session.from_json,
             **_scope_query(scope),
-            status=i.enum_name(i.SESSION_STATUS, status) if status else None,
+            status=_enum(i.SESSION_STATUS, status),
             pageSize=page_size,
             pageToken=page_token,
         )
-        answer = await self._call("GET", "/v1/sessions", params=params)
-        return Page.from_json(answer, "sessions", Session.from_json)
 
     def iter_sessions(
         self, scope: ScopeLike | None = None, *, status: str | None = None, page_size: int | None = None
@@ -277,9 +288,8 @@ class LoreClient:
         return TurnResult.from_json(answer)
 
     async def list_turns(self, session_id: str, *, page_size: int | None = None, page_token: str = "") -> Page[Turn]:
-        params = _query(pageSize=page_size, pageToken=page_token)
-        answer = await self._call("GET", f"/v1/sessions/{_id(session_id)}/turns", params=params)
-        return Page.from_json(answer, "turns", Turn.from_json)
+        path = f"/v1/sessions/{_id(session_id)}/turns"
+        return await self._page(path, "turns", Turn.from_json, pageSize=page_size, pageToken=page_token)
 
     def iter_turns(self, session_id: str, *, page_size: int | None = None) -> AsyncIterator[Turn]:
         return self._pages(lambda token: self.list_turns(session_id, page_size=page_size, page_token=token))
@@ -338,7 +348,7 @@ class LoreClient:
             {
                 "query": query,
                 "scope": i.scope_json(scope),
-                "scopeMatch": i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
+                "scopeMatch": _enum(i.SCOPE_MATCH, scope_match),
                 "k": k,
                 "memoryTypes": i.enum_names(i.MEMORY_TYPE, memory_types),
                 "statuses": i.enum_names(i.MEMORY_STATUS, statuses),
@@ -364,17 +374,18 @@ class LoreClient:
         page_token: str = "",
     ) -> Page[Memory]:
         """``GET /v1/memories``; ``scope_match="context"`` lists as ``search`` finds with it."""
-        params = _query(
+        return await self._page(
+            "/v1/memories",
+            "memories",
+            Memory.from_json,
             **_scope_query(scope),
             memoryTypes=i.enum_names(i.MEMORY_TYPE, memory_types),
             statuses=i.enum_names(i.MEMORY_STATUS, statuses),
-            orderBy=i.enum_name(i.MEMORY_ORDER, order_by) if order_by else None,
-            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
+            orderBy=_enum(i.MEMORY_ORDER, order_by),
+            scopeMatch=_enum(i.SCOPE_MATCH, scope_match),
             pageSize=page_size,
             pageToken=page_token,
         )
-        answer = await self._call("GET", "/v1/memories", params=params)
-        return Page.from_json(answer, "memories", Memory.from_json)
 
     def iter_memories(
         self,
@@ -414,7 +425,7 @@ class LoreClient:
         (the ``updateMask`` is built from them; ``metadata={}`` clears the metadata)."""
         fields = {
             "content": content,
-            "memoryType": i.enum_name(i.MEMORY_TYPE, memory_type) if memory_type else None,
+            "memoryType": _enum(i.MEMORY_TYPE, memory_type),
             "importance": importance,
             "metadata": dict(metadata) if metadata is not None else None,
             "entities": list(entities) if entities is not None else None,
@@ -444,16 +455,17 @@ class LoreClient:
         page_token: str = "",
     ) -> Page[Episode]:
         """``GET /v1/episodes``; ``scope_match="context"``: the episodes a context for ``scope`` may show."""
-        params = _query(
+        return await self._page(
+            "/v1/episodes",
+            "episodes",
+            Episode.from_json,
             **_scope_query(scope),
             endedAfter=i.time_json(ended_after),
             minSalience=min_salience,
-            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
+            scopeMatch=_enum(i.SCOPE_MATCH, scope_match),
             pageSize=page_size,
             pageToken=page_token,
         )
-        answer = await self._call("GET", "/v1/episodes", params=params)
-        return Page.from_json(answer, "episodes", Episode.from_json)
 
     async def list_open_threads(
         self,
@@ -465,14 +477,15 @@ class LoreClient:
     ) -> Page[EpisodeThread]:
         """``GET /v1/open-threads``; ``scope_match="context"``: the threads of the episodes a context
         for ``scope`` may show."""
-        params = _query(
+        return await self._page(
+            "/v1/open-threads",
+            "threads",
+            EpisodeThread.from_json,
             **_scope_query(scope),
-            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
+            scopeMatch=_enum(i.SCOPE_MATCH, scope_match),
             pageSize=page_size,
             pageToken=page_token,
         )
-        answer = await self._call("GET", "/v1/open-threads", params=params)
-        return Page.from_json(answer, "threads", EpisodeThread.from_json)
 
     async def prime(self, scope: ScopeLike, *, initial_message: str = "", budget_tokens: int | None = None) -> Prime:
         """``GET /v1/memory/prime``: what to remember at the start of a conversation."""
@@ -556,23 +569,24 @@ class LoreClient:
         ``team_id`` keep only that agent's, user's, team's beliefs (any when empty); with
         ``scope_match="context"`` they select what a context for them may show instead (the user's
         and the organisation's shared beliefs, never another user's nor unattributed ones)."""
-        params = _query(
+        return await self._page(
+            "/v1/observations",
+            "observations",
+            Observation.from_json,
             agentId=agent_id,
             userId=user_id,
             teamId=team_id,
-            scopeMatch=i.enum_name(i.SCOPE_MATCH, scope_match) if scope_match else None,
-            kind=i.enum_name(i.OBSERVATION_KIND, kind) if kind else None,
-            subjectType=i.enum_name(i.SUBJECT_TYPE, subject_type) if subject_type else None,
+            scopeMatch=_enum(i.SCOPE_MATCH, scope_match),
+            kind=_enum(i.OBSERVATION_KIND, kind),
+            subjectType=_enum(i.SUBJECT_TYPE, subject_type),
             subjectId=subject_id,
             canonicalKey=canonical_key,
-            status=i.enum_name(i.OBSERVATION_STATUS, status) if status else None,
+            status=_enum(i.OBSERVATION_STATUS, status),
             minConfidence=min_confidence,
             tags=list(tags),
             pageSize=page_size,
             pageToken=page_token,
         )
-        answer = await self._call("GET", "/v1/observations", params=params)
-        return Page.from_json(answer, "observations", Observation.from_json)
 
     async def search_observations(
         self,

@@ -41,9 +41,9 @@ def _engagement(request: Request) -> engagement_service_pb2_grpc.EngagementServi
 
 
 async def _hypothesis_call(
-    request: Request, caller: Caller, hypothesis_id: str, message_class: type, method: str
+    request: Request, caller: Caller, hypothesis_id: str, message_class: type, method: str, *, empty: bool = False
 ) -> Response:
-    message = with_path_id(await body_message(request, message_class), "hypothesis_id", hypothesis_id)
+    message = with_path_id(await body_message(request, message_class, empty=empty), "hypothesis_id", hypothesis_id)
     return ProtoJSONResponse(await getattr(_engagement(request), method)(message, **rpc_options(request, caller)))
 
 
@@ -102,10 +102,8 @@ async def revise(
 async def promote(
     hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
 ) -> Response:
-    message = with_path_id(
-        await body_message(request, pb.PromoteHypothesisRequest, empty=True), "hypothesis_id", hypothesis_id
-    )
-    return ProtoJSONResponse(await _engagement(request).PromoteHypothesis(message, **rpc_options(request, caller)))
+    message_class = pb.PromoteHypothesisRequest
+    return await _hypothesis_call(request, caller, hypothesis_id, message_class, "PromoteHypothesis", empty=True)
 
 
 @router.post(

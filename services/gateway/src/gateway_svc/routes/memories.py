@@ -7,10 +7,10 @@ from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory
 from lore_runtime import errors
 
 from gateway_svc.auth import Caller, authorized
-from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
+from gateway_svc.calls import body_message, check_owned, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
-from gateway_svc.user_pin import check_readable, check_writable, pin_request
+from gateway_svc.user_pin import check_readable, pin_request
 
 router = APIRouter(tags=["memories"])
 
@@ -45,11 +45,8 @@ def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
 
 async def _check_changeable(request: Request, caller: Caller, memory_id: str) -> None:
     """A caller pinned to a user changes only that user's memories (``user_pin``)."""
-    if caller.user_id:
-        found = await _memories(request).GetMemory(
-            memory_service_pb2.GetMemoryRequest(id=memory_id), **rpc_options(request, caller)
-        )
-        check_writable(caller, found.memory.scope.user_id, "memory", memory_id)
+    message = memory_service_pb2.GetMemoryRequest(id=memory_id)
+    await check_owned(request, caller, _memories(request).GetMemory, message, "memory", memory_id)
 
 
 @router.post(
@@ -182,10 +179,7 @@ async def resolve_thread(
     if message.thread_index and message.thread_index != int(thread_index):
         raise errors.InvalidArgument("threadIndex", "must match the index in the path, or be left out")
     message.thread_index = int(thread_index)
-    if caller.user_id:
-        # A pinned caller resolves only its own user's threads (``user_pin``).
-        found = await _episodes(request).GetEpisode(
-            episode_service_pb2.GetEpisodeRequest(id=episode_id), **rpc_options(request, caller)
-        )
-        check_writable(caller, found.episode.scope.user_id, "episode", episode_id)
+    # A pinned caller resolves only its own user's threads (``user_pin``).
+    get_episode = episode_service_pb2.GetEpisodeRequest(id=episode_id)
+    await check_owned(request, caller, _episodes(request).GetEpisode, get_episode, "episode", episode_id)
     return ProtoJSONResponse(await _episodes(request).ResolveThread(message, **rpc_options(request, caller)))

@@ -7,10 +7,10 @@ from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 
 from gateway_svc.auth import Caller, authorized
-from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
+from gateway_svc.calls import body_message, check_owned, query_message, rpc_options, with_path_id
 from gateway_svc.openapi import json_body, json_response, query_parameters
 from gateway_svc.proto_json import ProtoJSONResponse
-from gateway_svc.user_pin import check_readable, check_writable, pin_request
+from gateway_svc.user_pin import check_readable, pin_request
 
 router = APIRouter(tags=["observations"])
 
@@ -40,11 +40,8 @@ def _observations(request: Request) -> observation_service_pb2_grpc.ObservationS
 
 async def _check_changeable(request: Request, caller: Caller, observation_id: str) -> None:
     """A caller pinned to a user gives feedback only on that user's beliefs (``user_pin``)."""
-    if caller.user_id:
-        found = await _observations(request).GetObservation(
-            pb.GetObservationRequest(id=observation_id), **rpc_options(request, caller)
-        )
-        check_writable(caller, found.observation.scope.user_id, "observation", observation_id)
+    message = pb.GetObservationRequest(id=observation_id)
+    await check_owned(request, caller, _observations(request).GetObservation, message, "observation", observation_id)
 
 
 @router.get(

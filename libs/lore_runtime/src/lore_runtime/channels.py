@@ -19,16 +19,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from contextlib import AsyncExitStack
 from typing import Any
 
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
+from lore.assembler.v1 import assembler_service_pb2
+from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
+from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from opentelemetry.instrumentation.grpc import aio_client_interceptors
 from opentelemetry.sdk.trace import TracerProvider
 
 from lore_runtime import request_context
 from lore_runtime.server import MAX_MESSAGE_BYTES
-from lore_runtime.service_auth import ServiceTokens, token_interceptors
+from lore_runtime.service_auth import ServiceCredentialSettings, ServiceTokens, token_interceptors
 from lore_runtime.tls import MutualTls, open_channel
 
 IDEMPOTENT_PREFIXES = ("Get", "List", "Query", "Search", "Recall", "Export", "Prime")
@@ -134,3 +138,31 @@ def create_channel(
         *interceptors,
     ]
     return open_channel(target, tls, options=channel_options, interceptors=chain)
+
+
+# Each service's gRPC APIs, as ``*_pb2`` modules: a channel to the service retries the reads of all of them.
+SERVICE_PROTOS: dict[str, tuple[Any, ...]] = {
+    "memory": (memory_service_pb2, working_memory_service_pb2, episode_service_pb2),
+    "observations": (observation_service_pb2, engagement_service_pb2),
+    "assembler": (assembler_service_pb2,),
+}
+
+
+def open_service_channel(
+    stack: AsyncExitStack,
+    service: str,
+    target: str,
+    settings: ServiceCredentialSettings,
+    tracer_provider: TracerProvider | None = None,
+) -> grpc.aio.Channel:
+    """A server's channel to another Lore ``service`` (a key of ``SERVICE_PROTOS``) at ``target``:
+    ``create_channel`` with the server's TLS and service token, closed when ``stack`` unwinds."""
+    channel = create_channel(
+        target,
+        services=[api for proto in SERVICE_PROTOS[service] for api in proto.DESCRIPTOR.services_by_name.values()],
+        tracer_provider=tracer_provider,
+        tls=settings.mutual_tls,
+        token=settings.service_tokens,
+    )
+    stack.push_async_callback(channel.close)
+    return channel

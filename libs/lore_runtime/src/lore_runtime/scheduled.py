@@ -15,11 +15,13 @@ a daily job would run again at once, and nobody could see when it last ran.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -120,3 +122,17 @@ async def run_periodically(claims: JobClaims, jobs: list[ScheduledJob], poll: ti
             except (POSTGRES_UNAVAILABLE, asyncpg.PostgresError):
                 log.warning("cannot claim scheduled job %s: Postgres unavailable; retrying later", job.name)
         await asyncio.sleep(poll.total_seconds())
+
+
+def run_in_background(stack: AsyncExitStack, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """``work`` as a task (a service's scheduled jobs, its background loops), cancelled and awaited
+    when ``stack`` unwinds."""
+    task = asyncio.create_task(work)
+    stack.push_async_callback(_cancel, task)
+    return task
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -9,10 +9,20 @@ time: callers pass the mapping (``os.environ`` in ``__main__``, a dict in tests)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+)
 
 from lore_runtime.service_auth import ServiceCredentialSettings, ServiceTokenSettings
 from lore_runtime.tls import TlsSettings
@@ -57,6 +67,7 @@ def env(*names: str, default: Any = ..., description: str = "", **bounds: float)
 
 
 S = TypeVar("S", bound=LoreSettings)
+E = TypeVar("E")
 
 
 def load_settings(model: type[S], environ: Mapping[str, str]) -> S:
@@ -134,8 +145,8 @@ def redis_timeout() -> Any:
 
 class ServerSettings(LoreSettings, ServiceCredentialSettings):
     """What every gRPC server process needs besides its own stores; each service names its own
-    ``metrics_addr`` variable with ``service_metrics_address`` (and ``health_addr`` with
-    ``service_health_address``); ``LORE_TLS_*`` come from ``TlsSettings`` (lore_runtime/tls.py), and
+    ``metrics_addr`` and ``health_addr`` variables (and its ``addr``, ``database_url``) through
+    ``service_settings``; ``LORE_TLS_*`` come from ``TlsSettings`` (lore_runtime/tls.py), and
     ``LORE_SERVICE_TOKEN`` (required without TLS) from lore_runtime/service_auth.py."""
 
     metrics_addr: str | None = None
@@ -189,3 +200,30 @@ class EmbeddingServerSettings(ServerSettings):
         ge=1,
         le=64,
     )
+
+    async def open_embedder(self, stack: AsyncExitStack, opener: Callable[..., Awaitable[E]]) -> E:
+        """The configured model, opened by ``opener`` (``lore_embeddings.open_embedder``, which
+        lore_runtime does not depend on) and closed when ``stack`` unwinds."""
+        return await opener(
+            stack,
+            self.embeddings_base_url,
+            self.embeddings_model,
+            self.embeddings_api_key,
+            intra_op_threads=self.embeddings_threads,
+        )
+
+
+SS = TypeVar("SS", bound=ServerSettings)
+
+
+def service_settings(service: str, base: type[SS], database: str | None = None) -> type[SS]:
+    """``base`` with the fields a service names after itself: ``addr`` (``LORE_<SVC>_ADDR``),
+    ``metrics_addr``, ``health_addr`` and, when ``database`` describes its use, ``database_url``."""
+    fields: dict[str, Any] = {
+        "addr": (str, service_address(service)),
+        "metrics_addr": (str | None, service_metrics_address(service)),
+        "health_addr": (str | None, service_health_address(service)),
+    }
+    if database is not None:
+        fields["database_url"] = (str, service_database_url(service, database))
+    return create_model(f"{service.title()}{base.__name__}", __base__=base, __module__=base.__module__, **fields)

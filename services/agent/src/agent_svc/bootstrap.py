@@ -3,8 +3,6 @@ the idle-session scan."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -12,15 +10,12 @@ from datetime import timedelta
 
 import asyncpg
 import grpc
-from lore.assembler.v1 import assembler_service_pb2
-from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
-from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from lore_embeddings import Embedder, open_embedder
-from lore_runtime.channels import create_channel
+from lore_runtime.channels import open_service_channel
 from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.health import check_upstream
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
-from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
+from lore_runtime.scheduled import JobClaims, ScheduledJob, run_in_background, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
 from opentelemetry.sdk.trace import TracerProvider
@@ -82,20 +77,6 @@ class Container:
     metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
 
 
-def _channel(
-    stack: AsyncExitStack, address: str, descriptors: list, provider: TracerProvider | None, settings: Settings
-):
-    channel = create_channel(
-        address,
-        services=[service for module in descriptors for service in module.DESCRIPTOR.services_by_name.values()],
-        tracer_provider=provider,
-        tls=settings.mutual_tls,
-        token=settings.service_tokens,
-    )
-    stack.push_async_callback(channel.close)
-    return channel
-
-
 async def _language(
     settings: Settings, stack: AsyncExitStack, rules: Extractor, paths: prometheus_metrics.ExtractionPathCounter
 ) -> tuple[Extractor, LanguageModel | None]:
@@ -121,17 +102,9 @@ async def build(
 ) -> Container:
     overrides = overrides or AgentOverrides()
     postgres = overrides.postgres or await open_postgres(stack, settings.database_url, vectors=False)
-    memory = _channel(
-        stack,
-        settings.memory_addr,
-        [memory_service_pb2, working_memory_service_pb2, episode_service_pb2],
-        tracer_provider,
-        settings,
-    )
-    observations = _channel(
-        stack, settings.observations_addr, [observation_service_pb2, engagement_service_pb2], tracer_provider, settings
-    )
-    assembler = _channel(stack, settings.assembler_addr, [assembler_service_pb2], tracer_provider, settings)
+    memory = open_service_channel(stack, "memory", settings.memory_addr, settings, tracer_provider)
+    observations = open_service_channel(stack, "observations", settings.observations_addr, settings, tracer_provider)
+    assembler = open_service_channel(stack, "assembler", settings.assembler_addr, settings, tracer_provider)
     clock = overrides.clock or SystemClock()
     transcript = overrides.transcript or PostgresTranscript(postgres)
     results = PostgresTurnLoop(postgres)
@@ -144,13 +117,7 @@ async def build(
     # chosen with the packaged embedding model (domain/rules/central.py).
     embedder = None
     if model is None:
-        embedder = overrides.embedder or await open_embedder(
-            stack,
-            settings.embeddings_base_url,
-            settings.embeddings_model,
-            settings.embeddings_api_key,
-            intra_op_threads=settings.embeddings_threads,
-        )
+        embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
     container = Container(
         settings=settings,
         postgres=postgres,
@@ -251,11 +218,4 @@ def _start_schedules(
         runs = ScheduledRunMetrics(container.metrics.registry)
         jobs = [dataclasses.replace(job, run=runs.counted(job.name, job.run)) for job in jobs]
         poll = timedelta(seconds=min([30.0, *(job.interval.total_seconds() for job in jobs)]))
-        task = asyncio.create_task(run_periodically(JobClaims(container.postgres, "agent"), jobs, poll))
-        stack.push_async_callback(_cancel, task)
-
-
-async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+        run_in_background(stack, run_periodically(JobClaims(container.postgres, "agent"), jobs, poll))

@@ -4,19 +4,12 @@ from lore_runtime.settings import (
     IdSet,
     engagement_agents,
     env,
-    service_address,
-    service_database_url,
-    service_health_address,
-    service_metrics_address,
+    service_settings,
 )
 
 
 # Embedding settings: episode summaries pick the central sentences with the packaged model.
-class Settings(EmbeddingServerSettings):
-    addr: str = service_address("agent")
-    metrics_addr: str | None = service_metrics_address("agent")
-    health_addr: str | None = service_health_address("agent")
-    database_url: str = service_database_url("agent", "Postgres schema `agent`")
+class Settings(service_settings("agent", EmbeddingServerSettings, database="Postgres schema `agent`")):
     memory_addr: str = env("LORE_MEMORY_ADDR", default=DEFAULT_ADDRESSES["memory"])
     observations_addr: str = env("LORE_OBSERVATIONS_ADDR", default=DEFAULT_ADDRESSES["observations"])
     assembler_addr: str = env("LORE_ASSEMBLER_ADDR", default=DEFAULT_ADDRESSES["assembler"])

@@ -1,13 +1,14 @@
 from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
+from lore_runtime.container_server import create_container_server
 from lore_runtime.page_tokens import page_tokens_for
-from lore_runtime.server import GrpcServer, Registration, create_grpc_server
+from lore_runtime.server import GrpcServer, Registration
 
 from agent_svc.api.agent_servicer import AgentServicer
 from agent_svc.bootstrap import Container
 
 
 def create_server(container: Container, address: str) -> GrpcServer:
-    return create_grpc_server(
+    return create_container_server(
         address,
         [
             Registration(
@@ -24,8 +25,5 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],
             ),
         ],
-        tracer_provider=container.tracer_provider,
-        checks=container.checks,
-        metrics=container.metrics,
-        settings=container.settings,
+        container,
     )

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
-from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
-from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
-from lore_runtime.channels import create_channel
+from lore_runtime.channels import open_service_channel
 from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.health import check_upstream
+from lore_runtime.metrics import ServiceMetrics
 from lore_runtime.server import DependencyCheck
 from opentelemetry.sdk.trace import TracerProvider
 
@@ -45,10 +43,7 @@ class Container:
     policy: AssemblyPolicy
     tracer_provider: TracerProvider | None = None
     checks: dict[str, DependencyCheck] = field(default_factory=dict)
-
-
-def _services(*modules: Any) -> list[Any]:
-    return [service for module in modules for service in module.DESCRIPTOR.services_by_name.values()]
+    metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
 
 
 async def build(
@@ -59,22 +54,8 @@ async def build(
     tracer_provider: TracerProvider | None = None,
 ) -> Container:
     overrides = overrides or AssemblerOverrides()
-    memory = create_channel(
-        settings.memory_addr,
-        services=_services(memory_service_pb2, episode_service_pb2, working_memory_service_pb2),
-        tracer_provider=tracer_provider,
-        tls=settings.mutual_tls,
-        token=settings.service_tokens,
-    )
-    stack.push_async_callback(memory.close)
-    observations = create_channel(
-        settings.observations_addr,
-        services=_services(observation_service_pb2, engagement_service_pb2),
-        tracer_provider=tracer_provider,
-        tls=settings.mutual_tls,
-        token=settings.service_tokens,
-    )
-    stack.push_async_callback(observations.close)
+    memory = open_service_channel(stack, "memory", settings.memory_addr, settings, tracer_provider)
+    observations = open_service_channel(stack, "observations", settings.observations_addr, settings, tracer_provider)
     policy = AssemblyPolicy(
         weights=Weights(settings.weight_similarity, settings.weight_recency, settings.weight_importance),
         min_score=settings.min_score,

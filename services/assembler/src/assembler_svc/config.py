@@ -4,18 +4,13 @@ from lore_runtime.settings import (
     ServerSettings,
     engagement_agents,
     env,
-    service_address,
-    service_health_address,
-    service_metrics_address,
+    service_settings,
 )
 
 from assembler_svc.domain.priming import PrimeLimits
 
 
-class Settings(ServerSettings):
-    addr: str = service_address("assembler")
-    metrics_addr: str | None = service_metrics_address("assembler")
-    health_addr: str | None = service_health_address("assembler")
+class Settings(service_settings("assembler", ServerSettings)):
     memory_addr: str = env("LORE_MEMORY_ADDR", default=DEFAULT_ADDRESSES["memory"])
     observations_addr: str = env("LORE_OBSERVATIONS_ADDR", default=DEFAULT_ADDRESSES["observations"])
     source_timeout_ms: int = env(

@@ -1,5 +1,6 @@
 from lore.assembler.v1 import assembler_service_pb2, assembler_service_pb2_grpc
-from lore_runtime.server import GrpcServer, Registration, create_grpc_server
+from lore_runtime.container_server import create_container_server
+from lore_runtime.server import GrpcServer, Registration
 
 from assembler_svc.api.assembler_servicer import AssemblerServicer
 from assembler_svc.bootstrap import Container
@@ -16,7 +17,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
         engagement_agents=container.settings.engagement_agents,
         prime_limits=container.settings.prime_limits(),
     )
-    return create_grpc_server(
+    return create_container_server(
         address,
         [
             Registration(
@@ -25,7 +26,5 @@ def create_server(container: Container, address: str) -> GrpcServer:
                 assembler_service_pb2.DESCRIPTOR.services_by_name["AssemblerService"],
             ),
         ],
-        tracer_provider=container.tracer_provider,
-        checks=container.checks,
-        settings=container.settings,
+        container,
     )

@@ -12,7 +12,6 @@ serves reads and refuses vector work with EMBEDDING_MODEL_MISMATCH until ``lore 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -27,7 +26,7 @@ from lore_embeddings import Embedder, open_embedder
 from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.page_tokens import PageTokens, page_tokens_for
-from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
+from lore_runtime.scheduled import JobClaims, ScheduledJob, run_in_background, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, open_redis, ping_postgres, ping_redis
 from opentelemetry.sdk.trace import TracerProvider
@@ -124,8 +123,7 @@ async def open_vector_stores(
     else:
         stores = await EdgeVectorStores.open(Path(settings.data_dir) / "qdrant", **model)
         stack.push_async_callback(stores.close)
-        task = asyncio.create_task(_optimize_periodically(stores.shards, settings.optimize_interval_seconds))
-        stack.push_async_callback(_cancel, task)
+        run_in_background(stack, _optimize_periodically(stores.shards, settings.optimize_interval_seconds))
     if stores.state.stale:
         error = stores.state.stale[0]
         log.warning(
@@ -144,12 +142,6 @@ async def _optimize_periodically(shards: Callable[[], tuple[Any, ...]], interval
                 await shard.optimize()
             except Exception:  # a failed optimisation must not take the service down; the next run retries
                 log.exception("background Qdrant optimisation failed")
-
-
-async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
 
 
 def start_maintenance(
@@ -181,8 +173,7 @@ def start_maintenance(
     interval = timedelta(seconds=settings.maintenance_interval_seconds)
     job = ScheduledJob("memory_maintenance", interval, runs.counted("memory_maintenance", maintain))
     poll = timedelta(seconds=min(settings.maintenance_interval_seconds, MAINTENANCE_POLL_SECONDS))
-    task = asyncio.create_task(run_periodically(JobClaims(postgres, "memory"), [job], poll))
-    stack.push_async_callback(_cancel, task)
+    run_in_background(stack, run_periodically(JobClaims(postgres, "memory"), [job], poll))
 
 
 def start_purges(
@@ -193,8 +184,7 @@ def start_purges(
     pending = FileFlag(stores.root / PURGE_PENDING_FILE) if isinstance(stores, EdgeVectorStores) else None
     files = [*([stores] if stores is not None else []), RedisFiles(client)]
     purges = PurgeSchedule(files, pending, delay=settings.erasure_purge_delay_seconds)
-    task = asyncio.create_task(purges.run_forever())
-    stack.push_async_callback(_cancel, task)
+    run_in_background(stack, purges.run_forever())
     return purges
 
 
@@ -211,13 +201,7 @@ async def build(
         stack, settings.redis_url, timeout=settings.redis_timeout_seconds
     )
     redis_calls = RedisCalls(settings.redis_timeout_seconds)  # one breaker for both Redis adapters
-    embedder = overrides.embedder or await open_embedder(
-        stack,
-        settings.embeddings_base_url,
-        settings.embeddings_model,
-        settings.embeddings_api_key,
-        intra_op_threads=settings.embeddings_threads,
-    )
+    embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
     stores: ClientVectorStores | EdgeVectorStores | None = None
     if overrides.index is not None and overrides.episodes is not None:
         index, episodes = overrides.index, overrides.episodes

@@ -2,10 +2,7 @@ from lore_runtime.settings import (
     EmbeddingServerSettings,
     env,
     redis_timeout,
-    service_address,
-    service_database_url,
-    service_health_address,
-    service_metrics_address,
+    service_settings,
 )
 from pydantic import field_validator
 
@@ -13,11 +10,7 @@ from memory_svc.domain.model import MemoryType
 from memory_svc.domain.salience import episode_half_life, parse_half_lives
 
 
-class Settings(EmbeddingServerSettings):
-    addr: str = service_address("memory")
-    metrics_addr: str | None = service_metrics_address("memory")
-    health_addr: str | None = service_health_address("memory")
-    database_url: str = service_database_url("memory", "Postgres schema `memory` (access log)")
+class Settings(service_settings("memory", EmbeddingServerSettings, database="Postgres schema `memory` (access log)")):
     redis_url: str = env("LORE_REDIS_URL", description="working memory and session leases")
     redis_timeout_seconds: float = redis_timeout()
     qdrant_url: str | None = env("LORE_QDRANT_URL", default=None, description="Qdrant server; embedded when unset")

@@ -7,8 +7,6 @@ system principal.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -21,7 +19,7 @@ from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.errors import FailedPrecondition
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.page_tokens import PageTokens, page_tokens_for
-from lore_runtime.scheduled import JobClaims, ScheduledJob, run_periodically
+from lore_runtime.scheduled import JobClaims, ScheduledJob, run_in_background, run_periodically
 from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
 from opentelemetry.sdk.trace import TracerProvider
@@ -102,14 +100,7 @@ def start_revalidation(
     revalidate = runs.counted("revalidation", lambda: revalidate_due_orgs(store, clock))
     job = ScheduledJob("revalidation", timedelta(seconds=interval), revalidate)
     poll = timedelta(seconds=min(interval, REVALIDATION_POLL_SECONDS))
-    task = asyncio.create_task(run_periodically(JobClaims(postgres, "observations"), [job], poll))
-    stack.push_async_callback(_cancel, task)
-
-
-async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    run_in_background(stack, run_periodically(JobClaims(postgres, "observations"), [job], poll))
 
 
 async def build(
@@ -121,13 +112,7 @@ async def build(
 ) -> Container:
     overrides = overrides or ObservationsOverrides()
     postgres = overrides.postgres or await open_postgres(stack, settings.database_url, vectors=True)
-    embedder = overrides.embedder or await open_embedder(
-        stack,
-        settings.embeddings_base_url,
-        settings.embeddings_model,
-        settings.embeddings_api_key,
-        intra_op_threads=settings.embeddings_threads,
-    )
+    embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
     store = PostgresObservationStore(postgres)
     await check_dimension(store, embedder)
     clock = overrides.clock or SystemClock()

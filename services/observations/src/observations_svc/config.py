@@ -1,18 +1,11 @@
 from lore_runtime.settings import (
     EmbeddingServerSettings,
     env,
-    service_address,
-    service_database_url,
-    service_health_address,
-    service_metrics_address,
+    service_settings,
 )
 
 
-class Settings(EmbeddingServerSettings):
-    addr: str = service_address("observations")
-    metrics_addr: str | None = service_metrics_address("observations")
-    health_addr: str | None = service_health_address("observations")
-    database_url: str = service_database_url("observations", "Postgres schema `observations`")
+class Settings(service_settings("observations", EmbeddingServerSettings, database="Postgres schema `observations`")):
     revalidation_interval_seconds: float = env(
         "LORE_REVALIDATION_INTERVAL_SECONDS",
         default=3600.0,

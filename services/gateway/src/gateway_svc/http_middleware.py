@@ -5,10 +5,12 @@ other scopes (the lifespan) pass through untouched, and ``handle`` serves an HTT
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 
-class HttpMiddleware:
+class HttpMiddleware(ABC):
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -18,5 +20,6 @@ class HttpMiddleware:
             return
         await self.handle(scope, receive, send)
 
+    @abstractmethod
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError
+        """Serve one HTTP request: each middleware's own work, calling ``self.app`` in turn."""

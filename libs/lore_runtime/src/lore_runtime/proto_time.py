@@ -1,4 +1,5 @@
-"""datetime → google.protobuf.Timestamp without ``Timestamp.FromDatetime``, and an optional Timestamp field back.
+"""datetime → google.protobuf.Timestamp without ``Timestamp.FromDatetime``, and an optional Timestamp field back
+(checked: every service's request conversions read their timestamps through ``from_timestamp``).
 
 FromDatetime is pure Python in every protobuf backend and took a tenth of a QueryObservations
 call (five timestamps per observation, twenty observations per page); integer arithmetic on
@@ -11,6 +12,8 @@ from datetime import UTC, datetime
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
+
+from lore_runtime.errors import InvalidArgument
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -25,6 +28,13 @@ def to_timestamp(moment: datetime | None) -> Timestamp | None:
     return Timestamp(seconds=delta.days * 86_400 + delta.seconds, nanos=delta.microseconds * 1_000)
 
 
-def from_timestamp(message: Message, field: str) -> datetime | None:
-    """The Timestamp field ``field`` of ``message`` as an aware UTC datetime; None when it is unset."""
-    return getattr(message, field).ToDatetime(tzinfo=UTC) if message.HasField(field) else None
+def from_timestamp(message: Message, field: str, path: str = "") -> datetime | None:
+    """The Timestamp field ``field`` of ``message`` as an aware UTC datetime; None when it is unset.
+    A value no datetime can hold (a year past 9999) is INVALID_ARGUMENT naming ``path`` (default
+    ``field``): a caller's bad input, never an internal error."""
+    if not message.HasField(field):
+        return None
+    try:
+        return getattr(message, field).ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        raise InvalidArgument(path or field, "is not a valid timestamp") from None

@@ -13,14 +13,13 @@ proto field has no presence). An unset ``ended_at`` is the time of the call, an 
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
-from google.protobuf import timestamp_pb2
 from lore.memory.v1 import episode_service_pb2 as pb
 from lore_embeddings import Embedder
 from lore_runtime import errors
-from lore_runtime.proto_time import to_timestamp
+from lore_runtime.proto_time import from_timestamp, to_timestamp
 
 from memory_svc.api.memory_convert import enum_from_pb, scope_from_pb, scope_to_pb
 from memory_svc.domain.episode import (
@@ -39,13 +38,6 @@ from memory_svc.domain.episode import (
 _STATUS_TO_PB = {status: pb.ThreadStatus.Value(f"THREAD_STATUS_{status.name}") for status in ThreadStatus}
 _STATUS_FROM_PB = {value: status for status, value in _STATUS_TO_PB.items()}
 _STATUS_FROM_PB[pb.THREAD_STATUS_UNSPECIFIED] = ThreadStatus.OPEN
-
-
-def _timestamp(message: timestamp_pb2.Timestamp, field: str) -> datetime:
-    try:
-        return message.ToDatetime(tzinfo=UTC)
-    except (ValueError, OverflowError):
-        raise errors.InvalidArgument(field, "is not a valid timestamp") from None
 
 
 def thread_status_from_pb(value: int, field: str) -> ThreadStatus:
@@ -81,8 +73,8 @@ def draft_from_pb(episode: pb.Episode, field: str = "episode") -> EpisodeDraft:
         ),
         next_session_questions=tuple(episode.next_session_questions),
         message_count=episode.message_count,
-        started_at=_timestamp(episode.started_at, f"{field}.started_at") if episode.HasField("started_at") else None,
-        ended_at=_timestamp(episode.ended_at, f"{field}.ended_at") if episode.HasField("ended_at") else None,
+        started_at=from_timestamp(episode, "started_at", f"{field}.started_at"),
+        ended_at=from_timestamp(episode, "ended_at", f"{field}.ended_at"),
         importance=episode.importance or None,
         metadata=dict(episode.metadata),
     )
@@ -137,7 +129,7 @@ def episode_thread_to_pb(thread: EpisodeThread) -> pb.EpisodeThread:
 
 
 def ended_after_from_pb(request: pb.ListEpisodesRequest) -> datetime | None:
-    return _timestamp(request.ended_after, "ended_after") if request.HasField("ended_after") else None
+    return from_timestamp(request, "ended_after")
 
 
 def min_salience_from_pb(request: pb.ListEpisodesRequest | pb.SearchEpisodesRequest) -> float | None:

@@ -13,11 +13,12 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
-from google.protobuf import timestamp_pb2
+from google.protobuf.message import Message
 from lore.common.v1 import provenance_pb2
 from lore.memory.v1 import episode_service_pb2 as episode_pb
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
+from lore_runtime.proto_time import from_timestamp
 
 from memory_svc.api import episode_convert
 from memory_svc.api.memory_convert import memory_type_from_pb, metadata_from_pb, scope_from_pb
@@ -44,11 +45,11 @@ def record_id(value: str, field: str) -> str:
     return value
 
 
-def _required_time(message: object, name: str, field: str) -> datetime:
-    if not message.HasField(name):  # type: ignore[attr-defined]
+def _required_time(message: Message, name: str, field: str) -> datetime:
+    found = from_timestamp(message, name, f"{field}.{name}")
+    if found is None:
         raise errors.InvalidArgument(f"{field}.{name}", "is required")
-    value: timestamp_pb2.Timestamp = getattr(message, name)
-    return episode_convert._timestamp(value, f"{field}.{name}")
+    return found
 
 
 def _fraction(value: float, field: str) -> float:

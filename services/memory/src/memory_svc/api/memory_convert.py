@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import numpy as np
-from google.protobuf import timestamp_pb2
 from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
-from lore_runtime.proto_time import to_timestamp
+from lore_runtime.proto_time import from_timestamp, to_timestamp
 from lore_runtime.request_context import RequestContext
 
 from memory_svc.domain import limits
@@ -114,10 +112,6 @@ def metadata_from_pb(values: dict[str, str], field: str) -> dict[str, str]:
     return dict(values)
 
 
-def _timestamp(message: timestamp_pb2.Timestamp) -> datetime:
-    return message.ToDatetime(tzinfo=UTC)
-
-
 def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
     content = item.content.strip()
     if not content:
@@ -138,7 +132,7 @@ def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
         memory_type=memory_type_from_pb(item.memory_type, f"{field}.memory_type"),
         scope=scope_from_pb(item.scope, f"{field}.scope"),
         importance=importance,
-        valid_at=_timestamp(item.valid_at) if item.HasField("valid_at") else None,
+        valid_at=from_timestamp(item, "valid_at", f"{field}.valid_at"),
         metadata=metadata_from_pb(dict(item.metadata), f"{field}.metadata"),
         idempotency_key=item.idempotency_key,
         provenance=Provenance(
@@ -171,8 +165,8 @@ def recall_filters_from_pb(request: pb.RecallRequest) -> dict[str, Any]:
     min_salience = request.min_salience if request.HasField("min_salience") else None
     if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
         raise errors.InvalidArgument("min_salience", "must be a non-negative number")
-    valid_after = _timestamp(request.valid_after) if request.HasField("valid_after") else None
-    valid_before = _timestamp(request.valid_before) if request.HasField("valid_before") else None
+    valid_after = from_timestamp(request, "valid_after")
+    valid_before = from_timestamp(request, "valid_before")
     if valid_after is not None and valid_before is not None and valid_after >= valid_before:
         raise errors.InvalidArgument("valid_before", "must be later than valid_after")
     return {
@@ -286,7 +280,7 @@ def update_from_pb(request: pb.UpdateMemoryRequest) -> tuple[dict[str, object], 
         elif path == "valid_at":
             if not memory.HasField("valid_at"):
                 raise errors.InvalidArgument("memory.valid_at", "is required when named in update_mask")
-            changes["valid_at"] = memory.valid_at.ToDatetime(tzinfo=UTC)
+            changes["valid_at"] = from_timestamp(memory, "valid_at", "memory.valid_at")
     return changes, [_MASK_PATHS[path] for path in mask]
 
 

@@ -6,13 +6,10 @@ rule are the domain's. ``weight`` unset is 1.0; ``observed_at`` unset is the tim
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from google.protobuf import timestamp_pb2
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2 as observation_pb
 from lore_runtime import errors
-from lore_runtime.proto_time import to_timestamp
+from lore_runtime.proto_time import from_timestamp, to_timestamp
 
 from observations_svc.domain import engagement as model
 from observations_svc.domain import engagement_limits as limits
@@ -34,13 +31,6 @@ _UNKNOWN_STATUS_TO_PB = {
 }
 
 
-def _timestamp(message: timestamp_pb2.Timestamp, field: str) -> datetime:
-    try:
-        return message.ToDatetime(tzinfo=UTC)
-    except (ValueError, OverflowError):
-        raise errors.InvalidArgument(field, "is not a valid timestamp") from None
-
-
 def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.EvidenceDraft:
     stance = _STANCE_FROM_PB.get(evidence.stance)
     if stance is None:
@@ -50,9 +40,7 @@ def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.
         stance=stance,
         weight=evidence.weight if evidence.HasField("weight") else limits.DEFAULT_WEIGHT,
         source=evidence.source,
-        observed_at=_timestamp(evidence.observed_at, f"{field}.observed_at")
-        if evidence.HasField("observed_at")
-        else None,
+        observed_at=from_timestamp(evidence, "observed_at", f"{field}.observed_at"),
     )
 
 

@@ -5,13 +5,14 @@ evidence[0].weight``) so the CLI can point at the line of the file."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from google.protobuf.message import Message
 from lore.observations.v1 import engagement_service_pb2 as engagement_pb
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.proto_time import from_timestamp
 
 from observations_svc.api.observation_convert import (
     KINDS,
@@ -43,14 +44,10 @@ _LINE_STANCES = {
 
 
 def _time(message: Message, name: str, field: str, *, required: bool = True) -> datetime | None:
-    if not message.HasField(name):
-        if required:
-            raise InvalidArgument(f"{field}.{name}", "is required")
-        return None
-    try:
-        return getattr(message, name).ToDatetime(tzinfo=UTC)
-    except (ValueError, OverflowError):
-        raise InvalidArgument(f"{field}.{name}", "is not a valid timestamp") from None
+    found = from_timestamp(message, name, f"{field}.{name}")
+    if found is None and required:
+        raise InvalidArgument(f"{field}.{name}", "is required")
+    return found
 
 
 def _choice(mapping: dict, value: int, field: str):  # type: ignore[no-untyped-def]

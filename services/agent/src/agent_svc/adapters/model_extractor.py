@@ -65,6 +65,7 @@ CONVERSATION_CHARS = 24_000
 ERRORS_SHOWN = 8
 
 ExtractionPath = Literal["model", "retried", "fallback"]
+Record = TypeVar("Record")
 
 
 def _text(max_length: int, min_length: int = 0) -> Any:
@@ -82,6 +83,11 @@ class _Answer(BaseModel):
     # Strict: no "0.5" for 0.5, no unknown keys; every field required, as strict structured outputs want.
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, str_strip_whitespace=True)
     schema_name: ClassVar[str] = ""  # response_format.json_schema.name of a top-level answer
+
+    def mirrored(self, record_type: type[Record]) -> Record:
+        """The domain record whose fields this answer mirrors by name (lists become tuples): the
+        answer's fields and the record's cannot drift apart unnoticed."""
+        return record_type(**{name: tuple(value) if isinstance(value, list) else value for name, value in self})
 
 
 class MemoryAnswer(_Answer):
@@ -126,32 +132,10 @@ class ReflectionAnswer(_Answer):
 
     def to_domain(self) -> TurnReflection:
         return TurnReflection(
-            memories=tuple(
-                ExtractedMemory(
-                    kind=m.kind,
-                    content=m.content,
-                    speaker=m.speaker,
-                    importance=m.importance,
-                    entities=tuple(m.entities),
-                    owner=m.owner,
-                    deadline=m.deadline,
-                )
-                for m in self.memories
-            ),
-            claims=tuple(
-                ExtractedClaim(
-                    kind=c.kind,
-                    subject_type=c.subject_type,
-                    subject_id=c.subject_id,
-                    slot=c.slot,
-                    summary=c.summary,
-                    excerpt=c.excerpt,
-                    contradicts=c.contradicts,
-                )
-                for c in self.claims
-            ),
-            emotion=Emotion(self.emotion.label, self.emotion.valence, self.emotion.intensity) if self.emotion else None,
-            plan=Plan(self.plan.goal, self.plan.progress, self.plan.next_step) if self.plan else None,
+            memories=tuple(m.mirrored(ExtractedMemory) for m in self.memories),
+            claims=tuple(c.mirrored(ExtractedClaim) for c in self.claims),
+            emotion=self.emotion.mirrored(Emotion) if self.emotion else None,
+            plan=self.plan.mirrored(Plan) if self.plan else None,
             summary=self.summary,
         )
 
@@ -193,16 +177,15 @@ class EpisodeAnswer(_Answer):
     importance: Unit
 
     def to_domain(self) -> EpisodeDraft:
-        state = self.user_state
         return EpisodeDraft(
             summary=self.summary,
             key_topics=tuple(self.key_topics),
             entities=tuple(self.entities),
-            user_state=UserState(mood=state.mood, confidence=state.confidence, focus=state.focus),
-            outcomes=tuple(Outcome(o.type, o.content) for o in self.outcomes),
-            open_threads=tuple(Thread(t.topic, t.status, t.context) for t in self.open_threads),
+            user_state=self.user_state.mirrored(UserState),
+            outcomes=tuple(o.mirrored(Outcome) for o in self.outcomes),
+            open_threads=tuple(t.mirrored(Thread) for t in self.open_threads),
             decisions=tuple(self.decisions),
-            action_items=tuple(ActionItem(a.owner, a.task, a.deadline) for a in self.action_items),
+            action_items=tuple(a.mirrored(ActionItem) for a in self.action_items),
             next_session_questions=tuple(self.next_session_questions),
             importance=self.importance,
         )
@@ -236,9 +219,7 @@ class EngagementAnswer(_Answer):
     def to_domain(self) -> EngagementProposal:
         return EngagementProposal(
             hypotheses=tuple(
-                HypothesisProposal(
-                    h.statement, tuple(EvidenceLine(e.statement, e.supports, e.turn_id) for e in h.evidence)
-                )
+                HypothesisProposal(h.statement, tuple(e.mirrored(EvidenceLine) for e in h.evidence))
                 for h in self.hypotheses
             ),
             unknowns=tuple(self.unknowns),

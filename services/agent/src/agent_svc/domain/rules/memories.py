@@ -379,22 +379,29 @@ def _job(m: re.Match[str], speaker: str) -> Built:
     return "fact", content, tuple(facets), {}
 
 
+def _fact(attribute: str, value: str, content: str) -> Built:
+    """A fact whose one facet states the memory itself: ``attribute`` is ``value``."""
+    return "fact", content, (Facet(attribute, value, content),), {}
+
+
+def _is_name(word: str) -> bool:
+    """A name is capitalised as written and no common word: "call me after 6pm" names nobody."""
+    return bool(word) and word[0].isupper() and word.lower() not in _NOT_NAMES
+
+
 def _family(m: re.Match[str], speaker: str) -> Built:
     rel, name = m.group("rel").lower(), _cut(m.group("name"))
-    if not name or not name[0].isupper() or name.lower() in _NOT_NAMES:
+    if not _is_name(name):
         return None
-    content = f"The user's {rel} is called {name}."
-    return "fact", content, (Facet(f"family:{rel}", name, content),), {}
+    return _fact(f"family:{rel}", name, f"The user's {rel} is called {name}.")
 
 
 def _name(m: re.Match[str], speaker: str) -> Built:
-    """A name is capitalised as written and no common word: "call me after 6pm" names nobody."""
     value = _cut(m.group("v"))
     words = value.split()
-    if not words or any(not word[0].isupper() or word.lower() in _NOT_NAMES for word in words):
+    if not words or not all(_is_name(word) for word in words):
         return None
-    content = f"The user's name is {value}."
-    return "fact", content, (Facet("name", value, content),), {}
+    return _fact("name", value, f"The user's name is {value}.")
 
 
 def _simple_fact(attribute: str, template: str) -> Builder:
@@ -402,8 +409,7 @@ def _simple_fact(attribute: str, template: str) -> Builder:
         value = _cut(m.group("v"))
         if not value:
             return None
-        content = template.format(value)
-        return "fact", content, (Facet(attribute, value, content),), {}
+        return _fact(attribute, value, template.format(value))
 
     return build
 
@@ -444,10 +450,9 @@ def _family_named(m: re.Match[str], speaker: str) -> Built:
 
 def _pet(m: re.Match[str], speaker: str) -> Built:
     kind, pet, name = _tidy(m.group("kind")).lower(), m.group("pet").lower(), _cut(m.group("name"))
-    if not name or not name[0].isupper() or name.lower() in _NOT_NAMES:
+    if not _is_name(name):
         return None
-    content = f"The user has {_article(kind)} called {name}."
-    return "fact", content, (Facet(f"pet:{pet}", name, content),), {}
+    return _fact(f"pet:{pet}", name, f"The user has {_article(kind)} called {name}.")
 
 
 def _cannot_eat(m: re.Match[str], speaker: str) -> Built:

@@ -16,6 +16,7 @@ from lore_runtime.errors import Conflict, InvalidArgument, NotFound
 from lore_runtime.stores import tenant_transaction
 
 from observations_svc.adapters.postgres_observations import taken
+from observations_svc.adapters.rows import from_row
 from observations_svc.domain import engagement_limits as limits
 from observations_svc.domain.engagement import (
     FIRST_SESSION,
@@ -48,41 +49,27 @@ class PostgresEngagementStore:
             )
             if week is None:
                 return FIRST_SESSION
-            hypothesis_rows = [
-                *await connection.fetch(
-                    f"""
-                    SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses
-                    WHERE org_id = $1 AND status = 'active' ORDER BY created_at, id
-                    """,
-                    org_id,
-                ),
-                *await connection.fetch(
-                    f"""
-                    SELECT {_HYPOTHESIS_COLUMNS} FROM observations.hypotheses
-                    WHERE org_id = $1 AND status <> 'active' ORDER BY updated_at DESC, id LIMIT $2
-                    """,
-                    org_id,
-                    limits.CLOSED_HYPOTHESES_SHOWN,
-                ),
-            ]
+            hypothesis_rows = await _open_then_closed(
+                connection,
+                "hypotheses",
+                _HYPOTHESIS_COLUMNS,
+                org_id,
+                open_="status = 'active'",
+                closed="status <> 'active'",
+                closed_at="updated_at",
+                closed_shown=limits.CLOSED_HYPOTHESES_SHOWN,
+            )
             hypotheses = await _with_details(connection, org_id, hypothesis_rows)
-            unknown_rows = [
-                *await connection.fetch(
-                    f"""
-                    SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns
-                    WHERE org_id = $1 AND status = 'open' ORDER BY created_at, id
-                    """,
-                    org_id,
-                ),
-                *await connection.fetch(
-                    f"""
-                    SELECT {_UNKNOWN_COLUMNS} FROM observations.unknowns
-                    WHERE org_id = $1 AND status = 'resolved' ORDER BY resolved_at DESC, id LIMIT $2
-                    """,
-                    org_id,
-                    limits.RESOLVED_UNKNOWNS_SHOWN,
-                ),
-            ]
+            unknown_rows = await _open_then_closed(
+                connection,
+                "unknowns",
+                _UNKNOWN_COLUMNS,
+                org_id,
+                open_="status = 'open'",
+                closed="status = 'resolved'",
+                closed_at="resolved_at",
+                closed_shown=limits.RESOLVED_UNKNOWNS_SHOWN,
+            )
             finding_rows = await connection.fetch(
                 """
                 SELECT id, statement, source, hypothesis_id, recorded_at FROM observations.findings
@@ -417,16 +404,7 @@ async def _with_details(
             ids,
         ):
             evidence[line["hypothesis_id"]].append(
-                EvidenceLine(
-                    id=str(line["id"]),
-                    statement=line["statement"],
-                    stance=Stance(line["stance"]),
-                    weight=line["weight"],
-                    source=line["source"],
-                    observed_at=line["observed_at"],
-                    recorded_at=line["recorded_at"],
-                    epoch=line["epoch"],
-                )
+                from_row(EvidenceLine, line, id=str(line["id"]), stance=Stance(line["stance"]))
             )
         for revision in await connection.fetch(
             """
@@ -437,28 +415,15 @@ async def _with_details(
             org_id,
             ids,
         ):
-            revisions[revision["hypothesis_id"]].append(
-                Revision(
-                    previous_statement=revision["previous_statement"],
-                    statement=revision["statement"],
-                    previous_confidence=revision["previous_confidence"],
-                    confidence=revision["confidence"],
-                    reason=revision["reason"],
-                    revised_at=revision["revised_at"],
-                )
-            )
+            revisions[revision["hypothesis_id"]].append(from_row(Revision, revision))
     return [
-        Hypothesis(
+        from_row(
+            Hypothesis,
+            row,
             id=str(row["id"]),
-            statement=row["statement"],
-            confidence=row["confidence"],
             status=HypothesisStatus(row["status"]),
-            prior=row["prior"],
             evidence=tuple(evidence[row["id"]]),
             revisions=tuple(revisions[row["id"]]),
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            archive_note=row["archive_note"],
             finding_id=str(row["finding_id"]) if row["finding_id"] else "",
         )
         for row in rows
@@ -466,25 +431,11 @@ async def _with_details(
 
 
 def _unknown(row: asyncpg.Record) -> Unknown:
-    return Unknown(
-        id=str(row["id"]),
-        question=row["question"],
-        why_it_matters=row["why_it_matters"],
-        status=UnknownStatus(row["status"]),
-        created_at=row["created_at"],
-        resolution=row["resolution"],
-        resolved_at=row["resolved_at"],
-    )
+    return from_row(Unknown, row, id=str(row["id"]), status=UnknownStatus(row["status"]))
 
 
 def _finding(row: asyncpg.Record) -> Finding:
-    return Finding(
-        id=str(row["id"]),
-        statement=row["statement"],
-        source=row["source"],
-        hypothesis_id=str(row["hypothesis_id"]),
-        recorded_at=row["recorded_at"],
-    )
+    return from_row(Finding, row, id=str(row["id"]), hypothesis_id=str(row["hypothesis_id"]))
 
 
 def _after(after: tuple[datetime, str] | None) -> tuple[datetime | None, uuid.UUID | None]:
@@ -492,6 +443,36 @@ def _after(after: tuple[datetime, str] | None) -> tuple[datetime | None, uuid.UU
 
 
 # ``table`` and ``columns`` below are this module's fixed names, never user input.
+
+
+async def _open_then_closed(
+    connection: asyncpg.Connection,
+    table: str,
+    columns: str,
+    org_id: str,
+    *,
+    open_: str,
+    closed: str,
+    closed_at: str,
+    closed_shown: int,
+) -> list[asyncpg.Record]:
+    """Every open row (oldest first), then the ``closed_shown`` most recently closed ones: what
+    GetEngagement lists. ``open_`` and ``closed`` are conditions on ``status``, ``closed_at`` the
+    column that dates the closing (fixed SQL of this module, like ``table``)."""
+    return [
+        *await connection.fetch(
+            f"SELECT {columns} FROM observations.{table} WHERE org_id = $1 AND {open_} ORDER BY created_at, id",
+            org_id,
+        ),
+        *await connection.fetch(
+            f"""
+            SELECT {columns} FROM observations.{table}
+            WHERE org_id = $1 AND {closed} ORDER BY {closed_at} DESC, id LIMIT $2
+            """,
+            org_id,
+            closed_shown,
+        ),
+    ]
 
 
 async def _replayed(

@@ -19,6 +19,7 @@ from lore_runtime.column_arrays import column_arrays
 from lore_runtime.stores import tenant_transaction
 from pgvector import HalfVector
 
+from observations_svc.adapters.rows import from_row
 from observations_svc.domain.model import BeliefScope, ConfidenceComponents, Evidence, EvidenceDraft, Observation
 from observations_svc.domain.page_tokens import BeliefCursor
 from observations_svc.usecases.ports import (
@@ -43,7 +44,10 @@ _COLUMNS = """o.id, o.org_id, o.agent_id, o.kind, o.subject_type, o.subject_id, 
     o.detail, o.tags, o.confidence, o.confidence_components, o.freshness, o.last_supported_at,
     o.revalidation_due_at, o.status, o.supersedes_observation_id, o.created_at, o.updated_at, o.user_id, o.team_id,
     o.unattributed"""
-# What both evidence inserts take as unnest arrays, in their statements' column order.
+# Both evidence inserts (Observe's and an import's) write these columns, taking these as unnest arrays.
+_INSERT_EVIDENCE = """INSERT INTO observations.evidence
+    (id, org_id, observation_id, stance, weight, source_type, source_id, excerpt, observed_at, operator_confirmed,
+     created_at)"""
 _EVIDENCE_ARRAYS = ("stance", "weight", "source_type", "source_id", "excerpt", "observed_at", "operator_confirmed")
 
 
@@ -76,48 +80,19 @@ def _stored_embedding(value: HalfVector) -> tuple[float, ...]:
 
 
 def _observation(row: asyncpg.Record, evidence: Sequence[Evidence] = ()) -> Observation:
-    components = json.loads(row["confidence_components"])
-    return Observation(
+    return from_row(
+        Observation,
+        row,
         id=str(row["id"]),
-        org_id=row["org_id"],
-        agent_id=row["agent_id"],
-        kind=row["kind"],
-        subject_type=row["subject_type"],
-        subject_id=row["subject_id"],
-        slot=row["slot"],
-        canonical_key=row["canonical_key"],
-        summary=row["summary"],
-        detail=row["detail"],
         tags=tuple(row["tags"]),
-        confidence=row["confidence"],
-        components=ConfidenceComponents(**components),
-        freshness=row["freshness"],
-        last_supported_at=row["last_supported_at"],
-        revalidation_due_at=row["revalidation_due_at"],
-        status=row["status"],
+        components=ConfidenceComponents(**json.loads(row["confidence_components"])),
         supersedes_observation_id=str(row["supersedes_observation_id"]) if row["supersedes_observation_id"] else None,
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
         evidence=tuple(evidence),
-        user_id=row["user_id"],
-        team_id=row["team_id"],
-        unattributed=row["unattributed"],
     )
 
 
 def _evidence(row: asyncpg.Record) -> Evidence:
-    return Evidence(
-        id=str(row["id"]),
-        observation_id=str(row["observation_id"]),
-        stance=row["stance"],
-        weight=row["weight"],
-        source_type=row["source_type"],
-        source_id=row["source_id"],
-        excerpt=row["excerpt"],
-        observed_at=row["observed_at"],
-        operator_confirmed=row["operator_confirmed"],
-        created_at=row["created_at"],
-    )
+    return from_row(Evidence, row, id=str(row["id"]), observation_id=str(row["observation_id"]))
 
 
 async def _with_evidence(connection: asyncpg.Connection, org_id: str, row: asyncpg.Record | None) -> Observation | None:
@@ -179,10 +154,8 @@ class PostgresObservationTransaction:
         ids = [uuid.uuid4() for _ in drafts]
         with _evidence_cites_raw_sources():
             rows = await self._connection.fetch(
-                """
-                INSERT INTO observations.evidence
-                    (id, org_id, observation_id, stance, weight, source_type, source_id, excerpt, observed_at,
-                     operator_confirmed, created_at)
+                f"""
+                {_INSERT_EVIDENCE}
                 SELECT e.id, $1, $2, e.stance, e.weight, e.source_type, e.source_id, e.excerpt, e.observed_at,
                        e.operator_confirmed, $3::timestamptz + e.position * interval '1 microsecond'
                 FROM unnest($4::uuid[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::text[],
@@ -210,12 +183,7 @@ class PostgresObservationTransaction:
             """,
             self._org_id,
             uuid.UUID(observation.id),
-            observation.confidence,
-            json.dumps(asdict(observation.components)),
-            observation.freshness,
-            observation.last_supported_at,
-            observation.revalidation_due_at,
-            observation.status,
+            *_assessment(observation),
             observation.updated_at,
         )
 
@@ -573,6 +541,19 @@ _INSERT_OBSERVATION = """
 """
 
 
+def _assessment(observation: Observation) -> tuple[Any, ...]:
+    """What an assessment sets, as stored (the components as JSON): confidence, confidence_components,
+    freshness, last_supported_at, revalidation_due_at, status; an insert and ``save_assessment`` write them."""
+    return (
+        observation.confidence,
+        json.dumps(asdict(observation.components)),
+        observation.freshness,
+        observation.last_supported_at,
+        observation.revalidation_due_at,
+        observation.status,
+    )
+
+
 def _observation_row(org_id: str, observation: Observation, embedding: Sequence[float]) -> tuple[Any, ...]:
     """The values of ``_INSERT_OBSERVATION``, in its column order."""
     return (
@@ -587,12 +568,7 @@ def _observation_row(org_id: str, observation: Observation, embedding: Sequence[
         observation.summary,
         observation.detail,
         list(observation.tags),
-        observation.confidence,
-        json.dumps(asdict(observation.components)),
-        observation.freshness,
-        observation.last_supported_at,
-        observation.revalidation_due_at,
-        observation.status,
+        *_assessment(observation),
         uuid.UUID(observation.supersedes_observation_id) if observation.supersedes_observation_id else None,
         unit(embedding),
         observation.created_at,
@@ -647,10 +623,8 @@ def _evidence_cites_raw_sources() -> Iterator[None]:
 async def _insert_restored_evidence(connection: asyncpg.Connection, org_id: str, items: Sequence[Evidence]) -> None:
     with _evidence_cites_raw_sources():
         rows = await connection.fetch(
-            """
-            INSERT INTO observations.evidence
-                (id, org_id, observation_id, stance, weight, source_type, source_id, excerpt, observed_at,
-                 operator_confirmed, created_at)
+            f"""
+            {_INSERT_EVIDENCE}
             SELECT e.id, $1, e.observation_id, e.stance, e.weight, e.source_type, e.source_id, e.excerpt,
                    e.observed_at, e.operator_confirmed, e.created_at
             FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::text[],

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import engagement_service_pb2_grpc
 from lore_runtime import errors, request_context
@@ -12,6 +15,8 @@ from observations_svc.api import import_convert
 from observations_svc.domain.engagement import DEFAULT_PROMOTION_THRESHOLD
 from observations_svc.usecases import engagement, org_transfer
 from observations_svc.usecases.engagement_ports import EngagementStore
+
+Result = TypeVar("Result")
 
 
 class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
@@ -26,93 +31,68 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
         self._clock = clock
         self._threshold = promotion_threshold
 
+    async def _for_caller(self, use_case: Callable[..., Awaitable[Result]], *arguments: Any, **options: Any) -> Result:
+        """``use_case`` on the caller's org (from the request context, never the request), with this
+        servicer's store and clock."""
+        caller = request_context.current()
+        return await use_case(caller.org_id, *arguments, store=self._store, clock=self._clock, **options)
+
     async def GetEngagement(self, request: pb.GetEngagementRequest, context) -> pb.GetEngagementResponse:
         state = await engagement.get_engagement(request_context.current().org_id, store=self._store)
         return convert.engagement_to_pb(state)
 
     async def FormHypothesis(self, request: pb.FormHypothesisRequest, context) -> pb.FormHypothesisResponse:
-        caller = request_context.current()
         drafts = [convert.evidence_from_pb(line, f"evidence[{i}]") for i, line in enumerate(request.evidence)]
-        hypothesis = await engagement.form_hypothesis(
-            caller.org_id, request.statement, drafts, request.request_id, store=self._store, clock=self._clock
-        )
+        hypothesis = await self._for_caller(engagement.form_hypothesis, request.statement, drafts, request.request_id)
         return pb.FormHypothesisResponse(hypothesis=convert.hypothesis_to_pb(hypothesis))
 
     async def AddHypothesisEvidence(
         self, request: pb.AddHypothesisEvidenceRequest, context
     ) -> pb.AddHypothesisEvidenceResponse:
-        caller = request_context.current()
         if not request.HasField("evidence"):
             raise errors.InvalidArgument("evidence", "is required")
-        hypothesis = await engagement.add_hypothesis_evidence(
-            caller.org_id,
-            request.hypothesis_id,
-            convert.evidence_from_pb(request.evidence, "evidence"),
-            request.request_id,
-            store=self._store,
-            clock=self._clock,
+        evidence = convert.evidence_from_pb(request.evidence, "evidence")
+        hypothesis = await self._for_caller(
+            engagement.add_hypothesis_evidence, request.hypothesis_id, evidence, request.request_id
         )
         return pb.AddHypothesisEvidenceResponse(hypothesis=convert.hypothesis_to_pb(hypothesis))
 
     async def ReviseHypothesis(self, request: pb.ReviseHypothesisRequest, context) -> pb.ReviseHypothesisResponse:
-        caller = request_context.current()
-        hypothesis = await engagement.revise_hypothesis(
-            caller.org_id,
-            request.hypothesis_id,
-            request.confidence if request.HasField("confidence") else None,
-            request.reason,
-            request.statement,
-            store=self._store,
-            clock=self._clock,
+        confidence = request.confidence if request.HasField("confidence") else None
+        hypothesis = await self._for_caller(
+            engagement.revise_hypothesis, request.hypothesis_id, confidence, request.reason, request.statement
         )
         return pb.ReviseHypothesisResponse(hypothesis=convert.hypothesis_to_pb(hypothesis))
 
     async def PromoteHypothesis(self, request: pb.PromoteHypothesisRequest, context) -> pb.PromoteHypothesisResponse:
-        caller = request_context.current()
-        hypothesis, finding = await engagement.promote_hypothesis(
-            caller.org_id,
+        hypothesis, finding = await self._for_caller(
+            engagement.promote_hypothesis,
             request.hypothesis_id,
             request.statement,
             request.source,
             threshold=self._threshold,
-            store=self._store,
-            clock=self._clock,
         )
         return pb.PromoteHypothesisResponse(
             hypothesis=convert.hypothesis_to_pb(hypothesis), finding=convert.finding_to_pb(finding)
         )
 
     async def ArchiveHypothesis(self, request: pb.ArchiveHypothesisRequest, context) -> pb.ArchiveHypothesisResponse:
-        caller = request_context.current()
-        hypothesis = await engagement.archive_hypothesis(
-            caller.org_id, request.hypothesis_id, request.note, store=self._store, clock=self._clock
-        )
+        hypothesis = await self._for_caller(engagement.archive_hypothesis, request.hypothesis_id, request.note)
         return pb.ArchiveHypothesisResponse(hypothesis=convert.hypothesis_to_pb(hypothesis))
 
     async def AddUnknown(self, request: pb.AddUnknownRequest, context) -> pb.AddUnknownResponse:
-        caller = request_context.current()
-        unknown = await engagement.add_unknown(
-            caller.org_id,
-            request.question,
-            request.why_it_matters,
-            request.request_id,
-            store=self._store,
-            clock=self._clock,
+        unknown = await self._for_caller(
+            engagement.add_unknown, request.question, request.why_it_matters, request.request_id
         )
         return pb.AddUnknownResponse(unknown=convert.unknown_to_pb(unknown))
 
     async def ResolveUnknown(self, request: pb.ResolveUnknownRequest, context) -> pb.ResolveUnknownResponse:
-        caller = request_context.current()
-        unknown = await engagement.resolve_unknown(
-            caller.org_id, request.unknown_id, request.resolution, store=self._store, clock=self._clock
-        )
+        unknown = await self._for_caller(engagement.resolve_unknown, request.unknown_id, request.resolution)
         return pb.ResolveUnknownResponse(unknown=convert.unknown_to_pb(unknown))
 
     async def AdvanceWeek(self, request: pb.AdvanceWeekRequest, context) -> pb.AdvanceWeekResponse:
-        caller = request_context.current()
         expected = request.expected_week_number if request.HasField("expected_week_number") else None
-        week = await engagement.advance_week(caller.org_id, expected, store=self._store, clock=self._clock)
-        return pb.AdvanceWeekResponse(week_number=week)
+        return pb.AdvanceWeekResponse(week_number=await self._for_caller(engagement.advance_week, expected))
 
     async def ExportEngagement(self, request: pb.ExportEngagementRequest, context):
         caller = request_context.current()

@@ -1,7 +1,8 @@
 """The client's models read what the gateway writes: each ``from_json`` against its proto message.
 
-``lore_client.models`` reads the gateway's proto3 JSON by hand, key by key. Two checks keep those
-readers honest without a running gateway:
+``lore_client.models`` reads the gateway's proto3 JSON field by field (``JsonModel``: each field
+under the JSON name its Python name gives, as its type hint says). Two checks keep those readers
+honest without a running gateway:
 
 - every key a model reads is a JSON field name of the proto message it models (a typo or a
   renamed field would otherwise read as the default, silently);
@@ -284,6 +285,6 @@ def test_the_readers_ignore_what_they_do_not_know() -> None:
 
 
 def test_keys_read_covers_nested_lookups() -> None:
-    """The probe sees the keys a reader passes to its helpers (``_list``, ``_map``, ``_strings``)."""
+    """The probe sees the keys of repeated, map and nested fields too, not only of scalars."""
     assert {"openThreads", "keyTopics", "scope"} <= keys_read_by(models.Episode)
     assert {"metadata"} <= keys_read_by(models.Session)

@@ -5,62 +5,36 @@ Why dataclasses rather than TypedDicts: a TypedDict is only a type-checker's vie
 run time. A dataclass gives attribute access with Python names (``memory.memory_type``), parsed
 ``datetime``s, completion and immutability (results can be cached and shared safely), at the
 cost of one conversion per answer (microseconds, next to a network call). Each is built by
-``from_json``, which reads the fields it knows and ignores the rest, so a newer gateway that adds
-fields (v1 changes are additive) never breaks an older client; the whole answer stays available
-as ``raw`` for fields not modelled here (deeper context manifests, confidence components …).
+``from_json`` (``JsonModel``: every field read by its type under its protobuf JSON name), which
+reads the fields it knows and ignores the rest, so a newer gateway that adds fields (v1 changes
+are additive) never breaks an older client; the whole answer stays available as ``raw`` for
+fields not modelled here (deeper context manifests, confidence components …).
 Enum values keep the API's full names (``"MEMORY_TYPE_FACT"``): that is what the server sends and
 what the docs show, and a new value never fails to parse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
+from lore_client.json_model import Json, JsonModel, read_with, whole_document
+from lore_client.json_model import parse_time as parse_time  # still importable from here
+
 T = TypeVar("T")
-Json = Mapping[str, Any]
 
-
-def parse_time(value: Any) -> datetime | None:
-    """An RFC 3339 timestamp of the proto3 JSON mapping. Python ≥ 3.11 reads the ``Z`` and cuts
-    nanoseconds to microseconds itself (the regular expression this replaced took about a
-    quarter of the time of parsing a search's results)."""
-    if not value or not isinstance(value, str):
-        return None
-    return datetime.fromisoformat(value)
-
-
-def _list(document: Json, name: str, build: Callable[[Json], T]) -> tuple[T, ...]:
-    return tuple(build(item) for item in document.get(name) or ())
-
-
-def _strings(document: Json, name: str) -> tuple[str, ...]:
-    return tuple(str(item) for item in document.get(name) or ())
-
-
-def _map(document: Json, name: str) -> dict[str, str]:
-    return dict(document.get(name) or {})
-
-
-_RAW = field(default_factory=dict, repr=False, compare=False)
+_RAW = field(default_factory=dict, repr=False, compare=False, metadata=read_with(whole_document))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Scope:
+class Scope(JsonModel):
     """Whose data: a user, an agent, a team (any may be empty)."""
 
     user_id: str = ""
     agent_id: str = ""
     team_id: str = ""
-
-    @classmethod
-    def from_json(cls, document: Json | None) -> Scope:
-        document = document or {}
-        return cls(
-            user_id=document.get("userId", ""), agent_id=document.get("agentId", ""), team_id=document.get("teamId", "")
-        )
 
     def to_json(self) -> dict[str, str]:
         return {
@@ -92,7 +66,7 @@ class Page(Generic[T]):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Memory:
+class Memory(JsonModel):
     id: str
     content: str
     memory_type: str
@@ -108,28 +82,9 @@ class Memory:
     access_count: int
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> Memory:
-        return cls(
-            id=d.get("id", ""),
-            content=d.get("content", ""),
-            memory_type=d.get("memoryType", ""),
-            scope=Scope.from_json(d.get("scope")),
-            importance=float(d.get("importance", 0.0)),
-            status=d.get("status", ""),
-            metadata=_map(d, "metadata"),
-            entities=_strings(d, "entities"),
-            created_at=parse_time(d.get("createdAt")),
-            valid_at=parse_time(d.get("validAt")),
-            updated_at=parse_time(d.get("updatedAt")),
-            current_salience=float(d.get("currentSalience", 0.0)),
-            access_count=int(d.get("accessCount", 0)),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RecallResult:
+class RecallResult(JsonModel):
     """One hit of ``search``: the memory and how it scored."""
 
     memory: Memory
@@ -141,22 +96,9 @@ class RecallResult:
     recency: float
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> RecallResult:
-        return cls(
-            memory=Memory.from_json(d.get("memory") or {}),
-            score=float(d.get("score", 0.0)),
-            similarity=float(d.get("similarity", 0.0)),
-            lexical_score=float(d.get("lexicalScore", 0.0)),
-            salience=float(d.get("salience", 0.0)),
-            importance=float(d.get("importance", 0.0)),
-            recency=float(d.get("recency", 0.0)),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Session:
+class Session(JsonModel):
     id: str
     scope: Scope
     status: str
@@ -169,25 +111,9 @@ class Session:
     metadata: dict[str, str]
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> Session:
-        return cls(
-            id=d.get("id", ""),
-            scope=Scope.from_json(d.get("scope")),
-            status=d.get("status", ""),
-            end_reason=d.get("endReason", ""),
-            started_at=parse_time(d.get("startedAt")),
-            last_active_at=parse_time(d.get("lastActiveAt")),
-            ended_at=parse_time(d.get("endedAt")),
-            turn_count=int(d.get("turnCount", 0)),
-            reflected_turns=int(d.get("reflectedTurns", 0)),
-            metadata=_map(d, "metadata"),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Turn:
+class Turn(JsonModel):
     id: str
     session_id: str
     sequence: int
@@ -198,23 +124,9 @@ class Turn:
     idempotency_key: str
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> Turn:
-        return cls(
-            id=d.get("id", ""),
-            session_id=d.get("sessionId", ""),
-            sequence=int(d.get("sequence", 0)),
-            role=d.get("role", ""),
-            content=d.get("content", ""),
-            created_at=parse_time(d.get("createdAt")),
-            metadata=_map(d, "metadata"),
-            idempotency_key=d.get("idempotencyKey", ""),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AssembledContext:
+class AssembledContext(JsonModel):
     """The context for the model: ``text`` to use as is; ``sections`` and ``manifest`` (every
     candidate, kept or not, with its score and reason) stay in the API's JSON."""
 
@@ -225,66 +137,40 @@ class AssembledContext:
     first_session: bool
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json | None) -> AssembledContext:
-        d = d or {}
-        return cls(
-            text=d.get("text", ""),
-            sections=tuple(d.get("sections") or ()),
-            manifest=tuple(d.get("manifest") or ()),
-            fingerprint=d.get("fingerprint", ""),
-            first_session=bool(d.get("firstSession", False)),
-            raw=d,
-        )
+
+def _reply_turn(document: Json, json_name: str) -> Turn | None:
+    """An answer without a reply may still carry an empty turn (no id): that is no reply turn."""
+    turn = document.get(json_name)
+    return Turn.from_json(turn) if turn and turn.get("id") else None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TurnResult:
+class TurnResult(JsonModel):
     """What ``process_turn`` answers: the stored turn, the context, and the reply when a model
     is configured (``reply`` empty and ``reply_turn`` ``None`` otherwise)."""
 
     turn: Turn
     reply: str
     context: AssembledContext
-    reply_turn: Turn | None
+    reply_turn: Turn | None = field(metadata=read_with(_reply_turn))
     raw: Json = _RAW
-
-    @classmethod
-    def from_json(cls, d: Json) -> TurnResult:
-        reply_turn = d.get("replyTurn")
-        return cls(
-            turn=Turn.from_json(d.get("turn") or {}),
-            reply=d.get("reply", ""),
-            context=AssembledContext.from_json(d.get("context")),
-            reply_turn=Turn.from_json(reply_turn) if reply_turn and reply_turn.get("id") else None,
-            raw=d,
-        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ImportResult:
+class ImportResult(JsonModel):
     imported: int
     skipped: int
 
-    @classmethod
-    def from_json(cls, d: Json) -> ImportResult:
-        return cls(imported=int(d.get("imported", 0)), skipped=int(d.get("skipped", 0)))
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class OpenThread:
+class OpenThread(JsonModel):
     topic: str
     status: str
     context: str
 
-    @classmethod
-    def from_json(cls, d: Json | None) -> OpenThread:
-        d = d or {}
-        return cls(topic=d.get("topic", ""), status=d.get("status", ""), context=d.get("context", ""))
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Episode:
+class Episode(JsonModel):
     id: str
     conversation_id: str
     scope: Scope
@@ -298,43 +184,17 @@ class Episode:
     importance: float
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> Episode:
-        return cls(
-            id=d.get("id", ""),
-            conversation_id=d.get("conversationId", ""),
-            scope=Scope.from_json(d.get("scope")),
-            summary=d.get("summary", ""),
-            key_topics=_strings(d, "keyTopics"),
-            open_threads=_list(d, "openThreads", OpenThread.from_json),
-            decisions=_strings(d, "decisions"),
-            message_count=int(d.get("messageCount", 0)),
-            started_at=parse_time(d.get("startedAt")),
-            ended_at=parse_time(d.get("endedAt")),
-            importance=float(d.get("importance", 0.0)),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EpisodeThread:
+class EpisodeThread(JsonModel):
     episode_id: str
     conversation_id: str
     thread: OpenThread
     ended_at: datetime | None
 
-    @classmethod
-    def from_json(cls, d: Json) -> EpisodeThread:
-        return cls(
-            episode_id=d.get("episodeId", ""),
-            conversation_id=d.get("conversationId", ""),
-            thread=OpenThread.from_json(d.get("thread")),
-            ended_at=parse_time(d.get("endedAt")),
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PrimedItem:
+class PrimedItem(JsonModel):
     source: str
     id: str
     text: str
@@ -342,20 +202,9 @@ class PrimedItem:
     occurred_at: datetime | None
     metadata: dict[str, str]
 
-    @classmethod
-    def from_json(cls, d: Json) -> PrimedItem:
-        return cls(
-            source=d.get("source", ""),
-            id=d.get("id", ""),
-            text=d.get("text", ""),
-            score=float(d.get("score", 0.0)),
-            occurred_at=parse_time(d.get("occurredAt")),
-            metadata=_map(d, "metadata"),
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Prime:
+class Prime(JsonModel):
     """ "What I remember" at the start of a conversation; ``formatted_context`` is ready to use."""
 
     recent_context: tuple[PrimedItem, ...]
@@ -367,22 +216,9 @@ class Prime:
     manifest: tuple[Json, ...]
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> Prime:
-        return cls(
-            recent_context=_list(d, "recentContext", PrimedItem.from_json),
-            open_threads=_list(d, "openThreads", PrimedItem.from_json),
-            salient_facts=_list(d, "salientFacts", PrimedItem.from_json),
-            observations=_list(d, "observations", PrimedItem.from_json),
-            entities=_strings(d, "entities"),
-            formatted_context=d.get("formattedContext", ""),
-            manifest=tuple(d.get("manifest") or ()),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Evidence:
+class Evidence(JsonModel):
     id: str
     stance: str
     weight: float
@@ -392,22 +228,9 @@ class Evidence:
     observed_at: datetime | None
     operator_confirmed: bool
 
-    @classmethod
-    def from_json(cls, d: Json) -> Evidence:
-        return cls(
-            id=d.get("id", ""),
-            stance=d.get("stance", ""),
-            weight=float(d.get("weight", 0.0)),
-            source_type=d.get("sourceType", ""),
-            source_id=d.get("sourceId", ""),
-            excerpt=d.get("excerpt", ""),
-            observed_at=parse_time(d.get("observedAt")),
-            operator_confirmed=bool(d.get("operatorConfirmed", False)),
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Observation:
+class Observation(JsonModel):
     """A belief with its confidence and evidence (``raw["confidenceComponents"]`` explains the score).
 
     ``scope`` is whose belief it is (its user and team; empty: the organisation's; ``scope.agent_id``
@@ -435,64 +258,26 @@ class Observation:
     evidence: tuple[Evidence, ...]
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> Observation:
-        return cls(
-            id=d.get("id", ""),
-            agent_id=d.get("agentId", ""),
-            scope=Scope.from_json(d.get("scope")),
-            unattributed=bool(d.get("unattributed", False)),
-            kind=d.get("kind", ""),
-            subject_type=d.get("subjectType", ""),
-            subject_id=d.get("subjectId", ""),
-            slot=d.get("slot", ""),
-            canonical_key=d.get("canonicalKey", ""),
-            summary=d.get("summary", ""),
-            detail=d.get("detail", ""),
-            tags=_strings(d, "tags"),
-            confidence=float(d.get("confidence", 0.0)),
-            freshness=float(d.get("freshness", 0.0)),
-            status=d.get("status", ""),
-            supersedes_observation_id=d.get("supersedesObservationId", ""),
-            created_at=parse_time(d.get("createdAt")),
-            updated_at=parse_time(d.get("updatedAt")),
-            evidence=_list(d, "evidence", Evidence.from_json),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ObserveResult:
+class ObserveResult(JsonModel):
     """The observation after ``observe``/``contradict`` and what happened to it
     (``OBSERVE_OUTCOME_CREATED``, ``_SUPPORTED``, ``_CONTRADICTED``, ``_SUPERSEDED``)."""
 
     observation: Observation
     outcome: str
 
-    @classmethod
-    def from_json(cls, d: Json) -> ObserveResult:
-        return cls(observation=Observation.from_json(d.get("observation") or {}), outcome=d.get("outcome", ""))
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ObservationHit:
+class ObservationHit(JsonModel):
     observation: Observation
     score: float
     similarity: float
     lexical_score: float
 
-    @classmethod
-    def from_json(cls, d: Json) -> ObservationHit:
-        return cls(
-            observation=Observation.from_json(d.get("observation") or {}),
-            score=float(d.get("score", 0.0)),
-            similarity=float(d.get("similarity", 0.0)),
-            lexical_score=float(d.get("lexicalScore", 0.0)),
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Hypothesis:
+class Hypothesis(JsonModel):
     id: str
     statement: str
     confidence: float
@@ -503,99 +288,45 @@ class Hypothesis:
     finding_id: str
     raw: Json = _RAW
 
-    @classmethod
-    def from_json(cls, d: Json) -> Hypothesis:
-        return cls(
-            id=d.get("id", ""),
-            statement=d.get("statement", ""),
-            confidence=float(d.get("confidence", 0.0)),
-            status=d.get("status", ""),
-            evidence=tuple(d.get("evidence") or ()),
-            revisions=tuple(d.get("revisions") or ()),
-            archive_note=d.get("archiveNote", ""),
-            finding_id=d.get("findingId", ""),
-            raw=d,
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
+class Finding(JsonModel):
     id: str
     statement: str
     source: str
     hypothesis_id: str
     recorded_at: datetime | None
 
-    @classmethod
-    def from_json(cls, d: Json) -> Finding:
-        return cls(
-            id=d.get("id", ""),
-            statement=d.get("statement", ""),
-            source=d.get("source", ""),
-            hypothesis_id=d.get("hypothesisId", ""),
-            recorded_at=parse_time(d.get("recordedAt")),
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Unknown:
+class Unknown(JsonModel):
     id: str
     question: str
     why_it_matters: str
     status: str
     resolution: str
 
-    @classmethod
-    def from_json(cls, d: Json) -> Unknown:
-        return cls(
-            id=d.get("id", ""),
-            question=d.get("question", ""),
-            why_it_matters=d.get("whyItMatters", ""),
-            status=d.get("status", ""),
-            resolution=d.get("resolution", ""),
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Engagement:
+class Engagement(JsonModel):
     week_number: int
     first_session: bool
     hypotheses: tuple[Hypothesis, ...]
     unknowns: tuple[Unknown, ...]
     findings: tuple[Finding, ...]
 
-    @classmethod
-    def from_json(cls, d: Json) -> Engagement:
-        return cls(
-            week_number=int(d.get("weekNumber", 0)),
-            first_session=bool(d.get("firstSession", False)),
-            hypotheses=_list(d, "hypotheses", Hypothesis.from_json),
-            unknowns=_list(d, "unknowns", Unknown.from_json),
-            findings=_list(d, "findings", Finding.from_json),
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ErasureJob:
+class ErasureJob(JsonModel):
     id: str
     status: str
     requested_at: datetime | None
     completed_at: datetime | None
     counts: dict[str, int]
 
-    @classmethod
-    def from_json(cls, d: Json) -> ErasureJob:
-        return cls(
-            id=d.get("id", ""),
-            status=d.get("status", ""),
-            requested_at=parse_time(d.get("requestedAt")),
-            completed_at=parse_time(d.get("completedAt")),
-            counts={str(k): int(v) for k, v in (d.get("counts") or {}).items()},
-        )
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Status:
+class Status(JsonModel):
     """``GET /v1/status``: ``SERVING`` only when every service is."""
 
     status: str
@@ -605,27 +336,12 @@ class Status:
     def serving(self) -> bool:
         return self.status == "SERVING"
 
-    @classmethod
-    def from_json(cls, d: Json) -> Status:
-        return cls(status=d.get("status", ""), services=dict(d.get("services") or {}))
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class JobKindStats:
+class JobKindStats(JsonModel):
     kind: str
     queued: int
     running: int
     retrying: int
     dead: int
     oldest_queued_seconds: float
-
-    @classmethod
-    def from_json(cls, d: Json) -> JobKindStats:
-        return cls(
-            kind=d.get("kind", ""),
-            queued=int(d.get("queued", 0)),
-            running=int(d.get("running", 0)),
-            retrying=int(d.get("retrying", 0)),
-            dead=int(d.get("dead", 0)),
-            oldest_queued_seconds=float(d.get("oldestQueuedSeconds", 0.0)),
-        )

@@ -11,28 +11,21 @@ from lore.observations.v1 import observation_service_pb2 as observation_pb
 from lore_runtime import errors
 from lore_runtime.proto_time import from_timestamp, to_timestamp
 
+from observations_svc.api.proto_enums import numbered, reverse
 from observations_svc.domain import engagement as model
 from observations_svc.domain import engagement_limits as limits
 from observations_svc.domain.restore import EngagementRow
 
-_STANCE_FROM_PB = {
-    observation_pb.EVIDENCE_STANCE_SUPPORT: model.Stance.SUPPORT,
-    observation_pb.EVIDENCE_STANCE_CONTRADICT: model.Stance.CONTRADICT,
-}
-_STANCE_TO_PB = {stance: value for value, stance in _STANCE_FROM_PB.items()}
-_HYPOTHESIS_STATUS_TO_PB = {
-    model.HypothesisStatus.ACTIVE: pb.HYPOTHESIS_STATUS_ACTIVE,
-    model.HypothesisStatus.PROMOTED: pb.HYPOTHESIS_STATUS_PROMOTED,
-    model.HypothesisStatus.ARCHIVED: pb.HYPOTHESIS_STATUS_ARCHIVED,
-}
-_UNKNOWN_STATUS_TO_PB = {
-    model.UnknownStatus.OPEN: pb.UNKNOWN_STATUS_OPEN,
-    model.UnknownStatus.RESOLVED: pb.UNKNOWN_STATUS_RESOLVED,
-}
+# A hypothesis's evidence takes the observation service's stances, support or contradict (never context).
+LINE_STANCES = numbered(observation_pb.EvidenceStance, "EVIDENCE_STANCE_", model.Stance)
+HYPOTHESIS_STATUSES = numbered(pb.HypothesisStatus, "HYPOTHESIS_STATUS_", model.HypothesisStatus)
+UNKNOWN_STATUSES = numbered(pb.UnknownStatus, "UNKNOWN_STATUS_", model.UnknownStatus)
+_STANCE_NUMBERS, _HYPOTHESIS_STATUS_NUMBERS = reverse(LINE_STANCES), reverse(HYPOTHESIS_STATUSES)
+_UNKNOWN_STATUS_NUMBERS = reverse(UNKNOWN_STATUSES)
 
 
 def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.EvidenceDraft:
-    stance = _STANCE_FROM_PB.get(evidence.stance)
+    stance = LINE_STANCES.get(evidence.stance)
     if stance is None:
         raise errors.InvalidArgument(f"{field}.stance", "must be EVIDENCE_STANCE_SUPPORT or EVIDENCE_STANCE_CONTRADICT")
     return model.EvidenceDraft(
@@ -50,12 +43,12 @@ def hypothesis_to_pb(hypothesis: model.Hypothesis, finding: model.Finding | None
         id=hypothesis.id,
         statement=hypothesis.statement,
         confidence=hypothesis.confidence,
-        status=_HYPOTHESIS_STATUS_TO_PB[hypothesis.status],
+        status=_HYPOTHESIS_STATUS_NUMBERS[hypothesis.status],
         evidence=[
             pb.HypothesisEvidence(
                 id=line.id,
                 statement=line.statement,
-                stance=_STANCE_TO_PB[line.stance],
+                stance=_STANCE_NUMBERS[line.stance],
                 weight=line.weight,
                 source=line.source,
                 observed_at=to_timestamp(line.observed_at),
@@ -108,7 +101,7 @@ def unknown_to_pb(unknown: model.Unknown) -> pb.Unknown:
         id=unknown.id,
         question=unknown.question,
         why_it_matters=unknown.why_it_matters,
-        status=_UNKNOWN_STATUS_TO_PB[unknown.status],
+        status=_UNKNOWN_STATUS_NUMBERS[unknown.status],
         resolution=unknown.resolution,
         created_at=to_timestamp(unknown.created_at),
         resolved_at=to_timestamp(unknown.resolved_at),

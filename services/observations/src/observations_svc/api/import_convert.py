@@ -14,6 +14,7 @@ from lore.observations.v1 import observation_service_pb2 as pb
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import from_timestamp
 
+from observations_svc.api.engagement_convert import HYPOTHESIS_STATUSES, LINE_STANCES, UNKNOWN_STATUSES
 from observations_svc.api.observation_convert import (
     KINDS,
     SOURCE_TYPES,
@@ -27,20 +28,6 @@ from observations_svc.domain import engagement as model
 from observations_svc.domain import restore
 from observations_svc.domain.keys import validate_scope_id, validate_slot, validate_subject
 from observations_svc.domain.model import Evidence, Observation
-
-_HYPOTHESIS_STATUSES = {
-    engagement_pb.HYPOTHESIS_STATUS_ACTIVE: model.HypothesisStatus.ACTIVE,
-    engagement_pb.HYPOTHESIS_STATUS_PROMOTED: model.HypothesisStatus.PROMOTED,
-    engagement_pb.HYPOTHESIS_STATUS_ARCHIVED: model.HypothesisStatus.ARCHIVED,
-}
-_UNKNOWN_STATUSES = {
-    engagement_pb.UNKNOWN_STATUS_OPEN: model.UnknownStatus.OPEN,
-    engagement_pb.UNKNOWN_STATUS_RESOLVED: model.UnknownStatus.RESOLVED,
-}
-_LINE_STANCES = {
-    pb.EVIDENCE_STANCE_SUPPORT: model.Stance.SUPPORT,
-    pb.EVIDENCE_STANCE_CONTRADICT: model.Stance.CONTRADICT,
-}
 
 
 def _time(message: Message, name: str, field: str, *, required: bool = True) -> datetime | None:
@@ -170,13 +157,13 @@ def hypothesis_from_pb(item: engagement_pb.Hypothesis, field: str) -> tuple[mode
         id=item.id,
         statement=item.statement,
         confidence=item.confidence,
-        status=_choice(_HYPOTHESIS_STATUSES, item.status, f"{field}.status"),
+        status=_choice(HYPOTHESIS_STATUSES, item.status, f"{field}.status"),
         prior=restore.prior_of([revision.confidence for revision in revisions]),
         evidence=tuple(
             model.EvidenceLine(
                 id=line.id,
                 statement=line.statement,
-                stance=_choice(_LINE_STANCES, line.stance, f"{field}.evidence[{position}].stance"),
+                stance=_choice(LINE_STANCES, line.stance, f"{field}.evidence[{position}].stance"),
                 weight=line.weight,
                 source=line.source,
                 observed_at=_time(line, "observed_at", f"{field}.evidence[{position}]"),  # type: ignore[arg-type]
@@ -199,7 +186,7 @@ def unknown_from_pb(item: engagement_pb.Unknown, field: str) -> model.Unknown:
         id=item.id,
         question=item.question,
         why_it_matters=item.why_it_matters,
-        status=_choice(_UNKNOWN_STATUSES, item.status, f"{field}.status"),
+        status=_choice(UNKNOWN_STATUSES, item.status, f"{field}.status"),
         created_at=_time(item, "created_at", field),  # type: ignore[arg-type]
         resolution=item.resolution,
         resolved_at=_time(item, "resolved_at", field, required=False),

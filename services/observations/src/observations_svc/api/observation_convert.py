@@ -14,7 +14,8 @@ from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import to_timestamp
 from lore_runtime.request_context import RequestContext
 
-from observations_svc.domain import limits
+from observations_svc.api.proto_enums import numbered, reverse
+from observations_svc.domain import limits, model
 from observations_svc.domain.keys import validate_agent_id, validate_scope_id, validate_slot, validate_subject
 from observations_svc.domain.model import (
     BeliefScope,
@@ -27,38 +28,11 @@ from observations_svc.domain.model import (
 from observations_svc.usecases.ports import ErasureRequest, QueryFilters, SearchFilters
 from observations_svc.usecases.read import SearchResult
 
-KINDS = {
-    pb.OBSERVATION_KIND_OPERATOR_PREFERENCE: "operator_preference",
-    pb.OBSERVATION_KIND_PROJECT_STATE: "project_state",
-    pb.OBSERVATION_KIND_WORLD_FACT: "world_fact",
-    pb.OBSERVATION_KIND_SELF_MODEL: "self_model",
-    pb.OBSERVATION_KIND_RELATIONSHIP_FACT: "relationship_fact",
-    pb.OBSERVATION_KIND_TOOLING_STATE: "tooling_state",
-}
-SUBJECT_TYPES = {
-    pb.SUBJECT_TYPE_ENTITY: "entity",
-    pb.SUBJECT_TYPE_PROJECT: "project",
-    pb.SUBJECT_TYPE_TOOL: "tool",
-    pb.SUBJECT_TYPE_AGENT: "agent",
-    pb.SUBJECT_TYPE_GLOBAL: "global",
-}
-STATUSES = {
-    pb.OBSERVATION_STATUS_ACTIVE: "active",
-    pb.OBSERVATION_STATUS_STALE: "stale",
-    pb.OBSERVATION_STATUS_SUPERSEDED: "superseded",
-    pb.OBSERVATION_STATUS_INVALIDATED: "invalidated",
-}
-STANCES = {
-    pb.EVIDENCE_STANCE_SUPPORT: "support",
-    pb.EVIDENCE_STANCE_CONTRADICT: "contradict",
-    pb.EVIDENCE_STANCE_CONTEXT: "context",
-}
-SOURCE_TYPES = {
-    pb.SOURCE_TYPE_MEMORY_ITEM: "memory_item",
-    pb.SOURCE_TYPE_MESSAGE: "message",
-    pb.SOURCE_TYPE_EPISODE: "episode",
-    pb.SOURCE_TYPE_ENTITY: "entity",
-}
+KINDS = numbered(pb.ObservationKind, "OBSERVATION_KIND_", model.KINDS)
+SUBJECT_TYPES = numbered(pb.SubjectType, "SUBJECT_TYPE_", model.SUBJECT_TYPES)
+STATUSES = numbered(pb.ObservationStatus, "OBSERVATION_STATUS_", model.STATUSES)
+STANCES = numbered(pb.EvidenceStance, "EVIDENCE_STANCE_", model.STANCES)
+SOURCE_TYPES = numbered(pb.SourceType, "SOURCE_TYPE_", model.SOURCE_TYPES)
 OUTCOMES = {
     "created": pb.OBSERVE_OUTCOME_CREATED,
     "supported": pb.OBSERVE_OUTCOME_SUPPORTED,
@@ -67,12 +41,8 @@ OUTCOMES = {
 }
 
 
-def _reverse(mapping: dict[int, str]) -> dict[str, int]:
-    return {name: number for number, name in mapping.items()}
-
-
-_KIND_NUMBERS, _SUBJECT_NUMBERS, _STATUS_NUMBERS = _reverse(KINDS), _reverse(SUBJECT_TYPES), _reverse(STATUSES)
-_STANCE_NUMBERS, _SOURCE_NUMBERS = _reverse(STANCES), _reverse(SOURCE_TYPES)
+_KIND_NUMBERS, _SUBJECT_NUMBERS, _STATUS_NUMBERS = reverse(KINDS), reverse(SUBJECT_TYPES), reverse(STATUSES)
+_STANCE_NUMBERS, _SOURCE_NUMBERS = reverse(STANCES), reverse(SOURCE_TYPES)
 
 
 def enum_value(mapping: dict[int, str], value: int, field: str, *, optional: bool = False) -> str:

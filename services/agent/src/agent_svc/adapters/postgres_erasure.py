@@ -17,6 +17,7 @@ import asyncpg
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
+from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request
 from agent_svc.domain.jobs import Job, erase_job, session_job_keys
 from agent_svc.domain.transcript import Scope
 from agent_svc.usecases.erasure_ports import Erasure
@@ -73,11 +74,7 @@ class PostgresErasureStore:
                 stored = _erasure(row)
                 await enqueue_on(connection, then(stored))
                 return stored
-            row = await connection.fetchrow(
-                f"SELECT {_COLUMNS} FROM agent.erasures WHERE org_id = $1 AND request_id = $2",
-                erasure.org_id,
-                request_id,
-            )
+            row = await row_of_request(connection, "agent.erasures", _COLUMNS, erasure.org_id, request_id)
         return _erasure(row)
 
     async def get(self, org_id: str, erasure_id: str) -> Erasure | None:
@@ -106,21 +103,12 @@ class PostgresErasureStore:
                 erasure_id,
             )
             if row is None:
-                row = await connection.fetchrow(
-                    f"SELECT {_COLUMNS} FROM agent.erasures WHERE org_id = $1 AND id = $2", org_id, erasure_id
-                )
+                row = await row_by_id(connection, "agent.erasures", _COLUMNS, org_id, erasure_id)
         return _erasure(row) if row else None
 
     async def subject_sessions(self, org_id: str, subject: Scope) -> list[str]:
         conditions, values = ["org_id = $1"], [org_id]
-        for column, value in (
-            ("user_id", subject.user_id),
-            ("agent_id", subject.agent_id),
-            ("team_id", subject.team_id),
-        ):
-            if value:
-                values.append(value)
-                conditions.append(f"{column} = ${len(values)}")
+        add_scope_conditions(subject, conditions, values)
         if len(values) == 1:  # never the whole org (validated before; kept as a last wall)
             return []
         async with tenant_transaction(self._pool, org_id) as connection:

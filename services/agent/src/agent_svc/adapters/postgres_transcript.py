@@ -13,6 +13,7 @@ import asyncpg
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
+from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request
 from agent_svc.domain.jobs import Job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 
@@ -101,18 +102,12 @@ class PostgresTranscript:
                 request_id,
             )
             if row is None:
-                row = await connection.fetchrow(
-                    f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE org_id = $1 AND request_id = $2",
-                    session.org_id,
-                    request_id,
-                )
+                row = await row_of_request(connection, "agent.sessions", _SESSION_COLUMNS, session.org_id, request_id)
         return _session(row)
 
     async def get(self, org_id: str, session_id: str) -> Session | None:
         async with tenant_transaction(self._pool, org_id) as connection:
-            row = await connection.fetchrow(
-                f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE org_id = $1 AND id = $2", org_id, session_id
-            )
+            row = await row_by_id(connection, "agent.sessions", _SESSION_COLUMNS, org_id, session_id)
         return _session(row) if row else None
 
     async def list(
@@ -120,10 +115,7 @@ class PostgresTranscript:
     ) -> list[Session]:
         """Newest first by (started_at, id); ``after`` is the last (started_at, id) of the previous page."""
         conditions, values = ["org_id = $1"], [org_id]
-        for column, value in (("user_id", scope.user_id), ("agent_id", scope.agent_id), ("team_id", scope.team_id)):
-            if value:
-                values.append(value)
-                conditions.append(f"{column} = ${len(values)}")
+        add_scope_conditions(scope, conditions, values)
         if status:
             values.append(status)
             conditions.append(f"status = ${len(values)}")
@@ -164,9 +156,7 @@ class PostgresTranscript:
             if row is not None:
                 await enqueue_on(connection, then(_session(row)))
             else:
-                row = await connection.fetchrow(
-                    f"SELECT {_SESSION_COLUMNS} FROM agent.sessions WHERE org_id = $1 AND id = $2", org_id, session_id
-                )
+                row = await row_by_id(connection, "agent.sessions", _SESSION_COLUMNS, org_id, session_id)
         return _session(row) if row else None
 
     async def append(
@@ -254,5 +244,5 @@ class PostgresTranscript:
 
     async def turn(self, org_id: str, turn_id: str) -> Turn | None:
         async with tenant_transaction(self._pool, org_id) as connection:
-            row = await connection.fetchrow("SELECT * FROM agent.turns WHERE org_id = $1 AND id = $2", org_id, turn_id)
+            row = await row_by_id(connection, "agent.turns", "*", org_id, turn_id)
         return _turn(row) if row else None

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from lore_runtime.clock import Clock
 from lore_runtime.errors import AlreadyExists, InvalidArgument, LoreError, NotFound
@@ -26,6 +27,8 @@ from agent_svc.usecases.transcript_ports import Transcript
 from agent_svc.usecases.turn_loop_ports import ContextAssembler
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
@@ -135,9 +138,7 @@ async def list_sessions(
     filters = fingerprint(scope.user_id, scope.agent_id, scope.team_id, status)
     after = _session_cursor(tokens.open(token, org_id, "sessions", filters)) if token else None
     found = await transcript.list(org_id, scope, status, limit + 1, after)
-    page = found[:limit]
-    more = len(found) > limit
-    return page, (tokens.seal(org_id, "sessions", filters, _session_position(page[-1])) if more else "")
+    return _page(found, limit, lambda last: tokens.seal(org_id, "sessions", filters, _session_position(last)))
 
 
 async def end_session(org_id: str, session_id: str, *, transcript: Transcript, clock: Clock) -> Session:
@@ -156,11 +157,17 @@ async def list_turns(
     """In sequence order, keyset by sequence; the token is bound to the session."""
     session = await get_session(org_id, session_id, transcript=transcript)
     limit = page_size(size)
-    after = _sequence_cursor(tokens.open(token, org_id, "turns", fingerprint(session.id))) if token else 0
+    filters = fingerprint(session.id)
+    after = _sequence_cursor(tokens.open(token, org_id, "turns", filters)) if token else 0
     found = await transcript.turns(org_id, session.id, limit + 1, after)
-    page = found[:limit]
-    more = len(found) > limit
-    return page, (tokens.seal(org_id, "turns", fingerprint(session.id), {"s": page[-1].sequence}) if more else "")
+    return _page(found, limit, lambda last: tokens.seal(org_id, "turns", filters, {"s": last.sequence}))
+
+
+def _page(found: Sequence[T], limit: int, token_after: Callable[[T], str]) -> tuple[list[T], str]:
+    """The first ``limit`` of the ``limit + 1`` rows read, and the token after the last of them
+    when there were more ("" on the last page)."""
+    page = list(found[:limit])
+    return page, (token_after(page[-1]) if len(found) > limit else "")
 
 
 def _session_position(session: Session) -> dict[str, str]:

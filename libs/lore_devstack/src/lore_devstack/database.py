@@ -10,6 +10,8 @@ and every test session can call it on a cluster that already has some or all of 
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -74,6 +76,20 @@ async def _ensure_role(connection: asyncpg.Connection, role: str, password: str,
     await connection.execute(f"{verb} ROLE {_quote_identifier(role)} WITH {attributes} PASSWORD {literal}")
 
 
+@asynccontextmanager
+async def _holding_prepare_lock(dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    """A connection to ``dsn`` holding the advisory lock that serialises ``prepare_database`` calls."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute("SELECT pg_advisory_lock($1)", _PREPARE_LOCK)
+        try:
+            yield connection
+        finally:
+            await connection.execute("SELECT pg_advisory_unlock($1)", _PREPARE_LOCK)
+    finally:
+        await connection.close()
+
+
 async def prepare_database(
     superuser_dsn: str,
     database: str = "lore",
@@ -90,22 +106,15 @@ async def prepare_database(
     db = _quote_identifier(database)
     owner, app = _quote_identifier(OWNER_ROLE), _quote_identifier(APP_ROLE)
 
-    connection = await asyncpg.connect(superuser_dsn)
-    try:
-        await connection.execute("SELECT pg_advisory_lock($1)", _PREPARE_LOCK)
-        try:
-            await _ensure_role(connection, OWNER_ROLE, owner_password, ROLE_ATTRIBUTES)
-            await _ensure_role(connection, APP_ROLE, app_password, ROLE_ATTRIBUTES)
-            if not await connection.fetchval("SELECT true FROM pg_database WHERE datname = $1", database):
-                # CREATE DATABASE cannot run inside a transaction; asyncpg's execute() does not open one.
-                await connection.execute(f"CREATE DATABASE {db} OWNER {owner} ENCODING 'UTF8' TEMPLATE template0")
-            else:
-                await connection.execute(f"ALTER DATABASE {db} OWNER TO {owner}")
-            await connection.execute(f"GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {app}")
-        finally:
-            await connection.execute("SELECT pg_advisory_unlock($1)", _PREPARE_LOCK)
-    finally:
-        await connection.close()
+    async with _holding_prepare_lock(superuser_dsn) as connection:
+        await _ensure_role(connection, OWNER_ROLE, owner_password, ROLE_ATTRIBUTES)
+        await _ensure_role(connection, APP_ROLE, app_password, ROLE_ATTRIBUTES)
+        if not await connection.fetchval("SELECT true FROM pg_database WHERE datname = $1", database):
+            # CREATE DATABASE cannot run inside a transaction; asyncpg's execute() does not open one.
+            await connection.execute(f"CREATE DATABASE {db} OWNER {owner} ENCODING 'UTF8' TEMPLATE template0")
+        else:
+            await connection.execute(f"ALTER DATABASE {db} OWNER TO {owner}")
+        await connection.execute(f"GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {app}")
 
     urls = DatabaseUrls(
         superuser_dsn=_retarget(superuser_dsn, database),
@@ -113,25 +122,18 @@ async def prepare_database(
         app_dsn=with_credentials(superuser_dsn, user=APP_ROLE, password=app_password, database=database),
     )
 
-    connection = await asyncpg.connect(urls.superuser_dsn)
-    try:
-        # Advisory locks are per database, so this one guards the new database's setup.
-        await connection.execute("SELECT pg_advisory_lock($1)", _PREPARE_LOCK)
-        try:
-            # Extensions need a superuser (pgvector is not marked trusted); the schemas stay the owner's.
-            await connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            await connection.execute(f"ALTER SCHEMA public OWNER TO {owner}")
-            # Only the owner creates objects; the app role reaches tables through explicit grants.
-            await connection.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
-            # `lore erasure purge` (as the owner) ends with a checkpoint and a WAL switch, so the
-            # erased rows leave the write-ahead log soon (docs/operations.md, "Erasure and purge").
-            if await connection.fetchval("SELECT true FROM pg_roles WHERE rolname = 'pg_checkpoint'"):
-                await connection.execute(f"GRANT pg_checkpoint TO {owner}")
-            await connection.execute(f"GRANT EXECUTE ON FUNCTION pg_switch_wal() TO {owner}")
-        finally:
-            await connection.execute("SELECT pg_advisory_unlock($1)", _PREPARE_LOCK)
-    finally:
-        await connection.close()
+    # Advisory locks are per database, so this one guards the new database's setup.
+    async with _holding_prepare_lock(urls.superuser_dsn) as connection:
+        # Extensions need a superuser (pgvector is not marked trusted); the schemas stay the owner's.
+        await connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        await connection.execute(f"ALTER SCHEMA public OWNER TO {owner}")
+        # Only the owner creates objects; the app role reaches tables through explicit grants.
+        await connection.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        # `lore erasure purge` (as the owner) ends with a checkpoint and a WAL switch, so the
+        # erased rows leave the write-ahead log soon (docs/operations.md, "Erasure and purge").
+        if await connection.fetchval("SELECT true FROM pg_roles WHERE rolname = 'pg_checkpoint'"):
+            await connection.execute(f"GRANT pg_checkpoint TO {owner}")
+        await connection.execute(f"GRANT EXECUTE ON FUNCTION pg_switch_wal() TO {owner}")
     return urls
 
 

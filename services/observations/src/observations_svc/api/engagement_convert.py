@@ -9,8 +9,9 @@ from __future__ import annotations
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2 as observation_pb
 from lore_runtime import errors
-from lore_runtime.proto_time import from_timestamp, to_timestamp
+from lore_runtime.proto_time import from_timestamp
 
+from observations_svc.api.messages import message_of
 from observations_svc.api.proto_enums import numbered, reverse
 from observations_svc.domain import engagement as model
 from observations_svc.domain import engagement_limits as limits
@@ -39,79 +40,40 @@ def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.
 
 def hypothesis_to_pb(hypothesis: model.Hypothesis, finding: model.Finding | None = None) -> pb.Hypothesis:
     """``finding``: the one it became, carried in exports (GetEngagement lists findings on their own)."""
-    return pb.Hypothesis(
-        id=hypothesis.id,
-        statement=hypothesis.statement,
-        confidence=hypothesis.confidence,
+    return message_of(
+        pb.Hypothesis,
+        hypothesis,
         status=_HYPOTHESIS_STATUS_NUMBERS[hypothesis.status],
         evidence=[
-            pb.HypothesisEvidence(
-                id=line.id,
-                statement=line.statement,
+            message_of(
+                pb.HypothesisEvidence,
+                line,
                 stance=_STANCE_NUMBERS[line.stance],
-                weight=line.weight,
-                source=line.source,
-                observed_at=to_timestamp(line.observed_at),
-                recorded_at=to_timestamp(line.recorded_at),
                 reviewed=hypothesis.is_reviewed(line),
-                epoch=line.epoch,
             )
             for line in hypothesis.evidence
         ],
-        revisions=[
-            pb.HypothesisRevision(
-                previous_statement=revision.previous_statement,
-                statement=revision.statement,
-                previous_confidence=revision.previous_confidence,
-                confidence=revision.confidence,
-                reason=revision.reason,
-                revised_at=to_timestamp(revision.revised_at),
-            )
-            for revision in hypothesis.revisions
-        ],
-        archive_note=hypothesis.archive_note,
-        finding_id=hypothesis.finding_id,
-        created_at=to_timestamp(hypothesis.created_at),
-        updated_at=to_timestamp(hypothesis.updated_at),
+        revisions=[message_of(pb.HypothesisRevision, revision) for revision in hypothesis.revisions],
         finding=finding_to_pb(finding) if finding is not None else None,
     )
 
 
 def engagement_row_to_pb(row: EngagementRow) -> pb.EngagementState:
-    return pb.EngagementState(
-        week_number=row.week_number,
-        week_started_at=to_timestamp(row.week_started_at),
-        created_at=to_timestamp(row.created_at),
-        updated_at=to_timestamp(row.updated_at),
-    )
+    return message_of(pb.EngagementState, row)
 
 
 def finding_to_pb(finding: model.Finding) -> pb.Finding:
-    return pb.Finding(
-        id=finding.id,
-        statement=finding.statement,
-        source=finding.source,
-        hypothesis_id=finding.hypothesis_id,
-        recorded_at=to_timestamp(finding.recorded_at),
-    )
+    return message_of(pb.Finding, finding)
 
 
 def unknown_to_pb(unknown: model.Unknown) -> pb.Unknown:
-    return pb.Unknown(
-        id=unknown.id,
-        question=unknown.question,
-        why_it_matters=unknown.why_it_matters,
-        status=_UNKNOWN_STATUS_NUMBERS[unknown.status],
-        resolution=unknown.resolution,
-        created_at=to_timestamp(unknown.created_at),
-        resolved_at=to_timestamp(unknown.resolved_at),
-    )
+    return message_of(pb.Unknown, unknown, status=_UNKNOWN_STATUS_NUMBERS[unknown.status])
 
 
 def engagement_to_pb(engagement: model.Engagement) -> pb.GetEngagementResponse:
-    return pb.GetEngagementResponse(
-        week_number=engagement.week_number,
-        first_session=engagement.first_session,
+    return message_of(
+        pb.GetEngagementResponse,
+        engagement,
         hypotheses=[hypothesis_to_pb(hypothesis) for hypothesis in engagement.hypotheses],
         unknowns=[unknown_to_pb(unknown) for unknown in engagement.unknowns],
         findings=[finding_to_pb(finding) for finding in engagement.findings],

@@ -11,9 +11,9 @@ from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_embeddings import Embedder
 from lore_runtime.errors import InvalidArgument
-from lore_runtime.proto_time import to_timestamp
 from lore_runtime.request_context import RequestContext
 
+from observations_svc.api.messages import message_of
 from observations_svc.api.proto_enums import numbered, reverse
 from observations_svc.domain import limits, model
 from observations_svc.domain.keys import validate_agent_id, validate_scope_id, validate_slot, validate_subject
@@ -234,17 +234,8 @@ def erasure_from_pb(request: pb.EraseSubjectRequest, caller: RequestContext) -> 
 
 
 def evidence_to_pb(item: Evidence) -> pb.Evidence:
-    return pb.Evidence(
-        id=item.id,
-        observation_id=item.observation_id,
-        stance=_STANCE_NUMBERS[item.stance],
-        weight=item.weight,
-        source_type=_SOURCE_NUMBERS[item.source_type],
-        source_id=item.source_id,
-        excerpt=item.excerpt,
-        observed_at=to_timestamp(item.observed_at),
-        operator_confirmed=item.operator_confirmed,
-        created_at=to_timestamp(item.created_at),
+    return message_of(
+        pb.Evidence, item, stance=_STANCE_NUMBERS[item.stance], source_type=_SOURCE_NUMBERS[item.source_type]
     )
 
 
@@ -258,29 +249,16 @@ def components_from_pb(parts: pb.ConfidenceComponents) -> ConfidenceComponents:
 
 
 def observation_to_pb(observation: Observation) -> pb.Observation:
-    return pb.Observation(
-        id=observation.id,
-        agent_id=observation.agent_id,
+    return message_of(
+        pb.Observation,
+        observation,
         kind=_KIND_NUMBERS[observation.kind],
         subject_type=_SUBJECT_NUMBERS[observation.subject_type],
-        subject_id=observation.subject_id,
-        slot=observation.slot,
-        canonical_key=observation.canonical_key,
-        summary=observation.summary,
-        detail=observation.detail,
-        tags=list(observation.tags),
-        confidence=observation.confidence,
         confidence_components=components_to_pb(observation.components),
-        freshness=observation.freshness,
-        last_supported_at=to_timestamp(observation.last_supported_at),
-        revalidation_due_at=to_timestamp(observation.revalidation_due_at),
         status=_STATUS_NUMBERS[observation.status],
         supersedes_observation_id=observation.supersedes_observation_id or "",
-        created_at=to_timestamp(observation.created_at),
-        updated_at=to_timestamp(observation.updated_at),
         evidence=[evidence_to_pb(item) for item in observation.evidence],
         scope=scope_pb2.Scope(user_id=observation.user_id, agent_id=observation.agent_id, team_id=observation.team_id),
-        unattributed=observation.unattributed,
     )
 
 

@@ -117,6 +117,17 @@ def _time(message: timestamp_pb2.Timestamp, present: bool = True) -> datetime | 
     return message.ToDatetime(tzinfo=UTC)
 
 
+def _send_vector(
+    request: episode_service_pb2.SearchEpisodesRequest | observation_service_pb2.SearchObservationsRequest,
+    vector: QueryVector | None,
+) -> None:
+    """The caller's embedding of the query, when it has one, for the service to reuse (it does only
+    when its own model made it) instead of embedding the query again."""
+    if vector is not None:
+        request.query_embedding.extend(vector.values)
+        request.query_embedding_model = vector.model
+
+
 def _enum_name(enum_type, value: int, prefix: str) -> str:
     return enum_type.Name(value).removeprefix(prefix).lower()
 
@@ -183,9 +194,7 @@ class GrpcMemorySources:
         request = episode_service_pb2.SearchEpisodesRequest(
             scope=_scope(scope), scope_match=CONTEXT, query=query, k=k, min_salience=min_salience
         )
-        if query_vector is not None:
-            request.query_embedding.extend(query_vector.values)
-            request.query_embedding_model = query_vector.model
+        _send_vector(request, query_vector)
         response = await _call(self._episodes.SearchEpisodes(request, timeout=timeout))
         shown = shown_in_context(scope, response.results, lambda r: _scope_of(r.episode.scope), "episodes")
         return [episode_digest(result.episode, result.similarity) for result in shown]
@@ -264,10 +273,8 @@ class GrpcObservationSources:
             min_confidence=min_confidence,
             k=k,
         )
-        if query_vector is not None:
-            request.query_embedding.extend(query_vector.values)
-            request.query_embedding_model = query_vector.model
-            request.include_embeddings = True  # for near-duplicates against the memories' vectors
+        _send_vector(request, query_vector)
+        request.include_embeddings = query_vector is not None  # for near-duplicates against the memories' vectors
         response = await _call(self._observations.SearchObservations(request, timeout=timeout))
         shown = shown_in_context(scope, response.results, lambda r: observation_scope(r.observation), "beliefs")
         # Comparable with the memories' vectors only when the same model made both.

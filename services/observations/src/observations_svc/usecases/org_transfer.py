@@ -10,8 +10,10 @@ holds are skipped, so a re-import changes nothing; a batch is one transaction.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeVar
 
 from lore_embeddings import Embedder
 from lore_runtime.errors import InvalidArgument
@@ -29,6 +31,10 @@ tracer = trace.get_tracer(__name__)
 
 DEFAULT_EXPORT_PAGE = 200
 
+Item = TypeVar("Item")
+# Where an export page stopped: the (created_at, id) of its last record.
+Position = tuple[datetime, str]
+
 
 @dataclass(frozen=True, slots=True)
 class EngagementPage:
@@ -43,18 +49,31 @@ def _export_page_size(value: int) -> int:
     return export_page_size(value, default=DEFAULT_EXPORT_PAGE, maximum=MAX_IMPORT_BATCH)
 
 
-async def export_observations(
-    org_id: str, page_size: int, *, store: ObservationArchive
-) -> AsyncIterator[list[Observation]]:
-    limit = _export_page_size(page_size)
+async def _pages(
+    read: Callable[[Position | None], Awaitable[list[Item]]], limit: int, position: Callable[[Item], Position]
+) -> AsyncIterator[list[Item]]:
+    """Every non-empty page of an export listing, ``read`` after the ``position`` of the previous page's
+    last item (``None`` first), until a page shorter than ``limit``."""
     after = None
     while True:
-        page = await store.export_page(org_id, after, limit)
+        page = await read(after)
         if page:
             yield page
         if len(page) < limit:
             return
-        after = (page[-1].created_at, page[-1].id)
+        after = position(page[-1])
+
+
+def _created(record: Observation | Unknown) -> Position:
+    return record.created_at, record.id
+
+
+async def export_observations(
+    org_id: str, page_size: int, *, store: ObservationArchive
+) -> AsyncIterator[list[Observation]]:
+    limit = _export_page_size(page_size)
+    async for page in _pages(lambda after: store.export_page(org_id, after, limit), limit, _created):
+        yield page
 
 
 async def import_observations(
@@ -94,25 +113,17 @@ async def export_engagement(org_id: str, page_size: int, *, store: EngagementArc
     row = await store.export_row(org_id)
     if row is None:
         return
+    hypothesis_pages = _pages(
+        lambda after: store.export_hypotheses(org_id, after, limit), limit, lambda pair: _created(pair[0])
+    )
     first = True
-    after = None
-    while True:
-        hypotheses = await store.export_hypotheses(org_id, after, limit)
-        if hypotheses or first:
-            yield EngagementPage(row if first else None, hypotheses, [])
-            first = False
-        if len(hypotheses) < limit:
-            break
-        last = hypotheses[-1][0]
-        after = (last.created_at, last.id)
-    after = None
-    while True:
-        unknowns = await store.export_unknowns(org_id, after, limit)
-        if unknowns:
-            yield EngagementPage(None, [], unknowns)
-        if len(unknowns) < limit:
-            return
-        after = (unknowns[-1].created_at, unknowns[-1].id)
+    async for hypotheses in hypothesis_pages:
+        yield EngagementPage(row if first else None, hypotheses, [])
+        first = False
+    if first:  # no hypotheses: the row goes alone
+        yield EngagementPage(row, [], [])
+    async for unknowns in _pages(lambda after: store.export_unknowns(org_id, after, limit), limit, _created):
+        yield EngagementPage(None, [], unknowns)
 
 
 async def import_engagement(

@@ -12,6 +12,7 @@ from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope, ThreadDigest
 from assembler_svc.domain.model import Source
 from assembler_svc.usecases.assemble_context import AssembleInput, assemble_context
+from assembler_svc.usecases.ports import AssemblyServices
 from assembler_svc.usecases.prime import prime
 from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as opb
@@ -65,10 +66,7 @@ async def assembled(scope: Scope):
     memories, beliefs = org_with_two_users()
     result = await assemble_context(
         AssembleInput(scope=scope, message=MESSAGE),
-        memory=memories,
-        observations=beliefs,
-        counter=TiktokenCounter(),
-        clock=FixedClock(NOW),
+        AssemblyServices(memories, beliefs, TiktokenCounter(), FixedClock(NOW)),
         timeout=0.5,
         engagement_agents=frozenset({"aria"}),
     )
@@ -81,10 +79,7 @@ async def primed(scope: Scope, initial_message: str):
         scope,
         initial_message,
         1_000,
-        memory=memories,
-        observations=beliefs,
-        counter=TiktokenCounter(),
-        clock=FixedClock(NOW),
+        AssemblyServices(memories, beliefs, TiktokenCounter(), FixedClock(NOW)),
         timeout=0.5,
     )
 

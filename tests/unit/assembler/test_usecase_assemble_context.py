@@ -21,6 +21,7 @@ from assembler_svc.domain.gathered import (
 from assembler_svc.domain.model import Outcome, Section, Source
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.assemble_context import AssembleInput, assemble_context
+from assembler_svc.usecases.ports import AssemblyServices
 
 from tests.fakes import FixedClock
 from tests.fakes_assembler import FakeMemorySources, FakeObservationSources
@@ -73,10 +74,7 @@ def sources():
 async def run(request: AssembleInput, memories, beliefs, timeout: float = 0.2, engagement_agents=ENGAGED):
     return await assemble_context(
         request,
-        memory=memories,
-        observations=beliefs,
-        counter=TiktokenCounter(),
-        clock=FixedClock(NOW),
+        AssemblyServices(memories, beliefs, TiktokenCounter(), FixedClock(NOW)),
         timeout=timeout,
         engagement_agents=engagement_agents,
     )

@@ -8,6 +8,7 @@ from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
 from assembler_svc.domain.gathered import Belief, EpisodeDigest, RecalledMemory, Scope, ThreadDigest
 from assembler_svc.domain.model import Outcome, Source
 from assembler_svc.domain.priming import NOTHING_YET, PrimeLimits, related_memories, shared_entities
+from assembler_svc.usecases.ports import AssemblyServices
 from assembler_svc.usecases.prime import prime
 
 from tests.fakes import FixedClock
@@ -52,10 +53,7 @@ async def run(memories, beliefs, initial_message: str = "", budget: int = 600):
         Scope(user_id="u-1"),
         initial_message,
         budget,
-        memory=memories,
-        observations=beliefs,
-        counter=COUNTER,
-        clock=FixedClock(NOW),
+        AssemblyServices(memories, beliefs, COUNTER, FixedClock(NOW)),
         timeout=0.2,
     )
 
@@ -155,10 +153,7 @@ async def test_prime_counts_and_salience_threshold_are_configurable() -> None:
         Scope(user_id="u-1"),
         "",
         600,
-        memory=memories,
-        observations=beliefs,
-        counter=COUNTER,
-        clock=FixedClock(NOW),
+        AssemblyServices(memories, beliefs, COUNTER, FixedClock(NOW)),
         timeout=0.2,
         limits=limits,
     )

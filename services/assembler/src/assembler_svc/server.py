@@ -4,14 +4,14 @@ from lore_runtime.server import GrpcServer, Registration
 
 from assembler_svc.api.assembler_servicer import AssemblerServicer
 from assembler_svc.bootstrap import Container
+from assembler_svc.usecases.ports import AssemblyServices
 
 
 def create_server(container: Container, address: str) -> GrpcServer:
     servicer = AssemblerServicer(
-        memory=container.memory_sources,
-        observations=container.observation_sources,
-        counter=container.counter,
-        clock=container.clock,
+        services=AssemblyServices(
+            container.memory_sources, container.observation_sources, container.counter, container.clock
+        ),
         policy=container.policy,
         source_timeout=container.settings.source_timeout_ms / 1000,
         engagement_agents=container.settings.engagement_agents,

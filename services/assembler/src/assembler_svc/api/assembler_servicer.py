@@ -9,13 +9,12 @@ from typing import Any
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
 from lore_runtime import request_context
-from lore_runtime.clock import Clock
 
 from assembler_svc.api import assembler_convert as convert
-from assembler_svc.domain.model import AssemblyPolicy, TokenCounter
+from assembler_svc.domain.model import AssemblyPolicy
 from assembler_svc.domain.priming import PrimeLimits
 from assembler_svc.usecases.assemble_context import assemble_context
-from assembler_svc.usecases.ports import MemorySources, ObservationSources
+from assembler_svc.usecases.ports import AssemblyServices
 from assembler_svc.usecases.prime import prime
 
 # Left for converting the answers once the sources are done, out of the caller's deadline.
@@ -28,19 +27,13 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
     def __init__(
         self,
         *,
-        memory: MemorySources,
-        observations: ObservationSources,
-        counter: TokenCounter,
-        clock: Clock,
+        services: AssemblyServices,
         policy: AssemblyPolicy,
         source_timeout: float,
         engagement_agents: Collection[str] = frozenset(),
         prime_limits: PrimeLimits = PrimeLimits(),
     ) -> None:
-        self._memory = memory
-        self._observations = observations
-        self._counter = counter
-        self._clock = clock
+        self._services = services
         self._policy = policy
         self._source_timeout = source_timeout
         self._engagement_agents = frozenset(engagement_agents)
@@ -57,10 +50,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         request_context.current()
         assembled = await assemble_context(
             convert.assemble_input_from_pb(request, self._policy),
-            memory=self._memory,
-            observations=self._observations,
-            counter=self._counter,
-            clock=self._clock,
+            self._services,
             timeout=self._timeout(context),
             engagement_agents=self._engagement_agents,
         )
@@ -72,10 +62,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
             convert.scope_from_pb(request.scope),
             convert.text(request.initial_message, "initial_message", convert.MAX_MESSAGE_CHARS),
             convert.prime_budget(request.budget_tokens),
-            memory=self._memory,
-            observations=self._observations,
-            counter=self._counter,
-            clock=self._clock,
+            self._services,
             timeout=self._timeout(context),
             limits=self._prime_limits,
         )

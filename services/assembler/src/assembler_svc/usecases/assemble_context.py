@@ -24,8 +24,6 @@ import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from lore_runtime.clock import Clock
-
 from assembler_svc.domain import candidates as build
 from assembler_svc.domain.fingerprint import consistency_flags
 from assembler_svc.domain.gathered import EngagementDigest, Scope, SessionState
@@ -36,13 +34,12 @@ from assembler_svc.domain.model import (
     Outcome,
     Section,
     Source,
-    TokenCounter,
 )
 from assembler_svc.domain.pipeline import assemble
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
-from assembler_svc.usecases.ports import MemorySources, ObservationSources
+from assembler_svc.usecases.ports import AssemblyServices, MemorySources, ObservationSources
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +75,12 @@ class AssembledContext:
 
 async def assemble_context(
     request: AssembleInput,
+    services: AssemblyServices,
     *,
-    memory: MemorySources,
-    observations: ObservationSources,
-    counter: TokenCounter,
-    clock: Clock,
     timeout: float,
     engagement_agents: Collection[str] = frozenset(),
 ) -> AssembledContext:
+    memory, observations = services.memory, services.observations
     engages = request.scope.engages(engagement_agents)
     found, unavailable = await gather(_calls(request, memory, observations, engages=engages), timeout)
     session: SessionState = found["working_memory"]
@@ -101,13 +96,13 @@ async def assemble_context(
         *(build.engagement_candidates(engagement) if engagement is not None else ()),
         *build.memory_candidates(found["recall"], session.recent_turn_ids),
         *build.episode_candidates(build.merge_episodes(found["episode_search"], found["episodes"])),
-        *build.thread_candidates(found["open_threads"], clock.now()),
+        *build.thread_candidates(found["open_threads"], services.clock.now()),
         *build.belief_candidates(found["beliefs"]),
     ]
     assembly = assemble(
         candidates,
         policy=request.policy,
-        counter=counter,
+        counter=services.counter,
         unavailable=unavailable,
         persona_mode=request.persona_mode,
         mood=session.mood,

@@ -10,7 +10,10 @@ SCOPE_MATCH_CONTEXT, the observations service's context rule (unattributed belie
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
+
+from lore_runtime.clock import Clock
 
 from assembler_svc.domain.gathered import (
     Belief,
@@ -23,6 +26,7 @@ from assembler_svc.domain.gathered import (
     SessionState,
     ThreadDigest,
 )
+from assembler_svc.domain.model import TokenCounter
 
 
 class MemorySources(Protocol):
@@ -90,3 +94,14 @@ class ObservationSources(Protocol):
         """The org's engagement state (one per org): asked only for the agents listed in
         ``LORE_ENGAGEMENT_AGENTS`` (``Scope.engages``)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class AssemblyServices:
+    """What both reads of the assembler, a context and a Prime, are made with: the two services'
+    sources, the token counter of the budget and the clock."""
+
+    memory: MemorySources
+    observations: ObservationSources
+    counter: TokenCounter
+    clock: Clock

@@ -15,15 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from lore_runtime.clock import Clock
-
 from assembler_svc.domain import priming
 from assembler_svc.domain.candidates import merge_episodes
 from assembler_svc.domain.gathered import Scope
-from assembler_svc.domain.model import Outcome, Section, Source, TokenCounter
+from assembler_svc.domain.model import Outcome, Section, Source
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
-from assembler_svc.usecases.ports import MemorySources, ObservationSources
+from assembler_svc.usecases.ports import AssemblyServices, MemorySources
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +34,12 @@ async def prime(
     scope: Scope,
     initial_message: str,
     budget_tokens: int,
+    services: AssemblyServices,
     *,
-    memory: MemorySources,
-    observations: ObservationSources,
-    counter: TokenCounter,
-    clock: Clock,
     timeout: float,
     limits: priming.PrimeLimits = priming.PrimeLimits(),
 ) -> priming.Priming:
+    memory, observations = services.memory, services.observations
     calls = [
         SourceCall(
             "episodes",
@@ -104,9 +100,9 @@ async def prime(
         recalled=found.get("recall", []),
         initial_message=initial_message,
         unavailable=unavailable,
-        counter=counter,
+        counter=services.counter,
         budget_tokens=budget_tokens,
-        now=clock.now(),
+        now=services.clock.now(),
         limits=limits,
     )
     await _record_use(primed, memory, timeout)

@@ -54,8 +54,8 @@ class PostgresEngagementStore:
                 "hypotheses",
                 _HYPOTHESIS_COLUMNS,
                 org_id,
-                open_="status = 'active'",
-                closed="status <> 'active'",
+                is_open="status = 'active'",
+                is_closed="status <> 'active'",
                 closed_at="updated_at",
                 closed_shown=limits.CLOSED_HYPOTHESES_SHOWN,
             )
@@ -65,8 +65,8 @@ class PostgresEngagementStore:
                 "unknowns",
                 _UNKNOWN_COLUMNS,
                 org_id,
-                open_="status = 'open'",
-                closed="status = 'resolved'",
+                is_open="status = 'open'",
+                is_closed="status = 'resolved'",
                 closed_at="resolved_at",
                 closed_shown=limits.RESOLVED_UNKNOWNS_SHOWN,
             )
@@ -451,23 +451,23 @@ async def _open_then_closed(
     columns: str,
     org_id: str,
     *,
-    open_: str,
-    closed: str,
+    is_open: str,
+    is_closed: str,
     closed_at: str,
     closed_shown: int,
 ) -> list[asyncpg.Record]:
     """Every open row (oldest first), then the ``closed_shown`` most recently closed ones: what
-    GetEngagement lists. ``open_`` and ``closed`` are conditions on ``status``, ``closed_at`` the
+    GetEngagement lists. ``is_open`` and ``is_closed`` are conditions on ``status``, ``closed_at`` the
     column that dates the closing (fixed SQL of this module, like ``table``)."""
     return [
         *await connection.fetch(
-            f"SELECT {columns} FROM observations.{table} WHERE org_id = $1 AND {open_} ORDER BY created_at, id",
+            f"SELECT {columns} FROM observations.{table} WHERE org_id = $1 AND {is_open} ORDER BY created_at, id",
             org_id,
         ),
         *await connection.fetch(
             f"""
             SELECT {columns} FROM observations.{table}
-            WHERE org_id = $1 AND {closed} ORDER BY {closed_at} DESC, id LIMIT $2
+            WHERE org_id = $1 AND {is_closed} ORDER BY {closed_at} DESC, id LIMIT $2
             """,
             org_id,
             closed_shown,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from observations_svc.domain import confidence
 from observations_svc.domain.model import (
@@ -53,6 +54,16 @@ class Assessment:
     revalidation_due_at: datetime
     status: str
 
+    def measures(self) -> dict[str, Any]:
+        """What the assessment sets on a belief besides its status (which a caller may keep)."""
+        return {
+            "confidence": self.confidence,
+            "components": self.components,
+            "freshness": self.freshness,
+            "last_supported_at": self.last_supported_at,
+            "revalidation_due_at": self.revalidation_due_at,
+        }
+
 
 def assess(kind: str, evidence: list[EvidenceDraft | Evidence], created_at: datetime, now: datetime) -> Assessment:
     """Confidence, freshness and the status a current belief should have now."""
@@ -83,12 +94,5 @@ def reassessed(observation: Observation, now: datetime, *, keep_status: bool = F
     freshness and revalidation date change; the status becomes the verdict's unless ``keep_status``."""
     verdict = assess(observation.kind, list(observation.evidence), observation.created_at, now)
     return replace(
-        observation,
-        confidence=verdict.confidence,
-        components=verdict.components,
-        freshness=verdict.freshness,
-        last_supported_at=verdict.last_supported_at,
-        revalidation_due_at=verdict.revalidation_due_at,
-        status=observation.status if keep_status else verdict.status,
-        updated_at=now,
+        observation, **verdict.measures(), status=observation.status if keep_status else verdict.status, updated_at=now
     )

@@ -73,11 +73,7 @@ async def _create(
         summary=candidate.summary,
         detail=candidate.detail,
         tags=candidate.tags,
-        confidence=verdict.confidence,
-        components=verdict.components,
-        freshness=verdict.freshness,
-        last_supported_at=verdict.last_supported_at,
-        revalidation_due_at=verdict.revalidation_due_at,
+        **verdict.measures(),
         # A new claim is the current belief even when its own evidence is thin.
         status="active",
         supersedes_observation_id=supersedes,

@@ -3,7 +3,7 @@ which acts on every org, needs the operator scope instead."""
 
 import uuid
 
-from gateway_svc.auth import ALL_SCOPES
+from gateway_svc.domain.credentials import ALL_SCOPES
 
 ALL_SCOPES_BUT_OPERATOR = tuple(scope for scope in ALL_SCOPES if scope != "operator")
 

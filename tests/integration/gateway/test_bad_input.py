@@ -23,10 +23,10 @@ from contextlib import AsyncExitStack, contextmanager
 import grpc
 import httpx
 import pytest
+from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, depth_of
 from gateway_svc.app import create_app
-from gateway_svc.auth import ALL_SCOPES
 from gateway_svc.config import Settings
-from gateway_svc.json_limits import DEFAULT_MAX_DEPTH, depth_of
+from gateway_svc.domain.credentials import ALL_SCOPES
 from lore.memory.v1 import memory_service_pb2_grpc
 from lore_runtime import errors, grpc_errors
 from lore_runtime.settings import load_settings
@@ -297,7 +297,7 @@ async def test_an_unreachable_service_is_a_503_naming_it_without_address(service
     with unused_address() as address:
         async with AsyncExitStack() as stack:
             client = await _gateway_with_memory_at(services, migrated_pg, redis_url, address, stack)
-            with caplog.at_level(logging.WARNING, logger="gateway_svc.errors"):
+            with caplog.at_level(logging.WARNING, logger="gateway_svc.api.errors"):
                 recalled = await client.post("/v1/memories:search", json={"query": "x", "scope": {"userId": "u"}})
                 listed = await client.get("/v1/memories", params={"userId": "u"})
                 sessions = await client.get("/v1/sessions")  # the agent is up: only memory routes fail
@@ -319,7 +319,7 @@ async def test_a_service_whose_store_is_down_is_a_503_naming_it_and_keeping_its_
     try:
         async with AsyncExitStack() as stack:
             client = await _gateway_with_memory_at(services, migrated_pg, redis_url, f"127.0.0.1:{port}", stack)
-            with caplog.at_level(logging.WARNING, logger="gateway_svc.errors"):
+            with caplog.at_level(logging.WARNING, logger="gateway_svc.api.errors"):
                 response = await client.post("/v1/memories:search", json={"query": "x", "scope": {"userId": "u"}})
     finally:
         await server.stop(None)

@@ -24,10 +24,10 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from gateway_svc.adapters.postgres_key_admin import create_api_key, revoke_api_key
+from gateway_svc.api.jwt_verifier import JwtVerifier
 from gateway_svc.app import create_app
-from gateway_svc.auth import JwtVerifier
 from gateway_svc.config import Settings
-from gateway_svc.keys import create_api_key, revoke_api_key
 from lore_runtime import errors
 from lore_runtime.settings import SettingsError, load_settings
 

@@ -15,10 +15,11 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from gateway_svc import errors as gateway_errors
-from gateway_svc import idempotency
-from gateway_svc.auth import ALL_SCOPES, Caller
+from gateway_svc.api import errors as gateway_errors
+from gateway_svc.api import idempotency
+from gateway_svc.bootstrap import idempotency_store
 from gateway_svc.config import Settings
+from gateway_svc.domain.credentials import ALL_SCOPES, Caller
 from lore_runtime import errors
 from lore_runtime.settings import load_settings
 
@@ -276,10 +277,12 @@ async def small(migrated_pg, org_id):
         return {"run": counted("slow")}
 
     pool = await asyncpg.create_pool(migrated_pg.app_dsn, min_size=1, max_size=4)
+    settings = load_settings(Settings, {"LORE_DATABASE_URL": migrated_pg.app_dsn, **SERVICE_TOKEN_ENV})
     app.state.container = SimpleNamespace(
-        settings=load_settings(Settings, {"LORE_DATABASE_URL": migrated_pg.app_dsn, **SERVICE_TOKEN_ENV}),
+        settings=settings,
         postgres=pool,
         authenticator=_Authenticator(org_id),
+        idempotency=idempotency_store(settings, pool),  # the records the middleware keeps, as the gateway wires them
     )
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(

@@ -9,8 +9,8 @@ import uuid
 from pathlib import Path
 
 import asyncpg
-from gateway_svc.auth import ALL_SCOPES
-from gateway_svc.keys import DEV_KEY_NAME, DEV_ORG, DEV_PRINCIPAL, ensure_development_key
+from gateway_svc.adapters.postgres_key_admin import DEV_KEY_NAME, DEV_ORG, DEV_PRINCIPAL, ensure_development_key
+from gateway_svc.domain.credentials import ALL_SCOPES
 
 from tests.backends import fresh_migrated_database
 

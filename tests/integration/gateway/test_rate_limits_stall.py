@@ -9,7 +9,8 @@ import time
 from contextlib import AsyncExitStack
 
 import pytest
-from gateway_svc.rate_limits import RateLimit, RedisRateLimiter
+from gateway_svc.adapters.redis_rate_limits import RedisRateLimiter
+from gateway_svc.domain.rate_limits import RateLimit
 from lore_devstack import EmbeddedRedis
 from lore_runtime.breaker import Breaker
 from lore_runtime.errors import QuotaExceeded

@@ -21,7 +21,7 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest_asyncio
-from gateway_svc.keys import ensure_development_key
+from gateway_svc.adapters.postgres_key_admin import ensure_development_key
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lore_devstack import free_port
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc

@@ -1,8 +1,8 @@
-"""Whom an idempotency record names (gateway_svc/idempotency_subjects.py)."""
+"""Whom an idempotency record names (gateway_svc/domain/idempotency_subjects.py)."""
 
 import json
 
-from gateway_svc.idempotency_subjects import MAX_SUBJECTS, subject_ids, subjects_of
+from gateway_svc.domain.idempotency_subjects import MAX_SUBJECTS, subject_ids, subjects_of
 
 
 def test_scope_ids_anywhere_in_the_request_or_response_and_the_session_of_the_path_are_named():

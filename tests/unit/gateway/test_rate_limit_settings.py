@@ -1,7 +1,7 @@
 """Rate-limit settings: per-scope overrides parse, and a malformed one names the variable."""
 
 import pytest
-from gateway_svc.rate_limits import RateLimit, parse_limit, parse_limits
+from gateway_svc.domain.rate_limits import RateLimit, parse_limit, parse_limits
 from lore_runtime.errors import InvalidArgument
 
 

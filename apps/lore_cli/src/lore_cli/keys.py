@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncpg
-from gateway_svc.keys import ApiKey, KeyAdminError, create_api_key, list_api_keys, revoke_api_key
+from gateway_svc.adapters.postgres_key_admin import ApiKey, KeyAdminError, create_api_key, list_api_keys, revoke_api_key
 
 COLUMNS = ("ID", "NAME", "PRINCIPAL", "SCOPES", "CREATED", "LAST USED", "REVOKED")
 # What ends a command with a message rather than a traceback: bad input, an unreachable or refusing database.

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from agent_svc.domain.jobs import KINDS
-from gateway_svc.auth import ALL_SCOPES
+from gateway_svc.domain.credentials import ALL_SCOPES
 
 from lore_cli import doctor, erasure, health, keys, migrate, ops, org_transfer, reindex, turns_import, up
 from lore_cli.service_calls import DEFAULT_ORG
@@ -49,8 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     reindex_parser.add_argument("--force", action="store_true", help="re-embed even when the model has not changed")
 
-    turns_parser = commands.add_parser("turns", help="the transcript")
-    turns_commands = turns_parser.add_subparsers(dest="turns_command", required=True)
+    turns_commands = command_group(commands, "turns", "the transcript")
     import_parser = turns_commands.add_parser(
         "import", help="historical turns (JSON lines) into a session, with their real timestamps"
     )
@@ -59,10 +58,9 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("user", "agent", "team"):
         import_parser.add_argument(f"--{name}", default="", help=f"the new session's {name} id")
 
-    keys_parser = commands.add_parser(
-        "keys", help="an org's API keys (as LORE_MIGRATIONS_DATABASE_URL, LORE_DATABASE_URL or the local stack)"
+    keys_commands = command_group(
+        commands, "keys", "an org's API keys (as LORE_MIGRATIONS_DATABASE_URL, LORE_DATABASE_URL or the local stack)"
     )
-    keys_commands = keys_parser.add_subparsers(dest="keys_command", required=True)
     create_parser = keys_commands.add_parser("create", help="a new API key, printed once on stdout")
     create_parser.add_argument("--org", required=True, help="the key's org (its tenant)")
     create_parser.add_argument("--principal", required=True, help="who the key acts as")
@@ -114,21 +112,19 @@ def main(argv: list[str] | None = None) -> None:
 def add_operations(commands: argparse._SubParsersAction) -> None:
     """`decay run`, `revalidate run`, `jobs list|retry`, `org export|import`: admin RPCs of the running services."""
     org_help = f"the org to act for (default {DEFAULT_ORG}, the local stack's)"
-    decay_parser = commands.add_parser("decay", help="memory decay (MemoryService.RunDecay, LORE_MEMORY_ADDR)")
-    decay_run = decay_parser.add_subparsers(dest="decay_command", required=True).add_parser(
+    decay_run = command_group(commands, "decay", "memory decay (MemoryService.RunDecay, LORE_MEMORY_ADDR)").add_parser(
         "run", help="materialise the current salience of the org's memories now"
     )
     decay_run.add_argument("--org", default=DEFAULT_ORG, help=org_help)
-    revalidate_parser = commands.add_parser(
-        "revalidate", help="belief revalidation (ObservationService.RunRevalidation, LORE_OBSERVATIONS_ADDR)"
+    revalidate_commands = command_group(
+        commands, "revalidate", "belief revalidation (ObservationService.RunRevalidation, LORE_OBSERVATIONS_ADDR)"
     )
-    revalidate_run = revalidate_parser.add_subparsers(dest="revalidate_command", required=True).add_parser(
+    revalidate_run = revalidate_commands.add_parser(
         "run", help="recompute freshness and mark beliefs past their revalidation date stale"
     )
     revalidate_run.add_argument("--org", default=DEFAULT_ORG, help=org_help)
     revalidate_run.add_argument("--agent", default="", help="only this agent's beliefs (default: every agent)")
-    jobs_parser = commands.add_parser("jobs", help="the agent's background job queue (LORE_AGENT_ADDR)")
-    jobs_commands = jobs_parser.add_subparsers(dest="jobs_command", required=True)
+    jobs_commands = command_group(commands, "jobs", "the agent's background job queue (LORE_AGENT_ADDR)")
     jobs_list = jobs_commands.add_parser("list", help="the org's jobs by kind: queued, running, retrying, dead")
     jobs_list.add_argument("--org", default=DEFAULT_ORG, help=org_help)
     jobs_retry = jobs_commands.add_parser("retry", help="queue the org's dead-lettered jobs again")
@@ -136,10 +132,9 @@ def add_operations(commands: argparse._SubParsersAction) -> None:
     jobs_retry.add_argument(
         "--kind", action="append", default=[], choices=KINDS, help="only this kind, repeat for more (default: all)"
     )
-    org_parser = commands.add_parser(
-        "org", help="one org as JSON lines (LORE_MEMORY_ADDR, LORE_OBSERVATIONS_ADDR; docs/operations.md)"
+    org_commands = command_group(
+        commands, "org", "one org as JSON lines (LORE_MEMORY_ADDR, LORE_OBSERVATIONS_ADDR; docs/operations.md)"
     )
-    org_commands = org_parser.add_subparsers(dest="org_command", required=True)
     export_parser = org_commands.add_parser("export", help="every memory, episode, belief and engagement record")
     export_parser.add_argument("--org", required=True, help="the org to export")
     export_parser.add_argument("--output", type=Path, help="the file to write (default: stdout)")
@@ -148,13 +143,18 @@ def add_operations(commands: argparse._SubParsersAction) -> None:
     )
     import_parser.add_argument("--org", required=True, help="the org to write into (the file's org is informational)")
     import_parser.add_argument("--input", type=Path, help="the export file (default: stdin)")
-    erasure_parser = commands.add_parser("erasure", help="erasure chores (docs/operations.md, Erasure and purge)")
-    purge_parser = erasure_parser.add_subparsers(dest="erasure_command", required=True).add_parser(
+    erasure_commands = command_group(commands, "erasure", "erasure chores (docs/operations.md, Erasure and purge)")
+    purge_parser = erasure_commands.add_parser(
         "purge", help="rewrite Qdrant's, Redis's and Postgres's files without erased data (LORE_MEMORY_ADDR)"
     )
     purge_parser.add_argument(
         "--full", action="store_true", help="VACUUM FULL: rewrite every table (locks each while it runs)"
     )
+
+
+def command_group(commands: argparse._SubParsersAction, name: str, help_text: str) -> argparse._SubParsersAction:
+    """A command with subcommands (``lore keys create``): the one given lands in ``args.<name>_command``."""
+    return commands.add_parser(name, help=help_text).add_subparsers(dest=f"{name}_command", required=True)
 
 
 async def run_operation(args: argparse.Namespace, environ: dict[str, str]) -> int:

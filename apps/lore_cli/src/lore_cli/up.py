@@ -25,7 +25,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gateway_svc.keys import ensure_development_key
+from gateway_svc.adapters.postgres_key_admin import ensure_development_key
 from lore_devstack import free_port
 from lore_runtime.settings import LOCAL_METRICS_ADDRESSES
 

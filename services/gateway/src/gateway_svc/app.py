@@ -2,43 +2,21 @@
 
 from __future__ import annotations
 
-import re
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
 from opentelemetry.sdk.trace import TracerProvider
-from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import Message, Receive, Scope, Send
 
-from gateway_svc import bootstrap, errors, idempotency, metrics
-from gateway_svc.auth_failures import AuthFailureMiddleware
+from gateway_svc import bootstrap
+from gateway_svc.api import errors, idempotency, metrics
+from gateway_svc.api.auth_failures import AuthFailureMiddleware
+from gateway_svc.api.openapi import with_error_responses, with_path_examples
+from gateway_svc.api.request_ids import RequestIdMiddleware
+from gateway_svc.api.routes import admin, context, engagement, health, memories, observations, sessions, subjects
+from gateway_svc.api.server_timing import ServerTimingMiddleware
 from gateway_svc.config import Settings
-from gateway_svc.http_middleware import HttpMiddleware
-from gateway_svc.openapi import with_error_responses, with_path_examples
-from gateway_svc.routes import admin, context, engagement, health, memories, observations, sessions, subjects
-from gateway_svc.server_timing import ServerTimingMiddleware
-
-_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-
-
-class RequestIdMiddleware(HttpMiddleware):
-    """Every answer carries ``X-Request-Id``: the client's, when well formed (so logs correlate
-    across systems), else a new one; routes and error bodies read it from the request state."""
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        offered = Headers(scope=scope).get("x-request-id", "")
-        request_id = offered if _REQUEST_ID.match(offered) else uuid.uuid4().hex
-        scope.setdefault("state", {})["request_id"] = request_id
-
-        async def send_with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                MutableHeaders(scope=message)["X-Request-Id"] = request_id
-            await send(message)
-
-        await self.app(scope, receive, send_with_id)
 
 
 def create_app(

@@ -1,5 +1,5 @@
-"""The only wiring of the gateway: its Postgres pool, the authenticator, the rate limiter (Redis),
-one channel per service."""
+"""The only wiring of the gateway: its Postgres pool (API keys, idempotency records), the
+authenticator, the rate limiter and the failed-authentication counter (Redis), one channel per service."""
 
 from __future__ import annotations
 
@@ -13,12 +13,17 @@ from lore_runtime.channels import create_channel
 from lore_runtime.stores import open_postgres, open_redis
 from opentelemetry.sdk.trace import TracerProvider
 
-from gateway_svc.auth import ApiKeyAuthenticator, Authenticator, JwtVerifier, rs256_public_keys
-from gateway_svc.auth_failures import AuthFailureLimiter
+from gateway_svc.adapters.grpc_upstream_names import UpstreamNameInterceptor
+from gateway_svc.adapters.grpc_upstream_timing import UpstreamTimingInterceptor
+from gateway_svc.adapters.postgres_api_keys import ApiKeyAuthenticator
+from gateway_svc.adapters.postgres_idempotency import PostgresIdempotencyStore
+from gateway_svc.adapters.redis_auth_failures import AuthFailureLimiter
+from gateway_svc.adapters.redis_rate_limits import NoRateLimiter, RedisRateLimiter
+from gateway_svc.api.auth import Authenticator
+from gateway_svc.api.jwt_verifier import JwtVerifier, rs256_public_keys
 from gateway_svc.config import Settings
-from gateway_svc.rate_limits import NoRateLimiter, RedisRateLimiter, parse_limit, parse_limits
-from gateway_svc.server_timing import UpstreamTimingInterceptor
-from gateway_svc.upstream_names import UpstreamNameInterceptor
+from gateway_svc.domain.rate_limits import parse_limit, parse_limits
+from gateway_svc.usecases.ports import AuthFailureCounter, IdempotencyStore, RateLimiter
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,7 +32,7 @@ class GatewayOverrides:
 
     postgres: asyncpg.Pool | None = None
     authenticator: Authenticator | None = None
-    rate_limiter: RedisRateLimiter | NoRateLimiter | None = None
+    rate_limiter: RateLimiter | None = None
 
 
 @dataclass
@@ -36,8 +41,9 @@ class Container:
     postgres: asyncpg.Pool
     authenticator: Authenticator
     channels: dict[str, grpc.aio.Channel]
-    rate_limiter: RedisRateLimiter | NoRateLimiter
-    auth_failures: AuthFailureLimiter
+    rate_limiter: RateLimiter
+    auth_failures: AuthFailureCounter
+    idempotency: IdempotencyStore
 
 
 async def build(
@@ -61,7 +67,7 @@ async def build(
         )
         stack.push_async_callback(channel.close)
         channels[name] = channel
-    limiter: RedisRateLimiter | NoRateLimiter = NoRateLimiter()
+    limiter: RateLimiter = NoRateLimiter()
     redis_client = (
         await open_redis(stack, settings.redis_url, timeout=settings.redis_timeout_seconds)
         if settings.redis_url
@@ -85,6 +91,17 @@ async def build(
             parse_limit(settings.auth_failure_limit),
             breaker=Breaker(cooldown=settings.redis_timeout_seconds),
         ),
+        idempotency=idempotency_store(settings, postgres),
+    )
+
+
+def idempotency_store(settings: Settings, postgres: asyncpg.Pool) -> PostgresIdempotencyStore:
+    """Records kept ``LORE_IDEMPOTENCY_TTL_SECONDS``; one still in progress after four RPC deadlines
+    is taken as abandoned (api/idempotency.py)."""
+    return PostgresIdempotencyStore(
+        postgres,
+        ttl_seconds=settings.idempotency_ttl_seconds,
+        in_progress_seconds=4 * settings.rpc_timeout_seconds,
     )
 
 

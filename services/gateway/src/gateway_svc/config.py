@@ -12,10 +12,10 @@ from lore_runtime.settings import (
 )
 from pydantic import SecretStr, ValidationInfo, field_validator
 
-from gateway_svc.auth import rs256_public_keys
-from gateway_svc.auth_failures import Network, parse_networks
-from gateway_svc.json_limits import DEFAULT_MAX_DEPTH, HIGHEST_MAX_DEPTH
-from gateway_svc.rate_limits import parse_limit, parse_limits
+from gateway_svc.api.auth_failures import Network, parse_networks
+from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, HIGHEST_MAX_DEPTH
+from gateway_svc.api.jwt_verifier import rs256_public_keys
+from gateway_svc.domain.rate_limits import parse_limit, parse_limits
 
 
 class Settings(LoreSettings, ServiceCredentialSettings):
@@ -40,19 +40,19 @@ class Settings(LoreSettings, ServiceCredentialSettings):
     assembler_addr: str = env("LORE_ASSEMBLER_ADDR", default=DEFAULT_ADDRESSES["assembler"])
     agent_addr: str = env("LORE_AGENT_ADDR", default=DEFAULT_ADDRESSES["agent"])
     status_timeout_seconds: float = env("LORE_STATUS_TIMEOUT_SECONDS", default=2.0)
-    # Rate limits per credential and scope (gateway_svc/rate_limits.py), counted in Redis.
+    # Rate limits per credential and scope (gateway_svc/adapters/redis_rate_limits.py), counted in Redis.
     redis_url: str | None = env("LORE_REDIS_URL", default=None, description="rate-limit counters; no limits when unset")
     redis_timeout_seconds: float = redis_timeout()
     rate_limit: str = env("LORE_RATE_LIMIT", default="50:100", description="requests/s:burst per credential and scope")
     rate_limits: str = env("LORE_RATE_LIMITS", default="", description="per-scope overrides: scope=rate:burst,…")
-    # Failed authentications per client address (gateway_svc/auth_failures.py), counted in Redis.
+    # Failed authentications per client address (gateway_svc/api/auth_failures.py), counted in Redis.
     auth_failure_limit: str = env(
         "LORE_AUTH_FAILURE_LIMIT", default="1:50", description="failed authentications/s:burst per client address"
     )
     trusted_proxies: str = env(
         "LORE_TRUSTED_PROXIES", default="", description="CIDRs of proxies whose X-Forwarded-For is believed"
     )
-    # Credentials (gateway_svc/auth.py). A revoked API key stops working within the cache's lifetime.
+    # Credentials (gateway_svc/api/auth.py). A revoked API key stops working within the cache's lifetime.
     api_key_cache_seconds: float = env(
         "LORE_API_KEY_CACHE_SECONDS", default=10.0, description="how long a key lookup is reused", ge=0, le=10
     )
@@ -71,7 +71,7 @@ class Settings(LoreSettings, ServiceCredentialSettings):
     jwt_user_claim: str = env(
         "LORE_JWT_USER_CLAIM",
         default="user_id",
-        description="a token with this claim may act only for that user (gateway_svc/user_pin.py)",
+        description="a token with this claim may act only for that user (gateway_svc/api/user_pin.py)",
         min_length=1,
     )
     jwt_leeway_seconds: float = env("LORE_JWT_LEEWAY_SECONDS", default=30.0, description="clock skew", ge=0, le=300)

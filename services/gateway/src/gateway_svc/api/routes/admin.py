@@ -15,10 +15,11 @@ from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
 
-from gateway_svc.auth import OPERATOR, Caller, authorized
-from gateway_svc.calls import body_message, rpc_options
-from gateway_svc.openapi import json_body, json_response
-from gateway_svc.proto_json import ProtoJSONResponse
+from gateway_svc.api.auth import authorized
+from gateway_svc.api.calls import body_message, rpc_options
+from gateway_svc.api.openapi import json_body, json_response
+from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.domain.credentials import OPERATOR, Caller
 
 router = APIRouter(tags=["admin"])
 

@@ -11,12 +11,13 @@ from fastapi import APIRouter, Depends, Request, Response
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authorized
-from gateway_svc.calls import body_message, query_message, rpc_options
-from gateway_svc.openapi import json_body, query_parameters
-from gateway_svc.proto_json import ProtoJSONResponse
-from gateway_svc.routes.sessions import check_session
-from gateway_svc.user_pin import pin_request
+from gateway_svc.api.auth import authorized
+from gateway_svc.api.calls import body_message, query_message, rpc_options
+from gateway_svc.api.openapi import json_body, query_parameters
+from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.routes.sessions import check_session
+from gateway_svc.api.user_pin import pin_request
+from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["context"])
 

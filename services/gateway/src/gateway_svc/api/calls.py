@@ -8,10 +8,10 @@ from typing import Any
 from fastapi import Request
 from lore_runtime import errors
 
-from gateway_svc.auth import Caller
-from gateway_svc.proto_json import parse
-from gateway_svc.query_params import query_to_json
-from gateway_svc.user_pin import check_writable
+from gateway_svc.api.proto_json import parse
+from gateway_svc.api.query_params import query_to_json
+from gateway_svc.api.user_pin import check_writable
+from gateway_svc.domain.credentials import Caller
 
 
 async def read_json(request: Request) -> bytes:

@@ -8,8 +8,8 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from gateway_svc.openapi_examples import PATH_PARAMETERS, RESPONSES
-from gateway_svc.proto_json import to_json
+from gateway_svc.api.openapi_examples import PATH_PARAMETERS, RESPONSES
+from gateway_svc.api.proto_json import to_json
 
 _SCALARS = {
     FieldDescriptor.TYPE_DOUBLE: {"type": "number"},

@@ -13,9 +13,6 @@ import json
 import re
 from typing import Any
 
-import asyncpg
-from lore_runtime.stores import tenant_transaction
-
 # At most this many ids per record: more than any request can name (a Remember batch holds at most
 # 500 memories), so a record never misses a person it concerns.
 MAX_SUBJECTS = 1_024
@@ -62,20 +59,3 @@ def _collect(document: Any, found: set[str]) -> None:
 def subject_ids(user_id: str, agent_id: str, team_id: str) -> list[str]:
     """An erasure's subject as record subjects: a record concerns it when it names every one."""
     return [f"{kind}:{value}" for kind, value in (("user", user_id), ("agent", agent_id), ("team", team_id)) if value]
-
-
-async def forget_records(pool: asyncpg.Pool, org_id: str, subject: list[str], session_ids: list[str]) -> int:
-    """Delete the org's records that name the whole ``subject`` or one of its sessions; how many went."""
-    if not subject and not session_ids:
-        return 0
-    async with tenant_transaction(pool, org_id) as connection:
-        status = await connection.execute(
-            """
-            DELETE FROM gateway.idempotency_records
-            WHERE org_id = $1 AND ((cardinality($2::text[]) > 0 AND subjects @> $2::text[]) OR subjects && $3::text[])
-            """,
-            org_id,
-            subject,
-            [f"session:{session_id}" for session_id in session_ids],
-        )
-    return int(status.rsplit(" ", 1)[-1])

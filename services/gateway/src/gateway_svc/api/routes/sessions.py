@@ -1,6 +1,6 @@
 """Session and transcript routes → ``lore.agent.v1.AgentService`` (scopes ``sessions:*``),
 the per-turn loop included (``POST /v1/sessions/{id}/turns``). A turn's ``role`` may be written
-short (``"assistant"``) as well as the enum's name (``gateway_svc.turn_roles``).
+short (``"assistant"``) as well as the enum's name (``gateway_svc.api.turn_roles``).
 
 Starting a session may return its Prime (``initialMessage``, ``includePrime``) under
 ``sessions:write`` alone, as ProcessTurn returns its context: what a session's caller is shown
@@ -17,12 +17,13 @@ from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore_runtime import errors
 
-from gateway_svc import turn_roles
-from gateway_svc.auth import Caller, authorized
-from gateway_svc.calls import body_message, query_message, rpc_options, with_path_id
-from gateway_svc.openapi import json_body, json_response, query_parameters
-from gateway_svc.proto_json import ProtoJSONResponse
-from gateway_svc.user_pin import check_readable, check_writable, pin_request
+from gateway_svc.api import turn_roles
+from gateway_svc.api.auth import authorized
+from gateway_svc.api.calls import body_message, query_message, rpc_options, with_path_id
+from gateway_svc.api.openapi import json_body, json_response, query_parameters
+from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.user_pin import check_readable, check_writable, pin_request
+from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["sessions"])
 

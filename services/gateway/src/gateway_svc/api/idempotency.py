@@ -26,169 +26,30 @@ without the header.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from collections import deque
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from datetime import datetime
 
 import anyio
-import asyncpg
 from fastapi import FastAPI, Request
 from lore_runtime import errors
-from lore_runtime.stores import tenant_transaction
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway_svc.idempotency_subjects import subjects_of
+from gateway_svc.domain.idempotency import HEADER, IdempotencyRecord, request_hash
+from gateway_svc.domain.idempotency_subjects import subjects_of
+from gateway_svc.usecases.ports import IdempotencyStore
 
 log = logging.getLogger(__name__)
 
-HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 # 1–255 visible ASCII characters or spaces: no control characters, nothing to normalise.
 _KEY = re.compile(r"^[\x20-\x7e]{1,255}$")
-PURGE_BATCH = 100
 # Statuses that mean "not answered yet, come back": never replayed.
 _NOT_FINAL = frozenset({429, 499})
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """A key this request holds in progress: what ``complete`` and ``release`` act on."""
-
-    org_id: str
-    principal: str
-    key: str
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class IdempotencyRecord:
-    request_hash: bytes
-    state: str  # in_progress | completed
-    status_code: int | None
-    content_type: str | None
-    body: bytes | None
-
-
-class PostgresIdempotencyStore:
-    """Records in ``gateway.idempotency_records``, every statement in the caller's tenant transaction."""
-
-    def __init__(self, pool: asyncpg.Pool, *, ttl_seconds: float, in_progress_seconds: float) -> None:
-        self._pool = pool
-        self._ttl_seconds = ttl_seconds
-        self._in_progress_seconds = in_progress_seconds
-
-    async def claim(
-        self,
-        org_id: str,
-        principal: str,
-        key: str,
-        method: str,
-        path: str,
-        request_hash: bytes,
-        subjects: Sequence[str] = (),
-    ) -> Claim | IdempotencyRecord:
-        """This request's claim on the key (it is first, or the record there had expired or was
-        abandoned), else the live record another request left. ``subjects``: whom the request names
-        (idempotency_subjects.py), so an erasure finds the record."""
-        for _ in range(3):
-            async with tenant_transaction(self._pool, org_id) as connection:
-                created_at = await connection.fetchval(
-                    """
-                    INSERT INTO gateway.idempotency_records AS r
-                        (org_id, principal, key, method, path, request_hash, state, expires_at, subjects)
-                    VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', now() + make_interval(secs => $7), $9::text[])
-                    ON CONFLICT (org_id, principal, key) DO UPDATE
-                        SET method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
-                            state = 'in_progress', status_code = NULL, content_type = NULL, body = NULL,
-                            created_at = now(), expires_at = EXCLUDED.expires_at, subjects = EXCLUDED.subjects
-                        WHERE r.expires_at <= now()
-                           OR (r.state = 'in_progress' AND r.created_at < now() - make_interval(secs => $8))
-                    RETURNING created_at
-                    """,
-                    org_id,
-                    principal,
-                    key,
-                    method,
-                    path,
-                    request_hash,
-                    float(self._ttl_seconds),
-                    float(self._in_progress_seconds),
-                    list(subjects),
-                )
-                if created_at is not None:
-                    await connection.fetchval("SELECT gateway.purge_expired_idempotency_records($1)", PURGE_BATCH)
-                    return Claim(org_id, principal, key, created_at)
-                row = await connection.fetchrow(
-                    """
-                    SELECT request_hash, state, status_code, content_type, body
-                    FROM gateway.idempotency_records
-                    WHERE org_id = $1 AND principal = $2 AND key = $3
-                    """,
-                    org_id,
-                    principal,
-                    key,
-                )
-            if row is not None:
-                return IdempotencyRecord(
-                    row["request_hash"], row["state"], row["status_code"], row["content_type"], row["body"]
-                )
-            # The record went between the two statements (its request failed): try again.
-        raise errors.Conflict(
-            f"another request with this {HEADER} is being processed; retry shortly",
-            reason="IDEMPOTENCY_KEY_IN_USE",
-            metadata={"header": HEADER},
-        )
-
-    async def complete(
-        self, claim: Claim, status_code: int, content_type: str | None, body: bytes, subjects: Sequence[str] = ()
-    ) -> None:
-        """Keep the response; ``subjects`` adds whom the response names to whom the request did."""
-        async with tenant_transaction(self._pool, claim.org_id) as connection:
-            await connection.execute(
-                """
-                UPDATE gateway.idempotency_records
-                SET state = 'completed', status_code = $5, content_type = $6, body = $7,
-                    subjects = ARRAY(SELECT DISTINCT s FROM unnest(subjects || $8::text[]) AS s ORDER BY s)
-                WHERE org_id = $1 AND principal = $2 AND key = $3 AND created_at = $4 AND state = 'in_progress'
-                """,
-                claim.org_id,
-                claim.principal,
-                claim.key,
-                claim.created_at,
-                status_code,
-                content_type,
-                body,
-                list(subjects),
-            )
-
-    async def release(self, claim: Claim) -> None:
-        """Drop the claim, so a retry runs the request again."""
-        async with tenant_transaction(self._pool, claim.org_id) as connection:
-            await connection.execute(
-                """
-                DELETE FROM gateway.idempotency_records
-                WHERE org_id = $1 AND principal = $2 AND key = $3 AND created_at = $4 AND state = 'in_progress'
-                """,
-                claim.org_id,
-                claim.principal,
-                claim.key,
-                claim.created_at,
-            )
-
-
-def request_hash(method: str, path: str, query: bytes, body: bytes) -> bytes:
-    """SHA-256 of the request, each part length-prefixed so no two requests share an encoding."""
-    digest = hashlib.sha256()
-    for part in (method.encode(), path.encode("utf-8", "surrogateescape"), query, body):
-        digest.update(len(part).to_bytes(8, "big"))
-        digest.update(part)
-    return digest.digest()
 
 
 def install(app: FastAPI) -> None:
@@ -243,11 +104,7 @@ class IdempotencyMiddleware:
             await self.app(scope, replay, send)
             return
 
-        store = PostgresIdempotencyStore(
-            container.postgres,
-            ttl_seconds=settings.idempotency_ttl_seconds,
-            in_progress_seconds=4 * settings.rpc_timeout_seconds,
-        )
+        store: IdempotencyStore = container.idempotency
         fingerprint = request_hash(scope["method"], scope["path"], scope.get("query_string", b""), body)
         named = subjects_of(scope["path"], body, user_id=caller.user_id)
         try:

@@ -6,11 +6,12 @@ from fastapi import APIRouter, Depends, Request, Response
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 
-from gateway_svc.auth import Caller, authorized
-from gateway_svc.calls import body_message, check_owned, query_message, rpc_options, with_path_id
-from gateway_svc.openapi import json_body, json_response, query_parameters
-from gateway_svc.proto_json import ProtoJSONResponse
-from gateway_svc.user_pin import check_readable, pin_request
+from gateway_svc.api.auth import authorized
+from gateway_svc.api.calls import body_message, check_owned, query_message, rpc_options, with_path_id
+from gateway_svc.api.openapi import json_body, json_response, query_parameters
+from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.user_pin import check_readable, pin_request
+from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["observations"])
 

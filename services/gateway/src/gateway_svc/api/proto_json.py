@@ -18,9 +18,9 @@ from google.protobuf.message import Message
 from lore_runtime import errors
 from starlette.responses import Response
 
-from gateway_svc import field_problems
-from gateway_svc.json_limits import DEFAULT_MAX_DEPTH, check_depth, check_no_nul
-from gateway_svc.json_printer import message_to_dict
+from gateway_svc.api import field_problems
+from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, check_depth, check_no_nul
+from gateway_svc.api.json_printer import message_to_dict
 
 M = TypeVar("M", bound=Message)
 

@@ -2,7 +2,7 @@
 
 gRPC's UNAVAILABLE carries transport text ("ipv4:127.0.0.1:15051: Failed to connect …") or a
 service's own message about its store, with addresses in both. The error handler answers with
-the service's name only (``errors._rpc_error``) and logs the rest; this interceptor, one per
+the service's name only (``api/errors.py``, ``_rpc_error``) and logs the rest; this interceptor, one per
 channel, tags the failure with the channel's service. Streaming calls are not tagged: their
 failures surface while the route iterates, and are answered without a name.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 
-ATTRIBUTE = "lore_service"
+from gateway_svc.usecases.upstream_calls import name_service
 
 
 class UpstreamNameInterceptor(grpc.aio.UnaryUnaryClientInterceptor):
@@ -25,10 +25,6 @@ class UpstreamNameInterceptor(grpc.aio.UnaryUnaryClientInterceptor):
         try:
             await call
         except grpc.aio.AioRpcError as error:
-            setattr(error, ATTRIBUTE, self._service)
+            name_service(error, self._service)
             raise
         return call
-
-
-def service_of(error: grpc.aio.AioRpcError) -> str | None:
-    return getattr(error, ATTRIBUTE, None)

@@ -20,8 +20,8 @@ from lore_runtime import errors, grpc_errors
 from lore_runtime.errors import ERROR_DOMAIN
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from gateway_svc.json_paths import json_named
-from gateway_svc.upstream_names import service_of
+from gateway_svc.api.json_paths import json_named
+from gateway_svc.usecases.upstream_calls import service_of
 
 log = logging.getLogger(__name__)
 

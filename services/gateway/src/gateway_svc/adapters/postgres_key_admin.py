@@ -16,7 +16,7 @@ from datetime import datetime
 
 import asyncpg
 
-from gateway_svc.auth import ALL_SCOPES, MAX_PRINCIPAL_LENGTH, ORG_ID, digest
+from gateway_svc.domain.credentials import ALL_SCOPES, MAX_PRINCIPAL_LENGTH, ORG_ID, digest
 
 DEV_ORG = "dev"
 DEV_PRINCIPAL = "dev"

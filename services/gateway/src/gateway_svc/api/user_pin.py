@@ -22,7 +22,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from lore_runtime import errors
 
-from gateway_svc.auth import Caller
+from gateway_svc.domain.credentials import Caller
 
 SCOPE_MESSAGE = "lore.common.v1.Scope"
 

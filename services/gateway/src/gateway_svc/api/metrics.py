@@ -15,7 +15,7 @@ from fastapi.responses import PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway_svc.http_middleware import HttpMiddleware
+from gateway_svc.api.http_middleware import HttpMiddleware
 
 UNMATCHED = "<unmatched>"
 

@@ -16,12 +16,13 @@ from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2
 
-from gateway_svc.auth import Caller, authorized
-from gateway_svc.calls import body_message, rpc_options
-from gateway_svc.idempotency_subjects import forget_records, subject_ids
-from gateway_svc.openapi import json_body
-from gateway_svc.proto_json import ProtoJSONResponse
-from gateway_svc.user_pin import pin_request
+from gateway_svc.api.auth import authorized
+from gateway_svc.api.calls import body_message, rpc_options
+from gateway_svc.api.openapi import json_body
+from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.user_pin import pin_request
+from gateway_svc.domain.credentials import Caller
+from gateway_svc.domain.idempotency_subjects import subject_ids
 
 router = APIRouter(tags=["erasure"])
 SESSIONS_PAGE = 500  # the agent's largest ListSessions page
@@ -44,7 +45,7 @@ async def forget_subject(request: Request, caller: Caller = Depends(authorized("
     # The responses this gateway keeps for Idempotency-Key replays hold the subject's words: they go
     # now (a replayed request deletes what is left, nothing else).
     subject = subject_ids(message.subject.user_id, message.subject.agent_id, message.subject.team_id)
-    await forget_records(container.postgres, caller.org_id, subject, sessions)
+    await container.idempotency.forget(caller.org_id, subject, sessions)
     return ProtoJSONResponse(answer)
 
 

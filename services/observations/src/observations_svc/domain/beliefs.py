@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -55,14 +55,9 @@ class Assessment:
     status: str
 
     def measures(self) -> dict[str, Any]:
-        """What the assessment sets on a belief besides its status (which a caller may keep)."""
-        return {
-            "confidence": self.confidence,
-            "components": self.components,
-            "freshness": self.freshness,
-            "last_supported_at": self.last_supported_at,
-            "revalidation_due_at": self.revalidation_due_at,
-        }
+        """What the assessment sets on a belief besides its status (which a caller may keep): every
+        other field, each named as the belief's."""
+        return {field.name: getattr(self, field.name) for field in fields(self) if field.name != "status"}
 
 
 def assess(kind: str, evidence: list[EvidenceDraft | Evidence], created_at: datetime, now: datetime) -> Assessment:

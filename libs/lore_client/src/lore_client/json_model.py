@@ -85,6 +85,7 @@ def _json_name(name: str) -> str:
 
 
 def _reader_of(hint: Any, where: str) -> FieldReader:
+    """How a field of type ``hint`` is read from an answer (``where`` names it in an error)."""
     convert = _SCALARS.get(hint)
     if convert is not None:
         unset = hint()

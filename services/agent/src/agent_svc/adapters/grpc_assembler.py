@@ -7,8 +7,8 @@ from __future__ import annotations
 import grpc
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
-from lore_runtime.grpc_errors import from_rpc_error
 
+from agent_svc.adapters.grpc_calls import rpc
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.transcript import Scope, Session
 from agent_svc.domain.turn_loop import Assembled
@@ -28,16 +28,10 @@ class GrpcContextAssembler:
             message=message,
             options=pb.AssembleOptions.FromString(options),
         )
-        try:
-            response = await self._stub.AssembleContext(request, timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        response = await rpc(self._stub.AssembleContext(request, timeout=TIMEOUT_S))
         return Assembled(text=response.context.text, payload=response.context.SerializeToString())
 
     async def prime(self, scope: Scope, initial_message: str) -> bytes:
         request = pb.PrimeRequest(scope=scope_to_pb(scope), initial_message=initial_message)
-        try:
-            response = await self._stub.Prime(request, timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        response = await rpc(self._stub.Prime(request, timeout=TIMEOUT_S))
         return response.SerializeToString()

@@ -11,6 +11,7 @@ from lore.memory.v1 import episode_service_pb2_grpc
 from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
+from agent_svc.adapters.grpc_calls import rpc
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.extraction import EpisodeDraft
 from agent_svc.domain.thread_closure import OpenThreadRef
@@ -64,18 +65,12 @@ class GrpcEpisodes:
             episode=episode_to_pb(session, draft, message_count, started_at, ended_at),
             request_id=f"episode:{session.id}",
         )
-        try:
-            response = await self._stub.CreateEpisode(request, timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        response = await rpc(self._stub.CreateEpisode(request, timeout=TIMEOUT_S))
         return response.episode.id
 
     async def open_threads(self, scope: Scope, limit: int) -> list[OpenThreadRef]:
         request = pb.ListOpenThreadsRequest(scope=scope_to_pb(scope), page_size=limit)
-        try:
-            response = await self._stub.ListOpenThreads(request, timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        response = await rpc(self._stub.ListOpenThreads(request, timeout=TIMEOUT_S))
         return [
             OpenThreadRef(
                 found.episode_id,

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import grpc
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
-from lore_runtime.grpc_errors import from_rpc_error
 
+from agent_svc.adapters.grpc_calls import rpc
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.transcript import Scope
 from agent_svc.usecases.erasure_ports import ErasedObservations
@@ -32,30 +32,28 @@ class GrpcSubjectEraser:
     async def memory_ids(self, subject: Scope) -> list[str]:
         ids: list[str] = []
         token = ""
-        try:
-            while True:
-                page = await self._memories.ListMemories(
+        while True:
+            page = await rpc(
+                self._memories.ListMemories(
                     memory_service_pb2.ListMemoriesRequest(
                         scope=scope_to_pb(subject), page_size=PAGE, page_token=token
                     ),
                     timeout=TIMEOUT_S,
                 )
-                ids += [memory.id for memory in page.memories]
-                if not (token := page.next_page_token):
-                    return ids
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+            )
+            ids += [memory.id for memory in page.memories]
+            if not (token := page.next_page_token):
+                return ids
 
     async def forget_memories(self, subject: Scope, session_ids: Sequence[str], request_id: str) -> dict[str, int]:
-        try:
-            response = await self._memories.ForgetSubject(
+        response = await rpc(
+            self._memories.ForgetSubject(
                 memory_service_pb2.ForgetSubjectRequest(
                     subject=scope_to_pb(subject), session_ids=list(session_ids), request_id=request_id
                 ),
                 timeout=TIMEOUT_S,
             )
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        )
         return {
             "memories": response.memories_deleted,
             "episodes": response.episodes_deleted,
@@ -66,8 +64,8 @@ class GrpcSubjectEraser:
     async def erase_observations(
         self, subject_type: str, subject_id: str, source_ids: Sequence[str], request_id: str, *, user_id: str = ""
     ) -> ErasedObservations:
-        try:
-            response = await self._observations.EraseSubject(
+        response = await rpc(
+            self._observations.EraseSubject(
                 observation_service_pb2.EraseSubjectRequest(
                     subject_type=SUBJECT_TYPES[subject_type],
                     subject_id=subject_id,
@@ -77,8 +75,7 @@ class GrpcSubjectEraser:
                 ),
                 timeout=TIMEOUT_S,
             )
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        )
         return ErasedObservations(
             {
                 "observations": response.observations_erased,
@@ -89,7 +86,4 @@ class GrpcSubjectEraser:
         )
 
     async def request_purge(self) -> None:
-        try:
-            await self._memories.PurgeErased(memory_service_pb2.PurgeErasedRequest(deferred=True), timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        await rpc(self._memories.PurgeErased(memory_service_pb2.PurgeErasedRequest(deferred=True), timeout=TIMEOUT_S))

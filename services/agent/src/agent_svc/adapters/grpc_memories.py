@@ -18,6 +18,7 @@ from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
+from agent_svc.adapters.grpc_calls import rpc
 from agent_svc.domain.transcript import Scope, Turn
 from agent_svc.usecases.memory_ports import MemoryWrite
 
@@ -86,12 +87,9 @@ class GrpcMemories:
         return ids
 
     async def _send(self, batch: list) -> list[str]:
-        try:
-            response = await self._memories.Remember(
-                memory_service_pb2.RememberRequest(memories=batch), timeout=TIMEOUT_S
-            )
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        response = await rpc(
+            self._memories.Remember(memory_service_pb2.RememberRequest(memories=batch), timeout=TIMEOUT_S)
+        )
         return [memory.id for memory in response.memories]
 
     async def supersede(self, memory_ids: Sequence[str]) -> int:
@@ -130,10 +128,7 @@ class GrpcMemories:
             statuses=list(CURRENT),
             page_size=COMMITMENTS_SCANNED,
         )
-        try:
-            found = await self._memories.ListMemories(listed, timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        found = await rpc(self._memories.ListMemories(listed, timeout=TIMEOUT_S))
         changed = 0
         for memory in found.memories:
             if memory.content not in wanted:

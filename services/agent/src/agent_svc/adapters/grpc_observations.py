@@ -16,9 +16,9 @@ import grpc
 from lore.observations.v1 import engagement_service_pb2 as epb
 from lore.observations.v1 import engagement_service_pb2_grpc, observation_service_pb2_grpc
 from lore.observations.v1 import observation_service_pb2 as opb
-from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
+from agent_svc.adapters.grpc_calls import rpc
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.engagement import ActiveHypothesis, EngagementView
 from agent_svc.domain.extraction import ExtractedClaim
@@ -98,14 +98,11 @@ class GrpcObservations:
             ),
             request_id=request_id,
         )
-        try:
-            observed = await self._stub.Observe(request, timeout=TIMEOUT_S)
-            replaced = observed.observation.supersedes_observation_id
-            if observed.outcome != opb.OBSERVE_OUTCOME_SUPERSEDED or not replaced:
-                return []
-            earlier = await self._stub.GetObservation(opb.GetObservationRequest(id=replaced), timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        observed = await rpc(self._stub.Observe(request, timeout=TIMEOUT_S))
+        replaced = observed.observation.supersedes_observation_id
+        if observed.outcome != opb.OBSERVE_OUTCOME_SUPERSEDED or not replaced:
+            return []
+        earlier = await rpc(self._stub.GetObservation(opb.GetObservationRequest(id=replaced), timeout=TIMEOUT_S))
         return [
             line.source_id
             for line in earlier.observation.evidence
@@ -120,10 +117,7 @@ class GrpcEngagement:
         self._stub = engagement_service_pb2_grpc.EngagementServiceStub(channel)
 
     async def _call(self, method: str, request):
-        try:
-            return await getattr(self._stub, method)(request, timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        return await rpc(getattr(self._stub, method)(request, timeout=TIMEOUT_S))
 
     async def state(self) -> EngagementView:
         found = await self._call("GetEngagement", epb.GetEngagementRequest())

@@ -19,9 +19,9 @@ from lore.memory.v1 import episode_service_pb2_grpc, memory_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2 as mpb
 from lore_runtime import request_context
 from lore_runtime.errors import AlreadyExists
-from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
+from agent_svc.adapters.grpc_calls import rpc
 from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.digest import DayEpisode, Digest
 from agent_svc.domain.transcript import Scope
@@ -45,10 +45,7 @@ class GrpcTimeline:
 
     async def _call(self, org_id: str, method, request):
         with request_context.bound(request_context.RequestContext(org_id, SYSTEM_PRINCIPAL)):
-            try:
-                return await method(request, timeout=TIMEOUT_S)
-            except grpc.aio.AioRpcError as error:
-                raise from_rpc_error(error) from None
+            return await rpc(method(request, timeout=TIMEOUT_S))
 
     async def episodes(self, org_id: str, scope: Scope, start: datetime, end: datetime) -> list[DayEpisode]:
         found, token, wanted = [], "", scope_to_pb(scope)

@@ -12,10 +12,10 @@ from lore.common.v1 import turn_pb2
 from lore.memory.v1 import working_memory_service_pb2 as pb
 from lore.memory.v1 import working_memory_service_pb2_grpc
 from lore_runtime.errors import DependencyUnavailable
-from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 from lore_runtime.proto_turns import ROLE_TO_PB, tool_to_pb
 
+from agent_svc.adapters.grpc_calls import rpc
 from agent_svc.domain.extraction import Plan
 from agent_svc.domain.transcript import ToolInteraction, Turn
 from agent_svc.usecases.turn_loop_ports import EmotionPoint
@@ -47,10 +47,7 @@ class GrpcWorkingMemory:
         self._tokens: dict[tuple[str, str], int] = {}
 
     async def _call(self, method, request, timeout: float = TIMEOUT_S):
-        try:
-            return await method(request, timeout=timeout)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from None
+        return await rpc(method(request, timeout=timeout))
 
     async def acquire_lease(self, session_id: str, holder: str) -> int | None:
         try:

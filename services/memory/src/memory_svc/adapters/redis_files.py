@@ -11,6 +11,7 @@ Redis may rename them) is reported "skipped" with Redis's answer.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as redis
@@ -49,18 +50,13 @@ class RedisFiles:
         return {str(key): value for key, value in info.items()}
 
     async def _rewrite_aof(self) -> None:
-        await self._idle("aof_rewrite_in_progress", "aof_rewrite_scheduled")
+        flags = ("aof_rewrite_in_progress", "aof_rewrite_scheduled")
+        await self._idle(*flags)
         before = int((await self._persistence()).get("aof_rewrites", 0))
-        try:
-            await self._client.bgrewriteaof()
-        except redis_errors.ResponseError as error:
-            if "already in progress" not in str(error):
-                raise
-            await self._idle("aof_rewrite_in_progress", "aof_rewrite_scheduled")
-            await self._client.bgrewriteaof()
+        await self._ask(self._client.bgrewriteaof, flags)
         while True:
             state = await self._persistence()
-            busy = int(state.get("aof_rewrite_in_progress", 0)) or int(state.get("aof_rewrite_scheduled", 0))
+            busy = any(int(state.get(flag, 0)) for flag in flags)
             if not busy and int(state.get("aof_rewrites", before + 1)) > before:
                 if state.get("aof_last_bgrewrite_status", "ok") not in ("ok", b"ok"):
                     raise redis_errors.ResponseError("the append-only file rewrite failed (see Redis's log)")
@@ -78,15 +74,10 @@ class RedisFiles:
         return any(value.strip() for value in values)
 
     async def _snapshot(self) -> None:
-        await self._idle("rdb_bgsave_in_progress")
+        flags = ("rdb_bgsave_in_progress",)
+        await self._idle(*flags)
         before = int((await self._persistence()).get("rdb_last_save_time", 0))
-        try:
-            await self._client.bgsave()
-        except redis_errors.ResponseError as error:
-            if "already in progress" not in str(error):
-                raise
-            await self._idle("rdb_bgsave_in_progress")
-            await self._client.bgsave()
+        await self._ask(self._client.bgsave, flags)
         while True:
             state = await self._persistence()
             if not int(state.get("rdb_bgsave_in_progress", 0)):
@@ -95,6 +86,17 @@ class RedisFiles:
                 if int(state.get("rdb_last_save_time", 0)) >= before:
                     return
             await asyncio.sleep(POLL_SECONDS)
+
+    async def _ask(self, command: Callable[[], Awaitable[Any]], flags: tuple[str, ...]) -> None:
+        """Send ``command`` (BGREWRITEAOF or BGSAVE); when Redis answers that a rewrite is already in
+        progress (one started in between), wait until its ``flags`` clear and send it again."""
+        try:
+            await command()
+        except redis_errors.ResponseError as error:
+            if "already in progress" not in str(error):
+                raise
+            await self._idle(*flags)
+            await command()
 
     async def _idle(self, *flags: str) -> None:
         while True:

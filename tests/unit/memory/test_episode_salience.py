@@ -17,7 +17,7 @@ from memory_svc.domain.episode_salience import accessed, as_of
 from memory_svc.domain.model import MemoryType, Scope
 from memory_svc.domain.salience import FLOOR, episode_half_life, parse_half_lives
 from memory_svc.usecases.episode_salience import decay_episodes, record_episode_access
-from memory_svc.usecases.episodes import create_episode, get_episode, list_episodes
+from memory_svc.usecases.episodes import PageRequest, create_episode, get_episode, list_episodes
 from memory_svc.usecases.memory_ports import AccessRequest
 
 from tests.fakes import FixedClock, HashingEmbedder
@@ -132,7 +132,7 @@ async def test_get_and_list_return_the_salience_as_of_the_read(deps) -> None:
     deps["clock"].advance(days=30)
 
     got = await get_episode(org, created.id, index=deps["index"], clock=deps["clock"])
-    listed = await list_episodes(org, Scope(), 10, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
+    listed = await list_episodes(org, PageRequest(Scope(), 10), index=deps["index"], tokens=TOKENS, clock=deps["clock"])
     slower = await get_episode(org, created.id, index=deps["index"], clock=deps["clock"], half_life_days=60)
 
     assert got.current_salience == pytest.approx(0.5)
@@ -149,9 +149,11 @@ async def test_min_salience_filters_on_the_decayed_value_and_pages_past_what_it_
     fresh = [await create(deps, org, ended_at=T0 + timedelta(minutes=n)) for n in range(2)]
 
     page = await list_episodes(
-        org, Scope(), 2, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"], min_salience=0.3
+        org, PageRequest(Scope(), 2), index=deps["index"], tokens=TOKENS, clock=deps["clock"], min_salience=0.3
     )
-    everything = await list_episodes(org, Scope(), 10, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
+    everything = await list_episodes(
+        org, PageRequest(Scope(), 10), index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+    )
 
     assert [episode.id for episode in page.episodes] == [fresh[1].id, fresh[0].id]
     assert page.next_page_token == ""
@@ -171,7 +173,12 @@ async def test_a_page_that_drops_too_many_comes_back_short_with_a_token_that_goe
     ids, token, calls = [], "", 0
     while True:
         page = await list_episodes(
-            org, Scope(), 2, token, index=deps["index"], tokens=TOKENS, clock=deps["clock"], min_salience=0.3
+            org,
+            PageRequest(Scope(), 2, token),
+            index=deps["index"],
+            tokens=TOKENS,
+            clock=deps["clock"],
+            min_salience=0.3,
         )
         ids += [episode.id for episode in page.episodes]
         calls += 1

@@ -26,6 +26,7 @@ from memory_svc.domain.model import Scope
 from memory_svc.usecases.episodes import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
+    PageRequest,
     create_episode,
     get_episode,
     list_episodes,
@@ -149,7 +150,7 @@ async def test_list_pages_newest_first_without_duplicates_or_gaps(deps) -> None:
     ids, token = [], ""
     for _ in range(10):
         page = await list_episodes(
-            org, Scope(user_id="alice"), 3, token, index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+            org, PageRequest(Scope(user_id="alice"), 3, token), index=deps["index"], tokens=TOKENS, clock=deps["clock"]
         )
         ids += [e.id for e in page.episodes]
         token = page.next_page_token
@@ -164,13 +165,15 @@ async def test_page_size_defaults_and_is_capped(deps) -> None:
     for n in range(MAX_PAGE_SIZE + 5):
         await create_episode(org, draft(ended_at=T0 - timedelta(minutes=n)), "r", **deps)
 
-    default = await list_episodes(org, Scope(), 0, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
-    capped = await list_episodes(org, Scope(), 10_000, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
+    default = await list_episodes(org, PageRequest(Scope(), 0), index=deps["index"], tokens=TOKENS, clock=deps["clock"])
+    capped = await list_episodes(
+        org, PageRequest(Scope(), 10_000), index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+    )
 
     assert len(default.episodes) == DEFAULT_PAGE_SIZE
     assert len(capped.episodes) == MAX_PAGE_SIZE
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(org, Scope(), -1, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"])
+        await list_episodes(org, PageRequest(Scope(), -1), index=deps["index"], tokens=TOKENS, clock=deps["clock"])
     assert raised.value.field == "page_size"
 
 
@@ -184,7 +187,9 @@ def _token(document: object) -> str:
 )
 async def test_a_malformed_page_token_is_invalid_argument(deps, token: str) -> None:
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(new_org(), Scope(), 5, token, index=deps["index"], tokens=TOKENS, clock=deps["clock"])
+        await list_episodes(
+            new_org(), PageRequest(Scope(), 5, token), index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+        )
     assert raised.value.field == "page_token"
 
 
@@ -193,18 +198,22 @@ async def test_a_page_token_only_works_for_the_query_that_issued_it(deps) -> Non
     for n in range(3):
         await create_episode(org, draft(ended_at=T0 - timedelta(minutes=n)), "r", **deps)
     page = await list_episodes(
-        org, Scope(user_id="alice"), 1, "", index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+        org, PageRequest(Scope(user_id="alice"), 1), index=deps["index"], tokens=TOKENS, clock=deps["clock"]
     )
     assert page.next_page_token
 
     with pytest.raises(errors.InvalidArgument) as raised:
         await list_episodes(
-            org, Scope(user_id="bob"), 1, page.next_page_token, index=deps["index"], tokens=TOKENS, clock=deps["clock"]
+            org,
+            PageRequest(Scope(user_id="bob"), 1, page.next_page_token),
+            index=deps["index"],
+            tokens=TOKENS,
+            clock=deps["clock"],
         )
     assert raised.value.field == "page_token"
     with pytest.raises(errors.InvalidArgument):
         await list_open_threads(
-            org, Scope(user_id="alice"), 1, page.next_page_token, index=deps["index"], tokens=TOKENS
+            org, PageRequest(Scope(user_id="alice"), 1, page.next_page_token), index=deps["index"], tokens=TOKENS
         )
 
 
@@ -215,9 +224,7 @@ async def test_list_filters_by_ended_after(deps) -> None:
 
     page = await list_episodes(
         org,
-        Scope(),
-        10,
-        "",
+        PageRequest(Scope(), 10),
         index=deps["index"],
         tokens=TOKENS,
         clock=deps["clock"],
@@ -241,7 +248,9 @@ async def test_open_threads_page_across_episodes_newest_first(deps) -> None:
 
     topics, token = [], ""
     for _ in range(5):
-        page = await list_open_threads(org, Scope(user_id="alice"), 2, token, index=deps["index"], tokens=TOKENS)
+        page = await list_open_threads(
+            org, PageRequest(Scope(user_id="alice"), 2, token), index=deps["index"], tokens=TOKENS
+        )
         topics += [thread.thread.topic for thread in page.threads]
         token = page.next_page_token
         if not token:

@@ -12,7 +12,7 @@ from lore_runtime import errors
 from lore_runtime.page_tokens import PageTokens
 from memory_svc.domain.episode import EpisodeDraft, OpenThread
 from memory_svc.domain.model import MemoryDraft, MemoryType, Scope, ScopeMatch
-from memory_svc.usecases.episodes import create_episode, list_episodes, list_open_threads
+from memory_svc.usecases.episodes import PageRequest, create_episode, list_episodes, list_open_threads
 from memory_svc.usecases.manage_memories import list_memories
 from memory_svc.usecases.memory_ports import MemoryOrder
 from memory_svc.usecases.recall import recall
@@ -154,18 +154,20 @@ async def test_an_episode_or_thread_page_token_only_continues_the_match_that_iss
     alice, context = Scope(user_id="alice"), ScopeMatch.CONTEXT
 
     episodes = await list_episodes(
-        org, alice, 2, "", index=index, tokens=TOKENS, clock=deps["clock"], scope_match=context
+        org, PageRequest(alice, 2, "", context), index=index, tokens=TOKENS, clock=deps["clock"]
     )
-    threads = await list_open_threads(org, alice, 2, "", index=index, tokens=TOKENS, scope_match=context)
+    threads = await list_open_threads(org, PageRequest(alice, 2, "", context), index=index, tokens=TOKENS)
     rest = await list_open_threads(
-        org, alice, 2, threads.next_page_token, index=index, tokens=TOKENS, scope_match=context
+        org, PageRequest(alice, 2, threads.next_page_token, context), index=index, tokens=TOKENS
     )
 
     assert [episode.conversation_id for episode in episodes.episodes] == ["conv-0", "conv-2"]
     assert [thread.thread.topic for thread in threads.threads + rest.threads] == ["thread 0", "thread 2", "thread 3"]
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_episodes(org, alice, 2, episodes.next_page_token, index=index, tokens=TOKENS, clock=deps["clock"])
+        await list_episodes(
+            org, PageRequest(alice, 2, episodes.next_page_token), index=index, tokens=TOKENS, clock=deps["clock"]
+        )
     assert raised.value.field == "page_token"
     with pytest.raises(errors.InvalidArgument) as raised:
-        await list_open_threads(org, alice, 2, threads.next_page_token, index=index, tokens=TOKENS)
+        await list_open_threads(org, PageRequest(alice, 2, threads.next_page_token), index=index, tokens=TOKENS)
     assert raised.value.field == "page_token"

@@ -21,7 +21,7 @@ from lore_embeddings import Embedder
 from lore_runtime import errors
 from lore_runtime.proto_time import from_timestamp, to_timestamp
 
-from memory_svc.api.memory_convert import enum_from_pb, scope_from_pb, scope_to_pb
+from memory_svc.api.memory_convert import enum_from_pb, scope_from_pb, scope_match_from_pb, scope_to_pb
 from memory_svc.domain.episode import (
     ActionItem,
     Episode,
@@ -34,6 +34,7 @@ from memory_svc.domain.episode import (
     UserState,
     validate_draft,
 )
+from memory_svc.usecases.episodes import PageRequest
 
 _STATUS_TO_PB = {status: pb.ThreadStatus.Value(f"THREAD_STATUS_{status.name}") for status in ThreadStatus}
 _STATUS_FROM_PB = {value: status for status, value in _STATUS_TO_PB.items()}
@@ -125,6 +126,16 @@ def episode_thread_to_pb(thread: EpisodeThread) -> pb.EpisodeThread:
         thread=thread_to_pb(thread.thread),
         ended_at=to_timestamp(thread.ended_at),
         index=thread.index,
+    )
+
+
+def page_request_from_pb(request: pb.ListEpisodesRequest | pb.ListOpenThreadsRequest) -> PageRequest:
+    """The page ListEpisodes and ListOpenThreads ask for: scope, size, token and scope match."""
+    return PageRequest(
+        scope_from_pb(request.scope, "scope"),
+        request.page_size,
+        request.page_token,
+        scope_match_from_pb(request.scope_match, "scope_match"),
     )
 
 

@@ -6,8 +6,6 @@ server's interceptor maps to ``google.rpc.Status`` (no ``set_code`` here).
 
 from __future__ import annotations
 
-from typing import Any
-
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
 from lore_embeddings import Embedder
 from lore_runtime import errors, request_context
@@ -45,19 +43,6 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
         # The episodes' salience half-life (LORE_HALF_LIFE_DAYS' `episode` entry, else 30 days).
         self._half_life_days = half_life_days
 
-    def _page(
-        self, request: episode_service_pb2.ListEpisodesRequest | episode_service_pb2.ListOpenThreadsRequest
-    ) -> dict[str, Any]:
-        """How ListEpisodes and ListOpenThreads read their page: the scope, the page's size and token,
-        and where the episodes and the tokens are kept."""
-        return {
-            "scope": scope_from_pb(request.scope, "scope"),
-            "page_size": request.page_size,
-            "page_token": request.page_token,
-            "index": self._index,
-            "tokens": self._page_tokens,
-        }
-
     async def CreateEpisode(
         self, request: episode_service_pb2.CreateEpisodeRequest, context
     ) -> episode_service_pb2.CreateEpisodeResponse:
@@ -89,11 +74,12 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
         caller = request_context.current()
         listed = await episodes.list_episodes(
             caller.org_id,
-            **self._page(request),
+            episode_convert.page_request_from_pb(request),
+            index=self._index,
+            tokens=self._page_tokens,
             clock=self._clock,
             ended_after=episode_convert.ended_after_from_pb(request),
             min_salience=episode_convert.min_salience_from_pb(request),
-            scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
             half_life_days=self._half_life_days,
         )
         return episode_service_pb2.ListEpisodesResponse(
@@ -106,9 +92,7 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
     ) -> episode_service_pb2.ListOpenThreadsResponse:
         caller = request_context.current()
         listed = await episodes.list_open_threads(
-            caller.org_id,
-            **self._page(request),
-            scope_match=scope_match_from_pb(request.scope_match, "scope_match"),
+            caller.org_id, episode_convert.page_request_from_pb(request), index=self._index, tokens=self._page_tokens
         )
         return episode_service_pb2.ListOpenThreadsResponse(
             threads=[episode_convert.episode_thread_to_pb(thread) for thread in listed.threads],

@@ -46,6 +46,18 @@ MAX_LIST_ROUNDS = 4
 
 
 @dataclass(frozen=True, slots=True)
+class PageRequest:
+    """One page of a listing as a caller asks for it: what ``scope`` selects, read with ``scope_match``
+    (browse: those sharing each id it sets; context: what a context for it may show), ``page_size``
+    of them (0: the default) after the page ``page_token`` ends ("": from the first)."""
+
+    scope: Scope
+    page_size: int = 0
+    page_token: str = ""
+    scope_match: ScopeMatch = ScopeMatch.BROWSE
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeList:
     episodes: list[Episode]
     next_page_token: str
@@ -137,38 +149,39 @@ def page_size_of(page_size: int) -> int:
 
 async def list_episodes(
     org_id: str,
-    scope: Scope,
-    page_size: int,
-    page_token: str,
+    request: PageRequest,
     *,
     index: EpisodeIndex,
     tokens: PageTokens,
     clock: Clock,
     ended_after: datetime | None = None,
     min_salience: float | None = None,
-    scope_match: ScopeMatch = ScopeMatch.BROWSE,
     half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
 ) -> EpisodeList:
-    """One page of the episodes ``scope`` selects, read with ``scope_match`` (browse: those sharing
-    each id it sets; context: what a context for it may show), newest first, each with its salience
-    now; ``min_salience`` keeps those at least that salient now."""
-    size = page_size_of(page_size)
+    """One page of the episodes ``request`` selects, newest first, each with its salience now;
+    ``min_salience`` keeps those at least that salient now."""
+    size = page_size_of(request.page_size)
     if min_salience is not None and not (math.isfinite(min_salience) and min_salience >= 0):
         raise errors.InvalidArgument("min_salience", "must be a non-negative number")
     key = _filter_key(
         "episodes",
-        scope,
-        scope_match,
+        request,
         ended_after.astimezone(UTC).isoformat() if ended_after is not None else None,
         min_salience,
     )
-    position = _cursor(tokens.open(page_token, org_id, "episodes", key)) if page_token else None
+    position = _cursor(tokens.open(request.page_token, org_id, "episodes", key)) if request.page_token else None
     cursor = EpisodeCursor(position["t"], position["i"]) if position else None
     now = clock.now()
     kept: list[Episode] = []
     for _ in range(MAX_LIST_ROUNDS):
         page = await index.list(
-            org_id, scope, size, cursor, ended_after=ended_after, min_salience=min_salience, scope_match=scope_match
+            org_id,
+            request.scope,
+            size,
+            cursor,
+            ended_after=ended_after,
+            min_salience=min_salience,
+            scope_match=request.scope_match,
         )
         for seen, stored in enumerate(page.episodes, start=1):
             cursor = EpisodeCursor(stored.ended_at, stored.id)
@@ -185,21 +198,18 @@ async def list_episodes(
 
 
 async def list_open_threads(
-    org_id: str,
-    scope: Scope,
-    page_size: int,
-    page_token: str,
-    *,
-    index: EpisodeIndex,
-    tokens: PageTokens,
-    scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    org_id: str, request: PageRequest, *, index: EpisodeIndex, tokens: PageTokens
 ) -> ThreadList:
     """One page of the open threads of the episodes ``list_episodes`` would select."""
-    size = page_size_of(page_size)
-    key = _filter_key("threads", scope, scope_match)
-    position = _cursor(tokens.open(page_token, org_id, "threads", key), with_thread=True) if page_token else None
+    size = page_size_of(request.page_size)
+    key = _filter_key("threads", request)
+    position = (
+        _cursor(tokens.open(request.page_token, org_id, "threads", key), with_thread=True)
+        if request.page_token
+        else None
+    )
     cursor = ThreadCursor(position["t"], position["i"], position["x"]) if position else None
-    page = await index.list_open_threads(org_id, scope, size, cursor, scope_match=scope_match)
+    page = await index.list_open_threads(org_id, request.scope, size, cursor, scope_match=request.scope_match)
     token = ""
     if page.next_cursor is not None:
         after = page.next_cursor
@@ -214,8 +224,8 @@ def _seal(tokens: PageTokens, org_id: str, key: str, after: EpisodeCursor) -> st
     return tokens.seal(org_id, "episodes", key, _position(after.ended_at, after.episode_id))
 
 
-def _filter_key(kind: str, scope: Scope, scope_match: ScopeMatch, *filters: Any) -> str:
-    return fingerprint(kind, scope.as_filter(), str(scope_match), *filters)
+def _filter_key(kind: str, request: PageRequest, *filters: Any) -> str:
+    return fingerprint(kind, request.scope.as_filter(), str(request.scope_match), *filters)
 
 
 def _position(ended_at: datetime, episode_id: str, thread_index: int | None = None) -> dict[str, Any]:

@@ -18,3 +18,14 @@ async def rpc(call: Awaitable[T]) -> T:
         return await call
     except grpc.aio.AioRpcError as error:
         raise from_rpc_error(error) from None
+
+
+async def rpc_unless_gone(call: Awaitable[T]) -> T | None:
+    """``rpc``, but None when the service answers NOT_FOUND: what was read a moment ago has been
+    erased (or archived away) since, which leaves nothing to do rather than a failure."""
+    try:
+        return await call
+    except grpc.aio.AioRpcError as error:
+        if error.code() == grpc.StatusCode.NOT_FOUND:
+            return None
+        raise from_rpc_error(error) from None

@@ -15,10 +15,9 @@ import grpc
 from google.protobuf import field_mask_pb2
 from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
-from lore_runtime.grpc_errors import from_rpc_error
 from lore_runtime.proto_time import to_timestamp
 
-from agent_svc.adapters.grpc_calls import rpc
+from agent_svc.adapters.grpc_calls import rpc, rpc_unless_gone
 from agent_svc.domain.transcript import Scope, Turn
 from agent_svc.usecases.memory_ports import MemoryWrite
 
@@ -95,27 +94,13 @@ class GrpcMemories:
     async def supersede(self, memory_ids: Sequence[str]) -> int:
         changed = 0
         for memory_id in dict.fromkeys(memory_ids):
-            try:
-                found = await self._memories.GetMemory(
-                    memory_service_pb2.GetMemoryRequest(id=memory_id), timeout=TIMEOUT_S
-                )
-                memory = found.memory
-                if memory.memory_type not in REPLACEABLE or memory.status not in CURRENT:
-                    continue
-                await self._memories.UpdateMemory(
-                    memory_service_pb2.UpdateMemoryRequest(
-                        memory=memory_service_pb2.Memory(
-                            id=memory_id, status=memory_service_pb2.MEMORY_STATUS_SUPERSEDED
-                        ),
-                        update_mask=field_mask_pb2.FieldMask(paths=["status"]),
-                    ),
-                    timeout=TIMEOUT_S,
-                )
-            except grpc.aio.AioRpcError as error:
-                if error.code() == grpc.StatusCode.NOT_FOUND:
-                    continue  # erased or archived away since: nothing left to replace
-                raise from_rpc_error(error) from None
-            changed += 1
+            found = await rpc_unless_gone(
+                self._memories.GetMemory(memory_service_pb2.GetMemoryRequest(id=memory_id), timeout=TIMEOUT_S)
+            )
+            if found is None:
+                continue  # erased or archived away since: nothing left to replace
+            if found.memory.memory_type in REPLACEABLE and found.memory.status in CURRENT:
+                changed += await self._set_status(memory_id, memory_service_pb2.MEMORY_STATUS_SUPERSEDED)
         return changed
 
     async def complete_commitments(self, scope: Scope, contents: Sequence[str]) -> int:
@@ -131,21 +116,14 @@ class GrpcMemories:
         found = await rpc(self._memories.ListMemories(listed, timeout=TIMEOUT_S))
         changed = 0
         for memory in found.memories:
-            if memory.content not in wanted:
-                continue
-            try:
-                await self._memories.UpdateMemory(
-                    memory_service_pb2.UpdateMemoryRequest(
-                        memory=memory_service_pb2.Memory(
-                            id=memory.id, status=memory_service_pb2.MEMORY_STATUS_COMPLETED
-                        ),
-                        update_mask=field_mask_pb2.FieldMask(paths=["status"]),
-                    ),
-                    timeout=TIMEOUT_S,
-                )
-            except grpc.aio.AioRpcError as error:
-                if error.code() == grpc.StatusCode.NOT_FOUND:
-                    continue  # erased since it was listed
-                raise from_rpc_error(error) from None
-            changed += 1
+            if memory.content in wanted:
+                changed += await self._set_status(memory.id, memory_service_pb2.MEMORY_STATUS_COMPLETED)
         return changed
+
+    async def _set_status(self, memory_id: str, status: int) -> bool:
+        """Whether the memory now has ``status``; False when it was erased since it was read."""
+        request = memory_service_pb2.UpdateMemoryRequest(
+            memory=memory_service_pb2.Memory(id=memory_id, status=status),
+            update_mask=field_mask_pb2.FieldMask(paths=["status"]),
+        )
+        return await rpc_unless_gone(self._memories.UpdateMemory(request, timeout=TIMEOUT_S)) is not None

@@ -17,7 +17,7 @@ import asyncpg
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
-from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request
+from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request, scope_of_row
 from agent_svc.domain.jobs import Job, erase_job, session_job_keys
 from agent_svc.domain.transcript import Scope
 from agent_svc.usecases.erasure_ports import Erasure
@@ -38,7 +38,7 @@ def _erasure(row: asyncpg.Record, dead: bool = False) -> Erasure:
     return Erasure(
         id=str(row["id"]),
         org_id=row["org_id"],
-        subject=Scope(row["user_id"], row["agent_id"], row["team_id"]),
+        subject=scope_of_row(row),
         principal=row["principal"],
         status="dead_lettered" if dead and status != "completed" else status,
         requested_at=row["requested_at"],

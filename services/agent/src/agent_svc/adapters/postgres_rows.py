@@ -1,6 +1,6 @@
-"""Query pieces the agent's Postgres stores share: the filter on a scope's ids, and the reads of a
-row by its id or by the request id that made it. Every query names the org: row-level security is
-the second wall, not the only one."""
+"""Query pieces the agent's Postgres stores share: the filter on a scope's ids and the scope a row
+stores, and the reads of a row by its id or by the request id that made it. Every query names the
+org: row-level security is the second wall, not the only one."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ def add_scope_conditions(scope: Scope, conditions: list[str], values: list[Any])
         if value:
             values.append(value)
             conditions.append(f"{column} = ${len(values)}")
+
+
+def scope_of_row(row: asyncpg.Record) -> Scope:
+    return Scope(row["user_id"], row["agent_id"], row["team_id"])
 
 
 async def row_by_id(

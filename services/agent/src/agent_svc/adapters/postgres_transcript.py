@@ -13,7 +13,7 @@ import asyncpg
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
-from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request
+from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request, scope_of_row
 from agent_svc.domain.jobs import Job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 
@@ -27,7 +27,7 @@ def _session(row: asyncpg.Record) -> Session:
     return Session(
         id=str(row["id"]),
         org_id=row["org_id"],
-        scope=Scope(row["user_id"], row["agent_id"], row["team_id"]),
+        scope=scope_of_row(row),
         status=row["status"],
         end_reason=row["end_reason"],
         started_at=row["started_at"],

@@ -12,6 +12,7 @@ from datetime import datetime
 import asyncpg
 from lore_runtime.stores import tenant_transaction
 
+from agent_svc.adapters.postgres_rows import scope_of_row
 from agent_svc.domain.transcript import Scope
 from agent_svc.domain.turn_loop import TurnResult
 
@@ -27,11 +28,7 @@ class PostgresTurnLoop:
 
     async def result(self, org_id: str, turn_id: str) -> TurnResult | None:
         async with tenant_transaction(self._pool, org_id) as connection:
-            row = await connection.fetchrow(
-                "SELECT reply, reply_turn_id, context FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
-                org_id,
-                turn_id,
-            )
+            row = await _kept_result(connection, org_id, turn_id)
         return _result(row) if row else None
 
     async def save_result(
@@ -54,11 +51,7 @@ class PostgresTurnLoop:
                 now,
             )
             if row is None:  # a concurrent or earlier save won: return what it kept
-                row = await connection.fetchrow(
-                    "SELECT reply, reply_turn_id, context FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
-                    org_id,
-                    turn_id,
-                )
+                row = await _kept_result(connection, org_id, turn_id)
         return _result(row)
 
     async def prune_results(self, before: datetime, batch: int = 1_000) -> int:
@@ -93,7 +86,7 @@ class PostgresTurnLoop:
 
     async def active_scopes(self, start: datetime, end: datetime) -> list[tuple[str, Scope]]:
         rows = await self._pool.fetch("SELECT * FROM agent.active_scopes($1, $2)", start, end)
-        return [(row["org_id"], Scope(row["user_id"], row["agent_id"], row["team_id"])) for row in rows]
+        return [(row["org_id"], scope_of_row(row)) for row in rows]
 
     @contextlib.asynccontextmanager
     async def session_lock(self, session_id: str) -> AsyncIterator[None]:
@@ -107,6 +100,14 @@ class PostgresTurnLoop:
                 yield
             finally:
                 await connection.execute("SELECT pg_advisory_unlock($1)", key)
+
+
+async def _kept_result(connection: asyncpg.Connection, org_id: str, turn_id: str) -> asyncpg.Record | None:
+    return await connection.fetchrow(
+        "SELECT reply, reply_turn_id, context FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
+        org_id,
+        turn_id,
+    )
 
 
 def _result(row: asyncpg.Record) -> TurnResult:

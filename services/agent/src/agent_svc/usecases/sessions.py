@@ -117,10 +117,7 @@ async def start_and_prime(
 
 
 async def get_session(org_id: str, session_id: str, *, transcript: Transcript) -> Session:
-    found = await transcript.get(org_id, valid_session_id(session_id))
-    if found is None:
-        raise NotFound(f"session {session_id} not found", reason="SESSION_NOT_FOUND")
-    return found
+    return _found(await transcript.get(org_id, valid_session_id(session_id)), session_id)
 
 
 async def list_sessions(
@@ -146,9 +143,14 @@ async def end_session(org_id: str, session_id: str, *, transcript: Transcript, c
     ended = await transcript.end(
         org_id, valid_session_id(session_id), "requested", clock.now(), then=lambda s: [episode_job(org_id, s.id)]
     )
-    if ended is None:
+    return _found(ended, session_id)
+
+
+def _found(session: Session | None, session_id: str) -> Session:
+    """The session, or NOT_FOUND: another org's session is as absent as one never started."""
+    if session is None:
         raise NotFound(f"session {session_id} not found", reason="SESSION_NOT_FOUND")
-    return ended
+    return session
 
 
 async def list_turns(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 import asyncpg
@@ -42,20 +42,12 @@ class ApiKey:
     revoked_at: datetime | None
 
 
-_COLUMNS = "id, org_id, principal, name, scopes, created_at, last_used_at, revoked_at"
+# The columns read are the fields of ApiKey, named alike.
+_COLUMNS = ", ".join(field.name for field in fields(ApiKey))
 
 
 def _api_key(row: asyncpg.Record) -> ApiKey:
-    return ApiKey(
-        id=row["id"],
-        org_id=row["org_id"],
-        principal=row["principal"],
-        name=row["name"],
-        scopes=tuple(row["scopes"]),
-        created_at=row["created_at"],
-        last_used_at=row["last_used_at"],
-        revoked_at=row["revoked_at"],
-    )
+    return ApiKey(**{**dict(row.items()), "scopes": tuple(row["scopes"])})
 
 
 def new_api_key() -> str:

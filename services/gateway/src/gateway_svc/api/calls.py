@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import Request
@@ -10,7 +10,6 @@ from lore_runtime import errors
 
 from gateway_svc.api.proto_json import parse
 from gateway_svc.api.query_params import query_to_json
-from gateway_svc.api.user_pin import check_writable
 from gateway_svc.domain.credentials import Caller
 
 
@@ -60,14 +59,3 @@ def with_path_id(message: Any, field: str, value: str) -> Any:
         raise errors.InvalidArgument(field, "must match the id in the path, or be left out")
     setattr(message, field, value)
     return message
-
-
-async def check_owned(
-    request: Request, caller: Caller, get: Callable[..., Awaitable[Any]], message: Any, kind: str, record_id: str
-) -> None:
-    """A caller pinned to a user changes only that user's records (``user_pin.check_writable``): the
-    record is read first by ``get`` (the service's Get RPC for ``message``), whose answer holds it
-    under ``kind``; an org-wide caller reads nothing."""
-    if caller.user_id:
-        found = await get(message, **rpc_options(request, caller))
-        check_writable(caller, getattr(found, kind).scope.user_id, kind, record_id)

@@ -17,7 +17,8 @@ from lore.observations.v1 import observation_service_pb2, observation_service_pb
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, rpc_options
-from gateway_svc.api.openapi import json_body, json_response
+from gateway_svc.api.forwarding import Body, PathOnly, Service, forward
+from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.domain.credentials import OPERATOR, Caller
 
@@ -26,43 +27,43 @@ router = APIRouter(tags=["admin"])
 CONSOLIDATION_EXAMPLE = {"scope": {"userId": "u-1"}, "dryRun": True, "threshold": 0.92}
 
 
-def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
-    return memory_service_pb2_grpc.MemoryServiceStub(request.app.state.container.channels["memory"])
+MEMORY = Service("memory", memory_service_pb2_grpc.MemoryServiceStub)
+OBSERVATIONS = Service("observations", observation_service_pb2_grpc.ObservationServiceStub)
+AGENT = Service("agent", agent_service_pb2_grpc.AgentServiceStub)
 
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/admin/decay:run",
+    "run_decay",
     summary="Materialise current salience now (MemoryService.RunDecay)",
-    openapi_extra=json_body(memory_service_pb2.RunDecayRequest, {}, memory_service_pb2.RunDecayResponse),
+    scopes=("admin",),
+    rpc=MEMORY.rpc("RunDecay"),
+    message=Body(memory_service_pb2.RunDecayRequest, {}, optional=True),
+    response=memory_service_pb2.RunDecayResponse,
 )
-async def run_decay(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
-    message = await body_message(request, memory_service_pb2.RunDecayRequest, empty=True)
-    return ProtoJSONResponse(await _memories(request).RunDecay(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/admin/consolidation:run",
+    "run_consolidation",
     summary="Fold near-duplicate memories now (MemoryService.RunConsolidation)",
-    openapi_extra=json_body(
-        memory_service_pb2.RunConsolidationRequest, CONSOLIDATION_EXAMPLE, memory_service_pb2.RunConsolidationResponse
-    ),
+    scopes=("admin",),
+    rpc=MEMORY.rpc("RunConsolidation"),
+    message=Body(memory_service_pb2.RunConsolidationRequest, CONSOLIDATION_EXAMPLE, optional=True),
+    response=memory_service_pb2.RunConsolidationResponse,
 )
-async def run_consolidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
-    message = await body_message(request, memory_service_pb2.RunConsolidationRequest, empty=True)
-    return ProtoJSONResponse(await _memories(request).RunConsolidation(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/admin/revalidation:run",
+    "run_revalidation",
     summary="Recompute freshness and confidence of due observations now (ObservationService.RunRevalidation)",
-    openapi_extra=json_body(
-        observation_service_pb2.RunRevalidationRequest, {"agentId": ""}, observation_service_pb2.RunRevalidationResponse
-    ),
+    scopes=("admin",),
+    rpc=OBSERVATIONS.rpc("RunRevalidation"),
+    message=Body(observation_service_pb2.RunRevalidationRequest, {"agentId": ""}, optional=True),
+    response=observation_service_pb2.RunRevalidationResponse,
 )
-async def run_revalidation(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
-    message = await body_message(request, observation_service_pb2.RunRevalidationRequest, empty=True)
-    stub = observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
-    return ProtoJSONResponse(await stub.RunRevalidation(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -74,31 +75,30 @@ async def reindex(request: Request, caller: Caller = Depends(authorized(OPERATOR
     message = await body_message(request, memory_service_pb2.ReindexRequest, empty=True)
     # Bounded by the usual deadline: a longer run stops there and the next call resumes it (`lore reindex` has none).
     last = memory_service_pb2.ReindexResponse()
-    async for step in _memories(request).Reindex(message, **rpc_options(request, caller)):
+    async for step in MEMORY.on(request).Reindex(message, **rpc_options(request, caller)):
         last = step
     return ProtoJSONResponse(last)
 
 
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/admin/jobs",
+    "job_stats",
     summary="The org's background jobs by kind and state (AgentService.GetJobStats)",
-    openapi_extra=json_response(agent_service_pb2.GetJobStatsResponse),
+    scopes=("admin",),
+    rpc=AGENT.rpc("GetJobStats"),
+    message=PathOnly(agent_service_pb2.GetJobStatsRequest),
+    response=agent_service_pb2.GetJobStatsResponse,
 )
-async def job_stats(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
-    agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
-    return ProtoJSONResponse(
-        await agent.GetJobStats(agent_service_pb2.GetJobStatsRequest(), **rpc_options(request, caller))
-    )
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/admin/jobs:retry",
+    "retry_jobs",
     summary="Queue the org's dead-lettered jobs again, once their cause is fixed (AgentService.RetryJobs)",
-    openapi_extra=json_body(
-        agent_service_pb2.RetryJobsRequest, {"kinds": ["reflect"]}, agent_service_pb2.RetryJobsResponse
-    ),
+    scopes=("admin",),
+    rpc=AGENT.rpc("RetryJobs"),
+    message=Body(agent_service_pb2.RetryJobsRequest, {"kinds": ["reflect"]}, optional=True),
+    response=agent_service_pb2.RetryJobsResponse,
 )
-async def retry_jobs(request: Request, caller: Caller = Depends(authorized("admin"))) -> Response:
-    message = await body_message(request, agent_service_pb2.RetryJobsRequest, empty=True)
-    agent = agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
-    return ProtoJSONResponse(await agent.RetryJobs(message, **rpc_options(request, caller)))

@@ -12,8 +12,9 @@ from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.assembler.v1 import assembler_service_pb2_grpc
 
 from gateway_svc.api.auth import authorized
-from gateway_svc.api.calls import body_message, query_message, rpc_options
-from gateway_svc.api.openapi import json_body, query_parameters
+from gateway_svc.api.calls import body_message
+from gateway_svc.api.forwarding import Query, Service, forward
+from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.routes.sessions import check_session
 from gateway_svc.api.user_pin import pin_request
@@ -41,10 +42,7 @@ ASSEMBLE_EXAMPLE = {
 }
 
 
-def _assembler(request: Request) -> assembler_service_pb2_grpc.AssemblerServiceStub:
-    return assembler_service_pb2_grpc.AssemblerServiceStub(request.app.state.container.channels["assembler"])
-
-
+ASSEMBLER = Service("assembler", assembler_service_pb2_grpc.AssemblerServiceStub)
 # Both read memories and beliefs.
 READS = ("memories:read", "observations:read")
 
@@ -58,18 +56,21 @@ async def assemble_context(request: Request, caller: Caller = Depends(authorized
     message = pin_request(caller, await body_message(request, pb.AssembleContextRequest))
     if message.session_id:  # the context reads and writes the session's working memory: its user's only
         await check_session(request, caller, message.session_id, change=True, for_user=message.scope.user_id)
-    return ProtoJSONResponse(await _assembler(request).AssembleContext(message, **rpc_options(request, caller)))
+    return ProtoJSONResponse(await ASSEMBLER.rpc("AssembleContext")(request, caller, message))
 
 
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/memory/prime",
+    "prime",
     summary='"What I remember" at the start of a conversation (AssemblerService.Prime)',
-    openapi_extra=query_parameters(
+    scopes=READS,
+    rpc=ASSEMBLER.rpc("Prime"),
+    message=Query(
         pb.PrimeRequest,
-        pb.PrimeResponse,
         {"scope.userId": "u-1", "scope.agentId": "agent-1", "initialMessage": "Hi again!", "budgetTokens": 800},
     ),
+    response=pb.PrimeResponse,
+    pin=True,
 )
-async def prime(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
-    message = pin_request(caller, query_message(request, pb.PrimeRequest))
-    return ProtoJSONResponse(await _assembler(request).Prime(message, **rpc_options(request, caller)))

@@ -4,15 +4,11 @@ One state per organisation, so a credential pinned to one user (``user_pin``) ha
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import engagement_service_pb2_grpc
 
-from gateway_svc.api.auth import authorized
-from gateway_svc.api.calls import body_message, rpc_options, with_path_id
-from gateway_svc.api.openapi import json_body, json_response
-from gateway_svc.api.proto_json import ProtoJSONResponse
-from gateway_svc.domain.credentials import Caller
+from gateway_svc.api.forwarding import Body, PathOnly, Service, forward
 
 router = APIRouter(tags=["engagement"])
 
@@ -37,118 +33,120 @@ RESOLVE_EXAMPLE = {"resolution": "The monthly starter plan."}
 ADVANCE_EXAMPLE = {"expectedWeekNumber": 1}
 
 
-def _engagement(request: Request) -> engagement_service_pb2_grpc.EngagementServiceStub:
-    return engagement_service_pb2_grpc.EngagementServiceStub(request.app.state.container.channels["observations"])
+ENGAGEMENT = Service("observations", engagement_service_pb2_grpc.EngagementServiceStub)
+READ = ("observations:read",)
+WRITE = ("observations:write",)
 
-
-async def _hypothesis_call(
-    request: Request, caller: Caller, hypothesis_id: str, message_class: type, method: str, *, empty: bool = False
-) -> Response:
-    message = with_path_id(await body_message(request, message_class, empty=empty), "hypothesis_id", hypothesis_id)
-    return ProtoJSONResponse(await getattr(_engagement(request), method)(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/engagement",
+    "get_engagement",
     summary="The organisation's engagement state; reading writes nothing (GetEngagement)",
-    openapi_extra=json_response(pb.GetEngagementResponse),
+    scopes=READ,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("GetEngagement"),
+    message=PathOnly(pb.GetEngagementRequest),
+    response=pb.GetEngagementResponse,
 )
-async def get_engagement(
-    request: Request, caller: Caller = Depends(authorized("observations:read", org_wide=True))
-) -> Response:
-    response = await _engagement(request).GetEngagement(pb.GetEngagementRequest(), **rpc_options(request, caller))
-    return ProtoJSONResponse(response)
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement/hypotheses",
+    "form_hypothesis",
     summary="Form a hypothesis (EngagementService.FormHypothesis)",
-    openapi_extra=json_body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE, pb.FormHypothesisResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("FormHypothesis"),
+    message=Body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE),
+    response=pb.FormHypothesisResponse,
 )
-async def form_hypothesis(
-    request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    message = await body_message(request, pb.FormHypothesisRequest)
-    return ProtoJSONResponse(await _engagement(request).FormHypothesis(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement/hypotheses/{hypothesis_id}/evidence",
+    "add_evidence",
     summary="Add evidence; the confidence follows the documented rule (AddHypothesisEvidence)",
-    openapi_extra=json_body(pb.AddHypothesisEvidenceRequest, EVIDENCE_EXAMPLE, pb.AddHypothesisEvidenceResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("AddHypothesisEvidence"),
+    message=Body(pb.AddHypothesisEvidenceRequest, EVIDENCE_EXAMPLE),
+    response=pb.AddHypothesisEvidenceResponse,
+    path_field="hypothesis_id",
 )
-async def add_evidence(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    message_class = pb.AddHypothesisEvidenceRequest
-    return await _hypothesis_call(request, caller, hypothesis_id, message_class, "AddHypothesisEvidence")
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement/hypotheses/{hypothesis_id}:revise",
+    "revise",
     summary="Set the confidence with a reason (ReviseHypothesis)",
-    openapi_extra=json_body(pb.ReviseHypothesisRequest, REVISE_EXAMPLE, pb.ReviseHypothesisResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("ReviseHypothesis"),
+    message=Body(pb.ReviseHypothesisRequest, REVISE_EXAMPLE),
+    response=pb.ReviseHypothesisResponse,
+    path_field="hypothesis_id",
 )
-async def revise(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    return await _hypothesis_call(request, caller, hypothesis_id, pb.ReviseHypothesisRequest, "ReviseHypothesis")
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement/hypotheses/{hypothesis_id}:promote",
+    "promote",
     summary="Turn a hypothesis into a finding (PromoteHypothesis)",
-    openapi_extra=json_body(pb.PromoteHypothesisRequest, PROMOTE_EXAMPLE, pb.PromoteHypothesisResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("PromoteHypothesis"),
+    message=Body(pb.PromoteHypothesisRequest, PROMOTE_EXAMPLE, optional=True),
+    response=pb.PromoteHypothesisResponse,
+    path_field="hypothesis_id",
 )
-async def promote(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    message_class = pb.PromoteHypothesisRequest
-    return await _hypothesis_call(request, caller, hypothesis_id, message_class, "PromoteHypothesis", empty=True)
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement/hypotheses/{hypothesis_id}:archive",
+    "archive",
     summary="Archive a hypothesis with a note (ArchiveHypothesis)",
-    openapi_extra=json_body(pb.ArchiveHypothesisRequest, ARCHIVE_EXAMPLE, pb.ArchiveHypothesisResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("ArchiveHypothesis"),
+    message=Body(pb.ArchiveHypothesisRequest, ARCHIVE_EXAMPLE),
+    response=pb.ArchiveHypothesisResponse,
+    path_field="hypothesis_id",
 )
-async def archive(
-    hypothesis_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    return await _hypothesis_call(request, caller, hypothesis_id, pb.ArchiveHypothesisRequest, "ArchiveHypothesis")
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement/unknowns",
+    "add_unknown",
     summary="Record an open question (AddUnknown)",
-    openapi_extra=json_body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE, pb.AddUnknownResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("AddUnknown"),
+    message=Body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE),
+    response=pb.AddUnknownResponse,
 )
-async def add_unknown(
-    request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    message = await body_message(request, pb.AddUnknownRequest)
-    return ProtoJSONResponse(await _engagement(request).AddUnknown(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement/unknowns/{unknown_id}:resolve",
+    "resolve_unknown",
     summary="Resolve an unknown with its answer (ResolveUnknown)",
-    openapi_extra=json_body(pb.ResolveUnknownRequest, RESOLVE_EXAMPLE, pb.ResolveUnknownResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("ResolveUnknown"),
+    message=Body(pb.ResolveUnknownRequest, RESOLVE_EXAMPLE),
+    response=pb.ResolveUnknownResponse,
+    path_field="unknown_id",
 )
-async def resolve_unknown(
-    unknown_id: str, request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    message = with_path_id(await body_message(request, pb.ResolveUnknownRequest), "unknown_id", unknown_id)
-    return ProtoJSONResponse(await _engagement(request).ResolveUnknown(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/engagement:advanceWeek",
+    "advance_week",
     summary="Start the next week, only ever by this explicit call (AdvanceWeek)",
-    openapi_extra=json_body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE, pb.AdvanceWeekResponse),
+    scopes=WRITE,
+    org_wide=True,
+    rpc=ENGAGEMENT.rpc("AdvanceWeek"),
+    message=Body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE, optional=True),
+    response=pb.AdvanceWeekResponse,
 )
-async def advance_week(
-    request: Request, caller: Caller = Depends(authorized("observations:write", org_wide=True))
-) -> Response:
-    message = await body_message(request, pb.AdvanceWeekRequest, empty=True)
-    return ProtoJSONResponse(await _engagement(request).AdvanceWeek(message, **rpc_options(request, caller)))

@@ -7,10 +7,10 @@ from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory
 from lore_runtime import errors
 
 from gateway_svc.api.auth import authorized
-from gateway_svc.api.calls import body_message, check_owned, query_message, rpc_options, with_path_id
-from gateway_svc.api.openapi import json_body, json_response, query_parameters
+from gateway_svc.api.calls import body_message, with_path_id
+from gateway_svc.api.forwarding import Body, PathOnly, Query, Service, forward, owned, readable
+from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
-from gateway_svc.api.user_pin import check_readable, pin_request
 from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["memories"])
@@ -36,66 +36,64 @@ UPDATE_EXAMPLE = {"memory": {"importance": 0.9, "metadata": {"pinned": "yes"}}, 
 MAX_THREAD_INDEX = 1_000
 
 
-def _memories(request: Request) -> memory_service_pb2_grpc.MemoryServiceStub:
-    return memory_service_pb2_grpc.MemoryServiceStub(request.app.state.container.channels["memory"])
+MEMORY = Service("memory", memory_service_pb2_grpc.MemoryServiceStub)
+EPISODES = Service("memory", episode_service_pb2_grpc.EpisodeServiceStub)
+# A caller pinned to a user changes only that user's memories and episodes (``user_pin``).
+CHANGEABLE_MEMORY = owned(MEMORY.rpc("GetMemory"), memory_service_pb2.GetMemoryRequest, "memory")
+CHANGEABLE_EPISODE = owned(EPISODES.rpc("GetEpisode"), episode_service_pb2.GetEpisodeRequest, "episode")
 
-
-def _episodes(request: Request) -> episode_service_pb2_grpc.EpisodeServiceStub:
-    return episode_service_pb2_grpc.EpisodeServiceStub(request.app.state.container.channels["memory"])
-
-
-async def _check_changeable(request: Request, caller: Caller, memory_id: str) -> None:
-    """A caller pinned to a user changes only that user's memories (``user_pin``)."""
-    message = memory_service_pb2.GetMemoryRequest(id=memory_id)
-    await check_owned(request, caller, _memories(request).GetMemory, message, "memory", memory_id)
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/memories",
+    "remember",
     summary="Remember a batch of memories (MemoryService.Remember)",
-    openapi_extra=json_body(memory_service_pb2.RememberRequest, REMEMBER_EXAMPLE, memory_service_pb2.RememberResponse),
+    scopes=("memories:write",),
+    rpc=MEMORY.rpc("Remember"),
+    message=Body(memory_service_pb2.RememberRequest, REMEMBER_EXAMPLE),
+    response=memory_service_pb2.RememberResponse,
+    pin=True,
 )
-async def remember(request: Request, caller: Caller = Depends(authorized("memories:write"))) -> Response:
-    message = pin_request(caller, await body_message(request, memory_service_pb2.RememberRequest))
-    return ProtoJSONResponse(await _memories(request).Remember(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/memories:search",
+    "recall",
     summary="Recall memories by meaning (MemoryService.Recall)",
-    openapi_extra=json_body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE, memory_service_pb2.RecallResponse),
+    scopes=("memories:read",),
+    rpc=MEMORY.rpc("Recall"),
+    message=Body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE),
+    response=memory_service_pb2.RecallResponse,
+    pin=True,
 )
-async def recall(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = pin_request(caller, await body_message(request, memory_service_pb2.RecallRequest))
-    return ProtoJSONResponse(await _memories(request).Recall(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/memories",
+    "list_memories",
     summary="List memories of a scope, paginated (MemoryService.ListMemories)",
-    openapi_extra=query_parameters(
+    scopes=("memories:read",),
+    rpc=MEMORY.rpc("ListMemories"),
+    message=Query(
         memory_service_pb2.ListMemoriesRequest,
-        memory_service_pb2.ListMemoriesResponse,
         {"scope.userId": "u-1", "memoryTypes": ["MEMORY_TYPE_FACT"], "pageSize": 20, "orderBy": "MEMORY_ORDER_NEWEST"},
     ),
+    response=memory_service_pb2.ListMemoriesResponse,
+    pin=True,
 )
-async def list_memories(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = pin_request(caller, query_message(request, memory_service_pb2.ListMemoriesRequest))
-    return ProtoJSONResponse(await _memories(request).ListMemories(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/memories/{memory_id}",
+    "get_memory",
     summary="One memory (MemoryService.GetMemory)",
-    openapi_extra=json_response(memory_service_pb2.GetMemoryResponse),
+    scopes=("memories:read",),
+    rpc=MEMORY.rpc("GetMemory"),
+    message=PathOnly(memory_service_pb2.GetMemoryRequest),
+    response=memory_service_pb2.GetMemoryResponse,
+    path_field="id",
+    after=readable("memory"),
 )
-async def get_memory(
-    memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:read"))
-) -> Response:
-    message = memory_service_pb2.GetMemoryRequest(id=memory_id)
-    found = await _memories(request).GetMemory(message, **rpc_options(request, caller))
-    check_readable(caller, found.memory.scope.user_id, "memory", memory_id)
-    return ProtoJSONResponse(found)
 
 
 @router.patch(
@@ -112,51 +110,49 @@ async def update_memory(
     if message.memory.id and message.memory.id != memory_id:
         raise errors.InvalidArgument("memory.id", "must match the id in the path, or be left out")
     message.memory.id = memory_id
-    await _check_changeable(request, caller, memory_id)
-    return ProtoJSONResponse(await _memories(request).UpdateMemory(message, **rpc_options(request, caller)))
+    await CHANGEABLE_MEMORY(request, caller, memory_id)
+    return ProtoJSONResponse(await MEMORY.rpc("UpdateMemory")(request, caller, message))
 
 
-@router.delete(
+forward(
+    router,
+    "DELETE",
     "/v1/memories/{memory_id}",
+    "forget_memory",
     summary="Forget (archive) a memory (MemoryService.ForgetMemory)",
-    openapi_extra=json_response(memory_service_pb2.ForgetMemoryResponse),
+    scopes=("memories:write",),
+    rpc=MEMORY.rpc("ForgetMemory"),
+    message=PathOnly(memory_service_pb2.ForgetMemoryRequest),
+    response=memory_service_pb2.ForgetMemoryResponse,
+    path_field="id",
+    before=CHANGEABLE_MEMORY,
 )
-async def forget_memory(
-    memory_id: str, request: Request, caller: Caller = Depends(authorized("memories:write"))
-) -> Response:
-    message = memory_service_pb2.ForgetMemoryRequest(id=memory_id)
-    await _check_changeable(request, caller, memory_id)
-    return ProtoJSONResponse(await _memories(request).ForgetMemory(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/episodes",
+    "list_episodes",
     summary="Conversation episodes, newest first (EpisodeService.ListEpisodes)",
+    scopes=("memories:read",),
+    rpc=EPISODES.rpc("ListEpisodes"),
+    message=Query(episode_service_pb2.ListEpisodesRequest, {"scope.userId": "u-1", "pageSize": 10, "minSalience": 0.2}),
+    response=episode_service_pb2.ListEpisodesResponse,
+    pin=True,
     tags=["episodes"],
-    openapi_extra=query_parameters(
-        episode_service_pb2.ListEpisodesRequest,
-        episode_service_pb2.ListEpisodesResponse,
-        {"scope.userId": "u-1", "pageSize": 10, "minSalience": 0.2},
-    ),
 )
-async def list_episodes(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = pin_request(caller, query_message(request, episode_service_pb2.ListEpisodesRequest))
-    return ProtoJSONResponse(await _episodes(request).ListEpisodes(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/open-threads",
+    "list_open_threads",
     summary="Open threads of recent episodes, newest first (EpisodeService.ListOpenThreads)",
+    scopes=("memories:read",),
+    rpc=EPISODES.rpc("ListOpenThreads"),
+    message=Query(episode_service_pb2.ListOpenThreadsRequest, {"scope.userId": "u-1", "pageSize": 10}),
+    response=episode_service_pb2.ListOpenThreadsResponse,
+    pin=True,
     tags=["episodes"],
-    openapi_extra=query_parameters(
-        episode_service_pb2.ListOpenThreadsRequest,
-        episode_service_pb2.ListOpenThreadsResponse,
-        {"scope.userId": "u-1", "pageSize": 10},
-    ),
 )
-async def list_open_threads(request: Request, caller: Caller = Depends(authorized("memories:read"))) -> Response:
-    message = pin_request(caller, query_message(request, episode_service_pb2.ListOpenThreadsRequest))
-    return ProtoJSONResponse(await _episodes(request).ListOpenThreads(message, **rpc_options(request, caller)))
 
 
 @router.post(
@@ -180,7 +176,5 @@ async def resolve_thread(
     if message.thread_index and message.thread_index != int(thread_index):
         raise errors.InvalidArgument("threadIndex", "must match the index in the path, or be left out")
     message.thread_index = int(thread_index)
-    # A pinned caller resolves only its own user's threads (``user_pin``).
-    get_episode = episode_service_pb2.GetEpisodeRequest(id=episode_id)
-    await check_owned(request, caller, _episodes(request).GetEpisode, get_episode, "episode", episode_id)
-    return ProtoJSONResponse(await _episodes(request).ResolveThread(message, **rpc_options(request, caller)))
+    await CHANGEABLE_EPISODE(request, caller, episode_id)  # a pinned caller resolves its own user's threads
+    return ProtoJSONResponse(await EPISODES.rpc("ResolveThread")(request, caller, message))

@@ -7,10 +7,10 @@ from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 
 from gateway_svc.api.auth import authorized
-from gateway_svc.api.calls import body_message, check_owned, query_message, rpc_options, with_path_id
-from gateway_svc.api.openapi import json_body, json_response, query_parameters
+from gateway_svc.api.forwarding import Body, PathOnly, Query, Service, forward, owned, readable
+from gateway_svc.api.openapi import json_response
 from gateway_svc.api.proto_json import ProtoJSONResponse
-from gateway_svc.api.user_pin import check_readable, pin_request
+from gateway_svc.api.user_pin import check_readable
 from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["observations"])
@@ -35,62 +35,62 @@ CONTRADICT_EXAMPLE = {
 }
 
 
-def _observations(request: Request) -> observation_service_pb2_grpc.ObservationServiceStub:
-    return observation_service_pb2_grpc.ObservationServiceStub(request.app.state.container.channels["observations"])
+OBSERVATIONS = Service("observations", observation_service_pb2_grpc.ObservationServiceStub)
+# A caller pinned to a user gives feedback only on that user's beliefs (``user_pin``).
+CHANGEABLE_OBSERVATION = owned(OBSERVATIONS.rpc("GetObservation"), pb.GetObservationRequest, "observation")
 
-
-async def _check_changeable(request: Request, caller: Caller, observation_id: str) -> None:
-    """A caller pinned to a user gives feedback only on that user's beliefs (``user_pin``)."""
-    message = pb.GetObservationRequest(id=observation_id)
-    await check_owned(request, caller, _observations(request).GetObservation, message, "observation", observation_id)
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/observations",
+    "query_observations",
     summary="Observations by filters, best first (ObservationService.QueryObservations)",
-    openapi_extra=query_parameters(
+    scopes=("observations:read",),
+    rpc=OBSERVATIONS.rpc("QueryObservations"),
+    message=Query(
         pb.QueryObservationsRequest,
-        pb.QueryObservationsResponse,
         {"agentId": "agent-1", "subjectId": "caroline", "minConfidence": 0.5, "pageSize": 20},
     ),
+    response=pb.QueryObservationsResponse,
+    pin=True,
 )
-async def query_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
-    message = pin_request(caller, query_message(request, pb.QueryObservationsRequest))
-    return ProtoJSONResponse(await _observations(request).QueryObservations(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/observations:search",
+    "search_observations",
     summary="Observations by meaning and words (ObservationService.SearchObservations)",
-    openapi_extra=json_body(pb.SearchObservationsRequest, SEARCH_EXAMPLE, pb.SearchObservationsResponse),
+    scopes=("observations:read",),
+    rpc=OBSERVATIONS.rpc("SearchObservations"),
+    message=Body(pb.SearchObservationsRequest, SEARCH_EXAMPLE),
+    response=pb.SearchObservationsResponse,
+    pin=True,
 )
-async def search_observations(request: Request, caller: Caller = Depends(authorized("observations:read"))) -> Response:
-    message = pin_request(caller, await body_message(request, pb.SearchObservationsRequest))
-    return ProtoJSONResponse(await _observations(request).SearchObservations(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/observations:observe",
+    "observe",
     summary="Create, support, contradict or supersede a belief (ObservationService.Observe)",
-    openapi_extra=json_body(pb.ObserveRequest, OBSERVE_EXAMPLE, pb.ObserveResponse),
+    scopes=("observations:write",),
+    rpc=OBSERVATIONS.rpc("Observe"),
+    message=Body(pb.ObserveRequest, OBSERVE_EXAMPLE),
+    response=pb.ObserveResponse,
+    pin=True,
 )
-async def observe(request: Request, caller: Caller = Depends(authorized("observations:write"))) -> Response:
-    message = pin_request(caller, await body_message(request, pb.ObserveRequest))
-    return ProtoJSONResponse(await _observations(request).Observe(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/observations/{observation_id}",
+    "get_observation",
     summary="One observation with its evidence (GetObservation)",
-    openapi_extra=json_response(pb.GetObservationResponse),
+    scopes=("observations:read",),
+    rpc=OBSERVATIONS.rpc("GetObservation"),
+    message=PathOnly(pb.GetObservationRequest),
+    response=pb.GetObservationResponse,
+    path_field="id",
+    after=readable("observation"),
 )
-async def get_observation(
-    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
-) -> Response:
-    message = pb.GetObservationRequest(id=observation_id)
-    found = await _observations(request).GetObservation(message, **rpc_options(request, caller))
-    check_readable(caller, found.observation.scope.user_id, "observation", observation_id)
-    return ProtoJSONResponse(found)
 
 
 @router.get(
@@ -102,37 +102,35 @@ async def observation_history(
     observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
 ) -> Response:
     message = pb.GetObservationHistoryRequest(id=observation_id)
-    found = await _observations(request).GetObservationHistory(message, **rpc_options(request, caller))
+    found = await OBSERVATIONS.rpc("GetObservationHistory")(request, caller, message)
     for observation in found.observations:  # a chain keeps one scope; every link is checked all the same
         check_readable(caller, observation.scope.user_id, "observation", observation_id)
     return ProtoJSONResponse(found)
 
 
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/observations/{observation_id}:confirm",
+    "confirm_observation",
     summary="An operator confirms a belief (ObservationService.ConfirmObservation)",
-    openapi_extra=json_body(pb.ConfirmObservationRequest, CONFIRM_EXAMPLE, pb.ConfirmObservationResponse),
+    scopes=("observations:write",),
+    rpc=OBSERVATIONS.rpc("ConfirmObservation"),
+    message=Body(pb.ConfirmObservationRequest, CONFIRM_EXAMPLE, optional=True),
+    response=pb.ConfirmObservationResponse,
+    path_field="id",
+    before=CHANGEABLE_OBSERVATION,
 )
-async def confirm_observation(
-    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> Response:
-    message = await body_message(request, pb.ConfirmObservationRequest, empty=True)
-    with_path_id(message, "id", observation_id)
-    await _check_changeable(request, caller, observation_id)
-    return ProtoJSONResponse(await _observations(request).ConfirmObservation(message, **rpc_options(request, caller)))
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/observations/{observation_id}:contradict",
+    "contradict_observation",
     summary="A correction becomes contradicting evidence (ObservationService.ContradictObservation)",
-    openapi_extra=json_body(pb.ContradictObservationRequest, CONTRADICT_EXAMPLE, pb.ContradictObservationResponse),
+    scopes=("observations:write",),
+    rpc=OBSERVATIONS.rpc("ContradictObservation"),
+    message=Body(pb.ContradictObservationRequest, CONTRADICT_EXAMPLE),
+    response=pb.ContradictObservationResponse,
+    path_field="id",
+    before=CHANGEABLE_OBSERVATION,
 )
-async def contradict_observation(
-    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:write"))
-) -> Response:
-    message = await body_message(request, pb.ContradictObservationRequest)
-    with_path_id(message, "id", observation_id)
-    await _check_changeable(request, caller, observation_id)
-    return ProtoJSONResponse(
-        await _observations(request).ContradictObservation(message, **rpc_options(request, caller))
-    )

@@ -8,21 +8,15 @@ about its user is the same whichever of the two routes shows it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import grpc
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore_runtime import errors
 
 from gateway_svc.api import turn_roles
-from gateway_svc.api.auth import authorized
-from gateway_svc.api.calls import body_message, query_message, rpc_options, with_path_id
-from gateway_svc.api.openapi import json_body, json_response, query_parameters
-from gateway_svc.api.proto_json import ProtoJSONResponse
-from gateway_svc.api.user_pin import check_readable, check_writable, pin_request
+from gateway_svc.api.forwarding import Body, PathOnly, Query, Service, forward, readable
+from gateway_svc.api.user_pin import check_readable, check_writable
 from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["sessions"])
@@ -54,8 +48,7 @@ START_EXAMPLE = {
 NOT_A_SESSION = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT)
 
 
-def _agent(request: Request) -> agent_service_pb2_grpc.AgentServiceStub:
-    return agent_service_pb2_grpc.AgentServiceStub(request.app.state.container.channels["agent"])
+AGENT = Service("agent", agent_service_pb2_grpc.AgentServiceStub)
 
 
 async def check_session(
@@ -69,7 +62,7 @@ async def check_session(
     if not caller.user_id and for_user is None:
         return
     try:
-        found = await _agent(request).GetSession(pb.GetSessionRequest(id=session_id), **rpc_options(request, caller))
+        found = await AGENT.rpc("GetSession")(request, caller, pb.GetSessionRequest(id=session_id))
     except grpc.aio.AioRpcError as error:
         if caller.user_id or error.code() not in NOT_A_SESSION:
             raise
@@ -84,102 +77,104 @@ async def check_session(
         )
 
 
-async def _write_turns(
-    request: Request,
-    caller: Caller,
-    session_id: str,
-    message_class: type,
-    prepare: Callable[[dict[str, Any]], None],
-    method: str,
-) -> Response:
-    """ProcessTurn and ImportTurns alike: the body's roles read (``turn_roles``), the path's session,
-    which the caller must be allowed to write to."""
-    message = with_path_id(await body_message(request, message_class, prepare=prepare), "session_id", session_id)
+async def _writable_session(request: Request, caller: Caller, session_id: str) -> None:
     await check_session(request, caller, session_id, change=True)
-    return ProtoJSONResponse(await getattr(_agent(request), method)(message, **rpc_options(request, caller)))
 
 
-@router.post(
+async def _readable_session(request: Request, caller: Caller, session_id: str) -> None:
+    await check_session(request, caller, session_id, change=False)
+
+
+forward(
+    router,
+    "POST",
     "/v1/sessions",
+    "start_session",
     summary="Start a session; a repeated requestId returns the same one; with initialMessage or includePrime,"
     " the Prime of its scope too (AgentService.StartSession)",
-    openapi_extra=json_body(pb.StartSessionRequest, START_EXAMPLE, pb.StartSessionResponse),
+    scopes=("sessions:write",),
+    rpc=AGENT.rpc("StartSession"),
+    message=Body(pb.StartSessionRequest, START_EXAMPLE, optional=True),
+    response=pb.StartSessionResponse,
+    pin=True,
 )
-async def start_session(request: Request, caller: Caller = Depends(authorized("sessions:write"))) -> Response:
-    message = pin_request(caller, await body_message(request, pb.StartSessionRequest, empty=True))
-    return ProtoJSONResponse(await _agent(request).StartSession(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/sessions",
+    "list_sessions",
     summary="Sessions, newest first, by scope and status (AgentService.ListSessions)",
-    openapi_extra=query_parameters(
-        pb.ListSessionsRequest, pb.ListSessionsResponse, {"scope.userId": "u-1", "status": "SESSION_STATUS_ACTIVE"}
-    ),
+    scopes=("sessions:read",),
+    rpc=AGENT.rpc("ListSessions"),
+    message=Query(pb.ListSessionsRequest, {"scope.userId": "u-1", "status": "SESSION_STATUS_ACTIVE"}),
+    response=pb.ListSessionsResponse,
+    pin=True,
 )
-async def list_sessions(request: Request, caller: Caller = Depends(authorized("sessions:read"))) -> Response:
-    message = pin_request(caller, query_message(request, pb.ListSessionsRequest))
-    return ProtoJSONResponse(await _agent(request).ListSessions(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/sessions/{session_id}",
+    "get_session",
     summary="One session (AgentService.GetSession)",
-    openapi_extra=json_response(pb.GetSessionResponse),
+    scopes=("sessions:read",),
+    rpc=AGENT.rpc("GetSession"),
+    message=PathOnly(pb.GetSessionRequest),
+    response=pb.GetSessionResponse,
+    path_field="id",
+    after=readable("session"),
 )
-async def get_session(
-    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
-) -> Response:
-    message = pb.GetSessionRequest(id=session_id)
-    found = await _agent(request).GetSession(message, **rpc_options(request, caller))
-    check_readable(caller, found.session.scope.user_id, "session", session_id)
-    return ProtoJSONResponse(found)
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/sessions/{session_id}:end",
+    "end_session",
     summary="End a session (AgentService.EndSession); the body may be left out",
-    openapi_extra=json_body(pb.EndSessionRequest, {}, pb.EndSessionResponse),
+    scopes=("sessions:write",),
+    rpc=AGENT.rpc("EndSession"),
+    message=Body(pb.EndSessionRequest, {}, optional=True),
+    response=pb.EndSessionResponse,
+    path_field="id",
+    before=_writable_session,
 )
-async def end_session(
-    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
-) -> Response:
-    message = with_path_id(await body_message(request, pb.EndSessionRequest, empty=True), "id", session_id)
-    await check_session(request, caller, session_id, change=True)
-    return ProtoJSONResponse(await _agent(request).EndSession(message, **rpc_options(request, caller)))
-
-
-@router.get(
+forward(
+    router,
+    "GET",
     "/v1/sessions/{session_id}/turns",
+    "list_turns",
     summary="The session's transcript in order (AgentService.ListTurns)",
-    openapi_extra=query_parameters(pb.ListTurnsRequest, pb.ListTurnsResponse, {"pageSize": 50}),
+    scopes=("sessions:read",),
+    rpc=AGENT.rpc("ListTurns"),
+    message=Query(pb.ListTurnsRequest, {"pageSize": 50}),
+    response=pb.ListTurnsResponse,
+    path_field="session_id",
+    before=_readable_session,
 )
-async def list_turns(
-    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
-) -> Response:
-    message = with_path_id(query_message(request, pb.ListTurnsRequest), "session_id", session_id)
-    await check_session(request, caller, session_id, change=False)
-    return ProtoJSONResponse(await _agent(request).ListTurns(message, **rpc_options(request, caller)))
-
-
-@router.post(
+# ProcessTurn and ImportTurns alike: the body's roles read (``turn_roles``), the path's session,
+# which the caller must be allowed to write to.
+forward(
+    router,
+    "POST",
     "/v1/sessions/{session_id}/turns",
+    "process_turn",
     summary="The per-turn loop: store the turn, assemble context, reply when a model is configured, queue reflection;"
     ' role "assistant" stores the caller\'s own reply, with no context (AgentService.ProcessTurn)',
-    openapi_extra=json_body(pb.ProcessTurnRequest, TURN_EXAMPLE, pb.ProcessTurnResponse),
+    scopes=("sessions:write",),
+    rpc=AGENT.rpc("ProcessTurn"),
+    message=Body(pb.ProcessTurnRequest, TURN_EXAMPLE, prepare=turn_roles.in_turn),
+    response=pb.ProcessTurnResponse,
+    path_field="session_id",
+    before=_writable_session,
 )
-async def process_turn(
-    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
-) -> Response:
-    return await _write_turns(request, caller, session_id, pb.ProcessTurnRequest, turn_roles.in_turn, "ProcessTurn")
-
-
-@router.post(
+forward(
+    router,
+    "POST",
     "/v1/sessions/{session_id}/turns:import",
+    "import_turns",
     summary="Historical turns with their real timestamps, indexed as message memories (AgentService.ImportTurns)",
-    openapi_extra=json_body(pb.ImportTurnsRequest, IMPORT_EXAMPLE, pb.ImportTurnsResponse),
+    scopes=("sessions:write",),
+    rpc=AGENT.rpc("ImportTurns"),
+    message=Body(pb.ImportTurnsRequest, IMPORT_EXAMPLE, prepare=turn_roles.in_turns),
+    response=pb.ImportTurnsResponse,
+    path_field="session_id",
+    before=_writable_session,
 )
-async def import_turns(
-    session_id: str, request: Request, caller: Caller = Depends(authorized("sessions:write"))
-) -> Response:
-    return await _write_turns(request, caller, session_id, pb.ImportTurnsRequest, turn_roles.in_turns, "ImportTurns")

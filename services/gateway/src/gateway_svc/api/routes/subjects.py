@@ -18,6 +18,7 @@ from lore.common.v1 import scope_pb2
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, rpc_options
+from gateway_svc.api.forwarding import Service
 from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.user_pin import pin_request
@@ -25,6 +26,7 @@ from gateway_svc.domain.credentials import Caller
 from gateway_svc.domain.idempotency_subjects import subject_ids
 
 router = APIRouter(tags=["erasure"])
+AGENT = Service("agent", agent_service_pb2_grpc.AgentServiceStub)
 SESSIONS_PAGE = 500  # the agent's largest ListSessions page
 
 FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}
@@ -37,15 +39,14 @@ FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}
 )
 async def forget_subject(request: Request, caller: Caller = Depends(authorized("subjects:forget"))) -> Response:
     message = pin_request(caller, await body_message(request, pb.ForgetSubjectRequest))
-    container = request.app.state.container
-    agent = agent_service_pb2_grpc.AgentServiceStub(container.channels["agent"])
+    agent = AGENT.on(request)
     # Listed before the erasure is queued: its job deletes the sessions.
     sessions = await _sessions_of(agent, message.subject, rpc_options(request, caller))
     answer = await agent.ForgetSubject(message, **rpc_options(request, caller))
     # The responses this gateway keeps for Idempotency-Key replays hold the subject's words: they go
     # now (a replayed request deletes what is left, nothing else).
     subject = subject_ids(message.subject.user_id, message.subject.agent_id, message.subject.team_id)
-    await container.idempotency.forget(caller.org_id, subject, sessions)
+    await request.app.state.container.idempotency.forget(caller.org_id, subject, sessions)
     return ProtoJSONResponse(answer)
 
 

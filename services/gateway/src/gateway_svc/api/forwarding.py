@@ -1,0 +1,183 @@
+"""Routes that are one RPC: a request message read from the body, the query string or the path,
+sent to one service, its answer printed as proto3 JSON. Most of the gateway's routes are only that
+(with the user pin, the path's id and an owner check around the call), so they are declared with
+``forward``; a route that does more keeps a function of its own, built from the same pieces.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request, Response
+from google.protobuf.message import Message
+
+from gateway_svc.api.auth import authorized
+from gateway_svc.api.calls import body_message, query_message, rpc_options, with_path_id
+from gateway_svc.api.openapi import json_body, json_response, query_parameters
+from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.user_pin import check_readable, check_writable, pin_request
+from gateway_svc.domain.credentials import Caller
+
+_PATH_PARAMETER = re.compile(r"{(\w+)}")
+
+# Before the call: the request, its caller and the path's id (a record the caller must be allowed to touch).
+Check = Callable[[Request, Caller, str], Awaitable[None]]
+# After the call: the caller, the service's answer and the path's id.
+AnswerCheck = Callable[[Caller, Any, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """An upstream service: the name of its channel (``Settings.upstreams``) and its gRPC stub."""
+
+    channel: str
+    stub: Callable[[Any], Any]
+
+    def on(self, request: Request) -> Any:
+        """The stub on this gateway's channel to the service."""
+        return self.stub(request.app.state.container.channels[self.channel])
+
+    def rpc(self, method: str) -> Rpc:
+        return Rpc(self, method)
+
+
+@dataclass(frozen=True, slots=True)
+class Rpc:
+    """One method of a service, called with the caller's tenant and the deadline (``rpc_options``)."""
+
+    service: Service
+    method: str
+
+    async def __call__(self, request: Request, caller: Caller, message: Message) -> Any:
+        return await getattr(self.service.on(request), self.method)(message, **rpc_options(request, caller))
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """The request message is the JSON body; ``optional``: no body at all means "no options";
+    ``prepare`` rewrites the decoded object before it is parsed (a route's shorthand spellings)."""
+
+    message: type[Message]
+    example: dict[str, Any]
+    optional: bool = False
+    prepare: Callable[[dict[str, Any]], None] | None = None
+
+    async def read(self, request: Request) -> Message:
+        return await body_message(request, self.message, empty=self.optional, prepare=self.prepare)
+
+    def openapi(self, response: type[Message]) -> dict[str, Any]:
+        return json_body(self.message, self.example, response)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """The request message is the query string (``examples``: of some of its parameters)."""
+
+    message: type[Message]
+    examples: dict[str, Any] | None = None
+
+    async def read(self, request: Request) -> Message:
+        return query_message(request, self.message)
+
+    def openapi(self, response: type[Message]) -> dict[str, Any]:
+        return query_parameters(self.message, response, self.examples)
+
+
+@dataclass(frozen=True, slots=True)
+class PathOnly:
+    """The request message holds nothing but the path's id, if the path has one."""
+
+    message: type[Message]
+
+    async def read(self, request: Request) -> Message:
+        return self.message()
+
+    def openapi(self, response: type[Message]) -> dict[str, Any]:
+        return json_response(response)
+
+
+def forward(
+    router: APIRouter,
+    method: str,
+    path: str,
+    name: str,
+    *,
+    summary: str,
+    scopes: tuple[str, ...],
+    rpc: Rpc,
+    message: Body | Query | PathOnly,
+    response: type[Message],
+    path_field: str = "",
+    pin: bool = False,
+    before: Check | None = None,
+    after: AnswerCheck | None = None,
+    org_wide: bool = False,
+    tags: list[str] | None = None,
+) -> None:
+    """Add the route ``method path`` (its operation named ``name``) to ``router``: the caller holds
+    ``scopes``; the request message is read as ``message`` says, the path's id set in its
+    ``path_field`` (``with_path_id``), the users it names pinned to the caller's (``pin``); ``before``
+    checks the record the path names, ``rpc`` answers, ``after`` checks the answer, which is printed."""
+    path_ids = _PATH_PARAMETER.findall(path)
+    if len(path_ids) > 1 or bool(path_ids) != bool(path_field):
+        raise ValueError(f"{path}: a forwarded route has one path id and the field it fills, or neither")
+    path_id = path_ids[0] if path_ids else ""
+
+    async def endpoint(**arguments: Any) -> Response:
+        request: Request = arguments["request"]
+        caller: Caller = arguments["caller"]
+        record_id: str = arguments.get(path_id, "")
+        outgoing = await message.read(request)
+        if path_id:
+            with_path_id(outgoing, path_field, record_id)
+        if pin:
+            pin_request(caller, outgoing)
+        if before is not None:
+            await before(request, caller, record_id)
+        answer = await rpc(request, caller, outgoing)
+        if after is not None:
+            after(caller, answer, record_id)
+        return ProtoJSONResponse(answer)
+
+    # FastAPI reads the route's parameters from its endpoint's signature: the path's id, then
+    # the request and the authorized caller, as a route written out by hand declares them.
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    authorized_caller = Depends(authorized(*scopes, org_wide=org_wide))
+    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            *([inspect.Parameter(path_id, keyword, annotation=str)] if path_id else []),
+            inspect.Parameter("request", keyword, annotation=Request),
+            inspect.Parameter("caller", keyword, annotation=Caller, default=authorized_caller),
+        ],
+        return_annotation=Response,
+    )
+    router.api_route(
+        path, methods=[method], name=name, summary=summary, tags=tags, openapi_extra=message.openapi(response)
+    )(endpoint)
+
+
+def owned(get: Rpc, get_request: type[Message], kind: str) -> Check:
+    """A ``before`` check: a caller pinned to a user changes only that user's records
+    (``user_pin.check_writable``): the record is read first by ``get``, whose answer holds it under
+    ``kind``; an org-wide caller reads nothing."""
+
+    async def check(request: Request, caller: Caller, record_id: str) -> None:
+        if caller.user_id:
+            found = await get(request, caller, get_request(id=record_id))
+            check_writable(caller, getattr(found, kind).scope.user_id, kind, record_id)
+
+    return check
+
+
+def readable(kind: str) -> AnswerCheck:
+    """An ``after`` check: a pinned caller reads its own records and the organisation's shared ones,
+    the answer holding the record under ``kind`` (``user_pin.check_readable``)."""
+
+    def check(caller: Caller, answer: Any, record_id: str) -> None:
+        check_readable(caller, getattr(answer, kind).scope.user_id, kind, record_id)
+
+    return check

@@ -19,8 +19,6 @@ turned into a failed call (a lost access count only makes a memory fade a little
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -31,7 +29,6 @@ from assembler_svc.domain.model import (
     Assembly,
     AssemblyPolicy,
     ConsistencyFlag,
-    Outcome,
     Section,
     Source,
 )
@@ -40,8 +37,7 @@ from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
 from assembler_svc.usecases.ports import AssemblyServices, MemorySources, ObservationSources
-
-log = logging.getLogger(__name__)
+from assembler_svc.usecases.record_use import access_writes, settle
 
 RECENT_EPISODES = 1
 SEARCHED_EPISODES = 1
@@ -188,14 +184,8 @@ async def _after(
     request: AssembleInput, assembly: Assembly, memory: MemorySources, timeout: float, *, save_fingerprint: bool
 ) -> None:
     writes = []
-    kept = [e.id for e in assembly.manifest if e.source is Source.MEMORY and e.outcome is Outcome.KEPT]
-    if request.record_access and kept:
-        writes.append(memory.record_access(kept, request.session_id, ACCESS_REASON, timeout=timeout))
-    episodes = [e.id for e in assembly.manifest if e.source is Source.EPISODE and e.outcome is Outcome.KEPT]
-    if request.record_access and episodes:
-        writes.append(memory.record_episode_access(episodes, request.session_id, ACCESS_REASON, timeout=timeout))
+    if request.record_access:
+        writes += access_writes(assembly.manifest, memory, request.session_id, ACCESS_REASON, timeout)
     if save_fingerprint:
         writes.append(memory.save_fingerprint(request.session_id, assembly.fingerprint, timeout=timeout))
-    for outcome in await asyncio.gather(*writes, return_exceptions=True):
-        if isinstance(outcome, BaseException):
-            log.warning("after assembling a context: %s", outcome)
+    await settle(writes, "after assembling a context")

@@ -12,18 +12,14 @@ formatted text kept.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-
 from assembler_svc.domain import priming
 from assembler_svc.domain.candidates import merge_episodes
 from assembler_svc.domain.gathered import Scope
-from assembler_svc.domain.model import Outcome, Section, Source
+from assembler_svc.domain.model import Section, Source
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
 from assembler_svc.usecases.ports import AssemblyServices, MemorySources
-
-log = logging.getLogger(__name__)
+from assembler_svc.usecases.record_use import access_writes, settle
 
 RECALL_K = 10
 MIN_CONFIDENCE = 0.5
@@ -111,15 +107,4 @@ async def prime(
 
 async def _record_use(primed: priming.Priming, memory: MemorySources, timeout: float) -> None:
     """Access is recorded for the memories and episodes the formatted text kept (best effort)."""
-
-    def kept(source: Source) -> list[str]:
-        return list(dict.fromkeys(e.id for e in primed.manifest if e.source is source and e.outcome is Outcome.KEPT))
-
-    writes = []
-    if memories := kept(Source.MEMORY):
-        writes.append(memory.record_access(memories, "", ACCESS_REASON, timeout=timeout))
-    if episodes := kept(Source.EPISODE):
-        writes.append(memory.record_episode_access(episodes, "", ACCESS_REASON, timeout=timeout))
-    for outcome in await asyncio.gather(*writes, return_exceptions=True):
-        if isinstance(outcome, BaseException):
-            log.warning("recording access after priming: %s", outcome)
+    await settle(access_writes(primed.manifest, memory, "", ACCESS_REASON, timeout), "recording access after priming")

@@ -11,25 +11,22 @@ unless whoever runs the store granted it (``lore keys create --scope operator``;
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
-from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
-from lore.observations.v1 import observation_service_pb2, observation_service_pb2_grpc
+from lore.agent.v1 import agent_service_pb2
+from lore.memory.v1 import memory_service_pb2
+from lore.observations.v1 import observation_service_pb2
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, rpc_options
-from gateway_svc.api.forwarding import Body, PathOnly, Service, forward
+from gateway_svc.api.forwarding import Body, PathOnly, forward
 from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.upstreams import AGENT, MEMORY, OBSERVATIONS
 from gateway_svc.domain.credentials import OPERATOR, Caller
 
 router = APIRouter(tags=["admin"])
 
 CONSOLIDATION_EXAMPLE = {"scope": {"userId": "u-1"}, "dryRun": True, "threshold": 0.92}
 
-
-MEMORY = Service("memory", memory_service_pb2_grpc.MemoryServiceStub)
-OBSERVATIONS = Service("observations", observation_service_pb2_grpc.ObservationServiceStub)
-AGENT = Service("agent", agent_service_pb2_grpc.AgentServiceStub)
 
 forward(
     router,

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
 from lore.assembler.v1 import assembler_service_pb2 as pb
-from lore.assembler.v1 import assembler_service_pb2_grpc
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message
-from gateway_svc.api.forwarding import Query, Service, forward
+from gateway_svc.api.forwarding import Query, forward
 from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.routes.sessions import check_session
+from gateway_svc.api.upstreams import ASSEMBLER
 from gateway_svc.api.user_pin import pin_request
 from gateway_svc.domain.credentials import Caller
 
@@ -42,7 +42,6 @@ ASSEMBLE_EXAMPLE = {
 }
 
 
-ASSEMBLER = Service("assembler", assembler_service_pb2_grpc.AssemblerServiceStub)
 # Both read memories and beliefs.
 READS = ("memories:read", "observations:read")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from lore.observations.v1 import engagement_service_pb2 as pb
-from lore.observations.v1 import engagement_service_pb2_grpc
 
-from gateway_svc.api.forwarding import Body, PathOnly, Service, forward
+from gateway_svc.api.forwarding import Body, PathOnly, forward
+from gateway_svc.api.upstreams import ENGAGEMENT
 
 router = APIRouter(tags=["engagement"])
 
@@ -33,7 +33,6 @@ RESOLVE_EXAMPLE = {"resolution": "The monthly starter plan."}
 ADVANCE_EXAMPLE = {"expectedWeekNumber": 1}
 
 
-ENGAGEMENT = Service("observations", engagement_service_pb2_grpc.EngagementServiceStub)
 READ = ("observations:read",)
 WRITE = ("observations:write",)
 

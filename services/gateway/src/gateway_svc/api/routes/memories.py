@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc, memory_service_pb2, memory_service_pb2_grpc
+from lore.memory.v1 import episode_service_pb2, memory_service_pb2
 from lore_runtime import errors
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, with_path_id
-from gateway_svc.api.forwarding import Body, PathOnly, Query, Service, forward, owned, readable
+from gateway_svc.api.forwarding import Body, PathOnly, Query, forward, owned, readable
 from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.upstreams import EPISODES, MEMORY
 from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["memories"])
@@ -36,8 +37,6 @@ UPDATE_EXAMPLE = {"memory": {"importance": 0.9, "metadata": {"pinned": "yes"}}, 
 MAX_THREAD_INDEX = 1_000
 
 
-MEMORY = Service("memory", memory_service_pb2_grpc.MemoryServiceStub)
-EPISODES = Service("memory", episode_service_pb2_grpc.EpisodeServiceStub)
 # A caller pinned to a user changes only that user's memories and episodes (``user_pin``).
 CHANGEABLE_MEMORY = owned(MEMORY.rpc("GetMemory"), memory_service_pb2.GetMemoryRequest, "memory")
 CHANGEABLE_EPISODE = owned(EPISODES.rpc("GetEpisode"), episode_service_pb2.GetEpisodeRequest, "episode")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
 from lore.observations.v1 import observation_service_pb2 as pb
-from lore.observations.v1 import observation_service_pb2_grpc
 
 from gateway_svc.api.auth import authorized
-from gateway_svc.api.forwarding import Body, PathOnly, Query, Service, forward, owned, readable
+from gateway_svc.api.forwarding import Body, PathOnly, Query, forward, owned, readable
 from gateway_svc.api.openapi import json_response
 from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.upstreams import OBSERVATIONS
 from gateway_svc.api.user_pin import check_readable
 from gateway_svc.domain.credentials import Caller
 
@@ -35,7 +35,6 @@ CONTRADICT_EXAMPLE = {
 }
 
 
-OBSERVATIONS = Service("observations", observation_service_pb2_grpc.ObservationServiceStub)
 # A caller pinned to a user gives feedback only on that user's beliefs (``user_pin``).
 CHANGEABLE_OBSERVATION = owned(OBSERVATIONS.rpc("GetObservation"), pb.GetObservationRequest, "observation")
 

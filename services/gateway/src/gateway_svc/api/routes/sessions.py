@@ -11,11 +11,11 @@ from __future__ import annotations
 import grpc
 from fastapi import APIRouter, Request
 from lore.agent.v1 import agent_service_pb2 as pb
-from lore.agent.v1 import agent_service_pb2_grpc
 from lore_runtime import errors
 
 from gateway_svc.api import turn_roles
-from gateway_svc.api.forwarding import Body, PathOnly, Query, Service, forward, readable
+from gateway_svc.api.forwarding import Body, PathOnly, Query, forward, readable
+from gateway_svc.api.upstreams import AGENT
 from gateway_svc.api.user_pin import check_readable, check_writable
 from gateway_svc.domain.credentials import Caller
 
@@ -46,9 +46,6 @@ START_EXAMPLE = {
 
 # What GetSession answers for an id the agent never issued: unknown, or not even a session id's shape.
 NOT_A_SESSION = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT)
-
-
-AGENT = Service("agent", agent_service_pb2_grpc.AgentServiceStub)
 
 
 async def check_session(

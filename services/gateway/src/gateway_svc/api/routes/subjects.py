@@ -18,15 +18,14 @@ from lore.common.v1 import scope_pb2
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, rpc_options
-from gateway_svc.api.forwarding import Service
 from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.upstreams import AGENT
 from gateway_svc.api.user_pin import pin_request
 from gateway_svc.domain.credentials import Caller
 from gateway_svc.domain.idempotency_subjects import subject_ids
 
 router = APIRouter(tags=["erasure"])
-AGENT = Service("agent", agent_service_pb2_grpc.AgentServiceStub)
 SESSIONS_PAGE = 500  # the agent's largest ListSessions page
 
 FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}

@@ -92,10 +92,10 @@ async def lore(stack: Stack) -> AsyncIterator[LoreClient]:
 
 
 MEMORIES = [
-    ("Melanie bought a new violin for her daughter.", "D1:1"),
-    ("Caroline went to the LGBTQ support group yesterday.", "D1:3"),
+    ("Tomasz bought a new cello for his son.", "D1:1"),
+    ("Noor volunteered at the animal shelter for the first time yesterday.", "D1:3"),
     ("The weather in Paris was rainy all week.", "D1:5"),
-    ("John is training for a marathon in October.", "D1:7"),
+    ("Ines is training for a marathon in October.", "D1:7"),
 ]
 PARAPHRASE = "Which musical instrument did someone purchase?"
 
@@ -150,20 +150,20 @@ async def test_a_memory_is_found_by_meaning_with_no_word_in_common(lore: LoreCli
                 content=content,
                 memory_type="message",
                 valid_at="2023-05-08T13:56:00Z",
-                metadata={"dia_id": dia_id},
-                idempotency_key=f"conv-26/{dia_id}",
+                metadata={"turn_ref": turn_ref},
+                idempotency_key=f"u-noor/{turn_ref}",
             )
-            for content, dia_id in MEMORIES
+            for content, turn_ref in MEMORIES
         ],
-        scope="conv-26",
+        scope="u-noor",
     )
-    assert [memory.metadata for memory in memories] == [{"dia_id": dia_id} for _, dia_id in MEMORIES]
+    assert [memory.metadata for memory in memories] == [{"turn_ref": turn_ref} for _, turn_ref in MEMORIES]
     assert memories[0].valid_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     assert memories[0].raw["validAt"] == "2023-05-08T13:56:00Z"
 
-    results = await lore.search(PARAPHRASE, "conv-26", k=3)
+    results = await lore.search(PARAPHRASE, "u-noor", k=3)
     assert results[0].memory.content == MEMORIES[0][0]
-    assert results[0].memory.metadata == {"dia_id": "D1:1"}
+    assert results[0].memory.metadata == {"turn_ref": "D1:1"}
     assert results[0].similarity > results[1].similarity
 
 
@@ -237,7 +237,7 @@ async def test_sigterm_stops_cleanly_and_data_survives_a_restart(stack: Stack, d
     restarted = start_stack(data_dir, data_dir.parent / "lore-up-2.log")
     try:
         async with _client(restarted) as lore:
-            results = await lore.search(PARAPHRASE, "conv-26")
+            results = await lore.search(PARAPHRASE, "u-noor")
             assert results[0].memory.content == MEMORIES[0][0]
     finally:
         assert restarted.stop() == 0

@@ -37,7 +37,7 @@ async def test_imported_turns_keep_their_time_in_the_transcript_and_in_memory(ag
     org, user = f"org-{uuid.uuid4().hex[:12]}", "u-import"
     session_id = await session_for(agent, org, user)
     turns = [
-        turn("Caroline went to the LGBTQ support group yesterday.", metadata={"dia_id": "D1:3"}),
+        turn("Noor volunteered at the animal shelter for the first time yesterday.", metadata={"turn_ref": "D1:3"}),
         turn("That sounds like a brave step!", turn_pb2.TURN_ROLE_ASSISTANT, minutes=1),
         turn('{"weather": "sunny"}', turn_pb2.TURN_ROLE_TOOL, minutes=2),
     ]
@@ -57,7 +57,7 @@ async def test_imported_turns_keep_their_time_in_the_transcript_and_in_memory(ag
     assert set(by_content) == {turns[0].content, turns[1].content}, "tool turns stay in the transcript only"
     memory = by_content[turns[0].content]
     assert memory.memory_type == memory_service_pb2.MEMORY_TYPE_MESSAGE
-    assert memory.valid_at.ToDatetime(tzinfo=UTC) == SAID and dict(memory.metadata) == {"dia_id": "D1:3"}
+    assert memory.valid_at.ToDatetime(tzinfo=UTC) == SAID and dict(memory.metadata) == {"turn_ref": "D1:3"}
     assert memory.provenance.session_id == session_id and list(memory.provenance.turn_ids) == [listed.turns[0].id]
 
 

@@ -86,7 +86,7 @@ async def build_rich_org(stubs: Stubs, org: str) -> dict[str, str]:
                     memory_type=mpb.MEMORY_TYPE_PREFERENCE if index < 2 else mpb.MEMORY_TYPE_FACT,
                     scope=scope,
                     importance=0.2 + 0.1 * index,
-                    metadata={"dia_id": f"D1:{index}"},
+                    metadata={"turn_ref": f"D1:{index}"},
                     idempotency_key=key,
                     entities=["Sam"] if "Sam" in content else [],
                     provenance=provenance_pb2.Provenance(

@@ -12,12 +12,12 @@ import pytest
 from lore_embeddings import Embedder
 
 TEXTS = [
-    "When did Caroline go to the support group?",
-    "Caroline went to the LGBTQ support group yesterday.",
+    "When did Noor first volunteer at the animal shelter?",
+    "Noor volunteered at the animal shelter for the first time yesterday.",
     "I adore hiking in the mountains",
     "",
     "a",
-    "Melanie painted a sunset over the lake last summer, and she is planning another painting "
+    "Tomasz painted a sunset over the lake last summer, and he is planning another painting "
     "of the same view at dawn because the light was so different that morning. " * 3,
 ]
 

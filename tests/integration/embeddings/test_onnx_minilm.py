@@ -43,8 +43,8 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 async def test_question_is_closest_to_its_answer(minilm: OnnxMiniLmEmbedder) -> None:
     question, answer, unrelated = await minilm.embed(
         [
-            "When did Caroline go to the support group?",
-            "Caroline went to the LGBTQ support group yesterday.",
+            "When did Noor first volunteer at the animal shelter?",
+            "Noor volunteered at the animal shelter for the first time yesterday.",
             "The quarterly revenue report is due on Friday.",
         ]
     )
@@ -138,7 +138,7 @@ async def test_inference_is_serialised_and_off_the_event_loop() -> None:
                 running -= 1
 
     embedder._infer = counting_infer  # type: ignore[method-assign]
-    texts = [f"memory number {i} about the support group" for i in range(9)]
+    texts = [f"memory number {i} about the animal shelter" for i in range(9)]
     results = await asyncio.gather(*(embedder.embed(texts) for _ in range(4)))
     assert peak == 1
     assert threading.get_ident() not in threads
@@ -161,7 +161,7 @@ async def test_factory_without_base_url_loads_the_local_model() -> None:
 
 
 async def test_concurrent_queries_share_batches_and_get_their_own_vectors(minilm: OnnxMiniLmEmbedder) -> None:
-    queries = [f"who went to the {place}?" for place in ("support group", "beach", "museum", "pottery class")]
+    queries = [f"who went to the {place}?" for place in ("animal shelter", "beach", "museum", "pottery class")]
     alone = [await minilm.embed([query]) for query in queries]
     rounds: list[int] = []
     infer = minilm._infer

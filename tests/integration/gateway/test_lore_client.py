@@ -63,29 +63,29 @@ async def test_a_conversation_through_the_client_ends_in_an_episode_and_a_prime(
 async def test_memories_crud_and_search_with_short_enum_forms(lore):
     [stored] = await lore.remember(
         NewMemory(
-            content="Caroline went to the LGBTQ support group yesterday.",
+            content="Noor volunteered at the animal shelter for the first time yesterday.",
             memory_type="message",
             valid_at="2023-05-08T13:56:00Z",
-            metadata={"dia_id": "D1:3"},
-            idempotency_key="conv-26/D1:3",
+            metadata={"turn_ref": "D1:3"},
+            idempotency_key="u-noor/D1:3",
         ),
-        scope="conv-26",
+        scope="u-noor",
     )
-    assert stored.memory_type == "MEMORY_TYPE_MESSAGE" and stored.scope.user_id == "conv-26"
+    assert stored.memory_type == "MEMORY_TYPE_MESSAGE" and stored.scope.user_id == "u-noor"
     assert stored.valid_at is not None and stored.valid_at.year == 2023
 
-    hits = await lore.search("When did Caroline go to the support group?", "conv-26", k=5)
-    assert hits[0].memory.id == stored.id and hits[0].memory.metadata == {"dia_id": "D1:3"}
+    hits = await lore.search("When did Noor first volunteer at the animal shelter?", "u-noor", k=5)
+    assert hits[0].memory.id == stored.id and hits[0].memory.metadata == {"turn_ref": "D1:3"}
     assert hits[0].score > 0
 
     updated = await lore.update_memory(stored.id, importance=0.9, metadata={"pinned": "yes"})
     assert updated.importance == pytest.approx(0.9) and updated.metadata == {"pinned": "yes"}
     assert (await lore.get_memory(stored.id)).content == stored.content
-    assert [m.id for m in (await lore.list_memories("conv-26", memory_types="message")).items] == [stored.id]
+    assert [m.id for m in (await lore.list_memories("u-noor", memory_types="message")).items] == [stored.id]
 
     await lore.forget_memory(stored.id)
     assert (await lore.get_memory(stored.id)).status == "MEMORY_STATUS_ARCHIVED"
-    assert stored.id not in [hit.memory.id for hit in await lore.search("support group", "conv-26")]
+    assert stored.id not in [hit.memory.id for hit in await lore.search("animal shelter", "u-noor")]
 
 
 async def test_an_observation_is_created_then_supported_and_confirmed(lore):

@@ -10,12 +10,12 @@ async def test_remember_and_search_round_trip_with_metadata(client_for, org_id):
         json={
             "memories": [
                 {
-                    "content": "Caroline went to the LGBTQ support group yesterday.",
+                    "content": "Noor volunteered at the animal shelter for the first time yesterday.",
                     "memoryType": "MEMORY_TYPE_MESSAGE",
-                    "scope": {"userId": "conv-26"},
+                    "scope": {"userId": "u-noor"},
                     "validAt": "2023-05-08T13:56:00Z",
-                    "metadata": {"dia_id": "D1:3"},
-                    "idempotencyKey": "conv-26/D1:3",
+                    "metadata": {"turn_ref": "D1:3"},
+                    "idempotencyKey": "u-noor/D1:3",
                 }
             ],
             "requestId": "optional",
@@ -23,11 +23,11 @@ async def test_remember_and_search_round_trip_with_metadata(client_for, org_id):
     )
     assert written.status_code == 200, written.text
     memory = written.json()["memories"][0]
-    assert memory["metadata"] == {"dia_id": "D1:3"} and memory["memoryType"] == "MEMORY_TYPE_MESSAGE"
+    assert memory["metadata"] == {"turn_ref": "D1:3"} and memory["memoryType"] == "MEMORY_TYPE_MESSAGE"
     assert memory["validAt"] == "2023-05-08T13:56:00Z"
     found = await client.post(
         "/v1/memories:search",
-        json={"query": "When did Caroline go to the support group?", "scope": {"userId": "conv-26"}, "k": 10},
+        json={"query": "When did Noor first volunteer at the animal shelter?", "scope": {"userId": "u-noor"}, "k": 10},
     )
     assert found.status_code == 200, found.text
     result = found.json()["results"][0]

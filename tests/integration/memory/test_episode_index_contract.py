@@ -133,7 +133,7 @@ async def test_get_returns_the_episode_exactly_as_upserted(episode_index) -> Non
         last_accessed_at=T0 + timedelta(days=2),
         access_count=3,
         current_salience=0.123456789,
-        metadata={"source": "locomo", "dia": "D1:3"},
+        metadata={"source": "import", "dia": "D1:3"},
     )
     await episode_index.upsert(episode, vector(1))
 

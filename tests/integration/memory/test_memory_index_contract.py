@@ -95,7 +95,7 @@ async def test_get_returns_the_item_exactly_as_upserted(memory_index) -> None:
         scope=Scope(user_id="u-1", agent_id="a-1", team_id="t-1"),
         importance=0.8125,
         status=MemoryStatus.WARM,
-        metadata={"dia_id": "D1:3", "source": "locomo", "ünï": "cødé"},
+        metadata={"turn_ref": "D1:3", "source": "import", "ünï": "cødé"},
         provenance=Provenance(
             session_id="s-1",
             turn_ids=("t-1", "t-2"),
@@ -383,9 +383,9 @@ async def upsert_texts(memory_index, items: list[MemoryItem], vectors: np.ndarra
 async def test_lexical_search_finds_an_exact_term_even_when_dense_similarity_is_low(memory_index) -> None:
     org = new_org()
     texts = [
-        "Caroline said the launch code is tangerine",
-        "Melanie painted a sunrise over the lake",
-        "Caroline went to the support group on Sunday",
+        "Noor said the launch code is tangerine",
+        "Tomasz painted a sunrise over the lake",
+        "Noor went to the animal shelter on Sunday",
         "the weather was rainy all week",
     ]
     items = [make_item(org, text) for text in texts]
@@ -404,17 +404,17 @@ async def test_lexical_search_finds_an_exact_term_even_when_dense_similarity_is_
 
 async def test_lexical_search_ranks_rarer_terms_higher_and_respects_k(memory_index) -> None:
     org = new_org()
-    texts = [f"Caroline talked about her day number {n}" for n in range(6)] + ["Caroline adopted a puppy named Oscar"]
+    texts = [f"Noor talked about her day number {n}" for n in range(6)] + ["Noor adopted a puppy named Oscar"]
     items = [make_item(org, text) for text in texts]
     await upsert_texts(memory_index, items, random_units(len(items), seed=5))
 
-    hits = await search_lexical_items(memory_index, org, Scope(), encode_query("Caroline puppy"), k=3)
+    hits = await search_lexical_items(memory_index, org, Scope(), encode_query("Noor puppy"), k=3)
 
     assert len(hits) == 3
     assert hits[0][0].id == items[-1].id
     scores = [score for _, score in hits]
     assert scores == sorted(scores, reverse=True)
-    assert scores[0] == pytest.approx(bm25_expected("Caroline puppy", texts[-1], texts), rel=1e-3)
+    assert scores[0] == pytest.approx(bm25_expected("Noor puppy", texts[-1], texts), rel=1e-3)
 
 
 async def test_lexical_search_never_returns_another_orgs_items(memory_index) -> None:

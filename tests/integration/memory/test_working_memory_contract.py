@@ -80,7 +80,7 @@ async def test_a_turn_round_trips_with_every_field(backend, org_id):
         salient_fields=("flight.departure",),
         occurred_at=NOW,
     )
-    written = turn("book it", metadata={"dia_id": "D1:3"}, idempotency_key="k-1", tool_interactions=(tool,))
+    written = turn("book it", metadata={"turn_ref": "D1:3"}, idempotency_key="k-1", tool_interactions=(tool,))
     appended = await append(backend, org_id, written)
     read = await backend.store.get(org_id, "s-1")
     assert read == appended

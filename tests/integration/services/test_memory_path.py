@@ -43,21 +43,21 @@ async def test_recall_finds_a_memory_by_meaning_and_returns_metadata_as_given(st
     written = await stub.Remember(
         pb.RememberRequest(
             memories=[
-                _memory("Melanie bought a new violin for her daughter.", user, metadata={"dia_id": "D1:1"}),
+                _memory("Tomasz bought a new cello for his son.", user, metadata={"turn_ref": "D1:1"}),
                 _memory("The weather in Paris was rainy all week.", user),
             ]
         ),
         metadata=_tenant(org_id),
     )
-    assert [memory.metadata["dia_id"] for memory in written.memories[:1]] == ["D1:1"]
+    assert [memory.metadata["turn_ref"] for memory in written.memories[:1]] == ["D1:1"]
     found = await stub.Recall(
         pb.RecallRequest(
             query="Which musical instrument did someone purchase?", scope=scope_pb2.Scope(user_id=user), k=2
         ),
         metadata=_tenant(org_id),
     )
-    assert found.results[0].memory.content == "Melanie bought a new violin for her daughter."
-    assert dict(found.results[0].memory.metadata) == {"dia_id": "D1:1"}
+    assert found.results[0].memory.content == "Tomasz bought a new cello for his son."
+    assert dict(found.results[0].memory.metadata) == {"turn_ref": "D1:1"}
     assert found.results[0].memory.importance == 0.5
     assert found.results[0].similarity > found.results[1].similarity
 

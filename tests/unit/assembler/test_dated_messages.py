@@ -52,16 +52,16 @@ def test_learnt_memories_and_undated_messages_are_not_dated_again() -> None:
 
 
 def test_prime_dates_a_message_as_the_context_does() -> None:
-    message = remembered("I signed up for a pottery class yesterday.")
+    message = remembered("I signed up for a welding class yesterday.")
     primed = prime(
         episodes=(),
         threads=(),
         facts=(),
         beliefs=(),
         recalled=(message,),
-        initial_message="When did I sign up for pottery?",
+        initial_message="When did I sign up for welding?",
         counter=TiktokenCounter(),
         now=datetime(2023, 6, 1, tzinfo=UTC),
     )
 
-    assert "- I signed up for a pottery class yesterday (7 May 2023). (on 8 May 2023)" in primed.formatted_context
+    assert "- I signed up for a welding class yesterday (7 May 2023). (on 8 May 2023)" in primed.formatted_context

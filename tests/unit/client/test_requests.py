@@ -42,13 +42,13 @@ async def test_remember_sends_the_documented_proto3_json_with_the_bearer_key():
     async with client_of(recorder) as lore:
         await lore.remember(
             NewMemory(
-                content="Caroline went to the LGBTQ support group yesterday.",
+                content="Noor volunteered at the animal shelter for the first time yesterday.",
                 memory_type="message",
                 valid_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
-                metadata={"dia_id": "D1:3"},
-                idempotency_key="conv-26/D1:3",
+                metadata={"turn_ref": "D1:3"},
+                idempotency_key="u-noor/D1:3",
             ),
-            scope={"user_id": "conv-26"},
+            scope={"user_id": "u-noor"},
             request_id="r-1",
         )
 
@@ -60,12 +60,12 @@ async def test_remember_sends_the_documented_proto3_json_with_the_bearer_key():
     assert recorder.body() == {
         "memories": [
             {
-                "content": "Caroline went to the LGBTQ support group yesterday.",
+                "content": "Noor volunteered at the animal shelter for the first time yesterday.",
                 "memoryType": "MEMORY_TYPE_MESSAGE",
-                "scope": {"userId": "conv-26"},
+                "scope": {"userId": "u-noor"},
                 "validAt": "2023-05-08T13:56:00Z",
-                "metadata": {"dia_id": "D1:3"},
-                "idempotencyKey": "conv-26/D1:3",
+                "metadata": {"turn_ref": "D1:3"},
+                "idempotencyKey": "u-noor/D1:3",
             }
         ],
         "requestId": "r-1",

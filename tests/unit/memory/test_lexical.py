@@ -4,7 +4,7 @@ from memory_svc.domain.lexical import AVG_DOC_LEN, K1, B, encode_document, encod
 
 
 def test_tokenize_lower_cases_drops_stop_words_and_stems():
-    assert tokenize("Caroline went to the LGBTQ support groups!") == ["caroline", "went", "lgbtq", "support", "group"]
+    assert tokenize("Noor went to the animal shelters!") == ["noor", "went", "animal", "shelter"]
     assert tokenize("Café Über 2023_05") == ["café", "über", "2023", "05"]
     assert tokenize("the of and I'm") == []
 

@@ -60,7 +60,7 @@ async def test_request_id_makes_items_without_their_own_key_retry_safe(deps):
 async def test_historical_valid_at_is_kept(deps):
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     (item,) = await remember(
-        "org-a", [draft("went to the support group", valid_at=when)], "", **deps, erased=InMemoryErasedMemories()
+        "org-a", [draft("went to the animal shelter", valid_at=when)], "", **deps, erased=InMemoryErasedMemories()
     )
     assert item.valid_at == when and item.created_at == deps["clock"].now()
 
@@ -77,16 +77,16 @@ async def test_empty_and_oversized_batches_are_refused(deps):
 async def test_recall_finds_the_closest_memory_of_the_scope_only(deps):
     await remember(
         "org-a",
-        [draft("Caroline went to the support group"), draft("Melanie paints sunsets")],
+        [draft("Noor went to the animal shelter"), draft("Tomasz paints sunsets")],
         "",
         **deps,
         erased=InMemoryErasedMemories(),
     )
     await remember(
-        "org-a", [draft("Caroline went to the support group", user="u-2")], "", **deps, erased=InMemoryErasedMemories()
+        "org-a", [draft("Noor went to the animal shelter", user="u-2")], "", **deps, erased=InMemoryErasedMemories()
     )
-    results = await recall("org-a", "support group", Scope(user_id="u-1"), 5, **deps)
-    assert results[0].item.content == "Caroline went to the support group"
+    results = await recall("org-a", "animal shelter", Scope(user_id="u-1"), 5, **deps)
+    assert results[0].item.content == "Noor went to the animal shelter"
     assert all(result.item.scope.user_id == "u-1" for result in results)
     assert results[0].salience == 1.0
 
@@ -106,8 +106,8 @@ async def test_recall_refuses_bad_queries(deps, query, k, field):
 
 
 def test_memory_ids_are_deterministic_per_org_scope_and_key():
-    scope = Scope(user_id="conv-26")
-    assert memory_id("org", scope, "conv-26/D1:3", "", 0) == memory_id("org", scope, "conv-26/D1:3", "r", 7)
+    scope = Scope(user_id="u-noor")
+    assert memory_id("org", scope, "u-noor/D1:3", "", 0) == memory_id("org", scope, "u-noor/D1:3", "r", 7)
     assert memory_id("org", scope, "k", "", 0) != memory_id("other", scope, "k", "", 0)
     assert memory_id("org", scope, "k", "", 0) != memory_id("org", Scope(user_id="x"), "k", "", 0)
     assert memory_id("org", scope, "", "", 0) != memory_id("org", scope, "", "", 0)
@@ -143,7 +143,7 @@ def test_salience_formula_values():
 async def test_recall_returns_lexical_and_dense_scores_and_finds_rare_exact_terms(deps):
     await remember(
         "org-a",
-        [draft("The launch code is XJ-4471"), draft("Caroline likes tangerines"), draft("Melanie likes sunsets")],
+        [draft("The launch code is XJ-4471"), draft("Noor likes tangerines"), draft("Tomasz likes sunsets")],
         "",
         **deps,
         erased=InMemoryErasedMemories(),

@@ -3,9 +3,9 @@
     from lore_client import LoreClient, NewMemory
 
     async with LoreClient("http://127.0.0.1:8080", api_key=key) as lore:
-        await lore.remember(NewMemory(content="Caroline went to the support group.", memory_type="message"),
-                            scope="conv-26")
-        for hit in await lore.search("When did Caroline go to the support group?", scope="conv-26"):
+        await lore.remember(NewMemory(content="Noor sang with the choir.", memory_type="message"),
+                            scope="u-noor")
+        for hit in await lore.search("When did Noor first sing with the choir?", scope="u-noor"):
             print(hit.score, hit.memory.content)
 
 Depends on httpx only (not the generated protos): the wire format is the proto3 JSON of

@@ -2,7 +2,7 @@
 
 They are parsed into their messages when the document is built (a field the message does not
 have fails at start-up, not in a reader's client), and printed with every field, as the
-gateway answers. One conversation runs through them: Caroline's support group, in org ``dev``.
+gateway answers. One conversation runs through them: Noor's choir, in org ``dev``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ EPISODE_ID = "e1d2c3b4-a596-5877-8695-a4b3c2d1e0f9"
 
 MEMORY = {
     "id": MEMORY_ID,
-    "content": "Caroline went to the LGBTQ support group yesterday.",
+    "content": "Noor sang with the community choir for the first time yesterday.",
     "memoryType": "MEMORY_TYPE_FACT",
     "scope": SCOPE,
     "importance": 0.7,
     "status": "MEMORY_STATUS_ACTIVE",
-    "metadata": {"dia_id": "D1:3"},
+    "metadata": {"channel": "chat"},
     "provenance": {"sessionId": SESSION_ID, "turnIds": [TURN_ID], "source": "PROVENANCE_SOURCE_REFLECTION"},
-    "entities": ["Caroline", "LGBTQ support group"],
+    "entities": ["Noor", "community choir"],
     "createdAt": "2026-11-20T09:14:03Z",
     "validAt": "2026-11-19T18:00:00Z",
     "currentSalience": 0.82,
@@ -50,7 +50,7 @@ TURN = {
     "sessionId": SESSION_ID,
     "sequence": 4,
     "role": "TURN_ROLE_USER",
-    "content": "I went to the support group yesterday, it really helped.",
+    "content": "I sang with the choir yesterday, it really lifted me.",
     "createdAt": "2026-11-22T08:03:41Z",
     "idempotencyKey": "turn-4",
 }
@@ -61,7 +61,7 @@ EVIDENCE = {
     "weight": 1.0,
     "sourceType": "SOURCE_TYPE_MESSAGE",
     "sourceId": TURN_ID,
-    "excerpt": "I went to the support group yesterday",
+    "excerpt": "I sang with the choir yesterday",
     "observedAt": "2026-11-22T08:03:41Z",
     "createdAt": "2026-11-22T08:03:42Z",
 }
@@ -73,7 +73,7 @@ OBSERVATION = {
     "subjectId": "caroline",
     "slot": "support_network",
     "canonicalKey": "relationship_fact:entity:caroline:support_network",
-    "summary": "Caroline attends an LGBTQ support group.",
+    "summary": "Noor sings with a community choir.",
     "tags": ["wellbeing"],
     "confidence": 0.74,
     "confidenceComponents": {
@@ -127,17 +127,17 @@ EPISODE = {
     "id": EPISODE_ID,
     "conversationId": SESSION_ID,
     "scope": SCOPE,
-    "summary": "Caroline talked about the support group and asked about counselling courses.",
-    "keyTopics": ["support group", "counselling"],
-    "entitiesDiscussed": ["Caroline"],
+    "summary": "Noor talked about the choir and asked about singing lessons.",
+    "keyTopics": ["choir", "singing lessons"],
+    "entitiesDiscussed": ["Noor"],
     "userState": {"mood": "hopeful", "confidence": "medium", "focus": "career change"},
-    "outcomes": [{"type": "decision", "content": "She will look at counselling courses."}],
+    "outcomes": [{"type": "decision", "content": "She will look at singing lessons."}],
     "openThreads": [
-        {"topic": "which counselling course", "status": "THREAD_STATUS_OPEN", "context": "asked, not answered"}
+        {"topic": "which singing teacher", "status": "THREAD_STATUS_OPEN", "context": "asked, not answered"}
     ],
-    "decisions": ["Look at counselling courses"],
-    "actionItems": [{"owner": "user", "task": "Shortlist two courses", "deadline": "Friday"}],
-    "nextSessionQuestions": ["Did you find a course you like?"],
+    "decisions": ["Look at singing lessons"],
+    "actionItems": [{"owner": "user", "task": "Shortlist two teachers", "deadline": "Friday"}],
+    "nextSessionQuestions": ["Did you find a teacher you like?"],
     "messageCount": 8,
     "startedAt": "2026-11-22T08:00:00Z",
     "endedAt": "2026-11-22T08:31:00Z",
@@ -173,17 +173,17 @@ CONTEXT = {
                 {
                     "source": "CANDIDATE_SOURCE_MEMORY",
                     "id": MEMORY_ID,
-                    "text": "Caroline went to the LGBTQ support group (2026-11-19).",
+                    "text": "Noor sang with the community choir (2026-11-19).",
                     "tokens": 14,
                 }
             ],
-            "text": "## What you remember\n- Caroline went to the LGBTQ support group (2026-11-19).",
+            "text": "## What you remember\n- Noor sang with the community choir (2026-11-19).",
             "tokens": 20,
             "budgetTokens": 600,
         }
     ],
     "manifest": [MANIFEST_KEPT, MANIFEST_DROPPED],
-    "text": "## What you remember\n- Caroline went to the LGBTQ support group (2026-11-19).",
+    "text": "## What you remember\n- Noor sang with the community choir (2026-11-19).",
     "totalTokens": 20,
     "budgetTokens": 2000,
     "fingerprint": "9c1f0e2d",
@@ -191,7 +191,7 @@ CONTEXT = {
 PRIMED_ITEM = {
     "source": "CANDIDATE_SOURCE_OPEN_THREAD",
     "id": EPISODE_ID,
-    "text": "Open thread: which counselling course",
+    "text": "Open thread: which singing teacher",
     "score": 0.74,
     "occurredAt": "2026-11-22T08:31:00Z",
 }
@@ -204,13 +204,13 @@ PRIME = {
         {
             "source": "CANDIDATE_SOURCE_MEMORY",
             "id": MEMORY_ID,
-            "text": "Caroline went to the LGBTQ support group.",
+            "text": "Noor sang with the community choir.",
             "score": 0.82,
             "occurredAt": "2026-11-19T18:00:00Z",
         }
     ],
-    "entities": ["Caroline"],
-    "formattedContext": "## Open threads\n- which counselling course\n## Facts\n- Caroline went to the group.",
+    "entities": ["Noor"],
+    "formattedContext": "## Open threads\n- which singing teacher\n## Facts\n- Noor sang with the choir.",
     "manifest": [MANIFEST_KEPT],
 }
 
@@ -286,7 +286,7 @@ RESPONSES: dict[str, dict[str, Any]] = {
             {
                 **OBSERVATION,
                 "id": "6f9e8d7c-6b5a-4948-b736-2514f3e2d1ca",
-                "summary": "Caroline no longer attends the support group.",
+                "summary": "Noor no longer sings with the choir.",
                 "supersedesObservationId": OBSERVATION_ID,
                 "evidence": [],
             },

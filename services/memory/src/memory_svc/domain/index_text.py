@@ -1,5 +1,5 @@
 """The text of an item that is embedded and lexically indexed: its content, prefixed by the
-day it was true in the world ("8 May 2023: Caroline went to …").
+day it was true in the world ("8 May 2023: Noor sang with …").
 
 The date lets time-anchored questions ("what happened in May 2023?") match on both the
 dense and the lexical side; on LoCoMo it lifted recall@10 by about 0.04 over content alone

@@ -19,17 +19,17 @@ router = APIRouter(tags=["memories"])
 REMEMBER_EXAMPLE = {
     "memories": [
         {
-            "content": "Caroline went to the LGBTQ support group yesterday.",
+            "content": "Noor sang with the community choir for the first time yesterday.",
             "memoryType": "MEMORY_TYPE_MESSAGE",
-            "scope": {"userId": "conv-26"},
+            "scope": {"userId": "u-noor"},
             "validAt": "2023-05-08T13:56:00Z",
-            "metadata": {"dia_id": "D1:3"},
-            "idempotencyKey": "conv-26/D1:3",
+            "metadata": {"channel": "chat"},
+            "idempotencyKey": "chat-41/turn-3",
         }
     ],
     "requestId": "optional",
 }
-RECALL_EXAMPLE = {"query": "When did Caroline go to the support group?", "scope": {"userId": "conv-26"}, "k": 10}
+RECALL_EXAMPLE = {"query": "When did Noor first sing with the choir?", "scope": {"userId": "u-noor"}, "k": 10}
 UPDATE_EXAMPLE = {"memory": {"importance": 0.9, "metadata": {"pinned": "yes"}}, "updateMask": "importance,metadata"}
 
 

@@ -25,10 +25,10 @@ IMPORT_EXAMPLE = {
     "turns": [
         {
             "role": "TURN_ROLE_USER",
-            "content": "Caroline went to the LGBTQ support group yesterday.",
+            "content": "Noor sang with the community choir for the first time yesterday.",
             "createdAt": "2023-05-08T13:56:00Z",
-            "metadata": {"dia_id": "D1:3"},
-            "idempotencyKey": "conv-26/D1:3",
+            "metadata": {"channel": "chat"},
+            "idempotencyKey": "chat-41/turn-3",
         }
     ]
 }

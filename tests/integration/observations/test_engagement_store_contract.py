@@ -7,13 +7,11 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 from lore_runtime import errors
-from lore_runtime.stores import open_postgres
 from observations_svc.adapters.postgres_engagement import PostgresEngagementStore
 from observations_svc.domain import engagement_limits as limits
 from observations_svc.domain.engagement import (
@@ -27,28 +25,15 @@ from observations_svc.usecases import engagement as usecase
 
 from tests.fakes import FixedClock
 from tests.fakes_engagement import InMemoryEngagementStore
+from tests.integration.observations.store_sides import fake_or_postgres
 
 T0 = datetime(2026, 3, 2, 9, 0, 0, 123456, tzinfo=UTC)
 
 
-@pytest.fixture(params=["fake", "postgres"])
-def database(request: pytest.FixtureRequest):
-    """None for the fake; the migrated database for Postgres (started only when that side runs)."""
-    return request.getfixturevalue("migrated_pg") if request.param == "postgres" else None
-
-
 @pytest.fixture
 async def store(database) -> AsyncIterator[object]:
-    if database is None:
-        yield InMemoryEngagementStore()
-        return
-    async with AsyncExitStack() as stack:
-        yield PostgresEngagementStore(await open_postgres(stack, database.app_dsn, vectors=True))
-
-
-@pytest.fixture
-def org() -> str:
-    return f"org-{uuid.uuid4().hex[:12]}"
+    async for opened in fake_or_postgres(database, InMemoryEngagementStore, PostgresEngagementStore):
+        yield opened
 
 
 @pytest.fixture

@@ -8,13 +8,11 @@ import asyncio
 import itertools
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from lore_runtime import errors
-from lore_runtime.stores import open_postgres
 from observations_svc.adapters.postgres_observations import PostgresObservationStore
 from observations_svc.domain.keys import canonical_key
 from observations_svc.domain.model import BeliefScope, Candidate, EvidenceDraft
@@ -22,6 +20,7 @@ from observations_svc.usecases import observe as usecase
 
 from tests.fakes import FixedClock, HashingEmbedder
 from tests.fakes_observations import InMemoryObservationStore
+from tests.integration.observations.store_sides import fake_or_postgres
 
 T0 = datetime(2026, 2, 3, 4, 5, 6, tzinfo=UTC)
 _SECONDS = itertools.count()
@@ -29,24 +28,10 @@ SCOPE = BeliefScope(agent_id="aria", user_id="sam")
 KEY = canonical_key("entity", "sam", "operator_preference", "drink")
 
 
-@pytest.fixture(params=["fake", "postgres"])
-def database(request: pytest.FixtureRequest):
-    """None for the fake; the migrated database for Postgres (started only when that side runs)."""
-    return request.getfixturevalue("migrated_pg") if request.param == "postgres" else None
-
-
 @pytest.fixture
 async def store(database) -> AsyncIterator[object]:
-    if database is None:
-        yield InMemoryObservationStore()
-        return
-    async with AsyncExitStack() as stack:
-        yield PostgresObservationStore(await open_postgres(stack, database.app_dsn, vectors=True))
-
-
-@pytest.fixture
-def org() -> str:
-    return f"org-{uuid.uuid4().hex[:12]}"
+    async for opened in fake_or_postgres(database, InMemoryObservationStore, PostgresObservationStore):
+        yield opened
 
 
 def claim(summary: str, *sources: str, stance: str = "support") -> Candidate:

@@ -10,7 +10,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from memory_svc.domain.lexical import encode_query
-from memory_svc.domain.model import MemoryDraft, MemoryType, Scope
+from memory_svc.domain.model import MemoryDraft, MemoryType, Provenance, Scope
 from memory_svc.domain.ranking import hybrid_rank
 from memory_svc.usecases.memory_ports import SearchFilter
 from memory_svc.usecases.recall import CANDIDATE_FACTOR, recall
@@ -34,6 +34,7 @@ class CountingIndex(InMemoryMemoryIndex):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), k=st.integers(1, 12), min_salience=st.sampled_from([None, 0.3, 0.9]))
 async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salience):
+    """Messages of three sessions (and without one) among facts: the conversation lift included."""
     rng = random.Random(seed)
     index, embedder, clock = CountingIndex(), HashingEmbedder(), FixedClock()
     drafts = [
@@ -42,6 +43,8 @@ async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salienc
             memory_type=rng.choice([MemoryType.FACT, MemoryType.MESSAGE]),
             scope=Scope(user_id="u"),
             importance=rng.random(),
+            valid_at=clock.now() - timedelta(minutes=rng.randrange(600)),
+            provenance=Provenance(session_id=rng.choice(["", "s-1", "s-2", "s-3"])),
         )
         for _ in range(60)
     ]

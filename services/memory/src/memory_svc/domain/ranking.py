@@ -30,9 +30,10 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from memory_svc.domain.conversation import DEFAULT_LIFT, ConversationLift, lifts, window_size
 from memory_svc.domain.model import MemoryItem, MemoryType, ScoredMemory
 from memory_svc.domain.salience import salience_of_type
 
@@ -55,6 +56,7 @@ class RankingWeights:
     fusion: FusionMethod = FusionMethod.WEIGHTED
     rrf_k: int = RRF_K
     half_lives: Mapping[MemoryType, float] = field(default_factory=dict)
+    conversation: ConversationLift = DEFAULT_LIFT
 
     def __post_init__(self) -> None:
         for name in ("relevance", "salience", "importance", "lexical_weight"):
@@ -74,13 +76,14 @@ DEFAULT_WEIGHTS = RankingWeights()
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """An item id found by either search, with its raw score on each side (0 where not found)
-    and its fused relevance in [0, 1]."""
+    """An item id found by either search, with its raw score on each side (0 where not found),
+    its fused relevance in [0, 1] and the lift its conversation gives it (``domain.conversation``)."""
 
     id: str
     similarity: float = 0.0
     lexical_score: float = 0.0
     relevance: float = 0.0
+    lift: float = 0.0
 
 
 def _unique(hits: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -132,8 +135,17 @@ def fuse(
 
 def best_possible_score(candidate: Candidate, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
     """The highest final score ``candidate`` could reach: salience and importance at their cap of 1.
-    Recall stops reading items once this falls below the k-th score it already has."""
-    return weights.relevance * candidate.relevance + weights.salience + weights.importance
+    Recall stops reading items once this falls below the k-th score it already has (past the first
+    window, where nothing is lifted)."""
+    return weights.relevance * (candidate.relevance + candidate.lift) + weights.salience + weights.importance
+
+
+def lifted(
+    candidates: Sequence[Candidate], items: Mapping[str, MemoryItem], weights: RankingWeights = DEFAULT_WEIGHTS
+) -> list[Candidate]:
+    """``candidates`` (a window, read into ``items``) with the lift each gains from its conversation."""
+    gained = lifts({candidate.id: candidate.relevance for candidate in candidates}, items, weights.conversation)
+    return [replace(candidate, lift=gained.get(candidate.id, 0.0)) for candidate in candidates]
 
 
 def score(
@@ -142,7 +154,7 @@ def score(
     """The final score of one candidate, with its exact salience at ``now``."""
     value = salience_of_type(item.memory_type, item.access_count, item.last_accessed_at, now, weights.half_lives)
     total = (
-        weights.relevance * candidate.relevance
+        weights.relevance * (candidate.relevance + candidate.lift)
         + weights.salience * min(1.0, value)
         + weights.importance * min(1.0, max(0.0, item.importance))
     )
@@ -180,9 +192,12 @@ def hybrid_rank(
     weights: RankingWeights = DEFAULT_WEIGHTS,
     min_salience: float | None = None,
 ) -> list[ScoredMemory]:
-    """``fuse`` then ``rank`` over every candidate: the exact reference recall's pruning must match."""
+    """``fuse``, lift the first window (``conversation.window_size``), then ``rank`` every candidate:
+    the exact reference recall's pruning must match."""
     items = {item.id: item for item, _ in [*dense, *lexical]}
     candidates = fuse(
         [(item.id, value) for item, value in dense], [(item.id, value) for item, value in lexical], weights
     )
+    window = window_size(k)
+    candidates = [*lifted(candidates[:window], items, weights), *candidates[window:]]
     return rank(candidates, items, now, k, weights, min_salience)

@@ -5,11 +5,13 @@ searches run concurrently with the same org, scope (browse or context match), ty
 time and materialised salience filters, each returning ``k × CANDIDATE_FACTOR`` (8)
 candidates (at most ``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each
 candidate's exact salience at query time (per-type half-life), drops those under
-``min_salience`` and keeps the best ``k`` by ``w_rel·relevance + w_sal·salience + w_imp·importance``.
+``min_salience`` and keeps the best ``k`` by ``w_rel·(relevance + lift) + w_sal·salience +
+w_imp·importance``, where ``lift`` is what the messages of one conversation among the first
+``max(2k, 8)`` candidates give each other (``domain/conversation.py``; 0 elsewhere).
 
 The searches return ids and scores only: reading a point's payload costs far more than
 finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). Items are
-read most relevant first, a chunk at a time, until no unread candidate can still reach the
+read most relevant first, a chunk (``max(2k, 8)``) at a time, until no unread candidate can still reach the
 k-th score (salience and importance are capped at 1, so relevance bounds the final score):
 the result is exactly that of ranking every candidate, for a fraction of the reads.
 """
@@ -29,6 +31,7 @@ from lore_runtime.clock import Clock
 from opentelemetry import trace
 
 from memory_svc.domain import limits
+from memory_svc.domain.conversation import window_size
 from memory_svc.domain.lexical import encode_query
 from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScopeMatch, ScoredMemory
 from memory_svc.domain.ranking import (
@@ -38,6 +41,7 @@ from memory_svc.domain.ranking import (
     best_first,
     best_possible_score,
     fuse,
+    lifted,
     rank,
 )
 from memory_svc.usecases.memory_ports import DEFAULT_STATUSES, MemoryIndex, SearchFilter
@@ -46,8 +50,6 @@ tracer = trace.get_tracer(__name__)
 
 CANDIDATE_FACTOR = 8
 MAX_CANDIDATES = 200
-# Items read per round trip while looking for the top k (the first round reads 2k).
-MIN_READ_CHUNK = 8
 
 
 async def recall(*args: Any, **kwargs: Any) -> list[ScoredMemory]:
@@ -128,12 +130,14 @@ async def _best_k(
     bound allows; also returns how many were read."""
     kept: list[ScoredMemory] = []
     position = 0
-    chunk_size = max(2 * k, MIN_READ_CHUNK)
+    chunk_size = window_size(k)
     while position < len(candidates):
         if len(kept) >= k and best_possible_score(candidates[position], weights) < kept[k - 1].score:
             break
         chunk = candidates[position : position + chunk_size]
-        position += len(chunk)
         items = {item.id: item for item in await index.get(org_id, [candidate.id for candidate in chunk])}
+        if position == 0:  # the first chunk is the window whose conversations lift each other
+            chunk = lifted(chunk, items, weights)
+        position += len(chunk)
         kept = best_first([*kept, *rank(chunk, items, now, len(chunk), weights, min_salience)], k)
     return kept, position

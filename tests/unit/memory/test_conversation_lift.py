@@ -1,0 +1,97 @@
+"""Conversation-aware recall (domain.conversation): among the first window of candidates, the messages
+of one session lift each other — the nearest said ones most, a session where the query landed as a
+whole — and nothing else gives or gains a lift."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from memory_svc.domain.conversation import NO_LIFT, ConversationLift, lifts, window_size
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+
+T0 = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
+NEIGHBOURS_ONLY = ConversationLift(neighbours=0.4, window=2, session=0.0)
+SESSION_ONLY = ConversationLift(neighbours=0.0, session=0.3)
+
+
+def said(key: str, session: str, place: int, memory_type: MemoryType = MemoryType.MESSAGE) -> MemoryItem:
+    return MemoryItem(
+        id=key,
+        org_id="org",
+        content=f"turn {key}",
+        memory_type=memory_type,
+        scope=Scope(user_id="u"),
+        importance=0.5,
+        status=MemoryStatus.ACTIVE,
+        metadata={},
+        provenance=Provenance(session_id=session),
+        entities=(),
+        created_at=T0,
+        valid_at=T0 + timedelta(seconds=place),
+        last_accessed_at=T0,
+    )
+
+
+def by_id(*items: MemoryItem) -> dict[str, MemoryItem]:
+    return {item.id: item for item in items}
+
+
+def test_the_turns_said_next_to_a_strong_hit_are_lifted_by_it_less_the_further_they_are() -> None:
+    items = by_id(said("q", "s1", 10), said("reply", "s1", 11), said("later", "s1", 12), said("far", "s1", 13))
+    relevance = {"q": 0.9, "reply": 0.1, "later": 0.1, "far": 0.1}
+
+    lifted = lifts(relevance, items, NEIGHBOURS_ONLY)
+
+    assert lifted["reply"] == pytest.approx(0.4 * 0.9)
+    assert lifted["later"] == pytest.approx(0.4 * 0.9 / 2)
+    assert lifted["far"] == pytest.approx(0.4 * 0.1)  # three places from q: only its own neighbours count
+    assert lifted["q"] == pytest.approx(0.4 * 0.1)
+
+
+def test_places_are_the_order_said_not_the_order_found() -> None:
+    items = by_id(said("first", "s1", 1), said("second", "s1", 2), said("third", "s1", 3))
+
+    lifted = lifts({"third": 0.9, "first": 0.8, "second": 0.0}, items, NEIGHBOURS_ONLY)
+
+    assert lifted["second"] == pytest.approx(0.4 * 0.9)
+    assert lifted["first"] == pytest.approx(0.4 * 0.9 / 2)
+
+
+def test_another_session_facts_and_messages_without_a_session_neither_give_nor_gain() -> None:
+    items = by_id(
+        said("hit", "s1", 1),
+        said("other session", "s2", 2),
+        said("fact", "s1", 2, MemoryType.FACT),
+        said("no session", "", 2),
+    )
+    relevance = {"hit": 0.9, "other session": 0.2, "fact": 0.2, "no session": 0.2}
+
+    lifted = lifts(relevance, items, NEIGHBOURS_ONLY)
+
+    assert set(lifted) == {"hit", "other session"}
+    assert lifted["other session"] == 0.0 and lifted["hit"] == 0.0
+
+
+def test_a_session_lifts_its_messages_by_its_best_relevance_over_the_best_of_any_session() -> None:
+    items = by_id(said("a", "s1", 1), said("b", "s1", 40), said("c", "s2", 1))
+
+    lifted = lifts({"a": 0.8, "b": 0.1, "c": 0.4}, items, SESSION_ONLY)
+
+    assert lifted == pytest.approx({"a": 0.3, "b": 0.3, "c": 0.3 * 0.4 / 0.8})
+
+
+def test_no_lift_and_candidates_not_read_lift_nothing() -> None:
+    items = by_id(said("a", "s1", 1))
+    assert lifts({"a": 0.9, "b": 0.9}, items, NO_LIFT) == {}
+    assert lifts({"a": 0.9, "gone": 0.9}, items, NEIGHBOURS_ONLY) == {"a": 0.0}
+
+
+def test_the_window_is_twice_k_and_never_under_eight() -> None:
+    assert [window_size(k) for k in (1, 4, 5, 25)] == [8, 8, 10, 50]
+
+
+@pytest.mark.parametrize("field", [{"neighbours": -0.1}, {"session": float("nan")}, {"window": 0}])
+def test_a_lift_is_non_negative_and_its_window_at_least_one(field) -> None:
+    with pytest.raises(ValueError):
+        ConversationLift(**field)

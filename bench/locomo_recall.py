@@ -19,9 +19,10 @@ the session's). Questions go to Recall (k, record_access false, same scope).
 
 *Import path* (``--path import``): the stack as the README starts it (``lore up`` in a temporary
 directory, bench/local_stack.py); each conversation is a user talking to the agent ``companion``
-(speaker_a the user, speaker_b the assistant, the text without the speaker's name), each LoCoMo
-session one Lore session: StartSession, ImportTurns (createdAt = the session's date plus the turn's
-place in seconds), EndSession; reflection and episode jobs run to the end (``GET /v1/admin/jobs``).
+(speaker_a the user, speaker_b the assistant; the speaker's name in the turn's ``speaker`` field,
+which the agent writes before the words of the turn's message memory), each LoCoMo session one Lore
+session: StartSession, ImportTurns (createdAt = the session's date plus the turn's place in
+seconds), EndSession; reflection and episode jobs run to the end (``GET /v1/admin/jobs``).
 Questions go to ``POST /v1/memories:search`` (the client's ``search``) for the user and agent:
 every memory type competes, as in the product.
 
@@ -250,6 +251,7 @@ async def import_path(lore: Any, samples: list[dict[str, Any]], k: int, run: str
                             role="user" if turn.speaker == speaker_a else "assistant",
                             created_at=turn.said_at,
                             idempotency_key=uuid.uuid4().hex,
+                            speaker=turn.speaker,
                         )
                         for turn in batch
                     ],

@@ -91,3 +91,46 @@ async def test_an_ended_session_and_a_future_turn_are_refused(agent) -> None:
 
     assert ahead.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "turns[0].created_at" in ahead.value.details()
     assert ended.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+
+
+async def test_a_named_speaker_is_kept_with_the_turn_and_written_before_its_words_in_memory(agent, memories) -> None:
+    org, user = f"org-{uuid.uuid4().hex[:12]}", "u-speaker"
+    session_id = await session_for(agent, org, user)
+    turns = [
+        turn("I adopted a greyhound last week.", speaker="  Noor "),
+        turn("What is the greyhound called?", turn_pb2.TURN_ROLE_ASSISTANT, minutes=1),
+    ]
+
+    await agent.ImportTurns(pb.ImportTurnsRequest(session_id=session_id, turns=turns), metadata=tenant(org))
+
+    listed = await agent.ListTurns(pb.ListTurnsRequest(session_id=session_id), metadata=tenant(org))
+    assert [(t.speaker, t.content) for t in listed.turns] == [
+        ("Noor", "I adopted a greyhound last week."),
+        ("", "What is the greyhound called?"),
+    ]
+    stored = await memories.ListMemories(
+        memory_service_pb2.ListMemoriesRequest(
+            scope=scope_pb2.Scope(user_id=user), memory_types=[memory_service_pb2.MEMORY_TYPE_MESSAGE]
+        ),
+        metadata=tenant(org),
+    )
+    assert sorted(m.content for m in stored.memories) == [
+        "Noor: I adopted a greyhound last week.",
+        "What is the greyhound called?",
+    ]
+
+
+@pytest.mark.parametrize("speaker", ["N" * 101, "Noor\nSmith"])
+async def test_a_speaker_name_is_one_short_line(agent, speaker) -> None:
+    org = f"org-{uuid.uuid4().hex[:12]}"
+    session_id = await session_for(agent, org, "u")
+
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await agent.ImportTurns(
+            pb.ImportTurnsRequest(session_id=session_id, turns=[turn("fine"), turn("named", speaker=speaker)]),
+            metadata=tenant(org),
+        )
+
+    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "turns[1].speaker" in refused.value.details()
+    listed = await agent.ListTurns(pb.ListTurnsRequest(session_id=session_id), metadata=tenant(org))
+    assert list(listed.turns) == []

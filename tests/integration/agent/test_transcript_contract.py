@@ -131,6 +131,18 @@ async def test_appended_turns_get_gap_free_sequences_and_round_trip(backend: Bac
     assert (session.turn_count, session.last_active_at) == (3, now)
 
 
+async def test_a_turns_speaker_round_trips(backend: Backend) -> None:
+    org = new_org()
+    session = await backend.transcript.start(session_of(org), "")
+
+    appended = await backend.transcript.append(
+        org, session.id, [turn(session.id, "a", "one", speaker="Noor"), turn(session.id, "b", "two")], T0
+    )
+
+    stored = await backend.transcript.turns(org, session.id, 10, 0)
+    assert [t.speaker for t in stored] == ["Noor", ""] and stored == appended.turns
+
+
 async def test_a_replayed_key_returns_the_stored_turn_and_writes_nothing(backend: Backend) -> None:
     org = new_org()
     session = await backend.transcript.start(session_of(org), "")

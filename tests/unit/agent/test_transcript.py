@@ -39,3 +39,18 @@ def test_metadata_is_bounded() -> None:
         validate_metadata({f"k{i}": "v" for i in range(33)})
     with pytest.raises(InvalidArgument):
         validate_metadata({"k": "v" * 513})
+
+
+def test_a_speaker_is_one_trimmed_line_of_at_most_100_characters_and_prefixes_the_words_kept_in_memory() -> None:
+    from datetime import UTC, datetime
+
+    from agent_svc.domain.transcript import Turn, speaker_name
+
+    assert speaker_name("  Noor ", "turn.speaker") == "Noor" and speaker_name("", "turn.speaker") == ""
+    for bad in ("N" * 101, "Noor\nSmith", "Noor\u2028Smith"):
+        with pytest.raises(InvalidArgument) as refused:
+            speaker_name(bad, "turns[2].speaker")
+        assert refused.value.field == "turns[2].speaker"
+    said = Turn("t", "s", 1, "user", "I adopted a greyhound.", datetime(2026, 3, 1, tzinfo=UTC), speaker="Noor")
+    assert said.said_by_name() == "Noor: I adopted a greyhound."
+    assert Turn("t", "s", 1, "user", "Hi.", datetime(2026, 3, 1, tzinfo=UTC)).said_by_name() == "Hi."

@@ -77,7 +77,9 @@ async def test_search_turns_observe_and_import_use_camel_case_and_full_enum_name
     async with client_of(recorder) as lore:
         await lore.search("tea?", "u-1", k=5, memory_types=["fact", "preference"], min_salience=0.0)
         await lore.process_turn("s/1", "I'm vegetarian.", turn_idempotency_key="m-1", idempotency_key="h-1")
-        await lore.import_turns("s-1", [NewTurn(content="Hi", role="assistant", created_at="2023-05-08T13:56:00Z")])
+        await lore.import_turns(
+            "s-1", [NewTurn(content="Hi", role="assistant", created_at="2023-05-08T13:56:00Z", speaker="Aria")]
+        )
         await lore.observe(
             "aria", kind="operator_preference", subject_id="user-42", slot="database", summary="Likes Postgres",
             evidence=[NewEvidence(source_id="turn-17", weight=1.0)],
@@ -97,7 +99,7 @@ async def test_search_turns_observe_and_import_use_camel_case_and_full_enum_name
         "turn": {"role": "TURN_ROLE_USER", "content": "I'm vegetarian.", "idempotencyKey": "m-1"}
     }
     assert json.loads(imported.content)["turns"] == [
-        {"role": "TURN_ROLE_ASSISTANT", "content": "Hi", "createdAt": "2023-05-08T13:56:00Z"}
+        {"role": "TURN_ROLE_ASSISTANT", "content": "Hi", "createdAt": "2023-05-08T13:56:00Z", "speaker": "Aria"}
     ]
     assert json.loads(observe.content) == {
         "agentId": "aria",

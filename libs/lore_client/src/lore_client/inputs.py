@@ -112,13 +112,15 @@ class NewMemory:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewTurn:
-    """One historical turn for ``import_turns`` (``created_at``: when it was said)."""
+    """One historical turn for ``import_turns`` (``created_at``: when it was said; ``speaker``: who
+    said it, by name, when known — a question naming them then finds the turn)."""
 
     content: str
     role: str = "user"
     created_at: TimeLike | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
     idempotency_key: str = ""
+    speaker: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return compact(
@@ -128,6 +130,7 @@ class NewTurn:
                 "createdAt": time_json(self.created_at),
                 "metadata": dict(self.metadata),
                 "idempotencyKey": self.idempotency_key,
+                "speaker": self.speaker,
             }
         )
 

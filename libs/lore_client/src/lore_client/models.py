@@ -122,6 +122,7 @@ class Turn(JsonModel):
     created_at: datetime | None
     metadata: dict[str, str]
     idempotency_key: str
+    speaker: str = ""
     raw: Json = _RAW
 
 

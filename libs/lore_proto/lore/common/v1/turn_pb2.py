@@ -26,7 +26,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19lore/common/v1/turn.proto\x12\x0elore.common.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb7\x01\n\x0fToolInteraction\x12\x11\n\ttool_name\x18\x01 \x01(\t\x12\x0e\n\x06intent\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12\x16\n\x0esalient_fields\x18\x05 \x03(\t\x12/\n\x0boccurred_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xdd\x02\n\x04Turn\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x05\x12&\n\x04role\x18\x04 \x01(\x0e\x32\x18.lore.common.v1.TurnRole\x12\x0f\n\x07\x63ontent\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x08metadata\x18\x07 \x03(\x0b\x32\".lore.common.v1.Turn.MetadataEntry\x12\x17\n\x0fidempotency_key\x18\x08 \x01(\t\x12:\n\x11tool_interactions\x18\t \x03(\x0b\x32\x1f.lore.common.v1.ToolInteraction\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*|\n\x08TurnRole\x12\x19\n\x15TURN_ROLE_UNSPECIFIED\x10\x00\x12\x12\n\x0eTURN_ROLE_USER\x10\x01\x12\x17\n\x13TURN_ROLE_ASSISTANT\x10\x02\x12\x14\n\x10TURN_ROLE_SYSTEM\x10\x03\x12\x12\n\x0eTURN_ROLE_TOOL\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19lore/common/v1/turn.proto\x12\x0elore.common.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb7\x01\n\x0fToolInteraction\x12\x11\n\ttool_name\x18\x01 \x01(\t\x12\x0e\n\x06intent\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12\x16\n\x0esalient_fields\x18\x05 \x03(\t\x12/\n\x0boccurred_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xee\x02\n\x04Turn\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x05\x12&\n\x04role\x18\x04 \x01(\x0e\x32\x18.lore.common.v1.TurnRole\x12\x0f\n\x07\x63ontent\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x08metadata\x18\x07 \x03(\x0b\x32\".lore.common.v1.Turn.MetadataEntry\x12\x17\n\x0fidempotency_key\x18\x08 \x01(\t\x12:\n\x11tool_interactions\x18\t \x03(\x0b\x32\x1f.lore.common.v1.ToolInteraction\x12\x0f\n\x07speaker\x18\n \x01(\t\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*|\n\x08TurnRole\x12\x19\n\x15TURN_ROLE_UNSPECIFIED\x10\x00\x12\x12\n\x0eTURN_ROLE_USER\x10\x01\x12\x17\n\x13TURN_ROLE_ASSISTANT\x10\x02\x12\x14\n\x10TURN_ROLE_SYSTEM\x10\x03\x12\x12\n\x0eTURN_ROLE_TOOL\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,12 +35,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TURN_METADATAENTRY']._loaded_options = None
   _globals['_TURN_METADATAENTRY']._serialized_options = b'8\001'
-  _globals['_TURNROLE']._serialized_start=646
-  _globals['_TURNROLE']._serialized_end=770
+  _globals['_TURNROLE']._serialized_start=663
+  _globals['_TURNROLE']._serialized_end=787
   _globals['_TOOLINTERACTION']._serialized_start=109
   _globals['_TOOLINTERACTION']._serialized_end=292
   _globals['_TURN']._serialized_start=295
-  _globals['_TURN']._serialized_end=644
-  _globals['_TURN_METADATAENTRY']._serialized_start=597
-  _globals['_TURN_METADATAENTRY']._serialized_end=644
+  _globals['_TURN']._serialized_end=661
+  _globals['_TURN_METADATAENTRY']._serialized_start=614
+  _globals['_TURN_METADATAENTRY']._serialized_end=661
 # @@protoc_insertion_point(module_scope)

@@ -41,7 +41,7 @@ class ToolInteraction(_message.Message):
     def __init__(self, tool_name: _Optional[str] = ..., intent: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., summary: _Optional[str] = ..., salient_fields: _Optional[_Iterable[str]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("id", "session_id", "sequence", "role", "content", "created_at", "metadata", "idempotency_key", "tool_interactions")
+    __slots__ = ("id", "session_id", "sequence", "role", "content", "created_at", "metadata", "idempotency_key", "tool_interactions", "speaker")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -58,6 +58,7 @@ class Turn(_message.Message):
     METADATA_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     TOOL_INTERACTIONS_FIELD_NUMBER: _ClassVar[int]
+    SPEAKER_FIELD_NUMBER: _ClassVar[int]
     id: str
     session_id: str
     sequence: int
@@ -67,4 +68,5 @@ class Turn(_message.Message):
     metadata: _containers.ScalarMap[str, str]
     idempotency_key: str
     tool_interactions: _containers.RepeatedCompositeFieldContainer[ToolInteraction]
-    def __init__(self, id: _Optional[str] = ..., session_id: _Optional[str] = ..., sequence: _Optional[int] = ..., role: _Optional[_Union[TurnRole, str]] = ..., content: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ..., tool_interactions: _Optional[_Iterable[_Union[ToolInteraction, _Mapping]]] = ...) -> None: ...
+    speaker: str
+    def __init__(self, id: _Optional[str] = ..., session_id: _Optional[str] = ..., sequence: _Optional[int] = ..., role: _Optional[_Union[TurnRole, str]] = ..., content: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ..., tool_interactions: _Optional[_Iterable[_Union[ToolInteraction, _Mapping]]] = ..., speaker: _Optional[str] = ...) -> None: ...

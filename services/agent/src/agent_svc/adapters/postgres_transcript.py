@@ -51,6 +51,7 @@ def _turn(row: asyncpg.Record) -> Turn:
         idempotency_key=row["idempotency_key"],
         tool_interactions=tuple(_tool_from_json(tool) for tool in json.loads(row["tool_interactions"])),
         source=row["source"],
+        speaker=row["speaker"],
     )
 
 
@@ -188,8 +189,9 @@ class PostgresTranscript:
                 row = await connection.fetchrow(
                     """
                     INSERT INTO agent.turns (id, org_id, session_id, sequence, role, content, created_at,
-                                             recorded_at, metadata, idempotency_key, tool_interactions, source)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12)
+                                             recorded_at, metadata, idempotency_key, tool_interactions, source,
+                                             speaker)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13)
                     ON CONFLICT DO NOTHING
                     RETURNING *
                     """,
@@ -205,6 +207,7 @@ class PostgresTranscript:
                     turn.idempotency_key,
                     json.dumps([_tool_to_json(tool) for tool in turn.tool_interactions]),
                     turn.source,
+                    turn.speaker,
                 )
                 if row is None:
                     row = await connection.fetchrow(

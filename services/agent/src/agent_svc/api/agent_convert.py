@@ -41,6 +41,7 @@ def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
         created_at=from_timestamp(turn, "created_at"),
         metadata=dict(turn.metadata),
         idempotency_key=turn.idempotency_key,
+        speaker=turn.speaker,
     )
 
 
@@ -53,6 +54,7 @@ def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnInput:
         metadata=dict(turn.metadata),
         idempotency_key=turn.idempotency_key,
         tool_interactions=tuple(proto_turns.tool_from_pb(tool, ToolInteraction) for tool in turn.tool_interactions),
+        speaker=turn.speaker,
     )
 
 
@@ -120,6 +122,7 @@ def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
         created_at=to_timestamp(turn.created_at),
         idempotency_key=turn.idempotency_key,
         tool_interactions=[proto_turns.tool_to_pb(tool) for tool in turn.tool_interactions],
+        speaker=turn.speaker,
     )
     message.metadata.update(turn.metadata)
     return message

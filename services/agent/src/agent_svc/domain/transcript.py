@@ -26,6 +26,7 @@ MAX_CONTENT_CHARS = 16_000
 MAX_METADATA_ENTRIES = 32
 MAX_METADATA_CHARS = 512
 MAX_ID_CHARS = 128
+MAX_SPEAKER_CHARS = 100
 _NAMESPACE = uuid.UUID("8f0f6c1e-4d55-4c59-9a63-2f3c5b6d7e80")
 _KEPT_CONTROLS = {"\n", "\t"}
 MAX_TOOL_INTERACTIONS = 8
@@ -81,6 +82,12 @@ class Turn:
     idempotency_key: str = ""
     tool_interactions: tuple[ToolInteraction, ...] = ()
     source: str = "live"  # live (ProcessTurn) | import (ImportTurns)
+    speaker: str = ""  # who said it, by name, when the caller said so
+
+    def said_by_name(self) -> str:
+        """The words as the turn's message memory keeps them: prefixed with the speaker's name when
+        known ("Noor: …"), so a question naming the speaker finds them."""
+        return f"{self.speaker}: {self.content}" if self.speaker else self.content
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +118,16 @@ def normalise_content(text: str, field_name: str = "turn.content") -> str:
     if len(cleaned) > MAX_CONTENT_CHARS:
         raise InvalidArgument(field_name, f"at most {MAX_CONTENT_CHARS} characters")
     return cleaned
+
+
+def speaker_name(value: str, field_name: str) -> str:
+    """A speaker's name: one line of at most ``MAX_SPEAKER_CHARS`` characters, trimmed ("" for none)."""
+    name = unicodedata.normalize("NFC", value).strip()
+    if len(name) > MAX_SPEAKER_CHARS:
+        raise InvalidArgument(field_name, f"at most {MAX_SPEAKER_CHARS} characters")
+    if any(unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") for char in name):
+        raise InvalidArgument(field_name, "must be one line without control characters")
+    return name
 
 
 def bounded_id(value: str, field_name: str) -> str:

@@ -27,6 +27,7 @@ from agent_svc.domain.transcript import (
     automatic_key,
     bounded_id,
     normalise_content,
+    speaker_name,
     turn_id_for,
     validate_metadata,
 )
@@ -45,6 +46,7 @@ class TurnDraft:
     created_at: datetime | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
     idempotency_key: str = ""
+    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,7 @@ def prepare(session_id: str, drafts: Sequence[TurnDraft], now: datetime) -> list
             draft.role, created, content
         )
         metadata = validate_metadata(draft.metadata, f"{where}.metadata")
+        speaker = speaker_name(draft.speaker, f"{where}.speaker")
         turns.append(
             Turn(
                 turn_id_for(session_id, key),
@@ -82,6 +85,7 @@ def prepare(session_id: str, drafts: Sequence[TurnDraft], now: datetime) -> list
                 metadata,
                 key,
                 source="import",
+                speaker=speaker,
             )
         )
     return turns

@@ -36,12 +36,13 @@ class MemoryWrite:
 
     @classmethod
     def message(cls, turn: Turn) -> MemoryWrite:
-        """The turn itself as a ``message`` memory: valid when it was said, with its metadata,
-        keyed by the turn so every retry lands on the same item."""
+        """The turn itself as a ``message`` memory: valid when it was said, with its metadata and
+        its speaker's name before its words when known, keyed by the turn so every retry lands on
+        the same item."""
         return cls(
             key=f"turn:{turn.id}",
             kind="message",
-            content=turn.content,
+            content=turn.said_by_name(),
             importance=0.5,
             valid_at=turn.created_at,
             turn_ids=(turn.id,),

@@ -38,6 +38,7 @@ from agent_svc.domain.transcript import (
     Turn,
     bounded_id,
     normalise_content,
+    speaker_name,
     turn_id_for,
     validate_metadata,
     validate_tool_interactions,
@@ -63,6 +64,7 @@ class TurnInput:
     metadata: Mapping[str, str] = field(default_factory=dict)
     idempotency_key: str = ""
     tool_interactions: tuple[ToolInteraction, ...] = ()
+    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,7 @@ def perceive(session: Session, given: TurnInput, services: TurnServices) -> Turn
         metadata=validate_metadata(given.metadata, "turn.metadata"),
         idempotency_key=key,
         tool_interactions=validate_tool_interactions(given.tool_interactions),
+        speaker=speaker_name(given.speaker, "turn.speaker"),
     )
 
 

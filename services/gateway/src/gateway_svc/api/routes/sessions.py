@@ -25,7 +25,8 @@ IMPORT_EXAMPLE = {
     "turns": [
         {
             "role": "TURN_ROLE_USER",
-            "content": "Noor sang with the community choir for the first time yesterday.",
+            "content": "I sang with the community choir for the first time yesterday.",
+            "speaker": "Noor",
             "createdAt": "2023-05-08T13:56:00Z",
             "metadata": {"channel": "chat"},
             "idempotencyKey": "chat-41/turn-3",

@@ -12,9 +12,9 @@ import pytest
 from agent_svc.api.agent_convert import processed_to_pb
 from agent_svc.domain.jobs import reflect_job
 from agent_svc.domain.rules import RuleExtractor
-from agent_svc.domain.transcript import Scope, ToolInteraction, turn_id_for
+from agent_svc.domain.transcript import Scope, ToolInteraction, TurnDraft, turn_id_for
 from agent_svc.domain.turn_loop import TurnResult
-from agent_svc.usecases.process_turn import TurnInput, TurnServices, process_turn
+from agent_svc.usecases.process_turn import TurnServices, process_turn
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 from agent_svc.usecases.sessions import end_session, start_session
 from lore_runtime.errors import FailedPrecondition, InvalidArgument
@@ -51,7 +51,7 @@ class World:
         )
 
     async def turn(self, content: str = "hi", key: str = "k1", **fields) -> object:
-        given = TurnInput(role=fields.pop("role", ""), content=content, idempotency_key=key, **fields)
+        given = TurnDraft(role=fields.pop("role", ""), content=content, idempotency_key=key, **fields)
         return await process_turn(ORG, self.session_id, given, b"opts", self.services())
 
     def stored(self) -> list:

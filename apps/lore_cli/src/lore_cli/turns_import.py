@@ -1,6 +1,6 @@
 """``lore turns import FILE.jsonl``: historical turns into a session, through the gateway.
 
-One JSON object per line, the proto3 JSON of a turn (``role``, ``content``, ``createdAt``,
+One JSON object per line, the proto3 JSON of a turn (``role``, ``content``, ``createdAt``, ``speaker``,
 ``metadata``, ``idempotencyKey``); ``role`` may also be written ``user``/``assistant``/``system``/
 ``tool``. Lines are sent in batches (``POST /v1/sessions/{id}/turns:import``) with a progress bar
 on stderr; a line that is not a JSON object stops the run before anything is sent, naming the

@@ -10,11 +10,9 @@ from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import from_timestamp, to_timestamp
 
 from agent_svc.domain.jobs import QueueCounts
-from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, bounded_id
+from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, TurnDraft, bounded_id
 from agent_svc.domain.turn_loop import CONTEXT_ROLES, ProcessedTurn
 from agent_svc.usecases.erasure_ports import Erasure
-from agent_svc.usecases.import_turns import TurnDraft
-from agent_svc.usecases.process_turn import TurnInput
 from agent_svc.usecases.sessions import Started
 
 STATUS_TO_PB = {"active": pb.SESSION_STATUS_ACTIVE, "ended": pb.SESSION_STATUS_ENDED}
@@ -35,6 +33,7 @@ ERASURE_STATUS_TO_PB = {
 
 
 def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
+    """An imported turn: an unknown role is left "" for ImportTurns to refuse naming the turn."""
     return TurnDraft(
         role=ROLE_FROM_PB.get(turn.role, ""),
         content=turn.content,
@@ -45,15 +44,17 @@ def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
     )
 
 
-def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnInput:
+def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
+    """ProcessTurn's turn: said now (``created_at`` is not read), with its tool interactions."""
     if turn.role not in ROLE_FROM_PB and turn.role != turn_pb2.TURN_ROLE_UNSPECIFIED:
         raise InvalidArgument("turn.role", f"unknown role {turn.role}")
-    return TurnInput(
+    tools = tuple(proto_turns.tool_from_pb(tool, ToolInteraction) for tool in turn.tool_interactions)
+    return TurnDraft(
         role=ROLE_FROM_PB.get(turn.role, ""),
         content=turn.content,
         metadata=dict(turn.metadata),
         idempotency_key=turn.idempotency_key,
-        tool_interactions=tuple(proto_turns.tool_from_pb(tool, ToolInteraction) for tool in turn.tool_interactions),
+        tool_interactions=tools,
         speaker=turn.speaker,
     )
 

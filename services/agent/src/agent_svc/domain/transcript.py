@@ -91,6 +91,20 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnDraft:
+    """A turn as a client sends it (lore.common.v1.Turn), not yet checked. ImportTurns reads its
+    ``created_at`` (when it was said), ProcessTurn its tool interactions; each checks the rest."""
+
+    role: str  # "" when the client left it unspecified
+    content: str
+    created_at: datetime | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    idempotency_key: str = ""
+    tool_interactions: tuple[ToolInteraction, ...] = ()
+    speaker: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Appended:
     """What an append stored: every turn asked for (a replayed key gives the stored turn), how
     many were new, and whether the session took turns at all (it exists and has not ended)."""

@@ -12,8 +12,8 @@ queued with them (the same transaction), so history is read for facts and belief
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from lore_runtime.clock import Clock
@@ -24,6 +24,7 @@ from agent_svc.domain.transcript import (
     ROLES,
     Appended,
     Turn,
+    TurnDraft,
     automatic_key,
     bounded_id,
     normalise_content,
@@ -37,16 +38,6 @@ from agent_svc.usecases.transcript_ports import Transcript
 
 MAX_IMPORT_TURNS = 500
 INDEXED_ROLES = ("user", "assistant")
-
-
-@dataclass(frozen=True, slots=True)
-class TurnDraft:
-    role: str  # "" when the client left it unspecified
-    content: str
-    created_at: datetime | None = None
-    metadata: Mapping[str, str] = field(default_factory=dict)
-    idempotency_key: str = ""
-    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,7 @@ queued durably, catches up once the services are back).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lore_runtime.clock import Clock
 from lore_runtime.errors import Conflict, DeadlineExceeded, DependencyUnavailable, FailedPrecondition, InvalidArgument
@@ -34,8 +33,8 @@ from agent_svc.domain.jobs import reflect_job
 from agent_svc.domain.transcript import (
     Appended,
     Session,
-    ToolInteraction,
     Turn,
+    TurnDraft,
     bounded_id,
     normalise_content,
     speaker_name,
@@ -58,16 +57,6 @@ WORKING_MEMORY_DEGRADABLE = (*DEGRADABLE, Conflict)
 
 
 @dataclass(frozen=True, slots=True)
-class TurnInput:
-    role: str  # "" when the client left it unspecified: a user turn; "assistant": the caller's reply
-    content: str
-    metadata: Mapping[str, str] = field(default_factory=dict)
-    idempotency_key: str = ""
-    tool_interactions: tuple[ToolInteraction, ...] = ()
-    speaker: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class TurnServices:
     transcript: Transcript
     results: TurnLoopStore
@@ -77,7 +66,9 @@ class TurnServices:
     model: LanguageModel | None = None
 
 
-def perceive(session: Session, given: TurnInput, services: TurnServices) -> Turn:
+def perceive(session: Session, given: TurnDraft, services: TurnServices) -> Turn:
+    """The turn ProcessTurn stores: a role left unspecified is a user turn ("assistant": the caller's
+    reply), said now."""
     role = given.role or "user"
     if role not in PROCESSED_ROLES:
         raise InvalidArgument(
@@ -100,7 +91,7 @@ def perceive(session: Session, given: TurnInput, services: TurnServices) -> Turn
 
 
 async def process_turn(
-    org_id: str, session_id: str, given: TurnInput, options: bytes, services: TurnServices
+    org_id: str, session_id: str, given: TurnDraft, options: bytes, services: TurnServices
 ) -> ProcessedTurn:
     session = await get_session(org_id, session_id, transcript=services.transcript)
     turn = perceive(session, given, services)

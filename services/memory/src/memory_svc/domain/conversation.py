@@ -27,6 +27,14 @@ from dataclasses import dataclass
 from memory_svc.domain.model import MemoryItem, MemoryType
 
 
+def require_non_negative(settings: object, *names: str) -> None:
+    """Each of ``names`` on ``settings`` is a finite number ≥ 0 (ranking's weights, the lift's)."""
+    for name in names:
+        value = getattr(settings, name)
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite non-negative number")
+
+
 @dataclass(frozen=True, slots=True)
 class ConversationLift:
     neighbours: float = 0.4
@@ -34,10 +42,7 @@ class ConversationLift:
     session: float = 0.3
 
     def __post_init__(self) -> None:
-        for name in ("neighbours", "session"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} must be a finite non-negative number")
+        require_non_negative(self, "neighbours", "session")
         if self.window < 1:
             raise ValueError("window must be at least 1")
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memory_svc.domain.conversation import DEFAULT_LIFT, ConversationLift, lifts, window_size
+from memory_svc.domain.conversation import DEFAULT_LIFT, ConversationLift, lifts, require_non_negative, window_size
 from memory_svc.domain.model import MemoryItem, MemoryType, ScoredMemory
 from memory_svc.domain.salience import salience_of_type
 
@@ -59,10 +59,7 @@ class RankingWeights:
     conversation: ConversationLift = DEFAULT_LIFT
 
     def __post_init__(self) -> None:
-        for name in ("relevance", "salience", "importance", "lexical_weight"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} must be a finite non-negative number")
+        require_non_negative(self, "relevance", "salience", "importance", "lexical_weight")
         if not 0 <= self.lexical_weight <= 1:
             raise ValueError("lexical_weight must be between 0 and 1")
         if self.relevance + self.salience + self.importance <= 0:

@@ -1,6 +1,7 @@
 """Recall: hybrid retrieval of the caller's memories, re-scored with salience and importance.
 
-The query is embedded (dense) and encoded into BM25 terms (``domain/lexical.py``); both
+The query is embedded without its names (dense, ``domain/dense_query.py``) and encoded into BM25
+terms as written (``domain/lexical.py``); both
 searches run concurrently with the same org, scope (browse or context match), type, status,
 time and materialised salience filters, each returning ``k × CANDIDATE_FACTOR`` (8)
 candidates (at most ``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each
@@ -32,6 +33,7 @@ from opentelemetry import trace
 
 from memory_svc.domain import limits
 from memory_svc.domain.conversation import window_size
+from memory_svc.domain.dense_query import dense_query
 from memory_svc.domain.lexical import encode_query
 from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScopeMatch, ScoredMemory
 from memory_svc.domain.ranking import (
@@ -102,7 +104,7 @@ async def recall_with_query_vector(
         span.set_attribute("lore.org_id", org_id)
         span.set_attribute("lore.k", k)
         span.set_attribute("lore.scope_match", str(scope_match))
-        (vector,) = await embedder.embed([query])
+        (vector,) = await embedder.embed([dense_query(query)])
         terms = encode_query(query)
         dense, lexical = await asyncio.gather(
             index.search(org_id, scope, vector, depth, memory_types, filters=filters, scope_match=scope_match),

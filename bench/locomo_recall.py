@@ -272,10 +272,7 @@ async def import_path(lore: Any, samples: list[dict[str, Any]], k: int, run: str
             began = time.perf_counter()
             hits = await lore.search(question.text, scope, k=k, record_access=False)
             latencies.append(time.perf_counter() - began)
-            # lore_client's Memory has no provenance field yet: read it from the answer as printed
-            ranked = spent(
-                [[turn_of.get(t) for t in hit.memory.raw.get("provenance", {}).get("turnIds", [])] for hit in hits]
-            )
+            ranked = spent([[turn_of.get(turn) for turn in hit.memory.provenance.turn_ids] for hit in hits])
             rows.append((question, recall_row(question.evidence, ranked)))
     return {"rows": rows, "latencies": latencies, "stored": stored, "ingest_s": ingest_s, "jobs_s": jobs_s}
 

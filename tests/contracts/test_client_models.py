@@ -25,7 +25,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from lore.agent.v1 import agent_service_pb2
 from lore.assembler.v1 import assembler_service_pb2
-from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
+from lore.common.v1 import context_pb2, provenance_pb2, scope_pb2, turn_pb2
 from lore.memory.v1 import episode_service_pb2, memory_service_pb2
 from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from lore_client import models
@@ -34,6 +34,7 @@ from lore_client import models
 # reads a whole answer: TurnResult, ImportResult, Prime, ObserveResult, Engagement).
 PROTO_OF_MODEL: dict[type, type[Message]] = {
     models.Scope: scope_pb2.Scope,
+    models.Provenance: provenance_pb2.Provenance,
     models.Memory: memory_service_pb2.Memory,
     models.RecallResult: memory_service_pb2.RecallResult,
     models.Session: agent_service_pb2.Session,

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import uvicorn
 from gateway_svc.app import create_app
-from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory
+from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory, NewTurn
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings
 from tests.integration.gateway.test_conversation import eventually
@@ -328,3 +328,18 @@ async def test_one_users_memories_and_beliefs_never_reach_another_users_reads(lo
     assert [o.scope.user_id for o in listed] == [user_a]
     in_context = await lore.query_observations(agent_id="aria", user_id=user_a, scope_match="context")
     assert {o.id for o in in_context} == {mine.observation.id, shared.observation.id}
+
+
+async def test_an_imported_turn_names_its_speaker_and_its_memory_says_where_it_came_from(lore):
+    session = await lore.start_session({"userId": "u-speaker"})
+    await lore.import_turns(
+        session.id,
+        [NewTurn(content="I adopted a greyhound called Pixel.", speaker="Noor", created_at="2026-03-01T18:00:00Z")],
+    )
+
+    [turn] = (await lore.list_turns(session.id)).items
+    [hit, *_] = await lore.search("Who is Pixel?", "u-speaker", k=3, record_access=False)
+    assert (turn.speaker, turn.content) == ("Noor", "I adopted a greyhound called Pixel.")
+    assert hit.memory.content == "Noor: I adopted a greyhound called Pixel."
+    assert (hit.memory.provenance.session_id, hit.memory.provenance.turn_ids) == (session.id, (turn.id,))
+    assert hit.memory.provenance.source == "PROVENANCE_SOURCE_IMPORT"

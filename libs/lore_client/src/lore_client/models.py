@@ -45,6 +45,15 @@ class Scope(JsonModel):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Provenance(JsonModel):
+    """Where a memory came from: the session and turns it was drawn from, and by what."""
+
+    session_id: str = ""
+    turn_ids: tuple[str, ...] = ()
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Page(Generic[T]):
     """One page of a list route; ``next_page_token`` is empty on the last page."""
 
@@ -80,6 +89,7 @@ class Memory(JsonModel):
     updated_at: datetime | None
     current_salience: float
     access_count: int
+    provenance: Provenance = Provenance()
     raw: Json = _RAW
 
 

@@ -8,7 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from memory_svc.domain.conversation import NO_LIFT, ConversationLift, lifts, window_size
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
+from memory_svc.usecases.recall import recall
+from memory_svc.usecases.remember import remember
+
+from tests.fakes import FixedClock, HashingEmbedder, InMemoryErasedMemories, InMemoryMemoryIndex
 
 T0 = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
 NEIGHBOURS_ONLY = ConversationLift(neighbours=0.4, window=2, session=0.0)
@@ -95,3 +99,70 @@ def test_the_window_is_twice_k_and_never_under_eight() -> None:
 def test_a_lift_is_non_negative_and_its_window_at_least_one(field) -> None:
     with pytest.raises(ValueError):
         ConversationLift(**field)
+
+
+# --- through Recall: a lift never crosses an org or a user, and ties are ordered by id -----------
+
+
+MINE = [
+    "I adopted a greyhound last week",
+    "she sleeps on the sofa all day",
+    "the vet said she is healthy",
+    "we walk by the river at dawn",
+]
+
+
+def draft(content: str, user: str, place: float, session: str = "shared-session") -> MemoryDraft:
+    return MemoryDraft(
+        content=content,
+        memory_type=MemoryType.MESSAGE,
+        scope=Scope(user_id=user),
+        valid_at=T0 + timedelta(seconds=place),
+        provenance=Provenance(session_id=session),
+    )
+
+
+async def ranked_for_u1(index: InMemoryMemoryIndex, org: str = "org-a") -> list[tuple[str, float]]:
+    hits = await recall(
+        org, "greyhound adopted", Scope(user_id="u-1"), 10, index=index, embedder=HashingEmbedder(),
+        clock=FixedClock(T0 + timedelta(days=1)), scope_match=ScopeMatch.CONTEXT,
+    )  # fmt: skip
+    return [(hit.item.content, round(hit.score, 9)) for hit in hits]
+
+
+async def write(index: InMemoryMemoryIndex, org: str, drafts: list[MemoryDraft]) -> None:
+    await remember(
+        org, drafts, "", index=index, embedder=HashingEmbedder(), clock=FixedClock(T0), erased=InMemoryErasedMemories()
+    )
+
+
+async def test_another_users_or_another_orgs_turns_in_the_same_session_neither_appear_nor_lift() -> None:
+    alone, crowded = InMemoryMemoryIndex(), InMemoryMemoryIndex()
+    mine = [draft(text, "u-1", place) for place, text in enumerate(MINE)]
+    await write(alone, "org-a", mine)
+    await write(crowded, "org-a", mine)
+    # The same session id, said in between and matching the query far better: another user's
+    # turns in the same org, and the same user id's turns in another org.
+    better = "greyhound adopted greyhound adopted"
+    await write(crowded, "org-a", [draft(better, "u-2", place + 0.5) for place in range(4)])
+    await write(crowded, "org-b", [draft(better, "u-1", place + 0.5) for place in range(4)])
+
+    found = await ranked_for_u1(crowded)
+
+    assert {content for content, _ in found} <= set(MINE)
+    assert found == await ranked_for_u1(alone)
+
+
+async def test_turns_that_tie_are_ordered_by_id_every_time() -> None:
+    index = InMemoryMemoryIndex()
+    await write(index, "org-a", [draft("I adopted a greyhound", "u-1", 0, session=f"s-{n}") for n in range(6)])
+
+    first = await recall(
+        "org-a", "greyhound", Scope(user_id="u-1"), 10, index=index, embedder=HashingEmbedder(), clock=FixedClock(T0)
+    )
+    again = await recall(
+        "org-a", "greyhound", Scope(user_id="u-1"), 10, index=index, embedder=HashingEmbedder(), clock=FixedClock(T0)
+    )
+
+    assert len({round(hit.score, 9) for hit in first}) == 1, "six identical turns tie"
+    assert [hit.item.id for hit in first] == sorted(hit.item.id for hit in first) == [hit.item.id for hit in again]

@@ -19,12 +19,14 @@ from observations_svc.domain import engagement_limits as limits
 from observations_svc.domain.engagement import (
     FIRST_SESSION,
     Engagement,
+    EngagementDigest,
     Finding,
     Hypothesis,
     HypothesisChange,
     HypothesisStatus,
     Unknown,
     UnknownStatus,
+    digest_of,
 )
 
 
@@ -85,6 +87,9 @@ class InMemoryEngagementStore:
             unknowns=(*open_, *resolved),
             findings=tuple(findings[: limits.FINDINGS_SHOWN]),
         )
+
+    async def digest(self, org_id: str) -> EngagementDigest:
+        return digest_of(await self.read(org_id))
 
     async def form_hypothesis(
         self, org_id: str, request_id: str, now: datetime, decide: Callable[[int], Hypothesis]

@@ -290,3 +290,50 @@ async def test_a_malformed_id_is_invalid_argument(stub, org_id):
         stub.ArchiveHypothesis(pb.ArchiveHypothesisRequest(hypothesis_id="nope", note="n"), metadata=tenant(org_id)),
     )
     assert "hypothesis_id" in error.details()
+
+
+async def _get(stub, org_id, view=pb.ENGAGEMENT_VIEW_UNSPECIFIED) -> pb.GetEngagementResponse:
+    return await stub.GetEngagement(pb.GetEngagementRequest(view=view), metadata=tenant(org_id), timeout=10)
+
+
+async def test_the_digest_view_is_the_full_views_open_part_without_lines_and_full_stays_the_default(stub, org_id):
+    kept = await _form(stub, org_id, "Kept.", line("Seen."), line("Doubted.", stance=CONTRADICT))
+    closed = await _form(stub, org_id, "Closed.")
+    await stub.ArchiveHypothesis(
+        pb.ArchiveHypothesisRequest(hypothesis_id=closed.id, note="Ruled out."), metadata=tenant(org_id), timeout=10
+    )
+    asked = await stub.AddUnknown(
+        pb.AddUnknownRequest(question="Open?", why_it_matters="Yes."), metadata=tenant(org_id), timeout=10
+    )
+    answered = await stub.AddUnknown(
+        pb.AddUnknownRequest(question="Answered?", why_it_matters="Yes."), metadata=tenant(org_id), timeout=10
+    )
+    await stub.ResolveUnknown(
+        pb.ResolveUnknownRequest(unknown_id=answered.unknown.id, resolution="Done."), metadata=tenant(org_id)
+    )
+
+    default, full = await _get(stub, org_id), await _get(stub, org_id, pb.ENGAGEMENT_VIEW_FULL)
+    digest = await _get(stub, org_id, pb.ENGAGEMENT_VIEW_DIGEST)
+
+    assert default == full
+    assert [h.id for h in full.hypotheses] == [kept.id, closed.id] and len(full.unknowns) == 2
+    assert (full.hypotheses[0].evidence_count, full.hypotheses[0].outstanding_contradictions) == (2, 1)
+    expected = pb.GetEngagementResponse(week_number=full.week_number, findings=full.findings)
+    for hypothesis in full.hypotheses:
+        if hypothesis.status == pb.HYPOTHESIS_STATUS_ACTIVE:
+            expected.hypotheses.append(hypothesis)
+            del expected.hypotheses[-1].evidence[:]
+            del expected.hypotheses[-1].revisions[:]
+    expected.unknowns.extend(u for u in full.unknowns if u.status == pb.UNKNOWN_STATUS_OPEN)
+    assert digest == expected
+    assert [u.id for u in digest.unknowns] == [asked.unknown.id]
+
+
+async def test_the_digest_of_another_org_is_its_own_and_a_bad_view_names_the_field(stub, org_id):
+    await _form(stub, org_id, "Ours.", line("Seen."))
+    intruder = f"intruder-{uuid.uuid4().hex[:8]}"
+
+    theirs = await _get(stub, intruder, pb.ENGAGEMENT_VIEW_DIGEST)
+    assert theirs == pb.GetEngagementResponse(week_number=1, first_session=True)
+    error = await _expect(grpc.StatusCode.INVALID_ARGUMENT, _get(stub, org_id, 7))
+    assert "view" in error.details()

@@ -15,11 +15,13 @@ from lore_runtime import errors
 from observations_svc.adapters.postgres_engagement import PostgresEngagementStore
 from observations_svc.domain import engagement_limits as limits
 from observations_svc.domain.engagement import (
+    DIGEST_OF_FIRST_SESSION,
     FIRST_SESSION,
     EvidenceDraft,
     HypothesisStatus,
     Stance,
     UnknownStatus,
+    digest_of,
 )
 from observations_svc.usecases import engagement as usecase
 
@@ -214,3 +216,56 @@ async def test_the_week_advances_by_one_per_call_even_concurrently_and_a_stale_e
     assert sorted(weeks) == [3, 4, 5, 6]
     assert (stale.value.reason, stale.value.metadata) == ("WEEK_MOVED", {"week_number": "6"})
     assert (await store.read(org)).week_number == 6
+
+
+def contradict(statement: str) -> EvidenceDraft:
+    return EvidenceDraft(statement=statement, stance=Stance.CONTRADICT, weight=1.0, source="call notes")
+
+
+async def test_the_digest_is_the_full_views_open_part_with_its_evidence_counted(store, org, clock) -> None:
+    assert await store.digest(org) == DIGEST_OF_FIRST_SESSION
+    plain = await form(store, org, clock, "Plain guess.")
+    # Two contradicting lines, then a revision (it reviews them), then one more contradicting line.
+    revised = await form(store, org, clock, "Revised guess.", evidence=[support("A."), contradict("B.")])
+    clock.advance(seconds=1)
+    await usecase.add_hypothesis_evidence(org, revised.id, contradict("C."), "", store=store, clock=clock)
+    clock.advance(seconds=1)
+    await usecase.revise_hypothesis(org, revised.id, 0.6, "Weighed them.", "", store=store, clock=clock)
+    clock.advance(seconds=1)
+    await usecase.add_hypothesis_evidence(org, revised.id, contradict("D."), "", store=store, clock=clock)
+    archived = await form(store, org, clock, "Archived guess.")
+    clock.advance(seconds=1)
+    await usecase.archive_hypothesis(org, archived.id, "ruled out", store=store, clock=clock)
+    promoted = await form(store, org, clock, "Promoted guess.", evidence=[support("E.", 10.0)])
+    clock.advance(seconds=1)
+    await usecase.promote_hypothesis(org, promoted.id, "", "survey", threshold=0.8, store=store, clock=clock)
+    clock.advance(seconds=1)
+    open_unknown = await usecase.add_unknown(org, "Who decides?", "Blocks it.", "", store=store, clock=clock)
+    resolved = await usecase.add_unknown(org, "Which week?", "Sets it.", "", store=store, clock=clock)
+    clock.advance(seconds=1)
+    await usecase.resolve_unknown(org, resolved.id, "Week two.", store=store, clock=clock)
+    await usecase.advance_week(org, None, store=store, clock=clock)
+
+    full = await store.read(org)
+    digest = await store.digest(org)
+    assert digest == digest_of(full)
+    assert (digest.week_number, digest.first_session) == (2, False)
+    assert [(h.id, h.evidence_count, h.outstanding_contradictions) for h in digest.hypotheses] == [
+        (plain.id, 0, 0),
+        (revised.id, 4, 1),
+    ]
+    assert [u.id for u in digest.unknowns] == [open_unknown.id]
+    assert [f.hypothesis_id for f in digest.findings] == [promoted.id]
+    assert digest.findings == full.findings
+
+
+async def test_the_digest_reads_only_the_callers_org(store, clock) -> None:
+    owner, other = f"org-{uuid.uuid4().hex[:12]}", f"org-{uuid.uuid4().hex[:12]}"
+    await form(store, owner, clock, "The owner's guess.", evidence=[support("Seen.")])
+    await usecase.add_unknown(owner, "The owner's question?", "Matters.", "", store=store, clock=clock)
+
+    assert await store.digest(other) == DIGEST_OF_FIRST_SESSION
+    theirs = await form(store, other, clock, "The other org's guess.")
+    digest = await store.digest(other)
+    assert ([h.id for h in digest.hypotheses], digest.unknowns, digest.findings) == ([theirs.id], (), ())
+    assert [h.statement for h in (await store.digest(owner)).hypotheses] == ["The owner's guess."]

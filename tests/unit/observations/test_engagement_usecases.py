@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 from lore_runtime.errors import InvalidArgument
+from observations_svc.api import engagement_convert
 from observations_svc.domain import engagement_limits as limits
-from observations_svc.domain.engagement import FIRST_SESSION, EvidenceDraft, Stance
+from observations_svc.domain.engagement import DIGEST_OF_FIRST_SESSION, FIRST_SESSION, EvidenceDraft, Stance, digest_of
 from observations_svc.usecases import engagement as usecase
 
 from tests.fakes import FixedClock
@@ -65,3 +66,30 @@ async def test_too_many_evidence_lines_or_an_unsourced_precise_figure_form_nothi
 async def test_weeks_start_at_one(store, clock) -> None:
     assert await refused_field(usecase.advance_week(ORG, 0, store=store, clock=clock)) == "expected_week_number"
     assert await store.read(ORG) == FIRST_SESSION
+
+
+async def test_the_digest_use_case_answers_the_stores_digest_and_a_first_session_digest_is_empty(store, clock) -> None:
+    assert await usecase.get_engagement_digest(ORG, store=store) == DIGEST_OF_FIRST_SESSION
+    formed = await usecase.form_hypothesis(
+        ORG,
+        "Churn comes from onboarding.",
+        [EvidenceDraft("Seen.", Stance.CONTRADICT, 1.0, "notes")],
+        "",
+        store=store,
+        clock=clock,
+    )
+    digest = await usecase.get_engagement_digest(ORG, store=store)
+    assert digest == digest_of(await usecase.get_engagement(ORG, store=store))
+    assert [(h.id, h.evidence_count, h.outstanding_contradictions) for h in digest.hypotheses] == [(formed.id, 1, 1)]
+
+
+@pytest.mark.parametrize(("view", "digest"), [(0, False), (1, False), (2, True)])
+def test_the_view_is_full_unless_the_digest_is_asked_for(view, digest) -> None:
+    assert engagement_convert.digest_requested(view) is digest
+
+
+@pytest.mark.parametrize("view", [3, -1, 99])
+def test_a_view_outside_the_enum_is_invalid_argument_naming_view(view) -> None:
+    with pytest.raises(InvalidArgument) as refused:
+        engagement_convert.digest_requested(view)
+    assert refused.value.field == "view"

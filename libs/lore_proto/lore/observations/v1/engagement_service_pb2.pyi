@@ -23,6 +23,12 @@ class UnknownStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     UNKNOWN_STATUS_UNSPECIFIED: _ClassVar[UnknownStatus]
     UNKNOWN_STATUS_OPEN: _ClassVar[UnknownStatus]
     UNKNOWN_STATUS_RESOLVED: _ClassVar[UnknownStatus]
+
+class EngagementView(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ENGAGEMENT_VIEW_UNSPECIFIED: _ClassVar[EngagementView]
+    ENGAGEMENT_VIEW_FULL: _ClassVar[EngagementView]
+    ENGAGEMENT_VIEW_DIGEST: _ClassVar[EngagementView]
 HYPOTHESIS_STATUS_UNSPECIFIED: HypothesisStatus
 HYPOTHESIS_STATUS_ACTIVE: HypothesisStatus
 HYPOTHESIS_STATUS_PROMOTED: HypothesisStatus
@@ -30,6 +36,9 @@ HYPOTHESIS_STATUS_ARCHIVED: HypothesisStatus
 UNKNOWN_STATUS_UNSPECIFIED: UnknownStatus
 UNKNOWN_STATUS_OPEN: UnknownStatus
 UNKNOWN_STATUS_RESOLVED: UnknownStatus
+ENGAGEMENT_VIEW_UNSPECIFIED: EngagementView
+ENGAGEMENT_VIEW_FULL: EngagementView
+ENGAGEMENT_VIEW_DIGEST: EngagementView
 
 class HypothesisEvidence(_message.Message):
     __slots__ = ("id", "statement", "stance", "weight", "source", "observed_at", "recorded_at", "reviewed", "epoch")
@@ -84,7 +93,7 @@ class HypothesisRevision(_message.Message):
     def __init__(self, previous_statement: _Optional[str] = ..., statement: _Optional[str] = ..., previous_confidence: _Optional[float] = ..., confidence: _Optional[float] = ..., reason: _Optional[str] = ..., revised_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Hypothesis(_message.Message):
-    __slots__ = ("id", "statement", "confidence", "status", "evidence", "revisions", "archive_note", "finding_id", "created_at", "updated_at", "finding")
+    __slots__ = ("id", "statement", "confidence", "status", "evidence", "revisions", "archive_note", "finding_id", "created_at", "updated_at", "finding", "evidence_count", "outstanding_contradictions")
     ID_FIELD_NUMBER: _ClassVar[int]
     STATEMENT_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
@@ -96,6 +105,8 @@ class Hypothesis(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     FINDING_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    OUTSTANDING_CONTRADICTIONS_FIELD_NUMBER: _ClassVar[int]
     id: str
     statement: str
     confidence: float
@@ -107,7 +118,9 @@ class Hypothesis(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
     finding: Finding
-    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., confidence: _Optional[float] = ..., status: _Optional[_Union[HypothesisStatus, str]] = ..., evidence: _Optional[_Iterable[_Union[HypothesisEvidence, _Mapping]]] = ..., revisions: _Optional[_Iterable[_Union[HypothesisRevision, _Mapping]]] = ..., archive_note: _Optional[str] = ..., finding_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finding: _Optional[_Union[Finding, _Mapping]] = ...) -> None: ...
+    evidence_count: int
+    outstanding_contradictions: int
+    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., confidence: _Optional[float] = ..., status: _Optional[_Union[HypothesisStatus, str]] = ..., evidence: _Optional[_Iterable[_Union[HypothesisEvidence, _Mapping]]] = ..., revisions: _Optional[_Iterable[_Union[HypothesisRevision, _Mapping]]] = ..., archive_note: _Optional[str] = ..., finding_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finding: _Optional[_Union[Finding, _Mapping]] = ..., evidence_count: _Optional[int] = ..., outstanding_contradictions: _Optional[int] = ...) -> None: ...
 
 class Finding(_message.Message):
     __slots__ = ("id", "statement", "source", "hypothesis_id", "recorded_at")
@@ -142,8 +155,10 @@ class Unknown(_message.Message):
     def __init__(self, id: _Optional[str] = ..., question: _Optional[str] = ..., why_it_matters: _Optional[str] = ..., status: _Optional[_Union[UnknownStatus, str]] = ..., resolution: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetEngagementRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: EngagementView
+    def __init__(self, view: _Optional[_Union[EngagementView, str]] = ...) -> None: ...
 
 class GetEngagementResponse(_message.Message):
     __slots__ = ("week_number", "first_session", "hypotheses", "unknowns", "findings")

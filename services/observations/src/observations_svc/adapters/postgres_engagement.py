@@ -19,12 +19,15 @@ from observations_svc.adapters.postgres_observations import taken
 from observations_svc.adapters.rows import from_row
 from observations_svc.domain import engagement_limits as limits
 from observations_svc.domain.engagement import (
+    DIGEST_OF_FIRST_SESSION,
     FIRST_SESSION,
     Engagement,
+    EngagementDigest,
     EvidenceLine,
     Finding,
     Hypothesis,
     HypothesisChange,
+    HypothesisDigest,
     HypothesisStatus,
     Revision,
     Stance,
@@ -36,6 +39,45 @@ from observations_svc.usecases.engagement_ports import RestoreCounts
 
 _HYPOTHESIS_COLUMNS = "id, statement, confidence, prior, status, archive_note, finding_id, created_at, updated_at"
 _UNKNOWN_COLUMNS = "id, question, why_it_matters, status, resolution, created_at, resolved_at"
+
+# GetEngagement's digest in one statement: the week, then the active hypotheses (oldest first) with
+# their evidence counted (outstanding: contradicting lines added since the last revision), the open
+# unknowns (oldest first) and the newest findings, each as an array of rows. No row: first session.
+_DIGEST = """
+SELECT e.week_number,
+    ARRAY(
+        SELECT ROW(h.id, h.statement, h.confidence, h.created_at, h.updated_at, lines.total, lines.outstanding)
+        FROM observations.hypotheses h
+        CROSS JOIN LATERAL (
+            SELECT count(*) AS total,
+                   count(*) FILTER (
+                       WHERE v.stance = 'contradict' AND v.epoch >= (
+                           SELECT count(*) FROM observations.hypothesis_revisions r
+                           WHERE r.org_id = h.org_id AND r.hypothesis_id = h.id
+                       )
+                   ) AS outstanding
+            FROM observations.hypothesis_evidence v
+            WHERE v.org_id = h.org_id AND v.hypothesis_id = h.id
+        ) lines
+        WHERE h.org_id = e.org_id AND h.status = 'active'
+        ORDER BY h.created_at, h.id
+    ) AS hypotheses,
+    ARRAY(
+        SELECT ROW(u.id, u.question, u.why_it_matters, u.created_at)
+        FROM observations.unknowns u
+        WHERE u.org_id = e.org_id AND u.status = 'open'
+        ORDER BY u.created_at, u.id
+    ) AS unknowns,
+    ARRAY(
+        SELECT ROW(f.id, f.statement, f.source, f.hypothesis_id, f.recorded_at)
+        FROM observations.findings f
+        WHERE f.org_id = e.org_id
+        ORDER BY f.recorded_at DESC, f.id
+        LIMIT $2
+    ) AS findings
+FROM observations.engagements e
+WHERE e.org_id = $1
+"""
 
 
 class PostgresEngagementStore:
@@ -84,6 +126,28 @@ class PostgresEngagementStore:
             hypotheses=tuple(hypotheses),
             unknowns=tuple(_unknown(row) for row in unknown_rows),
             findings=tuple(_finding(row) for row in finding_rows),
+        )
+
+    async def digest(self, org_id: str) -> EngagementDigest:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await connection.fetchrow(_DIGEST, org_id, limits.FINDINGS_SHOWN)
+        if row is None:
+            return DIGEST_OF_FIRST_SESSION
+        return EngagementDigest(
+            week_number=row["week_number"],
+            first_session=False,
+            hypotheses=tuple(
+                HypothesisDigest(str(h_id), statement, confidence, created, updated, total, outstanding)
+                for h_id, statement, confidence, created, updated, total, outstanding in row["hypotheses"]
+            ),
+            unknowns=tuple(
+                Unknown(id=str(u_id), question=question, why_it_matters=why, status=UnknownStatus.OPEN, created_at=at)
+                for u_id, question, why, at in row["unknowns"]
+            ),
+            findings=tuple(
+                Finding(id=str(f_id), statement=statement, source=source, hypothesis_id=str(h_id), recorded_at=at)
+                for f_id, statement, source, h_id, at in row["findings"]
+            ),
         )
 
     async def form_hypothesis(

@@ -55,7 +55,13 @@ def hypothesis_to_pb(hypothesis: model.Hypothesis, finding: model.Finding | None
         ],
         revisions=[message_of(pb.HypothesisRevision, revision) for revision in hypothesis.revisions],
         finding=finding_to_pb(finding) if finding is not None else None,
+        evidence_count=len(hypothesis.evidence),
+        outstanding_contradictions=len(hypothesis.outstanding_contradictions()),
     )
+
+
+def hypothesis_digest_to_pb(hypothesis: model.HypothesisDigest) -> pb.Hypothesis:
+    return message_of(pb.Hypothesis, hypothesis, status=pb.HYPOTHESIS_STATUS_ACTIVE)
 
 
 def engagement_row_to_pb(row: EngagementRow) -> pb.EngagementState:
@@ -68,6 +74,25 @@ def finding_to_pb(finding: model.Finding) -> pb.Finding:
 
 def unknown_to_pb(unknown: model.Unknown) -> pb.Unknown:
     return message_of(pb.Unknown, unknown, status=_UNKNOWN_STATUS_NUMBERS[unknown.status])
+
+
+def digest_requested(view: int) -> bool:
+    """GetEngagementRequest.view: FULL when unset; a number outside the enum names the field."""
+    if view in (pb.ENGAGEMENT_VIEW_UNSPECIFIED, pb.ENGAGEMENT_VIEW_FULL):
+        return False
+    if view == pb.ENGAGEMENT_VIEW_DIGEST:
+        return True
+    raise errors.InvalidArgument("view", "must be ENGAGEMENT_VIEW_FULL (the default) or ENGAGEMENT_VIEW_DIGEST")
+
+
+def digest_to_pb(digest: model.EngagementDigest) -> pb.GetEngagementResponse:
+    return message_of(
+        pb.GetEngagementResponse,
+        digest,
+        hypotheses=[hypothesis_digest_to_pb(hypothesis) for hypothesis in digest.hypotheses],
+        unknowns=[unknown_to_pb(unknown) for unknown in digest.unknowns],
+        findings=[finding_to_pb(finding) for finding in digest.findings],
+    )
 
 
 def engagement_to_pb(engagement: model.Engagement) -> pb.GetEngagementResponse:

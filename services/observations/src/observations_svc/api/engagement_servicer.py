@@ -38,8 +38,10 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
         return await use_case(caller.org_id, *arguments, store=self._store, clock=self._clock, **options)
 
     async def GetEngagement(self, request: pb.GetEngagementRequest, context) -> pb.GetEngagementResponse:
-        state = await engagement.get_engagement(request_context.current().org_id, store=self._store)
-        return convert.engagement_to_pb(state)
+        org_id = request_context.current().org_id
+        if convert.digest_requested(request.view):
+            return convert.digest_to_pb(await engagement.get_engagement_digest(org_id, store=self._store))
+        return convert.engagement_to_pb(await engagement.get_engagement(org_id, store=self._store))
 
     async def FormHypothesis(self, request: pb.FormHypothesisRequest, context) -> pb.FormHypothesisResponse:
         drafts = [convert.evidence_from_pb(line, f"evidence[{i}]") for i, line in enumerate(request.evidence)]

@@ -138,6 +138,57 @@ FIRST_SESSION = Engagement(week_number=1, first_session=True)
 
 
 @dataclass(frozen=True, slots=True)
+class HypothesisDigest:
+    """An active hypothesis without its lines: what a context or reflection reads of it."""
+
+    id: str
+    statement: str
+    confidence: float
+    created_at: datetime
+    updated_at: datetime
+    evidence_count: int
+    outstanding_contradictions: int
+
+
+@dataclass(frozen=True, slots=True)
+class EngagementDigest:
+    """GetEngagement's digest view: the full view's open part (active hypotheses, open unknowns) and
+    its findings, in the same order; ``digest_of`` says exactly which."""
+
+    week_number: int
+    first_session: bool
+    hypotheses: tuple[HypothesisDigest, ...] = ()
+    unknowns: tuple[Unknown, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+
+def hypothesis_digest(hypothesis: Hypothesis) -> HypothesisDigest:
+    return HypothesisDigest(
+        id=hypothesis.id,
+        statement=hypothesis.statement,
+        confidence=hypothesis.confidence,
+        created_at=hypothesis.created_at,
+        updated_at=hypothesis.updated_at,
+        evidence_count=len(hypothesis.evidence),
+        outstanding_contradictions=len(hypothesis.outstanding_contradictions()),
+    )
+
+
+def digest_of(engagement: Engagement) -> EngagementDigest:
+    """The digest of a full view: a store's ``digest`` equals this of its ``read``."""
+    return EngagementDigest(
+        week_number=engagement.week_number,
+        first_session=engagement.first_session,
+        hypotheses=tuple(hypothesis_digest(h) for h in engagement.hypotheses if h.status is HypothesisStatus.ACTIVE),
+        unknowns=tuple(u for u in engagement.unknowns if u.status is UnknownStatus.OPEN),
+        findings=engagement.findings,
+    )
+
+
+DIGEST_OF_FIRST_SESSION = digest_of(FIRST_SESSION)
+
+
+@dataclass(frozen=True, slots=True)
 class HypothesisChange:
     """A transition: the hypothesis's new state and what it adds (the adapter persists exactly this)."""
 

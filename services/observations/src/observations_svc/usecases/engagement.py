@@ -30,6 +30,11 @@ async def get_engagement(org_id: str, *, store: EngagementStore) -> model.Engage
     return await store.read(org_id)
 
 
+async def get_engagement_digest(org_id: str, *, store: EngagementStore) -> model.EngagementDigest:
+    """The open part of the state and the findings, what a context or reflection reads."""
+    return await store.digest(org_id)
+
+
 async def form_hypothesis(
     org_id: str,
     statement: str,

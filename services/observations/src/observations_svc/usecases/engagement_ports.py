@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from observations_svc.domain.engagement import Engagement, Finding, Hypothesis, HypothesisChange, Unknown
+from observations_svc.domain.engagement import (
+    Engagement,
+    EngagementDigest,
+    Finding,
+    Hypothesis,
+    HypothesisChange,
+    Unknown,
+)
 from observations_svc.domain.restore import EngagementRow
 
 
@@ -28,6 +35,11 @@ class EngagementStore(Protocol):
 
     async def read(self, org_id: str) -> Engagement:
         """The org's state (``FIRST_SESSION`` when it has none). Writes nothing."""
+        ...
+
+    async def digest(self, org_id: str) -> EngagementDigest:
+        """Exactly ``digest_of(await read(org_id))``, read without the lines, revisions and closed
+        records the digest leaves out (GetEngagement's ENGAGEMENT_VIEW_DIGEST). Writes nothing."""
         ...
 
     async def form_hypothesis(

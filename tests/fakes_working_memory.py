@@ -16,6 +16,15 @@ from datetime import UTC, datetime, timedelta
 
 from lore_runtime import errors
 from memory_svc.domain.working_memory import SessionLease, Turn, WorkingMemory, append, apply_mask
+from memory_svc.usecases.working_memory_ports import TurnsRead, keys_of
+
+
+def _as_read(memory: WorkingMemory, turns: TurnsRead) -> WorkingMemory:
+    """``memory`` with its recent turns as a read of ``turns`` returns them."""
+    if turns is TurnsRead.ALL:
+        return memory
+    kept = tuple(keys_of(turn) for turn in memory.recent_turns) if turns is TurnsRead.KEYS else ()
+    return dataclasses.replace(memory, recent_turns=kept)
 
 
 class InMemoryWorkingMemoryStore:
@@ -32,8 +41,9 @@ class InMemoryWorkingMemoryStore:
         if fencing_token is not None and newest > fencing_token:
             raise errors.Conflict("a newer lease of this session has been granted", reason="LEASE_LOST")
 
-    async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
-        return self._memories.get((org_id, session_id))
+    async def get(self, org_id: str, session_id: str, *, turns: TurnsRead = TurnsRead.ALL) -> WorkingMemory | None:
+        memory = self._memories.get((org_id, session_id))
+        return None if memory is None else _as_read(memory, turns)
 
     async def append_turn(
         self,
@@ -45,18 +55,19 @@ class InMemoryWorkingMemoryStore:
         ttl: timedelta,
         now: datetime,
         fencing_token: int | None = None,
+        turns: TurnsRead = TurnsRead.ALL,
     ) -> WorkingMemory:
         key = (org_id, session_id)
         self._check_fence(key, fencing_token)
         current = self._memories.get(key) or WorkingMemory(session_id=session_id)
         seen = self._idempotency_keys.setdefault(key, set())
         if turn.idempotency_key and turn.idempotency_key in seen:
-            return current
+            return _as_read(current, turns)
         if turn.idempotency_key:
             seen.add(turn.idempotency_key)
         updated = dataclasses.replace(append(current, turn, max_turns), updated_at=now, expires_at=now + ttl)
         self._memories[key] = updated
-        return updated
+        return _as_read(updated, turns)
 
     async def update(
         self,

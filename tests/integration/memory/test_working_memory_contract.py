@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -22,6 +22,7 @@ from memory_svc.domain.working_memory import (
     TurnRole,
     WorkingMemory,
 )
+from memory_svc.usecases.working_memory_ports import TurnsRead, keys_of
 
 from tests.fakes_working_memory import InMemorySessionLeases, InMemoryWorkingMemoryStore
 
@@ -315,3 +316,44 @@ async def test_an_unreachable_redis_is_dependency_unavailable(org_id):
             assert raised.value.reason == "REDIS_UNAVAILABLE"
     finally:
         await client.aclose()
+
+
+async def test_a_get_reads_the_turns_in_full_as_keys_or_not_at_all_and_the_rest_in_full(backend, org_id):
+    await append(backend, org_id, turn("one", 1, idempotency_key="turn:a", metadata={"k": "v"}))
+    await append(backend, org_id, turn("two", 2))
+    await backend.store.update(
+        org_id, "s-1", WorkingMemory(session_id="s-1", summary="so far"), ["summary"], ttl=TTL, now=NOW
+    )
+    full = await backend.store.get(org_id, "s-1")
+    assert await backend.store.get(org_id, "s-1", turns=TurnsRead.ALL) == full
+
+    keys = await backend.store.get(org_id, "s-1", turns=TurnsRead.KEYS)
+    none = await backend.store.get(org_id, "s-1", turns=TurnsRead.NONE)
+    assert keys == replace(full, recent_turns=tuple(keys_of(t) for t in full.recent_turns))
+    assert [(t.id, t.sequence, t.idempotency_key, t.content) for t in keys.recent_turns] == [
+        (full.recent_turns[0].id, 1, "turn:a", ""),
+        (full.recent_turns[1].id, 2, "", ""),
+    ]
+    assert none == replace(full, recent_turns=())
+    for how in TurnsRead:
+        assert await backend.store.get(org_id, "never", turns=how) is None
+        assert await backend.store.get(f"{org_id}-other", "s-1", turns=how) is None
+
+
+async def test_an_append_reads_back_its_turns_as_asked_and_writes_the_same_either_way(backend, org_id):
+    first = turn("one", 1, idempotency_key="turn:a")
+    full = await append(backend, org_id, first)
+    second = turn("two", 2)
+    lean = await backend.store.append_turn(org_id, "s-1", second, max_turns=20, ttl=TTL, now=NOW, turns=TurnsRead.NONE)
+    keyed = await backend.store.append_turn(
+        org_id, "s-1", turn("three", 3), max_turns=20, ttl=TTL, now=NOW, turns=TurnsRead.KEYS
+    )
+    replayed = await backend.store.append_turn(
+        org_id, "s-1", first, max_turns=20, ttl=TTL, now=NOW, turns=TurnsRead.NONE
+    )
+
+    stored = await backend.store.get(org_id, "s-1")
+    assert [t.content for t in stored.recent_turns] == ["one", "two", "three"]
+    assert (full.turn_count, lean.turn_count, keyed.turn_count, replayed.turn_count) == (1, 2, 3, 3)
+    assert lean.recent_turns == () and replayed == replace(stored, recent_turns=())
+    assert keyed == replace(stored, recent_turns=tuple(keys_of(t) for t in stored.recent_turns))

@@ -244,3 +244,71 @@ async def test_leases_through_grpc(stub, org_id):
 async def test_calls_without_a_tenant_are_refused(stub):
     error = await failure(stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id="s-1")))
     assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+
+
+def read(session_id: str, *paths: str) -> pb.GetWorkingMemoryRequest:
+    return pb.GetWorkingMemoryRequest(session_id=session_id, read_mask=field_mask_pb2.FieldMask(paths=list(paths)))
+
+
+async def test_a_read_mask_returns_only_the_named_fields_and_no_mask_returns_everything(stub, org_id):
+    await stub.AppendTurn(
+        pb.AppendTurnRequest(session_id="s-1", turn=user_turn("hello", idempotency_key="turn:t1")),
+        metadata=tenant(org_id),
+    )
+    await stub.UpdateWorkingMemory(
+        pb.UpdateWorkingMemoryRequest(
+            session_id="s-1",
+            working_memory=pb.WorkingMemory(summary="so far", context_fingerprint="fp"),
+            update_mask=field_mask_pb2.FieldMask(paths=["summary", "context_fingerprint"]),
+        ),
+        metadata=tenant(org_id),
+    )
+    full = (await stub.GetWorkingMemory(read("s-1"), metadata=tenant(org_id))).working_memory
+    assert [t.content for t in full.recent_turns] == ["hello"] and full.summary == "so far"
+
+    everything = read("s-1", *(field.name for field in pb.WorkingMemory.DESCRIPTOR.fields))
+    assert (await stub.GetWorkingMemory(everything, metadata=tenant(org_id))).working_memory == full
+    summary = (await stub.GetWorkingMemory(read("s-1", "summary"), metadata=tenant(org_id))).working_memory
+    assert summary == pb.WorkingMemory(session_id="s-1", summary="so far")
+    keys = read("s-1", "context_fingerprint", "recent_turns.*.id", "recent_turns.*.idempotency_key")
+    keyed = (await stub.GetWorkingMemory(keys, metadata=tenant(org_id))).working_memory
+    assert keyed == pb.WorkingMemory(
+        session_id="s-1",
+        context_fingerprint="fp",
+        recent_turns=[turn_pb2.Turn(id=full.recent_turns[0].id, idempotency_key="turn:t1")],
+    )
+
+
+async def test_a_masked_read_of_another_orgs_session_is_empty_and_a_bad_path_names_read_mask(stub, org_id):
+    await stub.AppendTurn(pb.AppendTurnRequest(session_id="s-1", turn=user_turn("secret")), metadata=tenant(org_id))
+    for paths in (["summary"], ["recent_turns.*.id"], ["recent_turns"]):
+        other = await stub.GetWorkingMemory(read("s-1", *paths), metadata=tenant(f"{org_id}-other"))
+        assert other.working_memory == pb.WorkingMemory(session_id="s-1")
+    for bad in ("recent_turns.content", "nope", "recent_turns.*.content"):
+        error = await failure(stub.GetWorkingMemory(read("s-1", "summary", bad), metadata=tenant(org_id)))
+        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert error_info(error).metadata["field"] == "read_mask" and bad in error.details()
+
+
+async def test_append_turn_returns_what_its_read_mask_names_and_everything_without_one(stub, org_id):
+    full = await stub.AppendTurn(pb.AppendTurnRequest(session_id="s-1", turn=user_turn("one")), metadata=tenant(org_id))
+    lean = await stub.AppendTurn(
+        pb.AppendTurnRequest(
+            session_id="s-1", turn=user_turn("two"), read_mask=field_mask_pb2.FieldMask(paths=["turn_count"])
+        ),
+        metadata=tenant(org_id),
+    )
+    bad = await failure(
+        stub.AppendTurn(
+            pb.AppendTurnRequest(
+                session_id="s-1", turn=user_turn("three"), read_mask=field_mask_pb2.FieldMask(paths=["turns"])
+            ),
+            metadata=tenant(org_id),
+        )
+    )
+
+    assert [t.content for t in full.working_memory.recent_turns] == ["one"]
+    assert lean.working_memory == pb.WorkingMemory(session_id="s-1", turn_count=2)
+    assert bad.code() is grpc.StatusCode.INVALID_ARGUMENT and error_info(bad).metadata["field"] == "read_mask"
+    stored = (await stub.GetWorkingMemory(read("s-1"), metadata=tenant(org_id))).working_memory
+    assert [t.content for t in stored.recent_turns] == ["one", "two"]  # the refused append wrote nothing

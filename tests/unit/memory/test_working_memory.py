@@ -19,6 +19,7 @@ from memory_svc.usecases.working_memory import (
     release_session_lease,
     update_working_memory,
 )
+from memory_svc.usecases.working_memory_ports import TurnsRead
 
 from tests.fakes import FixedClock
 from tests.fakes_working_memory import InMemorySessionLeases, InMemoryWorkingMemoryStore
@@ -198,3 +199,48 @@ async def test_a_busy_lease_fails_with_session_busy():
     with pytest.raises(errors.Conflict) as raised:
         await acquire_session_lease("org-a", "s-1", "req-2", 1_000, 20, leases=leases)
     assert raised.value.reason == "SESSION_BUSY"
+
+
+class CountingStore(InMemoryWorkingMemoryStore):
+    """Remembers how each read and append asked for the turns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    async def get(self, org_id, session_id, *, turns=TurnsRead.ALL):
+        self.asked.append(turns.value)
+        return await super().get(org_id, session_id, turns=turns)
+
+    async def append_turn(self, org_id, session_id, value, **options):
+        self.asked.append(options.get("turns", TurnsRead.ALL).value)
+        return await super().append_turn(org_id, session_id, value, **options)
+
+
+async def test_a_read_mask_keeps_the_named_fields_and_reads_the_turns_only_as_far_as_named():
+    store, clock = CountingStore(), FixedClock()
+    await append_turn("org", "s", turn("hi", idempotency_key="turn:1"), store=store, clock=clock)
+    await update_working_memory(
+        "org", "s", WorkingMemory(session_id="s", summary="so far"), ["summary"], store=store, clock=clock
+    )
+    full = await get_working_memory("org", "s", store=store)
+    summary = await get_working_memory("org", "s", store=store, read_mask=["summary"])
+    keys = await get_working_memory("org", "s", store=store, read_mask=["recent_turns.*.idempotency_key"])
+    everything = await get_working_memory("org", "s", store=store, read_mask=["recent_turns", "summary", "turn_count"])
+
+    assert store.asked == ["all", "all", "none", "keys", "all"]
+    assert summary == WorkingMemory(session_id="s", summary="so far")
+    assert keys == WorkingMemory(session_id="s", recent_turns=(Turn(role=None, content="", idempotency_key="turn:1"),))
+    assert everything == WorkingMemory(
+        session_id="s", recent_turns=full.recent_turns, summary="so far", turn_count=full.turn_count
+    )
+    lean = await append_turn("org", "s", turn("again"), store=store, clock=clock, read_mask=["turn_count"])
+    assert lean == WorkingMemory(session_id="s", turn_count=2) and store.asked[-1] == "none"
+
+
+@pytest.mark.parametrize("path", ["turns", "recent_turns.content", "recent_turns.*.content", "update_mask", ""])
+async def test_an_unreadable_path_is_invalid_argument_naming_read_mask(deps, path):
+    assert await invalid_field(get_working_memory("org", "s", store=deps["store"], read_mask=[path])) == "read_mask"
+    appended = append_turn("org", "s", turn(), **deps, read_mask=["summary", path])
+    assert await invalid_field(appended) == "read_mask"
+    assert await deps["store"].get("org", "s") is None  # the refused append wrote nothing

@@ -27,7 +27,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from lore.common.v1 import turn_pb2 as lore_dot_common_dot_v1_dot_turn__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n+lore/memory/v1/working_memory_service.proto\x12\x0elore.memory.v1\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19lore/common/v1/turn.proto\"9\n\x04Plan\x12\x0c\n\x04goal\x18\x01 \x01(\t\x12\x10\n\x08progress\x18\x02 \x01(\t\x12\x11\n\tnext_step\x18\x03 \x01(\t\"\x87\x01\n\x0e\x45motionReading\x12\x0f\n\x07\x65motion\x18\x01 \x01(\t\x12\x0f\n\x07valence\x18\x02 \x01(\x01\x12\x11\n\tintensity\x18\x03 \x01(\x01\x12\x0f\n\x07turn_id\x18\x04 \x01(\t\x12/\n\x0bobserved_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\">\n\x0bPendingSlot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x0e\n\x06prompt\x18\x03 \x01(\t\"\xc7\x03\n\rWorkingMemory\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12*\n\x0crecent_turns\x18\x02 \x03(\x0b\x32\x14.lore.common.v1.Turn\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12)\n\x0b\x61\x63tive_plan\x18\x04 \x01(\x0b\x32\x14.lore.memory.v1.Plan\x12:\n\x12\x65motion_trajectory\x18\x05 \x03(\x0b\x32\x1e.lore.memory.v1.EmotionReading\x12\x32\n\rpending_slots\x18\x06 \x03(\x0b\x32\x1b.lore.memory.v1.PendingSlot\x12\x39\n\x10last_tool_result\x18\x07 \x01(\x0b\x32\x1f.lore.common.v1.ToolInteraction\x12\x12\n\nturn_count\x18\x08 \x01(\x05\x12\x1b\n\x13\x63ontext_fingerprint\x18\t \x01(\t\x12.\n\nupdated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"y\n\x0cSessionLease\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06holder\x18\x02 \x01(\t\x12\x15\n\rfencing_token\x18\x03 \x01(\x03\x12.\n\nexpires_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"-\n\x17GetWorkingMemoryRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"Q\n\x18GetWorkingMemoryResponse\x12\x35\n\x0eworking_memory\x18\x01 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\"y\n\x11\x41ppendTurnRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\"\n\x04turn\x18\x02 \x01(\x0b\x32\x14.lore.common.v1.Turn\x12\x1a\n\rfencing_token\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x10\n\x0e_fencing_token\"K\n\x12\x41ppendTurnResponse\x12\x35\n\x0eworking_memory\x18\x01 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\"\xc6\x01\n\x1aUpdateWorkingMemoryRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x35\n\x0eworking_memory\x18\x02 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\x12/\n\x0bupdate_mask\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\x12\x1a\n\rfencing_token\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x10\n\x0e_fencing_token\"T\n\x1bUpdateWorkingMemoryResponse\x12\x35\n\x0eworking_memory\x18\x01 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\"/\n\x19\x43learWorkingMemoryRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x1c\n\x1a\x43learWorkingMemoryResponse\"a\n\x1a\x41\x63quireSessionLeaseRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06holder\x18\x02 \x01(\t\x12\x0e\n\x06ttl_ms\x18\x03 \x01(\x05\x12\x0f\n\x07wait_ms\x18\x04 \x01(\x05\"J\n\x1b\x41\x63quireSessionLeaseResponse\x12+\n\x05lease\x18\x01 \x01(\x0b\x32\x1c.lore.memory.v1.SessionLease\"W\n\x1aReleaseSessionLeaseRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06holder\x18\x02 \x01(\t\x12\x15\n\rfencing_token\x18\x03 \x01(\x03\"/\n\x1bReleaseSessionLeaseResponse\x12\x10\n\x08released\x18\x01 \x01(\x08\x32\x8f\x05\n\x14WorkingMemoryService\x12\x65\n\x10GetWorkingMemory\x12\'.lore.memory.v1.GetWorkingMemoryRequest\x1a(.lore.memory.v1.GetWorkingMemoryResponse\x12S\n\nAppendTurn\x12!.lore.memory.v1.AppendTurnRequest\x1a\".lore.memory.v1.AppendTurnResponse\x12n\n\x13UpdateWorkingMemory\x12*.lore.memory.v1.UpdateWorkingMemoryRequest\x1a+.lore.memory.v1.UpdateWorkingMemoryResponse\x12k\n\x12\x43learWorkingMemory\x12).lore.memory.v1.ClearWorkingMemoryRequest\x1a*.lore.memory.v1.ClearWorkingMemoryResponse\x12n\n\x13\x41\x63quireSessionLease\x12*.lore.memory.v1.AcquireSessionLeaseRequest\x1a+.lore.memory.v1.AcquireSessionLeaseResponse\x12n\n\x13ReleaseSessionLease\x12*.lore.memory.v1.ReleaseSessionLeaseRequest\x1a+.lore.memory.v1.ReleaseSessionLeaseResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n+lore/memory/v1/working_memory_service.proto\x12\x0elore.memory.v1\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19lore/common/v1/turn.proto\"9\n\x04Plan\x12\x0c\n\x04goal\x18\x01 \x01(\t\x12\x10\n\x08progress\x18\x02 \x01(\t\x12\x11\n\tnext_step\x18\x03 \x01(\t\"\x87\x01\n\x0e\x45motionReading\x12\x0f\n\x07\x65motion\x18\x01 \x01(\t\x12\x0f\n\x07valence\x18\x02 \x01(\x01\x12\x11\n\tintensity\x18\x03 \x01(\x01\x12\x0f\n\x07turn_id\x18\x04 \x01(\t\x12/\n\x0bobserved_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\">\n\x0bPendingSlot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x0e\n\x06prompt\x18\x03 \x01(\t\"\xc7\x03\n\rWorkingMemory\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12*\n\x0crecent_turns\x18\x02 \x03(\x0b\x32\x14.lore.common.v1.Turn\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12)\n\x0b\x61\x63tive_plan\x18\x04 \x01(\x0b\x32\x14.lore.memory.v1.Plan\x12:\n\x12\x65motion_trajectory\x18\x05 \x03(\x0b\x32\x1e.lore.memory.v1.EmotionReading\x12\x32\n\rpending_slots\x18\x06 \x03(\x0b\x32\x1b.lore.memory.v1.PendingSlot\x12\x39\n\x10last_tool_result\x18\x07 \x01(\x0b\x32\x1f.lore.common.v1.ToolInteraction\x12\x12\n\nturn_count\x18\x08 \x01(\x05\x12\x1b\n\x13\x63ontext_fingerprint\x18\t \x01(\t\x12.\n\nupdated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"y\n\x0cSessionLease\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06holder\x18\x02 \x01(\t\x12\x15\n\rfencing_token\x18\x03 \x01(\x03\x12.\n\nexpires_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\\\n\x17GetWorkingMemoryRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12-\n\tread_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"Q\n\x18GetWorkingMemoryResponse\x12\x35\n\x0eworking_memory\x18\x01 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\"\xa8\x01\n\x11\x41ppendTurnRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\"\n\x04turn\x18\x02 \x01(\x0b\x32\x14.lore.common.v1.Turn\x12\x1a\n\rfencing_token\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12-\n\tread_mask\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskB\x10\n\x0e_fencing_token\"K\n\x12\x41ppendTurnResponse\x12\x35\n\x0eworking_memory\x18\x01 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\"\xc6\x01\n\x1aUpdateWorkingMemoryRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x35\n\x0eworking_memory\x18\x02 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\x12/\n\x0bupdate_mask\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\x12\x1a\n\rfencing_token\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x10\n\x0e_fencing_token\"T\n\x1bUpdateWorkingMemoryResponse\x12\x35\n\x0eworking_memory\x18\x01 \x01(\x0b\x32\x1d.lore.memory.v1.WorkingMemory\"/\n\x19\x43learWorkingMemoryRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x1c\n\x1a\x43learWorkingMemoryResponse\"a\n\x1a\x41\x63quireSessionLeaseRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06holder\x18\x02 \x01(\t\x12\x0e\n\x06ttl_ms\x18\x03 \x01(\x05\x12\x0f\n\x07wait_ms\x18\x04 \x01(\x05\"J\n\x1b\x41\x63quireSessionLeaseResponse\x12+\n\x05lease\x18\x01 \x01(\x0b\x32\x1c.lore.memory.v1.SessionLease\"W\n\x1aReleaseSessionLeaseRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06holder\x18\x02 \x01(\t\x12\x15\n\rfencing_token\x18\x03 \x01(\x03\"/\n\x1bReleaseSessionLeaseResponse\x12\x10\n\x08released\x18\x01 \x01(\x08\x32\x8f\x05\n\x14WorkingMemoryService\x12\x65\n\x10GetWorkingMemory\x12\'.lore.memory.v1.GetWorkingMemoryRequest\x1a(.lore.memory.v1.GetWorkingMemoryResponse\x12S\n\nAppendTurn\x12!.lore.memory.v1.AppendTurnRequest\x1a\".lore.memory.v1.AppendTurnResponse\x12n\n\x13UpdateWorkingMemory\x12*.lore.memory.v1.UpdateWorkingMemoryRequest\x1a+.lore.memory.v1.UpdateWorkingMemoryResponse\x12k\n\x12\x43learWorkingMemory\x12).lore.memory.v1.ClearWorkingMemoryRequest\x1a*.lore.memory.v1.ClearWorkingMemoryResponse\x12n\n\x13\x41\x63quireSessionLease\x12*.lore.memory.v1.AcquireSessionLeaseRequest\x1a+.lore.memory.v1.AcquireSessionLeaseResponse\x12n\n\x13ReleaseSessionLease\x12*.lore.memory.v1.ReleaseSessionLeaseRequest\x1a+.lore.memory.v1.ReleaseSessionLeaseResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -45,29 +45,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SESSIONLEASE']._serialized_start=876
   _globals['_SESSIONLEASE']._serialized_end=997
   _globals['_GETWORKINGMEMORYREQUEST']._serialized_start=999
-  _globals['_GETWORKINGMEMORYREQUEST']._serialized_end=1044
-  _globals['_GETWORKINGMEMORYRESPONSE']._serialized_start=1046
-  _globals['_GETWORKINGMEMORYRESPONSE']._serialized_end=1127
-  _globals['_APPENDTURNREQUEST']._serialized_start=1129
-  _globals['_APPENDTURNREQUEST']._serialized_end=1250
-  _globals['_APPENDTURNRESPONSE']._serialized_start=1252
-  _globals['_APPENDTURNRESPONSE']._serialized_end=1327
-  _globals['_UPDATEWORKINGMEMORYREQUEST']._serialized_start=1330
-  _globals['_UPDATEWORKINGMEMORYREQUEST']._serialized_end=1528
-  _globals['_UPDATEWORKINGMEMORYRESPONSE']._serialized_start=1530
-  _globals['_UPDATEWORKINGMEMORYRESPONSE']._serialized_end=1614
-  _globals['_CLEARWORKINGMEMORYREQUEST']._serialized_start=1616
-  _globals['_CLEARWORKINGMEMORYREQUEST']._serialized_end=1663
-  _globals['_CLEARWORKINGMEMORYRESPONSE']._serialized_start=1665
-  _globals['_CLEARWORKINGMEMORYRESPONSE']._serialized_end=1693
-  _globals['_ACQUIRESESSIONLEASEREQUEST']._serialized_start=1695
-  _globals['_ACQUIRESESSIONLEASEREQUEST']._serialized_end=1792
-  _globals['_ACQUIRESESSIONLEASERESPONSE']._serialized_start=1794
-  _globals['_ACQUIRESESSIONLEASERESPONSE']._serialized_end=1868
-  _globals['_RELEASESESSIONLEASEREQUEST']._serialized_start=1870
-  _globals['_RELEASESESSIONLEASEREQUEST']._serialized_end=1957
-  _globals['_RELEASESESSIONLEASERESPONSE']._serialized_start=1959
-  _globals['_RELEASESESSIONLEASERESPONSE']._serialized_end=2006
-  _globals['_WORKINGMEMORYSERVICE']._serialized_start=2009
-  _globals['_WORKINGMEMORYSERVICE']._serialized_end=2664
+  _globals['_GETWORKINGMEMORYREQUEST']._serialized_end=1091
+  _globals['_GETWORKINGMEMORYRESPONSE']._serialized_start=1093
+  _globals['_GETWORKINGMEMORYRESPONSE']._serialized_end=1174
+  _globals['_APPENDTURNREQUEST']._serialized_start=1177
+  _globals['_APPENDTURNREQUEST']._serialized_end=1345
+  _globals['_APPENDTURNRESPONSE']._serialized_start=1347
+  _globals['_APPENDTURNRESPONSE']._serialized_end=1422
+  _globals['_UPDATEWORKINGMEMORYREQUEST']._serialized_start=1425
+  _globals['_UPDATEWORKINGMEMORYREQUEST']._serialized_end=1623
+  _globals['_UPDATEWORKINGMEMORYRESPONSE']._serialized_start=1625
+  _globals['_UPDATEWORKINGMEMORYRESPONSE']._serialized_end=1709
+  _globals['_CLEARWORKINGMEMORYREQUEST']._serialized_start=1711
+  _globals['_CLEARWORKINGMEMORYREQUEST']._serialized_end=1758
+  _globals['_CLEARWORKINGMEMORYRESPONSE']._serialized_start=1760
+  _globals['_CLEARWORKINGMEMORYRESPONSE']._serialized_end=1788
+  _globals['_ACQUIRESESSIONLEASEREQUEST']._serialized_start=1790
+  _globals['_ACQUIRESESSIONLEASEREQUEST']._serialized_end=1887
+  _globals['_ACQUIRESESSIONLEASERESPONSE']._serialized_start=1889
+  _globals['_ACQUIRESESSIONLEASERESPONSE']._serialized_end=1963
+  _globals['_RELEASESESSIONLEASEREQUEST']._serialized_start=1965
+  _globals['_RELEASESESSIONLEASEREQUEST']._serialized_end=2052
+  _globals['_RELEASESESSIONLEASERESPONSE']._serialized_start=2054
+  _globals['_RELEASESESSIONLEASERESPONSE']._serialized_end=2101
+  _globals['_WORKINGMEMORYSERVICE']._serialized_start=2104
+  _globals['_WORKINGMEMORYSERVICE']._serialized_end=2759
 # @@protoc_insertion_point(module_scope)

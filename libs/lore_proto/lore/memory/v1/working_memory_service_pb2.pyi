@@ -84,10 +84,12 @@ class SessionLease(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., holder: _Optional[str] = ..., fencing_token: _Optional[int] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetWorkingMemoryRequest(_message.Message):
-    __slots__ = ("session_id",)
+    __slots__ = ("session_id", "read_mask")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    READ_MASK_FIELD_NUMBER: _ClassVar[int]
     session_id: str
-    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
+    read_mask: _field_mask_pb2.FieldMask
+    def __init__(self, session_id: _Optional[str] = ..., read_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
 
 class GetWorkingMemoryResponse(_message.Message):
     __slots__ = ("working_memory",)
@@ -96,14 +98,16 @@ class GetWorkingMemoryResponse(_message.Message):
     def __init__(self, working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ...) -> None: ...
 
 class AppendTurnRequest(_message.Message):
-    __slots__ = ("session_id", "turn", "fencing_token")
+    __slots__ = ("session_id", "turn", "fencing_token", "read_mask")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
     FENCING_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    READ_MASK_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     turn: _turn_pb2.Turn
     fencing_token: int
-    def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., fencing_token: _Optional[int] = ...) -> None: ...
+    read_mask: _field_mask_pb2.FieldMask
+    def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., fencing_token: _Optional[int] = ..., read_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
 
 class AppendTurnResponse(_message.Message):
     __slots__ = ("working_memory",)

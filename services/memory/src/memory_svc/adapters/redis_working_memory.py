@@ -11,7 +11,10 @@ live in one slot and one Lua script may touch them):
 - ``<prefix>:{<org>:<session>}:turns`` — list of turns as JSON, oldest first, trimmed to N.
 
 AppendTurn is one Lua script (HINCRBY the count, RPUSH, LTRIM, PEXPIRE both keys, read
-back), so concurrent appends lose nothing and number turns exactly. UpdateWorkingMemory is
+back), so concurrent appends lose nothing and number turns exactly; it never rewrites the turns
+already there. A read (or an append's read-back) whose read mask leaves the recent turns out does
+not read the list at all (``TurnsRead.NONE``: one HMGET); with only the turns' keys asked for
+(``TurnsRead.KEYS``) each stored turn is decoded for its id, sequence and idempotency key alone. UpdateWorkingMemory is
 another (HSET, PEXPIRE, read back; every updatable path is its own hash field). A write that
 carries a fencing token first reads the session's fence (the lease adapter's
 ``<lease prefix>:{<org>:<session>}:fence``, same hash tag) and is refused, writing nothing,
@@ -41,6 +44,7 @@ from memory_svc.domain.working_memory import (
     TurnRole,
     WorkingMemory,
 )
+from memory_svc.usecases.working_memory_ports import TurnsRead
 
 # The hash fields read back (not the idem:<key> ones): every updatable path, then the bookkeeping.
 FIELDS = (*UPDATABLE_PATHS, "turn_count", "updated_at", "expires_at")
@@ -53,8 +57,8 @@ end
 """
 
 # KEYS: hash, turns, fence. ARGV: token, turn JSON without its opening brace, max turns, ttl ms, now ms,
-# idempotency key, then the fields to read back. The script puts the server-assigned sequence first in the
-# turn's JSON object: no JSON library needed.
+# idempotency key, "1" to read the turns back (else none is), then the fields to read back. The script puts
+# the server-assigned sequence first in the turn's JSON object: no JSON library needed.
 _APPEND = (
     _FENCE_CHECK
     + """
@@ -71,7 +75,11 @@ if idem == '' or redis.call('HEXISTS', hash, 'idem:' .. idem) == 0 then
   redis.call('PEXPIRE', hash, ttl)
   redis.call('PEXPIRE', turns, ttl)
 end
-return {redis.call('HMGET', hash, unpack(ARGV, 7)), redis.call('LRANGE', turns, 0, -1)}
+local listed = {}
+if ARGV[7] == '1' then
+  listed = redis.call('LRANGE', turns, 0, -1)
+end
+return {redis.call('HMGET', hash, unpack(ARGV, 8)), listed}
 """
 )
 
@@ -218,15 +226,31 @@ def _json(value: Any) -> Any:
     return json.loads(text) if text else None
 
 
-def _decode(session_id: str, values: Sequence[Any], turns: Sequence[Any]) -> WorkingMemory | None:
+def _keys_from_json(raw: Any) -> Turn:
+    """``keys_of`` the stored turn, without building the rest of it."""
+    data = json.loads(raw)
+    return Turn(
+        role=None,
+        content="",
+        id=data["id"],
+        session_id=data["session_id"],
+        sequence=int(data["sequence"]),
+        idempotency_key=data.get("idempotency_key", ""),
+    )
+
+
+def _decode(
+    session_id: str, values: Sequence[Any], turns: Sequence[Any], *, keys_only: bool = False
+) -> WorkingMemory | None:
     if all(value is None for value in values) and not turns:
         return None
     raw = dict(zip(FIELDS, values, strict=True))
     plan = _json(raw["active_plan"])
     tool = _json(raw["last_tool_result"])
+    read_turn = _keys_from_json if keys_only else _turn_from_json
     return WorkingMemory(
         session_id=session_id,
-        recent_turns=tuple(_turn_from_json(turn) for turn in turns),
+        recent_turns=tuple(read_turn(turn) for turn in turns),
         summary=_str(raw["summary"]),
         active_plan=Plan(**plan) if plan else None,
         emotion_trajectory=tuple(
@@ -272,14 +296,17 @@ class RedisWorkingMemoryStore:
     def _script_keys(self, org_id: str, session_id: str) -> list[str]:
         return [*self.keys(org_id, session_id), fence_key(self._lease_prefix, org_id, session_id)]
 
-    async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
+    async def get(self, org_id: str, session_id: str, *, turns: TurnsRead = TurnsRead.ALL) -> WorkingMemory | None:
         hash_key, turns_key = self.keys(org_id, session_id)
         with self._calls.call():
+            if turns is TurnsRead.NONE:
+                # The hash alone: every write sets its fields, and both keys share one TTL.
+                return _decode(session_id, await self._redis.hmget(hash_key, FIELDS), ())
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.hmget(hash_key, FIELDS)
                 pipe.lrange(turns_key, 0, -1)
-                values, turns = await pipe.execute()
-        return _decode(session_id, values, turns)
+                values, listed = await pipe.execute()
+        return _decode(session_id, values, listed, keys_only=turns is TurnsRead.KEYS)
 
     async def append_turn(
         self,
@@ -291,10 +318,11 @@ class RedisWorkingMemoryStore:
         ttl: timedelta,
         now: datetime,
         fencing_token: int | None = None,
+        turns: TurnsRead = TurnsRead.ALL,
     ) -> WorkingMemory:
         ttl_ms = max(1, int(ttl.total_seconds() * 1000))
         with self._calls.call():
-            values, turns = await self._append(
+            values, listed = await self._append(
                 keys=self._script_keys(org_id, session_id),
                 args=[
                     _token(fencing_token),
@@ -303,10 +331,11 @@ class RedisWorkingMemoryStore:
                     ttl_ms,
                     _ms(now),
                     turn.idempotency_key,
+                    "" if turns is TurnsRead.NONE else "1",
                     *FIELDS,
                 ],
             )
-        working_memory = _decode(session_id, values, turns)
+        working_memory = _decode(session_id, values, listed, keys_only=turns is TurnsRead.KEYS)
         assert working_memory is not None  # the script always leaves a turn behind
         return working_memory
 

@@ -42,7 +42,9 @@ class WorkingMemoryServicer(working_memory_service_pb2_grpc.WorkingMemoryService
 
     async def GetWorkingMemory(self, request: pb.GetWorkingMemoryRequest, context) -> pb.GetWorkingMemoryResponse:
         org_id = request_context.current().org_id
-        memory = await usecases.get_working_memory(org_id, request.session_id, store=self._store)
+        memory = await usecases.get_working_memory(
+            org_id, request.session_id, store=self._store, read_mask=list(request.read_mask.paths)
+        )
         return pb.GetWorkingMemoryResponse(working_memory=convert.working_memory_to_pb(memory))
 
     async def AppendTurn(self, request: pb.AppendTurnRequest, context) -> pb.AppendTurnResponse:
@@ -56,6 +58,7 @@ class WorkingMemoryServicer(working_memory_service_pb2_grpc.WorkingMemoryService
             max_turns=self._max_turns,
             ttl=self._ttl,
             fencing_token=request.fencing_token if request.HasField("fencing_token") else None,
+            read_mask=list(request.read_mask.paths),
         )
         return pb.AppendTurnResponse(working_memory=convert.working_memory_to_pb(memory))
 

@@ -26,7 +26,7 @@ from memory_svc.domain.working_memory import (
     Turn,
     WorkingMemory,
 )
-from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
+from memory_svc.usecases.working_memory_ports import SessionLeases, TurnsRead, WorkingMemoryStore
 
 
 def _text(value: str, field: str, limit: int, *, required: bool = False) -> None:
@@ -145,10 +145,61 @@ def _ms(value: int, field: str, default: timedelta, low: timedelta, high: timede
     return span
 
 
-async def get_working_memory(org_id: str, session_id: str, *, store: WorkingMemoryStore) -> WorkingMemory:
-    """The session's working memory; an empty one when the session has none (never NOT_FOUND)."""
+# GetWorkingMemory's read mask (AIP-161): WorkingMemory's fields, and two fields of each recent turn.
+READABLE_PATHS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(WorkingMemory))
+TURN_KEY_PATHS = {"recent_turns.*.id": "id", "recent_turns.*.idempotency_key": "idempotency_key"}
+_EMPTY = WorkingMemory(session_id="")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ReadMask:
+    """A validated read mask: the fields kept (None: all of them) and how the turns are read."""
+
+    fields: frozenset[str] | None = None
+    turns: TurnsRead = TurnsRead.ALL
+    turn_keys: frozenset[str] = frozenset()
+
+    def apply(self, memory: WorkingMemory) -> WorkingMemory:
+        if self.fields is None:
+            return memory
+        cleared = {
+            name: getattr(_EMPTY, name)
+            for name in READABLE_PATHS
+            if name not in self.fields and name not in ("session_id", "recent_turns")
+        }
+        if self.turns is TurnsRead.KEYS:
+            cleared["recent_turns"] = tuple(
+                Turn(role=None, content="", **{name: getattr(turn, name) for name in self.turn_keys})
+                for turn in memory.recent_turns
+            )
+        elif self.turns is TurnsRead.NONE:
+            cleared["recent_turns"] = ()
+        return dataclasses.replace(memory, **cleared)
+
+
+def validate_read_mask(paths: Sequence[str], field: str = "read_mask") -> ReadMask:
+    """Empty: everything. Otherwise each path is a field of WorkingMemory or one of TURN_KEY_PATHS."""
+    if not paths:
+        return ReadMask()
+    for path in paths:
+        if path not in READABLE_PATHS and path not in TURN_KEY_PATHS:
+            readable = ", ".join((*READABLE_PATHS, *TURN_KEY_PATHS))
+            raise errors.InvalidArgument(field, f"unknown path {path!r}; readable: {readable}")
+    if "recent_turns" in paths:
+        return ReadMask(fields=frozenset(paths), turns=TurnsRead.ALL)
+    keys = frozenset(TURN_KEY_PATHS[path] for path in paths if path in TURN_KEY_PATHS)
+    return ReadMask(fields=frozenset(paths), turns=TurnsRead.KEYS if keys else TurnsRead.NONE, turn_keys=keys)
+
+
+async def get_working_memory(
+    org_id: str, session_id: str, *, store: WorkingMemoryStore, read_mask: Sequence[str] = ()
+) -> WorkingMemory:
+    """The session's working memory; an empty one when the session has none (never NOT_FOUND).
+    ``read_mask``: the paths to return (empty: all); the store reads no turn the mask leaves out."""
     validate_session_id(session_id)
-    return await store.get(org_id, session_id) or WorkingMemory(session_id=session_id)
+    mask = validate_read_mask(read_mask)
+    memory = await store.get(org_id, session_id, turns=mask.turns) or WorkingMemory(session_id=session_id)
+    return mask.apply(memory)
 
 
 def validate_fencing_token(token: int | None) -> None:
@@ -166,10 +217,13 @@ async def append_turn(
     max_turns: int = wm.DEFAULT_MAX_TURNS,
     ttl: timedelta = wm.DEFAULT_TTL,
     fencing_token: int | None = None,
+    read_mask: Sequence[str] = (),
 ) -> WorkingMemory:
+    """``read_mask``: what of the working memory after the write to return, as for ``get_working_memory``."""
     validate_session_id(session_id)
     validate_fencing_token(fencing_token)
     validate_turn(turn)
+    mask = validate_read_mask(read_mask)
     now = clock.now()
     stamped = dataclasses.replace(
         turn,
@@ -178,9 +232,17 @@ async def append_turn(
         sequence=0,
         created_at=turn.created_at or now,
     )
-    return await store.append_turn(
-        org_id, session_id, stamped, max_turns=max_turns, ttl=ttl, now=now, fencing_token=fencing_token
+    written = await store.append_turn(
+        org_id,
+        session_id,
+        stamped,
+        max_turns=max_turns,
+        ttl=ttl,
+        now=now,
+        fencing_token=fencing_token,
+        turns=mask.turns,
     )
+    return mask.apply(written)
 
 
 async def update_working_memory(

@@ -6,6 +6,7 @@ working memories and two different leases.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -13,9 +14,32 @@ from typing import Protocol
 from memory_svc.domain.working_memory import SessionLease, Turn, WorkingMemory
 
 
+class TurnsRead(enum.Enum):
+    """How much of the recent turns ``WorkingMemoryStore.get`` reads (GetWorkingMemory's read mask)."""
+
+    ALL = "all"
+    # Each turn as ``keys_of`` leaves it: its id, session id, sequence and idempotency key.
+    KEYS = "keys"
+    # No turn is read: ``recent_turns`` is empty.
+    NONE = "none"
+
+
+def keys_of(turn: Turn) -> Turn:
+    """What ``TurnsRead.KEYS`` keeps of a turn."""
+    return Turn(
+        role=None,
+        content="",
+        id=turn.id,
+        session_id=turn.session_id,
+        sequence=turn.sequence,
+        idempotency_key=turn.idempotency_key,
+    )
+
+
 class WorkingMemoryStore(Protocol):
-    async def get(self, org_id: str, session_id: str) -> WorkingMemory | None:
-        """The session's working memory, or None when it never existed, expired or was cleared."""
+    async def get(self, org_id: str, session_id: str, *, turns: TurnsRead = TurnsRead.ALL) -> WorkingMemory | None:
+        """The session's working memory, or None when it never existed, expired or was cleared; its
+        recent turns as ``turns`` says (every other field in full)."""
         ...
 
     async def append_turn(
@@ -28,13 +52,15 @@ class WorkingMemoryStore(Protocol):
         ttl: timedelta,
         now: datetime,
         fencing_token: int | None = None,
+        turns: TurnsRead = TurnsRead.ALL,
     ) -> WorkingMemory:
         """Atomically: number ``turn`` (turn_count + 1), append it, keep the last ``max_turns``, set
         ``updated_at = now`` and ``expires_at = now + ttl`` and renew the TTL. A turn whose non-empty
         ``idempotency_key`` was already appended to this session changes nothing (a replay): the
         current working memory is returned. With a ``fencing_token``, raises
         ``errors.Conflict(reason="LEASE_LOST")`` and writes nothing when a lease of the session newer
-        than the one that issued the token has been granted."""
+        than the one that issued the token has been granted. Returns the working memory after the
+        write, its recent turns read back as ``turns`` says."""
         ...
 
     async def update(

@@ -120,7 +120,8 @@ class GrpcEngagement:
         return await rpc(getattr(self._stub, method)(request, timeout=TIMEOUT_S))
 
     async def state(self) -> EngagementView:
-        found = await self._call("GetEngagement", epb.GetEngagementRequest())
+        # The digest: active hypotheses with their evidence counted, no lines; open unknowns.
+        found = await self._call("GetEngagement", epb.GetEngagementRequest(view=epb.ENGAGEMENT_VIEW_DIGEST))
         return EngagementView(
             hypotheses=tuple(_hypothesis(h) for h in found.hypotheses if h.status == epb.HYPOTHESIS_STATUS_ACTIVE),
             unknowns=tuple(u.question for u in found.unknowns if u.status == epb.UNKNOWN_STATUS_OPEN),
@@ -159,14 +160,19 @@ class GrpcEngagement:
 
 
 def _hypothesis(message: epb.Hypothesis) -> ActiveHypothesis:
+    """The service counts the lines (a digest carries none); counted here too when it sends lines
+    without the counts (a service older than the digest)."""
     epoch = len(message.revisions)
     return ActiveHypothesis(
         id=message.id,
         statement=message.statement,
         confidence=message.confidence,
-        outstanding_contradictions=sum(
-            1 for line in message.evidence if line.stance == opb.EVIDENCE_STANCE_CONTRADICT and line.epoch >= epoch
+        outstanding_contradictions=max(
+            message.outstanding_contradictions,
+            sum(
+                1 for line in message.evidence if line.stance == opb.EVIDENCE_STANCE_CONTRADICT and line.epoch >= epoch
+            ),
         ),
-        evidence_count=len(message.evidence),
+        evidence_count=max(message.evidence_count, len(message.evidence)),
         active=message.status == epb.HYPOTHESIS_STATUS_ACTIVE,
     )

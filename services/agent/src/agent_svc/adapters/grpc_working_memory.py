@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 LEASE_TTL_MS = 30_000  # longer than a turn ever takes; released as soon as the turn is done
 LEASE_WAIT_MS = 5_000  # how long a turn waits for the one before it
 TIMEOUT_S = 5.0
+APPEND_READ = field_mask_pb2.FieldMask(paths=["turn_count"])
 
 
 def turn_to_pb(turn: Turn) -> turn_pb2.Turn:
@@ -76,7 +77,8 @@ class GrpcWorkingMemory:
             )
 
     async def append_turn(self, session_id: str, turn: Turn, fencing_token: int | None) -> None:
-        request = pb.AppendTurnRequest(session_id=session_id, turn=turn_to_pb(turn))
+        # The answer is not read: ask for the least of it (the service then reads no turn back).
+        request = pb.AppendTurnRequest(session_id=session_id, turn=turn_to_pb(turn), read_mask=APPEND_READ)
         if fencing_token is not None:
             request.fencing_token = fencing_token
         await self._call(self._stub.AppendTurn, request)
@@ -92,7 +94,12 @@ class GrpcWorkingMemory:
             memory.active_plan.CopyFrom(pb.Plan(goal=plan.goal, progress=plan.progress, next_step=plan.next_step))
             paths.append("active_plan")
         if emotions:
-            current = await self._call(self._stub.GetWorkingMemory, pb.GetWorkingMemoryRequest(session_id=session_id))
+            current = await self._call(
+                self._stub.GetWorkingMemory,
+                pb.GetWorkingMemoryRequest(
+                    session_id=session_id, read_mask=field_mask_pb2.FieldMask(paths=["emotion_trajectory"])
+                ),
+            )
             seen = {reading.turn_id for reading in current.working_memory.emotion_trajectory}
             readings = list(current.working_memory.emotion_trajectory) + [
                 pb.EmotionReading(

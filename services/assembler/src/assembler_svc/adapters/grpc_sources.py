@@ -132,6 +132,22 @@ def _enum_name(enum_type, value: int, prefix: str) -> str:
     return enum_type.Name(value).removeprefix(prefix).lower()
 
 
+# What ``session_state`` reads of the working memory: of the recent turns only their keys (their
+# contents are neither converted nor sent).
+SESSION_READ = field_mask_pb2.FieldMask(
+    paths=[
+        "summary",
+        "active_plan",
+        "pending_slots",
+        "emotion_trajectory",
+        "last_tool_result",
+        "context_fingerprint",
+        "recent_turns.*.id",
+        "recent_turns.*.idempotency_key",
+    ]
+)
+
+
 class GrpcMemorySources:
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._memories = memory_service_pb2_grpc.MemoryServiceStub(channel)
@@ -139,7 +155,7 @@ class GrpcMemorySources:
         self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(channel)
 
     async def working_memory(self, session_id: str, *, timeout: float) -> SessionState:
-        request = working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id)
+        request = working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id, read_mask=SESSION_READ)
         found = (await _call(self._working.GetWorkingMemory(request, timeout=timeout))).working_memory
         return session_state(found)
 
@@ -299,7 +315,9 @@ class GrpcObservationSources:
         return [belief(observation, 0.0, scope) for observation in shown]
 
     async def engagement(self, *, timeout: float) -> EngagementDigest:
-        request = engagement_service_pb2.GetEngagementRequest()
+        # The digest: the open part and the findings, no evidence lines or closed records (the status
+        # filters below keep a full answer from an older service right too).
+        request = engagement_service_pb2.GetEngagementRequest(view=engagement_service_pb2.ENGAGEMENT_VIEW_DIGEST)
         found = await _call(self._engagement.GetEngagement(request, timeout=timeout))
         return EngagementDigest(
             week_number=found.week_number,

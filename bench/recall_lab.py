@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from memory_svc.domain.conversation import ConversationLift, Said, lifts
+from memory_svc.domain.dense_query import dense_query
 from memory_svc.domain.lexical import encode_document, encode_query, tokenize
 from memory_svc.domain.ranking import fuse
 
@@ -49,7 +51,7 @@ class Lab:
     turns: list[tuple[str, LocomoTurn]]  # (sample_id, turn), conversation by conversation
     questions: list[Question]
     turn_vectors: np.ndarray
-    question_vectors: np.ndarray
+    question_vectors: np.ndarray  # of each question without its names (``domain.dense_query``), as Recall asks
     rows_of: dict[str, np.ndarray]  # sample_id -> indices into turns
     bm25: dict[int, dict[int, float]]  # term index -> {turn index: idf × document weight}
 
@@ -74,7 +76,7 @@ def load(data: Path, cache: Path) -> Lab:
         turn_vectors, question_vectors = stored["turns"], stored["questions"]
     else:
         turn_vectors = asyncio.run(_embed([index_text(turn) for _, turn in turns]))
-        question_vectors = asyncio.run(_embed([question.text for question in questions]))
+        question_vectors = asyncio.run(_embed([dense_query(question.text) for question in questions]))
         np.savez(cache, turns=turn_vectors, questions=question_vectors)
     rows_of: dict[str, list[int]] = defaultdict(list)
     for row, (sample_id, _) in enumerate(turns):
@@ -108,6 +110,27 @@ def relevance(lab: Lab, rows: np.ndarray, question: int, terms: dict[int, float]
     return np.array([fused.get(int(row), 0.0) for row in rows])
 
 
+def lift_in_window(
+    score: np.ndarray, turns: Sequence[LocomoTurn], size: int, lift: ConversationLift, whole: int = 0
+) -> np.ndarray:
+    """The service's lift (``conversation.lifts``) over the ``size`` best of ``score``, and over every
+    turn of the ``whole`` sessions with the best turns among them (read whole); a turn past them
+    keeps its score."""
+    window = np.argsort(-score, kind="stable")[:size]
+    if whole:
+        best: dict[int, float] = {}
+        for row in window:
+            best.setdefault(turns[row].session, float(score[row]))
+        read = sorted(best, key=lambda session: -best[session])[:whole]
+        window = np.unique(np.r_[window, [row for row, turn in enumerate(turns) if turn.session in read]])
+    said = {str(row): Said(str(row), str(turns[row].session), turns[row].said_at, turns[row].said_at) for row in window}
+    lifted = lifts({str(row): float(score[row]) for row in window}, said, lift)
+    final = score.copy()
+    for key, value in lifted.items():
+        final[int(key)] += value
+    return final
+
+
 def around(values: np.ndarray, sessions: np.ndarray, window: int) -> np.ndarray:
     """For each turn, the best value among the turns at most ``window`` places away in its session,
     divided by the distance."""
@@ -135,6 +158,8 @@ class Variant:
     session: float = 0.0
     speaker: float = 0.0
     feedback: float = 0.0
+    in_window: int = 0  # > 0: neighbours and session lift only the best ``in_window`` (as the service)
+    whole: int = 0  # and every turn of this many of the window's best sessions
 
     def ranker(self, lab: Lab) -> Callable[[int], list[str]]:
         def ranked(question_index: int) -> list[str]:
@@ -151,21 +176,43 @@ class Variant:
                 score = relevance(lab, rows, question_index, terms)
             sessions = np.array([turn.session for turn in turns])
             final = score.copy()
-            if self.neighbours:
+            if self.in_window:
+                final = lift_in_window(
+                    score,
+                    turns,
+                    self.in_window,
+                    ConversationLift(self.neighbours, self.window, self.session),
+                    self.whole,
+                )
+            elif self.neighbours:
                 final += self.neighbours * around(score, sessions, self.window)
-            if self.session:
+            if self.session and not self.in_window:
                 final += self.session * session_best(score, sessions)
             if self.speaker:
                 named = {turn.speaker for turn in turns if turn.speaker.lower() in question.text.lower()}
                 if len(named) == 1:
-                    final += self.speaker * np.array([turn.speaker in named for turn in turns])
+                    theirs = np.array([turn.speaker in named for turn in turns])
+                    if self.in_window:  # only the window's speakers are read
+                        theirs &= np.isin(np.arange(len(turns)), np.argsort(-score, kind="stable")[: self.in_window])
+                    final += self.speaker * theirs
             return [turns[i].dia_id for i in np.argsort(-final, kind="stable")]
 
         return ranked
 
 
 VARIANTS = [
-    Variant("Recall today"),
+    Variant("base (no lift)"),
+    Variant("Recall today (lift in 50)", neighbours=0.4, window=2, session=0.3, in_window=50),
+    Variant("lift in 100", neighbours=0.4, window=2, session=0.3, in_window=100),
+    Variant("lift in 150", neighbours=0.4, window=2, session=0.3, in_window=150),
+    Variant("lift in 50, 1 session whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=1),
+    Variant("lift in 50, 2 sessions whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=2),
+    Variant("lift in 50, 3 sessions whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=3),
+    Variant("lift in 50, 5 sessions whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=5),
+    Variant("lift in 100, 3 sessions whole", neighbours=0.4, window=2, session=0.3, in_window=100, whole=3),
+    Variant("50, 3 whole + speaker", neighbours=0.4, window=2, session=0.3, in_window=50, whole=3, speaker=0.2),
+    Variant("lift in 100 + speaker", neighbours=0.4, window=2, session=0.3, in_window=100, speaker=0.2),
+    Variant("lift in 50 + speaker", neighbours=0.4, window=2, session=0.3, in_window=50, speaker=0.2),
     Variant("+ neighbours 0.4 (±1)", neighbours=0.4),
     Variant("+ neighbours 0.4 (±2)", neighbours=0.4, window=2),
     Variant("+ session 0.3", session=0.3),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+from memory_svc.domain.conversation import said_of
 from memory_svc.domain.model import ScopeMatch
 from memory_svc.usecases.memory_ports import DEFAULT_FILTER
 
@@ -115,6 +116,30 @@ class InMemoryMemoryIndex:
                 hits.append((item.id, score))
         hits.sort(key=lambda hit: (-hit[1], hit[0]))
         return hits[: max(0, k)]
+
+    async def where_said(self, org_id, ids):
+        found = [said_of(self._items[(org_id, id_)][0]) for id_ in ids if (org_id, id_) in self._items]
+        return {place.id: place for place in found if place is not None}
+
+    async def said_in_session(
+        self,
+        org_id,
+        scope,
+        session_id,
+        limit,
+        memory_types=(),
+        *,
+        filters=DEFAULT_FILTER,
+        scope_match=ScopeMatch.BROWSE,
+    ):
+        told = [
+            place
+            for item, _, _ in self._items.values()
+            if self._matches(item, org_id, scope, memory_types, filters, scope_match)
+            and (place := said_of(item)) is not None
+            and place.session_id == session_id
+        ]
+        return told[: max(0, limit)]
 
     async def get(self, org_id, ids):
         return [self._items[(org_id, id_)][0] for id_ in ids if (org_id, id_) in self._items]

@@ -669,3 +669,82 @@ async def test_org_ids_lists_every_org_holding_items(memory_index) -> None:
 
     assert {first, second} <= set(orgs)
     assert orgs == sorted(orgs)
+
+
+# --- where messages were said: one session's messages, inside the same walls as a search ---------
+
+
+def message(org_id: str, session: str, place: int, **fields: object) -> MemoryItem:
+    values: dict[str, object] = {
+        "memory_type": MemoryType.MESSAGE,
+        "scope": Scope(user_id="u-1"),
+        "provenance": Provenance(session_id=session),
+        "valid_at": T0 + timedelta(seconds=place),
+        "created_at": T0 + timedelta(minutes=place),
+    }
+    values.update(fields)
+    return make_item(org_id, f"turn {place} of {session}", **values)
+
+
+async def test_said_in_session_gives_where_each_message_of_the_session_was_said(memory_index) -> None:
+    org = new_org()
+    mine = [message(org, "s-1", place) for place in range(3)]
+    others = [
+        message(org, "s-2", 9),
+        message(org, "s-1", 5, memory_type=MemoryType.FACT),
+        message(org, "s-1", 6, status=MemoryStatus.ARCHIVED),
+    ]
+    await memory_index.upsert([*mine, *others], random_units(6, seed=5))
+
+    told = await memory_index.said_in_session(org, Scope(user_id="u-1"), "s-1", 10, filters=SearchFilter())
+
+    assert sorted((place.id, place.session_id, place.valid_at, place.created_at) for place in told) == sorted(
+        (item.id, "s-1", item.valid_at, item.created_at) for item in mine
+    )
+    assert len(await memory_index.said_in_session(org, Scope(user_id="u-1"), "s-1", 2)) == 2
+    assert await memory_index.said_in_session(org, Scope(user_id="u-1"), "s-1", 10, [MemoryType.FACT]) == []
+
+
+async def test_said_in_session_never_crosses_an_org_or_a_user(memory_index) -> None:
+    org, other_org = new_org(), new_org()
+    mine = message(org, "shared", 1)
+    await memory_index.upsert(
+        [
+            mine,
+            message(org, "shared", 2, scope=Scope(user_id="u-2")),
+            message(other_org, "shared", 3),
+            message(org, "shared", 4, scope=Scope(), valid_at=T0 - timedelta(days=30)),
+        ],
+        random_units(4, seed=6),
+    )
+
+    as_context = await memory_index.said_in_session(
+        org, Scope(user_id="u-1"), "shared", 10, scope_match=ScopeMatch.CONTEXT
+    )
+    as_browse = await memory_index.said_in_session(org, Scope(user_id="u-1"), "shared", 10)
+    recent = await memory_index.said_in_session(
+        org, Scope(user_id="u-1"), "shared", 10, filters=SearchFilter(valid_after=T0 - timedelta(days=1)),
+        scope_match=ScopeMatch.CONTEXT,
+    )  # fmt: skip
+
+    assert len(as_context) == 2 and mine.id in {place.id for place in as_context}  # the user's and the org's
+    assert [place.id for place in as_browse] == [mine.id]
+    assert [place.id for place in recent] == [mine.id]
+
+
+async def test_where_said_reads_the_sessions_and_times_of_the_messages_asked_in_the_org(memory_index) -> None:
+    org, other_org = new_org(), new_org()
+    first, second = message(org, "s-1", 1), message(org, "s-2", 2)
+    fact, unsessioned = message(org, "s-1", 3, memory_type=MemoryType.FACT), message(org, "", 4)
+    elsewhere = message(other_org, "s-1", 5)
+    await memory_index.upsert([first, second, fact, unsessioned, elsewhere], random_units(5, seed=7))
+
+    found = await memory_index.where_said(
+        org, [second.id, fact.id, unsessioned.id, elsewhere.id, str(uuid.uuid4()), "not-a-uuid", first.id]
+    )
+
+    assert {key: (place.session_id, place.valid_at, place.created_at) for key, place in found.items()} == {
+        first.id: ("s-1", first.valid_at, first.created_at),
+        second.id: ("s-2", second.valid_at, second.created_at),
+    }
+    assert await memory_index.where_said(org, []) == {}

@@ -7,8 +7,18 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from memory_svc.domain.conversation import NO_LIFT, ConversationLift, lifts, window_size
+from memory_svc.domain.conversation import (
+    NO_LIFT,
+    SESSION_READ_LIMIT,
+    ConversationLift,
+    Said,
+    lifts,
+    said_of,
+    sessions_to_read,
+    window_size,
+)
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
+from memory_svc.domain.ranking import RankingWeights, whole_session
 from memory_svc.usecases.recall import recall
 from memory_svc.usecases.remember import remember
 
@@ -37,8 +47,9 @@ def said(key: str, session: str, place: int, memory_type: MemoryType = MemoryTyp
     )
 
 
-def by_id(*items: MemoryItem) -> dict[str, MemoryItem]:
-    return {item.id: item for item in items}
+def by_id(*items: MemoryItem) -> dict[str, Said]:
+    """Where each message of a session among ``items`` was said (the others are not: ``said_of``)."""
+    return {item.id: place for item in items if (place := said_of(item)) is not None}
 
 
 def test_the_turns_said_next_to_a_strong_hit_are_lifted_by_it_less_the_further_they_are() -> None:
@@ -91,11 +102,37 @@ def test_no_lift_and_candidates_not_read_lift_nothing() -> None:
     assert lifts({"a": 0.9, "gone": 0.9}, items, NEIGHBOURS_ONLY) == {"a": 0.0}
 
 
+def test_a_message_neither_search_found_rises_by_its_neighbour_and_its_session() -> None:
+    items = by_id(said("hit", "s1", 1), said("reply", "s1", 2))
+
+    lifted = lifts({"hit": 0.9}, items, ConversationLift(neighbours=0.4, session=0.3))
+
+    assert lifted["reply"] == pytest.approx(0.4 * 0.9 + 0.3)
+
+
+def test_the_sessions_read_whole_are_those_of_the_best_messages_ties_by_session() -> None:
+    items = by_id(said("a", "s-b", 1), said("b", "s-a", 1), said("c", "s-c", 1), said("d", "s-d", 1))
+    relevance = {"a": 0.5, "b": 0.5, "c": 0.9, "d": 0.1}
+
+    assert sessions_to_read(relevance, items, ConversationLift(whole_sessions=3)) == ["s-c", "s-a", "s-b"]
+    assert sessions_to_read(relevance, items, ConversationLift(whole_sessions=0)) == []
+    assert sessions_to_read(relevance, items, NO_LIFT) == []
+
+
+def test_a_session_longer_than_the_read_limit_is_not_read_whole() -> None:
+    told = [Said(f"m{n}", "s1", T0, T0) for n in range(SESSION_READ_LIMIT + 1)]
+
+    assert whole_session(told) == {}
+    assert len(whole_session(told[:SESSION_READ_LIMIT])) == SESSION_READ_LIMIT
+
+
 def test_the_window_is_twice_k_and_never_under_eight() -> None:
     assert [window_size(k) for k in (1, 4, 5, 25)] == [8, 8, 10, 50]
 
 
-@pytest.mark.parametrize("field", [{"neighbours": -0.1}, {"session": float("nan")}, {"window": 0}])
+@pytest.mark.parametrize(
+    "field", [{"neighbours": -0.1}, {"session": float("nan")}, {"window": 0}, {"whole_sessions": -1}]
+)
 def test_a_lift_is_non_negative_and_its_window_at_least_one(field) -> None:
     with pytest.raises(ValueError):
         ConversationLift(**field)
@@ -166,3 +203,20 @@ async def test_turns_that_tie_are_ordered_by_id_every_time() -> None:
 
     assert len({round(hit.score, 9) for hit in first}) == 1, "six identical turns tie"
     assert [hit.item.id for hit in first] == sorted(hit.item.id for hit in first) == [hit.item.id for hit in again]
+
+
+async def test_the_reply_to_a_hit_comes_back_though_neither_search_found_it() -> None:
+    index = InMemoryMemoryIndex()
+    hit, reply = draft("I adopted a greyhound", "u-1", 0, "s-dog"), draft("her name is Pixel", "u-1", 1, "s-dog")
+    noise = [draft(f"greyhound racing results week {n}", "u-1", 10 + n, f"s-{n}") for n in range(30)]
+    await write(index, "org-a", [hit, reply, *noise])
+
+    async def found(whole_sessions: int) -> list[str]:
+        hits = await recall(
+            "org-a", "greyhound adopted", Scope(user_id="u-1"), 3, index=index, embedder=HashingEmbedder(),
+            clock=FixedClock(T0), weights=RankingWeights(conversation=ConversationLift(whole_sessions=whole_sessions)),
+        )  # fmt: skip
+        return [hit.item.content for hit in hits]
+
+    assert (await found(0))[0] == hit.content and reply.content not in await found(0)
+    assert (await found(3))[:2] == [hit.content, reply.content]

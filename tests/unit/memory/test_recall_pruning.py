@@ -34,7 +34,8 @@ class CountingIndex(InMemoryMemoryIndex):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), k=st.integers(1, 12), min_salience=st.sampled_from([None, 0.3, 0.9]))
 async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salience):
-    """Messages of three sessions (and without one) among facts: the conversation lift included."""
+    """Messages of three sessions (and without one) among facts: the conversation lift included, the
+    sessions read whole too."""
     rng = random.Random(seed)
     index, embedder, clock = CountingIndex(), HashingEmbedder(), FixedClock()
     drafts = [
@@ -80,6 +81,7 @@ async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salienc
         clock.now(),
         k,
         min_salience=min_salience,
+        kept_by_filters=aged,  # every item is the user's and active: the searches' filters keep them all
     )
     assert [(hit.item.id, round(hit.score, 9)) for hit in pruned] == [
         (hit.item.id, round(hit.score, 9)) for hit in expected

@@ -32,6 +32,7 @@ import numpy as np
 from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.adapters.qdrant_engine import AnyCondition, Condition, DatetimeRange, FloatRange, PayloadIndex
+from memory_svc.domain.conversation import Said
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
 from memory_svc.usecases.memory_ports import SearchFilter
@@ -200,6 +201,24 @@ def org_condition(org_id: str) -> Condition:
 
 # --------------------------------------------------------------------------- payload indexes
 
+# Where a message was said (``conversation.Said``): the fields read for it, not the whole payload.
+SESSION_KEY = "provenance.session_id"
+SAID_FIELDS = ("id", "memory_type", SESSION_KEY, "valid_at", "created_at")
+
+
+def said_from_payload(payload: Mapping[str, Any]) -> Said | None:
+    """Where the item of ``payload`` (``SAID_FIELDS`` of it) was said; None unless a message of a session."""
+    session_id = (payload.get("provenance") or {}).get("session_id") or ""
+    if payload.get("memory_type") != str(MemoryType.MESSAGE) or not session_id:
+        return None
+    return Said(
+        str(payload["id"]),
+        str(session_id),
+        parse_timestamp(payload["valid_at"]),
+        parse_timestamp(payload["created_at"]),
+    )
+
+
 PAYLOAD_INDEXES: tuple[PayloadIndex, ...] = (
     PayloadIndex("org_id", "tenant"),
     PayloadIndex("user_id", "keyword"),
@@ -213,6 +232,7 @@ PAYLOAD_INDEXES: tuple[PayloadIndex, ...] = (
     PayloadIndex("last_accessed_at", "datetime"),
     PayloadIndex("current_salience", "float"),
     PayloadIndex("importance", "float"),
+    PayloadIndex(SESSION_KEY, "keyword"),
 )
 
 

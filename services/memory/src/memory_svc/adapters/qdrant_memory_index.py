@@ -18,6 +18,8 @@ from memory_svc.adapters.memory_payload import (
     DENSE_VECTOR,
     MAX_ORGS,
     PAYLOAD_INDEXES,
+    SAID_FIELDS,
+    SESSION_KEY,
     SPARSE_VECTOR,
     catalog_conditions,
     dense_rows,
@@ -27,11 +29,13 @@ from memory_svc.adapters.memory_payload import (
     org_condition,
     point_id,
     query_row,
+    said_from_payload,
     search_conditions,
     sparse_rows,
     to_payload,
 )
 from memory_svc.adapters.qdrant_engine import (
+    Condition,
     Groups,
     Nearest,
     NewPoint,
@@ -42,6 +46,7 @@ from memory_svc.adapters.qdrant_engine import (
     Where,
     where,
 )
+from memory_svc.domain.conversation import Said
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 from memory_svc.usecases.memory_ports import DEFAULT_FILTER, MemoryCursor, MemoryOrder, SearchFilter
@@ -115,6 +120,36 @@ class QdrantMemoryIndex(QdrantEngine):
         hits = await self._nearest(Nearest("search", using, query, matching, k))
         # Point ids are the items' canonical UUID strings (memory_payload.point_id).
         return [(hit.id, hit.score) for hit in hits]
+
+    async def where_said(self, org_id: str, ids: Sequence[str]) -> dict[str, Said]:
+        matching = _among(org_id, ids)
+        if matching is None:
+            return {}
+        page, _ = await self._scroll(Scroll("read where said", matching, len(matching.ids or ()), payload=SAID_FIELDS))
+        return {place.id: place for point in page if (place := said_from_payload(point.payload)) is not None}
+
+    async def said_in_session(
+        self,
+        org_id: str,
+        scope: Scope,
+        session_id: str,
+        limit: int,
+        memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    ) -> list[Said]:
+        if limit <= 0 or not session_id or (memory_types and MemoryType.MESSAGE not in memory_types):
+            return []
+        matching = where(
+            [
+                *search_conditions(org_id, scope, memory_types, filters, scope_match),
+                Condition("memory_type", (str(MemoryType.MESSAGE),)),
+                Condition(SESSION_KEY, (session_id,)),
+            ]
+        )
+        page, _ = await self._scroll(Scroll("read a session", matching, limit, payload=SAID_FIELDS))
+        return [place for point in page if (place := said_from_payload(point.payload)) is not None]
 
     async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:
         matching = _among(org_id, ids)

@@ -3,18 +3,23 @@ lift each other. Pure: no I/O.
 
 A question and the turn that answers it are often two turns of one conversation, and only one of
 them shares the question's words; the turns of the session where the conversation was about the
-question hold most of its evidence. So among the best candidates (the window Recall reads first,
-``max(2k, 8)`` of them), each ``message`` memory of a session (``provenance.session_id``) gains
+question hold most of its evidence. So Recall reads the best candidates first (the window,
+``max(2k, 8)`` of them), then every message of the ``whole_sessions`` sessions with the best
+messages in the window (where each was said, not its text: ``MemoryIndex.said_in_session``), and
+each ``message`` memory of a session (``provenance.session_id``) among those gains
 
-    lift = neighbours · max over the session's other messages in the window at most ``window``
-                        places from it (in the order they were said) of relevance / distance
+    lift = neighbours · max over the session's other messages known at most ``window`` places from
+                        it (in the order they were said) of relevance / distance
          + session    · its session's best relevance / the best relevance of any session
 
-and its relevance for the final score becomes ``relevance + lift``. Nothing outside the window is
-lifted, so Recall's pruning stays exact (an unread candidate can still reach at most
-``best_possible_score``), and what is not a message of a session (facts, episodes, messages written
-without a session) neither gives nor gains a lift. Measured on LoCoMo (bench/recall_lab.py,
-bench/locomo_recall.py, docs/decisions.md "Retrieval (issue #23)").
+and its relevance for the final score becomes ``relevance + lift`` (a message of a session read
+whole that neither search found has relevance 0: it rises only by its neighbours and its session).
+Nothing else is lifted, so Recall's pruning stays exact (every lift is known before the first
+score, and an unread candidate can still reach at most ``best_possible_score``), and what is not a
+message of a session (facts, episodes, messages written without a session) neither gives nor gains
+a lift. A session of more than ``SESSION_READ_LIMIT`` messages is not read whole (its messages in
+the window still lift each other). Measured on LoCoMo (bench/recall_lab.py, bench/locomo_recall.py,
+docs/decisions.md "Retrieval (issue #23)").
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from memory_svc.domain.model import MemoryItem, MemoryType
 
@@ -40,46 +46,78 @@ class ConversationLift:
     neighbours: float = 0.4
     window: int = 2
     session: float = 0.3
+    whole_sessions: int = 1  # how many of the window's best sessions are read whole
 
     def __post_init__(self) -> None:
-        require_non_negative(self, "neighbours", "session")
+        require_non_negative(self, "neighbours", "session", "whole_sessions")
         if self.window < 1:
             raise ValueError("window must be at least 1")
+
+    @property
+    def lifts_anything(self) -> bool:
+        return self.neighbours > 0 or self.session > 0
 
 
 DEFAULT_LIFT = ConversationLift()
 NO_LIFT = ConversationLift(neighbours=0.0, session=0.0)
 # The window is never smaller than this: a small k still sees its conversation.
 WINDOW_MINIMUM = 8
+# A session with more messages than this is not read whole: the read stays small whatever a session holds.
+SESSION_READ_LIMIT = 100
 
 
-def _said_together(item: MemoryItem) -> str:
-    """The session whose turns ``item`` is one of, or "" when it is not a message of a session."""
-    return item.provenance.session_id if item.memory_type is MemoryType.MESSAGE else ""
+@dataclass(frozen=True, slots=True)
+class Said:
+    """Where a message memory was said: its session, and its place in the order said."""
+
+    id: str
+    session_id: str
+    valid_at: datetime
+    created_at: datetime
+
+    @property
+    def order(self) -> tuple[datetime, datetime, str]:
+        return (self.valid_at, self.created_at, self.id)
 
 
-def lifts(relevance: Mapping[str, float], items: Mapping[str, MemoryItem], lift: ConversationLift) -> dict[str, float]:
-    """The lift of each id of ``relevance`` (the window's candidates, read into ``items``) that is a
-    message of a session; the others are absent (no lift)."""
-    sessions: dict[str, list[MemoryItem]] = defaultdict(list)
-    for key in relevance:
-        item = items.get(key)
-        if item is not None and _said_together(item):
-            sessions[_said_together(item)].append(item)
-    if not sessions or (lift.neighbours == 0 and lift.session == 0):
+def said_of(item: MemoryItem) -> Said | None:
+    """Where ``item`` was said, or None when it is not a message of a session."""
+    if item.memory_type is not MemoryType.MESSAGE or not item.provenance.session_id:
+        return None
+    return Said(item.id, item.provenance.session_id, item.valid_at, item.created_at)
+
+
+def sessions_to_read(relevance: Mapping[str, float], said: Mapping[str, Said], lift: ConversationLift) -> list[str]:
+    """The ``lift.whole_sessions`` sessions with the most relevant messages among ``said`` (the
+    window's), best first (ties by session id); none when nothing is lifted."""
+    if not lift.lifts_anything:
+        return []
+    best: dict[str, float] = {}
+    for key, place in said.items():
+        best[place.session_id] = max(best.get(place.session_id, 0.0), relevance.get(key, 0.0))
+    return sorted(best, key=lambda session: (-best[session], session))[: lift.whole_sessions]
+
+
+def lifts(relevance: Mapping[str, float], said: Mapping[str, Said], lift: ConversationLift) -> dict[str, float]:
+    """The lift of each message of ``said`` (the window's and those of the sessions read whole),
+    given each one's ``relevance`` (absent: 0, neither search found it)."""
+    sessions: dict[str, list[Said]] = defaultdict(list)
+    for place in said.values():
+        sessions[place.session_id].append(place)
+    if not sessions or not lift.lifts_anything:
         return {}
-    best = {session: max(relevance[item.id] for item in said) for session, said in sessions.items()}
+    best = {session: max(relevance.get(place.id, 0.0) for place in told) for session, told in sessions.items()}
     top = max(best.values())
     found: dict[str, float] = {}
-    for session, said in sessions.items():
-        said.sort(key=lambda item: (item.valid_at, item.created_at, item.id))
-        for place, item in enumerate(said):
+    for session, told in sessions.items():
+        told.sort(key=lambda place: place.order)
+        for place, message in enumerate(told):
             nearby = [
-                relevance[said[other].id] / abs(other - place)
-                for other in range(max(0, place - lift.window), min(len(said), place + lift.window + 1))
+                relevance.get(told[other].id, 0.0) / abs(other - place)
+                for other in range(max(0, place - lift.window), min(len(told), place + lift.window + 1))
                 if other != place
             ]
-            found[item.id] = lift.neighbours * max(nearby, default=0.0) + (
+            found[message.id] = lift.neighbours * max(nearby, default=0.0) + (
                 lift.session * best[session] / top if top > 0 else 0.0
             )
     return found

@@ -33,7 +33,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memory_svc.domain.conversation import DEFAULT_LIFT, ConversationLift, lifts, require_non_negative, window_size
+from memory_svc.domain.conversation import (
+    DEFAULT_LIFT,
+    SESSION_READ_LIMIT,
+    ConversationLift,
+    Said,
+    lifts,
+    require_non_negative,
+    said_of,
+    sessions_to_read,
+    window_size,
+)
 from memory_svc.domain.model import MemoryItem, MemoryType, ScoredMemory
 from memory_svc.domain.salience import salience_of_type
 
@@ -132,17 +142,29 @@ def fuse(
 
 def best_possible_score(candidate: Candidate, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
     """The highest final score ``candidate`` could reach: salience and importance at their cap of 1.
-    Recall stops reading items once this falls below the k-th score it already has (past the first
-    window, where nothing is lifted)."""
+    Recall stops reading items once this falls below the k-th score it already has."""
     return weights.relevance * (candidate.relevance + candidate.lift) + weights.salience + weights.importance
 
 
-def lifted(
-    candidates: Sequence[Candidate], items: Mapping[str, MemoryItem], weights: RankingWeights = DEFAULT_WEIGHTS
+def conversation_order(
+    candidates: Sequence[Candidate], said: Mapping[str, Said], weights: RankingWeights = DEFAULT_WEIGHTS
 ) -> list[Candidate]:
-    """``candidates`` (a window, read into ``items``) with the lift each gains from its conversation."""
-    gained = lifts({candidate.id: candidate.relevance for candidate in candidates}, items, weights.conversation)
-    return [replace(candidate, lift=gained.get(candidate.id, 0.0)) for candidate in candidates]
+    """Every candidate, and one (relevance 0) for each message of ``said`` that neither search found,
+    each with the lift its conversation gives it (``conversation.lifts`` over ``said``), most
+    promising first: relevance + lift, ties by id."""
+    gained = lifts({candidate.id: candidate.relevance for candidate in candidates}, said, weights.conversation)
+    found = {candidate.id for candidate in candidates}
+    everyone = [*candidates, *(Candidate(id=key) for key in said if key not in found)]
+    ordered = [
+        replace(candidate, lift=gained[candidate.id]) if candidate.id in gained else candidate for candidate in everyone
+    ]
+    ordered.sort(key=lambda candidate: (-(candidate.relevance + candidate.lift), candidate.id))
+    return ordered
+
+
+def whole_session(told: Sequence[Said]) -> dict[str, Said]:
+    """The messages of a session read whole, by id; none when it holds more than ``SESSION_READ_LIMIT``."""
+    return {} if len(told) > SESSION_READ_LIMIT else {place.id: place for place in told}
 
 
 def score(
@@ -188,13 +210,20 @@ def hybrid_rank(
     k: int,
     weights: RankingWeights = DEFAULT_WEIGHTS,
     min_salience: float | None = None,
+    kept_by_filters: Sequence[MemoryItem] = (),
 ) -> list[ScoredMemory]:
-    """``fuse``, lift the first window (``conversation.window_size``), then ``rank`` every candidate:
-    the exact reference recall's pruning must match."""
+    """``fuse``, read the first window (``conversation.window_size``) and its best sessions whole
+    from ``kept_by_filters`` (every item the searches' filters keep), lift, then ``rank`` every
+    candidate: the exact reference recall's pruning must match."""
     items = {item.id: item for item, _ in [*dense, *lexical]}
     candidates = fuse(
         [(item.id, value) for item, value in dense], [(item.id, value) for item, value in lexical], weights
     )
-    window = window_size(k)
-    candidates = [*lifted(candidates[:window], items, weights), *candidates[window:]]
-    return rank(candidates, items, now, k, weights, min_salience)
+    window = candidates[: window_size(k)]
+    said = {candidate.id: place for candidate in window if (place := said_of(items[candidate.id]))}
+    relevance = {candidate.id: candidate.relevance for candidate in window}
+    for session in sessions_to_read(relevance, said, weights.conversation):
+        told = [place for item in kept_by_filters if (place := said_of(item)) and place.session_id == session]
+        said |= whole_session(told)
+    items |= {item.id: item for item in kept_by_filters}
+    return rank(conversation_order(candidates, said, weights), items, now, k, weights, min_salience)

@@ -14,6 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
+from memory_svc.domain.conversation import Said
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
 
@@ -80,6 +81,27 @@ class MemoryIndex(Protocol):
         (``query`` from ``encode_query``):
         score = sum over shared terms of idf × stored weight, idf = ln(1 + (N − n + 0.5) / (n + 0.5))
         over the whole collection (Qdrant's IDF modifier). Items without a shared term are not returned."""
+        ...
+
+    async def where_said(self, org_id: str, ids: Sequence[str]) -> dict[str, Said]:
+        """Where each of the items of ``org_id`` with these ids that is a message of a session was
+        said, by id (the others, and unknown ids, are absent): a few fields, not the items."""
+        ...
+
+    async def said_in_session(
+        self,
+        org_id: str,
+        scope: Scope,
+        session_id: str,
+        limit: int,
+        memory_types: Sequence[MemoryType] = (),
+        *,
+        filters: SearchFilter = DEFAULT_FILTER,
+        scope_match: ScopeMatch = ScopeMatch.BROWSE,
+    ) -> list[Said]:
+        """Where each ``message`` of session ``session_id`` (``provenance.session_id``) that a search
+        with the same org, scope, types and filters keeps was said: ids and times only, at most
+        ``limit`` of them (which ones, when there are more, is unspecified), in no particular order."""
         ...
 
     async def get(self, org_id: str, ids: Sequence[str]) -> list[MemoryItem]:

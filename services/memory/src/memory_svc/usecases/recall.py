@@ -7,21 +7,24 @@ time and materialised salience filters, each returning ``k × CANDIDATE_FACTOR``
 candidates (at most ``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, computes each
 candidate's exact salience at query time (per-type half-life), drops those under
 ``min_salience`` and keeps the best ``k`` by ``w_rel·(relevance + lift) + w_sal·salience +
-w_imp·importance``, where ``lift`` is what the messages of one conversation among the first
-``max(2k, 8)`` candidates give each other (``domain/conversation.py``; 0 elsewhere).
+w_imp·importance``, where ``lift`` is what the messages of one conversation give each other among
+the first ``max(2k, 8)`` candidates and the sessions of their best messages, read whole
+(``domain/conversation.py``; 0 elsewhere).
 
 The searches return ids and scores only: reading a point's payload costs far more than
-finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). Items are
-read most relevant first, a chunk (``max(2k, 8)``) at a time, until no unread candidate can still reach the
-k-th score (salience and importance are capped at 1, so relevance bounds the final score):
-the result is exactly that of ranking every candidate, for a fraction of the reads.
+finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). The first
+window is read, then where the messages of its best sessions were said (ids and times, one small
+read per session), which fixes every lift; then items are read most promising first, a chunk
+(``max(2k, 8)``) at a time, until no unread candidate can still reach the k-th score (salience and
+importance are capped at 1, so relevance + lift bounds the final score): the result is exactly
+that of ranking every candidate, for a fraction of the reads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -32,19 +35,20 @@ from lore_runtime.clock import Clock
 from opentelemetry import trace
 
 from memory_svc.domain import limits
-from memory_svc.domain.conversation import window_size
+from memory_svc.domain.conversation import SESSION_READ_LIMIT, Said, sessions_to_read, window_size
 from memory_svc.domain.dense_query import dense_query
 from memory_svc.domain.lexical import encode_query
-from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScopeMatch, ScoredMemory
+from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch, ScoredMemory
 from memory_svc.domain.ranking import (
     DEFAULT_WEIGHTS,
     Candidate,
     RankingWeights,
     best_first,
     best_possible_score,
+    conversation_order,
     fuse,
-    lifted,
     rank,
+    whole_session,
 )
 from memory_svc.usecases.memory_ports import DEFAULT_STATUSES, MemoryIndex, SearchFilter
 
@@ -111,7 +115,19 @@ async def recall_with_query_vector(
             index.search_lexical(org_id, scope, terms, depth, memory_types, filters=filters, scope_match=scope_match),
         )
         candidates = fuse(dense, lexical, weights)
-        results, read = await _best_k(org_id, candidates, k, index, clock.now(), weights, min_salience)
+
+        def read_session(session_id: str) -> Awaitable[list[Said]]:
+            return index.said_in_session(
+                org_id,
+                scope,
+                session_id,
+                SESSION_READ_LIMIT + 1,
+                memory_types,
+                filters=filters,
+                scope_match=scope_match,
+            )
+
+        results, read = await _best_k(org_id, candidates, k, index, read_session, clock.now(), weights, min_salience)
         span.set_attribute("lore.candidates.dense", len(dense))
         span.set_attribute("lore.candidates.lexical", len(lexical))
         span.set_attribute("lore.candidates.read", read)
@@ -124,22 +140,31 @@ async def _best_k(
     candidates: Sequence[Candidate],
     k: int,
     index: MemoryIndex,
+    read_session: Callable[[str], Awaitable[list[Said]]],
     now: datetime,
     weights: RankingWeights,
     min_salience: float | None,
 ) -> tuple[list[ScoredMemory], int]:
-    """The top ``k`` of ``candidates`` (most relevant first), reading as few items as the
-    bound allows; also returns how many were read."""
+    """The top ``k`` of ``candidates`` (most relevant first) with their conversations' lift, reading
+    as few items as the bound allows; also returns how many were read."""
+    chunk_size = window_size(k)
+    ordered = list(candidates)
+    if weights.conversation.lifts_anything:
+        window = candidates[:chunk_size]
+        said = await index.where_said(org_id, [candidate.id for candidate in window])
+        relevance = {candidate.id: candidate.relevance for candidate in window}
+        sessions = sessions_to_read(relevance, said, weights.conversation)
+        for told in await asyncio.gather(*(read_session(session) for session in sessions)):
+            said |= whole_session(told)
+        ordered = conversation_order(candidates, said, weights)
+    items: dict[str, MemoryItem] = {}
     kept: list[ScoredMemory] = []
     position = 0
-    chunk_size = window_size(k)
-    while position < len(candidates):
-        if len(kept) >= k and best_possible_score(candidates[position], weights) < kept[k - 1].score:
+    while position < len(ordered):
+        if len(kept) >= k and best_possible_score(ordered[position], weights) < kept[k - 1].score:
             break
-        chunk = candidates[position : position + chunk_size]
-        items = {item.id: item for item in await index.get(org_id, [candidate.id for candidate in chunk])}
-        if position == 0:  # the first chunk is the window whose conversations lift each other
-            chunk = lifted(chunk, items, weights)
+        chunk = ordered[position : position + chunk_size]
+        items |= {item.id: item for item in await index.get(org_id, [candidate.id for candidate in chunk])}
         position += len(chunk)
         kept = best_first([*kept, *rank(chunk, items, now, len(chunk), weights, min_salience)], k)
-    return kept, position
+    return kept, len(items)

@@ -302,18 +302,42 @@ async def answer_alternately(
 # -- the run --------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Stack:
+    url: str
+    launcher_pid: int
+    postgres_pid: int | None  # the embedded Postgres leaves `lore up`'s process tree
+
+
 @contextmanager
-def lore_stack(directory: Path, root: Path) -> Iterator[tuple[str, int]]:
-    """``lore up`` of ``root`` in ``directory``: the gateway's URL and the launcher's pid."""
+def lore_stack(directory: Path, root: Path) -> Iterator[Stack]:
+    """``lore up`` of ``root`` in ``directory``."""
     from bench.local_stack import KEY, stack_environment, start, stop
 
     env, url = stack_environment(directory / "data", KEY, LORE_RATE_LIMIT="0")  # a bench, not abuse
     process, ready_s = start(directory / "data", env, url, root=root)
     progress(f"Lore: `lore up` ready in {ready_s:.1f} s at {url}")
+    postgres = postmaster_of(directory / "data")
+    if postgres is None:
+        progress("Lore: its embedded Postgres not found: its CPU counts as other processes")
     try:
-        yield url, process.pid
+        yield Stack(url, process.pid, postgres)
     finally:
         stop(process)
+
+
+def postmaster_of(data_dir: Path) -> int | None:
+    """The embedded Postgres of the stack in ``data_dir``: it detaches (its parent is init), so
+    bench.measure's walk of the launcher's descendants misses it; found by its data directory."""
+    wanted = str(data_dir / "postgres").encode()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            command = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if command[0].endswith(b"/postgres") and wanted in command:
+            return int(cmdline.parent.name)
+    return None
 
 
 def embedder_threads() -> int:
@@ -337,16 +361,19 @@ def machine_cpu_seconds() -> float:
 class CpuMeter:
     """CPU over the questions: Lore's services, Mem0's worker, this process, and everyone else."""
 
-    stack_pid: int
+    stack: Stack
     mem0: Mem0Worker
     start: dict[str, float] = field(default_factory=dict)
 
     def read(self) -> dict[str, float]:
-        lore = {f"lore {name}": seconds for name, seconds in service_cpu_seconds(self.stack_pid).items()}
-        ours = sum(service_cpu_seconds(os.getpid()).values())  # the stack and the worker are our children
+        lore = {f"lore {name}": seconds for name, seconds in service_cpu_seconds(self.stack.launcher_pid).items()}
+        postgres = self.stack.postgres_pid
+        lore["lore postgres"] = sum(service_cpu_seconds(postgres).values()) if postgres else 0.0
+        ours = sum(service_cpu_seconds(os.getpid()).values())  # the launcher's tree and the worker are ours
         mem0 = self.mem0.cpu_seconds()
-        client = ours - sum(lore.values()) - mem0
-        return {**lore, "mem0 worker": mem0, "bench client": client, "other processes": machine_cpu_seconds() - ours}
+        client = ours - (sum(lore.values()) - lore["lore postgres"]) - mem0
+        others = machine_cpu_seconds() - ours - lore["lore postgres"]
+        return {**lore, "mem0 worker": mem0, "bench client": client, "other processes": others}
 
     def begin(self) -> None:
         self.start = self.read()
@@ -355,7 +382,7 @@ class CpuMeter:
         return cpu_delta(self.start, self.read())
 
 
-async def run_lore_and_mem0(url: str, stack_pid: int, mem0: Mem0Worker, args: argparse.Namespace) -> dict[str, Any]:
+async def run_lore_and_mem0(stack: Stack, mem0: Mem0Worker, args: argparse.Namespace) -> dict[str, Any]:
     from lore_client import LoreClient
 
     from bench.context_quality import wait_for_jobs
@@ -363,14 +390,14 @@ async def run_lore_and_mem0(url: str, stack_pid: int, mem0: Mem0Worker, args: ar
 
     conversations = load_conversations(args.data, args.conversations, secrets.token_hex(3))
     sides = (Side("Lore"), Side("Mem0"))
-    async with LoreClient(url, KEY, timeout=120, max_retries=3) as lore:
+    async with LoreClient(stack.url, KEY, timeout=120, max_retries=3) as lore:
         progress(f"ingest: {sum(len(c.turns) for c in conversations)} turns of {len(conversations)} conversations")
         await ingest_lore(lore, conversations, sides[0])
         await wait_for_jobs(lore, 600)  # what the writes left to do in the background stays out of the searches
         ingest_mem0(mem0, conversations, sides[1])
         await warm_up(lore, mem0, conversations[0].user, args.k)
         progress(f"questions: {sum(len(c.questions) for c in conversations)}, alternately, k={args.k}")
-        meter = CpuMeter(stack_pid, mem0)
+        meter = CpuMeter(stack, mem0)
         meter.begin()
         began = time.perf_counter()
         round_trips = await answer_alternately(lore, mem0, conversations, sides, args.k)
@@ -388,8 +415,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         mem0 = Mem0Worker(python, directory, threads)
         try:
             progress(f"Mem0: {mem0.facts}")
-            with lore_stack(directory, args.root) as (url, stack_pid):
-                result = asyncio.run(run_lore_and_mem0(url, stack_pid, mem0, args))
+            with lore_stack(directory, args.root) as stack:
+                result = asyncio.run(run_lore_and_mem0(stack, mem0, args))
         finally:
             mem0.close()
     except BaseException:

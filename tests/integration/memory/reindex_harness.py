@@ -18,6 +18,7 @@ from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.api.episode_servicer import EpisodeServicer
 from memory_svc.api.memory_servicer import MemoryServicer
+from memory_svc.usecases.access_behind import AccessWriteBehind
 from qdrant_client import AsyncQdrantClient
 
 from tests.fakes import HashingEmbedder, InMemoryErasedMemories, InMemoryOrderGenerations
@@ -74,6 +75,7 @@ async def start(stack: AsyncExitStack, stores: Any, embedder: Any) -> Service:
         None,
         episodes=stores.episodes,
         working_memory=InMemoryWorkingMemoryStore(),
+        access_behind=AccessWriteBehind(stores.items, stores.items, None, clock),  # never flushed: no access log
         vector_stores=stores,
         vector_state=stores.state,
         generations=InMemoryOrderGenerations(),

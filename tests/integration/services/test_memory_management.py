@@ -4,6 +4,7 @@ they did not exist."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import grpc
@@ -14,6 +15,8 @@ from lore.memory.v1 import episode_service_pb2 as epb
 from lore.memory.v1 import episode_service_pb2_grpc, memory_service_pb2_grpc, working_memory_service_pb2_grpc
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import working_memory_service_pb2 as wpb
+
+from tests.polling import eventually
 
 
 def _tenant(org_id: str) -> tuple[tuple[str, str], ...]:
@@ -98,6 +101,7 @@ async def test_recall_records_access_and_revives_salience(stub, org_id):
     (memory,) = await _remember(stub, org_id, "u-2", "The project deadline is in March.")
     scope = scope_pb2.Scope(user_id="u-2")
     await stub.Recall(pb.RecallRequest(query="deadline", scope=scope, record_access=False), metadata=_tenant(org_id))
+    await asyncio.sleep(0.6)  # two flush intervals: a Recall told not to record writes nothing behind it either
     untouched = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
     assert untouched.memory.access_count == 0
     await stub.Recall(pb.RecallRequest(query="deadline", scope=scope), metadata=_tenant(org_id))
@@ -110,9 +114,17 @@ async def test_recall_records_access_and_revives_salience(stub, org_id):
         metadata=_tenant(org_id),
     )
     assert (recorded.recorded, replayed.recorded) == (1, 0)
-    accessed = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
-    assert accessed.memory.access_count == 2
-    assert accessed.memory.current_salience == pytest.approx(1.2)
+
+    async def counted() -> pb.Memory | None:
+        # The counters are written behind the answers, within LORE_ACCESS_FLUSH_SECONDS.
+        found = (await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))).memory
+        return found if found.access_count >= 2 else None
+
+    accessed = await eventually(counted, timeout=10, what="the two uses were not counted")
+    await asyncio.sleep(0.6)  # two more flush intervals: nothing else arrives
+    again = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
+    assert accessed.access_count == again.memory.access_count == 2
+    assert again.memory.current_salience == pytest.approx(1.2)
 
 
 async def test_an_overlong_access_request_id_is_invalid_argument_naming_it(stub, org_id):
@@ -271,6 +283,7 @@ async def test_another_org_can_neither_read_update_forget_nor_count_access(stub,
         pb.ForgetSubjectRequest(subject=scope_pb2.Scope(user_id="victim")), metadata=intruder
     )
     assert erased.memories_deleted == 0
+    await asyncio.sleep(0.6)  # two flush intervals: nothing of the intruder's is written behind either
     intact = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
     assert (intact.memory.content, intact.memory.status, intact.memory.access_count) == (
         "The safe combination is 12-34-56.",

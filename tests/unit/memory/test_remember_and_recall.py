@@ -7,9 +7,7 @@ from lore_runtime import errors
 from memory_svc.domain.ids import memory_id
 from memory_svc.domain.model import MemoryDraft, MemoryStatus, MemoryType, Scope
 from memory_svc.domain.salience import salience
-from memory_svc.usecases.memory_ports import AccessRequest
 from memory_svc.usecases.recall import recall
-from memory_svc.usecases.record_access import record_items_access
 from memory_svc.usecases.remember import remember
 
 from tests.fakes import FixedClock, HashingEmbedder, InMemoryErasedMemories, InMemoryMemoryIndex
@@ -211,46 +209,3 @@ def test_recall_request_filters_are_converted_and_validated():
         with pytest.raises(errors.InvalidArgument) as raised:
             convert.recall_filters_from_pb(bad)
         assert raised.value.field == field
-
-
-class _RecordingAccessLog:
-    def __init__(self) -> None:
-        self.rows = []
-
-    async def record(self, org_id, accesses):
-        self.rows += accesses
-        return [access.memory_id for access in accesses]
-
-
-class _RefusingCatalog:
-    """A catalog refusing payload writes with ``reason`` (REINDEX_RUNNING: the store is being copied)."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    async def replace_payloads(self, org_id, items, fields=None):
-        raise errors.FailedPrecondition("refused", reason=self.reason)
-
-
-async def _access(deps, reason: str) -> tuple[int, _RecordingAccessLog]:
-    items = await remember("org-a", [draft("Mia sails on Sundays.")], "", **deps, erased=InMemoryErasedMemories())
-    access_log = _RecordingAccessLog()
-    recorded = await record_items_access(
-        "org-a",
-        items,
-        AccessRequest(reason="recall", session_id="s", principal="p", request_id="r"),
-        catalog=_RefusingCatalog(reason),
-        access_log=access_log,
-        clock=deps["clock"],
-    )
-    return recorded, access_log
-
-
-async def test_access_during_a_reindex_is_logged_and_the_caller_still_gets_its_answer(deps):
-    recorded, access_log = await _access(deps, "REINDEX_RUNNING")
-    assert recorded == len(access_log.rows) == 1
-
-
-async def test_other_refusals_of_the_access_counters_still_fail(deps):
-    with pytest.raises(errors.FailedPrecondition):
-        await _access(deps, "STORE_CLOSED")

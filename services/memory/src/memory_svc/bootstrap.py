@@ -36,7 +36,7 @@ from memory_svc.adapters.file_flag import FileFlag
 from memory_svc.adapters.postgres_access_log import PostgresAccessLog
 from memory_svc.adapters.postgres_erased_memories import PostgresErasedMemories
 from memory_svc.adapters.postgres_order_generations import PostgresOrderGenerations
-from memory_svc.adapters.prometheus_metrics import collection_sizes
+from memory_svc.adapters.prometheus_metrics import access_behind_metrics, collection_sizes
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.adapters.redis_calls import RedisCalls
@@ -44,6 +44,7 @@ from memory_svc.adapters.redis_files import RedisFiles
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 from memory_svc.config import Settings
+from memory_svc.usecases.access_behind import AccessWriteBehind
 from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.maintenance import run_maintenance
@@ -102,6 +103,7 @@ class Container:
     generations: OrderGenerations
     erased: ErasedMemories
     page_tokens: PageTokens
+    access_behind: AccessWriteBehind
     vector_stores: VectorStores | None = None
     vector_state: VectorState = field(default_factory=VectorState)
     tracer_provider: TracerProvider | None = None
@@ -176,6 +178,26 @@ def start_maintenance(
     run_in_background(stack, run_periodically(JobClaims(postgres, "memory"), [job], poll))
 
 
+def start_access_behind(
+    settings: Settings,
+    stack: AsyncExitStack,
+    items: MemoryItems,
+    access_log: AccessLog,
+    clock: Clock,
+    metrics: ServiceMetrics,
+) -> AccessWriteBehind:
+    """The flusher of the uses recorded behind the answers (usecases/access_behind.py): every
+    ``LORE_ACCESS_FLUSH_SECONDS``, and once more at shutdown, after the loop stops and before the
+    stores close (the stack unwinds in reverse)."""
+    behind = AccessWriteBehind(
+        items, items, access_log, clock, capacity=settings.access_buffer_size, interval=settings.access_flush_seconds
+    )
+    metrics.registry.register(access_behind_metrics(behind.stats))
+    stack.push_async_callback(behind.close)
+    run_in_background(stack, behind.run_forever())
+    return behind
+
+
 def start_purges(
     settings: Settings, stack: AsyncExitStack, stores: ClientVectorStores | EdgeVectorStores | None, client: redis.Redis
 ) -> PurgeSchedule:
@@ -217,6 +239,8 @@ async def build(
     if settings.maintenance_interval_seconds > 0:
         start_maintenance(settings, stack, postgres, index, clock, metrics, generations, episodes)
     purges = start_purges(settings, stack, stores, redis_client)
+    access_log = overrides.access_log or PostgresAccessLog(postgres)
+    behind = start_access_behind(settings, stack, index, access_log, clock, metrics)
     return Container(
         settings=settings,
         postgres=postgres,
@@ -225,7 +249,7 @@ async def build(
         index=index,
         catalog=index,
         episodes=episodes,
-        access_log=overrides.access_log or PostgresAccessLog(postgres),
+        access_log=access_log,
         working_memory=overrides.working_memory or RedisWorkingMemoryStore(redis_client, calls=redis_calls),
         leases=overrides.leases or RedisSessionLeases(redis_client, clock=clock, calls=redis_calls),
         clock=clock,
@@ -238,4 +262,5 @@ async def build(
         checks={"postgres": lambda: ping_postgres(postgres), "redis": lambda: ping_redis(redis_client)},
         metrics=metrics,
         purges=purges,
+        access_behind=behind,
     )

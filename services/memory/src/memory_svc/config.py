@@ -48,6 +48,20 @@ class Settings(service_settings("memory", EmbeddingServerSettings, database="Pos
         description="how soon after an erasure the stores' files are rewritten without the erased data",
         ge=0.0,
     )
+    access_flush_seconds: float = env(
+        "LORE_ACCESS_FLUSH_SECONDS",
+        default=0.25,
+        description="how often the uses recorded behind Recall's and RecordAccess's answers are written"
+        " (a crash loses at most this much)",
+        gt=0.0,
+        le=60.0,
+    )
+    access_buffer_size: int = env(
+        "LORE_ACCESS_BUFFER_SIZE",
+        default=10_000,
+        description="uses waiting to be written at most; more are dropped and counted",
+        ge=1,
+    )
     # Seed 001: every memory type fades with a 30-day half-life unless overridden here.
     half_life_days: str = env(
         "LORE_HALF_LIFE_DAYS",

@@ -42,6 +42,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     container.access_log,
                     episodes=container.episodes,
                     working_memory=container.working_memory,
+                    access_behind=container.access_behind,
                     consolidation_threshold=settings.consolidation_threshold,
                     vector_stores=container.vector_stores,
                     vector_state=container.vector_state,

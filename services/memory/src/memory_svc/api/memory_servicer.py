@@ -27,6 +27,7 @@ from memory_svc.domain.model import MemoryType
 from memory_svc.domain.ranking import RankingWeights
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS, recency
 from memory_svc.usecases import manage_memories
+from memory_svc.usecases.access_behind import AccessWriteBehind
 from memory_svc.usecases.consolidate import run_consolidation
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.episode_ports import EpisodeIndex
@@ -45,7 +46,7 @@ from memory_svc.usecases.memory_ports import (
 from memory_svc.usecases.org_transfer import import_memories
 from memory_svc.usecases.purge import PurgeSchedule
 from memory_svc.usecases.recall import recall_with_query_vector
-from memory_svc.usecases.record_access import record_access, record_items_access
+from memory_svc.usecases.record_access import record_access
 from memory_svc.usecases.reindex import reindex
 from memory_svc.usecases.remember import remember
 from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
@@ -65,6 +66,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         *,
         episodes: EpisodeIndex,
         working_memory: WorkingMemoryStore,
+        access_behind: AccessWriteBehind,
         consolidation_threshold: float = DEFAULT_THRESHOLD,
         vector_stores: VectorStores | None = None,
         vector_state: VectorState | None = None,
@@ -80,6 +82,8 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         self._embedder = embedder
         self._clock = clock
         self._access_log = access_log
+        # Uses of memories are written behind the answers (usecases/access_behind.py).
+        self._behind = access_behind
         # Erasure (ForgetSubject) also deletes the subject's episodes and clears named sessions.
         self._episodes = episodes
         self._working_memory = working_memory
@@ -127,13 +131,10 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             **convert.recall_filters_from_pb(request),
         )
         if hits and (not request.HasField("record_access") or request.record_access):
-            await record_items_access(
+            self._behind.offer(
                 caller.org_id,
                 [hit.item for hit in hits],
                 AccessRequest("recall", request.session_id[:256], caller.principal, caller.request_id),
-                catalog=self._catalog,
-                access_log=self._access_log,
-                clock=self._clock,
             )
         now = self._clock.now()
         ids = [hit.item.id for hit in hits]
@@ -271,9 +272,8 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             manage_memories.validate_ids(list(request.memory_ids), "memory_ids"),
             access,
             index=self._index,
-            catalog=self._catalog,
             access_log=self._access_log,
-            clock=self._clock,
+            behind=self._behind,
         )
         return pb.RecordAccessResponse(recorded=recorded)
 

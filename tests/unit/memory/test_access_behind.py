@@ -196,3 +196,20 @@ async def test_uses_are_timed_when_offered_not_when_written() -> None:
 
     assert (await index.get("org-a", [item.id]))[0].last_accessed_at == offered_at
     assert offered_at + timedelta(days=1) == clock.now()
+
+
+async def test_the_recall_rpc_hands_its_hits_over_only_when_asked_to_record_them() -> None:
+    from memory_svc.usecases.recall import answer_recall
+
+    index = InMemoryMemoryIndex()
+    (item,) = await written(index, "Ada keeps bees.")
+    behind = behind_over(index)
+    asked = {"index": index, "embedder": HashingEmbedder(), "clock": FixedClock(), "behind": behind}
+
+    quiet = await answer_recall("org-a", "bees", Scope(user_id="u-1"), 5, use=None, **asked)
+    assert [hit.item.id for hit in quiet.hits] == [item.id] and quiet.vectors == {}
+    assert behind.stats.offered == 0
+
+    told = await answer_recall("org-a", "bees", Scope(user_id="u-1"), 5, use=RECALL, include_embeddings=True, **asked)
+    assert behind.stats.offered == 1 and set(told.vectors) == {item.id}
+    assert told.vectors[item.id].shape == told.query_vector.shape

@@ -45,7 +45,7 @@ from memory_svc.usecases.memory_ports import (
 )
 from memory_svc.usecases.org_transfer import import_memories
 from memory_svc.usecases.purge import PurgeSchedule
-from memory_svc.usecases.recall import recall_with_query_vector
+from memory_svc.usecases.recall import answer_recall
 from memory_svc.usecases.record_access import record_access
 from memory_svc.usecases.reindex import reindex
 from memory_svc.usecases.remember import remember
@@ -117,7 +117,8 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
 
     async def Recall(self, request: pb.RecallRequest, context: Any) -> pb.RecallResponse:
         caller = request_context.current()
-        hits, query_vector = await recall_with_query_vector(
+        recorded = not request.HasField("record_access") or request.record_access
+        answer = await answer_recall(
             caller.org_id,
             request.query,
             convert.scope_from_pb(request.scope, "scope"),
@@ -126,28 +127,25 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             index=self._index,
             embedder=self._embedder,
             clock=self._clock,
+            behind=self._behind,
+            use=AccessRequest("recall", request.session_id[:256], caller.principal, caller.request_id)
+            if recorded
+            else None,
+            include_embeddings=request.include_embeddings,
             scope_match=convert.scope_match_from_pb(request.scope_match, "scope_match"),
             weights=self._weights,
             **convert.recall_filters_from_pb(request),
         )
-        if hits and (not request.HasField("record_access") or request.record_access):
-            self._behind.offer(
-                caller.org_id,
-                [hit.item for hit in hits],
-                AccessRequest("recall", request.session_id[:256], caller.principal, caller.request_id),
-            )
         now = self._clock.now()
-        ids = [hit.item.id for hit in hits]
-        stored = await self._index.vectors(caller.org_id, ids) if request.include_embeddings and hits else {}
         response = pb.RecallResponse(
             results=[
-                convert.recall_result_to_pb(hit, recency(hit.item.valid_at, now), stored.get(hit.item.id))
-                for hit in hits
+                convert.recall_result_to_pb(hit, recency(hit.item.valid_at, now), answer.vectors.get(hit.item.id))
+                for hit in answer.hits
             ],
             embedding_model=self._embedder.model_name,
         )
         if request.include_query_embedding:
-            response.query_embedding.extend(query_vector.tolist())
+            response.query_embedding.extend(answer.query_vector.tolist())
         return response
 
     async def GetMemory(self, request: pb.GetMemoryRequest, context: Any) -> pb.GetMemoryResponse:

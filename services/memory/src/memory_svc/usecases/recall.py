@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -50,12 +51,50 @@ from memory_svc.domain.ranking import (
     rank,
     whole_session,
 )
-from memory_svc.usecases.memory_ports import DEFAULT_STATUSES, MemoryIndex, SearchFilter
+from memory_svc.usecases.access_behind import AccessWriteBehind
+from memory_svc.usecases.memory_ports import DEFAULT_STATUSES, AccessRequest, MemoryIndex, SearchFilter
 
 tracer = trace.get_tracer(__name__)
 
 CANDIDATE_FACTOR = 8
 MAX_CANDIDATES = 200
+
+
+@dataclass(frozen=True, slots=True)
+class RecallAnswer:
+    """What the Recall RPC answers: the hits, the query's vector, and the hits' stored vectors
+    (empty unless asked for)."""
+
+    hits: list[ScoredMemory]
+    query_vector: np.ndarray
+    vectors: dict[str, np.ndarray]
+
+
+async def answer_recall(
+    org_id: str,
+    query: str,
+    scope: Scope,
+    k: int,
+    memory_types: Sequence[MemoryType] = (),
+    *,
+    index: MemoryIndex,
+    embedder: Embedder,
+    clock: Clock,
+    behind: AccessWriteBehind,
+    use: AccessRequest | None,
+    include_embeddings: bool = False,
+    **options: Any,
+) -> RecallAnswer:
+    """The Recall RPC: ``recall_with_query_vector``, the use of the hits handed to the write-behind
+    flusher (``use``; None: not recorded) — never waited for — and, when asked, the hits' stored
+    vectors (what the assembler's dedupe compares)."""
+    hits, vector = await recall_with_query_vector(
+        org_id, query, scope, k, memory_types, index=index, embedder=embedder, clock=clock, **options
+    )
+    if use is not None:
+        behind.offer(org_id, [hit.item for hit in hits], use)
+    stored = await index.vectors(org_id, [hit.item.id for hit in hits]) if include_embeddings and hits else {}
+    return RecallAnswer(hits, vector, stored)
 
 
 async def recall(*args: Any, **kwargs: Any) -> list[ScoredMemory]:

@@ -9,10 +9,12 @@ JSON request per line on stdin and answers one JSON line on stdout, in order.
 
 Offline and pinned before anything is imported: telemetry off, Hugging Face offline, the threads
 of torch as many as Lore's embedder uses (``PEERS_THREADS``), sleeping rather than spinning when
-idle, as Lore's do. Raw turns (``infer=False``): no
-language model is ever called; the configured one points at a closed port so that a call would
-fail rather than reach out. ``seconds`` is the time inside ``Memory.search``: what a user of the
-library waits for, without this pipe.
+idle, as Lore's do. Raw turns (``infer=False``): no language model is ever called; the configured
+one points at a closed port so that a call would fail rather than reach out. ``seconds`` is the
+time inside ``Memory.search``: what a user of the library waits for, without this pipe.
+
+One collection holds every user (as mem0's default does); qdrant's local mode scans all of its
+points and checks the user filter in Python, so a search slows as the whole collection grows.
 """
 
 from __future__ import annotations

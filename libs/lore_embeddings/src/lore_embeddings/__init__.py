@@ -8,6 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lore_embeddings.caching import (
+    CachingEmbedder,
+    cache_size_from_env,
+    cached_for_queries,
+    open_query_embedder,
+    register_cache_metrics,
+)
 from lore_embeddings.factory import create_embedder, create_embedder_from_env, open_embedder
 from lore_embeddings.onnx import (
     DIMENSION,
@@ -25,14 +32,19 @@ __all__ = [
     "DIMENSION",
     "MODEL_NAME",
     "MODEL_SHA256",
+    "CachingEmbedder",
     "Embedder",
     "EmbeddingError",
     "ModelIntegrityError",
     "OnnxMiniLmEmbedder",
     "OpenAICompatibleEmbedder",
+    "cache_size_from_env",
+    "cached_for_queries",
     "create_embedder",
     "create_embedder_from_env",
     "open_embedder",
+    "open_query_embedder",
+    "register_cache_metrics",
 ]
 
 

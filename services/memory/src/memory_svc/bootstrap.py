@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import asyncpg
 import redis.asyncio as redis
-from lore_embeddings import Embedder, open_embedder
+from lore_embeddings import Embedder, open_query_embedder, register_cache_metrics
 from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from lore_runtime.page_tokens import PageTokens, page_tokens_for
@@ -223,7 +223,8 @@ async def build(
         stack, settings.redis_url, timeout=settings.redis_timeout_seconds
     )
     redis_calls = RedisCalls(settings.redis_timeout_seconds)  # one breaker for both Redis adapters
-    embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
+    # Searches embed one query each: an LRU answers the ones asked again (LORE_EMBEDDING_CACHE_SIZE).
+    embedder = overrides.embedder or await settings.open_embedder(stack, open_query_embedder)
     stores: ClientVectorStores | EdgeVectorStores | None = None
     if overrides.index is not None and overrides.episodes is not None:
         index, episodes = overrides.index, overrides.episodes
@@ -233,6 +234,7 @@ async def build(
         index, episodes, state = stores.items, stores.episodes, stores.state
     clock = overrides.clock or SystemClock()
     metrics = overrides.metrics or ServiceMetrics()
+    register_cache_metrics(metrics.registry, embedder)
     if stores is not None:
         metrics.registry.register(collection_sizes(stores))
     generations = overrides.generations or PostgresOrderGenerations(postgres)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import asyncpg
-from lore_embeddings import Embedder, open_embedder
+from lore_embeddings import Embedder, open_query_embedder, register_cache_metrics
 from lore_runtime import request_context
 from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.errors import FailedPrecondition
@@ -112,11 +112,13 @@ async def build(
 ) -> Container:
     overrides = overrides or ObservationsOverrides()
     postgres = overrides.postgres or await open_postgres(stack, settings.database_url, vectors=True)
-    embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
+    # Searches embed one query each: an LRU answers the ones asked again (LORE_EMBEDDING_CACHE_SIZE).
+    embedder = overrides.embedder or await settings.open_embedder(stack, open_query_embedder)
     store = PostgresObservationStore(postgres)
     await check_dimension(store, embedder)
     clock = overrides.clock or SystemClock()
     metrics = overrides.metrics or ServiceMetrics()
+    register_cache_metrics(metrics.registry, embedder)
     if settings.revalidation_interval_seconds > 0:
         start_revalidation(settings, stack, postgres, store, clock, metrics)
     return Container(

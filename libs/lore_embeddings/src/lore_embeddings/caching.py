@@ -1,0 +1,163 @@
+"""A per-process LRU of query embeddings: an agent asks the same thing again, the model runs once.
+
+:class:`CachingEmbedder` wraps any :class:`Embedder`. A call of exactly one text (how every search
+embeds its query) is looked up by ``(model_name, text)``; a call of several texts (Remember's
+batches, imports, reindex, episode summaries) goes straight to the wrapped embedder and neither
+reads nor fills the cache, so bulk writes do not sweep the queries out. A service hands one
+embedder to its reads and its writes, so a write of a single text (one memory, one observation)
+passes through the cache too: it costs an entry, never a wrong vector. The cache holds at most
+``max_entries`` vectors (384 float32 = 1.5 KiB each: 1.5 MiB at the default 1024), least recently
+used evicted first; 0 turns it off (:func:`cached_for_queries` then returns the embedder itself).
+
+Cached vectors are read-only and every call gets a fresh writable copy, so no caller can change
+what the next one receives. The table is guarded by a lock (several threads or event loops may
+share the wrapper) and concurrent calls on one event loop for the same text share one model run.
+A failed run is not cached. ``hits`` and ``misses`` count lookups since the start, for metrics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack
+from typing import Any
+
+import numpy as np
+
+from lore_embeddings.factory import open_embedder
+from lore_embeddings.port import Embedder, check_texts
+
+CACHE_SIZE_VARIABLE = "LORE_EMBEDDING_CACHE_SIZE"
+DEFAULT_CACHE_SIZE = 1024
+
+_Key = tuple[str, str]
+
+
+class CachingEmbedder:
+    """``inner`` with an LRU of up to ``max_entries`` single-text embeddings (0: no cache)."""
+
+    def __init__(self, inner: Embedder, max_entries: int = DEFAULT_CACHE_SIZE) -> None:
+        if max_entries < 0:
+            raise ValueError("max_entries must be 0 (no cache) or more")
+        self.inner = inner
+        self.max_entries = max_entries
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[_Key, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        # One model run per text in flight, per event loop (a task belongs to its loop).
+        self._running: dict[tuple[asyncio.AbstractEventLoop, _Key], asyncio.Task[np.ndarray]] = {}
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        items = check_texts(texts)
+        if len(items) != 1 or self.max_entries == 0:
+            return await self.inner.embed(items)
+        key = (self.inner.model_name, items[0])
+        with self._lock:
+            vector = self._entries.get(key)
+            if vector is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return vector[None, :].copy()
+            self.misses += 1
+        loop = asyncio.get_running_loop()
+        running = self._running.get((loop, key))
+        if running is None:
+            running = loop.create_task(self._compute(loop, key))
+            self._running[(loop, key)] = running
+        # Shielded: a caller that gives up does not cancel the run the others wait for.
+        return (await asyncio.shield(running))[None, :].copy()
+
+    async def _compute(self, loop: asyncio.AbstractEventLoop, key: _Key) -> np.ndarray:
+        try:
+            (vector,) = await self.inner.embed([key[1]])
+            stored = np.array(vector, dtype=np.float32)
+            stored.setflags(write=False)
+            self._store(key, stored)
+            return stored
+        finally:
+            del self._running[(loop, key)]
+
+    def _store(self, key: _Key, vector: np.ndarray) -> None:
+        with self._lock:
+            self._entries[key] = vector
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    async def aclose(self) -> None:
+        self.clear()
+        await self.inner.aclose()
+
+
+def cache_size_from_env(environ: Mapping[str, str]) -> int:
+    """``LORE_EMBEDDING_CACHE_SIZE``: entries of the query-embedding LRU (default 1024; 0: none)."""
+    raw = environ.get(CACHE_SIZE_VARIABLE) or ""
+    if not raw:
+        return DEFAULT_CACHE_SIZE
+    try:
+        size = int(raw)
+    except ValueError:
+        raise ValueError(f"{CACHE_SIZE_VARIABLE} must be an integer, not {raw!r}") from None
+    if size < 0:
+        raise ValueError(f"{CACHE_SIZE_VARIABLE} must be 0 (no cache) or more, not {size}")
+    return size
+
+
+def cached_for_queries(embedder: Embedder, max_entries: int) -> Embedder:
+    """``embedder`` behind a :class:`CachingEmbedder` of ``max_entries``, or itself when 0."""
+    return CachingEmbedder(embedder, max_entries) if max_entries > 0 else embedder
+
+
+async def open_query_embedder(stack: AsyncExitStack, *args: Any, **options: Any) -> Embedder:
+    """:func:`open_embedder` behind an LRU of ``LORE_EMBEDDING_CACHE_SIZE`` entries (none at 0):
+    the opener of a service whose searches embed queries (``settings.open_embedder(stack, this)``)."""
+    size = cache_size_from_env(os.environ)  # a bad value fails before the model loads
+    return cached_for_queries(await open_embedder(stack, *args, **options), size)
+
+
+class CacheMetrics:
+    """A Prometheus collector of a :class:`CachingEmbedder`'s counts, read at scrape time:
+    ``lore_embedding_cache_{hits,misses}_total`` and ``lore_embedding_cache_entries``.
+    prometheus_client is imported on first scrape (the services have it; this package does not
+    depend on it)."""
+
+    def __init__(self, embedder: CachingEmbedder) -> None:
+        self._embedder = embedder
+
+    def collect(self) -> Iterator[Any]:  # prometheus_client Metric families, imported lazily
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        cache = self._embedder
+        yield CounterMetricFamily(
+            "lore_embedding_cache_hits", "Query embeddings answered from the LRU", value=cache.hits
+        )
+        yield CounterMetricFamily(
+            "lore_embedding_cache_misses", "Query embeddings the model had to compute", value=cache.misses
+        )
+        yield GaugeMetricFamily("lore_embedding_cache_entries", "Vectors held in the LRU", value=len(cache))
+
+
+def register_cache_metrics(registry: object, embedder: Embedder) -> None:
+    """Counts of ``embedder``'s LRU on ``registry`` (a prometheus_client ``CollectorRegistry``);
+    nothing when ``embedder`` has no cache."""
+    if isinstance(embedder, CachingEmbedder):
+        registry.register(CacheMetrics(embedder))  # type: ignore[attr-defined]

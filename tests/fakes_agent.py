@@ -44,7 +44,7 @@ from agent_svc.domain.extraction import EpisodeDraft, ExtractedClaim, Plan
 from agent_svc.domain.jobs import Job, erase_job
 from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
-from agent_svc.domain.turn_loop import Assembled, TurnResult
+from agent_svc.domain.turn_loop import Assembled, Opaque, TurnResult
 from agent_svc.usecases.digest_ports import StoredDigest
 from agent_svc.usecases.erasure_ports import ErasedObservations, Erasure
 from agent_svc.usecases.memory_ports import MemoryWrite
@@ -319,6 +319,18 @@ class FakeWorkingMemory(Remote):
         self._holders[session_id] = (holder, token)
         return token
 
+    async def acquire_lease_and_append(self, session_id: str, holder: str, turn: Turn) -> int | None:
+        """As the memory service's AppendTurn with ``acquire_lease``: the append only once the lease is held."""
+        self.calls.append("acquire_lease_and_append")
+        if self.down:
+            return None
+        await self._locks.setdefault(session_id, asyncio.Lock()).acquire()
+        token = self._tokens.get(session_id, 0) + 1
+        self._tokens[session_id] = token
+        self._holders[session_id] = (holder, token)
+        self._append(session_id, turn)
+        return token
+
     async def release_lease(self, session_id: str, holder: str) -> None:
         self._enter("release_lease")
         if self._holders.get(session_id, ("",))[0] == holder:
@@ -328,6 +340,9 @@ class FakeWorkingMemory(Remote):
 
     async def append_turn(self, session_id: str, turn: Turn, fencing_token: int | None) -> None:
         self._enter("append_turn")
+        self._append(session_id, turn)
+
+    def _append(self, session_id: str, turn: Turn) -> None:
         self.appends.append((session_id, turn.id))
         memory = self.memory(session_id)
         if all(kept.id != turn.id for kept in memory.turns):
@@ -355,22 +370,23 @@ class FakeContextAssembler(Remote):
     def __init__(self) -> None:
         super().__init__()
         self.error: Exception | None = None
-        self.asked: list[tuple[str, str, bytes]] = []  # (session, message, options)
+        self.asked: list[tuple[str, str, object]] = []  # (session, message, the options' message or None)
         self.primed: list[tuple[Scope, str]] = []  # (scope, initial message)
 
-    async def assemble(self, session: Session, message: str, options: bytes) -> Assembled:
+    async def assemble(self, session: Session, message: str, options: Opaque | None) -> Assembled:
         self._enter("assemble")
         if self.error is not None:
             raise self.error
-        self.asked.append((session.id, message, options))
-        return Assembled(text=f"context for {message}", payload=f"payload:{message}".encode())
+        self.asked.append((session.id, message, None if options is None else options.message))
+        payload = f"payload:{message}".encode()
+        return Assembled(text=f"context for {message}", payload=payload, message=Opaque(payload))
 
-    async def prime(self, scope: Scope, initial_message: str) -> bytes:
+    async def prime(self, scope: Scope, initial_message: str) -> Opaque:
         self._enter("prime")
         if self.error is not None:
             raise self.error
         self.primed.append((scope, initial_message))
-        return f"prime:{scope.user_id}:{initial_message}".encode()
+        return Opaque(f"prime:{scope.user_id}:{initial_message}".encode())
 
 
 class FakeLanguageModel(Remote):

@@ -35,6 +35,8 @@ class InMemoryWorkingMemoryStore:
         self._memories: dict[tuple[str, str], WorkingMemory] = {}
         self._idempotency_keys: dict[tuple[str, str], set[str]] = {}
         self._leases = leases
+        if leases is not None:
+            leases.memory = self  # what its acquire_and_append appends to
 
     def _check_fence(self, key: tuple[str, str], fencing_token: int | None) -> None:
         newest = self._leases.newest_token(key) if self._leases is not None else 0
@@ -59,6 +61,13 @@ class InMemoryWorkingMemoryStore:
     ) -> WorkingMemory:
         key = (org_id, session_id)
         self._check_fence(key, fencing_token)
+        return self.append_now(key, turn, max_turns=max_turns, ttl=ttl, now=now, turns=turns)
+
+    def append_now(
+        self, key: tuple[str, str], turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime, turns: TurnsRead
+    ) -> WorkingMemory:
+        """The append, without awaiting: atomic with whatever the caller did just before."""
+        session_id = key[1]
         current = self._memories.get(key) or WorkingMemory(session_id=session_id)
         seen = self._idempotency_keys.setdefault(key, set())
         if turn.idempotency_key and turn.idempotency_key in seen:
@@ -97,6 +106,7 @@ class InMemorySessionLeases:
         self._clock = clock
         self._leases: dict[tuple[str, str], tuple[str, int, float]] = {}  # holder, token, monotonic expiry
         self._tokens: dict[tuple[str, str], int] = {}
+        self.memory: InMemoryWorkingMemoryStore | None = None  # set by the store built on these leases
 
     def _now(self) -> datetime:
         return self._clock.now() if self._clock is not None else datetime.now(UTC)
@@ -120,6 +130,32 @@ class InMemorySessionLeases:
             token = self._try(key, holder, ttl)
             if token is not None:
                 return SessionLease(session_id, holder, token, self._now() + ttl)
+            if time.monotonic() >= deadline:
+                raise errors.Conflict(f"session {session_id!r} is busy", reason="SESSION_BUSY")
+            await asyncio.sleep(min(0.01, max(0.0, deadline - time.monotonic())))
+
+    async def acquire_and_append(
+        self,
+        org_id: str,
+        session_id: str,
+        holder: str,
+        ttl: timedelta,
+        wait: timedelta,
+        turn: Turn,
+        *,
+        max_turns: int,
+        memory_ttl: timedelta,
+        now: datetime,
+        turns: TurnsRead = TurnsRead.ALL,
+    ) -> tuple[SessionLease, WorkingMemory]:
+        assert self.memory is not None, "build InMemoryWorkingMemoryStore(leases) first"
+        key = (org_id, session_id)
+        deadline = time.monotonic() + wait.total_seconds()
+        while True:
+            token = self._try(key, holder, ttl)
+            if token is not None:  # granted: append before anything else runs, as the Redis script does
+                written = self.memory.append_now(key, turn, max_turns=max_turns, ttl=memory_ttl, now=now, turns=turns)
+                return SessionLease(session_id, holder, token, self._now() + ttl), written
             if time.monotonic() >= deadline:
                 raise errors.Conflict(f"session {session_id!r} is busy", reason="SESSION_BUSY")
             await asyncio.sleep(min(0.01, max(0.0, deadline - time.monotonic())))

@@ -50,7 +50,7 @@ async def backend(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterat
         yield Backend(
             "redis",
             RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm", lease_prefix=f"{prefix}:lease"),
-            RedisSessionLeases(client, key_prefix=f"{prefix}:lease"),
+            RedisSessionLeases(client, key_prefix=f"{prefix}:lease", memory_prefix=f"{prefix}:wm"),
             client,
         )
     finally:
@@ -357,3 +357,126 @@ async def test_an_append_reads_back_its_turns_as_asked_and_writes_the_same_eithe
     assert (full.turn_count, lean.turn_count, keyed.turn_count, replayed.turn_count) == (1, 2, 3, 3)
     assert lean.recent_turns == () and replayed == replace(stored, recent_turns=())
     assert keyed == replace(stored, recent_turns=tuple(keys_of(t) for t in stored.recent_turns))
+
+
+# --- the lease and the append in one step (AppendTurn with acquire_lease) -------------------------
+
+
+async def take_and_append(backend: Backend, org_id: str, holder: str, value: Turn, *, wait_ms: int = 0, ttl_ms=5_000):
+    return await backend.leases.acquire_and_append(
+        org_id,
+        value.session_id,
+        holder,
+        timedelta(milliseconds=ttl_ms),
+        timedelta(milliseconds=wait_ms),
+        value,
+        max_turns=20,
+        memory_ttl=TTL,
+        now=NOW,
+    )
+
+
+async def test_acquire_and_append_takes_the_lease_and_appends_under_it(backend, org_id):
+    lease, written = await take_and_append(backend, org_id, "turn-1", turn("hello", idempotency_key="turn:1"))
+
+    assert lease.holder == "turn-1" and lease.session_id == "s-1" and lease.fencing_token > 0
+    assert [t.content for t in written.recent_turns] == ["hello"] and written.turn_count == 1
+    assert written.expires_at == NOW + TTL
+    assert await backend.store.get(org_id, "s-1") == written
+    # The lease is the session's: a second holder is refused, the holder's token writes and releases.
+    with pytest.raises(errors.Conflict):
+        await backend.leases.acquire(org_id, "s-1", "turn-2", timedelta(seconds=5), timedelta(0))
+    fenced = await backend.store.append_turn(
+        org_id, "s-1", turn("reply"), max_turns=20, ttl=TTL, now=NOW, fencing_token=lease.fencing_token
+    )
+    assert [t.content for t in fenced.recent_turns] == ["hello", "reply"]
+    assert await backend.leases.release(org_id, "s-1", "turn-1", lease.fencing_token)
+
+
+async def test_a_busy_session_waits_then_is_refused_with_session_busy_and_nothing_written(backend, org_id):
+    held = await backend.leases.acquire(org_id, "s-1", "turn-1", timedelta(seconds=5), timedelta(0))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+
+    with pytest.raises(errors.Conflict) as raised:
+        await take_and_append(backend, org_id, "turn-2", turn("second", idempotency_key="turn:2"), wait_ms=150)
+
+    assert raised.value.reason == "SESSION_BUSY" and loop.time() - started >= 0.14
+    assert await backend.store.get(org_id, "s-1") is None, "a refused call writes nothing"
+    if backend.redis is not None:
+        assert not [key async for key in backend.redis.scan_iter(f"*:wm:*{org_id}*")]
+    # Its idempotency key was not recorded either: once the lease is free the same turn lands.
+    assert await backend.leases.release(org_id, "s-1", "turn-1", held.fencing_token)
+    lease, written = await take_and_append(backend, org_id, "turn-2", turn("second", idempotency_key="turn:2"))
+    assert lease.fencing_token > held.fencing_token and [t.content for t in written.recent_turns] == ["second"]
+    if backend.redis is not None:
+        assert len([key async for key in backend.redis.scan_iter(f"*:wm:*{org_id}*")]) == 2  # hash, turns
+
+
+async def test_a_waiting_acquire_and_append_lands_once_the_lease_is_released(backend, org_id):
+    first, _ = await take_and_append(backend, org_id, "turn-1", turn("first", idempotency_key="turn:1"))
+    waiting = asyncio.create_task(
+        take_and_append(backend, org_id, "turn-2", turn("second", idempotency_key="turn:2"), wait_ms=2_000)
+    )
+    await asyncio.sleep(0.05)
+    assert [t.content for t in (await backend.store.get(org_id, "s-1")).recent_turns] == ["first"], "still waiting"
+
+    assert await backend.leases.release(org_id, "s-1", "turn-1", first.fencing_token)
+    second, written = await waiting
+
+    assert second.fencing_token > first.fencing_token
+    assert [(t.content, t.sequence) for t in written.recent_turns] == [("first", 1), ("second", 2)]
+
+
+async def test_concurrent_takers_append_one_at_a_time_in_lease_order(backend, org_id):
+    async def one(number: int) -> int:
+        lease, _ = await take_and_append(
+            backend, org_id, f"turn-{number}", turn(f"m{number}", idempotency_key=f"turn:{number}"), wait_ms=5_000
+        )
+        await asyncio.sleep(0.005)
+        assert await backend.leases.release(org_id, "s-1", f"turn-{number}", lease.fencing_token)
+        return lease.fencing_token
+
+    tokens = await asyncio.gather(*(one(number) for number in range(8)))
+
+    memory = await backend.store.get(org_id, "s-1")
+    assert len(set(tokens)) == 8 and memory.turn_count == 8
+    by_token = [f"m{number}" for _, number in sorted(zip(tokens, range(8), strict=True))]
+    assert [t.content for t in memory.recent_turns] == by_token, "appended in the order the lease was granted"
+
+
+async def test_a_replayed_turn_takes_the_lease_and_appends_nothing(backend, org_id):
+    first, _ = await take_and_append(backend, org_id, "turn-1", turn("hello", idempotency_key="turn:1"))
+    assert await backend.leases.release(org_id, "s-1", "turn-1", first.fencing_token)
+
+    again, written = await take_and_append(backend, org_id, "turn-1", turn("hello", idempotency_key="turn:1"))
+
+    assert again.fencing_token > first.fencing_token
+    assert [t.content for t in written.recent_turns] == ["hello"] and written.turn_count == 1
+
+
+async def test_a_newer_acquire_and_append_fences_the_older_holder_out(backend, org_id):
+    old, _ = await take_and_append(backend, org_id, "turn-1", turn("mine"), ttl_ms=50)
+    await asyncio.sleep(0.12)  # turn-1 stalls past its lease; turn-2 takes the session over in one call
+    new, _ = await take_and_append(backend, org_id, "turn-2", turn("yours"))
+
+    with pytest.raises(errors.Conflict) as stale:
+        await backend.store.append_turn(
+            org_id, "s-1", turn("late"), max_turns=20, ttl=TTL, now=NOW, fencing_token=old.fencing_token
+        )
+    assert stale.value.reason == "LEASE_LOST" and new.fencing_token > old.fencing_token
+    assert not await backend.leases.release(org_id, "s-1", "turn-1", old.fencing_token)
+    assert [t.content for t in (await backend.store.get(org_id, "s-1")).recent_turns] == ["mine", "yours"]
+
+
+async def test_acquire_and_append_never_touches_another_orgs_session(backend, org_id):
+    other = f"{org_id}-other"
+    theirs, _ = await take_and_append(backend, other, "turn-1", turn("theirs", idempotency_key="turn:1"))
+
+    # Same session id, same holder, same idempotency key: another org's lease neither blocks nor is taken.
+    mine, written = await take_and_append(backend, org_id, "turn-1", turn("mine", idempotency_key="turn:1"))
+
+    assert [t.content for t in written.recent_turns] == ["mine"] and written.turn_count == 1
+    assert [t.content for t in (await backend.store.get(other, "s-1")).recent_turns] == ["theirs"]
+    assert await backend.leases.release(other, "s-1", "turn-1", theirs.fencing_token)
+    assert await backend.leases.release(org_id, "s-1", "turn-1", mine.fencing_token)

@@ -32,7 +32,7 @@ async def stub(redis_url):
     prefix = f"lore-test-{secrets.token_hex(4)}"
     servicer = WorkingMemoryServicer(
         RedisWorkingMemoryStore(client, key_prefix=f"{prefix}:wm", lease_prefix=f"{prefix}:lease"),
-        RedisSessionLeases(client, key_prefix=f"{prefix}:lease"),
+        RedisSessionLeases(client, key_prefix=f"{prefix}:lease", memory_prefix=f"{prefix}:wm"),
         SystemClock(),
         max_turns=MAX_TURNS,
     )
@@ -312,3 +312,121 @@ async def test_append_turn_returns_what_its_read_mask_names_and_everything_witho
     assert bad.code() is grpc.StatusCode.INVALID_ARGUMENT and error_info(bad).metadata["field"] == "read_mask"
     stored = (await stub.GetWorkingMemory(read("s-1"), metadata=tenant(org_id))).working_memory
     assert [t.content for t in stored.recent_turns] == ["one", "two"]  # the refused append wrote nothing
+
+
+# --- AppendTurn with acquire_lease: the lease and the append in one call ---------------------------
+
+
+def leased(session_id: str, content: str, holder: str, wait_ms: int = 0, **fields) -> pb.AppendTurnRequest:
+    return pb.AppendTurnRequest(
+        session_id=session_id,
+        turn=user_turn(content, idempotency_key=f"turn:{holder}"),
+        acquire_lease=pb.LeaseToAcquire(holder=holder, ttl_ms=5_000, wait_ms=wait_ms),
+        read_mask=field_mask_pb2.FieldMask(paths=["turn_count", "recent_turns"]),
+        **fields,
+    )
+
+
+async def test_append_turn_with_acquire_lease_returns_the_lease_and_fences_as_acquire_does(stub, org_id):
+    took = await stub.AppendTurn(leased("s-l1", "first", "req-1"), metadata=tenant(org_id))
+    lease = took.lease
+    assert took.HasField("lease") and lease.holder == "req-1" and lease.session_id == "s-l1"
+    assert lease.fencing_token > 0 and lease.HasField("expires_at")
+    assert [turn.content for turn in took.working_memory.recent_turns] == ["first"]
+
+    # A second holder waits, then is refused as AcquireSessionLease refuses it, and writes nothing.
+    busy = await failure(stub.AppendTurn(leased("s-l1", "second", "req-2", wait_ms=50), metadata=tenant(org_id)))
+    assert busy.code() is grpc.StatusCode.ABORTED and error_info(busy).reason == "SESSION_BUSY"
+    also_busy = await failure(
+        stub.AcquireSessionLease(
+            pb.AcquireSessionLeaseRequest(session_id="s-l1", holder="req-3", wait_ms=0), metadata=tenant(org_id)
+        )
+    )
+    assert error_info(also_busy).reason == "SESSION_BUSY"
+    read = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id="s-l1"), metadata=tenant(org_id))
+    assert [turn.content for turn in read.working_memory.recent_turns] == ["first"]
+    assert read.working_memory.turn_count == 1
+
+    # Released, the waiting holder's call lands; the first token is fenced out of later writes.
+    waiting = asyncio.ensure_future(
+        stub.AppendTurn(leased("s-l1", "second", "req-2", wait_ms=3_000), metadata=tenant(org_id))
+    )
+    await asyncio.sleep(0.05)
+    released = await stub.ReleaseSessionLease(
+        pb.ReleaseSessionLeaseRequest(session_id="s-l1", holder="req-1", fencing_token=lease.fencing_token),
+        metadata=tenant(org_id),
+    )
+    assert released.released
+    second = await waiting
+    assert second.lease.fencing_token > lease.fencing_token
+    assert [turn.content for turn in second.working_memory.recent_turns] == ["first", "second"]
+    lost = await failure(
+        stub.AppendTurn(
+            pb.AppendTurnRequest(session_id="s-l1", turn=user_turn("late"), fencing_token=lease.fencing_token),
+            metadata=tenant(org_id),
+        )
+    )
+    assert lost.code() is grpc.StatusCode.ABORTED and error_info(lost).reason == "LEASE_LOST"
+
+
+async def test_append_turn_without_acquire_lease_returns_no_lease(stub, org_id):
+    plain = await stub.AppendTurn(
+        pb.AppendTurnRequest(session_id="s-l2", turn=user_turn("hi")), metadata=tenant(org_id)
+    )
+    assert not plain.HasField("lease") and plain.working_memory.turn_count == 1
+
+
+async def test_append_turn_with_acquire_lease_never_touches_another_orgs_session(stub, org_id):
+    other = f"{org_id}-other"
+    theirs = await stub.AppendTurn(leased("s-l3", "theirs", "req-1"), metadata=tenant(other))
+    assert theirs.lease.fencing_token > 0
+
+    # Same session id, holder and idempotency key in this org: not blocked by, and not touching, the other's.
+    mine = await stub.AppendTurn(leased("s-l3", "mine", "req-1"), metadata=tenant(org_id))
+
+    assert [turn.content for turn in mine.working_memory.recent_turns] == ["mine"]
+    read = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id="s-l3"), metadata=tenant(other))
+    assert [turn.content for turn in read.working_memory.recent_turns] == ["theirs"]
+    # Each org's lease is its own: the other org's is still held (busy there) after this org took its own.
+    busy = await failure(
+        stub.AcquireSessionLease(
+            pb.AcquireSessionLeaseRequest(session_id="s-l3", holder="req-2"), metadata=tenant(other)
+        )
+    )
+    assert error_info(busy).reason == "SESSION_BUSY" and mine.lease.fencing_token > 0
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda r: r.acquire_lease.ClearField("holder"), "acquire_lease.holder"),
+        (lambda r: setattr(r.acquire_lease, "holder", "h" * 129), "acquire_lease.holder"),
+        (lambda r: setattr(r.acquire_lease, "ttl_ms", 1), "acquire_lease.ttl_ms"),
+        (lambda r: setattr(r.acquire_lease, "wait_ms", -1), "acquire_lease.wait_ms"),
+        (lambda r: setattr(r.acquire_lease, "wait_ms", 30_001), "acquire_lease.wait_ms"),
+        (lambda r: setattr(r, "fencing_token", 7), "fencing_token"),
+        (lambda r: r.turn.ClearField("content"), "turn.content"),
+        (lambda r: r.ClearField("session_id"), "session_id"),
+        (lambda r: r.read_mask.paths.append("nope"), "read_mask"),
+    ],
+)
+async def test_bad_acquire_and_append_input_is_invalid_argument_naming_the_field_and_writes_nothing(
+    stub, org_id, change, field
+):
+    request = leased("s-l4", "hello", "req-1")
+    change(request)
+
+    error = await failure(stub.AppendTurn(request, metadata=tenant(org_id)))
+
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(error).metadata["field"] == field
+    # Neither the turn nor the lease was taken: another holder gets the session at once.
+    read = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(session_id="s-l4"), metadata=tenant(org_id))
+    assert read.working_memory.turn_count == 0
+    free = await stub.AcquireSessionLease(
+        pb.AcquireSessionLeaseRequest(session_id="s-l4", holder="req-9"), metadata=tenant(org_id)
+    )
+    await stub.ReleaseSessionLease(
+        pb.ReleaseSessionLeaseRequest(session_id="s-l4", holder="req-9", fencing_token=free.lease.fencing_token),
+        metadata=tenant(org_id),
+    )

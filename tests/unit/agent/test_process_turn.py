@@ -13,7 +13,7 @@ from agent_svc.api.agent_convert import processed_to_pb
 from agent_svc.domain.jobs import reflect_job
 from agent_svc.domain.rules import RuleExtractor
 from agent_svc.domain.transcript import Scope, ToolInteraction, TurnDraft, turn_id_for
-from agent_svc.domain.turn_loop import TurnResult
+from agent_svc.domain.turn_loop import Opaque, TurnResult
 from agent_svc.usecases.process_turn import TurnServices, process_turn
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 from agent_svc.usecases.sessions import end_session, start_session
@@ -52,7 +52,7 @@ class World:
 
     async def turn(self, content: str = "hi", key: str = "k1", **fields) -> object:
         given = TurnDraft(role=fields.pop("role", ""), content=content, idempotency_key=key, **fields)
-        return await process_turn(ORG, self.session_id, given, b"opts", self.services())
+        return await process_turn(ORG, self.session_id, given, Opaque(b"opts"), self.services())
 
     def stored(self) -> list:
         return self.transcript.turns_by_session[(ORG, self.session_id)]
@@ -105,10 +105,15 @@ async def test_a_retry_with_the_same_key_returns_the_first_result_and_writes_not
     assert retried.result.reply == "You said: hello"
     assert [t.sequence for t in world.stored()] == [1, 2]
     assert world.transcript.requested == [reflect_job(ORG, world.session_id, 1), reflect_job(ORG, world.session_id, 2)]
+    # The retry's lease call carries the turn again (the lease and the append are one call); working
+    # memory keeps each transcript id once, so nothing changes there.
     assert world.working_memory.appends == [
         (world.session_id, first.turn.id),
         (world.session_id, first.reply_turn.id),
+        (world.session_id, first.turn.id),
     ]
+    kept = world.working_memory.memory(world.session_id).turns
+    assert [turn.id for turn in kept] == [first.turn.id, first.reply_turn.id]
     assert len(world.assembler.asked) == 1 and len(world.model.prompts) == 1
 
 
@@ -184,7 +189,7 @@ async def test_working_memory_down_still_stores_and_answers_with_context(world: 
     assert world.transcript.queued == [reflect_job(ORG, world.session_id, 1)]
     assert processed.result.context == b"payload:hello"
     assert world.working_memory.appends == [] and world.working_memory.sessions == {}
-    assert world.working_memory.calls == ["acquire_lease", "append_turn", "set_last_tool_result"]
+    assert world.working_memory.calls == ["acquire_lease_and_append", "append_turn", "set_last_tool_result"]
 
 
 async def test_assembler_down_answers_with_an_empty_context(world: World) -> None:
@@ -300,7 +305,7 @@ async def test_a_retried_assistant_turn_is_stored_and_reflected_once(world: Worl
     assert retried.replayed is True and (retried.turn, retried.result) == (first.turn, first.result)
     assert [t.sequence for t in world.stored()] == [1]
     assert world.transcript.requested == [reflect_job(ORG, world.session_id, 1)]
-    assert world.working_memory.appends == [(world.session_id, first.turn.id)]
+    assert [turn.id for turn in world.working_memory.memory(world.session_id).turns] == [first.turn.id]
     assert world.assembler.calls == []
 
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from agent_svc.api.agent_convert import started_to_pb
 from agent_svc.domain.transcript import Scope, Session
+from agent_svc.domain.turn_loop import Opaque
 from agent_svc.usecases.sessions import Started, start_and_prime
 from lore.assembler.v1 import assembler_service_pb2
 from lore_runtime.errors import AlreadyExists, InvalidArgument, LoreError
@@ -63,7 +64,7 @@ async def test_a_start_that_asks_for_nothing_is_not_primed(world: World) -> None
 async def test_an_initial_message_primes_the_sessions_scope_with_it(world: World) -> None:
     started = await world.start(initial_message="  Any news on the Lisbon flat?  ")
 
-    assert started.prime == b"prime:ana:Any news on the Lisbon flat?"
+    assert started.prime == Opaque(b"prime:ana:Any news on the Lisbon flat?")
     assert world.assembler.primed == [(ANA, "Any news on the Lisbon flat?")]
     assert started.session.scope == ANA and world.sessions() == [started.session]
 
@@ -71,7 +72,7 @@ async def test_an_initial_message_primes_the_sessions_scope_with_it(world: World
 async def test_include_prime_primes_without_an_initial_message(world: World) -> None:
     started = await world.start(include_prime=True)
 
-    assert started.prime == b"prime:ana:" and world.assembler.primed == [(ANA, "")]
+    assert started.prime == Opaque(b"prime:ana:") and world.assembler.primed == [(ANA, "")]
 
 
 async def test_an_initial_message_over_the_primes_limit_writes_nothing(world: World) -> None:
@@ -124,7 +125,7 @@ def test_the_prime_reaches_the_caller_as_the_assembler_answered_it() -> None:
     prime.entities.append("Ana")
     session = Session("s-1", ORG, ANA, "active", T0, T0)
 
-    response = started_to_pb(Started(session, prime.SerializeToString()))
+    response = started_to_pb(Started(session, Opaque(prime)))
 
     assert response.prime == prime and response.prime_unavailable is False
     assert response.session.id == session.id

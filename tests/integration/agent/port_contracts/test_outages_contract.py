@@ -79,7 +79,7 @@ PORTS: dict[str, tuple[Callable[[], Any], Callable[[grpc.aio.Channel], Any], lis
     "assembler": (
         FakeContextAssembler,
         GrpcContextAssembler,
-        [lambda port: port.assemble(SESSION, "hello", b""), lambda port: port.prime(SCOPE, "hello")],
+        [lambda port: port.assemble(SESSION, "hello", None), lambda port: port.prime(SCOPE, "hello")],
     ),
     "working memory": (
         FakeWorkingMemory,
@@ -131,3 +131,4 @@ async def test_a_service_down_is_dependency_unavailable(down, name: str) -> None
 
 async def test_no_lease_while_working_memory_is_down(down) -> None:
     assert await down("working memory").acquire_lease(SESSION.id, "h-1") is None
+    assert await down("working memory").acquire_lease_and_append(SESSION.id, "h-1", TURN) is None

@@ -123,3 +123,33 @@ async def test_the_last_tool_result_is_the_latest_one_set(side) -> None:
         await side.port.set_last_tool_result(session, ToolInteraction(name, "look up", {"ok": True}, f"{name} done"))
 
     assert (await side.seen(session)).last_tool == "calendar"
+
+
+async def test_the_lease_call_appends_the_turn_once_it_holds_the_lease_and_waits_for_the_one_before(side) -> None:
+    session = str(uuid.uuid4())
+    first = await side.port.acquire_lease_and_append(session, "h-1", turn(session, 1))
+    waiting = asyncio.ensure_future(side.port.acquire_lease_and_append(session, "h-2", turn(session, 2)))
+    await asyncio.sleep(0.3)
+    assert not waiting.done()
+    assert (await side.seen(session)).turns == ("message 1",), "not appended before its lease"
+
+    await side.port.release_lease(session, "h-1")
+    second = await asyncio.wait_for(waiting, 5)
+    await side.port.release_lease(session, "h-2")
+
+    assert first is not None and second is not None and second > first
+    assert (await side.seen(session)).turns == ("message 1", "message 2")
+
+
+async def test_a_turn_taken_with_its_lease_is_kept_once_and_its_token_fences_later_appends(side) -> None:
+    session = str(uuid.uuid4())
+    first = turn(session, 1)
+    token = await side.port.acquire_lease_and_append(session, "h-1", first)
+    await side.port.append_turn(session, first, token)  # as a retry whose first attempt got this far
+    await side.port.append_turn(session, turn(session, 2), token)
+    await side.port.release_lease(session, "h-1")
+    again = await side.port.acquire_lease_and_append(session, "h-1", first)  # a retry of the whole turn
+    await side.port.release_lease(session, "h-1")
+
+    assert again is not None and token is not None and again > token
+    assert (await side.seen(session)).turns == ("message 1", "message 2")

@@ -98,22 +98,36 @@ class GetWorkingMemoryResponse(_message.Message):
     def __init__(self, working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ...) -> None: ...
 
 class AppendTurnRequest(_message.Message):
-    __slots__ = ("session_id", "turn", "fencing_token", "read_mask")
+    __slots__ = ("session_id", "turn", "fencing_token", "read_mask", "acquire_lease")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
     FENCING_TOKEN_FIELD_NUMBER: _ClassVar[int]
     READ_MASK_FIELD_NUMBER: _ClassVar[int]
+    ACQUIRE_LEASE_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     turn: _turn_pb2.Turn
     fencing_token: int
     read_mask: _field_mask_pb2.FieldMask
-    def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., fencing_token: _Optional[int] = ..., read_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
+    acquire_lease: LeaseToAcquire
+    def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., fencing_token: _Optional[int] = ..., read_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ..., acquire_lease: _Optional[_Union[LeaseToAcquire, _Mapping]] = ...) -> None: ...
+
+class LeaseToAcquire(_message.Message):
+    __slots__ = ("holder", "ttl_ms", "wait_ms")
+    HOLDER_FIELD_NUMBER: _ClassVar[int]
+    TTL_MS_FIELD_NUMBER: _ClassVar[int]
+    WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    holder: str
+    ttl_ms: int
+    wait_ms: int
+    def __init__(self, holder: _Optional[str] = ..., ttl_ms: _Optional[int] = ..., wait_ms: _Optional[int] = ...) -> None: ...
 
 class AppendTurnResponse(_message.Message):
-    __slots__ = ("working_memory",)
+    __slots__ = ("working_memory", "lease")
     WORKING_MEMORY_FIELD_NUMBER: _ClassVar[int]
+    LEASE_FIELD_NUMBER: _ClassVar[int]
     working_memory: WorkingMemory
-    def __init__(self, working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ...) -> None: ...
+    lease: SessionLease
+    def __init__(self, working_memory: _Optional[_Union[WorkingMemory, _Mapping]] = ..., lease: _Optional[_Union[SessionLease, _Mapping]] = ...) -> None: ...
 
 class UpdateWorkingMemoryRequest(_message.Message):
     __slots__ = ("session_id", "working_memory", "update_mask", "fencing_token")

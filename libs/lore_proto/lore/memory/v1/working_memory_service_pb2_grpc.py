@@ -78,7 +78,9 @@ class WorkingMemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AppendTurn(self, request, context):
-        """Appends a turn, keeps only the most recent N and renews the session's TTL, atomically.
+        """Appends a turn, keeps only the most recent N and renews the session's TTL, atomically. With
+        `acquire_lease`, takes the session's lease first in the same atomic step (one call where a turn
+        made two: AcquireSessionLease, then AppendTurn).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

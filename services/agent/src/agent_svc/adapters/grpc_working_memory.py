@@ -68,6 +68,28 @@ class GrpcWorkingMemory:
         self._tokens[(session_id, holder)] = token
         return token
 
+    async def acquire_lease_and_append(self, session_id: str, holder: str, turn: Turn) -> int | None:
+        """One AppendTurn that takes the lease first (``acquire_lease``), where a turn made two calls."""
+        request = pb.AppendTurnRequest(
+            session_id=session_id,
+            turn=turn_to_pb(turn),
+            read_mask=APPEND_READ,
+            acquire_lease=pb.LeaseToAcquire(holder=holder, ttl_ms=LEASE_TTL_MS, wait_ms=LEASE_WAIT_MS),
+        )
+        try:
+            response = await self._call(self._stub.AppendTurn, request, timeout=TIMEOUT_S + LEASE_WAIT_MS / 1000)
+        except DependencyUnavailable as error:
+            log.warning(
+                "session %s: no lease (memory service unavailable: %s); the transcript orders turns", session_id, error
+            )
+            return None
+        if not response.HasField("lease"):
+            # A memory service older than `acquire_lease` appended the turn without taking the lease.
+            return await self.acquire_lease(session_id, holder)
+        token = response.lease.fencing_token
+        self._tokens[(session_id, holder)] = token
+        return token
+
     async def release_lease(self, session_id: str, holder: str) -> None:
         token = self._tokens.pop((session_id, holder), None)
         if token is not None:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from lore.agent.v1 import agent_service_pb2 as pb
-from lore.assembler.v1 import assembler_service_pb2
-from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
+from lore.common.v1 import scope_pb2, turn_pb2
 from lore_runtime import proto_turns
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import from_timestamp, to_timestamp
 
 from agent_svc.domain.jobs import QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, TurnDraft, bounded_id
-from agent_svc.domain.turn_loop import CONTEXT_ROLES, ProcessedTurn
+from agent_svc.domain.turn_loop import CONTEXT_ROLES, Opaque, ProcessedTurn
 from agent_svc.usecases.erasure_ports import Erasure
 from agent_svc.usecases.sessions import Started
 
@@ -59,10 +58,18 @@ def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
     )
 
 
+def options_from_pb(request: pb.ProcessTurnRequest) -> Opaque | None:
+    """The caller's AssembleOptions, handed to the assembler as they came (None: not given)."""
+    return Opaque(request.context_options) if request.HasField("context_options") else None
+
+
 def processed_to_pb(done: ProcessedTurn) -> pb.ProcessTurnResponse:
     response = pb.ProcessTurnResponse(turn=turn_to_pb(done.turn), reply=done.result.reply)
     if done.turn.role in CONTEXT_ROLES:  # an assistant turn has none: the field stays absent
-        response.context.CopyFrom(context_pb2.AssembledContext.FromString(done.result.context))
+        if done.context is not None:  # assembled by this call: the assembler's message, not re-parsed
+            response.context.CopyFrom(done.context.message)
+        else:  # a replay: the kept bytes
+            response.context.ParseFromString(done.result.context)
     if done.reply_turn is not None:
         response.reply_turn.CopyFrom(turn_to_pb(done.reply_turn))
     return response
@@ -73,7 +80,7 @@ def started_to_pb(started: Started) -> pb.StartSessionResponse:
         session=session_to_pb(started.session), prime_unavailable=started.prime_unavailable
     )
     if started.prime is not None:
-        response.prime.CopyFrom(assembler_service_pb2.PrimeResponse.FromString(started.prime))
+        response.prime.CopyFrom(started.prime.message)
     return response
 
 

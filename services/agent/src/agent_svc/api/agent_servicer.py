@@ -60,7 +60,7 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             caller.org_id,
             request.session_id,
             convert.turn_input_from_pb(request.turn),
-            request.context_options.SerializeToString(),
+            convert.options_from_pb(request),
             self._turns,
         )
         return convert.processed_to_pb(done)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from agent_svc.domain.transcript import Turn
 
@@ -17,12 +18,24 @@ REFLECTED_ROLES = ("user", "assistant")
 
 
 @dataclass(frozen=True, slots=True)
+class Opaque:
+    """A message of another service's contract that the agent hands on without reading it (the
+    caller's AssembleOptions, the assembler's context and Prime): the message object itself, whose
+    type only the api layer and the adapters know, so it crosses the use cases without being
+    serialised and parsed again."""
+
+    message: Any
+
+
+@dataclass(frozen=True, slots=True)
 class Assembled:
-    """The assembler's context: its text (what a language model reads) and the whole message as
-    the assembler returned it, opaque here, handed back to the caller unchanged."""
+    """The assembler's context: its text (what a language model reads), the whole message as the
+    assembler returned it (``message``: handed back to the caller unchanged) and its bytes
+    (``payload``: what the kept result stores, so a retry gets the same context back)."""
 
     text: str = ""
     payload: bytes = b""
+    message: Opaque | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,3 +53,6 @@ class ProcessedTurn:
     result: TurnResult
     reply_turn: Turn | None = None
     replayed: bool = False
+    # The context of ``result`` as the assembler's message, when this call assembled it (None: read
+    # ``result.context``, the kept bytes, e.g. on a replay).
+    context: Opaque | None = None

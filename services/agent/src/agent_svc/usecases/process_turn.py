@@ -42,7 +42,7 @@ from agent_svc.domain.transcript import (
     validate_metadata,
     validate_tool_interactions,
 )
-from agent_svc.domain.turn_loop import CONTEXT_ROLES, PROCESSED_ROLES, Assembled, ProcessedTurn, TurnResult
+from agent_svc.domain.turn_loop import CONTEXT_ROLES, PROCESSED_ROLES, Assembled, Opaque, ProcessedTurn, TurnResult
 from agent_svc.usecases.sessions import get_session
 from agent_svc.usecases.transcript_ports import Transcript
 from agent_svc.usecases.turn_loop_ports import ContextAssembler, LanguageModel, TurnLoopStore, WorkingMemory
@@ -91,7 +91,7 @@ def perceive(session: Session, given: TurnDraft, services: TurnServices) -> Turn
 
 
 async def process_turn(
-    org_id: str, session_id: str, given: TurnDraft, options: bytes, services: TurnServices
+    org_id: str, session_id: str, given: TurnDraft, options: Opaque | None, services: TurnServices
 ) -> ProcessedTurn:
     session = await get_session(org_id, session_id, transcript=services.transcript)
     turn = perceive(session, given, services)
@@ -99,7 +99,9 @@ async def process_turn(
         raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
     # A retry is recognised by the append itself (its key is already stored), under the lease: so a
     # retry that arrives while the first attempt still runs waits for it and returns its result.
-    token = await services.working_memory.acquire_lease(session.id, holder=turn.id)
+    # The lease and the turn's place in working memory are one call (working memory keeps a turn once
+    # per transcript id, so a retry's append there changes nothing).
+    token = await services.working_memory.acquire_lease_and_append(session.id, turn.id, turn)
     try:
         stored = await _store(org_id, session, turn, services)
         if stored.created == 0 and (replay := await _replay(org_id, session, stored.turns[0], services)) is not None:
@@ -119,7 +121,9 @@ async def process_turn(
             TurnResult(reply=reply, reply_turn_id=reply_turn.id if reply_turn else "", context=assembled.payload),
             services.clock.now(),
         )
-        return ProcessedTurn(said, result, reply_turn)
+        # The assembler's message goes back as it came, unless another attempt's result was kept first.
+        ours = assembled.message if result.context == assembled.payload else None
+        return ProcessedTurn(said, result, reply_turn, context=ours)
     finally:
         if token is not None:
             await _quietly(services.working_memory.release_lease(session.id, turn.id), "release the session lease")
@@ -148,7 +152,10 @@ async def _replay(org_id: str, session: Session, turn: Turn, services: TurnServi
 
 
 async def _join_working_memory(session: Session, turn: Turn, token: int | None, services: TurnServices) -> None:
-    await _quietly(services.working_memory.append_turn(session.id, turn, token), "append the turn to working memory")
+    """The rest of the turn's way into working memory: the append, when the lease call could not make it
+    (the memory service was unreachable), and the last tool result."""
+    if token is None:
+        await _quietly(services.working_memory.append_turn(session.id, turn, None), "append the turn to working memory")
     if turn.tool_interactions:
         await _quietly(
             services.working_memory.set_last_tool_result(session.id, turn.tool_interactions[-1]),
@@ -156,7 +163,7 @@ async def _join_working_memory(session: Session, turn: Turn, token: int | None, 
         )
 
 
-async def _assemble(session: Session, turn: Turn, options: bytes, services: TurnServices) -> Assembled:
+async def _assemble(session: Session, turn: Turn, options: Opaque | None, services: TurnServices) -> Assembled:
     try:
         return await services.assembler.assemble(session, turn.content, options)
     except DEGRADABLE as error:

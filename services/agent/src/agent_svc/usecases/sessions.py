@@ -23,6 +23,7 @@ from lore_runtime.page_tokens import PageTokens, fingerprint
 
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, validate_metadata
+from agent_svc.domain.turn_loop import Opaque
 from agent_svc.usecases.transcript_ports import Transcript
 from agent_svc.usecases.turn_loop_ports import ContextAssembler
 
@@ -43,7 +44,7 @@ class Started:
     answered (opaque here), or ``prime_unavailable`` when it could not be made."""
 
     session: Session
-    prime: bytes | None = None
+    prime: Opaque | None = None
     prime_unavailable: bool = False
 
 

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from agent_svc.domain.extraction import Plan
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn
-from agent_svc.domain.turn_loop import Assembled, TurnResult
+from agent_svc.domain.turn_loop import Assembled, Opaque, TurnResult
 
 
 class TurnLoopStore(Protocol):
@@ -47,6 +47,12 @@ class WorkingMemory(Protocol):
         Raises ABORTED when another turn held it for too long."""
         ...
 
+    async def acquire_lease_and_append(self, session_id: str, holder: str, turn: Turn) -> int | None:
+        """``acquire_lease``, and ``turn`` appended to working memory under it, in one call: once the
+        lease is granted, never without it. None (neither lease nor append) when the memory service
+        cannot be reached; raises ABORTED as ``acquire_lease`` does, having written nothing."""
+        ...
+
     async def release_lease(self, session_id: str, holder: str) -> None:
         """Release a lease this process acquired for ``holder`` (it remembers the fencing token)."""
         ...
@@ -61,13 +67,13 @@ class WorkingMemory(Protocol):
 
 
 class ContextAssembler(Protocol):
-    async def assemble(self, session: Session, message: str, options: bytes) -> Assembled:
-        """AssembleContext for the message; ``options`` are the caller's AssembleOptions, opaque."""
+    async def assemble(self, session: Session, message: str, options: Opaque | None) -> Assembled:
+        """AssembleContext for the message; ``options`` are the caller's AssembleOptions (None: none)."""
         ...
 
-    async def prime(self, scope: Scope, initial_message: str) -> bytes:
+    async def prime(self, scope: Scope, initial_message: str) -> Opaque:
         """Prime for the scope (with the initial message, when not empty): the PrimeResponse as
-        the assembler answered it, opaque, handed back to the caller unchanged."""
+        the assembler answered it, handed back to the caller unchanged."""
         ...
 
 

@@ -8,9 +8,15 @@ Keys (same hash tag as working memory: ``{<org>:<session>}``, ids percent-encode
 Acquisition is one Lua script: if the lease is free, ``INCR`` the fence and ``SET NX PX`` the
 lease. The fence key outlives leases (30 days idle, renewed on each acquisition) and, so that
 tokens keep increasing even after it expires, the script never hands out a token below the
-Redis server's clock in milliseconds. Release is a compare-and-delete script: only the
-holder with its token deletes the lease. A busy lease is polled with a small backoff up to
-``wait``, then ``Conflict(reason="SESSION_BUSY")``.
+Redis server's clock in milliseconds.
+
+Taking the lease and appending a turn (AppendTurn with ``acquire_lease``) is one script too: the
+acquisition's, then, only when it granted the lease, the working-memory append of
+``adapters/redis_working_memory.py`` (``APPEND_FUNCTION``; the four keys share the session's hash
+tag), so a refused attempt writes nothing and the turn is never appended without its lease.
+
+Release is a compare-and-delete script: only the holder with its token deletes the lease. A busy
+lease is polled with a small backoff up to ``wait``, then ``Conflict(reason="SESSION_BUSY")``.
 
 A lease is never granted to a caller that has stopped waiting for it (issue #19: after a Redis stall,
 acquisitions queued in the stalled server ran for callers long gone and held the session for 30 s).
@@ -27,15 +33,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 import redis.asyncio as redis
 from lore_runtime import errors
 from lore_runtime.clock import Clock, SystemClock
 
 from memory_svc.adapters.redis_calls import RedisCalls
-from memory_svc.adapters.redis_working_memory import LEASE_PREFIX, fence_key, session_tag
-from memory_svc.domain.working_memory import MAX_LEASE_TTL, SessionLease
+from memory_svc.adapters.redis_working_memory import (
+    APPEND_FUNCTION,
+    LEASE_PREFIX,
+    MEMORY_PREFIX,
+    append_args,
+    decode_append,
+    fence_key,
+    memory_keys,
+    session_tag,
+)
+from memory_svc.domain.working_memory import MAX_LEASE_TTL, SessionLease, Turn, WorkingMemory
+from memory_svc.usecases.working_memory_ports import TurnsRead
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +61,7 @@ TOO_LATE = -1
 
 # KEYS: lease, fence. ARGV: holder, ttl ms, fence idle ms, not after (Redis clock, ms). Returns the token,
 # false when busy, or -1 when run after its caller stopped waiting (nothing granted).
-_ACQUIRE = """
+_GRANT = """
 local now = redis.call('TIME')
 local floor = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 if floor > tonumber(ARGV[4]) then
@@ -60,8 +77,15 @@ if token < floor then
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('SET', KEYS[1], string.format('%d', token) .. ':' .. ARGV[1], 'NX', 'PX', ARGV[2])
-return token
 """
+_ACQUIRE = _GRANT + "return token\n"
+
+# KEYS: lease, fence, working memory's hash and turn list. ARGV: _ACQUIRE's four, then the working-memory
+# adapter's ``append_args``. Returns {token, hash fields, turns read back} once granted; else as _ACQUIRE,
+# having written nothing. The new lease's token is the newest, so the append needs no fence check.
+_ACQUIRE_AND_APPEND = (
+    APPEND_FUNCTION + _GRANT + "local read = append_turn(KEYS[3], KEYS[4], 5, 11)\nreturn {token, read[1], read[2]}\n"
+)
 
 # KEYS: lease. ARGV: "<token>:<holder>". Deletes the lease only if it is still that one.
 _RELEASE = """
@@ -81,15 +105,18 @@ class RedisSessionLeases:
         redis_client: redis.Redis,
         *,
         key_prefix: str = LEASE_PREFIX,
+        memory_prefix: str = MEMORY_PREFIX,
         clock: Clock | None = None,
         calls: RedisCalls | None = None,
     ) -> None:
         self._redis = redis_client
         self._prefix = key_prefix
+        self._memory_prefix = memory_prefix
         self._clock = clock or SystemClock()
         self._calls = calls or RedisCalls()
         self._releasing: set[asyncio.Task[None]] = set()
         self._acquire = redis_client.register_script(_ACQUIRE)
+        self._acquire_and_append = redis_client.register_script(_ACQUIRE_AND_APPEND)
         self._release = redis_client.register_script(_RELEASE)
 
     def keys(self, org_id: str, session_id: str) -> tuple[str, str]:
@@ -98,6 +125,35 @@ class RedisSessionLeases:
 
     async def acquire(self, org_id: str, session_id: str, holder: str, ttl: timedelta, wait: timedelta) -> SessionLease:
         lease_key, fence_key = self.keys(org_id, session_id)
+        token = await self._acquiring(session_id, holder, ttl, wait, self._acquire, [lease_key, fence_key], [])
+        return SessionLease(session_id, holder, int(token), self._clock.now() + ttl)
+
+    async def acquire_and_append(
+        self,
+        org_id: str,
+        session_id: str,
+        holder: str,
+        ttl: timedelta,
+        wait: timedelta,
+        turn: Turn,
+        *,
+        max_turns: int,
+        memory_ttl: timedelta,
+        now: datetime,
+        turns: TurnsRead = TurnsRead.ALL,
+    ) -> tuple[SessionLease, WorkingMemory]:
+        keys = [*self.keys(org_id, session_id), *memory_keys(self._memory_prefix, org_id, session_id)]
+        args = append_args(turn, max_turns=max_turns, ttl=memory_ttl, now=now, turns=turns)
+        script = self._acquire_and_append
+        token, values, listed = await self._acquiring(session_id, holder, ttl, wait, script, keys, args)
+        lease = SessionLease(session_id, holder, int(token), self._clock.now() + ttl)
+        return lease, decode_append(session_id, values, listed, turns)
+
+    async def _acquiring(
+        self, session_id: str, holder: str, ttl: timedelta, wait: timedelta, script, keys: list[str], args: list
+    ) -> Any:
+        """Run the acquisition ``script`` (ARGV: holder, ttl ms, fence idle ms, not after, then ``args``) until
+        it grants the lease or ``wait`` has passed: its answer once granted."""
         ttl_ms = max(1, int(ttl.total_seconds() * 1000))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait.total_seconds()
@@ -108,9 +164,9 @@ class RedisSessionLeases:
         while True:
             # When this attempt's Redis call times out, on Redis's clock: a grant after it would be held by nobody.
             not_after = server_ms + int((loop.time() - synced + self._calls.timeout) * 1000)
-            token = await self._attempt(lease_key, fence_key, holder, [holder, ttl_ms, FENCE_IDLE_MS, not_after])
-            if token is not None and token != TOO_LATE:
-                return SessionLease(session_id, holder, token, self._clock.now() + ttl)
+            answer = await self._attempt(script, keys, holder, [holder, ttl_ms, FENCE_IDLE_MS, not_after, *args])
+            if answer is not None and answer != TOO_LATE:
+                return answer
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise errors.Conflict(
@@ -121,21 +177,22 @@ class RedisSessionLeases:
             await asyncio.sleep(min(backoff, remaining))
             backoff = min(backoff * 2, MAX_BACKOFF)
 
-    async def _attempt(self, lease_key: str, fence_key: str, holder: str, args: list) -> int | None:
-        script = asyncio.ensure_future(self._acquire(keys=[lease_key, fence_key], args=args))
+    async def _attempt(self, script, keys: list[str], holder: str, args: list) -> Any:
+        call = asyncio.ensure_future(script(keys=keys, args=args))
         try:
             with self._calls.call():
-                token = await asyncio.shield(script)
+                return await asyncio.shield(call)
         except asyncio.CancelledError:
-            script.add_done_callback(lambda done: self._release_orphan(done, lease_key, holder))
+            call.add_done_callback(lambda done: self._release_orphan(done, keys[0], holder))
             raise
-        return None if token is None else int(token)
 
     def _release_orphan(self, done: asyncio.Future, lease_key: str, holder: str) -> None:
         """The script of a cancelled acquisition finished: free whatever it granted."""
         if done.cancelled() or done.exception() is not None or done.result() in (None, TOO_LATE):
             return
-        self._release_later(lease_key, f"{int(done.result())}:{holder}")
+        answer = done.result()
+        token = answer[0] if isinstance(answer, list) else answer
+        self._release_later(lease_key, f"{int(token)}:{holder}")
 
     def _release_later(self, lease_key: str, value: str) -> None:
         task = asyncio.ensure_future(self._keep_releasing(lease_key, value))

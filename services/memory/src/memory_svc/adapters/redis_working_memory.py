@@ -56,32 +56,35 @@ if ARGV[1] ~= '' and tonumber(redis.call('GET', KEYS[3]) or '0') > tonumber(ARGV
 end
 """
 
-# KEYS: hash, turns, fence. ARGV: token, turn JSON without its opening brace, max turns, ttl ms, now ms,
-# idempotency key, "1" to read the turns back (else none is), then the fields to read back. The script puts
-# the server-assigned sequence first in the turn's JSON object: no JSON library needed.
-_APPEND = (
-    _FENCE_CHECK
-    + """
-local hash, turns = KEYS[1], KEYS[2]
-local ttl, now, idem = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
-if idem == '' or redis.call('HEXISTS', hash, 'idem:' .. idem) == 0 then
-  local sequence = redis.call('HINCRBY', hash, 'turn_count', 1)
-  redis.call('RPUSH', turns, '{"sequence":' .. sequence .. ',' .. ARGV[2])
-  redis.call('LTRIM', turns, -tonumber(ARGV[3]), -1)
-  if idem ~= '' then
-    redis.call('HSET', hash, 'idem:' .. idem, sequence)
+# The append itself, shared with the lease adapter's acquire-and-append script: a Lua function of the hash
+# and list keys and of the positions of its arguments in ARGV (turn JSON without its opening brace, max turns,
+# ttl ms, now ms, idempotency key, "1" to read the turns back, else none is; the fields to read back from
+# ``first_field`` on). The script puts the server-assigned sequence first in the turn's JSON object: no JSON
+# library needed. Returns {hash fields, turns read back}.
+APPEND_FUNCTION = """
+local function append_turn(hash, turns, at, first_field)
+  local ttl, now, idem = tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), ARGV[at + 4]
+  if idem == '' or redis.call('HEXISTS', hash, 'idem:' .. idem) == 0 then
+    local sequence = redis.call('HINCRBY', hash, 'turn_count', 1)
+    redis.call('RPUSH', turns, '{"sequence":' .. sequence .. ',' .. ARGV[at])
+    redis.call('LTRIM', turns, -tonumber(ARGV[at + 1]), -1)
+    if idem ~= '' then
+      redis.call('HSET', hash, 'idem:' .. idem, sequence)
+    end
+    redis.call('HSET', hash, 'updated_at', ARGV[at + 3], 'expires_at', string.format('%d', now + ttl))
+    redis.call('PEXPIRE', hash, ttl)
+    redis.call('PEXPIRE', turns, ttl)
   end
-  redis.call('HSET', hash, 'updated_at', ARGV[5], 'expires_at', string.format('%d', now + ttl))
-  redis.call('PEXPIRE', hash, ttl)
-  redis.call('PEXPIRE', turns, ttl)
+  local listed = {}
+  if ARGV[at + 5] == '1' then
+    listed = redis.call('LRANGE', turns, 0, -1)
+  end
+  return {redis.call('HMGET', hash, unpack(ARGV, first_field)), listed}
 end
-local listed = {}
-if ARGV[7] == '1' then
-  listed = redis.call('LRANGE', turns, 0, -1)
-end
-return {redis.call('HMGET', hash, unpack(ARGV, 8)), listed}
 """
-)
+
+# KEYS: hash, turns, fence. ARGV: token, then ``append_args`` (the append's six, then the fields to read back).
+_APPEND = APPEND_FUNCTION + _FENCE_CHECK + "return append_turn(KEYS[1], KEYS[2], 2, 8)\n"
 
 # KEYS: hash, turns, fence. ARGV: token, ttl ms, number of field/value pairs n, the n pairs, then the fields
 # to read back.
@@ -99,11 +102,18 @@ return {redis.call('HMGET', hash, unpack(ARGV, 4 + 2 * count)), redis.call('LRAN
 
 # The session leases' key prefix (adapters/redis_session_leases.py): the fence lives under it.
 LEASE_PREFIX = "lore:lease"
+MEMORY_PREFIX = "lore:wm"
 
 
 def fence_key(lease_prefix: str, org_id: str, session_id: str) -> str:
     """The key holding the session's newest fencing token (written by the lease adapter)."""
     return f"{lease_prefix}:{session_tag(org_id, session_id)}:fence"
+
+
+def memory_keys(prefix: str, org_id: str, session_id: str) -> tuple[str, str]:
+    """The working memory's hash and turn-list keys of (org, session)."""
+    base = f"{prefix}:{session_tag(org_id, session_id)}"
+    return base, f"{base}:turns"
 
 
 def _token(fencing_token: int | None) -> str:
@@ -272,12 +282,26 @@ def _decode(
     )
 
 
+def append_args(turn: Turn, *, max_turns: int, ttl: timedelta, now: datetime, turns: TurnsRead) -> list[Any]:
+    """``APPEND_FUNCTION``'s arguments for ``turn``: its six, then the hash fields to read back."""
+    ttl_ms = max(1, int(ttl.total_seconds() * 1000))
+    read_turns = "" if turns is TurnsRead.NONE else "1"
+    return [turn_body(turn), max_turns, ttl_ms, _ms(now), turn.idempotency_key, read_turns, *FIELDS]
+
+
+def decode_append(session_id: str, values: Sequence[Any], listed: Sequence[Any], turns: TurnsRead) -> WorkingMemory:
+    """The working memory ``APPEND_FUNCTION`` read back (never none: it always leaves a turn behind)."""
+    working_memory = _decode(session_id, values, listed, keys_only=turns is TurnsRead.KEYS)
+    assert working_memory is not None
+    return working_memory
+
+
 class RedisWorkingMemoryStore:
     def __init__(
         self,
         redis_client: redis.Redis,
         *,
-        key_prefix: str = "lore:wm",
+        key_prefix: str = MEMORY_PREFIX,
         lease_prefix: str = LEASE_PREFIX,
         calls: RedisCalls | None = None,
     ) -> None:
@@ -290,8 +314,7 @@ class RedisWorkingMemoryStore:
 
     def keys(self, org_id: str, session_id: str) -> tuple[str, str]:
         """The hash and turn-list keys of (org, session)."""
-        base = f"{self._prefix}:{session_tag(org_id, session_id)}"
-        return base, f"{base}:turns"
+        return memory_keys(self._prefix, org_id, session_id)
 
     def _script_keys(self, org_id: str, session_id: str) -> list[str]:
         return [*self.keys(org_id, session_id), fence_key(self._lease_prefix, org_id, session_id)]
@@ -320,24 +343,12 @@ class RedisWorkingMemoryStore:
         fencing_token: int | None = None,
         turns: TurnsRead = TurnsRead.ALL,
     ) -> WorkingMemory:
-        ttl_ms = max(1, int(ttl.total_seconds() * 1000))
+        args = append_args(turn, max_turns=max_turns, ttl=ttl, now=now, turns=turns)
         with self._calls.call():
             values, listed = await self._append(
-                keys=self._script_keys(org_id, session_id),
-                args=[
-                    _token(fencing_token),
-                    turn_body(turn),
-                    max_turns,
-                    ttl_ms,
-                    _ms(now),
-                    turn.idempotency_key,
-                    "" if turns is TurnsRead.NONE else "1",
-                    *FIELDS,
-                ],
+                keys=self._script_keys(org_id, session_id), args=[_token(fencing_token), *args]
             )
-        working_memory = _decode(session_id, values, listed, keys_only=turns is TurnsRead.KEYS)
-        assert working_memory is not None  # the script always leaves a turn behind
-        return working_memory
+        return decode_append(session_id, values, listed, turns)
 
     async def update(
         self,

@@ -49,6 +49,23 @@ class WorkingMemoryServicer(working_memory_service_pb2_grpc.WorkingMemoryService
 
     async def AppendTurn(self, request: pb.AppendTurnRequest, context) -> pb.AppendTurnResponse:
         org_id = request_context.current().org_id
+        if request.HasField("acquire_lease"):
+            wanted = request.acquire_lease
+            lease, memory = await usecases.acquire_lease_and_append_turn(
+                org_id,
+                request.session_id,
+                convert.turn_from_pb(request.turn),
+                usecases.LeaseToAcquire(wanted.holder, wanted.ttl_ms, wanted.wait_ms),
+                leases=self._leases,
+                clock=self._clock,
+                max_turns=self._max_turns,
+                ttl=self._ttl,
+                fencing_token=request.fencing_token if request.HasField("fencing_token") else None,
+                read_mask=list(request.read_mask.paths),
+            )
+            return pb.AppendTurnResponse(
+                working_memory=convert.working_memory_to_pb(memory), lease=convert.lease_to_pb(lease)
+            )
         memory = await usecases.append_turn(
             org_id,
             request.session_id,

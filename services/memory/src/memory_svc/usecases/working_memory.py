@@ -11,7 +11,7 @@ import dataclasses
 import json
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from lore_runtime import errors
 from lore_runtime.clock import Clock
@@ -152,6 +152,15 @@ _EMPTY = WorkingMemory(session_id="")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class LeaseToAcquire:
+    """The lease AppendTurn takes before appending (AcquireSessionLease's terms; 0 ms TTL: the default)."""
+
+    holder: str
+    ttl_ms: int = 0
+    wait_ms: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ReadMask:
     """A validated read mask: the fields kept (None: all of them) and how the turns are read."""
 
@@ -207,6 +216,13 @@ def validate_fencing_token(token: int | None) -> None:
         raise errors.InvalidArgument("fencing_token", "must be a token issued by AcquireSessionLease (positive)")
 
 
+def _stamped(turn: Turn, session_id: str, now: datetime) -> Turn:
+    """The turn as working memory keeps it: its own id, the session, said now unless it says when."""
+    return dataclasses.replace(
+        turn, id=str(uuid.uuid4()), session_id=session_id, sequence=0, created_at=turn.created_at or now
+    )
+
+
 async def append_turn(
     org_id: str,
     session_id: str,
@@ -225,17 +241,10 @@ async def append_turn(
     validate_turn(turn)
     mask = validate_read_mask(read_mask)
     now = clock.now()
-    stamped = dataclasses.replace(
-        turn,
-        id=str(uuid.uuid4()),
-        session_id=session_id,
-        sequence=0,
-        created_at=turn.created_at or now,
-    )
     written = await store.append_turn(
         org_id,
         session_id,
-        stamped,
+        _stamped(turn, session_id, now),
         max_turns=max_turns,
         ttl=ttl,
         now=now,
@@ -243,6 +252,45 @@ async def append_turn(
         turns=mask.turns,
     )
     return mask.apply(written)
+
+
+async def acquire_lease_and_append_turn(
+    org_id: str,
+    session_id: str,
+    turn: Turn,
+    lease: LeaseToAcquire,
+    *,
+    leases: SessionLeases,
+    clock: Clock,
+    max_turns: int = wm.DEFAULT_MAX_TURNS,
+    ttl: timedelta = wm.DEFAULT_TTL,
+    fencing_token: int | None = None,
+    read_mask: Sequence[str] = (),
+) -> tuple[SessionLease, WorkingMemory]:
+    """AppendTurn with ``acquire_lease``: the session's lease, then the turn appended under it, in one
+    atomic step (nothing is written when the lease stays busy). Everything is validated first."""
+    validate_session_id(session_id)
+    if fencing_token is not None:
+        raise errors.InvalidArgument(
+            "fencing_token", "must be unset with acquire_lease: the append is made under the lease it takes"
+        )
+    lease_ttl, wait = _lease_terms(lease.holder, lease.ttl_ms, lease.wait_ms, "acquire_lease.")
+    validate_turn(turn)
+    mask = validate_read_mask(read_mask)
+    now = clock.now()
+    granted, written = await leases.acquire_and_append(
+        org_id,
+        session_id,
+        lease.holder,
+        lease_ttl,
+        wait,
+        _stamped(turn, session_id, now),
+        max_turns=max_turns,
+        memory_ttl=ttl,
+        now=now,
+        turns=mask.turns,
+    )
+    return granted, mask.apply(written)
 
 
 async def update_working_memory(
@@ -276,13 +324,19 @@ async def acquire_session_lease(
     org_id: str, session_id: str, holder: str, ttl_ms: int, wait_ms: int, *, leases: SessionLeases
 ) -> SessionLease:
     validate_session_id(session_id)
-    _text(holder, "holder", wm.MAX_HOLDER_CHARS, required=True)
-    ttl = _ms(ttl_ms, "ttl_ms", wm.DEFAULT_LEASE_TTL, wm.MIN_LEASE_TTL, wm.MAX_LEASE_TTL)
+    ttl, wait = _lease_terms(holder, ttl_ms, wait_ms)
+    return await leases.acquire(org_id, session_id, holder, ttl, wait)
+
+
+def _lease_terms(holder: str, ttl_ms: int, wait_ms: int, prefix: str = "") -> tuple[timedelta, timedelta]:
+    """The lease's TTL and wait, validated; ``prefix`` is the fields' path ("acquire_lease." in AppendTurn)."""
+    _text(holder, f"{prefix}holder", wm.MAX_HOLDER_CHARS, required=True)
+    ttl = _ms(ttl_ms, f"{prefix}ttl_ms", wm.DEFAULT_LEASE_TTL, wm.MIN_LEASE_TTL, wm.MAX_LEASE_TTL)
     if not 0 <= wait_ms <= wm.MAX_LEASE_WAIT // timedelta(milliseconds=1):
         raise errors.InvalidArgument(
-            "wait_ms", f"must be between 0 and {wm.MAX_LEASE_WAIT // timedelta(milliseconds=1)}"
+            f"{prefix}wait_ms", f"must be between 0 and {wm.MAX_LEASE_WAIT // timedelta(milliseconds=1)}"
         )
-    return await leases.acquire(org_id, session_id, holder, ttl, timedelta(milliseconds=wait_ms))
+    return ttl, timedelta(milliseconds=wait_ms)
 
 
 async def release_session_lease(

@@ -91,6 +91,26 @@ class SessionLeases(Protocol):
         fencing token strictly greater than every earlier one of the session."""
         ...
 
+    async def acquire_and_append(
+        self,
+        org_id: str,
+        session_id: str,
+        holder: str,
+        ttl: timedelta,
+        wait: timedelta,
+        turn: Turn,
+        *,
+        max_turns: int,
+        memory_ttl: timedelta,
+        now: datetime,
+        turns: TurnsRead = TurnsRead.ALL,
+    ) -> tuple[SessionLease, WorkingMemory]:
+        """``acquire``, then ``WorkingMemoryStore.append_turn`` (``memory_ttl`` its ``ttl``) under the new
+        lease, each attempt one atomic step: the turn is appended only once the lease is granted, and a
+        refused acquisition (SESSION_BUSY) writes nothing. Returns the lease and the working memory
+        after the write, as ``append_turn`` does."""
+        ...
+
     async def release(self, org_id: str, session_id: str, holder: str, fencing_token: int) -> bool:
         """Release the lease if ``holder`` still holds it with ``fencing_token``; False otherwise."""
         ...

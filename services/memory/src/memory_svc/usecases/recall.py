@@ -12,9 +12,10 @@ the first ``max(2k, 8)`` candidates and the sessions of their best messages, rea
 (``domain/conversation.py``; 0 elsewhere).
 
 The searches return ids and scores only: reading a point's payload costs far more than
-finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). The first
-window is read, then where the messages of its best sessions were said (ids and times, one small
-read per session), which fixes every lift; then items are read most promising first, a chunk
+finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). First where the
+window's messages were said is read (a few payload fields, not the items), then where every message
+of its best session was said (one small read), which fixes every lift; then items are read most
+promising first, a chunk
 (``max(2k, 8)``) at a time, until no unread candidate can still reach the k-th score (salience and
 importance are capped at 1, so relevance + lift bounds the final score): the result is exactly
 that of ranking every candidate, for a fraction of the reads.

@@ -13,10 +13,13 @@ does), then:
    sessions back to back (saturation). Latency percentiles, turns/s, the CPU each service spent per
    turn (the reflection of those turns runs meanwhile, as it would in production);
 2. import: ``--import-turns`` historical turns into one session through POST …/turns:import in
-   batches of 200 (transcript and message memories, so indexing included): turns/s; then how
-   fast the queued reflection reads them (turns/s, from the session's ``reflectedTurns``);
+   batches of 200 (transcript and message memories, so indexing included): turns/s, CPU per turn;
+   then how fast the queued reflection reads them (turns/s, from the session's ``reflectedTurns``);
 3. sustained: turns posted at ``--rate`` per second across the sessions for ``--seconds``; the
    reflection backlog (turns stored but not yet reflected) sampled every 5 s — it must not grow.
+
+CPU per turn is bench.measure.CpuMeter's: every process of the stack, from the phase's start until
+it is idle again (so the reflection of the phase's turns is included), ÷ the turns.
 
 Every call goes through ``lore_client`` (``start_session``, ``process_turn``, ``get_session``,
 ``import_turns``), as a user makes it; latencies include parsing the answer.
@@ -36,7 +39,7 @@ from lore_client import LoreClient, NewTurn
 
 from bench.assembler_load import USER, seed
 from bench.local_stack import stack_environment, start, stop
-from bench.measure import percentile, service_cpu_seconds, tree_rss_mib
+from bench.measure import CpuMeter, percentile, tree_rss_mib
 
 KEY = "bench-development-key-0123456789"
 LINES = [
@@ -91,7 +94,7 @@ async def caught_up(lore: LoreClient, session_ids: list[str]) -> float:
         await asyncio.sleep(0.5)
 
 
-async def process_turns(lore: LoreClient, pid: int, ids: list[str], turns: int, pace: float, label: str) -> None:
+async def process_turns(lore: LoreClient, meter: CpuMeter, ids: list[str], turns: int, pace: float, label: str) -> None:
     """Each session posts ``turns`` turns, one every ``pace`` seconds (0: as soon as answered)."""
     latencies: list[float] = []
 
@@ -103,22 +106,19 @@ async def process_turns(lore: LoreClient, pid: int, ids: list[str], turns: int, 
             latencies.append(await post_turn(lore, session_id, line, f"{label}-{number}-{turn}"))
             await asyncio.sleep(max(0.0, pace - (time.monotonic() - began)))
 
-    before = service_cpu_seconds(pid)
+    meter.start()
     began = time.monotonic()
     await asyncio.gather(*(talk(number, session_id) for number, session_id in enumerate(ids)))
     seconds = time.monotonic() - began
-    after = service_cpu_seconds(pid)
     rhythm = f"a turn every {pace:g} s each" if pace else "back to back"
     print(figures(f"ProcessTurn, {len(ids)} session(s), {rhythm}", latencies, len(latencies), seconds))
-    spent = {name: (after[name] - before.get(name, 0.0)) * 1000 / len(latencies) for name in after}
-    print(
-        "  CPU per turn (ms, its reflection included when it ran meanwhile): "
-        + ", ".join(f"{name} {ms:.1f}" for name, ms in sorted(spent.items(), key=lambda item: -item[1]))
-    )
-    print(f"  reflection caught up {await caught_up(lore, ids):.1f} s after the last turn")
+    # The stack goes idle once reflection is done; caught_up's polling is counted (a GetSession per session per 0.5 s).
+    cpu, reflected = await asyncio.gather(meter.stop_async(len(latencies)), caught_up(lore, ids))
+    print(cpu.line(unit="turn"))
+    print(f"  reflection caught up {reflected:.1f} s after the last turn")
 
 
-async def import_and_reflect(lore: LoreClient, count: int) -> None:
+async def import_and_reflect(lore: LoreClient, meter: CpuMeter, count: int) -> None:
     session_id = await start_session(lore, "bench-import")
     said = datetime.now(UTC) - timedelta(days=30)
     turns = [
@@ -132,6 +132,7 @@ async def import_and_reflect(lore: LoreClient, count: int) -> None:
     ]
     importer = lore.with_options(timeout=300)  # a batch of 200 stores and indexes 200 turns
     latencies = []
+    meter.start()
     began = time.monotonic()
     for start_index in range(0, count, 200):
         batch = turns[start_index : start_index + 200]
@@ -141,14 +142,15 @@ async def import_and_reflect(lore: LoreClient, count: int) -> None:
     seconds = time.monotonic() - began
     label = "import, batches of 200 (indexing included)"
     print(f"{label:<44} {count / seconds:7.1f} turns/s  p50 batch {percentile(latencies, 50):.0f} ms")
-    reflected = await caught_up(lore, [session_id])
+    cpu, reflected = await asyncio.gather(meter.stop_async(count), caught_up(lore, [session_id]))
+    print(cpu.line(unit="turn"))
     print(
         f"{'reflection of the imported turns':<44} {count / (seconds + reflected):7.1f} turns/s end to end "
         f"(the backlog of {count} cleared {reflected:.0f} s after the import)"
     )
 
 
-async def sustained(lore: LoreClient, session_ids: list[str], rate: float, seconds: float) -> None:
+async def sustained(lore: LoreClient, meter: CpuMeter, session_ids: list[str], rate: float, seconds: float) -> None:
     interval = 1 / rate
     latencies: list = []
     refused: list = []
@@ -156,6 +158,7 @@ async def sustained(lore: LoreClient, session_ids: list[str], rate: float, secon
     began = time.monotonic()
     pending: set[asyncio.Task[float]] = set()
     sent = 0
+    meter.start()
     next_sample = began
     while (now := time.monotonic()) - began < seconds:
         session_id = session_ids[sent % len(session_ids)]
@@ -174,7 +177,9 @@ async def sustained(lore: LoreClient, session_ids: list[str], rate: float, secon
     if refused:
         print(f"  refused: {len(refused)} (first: {refused[0].exception()})")
     print("  reflection backlog (turns) every 5 s: " + " ".join(str(behind) for _, behind in samples))
-    print(f"  backlog cleared {await caught_up(lore, session_ids):.1f} s after the last turn")
+    cpu, cleared = await asyncio.gather(meter.stop_async(sent), caught_up(lore, session_ids))
+    print(cpu.line(unit="turn"))
+    print(f"  backlog cleared {cleared:.1f} s after the last turn")
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -189,11 +194,12 @@ async def main_async(args: argparse.Namespace) -> None:
                 print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")
                 await asyncio.sleep(args.settle)
                 ids = [await start_session(lore, f"bench-loop-{index}") for index in range(args.sessions)]
-                await process_turns(lore, process.pid, ids[:1], args.turns, 0, "single")
-                await process_turns(lore, process.pid, ids, args.turns, args.pace, "paced")
-                await process_turns(lore, process.pid, ids, args.turns, 0, "saturated")
-                await import_and_reflect(lore, args.import_turns)
-                await sustained(lore, ids, args.rate, args.seconds)
+                meter = CpuMeter.of_stack(process.pid, data_dir)
+                await process_turns(lore, meter, ids[:1], args.turns, 0, "single")
+                await process_turns(lore, meter, ids, args.turns, args.pace, "paced")
+                await process_turns(lore, meter, ids, args.turns, 0, "saturated")
+                await import_and_reflect(lore, meter, args.import_turns)
+                await sustained(lore, meter, ids, args.rate, args.seconds)
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
         finally:
             stop(process)

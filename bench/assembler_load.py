@@ -8,7 +8,8 @@ directory, free ports), writes the memories through POST /v1/memories (one user,
 preferences, commitments and messages, a few near-duplicates), forms a few beliefs and an
 engagement, then times POST /v1/context:assemble (``--recall-k``: 20 by default, as the
 service's default; 100 makes each call rank ~113 candidates) and GET /v1/memory/prime (with an
-initial message) at each concurrency, with the CPU each service spent per call. Every call goes
+initial message) at each concurrency, with the CPU each service spent per call (bench.measure.CpuMeter:
+every process of the stack, from the run's start until it is idle again). Every call goes
 through ``lore_client``, as a user makes it; latencies include parsing the answer.
 """
 
@@ -29,7 +30,7 @@ from lore_client import AssembledContext, LoreClient, NewEvidence, NewMemory, Pr
 
 from bench import assembler_pipeline
 from bench.local_stack import stack_environment, start, stop
-from bench.measure import percentile, service_cpu_seconds, tree_rss_mib
+from bench.measure import CpuMeter, percentile, tree_rss_mib
 
 KEY = "bench-development-key-0123456789"
 USER = "bench-user"
@@ -144,12 +145,6 @@ def line(label: str, latencies: list[float], rate: float, candidates: int) -> st
     )
 
 
-def cpu_per_call(before: dict[str, float], after: dict[str, float], calls: int) -> str:
-    spent = {name: (after[name] - before.get(name, 0.0)) * 1000 / calls for name in after}
-    parts = ", ".join(f"{name} {ms:.1f}" for name, ms in sorted(spent.items(), key=lambda item: -item[1]))
-    return f"  CPU per call (ms): {parts}; total {sum(spent.values()):.1f}"
-
-
 async def end_to_end(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as temporary:
         data_dir = Path(temporary) / "data"
@@ -169,12 +164,13 @@ async def end_to_end(args: argparse.Namespace) -> None:
                     await prime_call(lore, 0)
                 assemble = functools.partial(assemble_call, recall_k=args.recall_k)
                 chosen = {"assemble": ("AssembleContext", assemble), "prime": ("Prime", prime_call)}
+                meter = CpuMeter.of_stack(process.pid, data_dir)
                 for name, call in (chosen[rpc] for rpc in args.rpcs):
-                    before = service_cpu_seconds(process.pid)
                     for clients in args.clients:
+                        meter.start()
                         latencies, rate, size = await timed(lore, args.calls, clients, call)
                         print(line(f"{name}, {clients} client(s)", latencies, rate, size))
-                    print(cpu_per_call(before, service_cpu_seconds(process.pid), args.calls * len(args.clients)))
+                        print((await meter.stop_async(args.calls)).line())
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
         finally:
             stop(process)
@@ -192,12 +188,13 @@ def main() -> None:
     parser.add_argument("--skip-pipeline", action="store_true")
     args = parser.parse_args()
     if not args.skip_pipeline:
-        figures = assembler_pipeline.run(candidates=200, iterations=1000)
+        figures, cold_cpu, _ = assembler_pipeline.measure(candidates=200, iterations=1000)
         print(
             f"pipeline alone, {figures['candidates']:.0f} candidates: p50 {figures['p50_ms']:.2f} ms, "
             f"p95 {figures['p95_ms']:.2f} ms, p99 {figures['p99_ms']:.2f} ms "
             f"({figures['per_second']:.0f}/s; warm token cache p95 {figures['warm_p95_ms']:.2f} ms)"
         )
+        print(cold_cpu.line())
     asyncio.run(end_to_end(args))
 
 

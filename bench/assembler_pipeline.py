@@ -8,7 +8,8 @@ vectors, a few near-duplicates of others, some preferences and commitments), epi
 and observations, texts of 10–80 words. Measured twice: cold (every text counted again each
 iteration, the headline ``p50_ms``/``p95_ms``/``p99_ms``) and warm (``warm_*``: the counter's
 cross-call cache holds the texts, as on a session's later turns). Target: p95 ≤ 5 ms for 200
-candidates on a slow 2-core machine.
+candidates on a slow 2-core machine. In-process, no services: the CPU per call printed (and
+``cpu_ms``/``warm_cpu_ms``) is this process's (``time.process_time``) over each timed loop.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from assembler_svc.domain.pipeline import assemble
 from assembler_svc.domain.sections import section_for_memory_type, section_for_observation_kind
 from assembler_svc.domain.tool_results import ToolResult, render_tool_result
 
-from bench.measure import percentile, rss_mib
+from bench.measure import CpuMeter, CpuUse, percentile, rss_mib
 
 DIMENSION = 384
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -133,30 +134,39 @@ def make_candidates(count: int = 200, seed: int = 7) -> list[Candidate]:
 
 def _time(
     items: list[Candidate], counter: TiktokenCounter, policy: AssemblyPolicy, iterations: int
-) -> tuple[list[float], float]:
+) -> tuple[list[float], float, CpuUse]:
     samples: list[float] = []
     gc.collect()
+    meter = CpuMeter.of_this_process()
+    meter.start()
     started = time.perf_counter()
     for _ in range(iterations):
         begin = time.perf_counter()
         assemble(items, policy=policy, counter=counter, persona_mode="coach", mood="frustrated")
         samples.append((time.perf_counter() - begin) * 1000)
-    return samples, time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    return samples, elapsed, meter.stop(iterations, idle=False)
 
 
 def run(candidates: int = 200, iterations: int = 2000, seed: int = 7) -> dict[str, float]:
+    """The figures of ``measure``."""
+    return measure(candidates, iterations, seed)[0]
+
+
+def measure(candidates: int = 200, iterations: int = 2000, seed: int = 7) -> tuple[dict[str, float], CpuUse, CpuUse]:
     """Cold: a counter without its cross-call cache, so every iteration counts every text (the
     first turn of a session; the headline figure). Warm: the service's counter, whose LRU already
-    holds these texts (a later turn seeing the same persona, guidance and memories)."""
+    holds these texts (a later turn seeing the same persona, guidance and memories). With the
+    process's CPU over each loop, cold and warm."""
     items = make_candidates(candidates, seed)
     policy = AssemblyPolicy()
     cold_counter, warm_counter = TiktokenCounter(cache_size=0), TiktokenCounter()
     assembly = assemble(items, policy=policy, counter=warm_counter, persona_mode="coach", mood="frustrated")
     assert assembly == assemble(items, policy=policy, counter=cold_counter, persona_mode="coach", mood="frustrated")
-    cold, cold_elapsed = _time(items, cold_counter, policy, iterations)
-    warm, _ = _time(items, warm_counter, policy, iterations)
+    cold, cold_elapsed, cold_cpu = _time(items, cold_counter, policy, iterations)
+    warm, _, warm_cpu = _time(items, warm_counter, policy, iterations)
     outcomes = {outcome: sum(entry.outcome is outcome for entry in assembly.manifest) for outcome in Outcome}
-    return {
+    figures = {
         "candidates": float(len(items)),
         "iterations": float(iterations),
         "p50_ms": percentile(cold, 50),
@@ -173,7 +183,10 @@ def run(candidates: int = 200, iterations: int = 2000, seed: int = 7) -> dict[st
         "below_threshold": float(outcomes[Outcome.BELOW_THRESHOLD]),
         "duplicate": float(outcomes[Outcome.DUPLICATE]),
         "over_budget": float(outcomes[Outcome.OVER_BUDGET]),
+        "cpu_ms": cold_cpu.per_call_ms()["total"],
+        "warm_cpu_ms": warm_cpu.per_call_ms()["total"],
     }
+    return figures, cold_cpu, warm_cpu
 
 
 def main() -> None:
@@ -182,11 +195,13 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    figures = run(args.candidates, args.iterations, args.seed)
+    figures, cold_cpu, warm_cpu = measure(args.candidates, args.iterations, args.seed)
     print(f"{'metric':<16}{'value':>12}")
     for name, value in figures.items():
         shown = f"{value:,.3f}" if name.endswith("_ms") else f"{value:,.1f}" if name == "rss_mib" else f"{value:,.0f}"
         print(f"{name:<16}{shown:>12}")
+    print("cold:" + cold_cpu.line(" "))
+    print("warm:" + warm_cpu.line(" "))
 
 
 if __name__ == "__main__":

@@ -47,7 +47,10 @@ question as message, scope = the conversation's user and the agent, no session):
   of the same answer against the context made for a question of another conversation of the run
   (the i-th question against the next conversation's (i mod n)-th): what matches by chance;
 - *tokens*: the sum of the sections' tokens as the assembler counts them; latency p50/p95 as the
-  client sees it (REST, one call at a time).
+  client sees it (REST, one call at a time), and the CPU each process of the stack spent per call
+  (AssembleContext and Prime alternately, over all of them; bench.measure.CpuMeter: from the first
+  call until the stack is idle again; not measured with ``--url``). The calls are made first, in
+  order, and their contexts scored after the last one, so the reads scoring needs stay out of it.
 - *BM25*: the conversation's turns ranked by BM25 (Okapi, k1 1.5, b 0.75, Lucene's idf; lower-cased
   words; the same text as imported), each rendered as the context renders a message memory
   ("- <text> (on 8 May 2023)"), kept best first while they fit in Lore's token count for that
@@ -86,11 +89,11 @@ from pathlib import Path
 from typing import Any
 
 from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
-from lore_client import LoreApiError, LoreClient, NewTurn
+from lore_client import AssembledContext, LoreApiError, LoreClient, NewTurn, Prime
 from lore_language.dates import with_dates
 
 from bench.local_stack import KEY, ROOT, stack_environment, start, stop
-from bench.measure import percentile
+from bench.measure import CpuMeter, CpuUse, percentile
 
 DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
 AGENT = "companion"
@@ -487,16 +490,38 @@ class Row:
     control: Row | None = None
 
 
-async def ask(
-    lore: LoreClient, conversation: Conversation, attribution: Attribution, counter: TiktokenCounter
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A question's two calls, as timed."""
+
+    context: AssembledContext
+    assemble_ms: float
+    primed: Prime
+    prime_ms: float
+
+
+async def ask(lore: LoreClient, conversation: Conversation) -> list[Answer]:
+    """AssembleContext then Prime for every question, in order, each timed."""
+    answers = []
+    for question in conversation.questions:
+        began = time.perf_counter()
+        context = await lore.assemble_context(question.text, conversation.scope)
+        assemble_ms = (time.perf_counter() - began) * 1000
+        began = time.perf_counter()
+        primed = await lore.prime(conversation.scope, initial_message=question.text)
+        answers.append(Answer(context, assemble_ms, primed, (time.perf_counter() - began) * 1000))
+    return answers
+
+
+async def score(
+    conversation: Conversation, answers: list[Answer], attribution: Attribution, counter: TiktokenCounter
 ) -> list[Row]:
     index = Bm25([turn.text for turn in conversation.turns])
     rows = []
-    for question in conversation.questions:
+    for question, answer in zip(conversation.questions, answers, strict=True):
         row = Row(conversation.index, question.category, question.text, question.answer, question.evidence)
-        began = time.perf_counter()
-        context = await lore.assemble_context(question.text, conversation.scope)
-        row.assemble_ms = (time.perf_counter() - began) * 1000
+        context = answer.context
+        row.assemble_ms = answer.assemble_ms
         row.text = context.text
         row.tokens = sum(int(section.get("tokens", 0)) for section in context.sections)
         covered: set[str] = set()
@@ -521,9 +546,8 @@ async def ask(
         row.bm25_evidence = len(row.bm25_covered) / len(question.evidence)
         row.bm25_dated_text = bm25_context(conversation, index, question.text, row.tokens, counter, dated=True)[0]
 
-        began = time.perf_counter()
-        primed = await lore.prime(conversation.scope, initial_message=question.text)
-        row.prime_ms = (time.perf_counter() - began) * 1000
+        primed = answer.primed
+        row.prime_ms = answer.prime_ms
         row.prime_text = primed.formatted_context
         row.prime_tokens = counter.count(primed.formatted_context)
         rows.append(row)
@@ -595,7 +619,7 @@ def table_line(name: str, f: dict[str, Any]) -> str:
     )
 
 
-def report(rows: list[Row]) -> dict[str, Any]:
+def report(rows: list[Row], cpu: CpuUse | None) -> dict[str, Any]:
     parts = {name: [row for row in rows if row.conversation in members] for name, members in PARTS.items()}
     parts["overall"] = rows
     result: dict[str, Any] = {}
@@ -627,6 +651,12 @@ def report(rows: list[Row]) -> dict[str, Any]:
         f"Prime: p50 {result['prime_ms_p50_p95'][0]} ms, p95 {result['prime_ms_p50_p95'][1]} ms "
         f"({len(rows)} calls each, REST, sequential)"
     )
+    if cpu is None:
+        print("  CPU per call: not measured (--url: the stack is not this run's)")
+    else:
+        print(cpu.line())
+        result["cpu_ms_per_call"] = {name: round(ms, 2) for name, ms in cpu.per_call_ms().items()}
+        result["cpu_span"] = f"{cpu.span}; {cpu.calls} calls"
     if not any(row.control for row in rows):
         print("ctrl: n/a — the control needs two conversations or more in the run")
     return result
@@ -663,7 +693,7 @@ def dump(rows: list[Row], path: Path) -> None:
 # -- the run ------------------------------------------------------------------------------------
 
 
-async def run(args: argparse.Namespace, url: str, api_key: str) -> dict[str, Any]:
+async def run(args: argparse.Namespace, url: str, api_key: str, meter: CpuMeter | None = None) -> dict[str, Any]:
     samples = json.loads(Path(args.data).read_text())
     picked = [int(part) for part in args.conversations.split(",")] if args.conversations else range(len(samples))
     run_id = secrets.token_hex(3)
@@ -707,12 +737,20 @@ async def run(args: argparse.Namespace, url: str, api_key: str) -> dict[str, Any
                 f"message memories matched by {line['message_memories_matched_by']}",
                 flush=True,
             )
-        by_conversation = []
+        answers = []
+        if meter is not None:
+            meter.start()
         began = time.monotonic()
-        for conversation, attribution in zip(conversations, attributions, strict=True):
-            by_conversation.append(await ask(lore, conversation, attribution, counter))
+        for conversation in conversations:
+            answers.append(await ask(lore, conversation))
             print(f"asked conversation {conversation.index}: {len(conversation.questions)} questions", flush=True)
         asked_s = time.monotonic() - began
+        calls = 2 * sum(len(conversation.questions) for conversation in conversations)
+        cpu = await meter.stop_async(calls) if meter is not None else None
+        by_conversation = [
+            await score(conversation, answered, attribution, counter)
+            for conversation, answered, attribution in zip(conversations, answers, attributions, strict=True)
+        ]
     pair_controls(by_conversation)
     rows = [row for rows in by_conversation for row in rows]
     print(
@@ -722,7 +760,7 @@ async def run(args: argparse.Namespace, url: str, api_key: str) -> dict[str, Any
         f"{imported['jobs_s']:.1f} s after them; "
         f"questions: {len(rows)} in {asked_s:.1f} s"
     )
-    result = report(rows)
+    result = report(rows, cpu)
     if args.dump:
         dump(rows, args.dump)
     imported["import_s"] = round(imported["import_s"], 1)
@@ -754,7 +792,7 @@ def main() -> None:
         process, ready = start(data_dir, env, url, root=args.root)
         print(f"lore up ({args.root}) ready in {ready:.1f} s; data in {directory}", flush=True)
         try:
-            figures_ = asyncio.run(run(args, url, KEY))
+            figures_ = asyncio.run(run(args, url, KEY, CpuMeter.of_stack(process.pid, data_dir)))
         finally:
             stop(process)
             if args.keep:

@@ -14,7 +14,9 @@ for the question's own user, and GET /v1/memory/prime (with the question as init
 and for a brand-new user of the org. Every candidate of every manifest (kept or dropped) is
 attributed to its owner, read back with the org key (memories, beliefs and episodes by their scope;
 hypotheses by the turns their evidence cites), and counted: the user's own, the org's shared ones,
-another user's. Prints the counts and the latency of both calls (p50/p95, one client).
+another user's. Prints the counts and the latency of both calls (p50/p95, one client), and the CPU
+each process of the stack spent per call over those calls (AssembleContext, Prime and the newcomer's
+Prime, interleaved; bench.measure.CpuMeter: from the first call until the stack is idle again).
 
 Runs against any version of the API that has these routes, so the same command measures before and
 after a change (beliefs recorded before scopes existed are attributed by their ``entity:<user>``
@@ -37,7 +39,7 @@ from typing import Any
 import httpx
 
 from bench.local_stack import stack_environment, start, stop
-from bench.measure import percentile
+from bench.measure import CpuMeter, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
@@ -173,6 +175,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 primes: Counter[str] = Counter()
                 newcomer: Counter[str] = Counter()
                 assemble_ms, prime_ms = [], []
+                meter = CpuMeter.of_stack(process.pid, data_dir)
+                meter.start()
                 for user, question in picked:
                     scope = {"userId": user, "agentId": AGENT}
                     began = time.perf_counter()
@@ -189,6 +193,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     params = {"userId": f"newcomer-{user}", "agentId": AGENT, "initialMessage": question}
                     fresh = await _ok(await api.get("/v1/memory/prime", params=params))
                     _tally(fresh["manifest"], f"newcomer-{user}", owner, newcomer)
+                cpu = await meter.stop_async(3 * len(picked))
+                print(f"AssembleContext, Prime and a newcomer's Prime for each of {len(picked)} questions:")
+                print(cpu.line())
         finally:
             stop(process)
     return {
@@ -203,6 +210,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "newcomer_prime_candidates": dict(sorted(newcomer.items())),
         "assemble_ms_p50_p95": [round(percentile(assemble_ms, 50), 1), round(percentile(assemble_ms, 95), 1)],
         "prime_ms_p50_p95": [round(percentile(prime_ms, 50), 1), round(percentile(prime_ms, 95), 1)],
+        "cpu_ms_per_call": {name: round(ms, 2) for name, ms in cpu.per_call_ms().items()},
+        "cpu_span": f"{cpu.span}; {cpu.calls} calls",
     }
 
 

@@ -10,7 +10,9 @@ of 20). Writes ``--memories`` memories, then, at each concurrency, times the sam
 service (with the tenant metadata the gateway would send); then REST at 32 clients (saturation);
 then ``GET /v1/sessions`` offered at 40/s for 10 s: how many are admitted, how fast, and how many
 get 429. Beside the comparison, the gateway's own time per answer (its ``Server-Timing``: the
-time from arrival to first byte, minus the gRPC calls). The REST side is ``lore_client``
+time from arrival to first byte, minus the gRPC calls), and after each timed run the CPU each
+process of the stack spent per call (bench.measure.CpuMeter: from the run's start until the stack
+is idle again). The REST side is ``lore_client``
 (``LoreClient.search``, ``list_sessions``), as a user calls it: its latency includes parsing the
 answer into dataclasses, as the gRPC side's includes decoding the protobuf.
 """
@@ -31,7 +33,7 @@ from lore_client import LoreApiError, LoreClient
 
 from bench.assembler_load import QUESTIONS, USER, seed
 from bench.local_stack import stack_environment, start, stop
-from bench.measure import percentile
+from bench.measure import CpuMeter, percentile
 
 KEY = "bench-development-key-0123456789"
 TENANT = (("x-lore-org-id", "dev"), ("x-lore-principal", "bench"))
@@ -96,7 +98,7 @@ def comparison(clients: int, rest: list[float], rest_rate: float, direct: list[f
     )
 
 
-async def over_the_limit(lore: LoreClient, rate: float, seconds: float) -> None:
+async def over_the_limit(lore: LoreClient, meter: CpuMeter, rate: float, seconds: float) -> None:
     admitted: list[float] = []
     refused = 0
     once = lore.with_options(max_retries=0)  # every 429 counted, none retried after Retry-After
@@ -114,6 +116,7 @@ async def over_the_limit(lore: LoreClient, rate: float, seconds: float) -> None:
             admitted.append((time.perf_counter() - began) * 1000)
 
     tasks = []
+    meter.start()
     began = time.monotonic()
     sent = 0
     while time.monotonic() - began < seconds:
@@ -126,6 +129,7 @@ async def over_the_limit(lore: LoreClient, rate: float, seconds: float) -> None:
         f"GET /v1/sessions offered at {rate:.0f}/s for {seconds:.0f} s (limit 20/s): {len(admitted)} admitted "
         f"({len(admitted) / seconds:.1f}/s; p50 {p50:.1f} ms, p95 {p95:.1f} ms), {refused} refused with 429"
     )
+    print((await meter.stop_async(sent)).line())
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -153,13 +157,20 @@ async def main_async(args: argparse.Namespace) -> None:
                 for _ in range(20):  # warm both paths
                     await rest(0)
                     await direct(0)
+                meter = CpuMeter.of_stack(process.pid, data_dir)
                 for clients in args.clients:
                     # Interleave the two so a drift of the machine affects both alike.
                     for samples in transport.timings.values():
                         samples.clear()
+                    meter.start()
                     rest_ms, rest_rate = await concurrently(args.calls, clients, rest)
+                    rest_cpu = await meter.stop_async(args.calls)
+                    meter.start()
                     grpc_ms, grpc_rate = await concurrently(args.calls, clients, direct)
+                    grpc_cpu = await meter.stop_async(args.calls)
                     print(comparison(clients, rest_ms, rest_rate, grpc_ms, grpc_rate))
+                    print(rest_cpu.line("            REST: "))
+                    print(grpc_cpu.line("            gRPC: "))
                     own, upstream = transport.timings["gateway"], transport.timings["upstream"]
                     print(
                         f"            Server-Timing: the gateway's own p50 {percentile(own, 50):.2f} /"
@@ -172,9 +183,11 @@ async def main_async(args: argparse.Namespace) -> None:
                     f"HTTP round trip alone (GET /healthz, httpx, one client): p50 {percentile(floor, 50):.1f} /"
                     f" p95 {percentile(floor, 95):.1f} ms"
                 )
+                meter.start()
                 saturated, rate = await concurrently(args.calls, 32, rest)
                 print(f"REST at 32 clients: {rate:.1f} requests/s, p95 {percentile(saturated, 95):.1f} ms")
-                await over_the_limit(lore, 40, 10)
+                print((await meter.stop_async(args.calls)).line())
+                await over_the_limit(lore, meter, 40, 10)
         finally:
             stop(process)
 

@@ -4,7 +4,8 @@
 
 Starts the stack as the README does in a temporary data directory on free ports, writes
 memories through POST /v1/memories, then times POST /v1/memories:search sequentially (both with
-``lore_client``, as a user would).
+``lore_client``, as a user would), with the CPU each service spent per search (bench.measure.CpuMeter:
+every process of the stack, from the searches' start until it is idle again).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import httpx
 from lore_client import LoreClient, NewMemory
 from lore_devstack import free_port
 
-from bench.measure import percentile, tree_rss_mib
+from bench.measure import CpuMeter, CpuUse, percentile, tree_rss_mib
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "bench-development-key-0123456789"
@@ -80,7 +81,9 @@ def stop(process: subprocess.Popen[bytes]) -> float:
     return time.monotonic() - began
 
 
-async def exercise(url: str, texts: list[str], queries: list[str]) -> tuple[float, float, list[float]]:
+async def exercise(
+    url: str, texts: list[str], queries: list[str], meter: CpuMeter
+) -> tuple[float, float, list[float], CpuUse]:
     """Write ``texts`` in batches of 100, then time each search sequentially, through ``lore_client``."""
     async with LoreClient(url, KEY, timeout=60, max_retries=0) as lore:
         began = time.monotonic()
@@ -94,12 +97,14 @@ async def exercise(url: str, texts: list[str], queries: list[str]) -> tuple[floa
 
         await lore.search("warm-up", "bench")
         latencies = []
+        meter.start()
         began = time.monotonic()
         for query in queries:
             start_one = time.perf_counter()
             await lore.search(query, "bench", k=10)
             latencies.append((time.perf_counter() - start_one) * 1000)
-        return write_seconds, time.monotonic() - began, latencies
+        search_seconds = time.monotonic() - began
+        return write_seconds, search_seconds, latencies, await meter.stop_async(len(queries))
 
 
 def main() -> None:
@@ -118,7 +123,8 @@ def main() -> None:
             for _ in range(args.memories)
         ]
         queries = [f"What did {random.choice(SUBJECTS)} do {random.choice(WHEN)}?" for _ in range(args.searches)]
-        write_seconds, search_seconds, latencies = asyncio.run(exercise(url, texts, queries))
+        meter = CpuMeter.of_stack(process.pid, data_dir)
+        write_seconds, search_seconds, latencies, cpu = asyncio.run(exercise(url, texts, queries, meter))
         rss = tree_rss_mib(process.pid)
         stopped = stop(process)
         process, restarted = start(data_dir, env, url)
@@ -136,6 +142,7 @@ def main() -> None:
         f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 95):.1f} ms, "
         f"p99 {percentile(latencies, 99):.1f} ms, max {max(latencies):.1f} ms"
     )
+    print(cpu.line())
     print(f"resident memory of the whole stack after the searches: {rss:.0f} MiB")
 
 

@@ -5,7 +5,9 @@
 Starts its own memory service process (bench/memory_process.py), Remembers ``--items``
 synthetic facts in one org (batches of 100, ``--writers`` concurrent writers), then runs
 ``--queries`` hybrid Recalls (k=10, query embedding included, record_access false) from
-``--clients`` concurrent clients and prints throughput, p50/p95/p99 and the service's RSS.
+``--clients`` concurrent clients and prints throughput, p50/p95/p99, the CPU per call of the
+service and its stores (bench.measure.CpuMeter: from the phase's start until they are idle again)
+and the service's RSS.
 With ``--optimize-wait N`` it measures again after N seconds, once the background optimiser
 (LORE_QDRANT_OPTIMIZE_SECONDS, set to 5 here) has indexed the shard.
 """
@@ -21,7 +23,7 @@ import time
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
-from measure import percentile, rss_breakdown
+from measure import CpuMeter, percentile, rss_breakdown
 from memory_process import memory_service
 
 METADATA = (("x-lore-org-id", "bench-load"), ("x-lore-principal", "bench"))
@@ -119,19 +121,26 @@ async def main() -> None:
     async with memory_service({"LORE_QDRANT_OPTIMIZE_SECONDS": "5"}) as service:
         async with service.channel() as channel:
             stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
+            meter = CpuMeter.of_children(service.root)
+            meter.start()
             rate = await ingest(stub, args.items, args.writers)
             print(f"ingest {args.items} items (batches of 100, {args.writers} writers): {rate:.0f} items/s")
+            print((await meter.stop_async(args.items)).line(unit="item"))
             await recall_load(stub, 20, 1)  # warm-up
+            meter.start()
             throughput, latencies = await recall_load(stub, args.queries, args.clients)
             print(
                 line(f"recall at {args.items} items, {args.clients} clients, right after ingest", throughput, latencies)
             )
+            print((await meter.stop_async(args.queries)).line())
             if args.optimize_wait:
                 await asyncio.sleep(args.optimize_wait)
+                meter.start()
                 throughput, latencies = await recall_load(stub, args.queries, args.clients)
                 print(
                     line(f"recall after {args.optimize_wait:.0f} s of background optimisation", throughput, latencies)
                 )
+                print((await meter.stop_async(args.queries)).line())
             print(f"memory service RSS: {rss_breakdown(service.pid)}")
 
 

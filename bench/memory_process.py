@@ -1,7 +1,7 @@
 """A memory service in its own process for benchmarks: embedded Postgres (migrated) and
 Redis from lore_devstack, qdrant-edge in a temporary data directory, a free port.
 
-    async with memory_service() as service:   # service.address, service.pid
+    async with memory_service() as service:   # service.address, service.pid, service.root
         async with service.channel() as channel:  # sends the service token
             ...
 
@@ -30,6 +30,7 @@ class MemoryProcess:
     address: str
     pid: int
     token: str  # its LORE_SERVICE_TOKEN
+    root: Path  # the stores' directory: Postgres's cluster in root / "postgres" (measure.CpuMeter.of_children)
 
     def channel(self) -> grpc.aio.Channel:
         from lore_cli.service_calls import dial
@@ -80,7 +81,7 @@ async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterat
                 )
             try:
                 await _wait_serving(address, process, log)
-                yield MemoryProcess(address, process.pid, env["LORE_SERVICE_TOKEN"])
+                yield MemoryProcess(address, process.pid, env["LORE_SERVICE_TOKEN"], root)
             finally:
                 process.terminate()
                 await process.wait()

@@ -4,7 +4,9 @@ and Search p50/p95/p99 with concurrent clients at ``--observations`` rows in one
 
 Rows beyond the observed ones are seeded straight into the table (random unit embeddings, the
 same word pool), because reaching 100k through Observe would take the model ten minutes: the
-read figures are for the table's size, the write figures for Observe itself.
+read figures are for the table's size, the write figures for Observe itself. Each phase prints the
+CPU per call of the service and its Postgres (bench.measure.CpuMeter: from the phase's start until
+they are idle again).
 
     .venv/bin/python -m bench.observations_load --observations 100000
 """
@@ -27,7 +29,7 @@ from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 from lore_cli.service_calls import dial
 
-from bench.measure import percentile, rss_mib
+from bench.measure import CpuMeter, percentile, rss_mib
 from bench.memory_process import _wait_serving
 
 TENANT = (("x-lore-org-id", "org-bench"), ("x-lore-principal", "bench"))
@@ -202,11 +204,16 @@ async def run(observations: int, observe_calls: int, clients: int) -> None:
                 await _wait_serving(address, process, log)
                 async with dial(env, address) as channel:
                     stub = observation_service_pb2_grpc.ObservationServiceStub(channel)
+                    meter = CpuMeter.of_children(root)
+                    meter.start()
                     contended = await observe_load(stub, 200, clients, one_key=True)
                     print(f"Observe, one key, {clients} writers: {contended:.0f}/s")
+                    print((await meter.stop_async(200)).line())
                     observe_calls = min(observe_calls, observations)
+                    meter.start()
                     spread = await observe_load(stub, observe_calls, 8, one_key=False)
                     print(f"Observe, spread keys, 8 writers, {observe_calls} calls: {spread:.0f}/s")
+                    print((await meter.stop_async(observe_calls)).line())
                     if observations > observe_calls:
                         rate = await seed(urls.owner_dsn, observations - observe_calls)
                         print(f"seeded {observations - observe_calls} more rows directly ({rate:.0f}/s)")
@@ -222,12 +229,16 @@ async def run(observations: int, observe_calls: int, clients: int) -> None:
                     ]
                     # A first pass warms the caches (and the model) so the figures are the steady state.
                     await read_load(stub.QueryObservations, queries[:50], clients)
+                    meter.start()
                     print(line(f"Query, {clients} clients", await read_load(stub.QueryObservations, queries, clients)))
+                    print((await meter.stop_async(len(queries))).line())
                     searches = [pb.SearchObservationsRequest(query=_question(rng), k=10) for _ in range(400)]
                     await read_load(stub.SearchObservations, searches[:50], clients)
+                    meter.start()
                     print(
                         line(f"Search, {clients} clients", await read_load(stub.SearchObservations, searches, clients))
                     )
+                    print((await meter.stop_async(len(searches))).line())
                     print(f"service RSS {rss_mib(process.pid):.0f} MiB")
             finally:
                 process.terminate()

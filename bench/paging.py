@@ -7,7 +7,9 @@ Starts `lore up` (of ``--root``, default this checkout: point it at a worktree o
 which bootstraps its own .venv, to measure the code before) in a temporary data dir, writes the
 memories of two users in batches of 100 (each batch shares one creation time; every new memory has
 salience 1.0, so both orders are full of ties), then follows nextPageToken for each order, page
-size and scope, and reports rows, distinct items, items never returned, and the page latency.
+size and scope, and reports rows, distinct items, items never returned, and the page latency with
+the CPU each process of the stack spent per page (bench.measure.CpuMeter: from the paging's start
+until the stack is idle again; a page refused with 429 and retried counts as one).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 import httpx
 
 from bench.local_stack import KEY, ROOT, stack_environment, start, stop
-from bench.measure import percentile
+from bench.measure import CpuMeter, percentile
 
 USERS = ("bench-a", "bench-b")
 BATCH = 100
@@ -67,7 +69,7 @@ def page_through(client: httpx.Client, order: str, size: int, user: str | None) 
             return seen, latencies
 
 
-def keyed_writes(client: httpx.Client) -> None:
+def keyed_writes(client: httpx.Client, meter: CpuMeter) -> None:
     """100 keyed memories: written new, replayed identically, then one key reused with new content."""
 
     def body(content: str) -> dict:
@@ -80,10 +82,12 @@ def keyed_writes(client: httpx.Client) -> None:
         }  # fmt: skip
 
     for label, content in (("new", "Keyed fact"), ("replayed", "Keyed fact"), ("other content", "Changed fact")):
+        meter.start()
         began = time.perf_counter()
         answer = client.post("/v1/memories", json=body(content))
         elapsed = (time.perf_counter() - began) * 1000
         print(f"  keyed Remember of {BATCH}, {label:<13}: {answer.status_code} in {elapsed:7.1f} ms")
+        print(meter.stop(BATCH).line("    ", unit="item"))
 
 
 def main() -> None:
@@ -101,10 +105,13 @@ def main() -> None:
                 written = write(client, args.memories)
                 print(f"wrote {args.memories} memories for {len(USERS)} users in {time.monotonic() - began:.1f} s")
                 everything = set().union(*written.values())
+                meter = CpuMeter.of_stack(process.pid, data_dir)
                 for order in ("MEMORY_ORDER_NEWEST", "MEMORY_ORDER_SALIENCE"):
                     for size, user in ((500, None), (7, None), (7, USERS[0])):
                         expected = written[user] if user else everything
+                        meter.start()
                         seen, latencies = page_through(client, order, size, user)
+                        cpu = meter.stop(len(latencies))
                         print(
                             f"  {order.removeprefix('MEMORY_ORDER_').lower():<8} pageSize {size:>3} "
                             f"{'user ' + user if user else 'whole org':<14}: {len(seen):5} rows, "
@@ -113,7 +120,8 @@ def main() -> None:
                             f"{len(latencies)} pages p50 {statistics.median(latencies):6.1f} / "
                             f"p95 {percentile(latencies, 95):6.1f} ms"
                         )
-                keyed_writes(client)
+                        print(cpu.line("    ", unit="page"))
+                keyed_writes(client, meter)
         finally:
             stop(process)
 

@@ -5,7 +5,9 @@
 Random unit 384-d vectors spread over 10 orgs x 20 users; each search is a top-10 with the
 org condition plus a user_id scope (the recall path). qdrant-edge is measured before and
 after ``optimize()`` (the background task's job); qdrant-client runs in local mode
-(brute-force Python emulation, API compatibility only), so it gets fewer items.
+(brute-force Python emulation, API compatibility only), so it gets fewer items. In-process, no
+services: the CPU per search printed is this process's (``time.process_time``, every thread of it,
+the engine's included) over the searches.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import uuid
 from datetime import UTC, datetime
 
 import numpy as np
+from measure import CpuMeter, CpuUse
 from memory_svc.adapters.qdrant_client_index import QdrantClientMemoryIndex
 from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
@@ -69,16 +72,18 @@ async def upsert_all(index, items: list[MemoryItem], vectors: np.ndarray) -> flo
     return time.perf_counter() - start
 
 
-async def search_latencies(index, searches: int, rng: np.random.Generator) -> tuple[list[float], float]:
+async def search_latencies(index, searches: int, rng: np.random.Generator) -> tuple[list[float], float, CpuUse]:
     samples, returned = [], 0
     queries = rng.standard_normal((searches, DIMENSION)).astype(np.float32)
+    meter = CpuMeter.of_this_process()
+    meter.start()
     for query in queries:
         org, user = ORGS[int(rng.integers(len(ORGS)))], USERS[int(rng.integers(len(USERS)))]
         start = time.perf_counter()
         hits = await index.search(org, Scope(user_id=user), query, k=10)  # ids and scores
         samples.append(time.perf_counter() - start)
         returned += len(hits)
-    return samples, returned / searches
+    return samples, returned / searches, meter.stop(searches, idle=False)
 
 
 async def bench_edge(count: int, searches: int) -> None:
@@ -89,13 +94,15 @@ async def bench_edge(count: int, searches: int) -> None:
         try:
             elapsed = await upsert_all(index, items, vectors)
             print(f"qdrant-edge: upsert {count} x {DIMENSION}-d in {elapsed:.2f} s ({count / elapsed:,.0f} items/s)")
-            samples, mean_hits = await search_latencies(index, searches, rng)
+            samples, mean_hits, cpu = await search_latencies(index, searches, rng)
             print(f"qdrant-edge: filtered top-10 before optimize  {percentiles(samples)}  mean hits {mean_hits:.1f}")
+            print(cpu.line())
             start = time.perf_counter()
             await index.optimize()
             print(f"qdrant-edge: optimize {time.perf_counter() - start:.1f} s")
-            samples, mean_hits = await search_latencies(index, searches, rng)
+            samples, mean_hits, cpu = await search_latencies(index, searches, rng)
             print(f"qdrant-edge: filtered top-10 after optimize   {percentiles(samples)}  mean hits {mean_hits:.1f}")
+            print(cpu.line())
         finally:
             start = time.perf_counter()
             await index.close()
@@ -120,8 +127,9 @@ async def bench_client_local(count: int, searches: int) -> None:
         print(
             f"qdrant-client local: upsert {count} x {DIMENSION}-d in {elapsed:.2f} s ({count / elapsed:,.0f} items/s)"
         )
-        samples, mean_hits = await search_latencies(index, searches, rng)
+        samples, mean_hits, cpu = await search_latencies(index, searches, rng)
         print(f"qdrant-client local: filtered top-10            {percentiles(samples)}  mean hits {mean_hits:.1f}")
+        print(cpu.line())
     finally:
         await index.close()
 

@@ -15,7 +15,8 @@ its session's transcript), idempotency keys are random, and there is no metadata
 ``locomo-<sample_id>-<hex>`` (batches of 100, through gRPC to a memory service in its own process,
 qdrant-edge, bench/memory_process.py), with provenance session = a UUID per LoCoMo session and
 valid_at = the session's date plus the turn's place in seconds (turns keep their order, the day is
-the session's). Questions go to Recall (k, record_access false, same scope).
+the session's). Questions go to Recall (k, same scope, default options: each one's use is recorded,
+as in the product).
 
 *Import path* (``--path import``): the stack as the README starts it (``lore up`` in a temporary
 directory, bench/local_stack.py); each conversation is a user talking to the agent ``companion``
@@ -32,8 +33,9 @@ so an item standing for ten turns cannot buy ten chances for one place. recall@k
 first k turns| / |evidence|, averaged per category and overall, for every question of categories
 1-4 with evidence; per category with n and a 95 % interval (mean ± 1.96·sd/√n: open-domain has
 few questions). Figures are printed for the tuning part (conv-26, conv-30, conv-41), the part held
-out (conv-42, conv-43, conv-44) and all, with ingest rate and Recall latency p50/p95 (one query at
-a time, as the client sees it).
+out (conv-42, conv-43, conv-44) and all, with ingest rate, Recall latency p50/p95 (one query at
+a time, as the client sees it) and the services' CPU per Recall (``bench.measure.CpuMeter``: every
+service process from the first question until they are idle again; not with ``--memory-addr``).
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ from lore.common.v1 import provenance_pb2, scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
 
-from bench.measure import percentile
+from bench.measure import CpuMeter, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
@@ -166,7 +168,9 @@ def recall_row(evidence: Sequence[str], ranked_turns: Sequence[str | None]) -> l
 # -- the Remember path ----------------------------------------------------------------------------
 
 
-async def remember_path(stub: Any, metadata: Any, samples: list[dict[str, Any]], k: int, run: str) -> dict[str, Any]:
+async def remember_path(
+    stub: Any, metadata: Any, samples: list[dict[str, Any]], k: int, run: str, meter: CpuMeter | None
+) -> dict[str, Any]:
     turn_of: dict[str, str] = {}  # memory id -> dia_id, the benchmark's side only
     stored, began = 0, time.perf_counter()
     for sample in samples:
@@ -193,40 +197,44 @@ async def remember_path(stub: Any, metadata: Any, samples: list[dict[str, Any]],
         stored += len(inputs)
     ingest_s = time.perf_counter() - began
     rows, latencies = [], []
+    if meter is not None:
+        meter.start()
     for sample in samples:
         scope = scope_pb2.Scope(user_id=f"locomo-{sample['sample_id']}-{run}")
         for question in questions_of(sample)[0]:
             began = time.perf_counter()
-            answer = await stub.Recall(
-                pb.RecallRequest(query=question.text, scope=scope, k=k, record_access=False), metadata=metadata
-            )
+            answer = await stub.Recall(pb.RecallRequest(query=question.text, scope=scope, k=k), metadata=metadata)
             latencies.append(time.perf_counter() - began)
             ranked = spent([[turn_of.get(result.memory.id)] for result in answer.results])
             rows.append((question, recall_row(question.evidence, ranked)))
-    return {"rows": rows, "latencies": latencies, "stored": stored, "ingest_s": ingest_s}
+    cpu = (await meter.stop_async(len(latencies))).line() if meter is not None else ""
+    return {"rows": rows, "latencies": latencies, "stored": stored, "ingest_s": ingest_s, "cpu": cpu}
 
 
-async def run_remember(address: str, samples: list[dict[str, Any]], k: int, environ: dict[str, str]) -> dict[str, Any]:
+async def run_remember(
+    address: str, samples: list[dict[str, Any]], k: int, environ: dict[str, str], meter: CpuMeter | None = None
+) -> dict[str, Any]:
     from lore_cli.service_calls import dial
 
     run = secrets.token_hex(3)
     metadata = (("x-lore-org-id", f"bench-locomo-{run}"), ("x-lore-principal", "bench-locomo"))
     async with dial(environ, address) as channel:
         stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
-        return await remember_path(stub, metadata, samples, k, run)
+        return await remember_path(stub, metadata, samples, k, run, meter)
 
 
 async def run_remember_embedded(samples: list[dict[str, Any]], k: int) -> dict[str, Any]:
     from bench.memory_process import memory_service
 
     async with memory_service() as service:
-        return await run_remember(service.address, samples, k, {"LORE_SERVICE_TOKEN": service.token})
+        meter = CpuMeter.of_children(service.root)
+        return await run_remember(service.address, samples, k, {"LORE_SERVICE_TOKEN": service.token}, meter)
 
 
 # -- the import path ------------------------------------------------------------------------------
 
 
-async def import_path(lore: Any, samples: list[dict[str, Any]], k: int, run: str) -> dict[str, Any]:
+async def import_path(lore: Any, samples: list[dict[str, Any]], k: int, run: str, meter: CpuMeter) -> dict[str, Any]:
     from lore_client import NewTurn
 
     from bench.context_quality import wait_for_jobs
@@ -266,15 +274,17 @@ async def import_path(lore: Any, samples: list[dict[str, Any]], k: int, run: str
     ingest_s = time.perf_counter() - began
     jobs_s = await wait_for_jobs(lore, 7200)
     rows, latencies = [], []
+    meter.start()
     for sample in samples:
         scope = {"userId": f"locomo-{sample['sample_id']}-{run}", "agentId": AGENT}
         for question in questions_of(sample)[0]:
             began = time.perf_counter()
-            hits = await lore.search(question.text, scope, k=k, record_access=False)
+            hits = await lore.search(question.text, scope, k=k)
             latencies.append(time.perf_counter() - began)
             ranked = spent([[turn_of.get(turn) for turn in hit.memory.provenance.turn_ids] for hit in hits])
             rows.append((question, recall_row(question.evidence, ranked)))
-    return {"rows": rows, "latencies": latencies, "stored": stored, "ingest_s": ingest_s, "jobs_s": jobs_s}
+    cpu = (await meter.stop_async(len(latencies))).line()
+    return {"rows": rows, "latencies": latencies, "stored": stored, "ingest_s": ingest_s, "jobs_s": jobs_s, "cpu": cpu}
 
 
 def run_import(samples: list[dict[str, Any]], k: int) -> dict[str, Any]:
@@ -282,13 +292,15 @@ def run_import(samples: list[dict[str, Any]], k: int) -> dict[str, Any]:
 
     from bench.local_stack import KEY, stack_environment, start, stop
 
-    async def talk(url: str) -> dict[str, Any]:
-        async with LoreClient(url, KEY, timeout=300, max_retries=3) as lore:
-            return await import_path(lore, samples, k, secrets.token_hex(3))
-
     directory = Path(tempfile.mkdtemp(prefix="lore-bench-recall-"))
     env, url = stack_environment(directory / "data", KEY, LORE_RATE_LIMIT="0")
     process, _ = start(directory / "data", env, url, root=ROOT)
+    meter = CpuMeter.of_stack(process.pid, directory / "data")
+
+    async def talk(url: str) -> dict[str, Any]:
+        async with LoreClient(url, KEY, timeout=300, max_retries=3) as lore:
+            return await import_path(lore, samples, k, secrets.token_hex(3), meter)
+
     try:
         return asyncio.run(talk(url))
     finally:
@@ -345,7 +357,15 @@ def report(result: dict[str, Any]) -> dict[str, Any]:
     if "jobs_s" in result:
         print(f"background jobs (reflection, episodes) done {result['jobs_s']:.0f} s after the import calls")
     print(f"recall: {len(latencies)} queries one at a time, p50 {p50:.1f} ms, p95 {p95:.1f} ms")
-    return {**figures, "ingest_turns_per_s": round(rate, 1), "recall_p50_ms": p50, "recall_p95_ms": p95}
+    if result.get("cpu"):
+        print(result["cpu"])
+    return {
+        **figures,
+        "ingest_turns_per_s": round(rate, 1),
+        "recall_p50_ms": p50,
+        "recall_p95_ms": p95,
+        "cpu": result.get("cpu", ""),
+    }
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import orjson
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from lore_runtime import errors
@@ -98,10 +99,14 @@ def to_json(message: Message) -> dict[str, Any]:
 
 class ProtoJSONResponse(Response):
     """A response message as its proto3 JSON, encoded once: returning a dict would have FastAPI
-    validate and re-encode it (a second walk of every field, on each request)."""
+    validate and re-encode it (a second walk of every field, on each request).
+
+    orjson writes the compact UTF-8 JSON ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``
+    wrote (exponents aside: ``1e-5`` for ``1e-05``) in a fifteenth of the time: 0.11 -> 0.007 ms for
+    a search answer of ten memories (issue #24). The printer only hands it str keys, strings, bools,
+    None, floats and integers of at most 64 bits (int64 fields are strings), which it all takes."""
 
     media_type = "application/json"
 
     def __init__(self, message: Message, status_code: int = 200) -> None:
-        body = json.dumps(to_json(message), ensure_ascii=False, separators=(",", ":")).encode()
-        super().__init__(body, status_code=status_code)
+        super().__init__(orjson.dumps(to_json(message)), status_code=status_code)

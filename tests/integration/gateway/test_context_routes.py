@@ -2,11 +2,14 @@
 AssembleContext through the gateway (sections, manifest, access for kept items only, the
 mood-switch flag) and Prime in exactly the shape of ARCHITECTURE.md §6."""
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf import field_mask_pb2
 from lore.memory.v1 import working_memory_service_pb2 as wm
 from lore.memory.v1 import working_memory_service_pb2_grpc
+
+from tests.polling import eventually
 
 MEMORIES = [
     ("The user prefers Postgres for every new service.", "MEMORY_TYPE_PREFERENCE", ["postgres"]),
@@ -85,10 +88,14 @@ async def test_assemble_context_ranks_budgets_and_explains_every_candidate(clien
 
     kept = [i for i in ids if i in by_id and by_id[i]["outcome"] == "MANIFEST_OUTCOME_KEPT"]
     dropped = [i for i in ids if i in by_id and by_id[i]["outcome"] != "MANIFEST_OUTCOME_KEPT"]
-    for memory_id in kept:
-        assert (await client.get(f"/v1/memories/{memory_id}")).json()["memory"]["accessCount"] == 1
-    for memory_id in dropped:
-        assert (await client.get(f"/v1/memories/{memory_id}")).json()["memory"]["accessCount"] == 0
+
+    async def counts() -> dict[str, int]:
+        return {i: (await client.get(f"/v1/memories/{i}")).json()["memory"]["accessCount"] for i in kept + dropped}
+
+    # Uses are counted behind the answer, within LORE_ACCESS_FLUSH_SECONDS; then nothing more arrives.
+    await eventually(lambda: _all_kept_counted(counts, kept), timeout=10, what="the kept memories' uses")
+    await asyncio.sleep(0.6)
+    assert await counts() == {**dict.fromkeys(kept, 1), **dict.fromkeys(dropped, 0)}
 
     await set_mood(services, org_id, "s-ctx", "relieved")
     again = await client.post(
@@ -169,3 +176,8 @@ async def test_context_routes_need_read_scopes(client_for, org_id):
     response = await client.post("/v1/context:assemble", json={"message": "hi"})
 
     assert response.status_code == 403
+
+
+async def _all_kept_counted(counts, kept: list[str]) -> bool:
+    found = await counts()
+    return all(found[memory_id] >= 1 for memory_id in kept)

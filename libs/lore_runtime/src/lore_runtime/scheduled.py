@@ -119,7 +119,7 @@ async def run_periodically(claims: JobClaims, jobs: list[ScheduledJob], poll: ti
         for job in jobs:
             try:
                 await run_once(claims, job)
-            except (POSTGRES_UNAVAILABLE, asyncpg.PostgresError):
+            except (*POSTGRES_UNAVAILABLE, asyncpg.PostgresError):
                 log.warning("cannot claim scheduled job %s: Postgres unavailable; retrying later", job.name)
         await asyncio.sleep(poll.total_seconds())
 

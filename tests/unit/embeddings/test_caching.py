@@ -12,7 +12,6 @@ import pytest
 from lore_embeddings import (
     CachingEmbedder,
     Embedder,
-    cache_size_from_env,
     cached_for_queries,
     register_cache_metrics,
 )
@@ -209,14 +208,28 @@ async def test_closing_clears_it_and_closes_the_model():
     assert model.closed and len(cache) == 0
 
 
-def test_the_size_setting():
-    assert cache_size_from_env({}) == 1024
-    assert cache_size_from_env({"LORE_EMBEDDING_CACHE_SIZE": ""}) == 1024
-    assert cache_size_from_env({"LORE_EMBEDDING_CACHE_SIZE": "0"}) == 0
-    assert cache_size_from_env({"LORE_EMBEDDING_CACHE_SIZE": "50"}) == 50
-    for bad in ("-1", "many"):
-        with pytest.raises(ValueError, match="LORE_EMBEDDING_CACHE_SIZE"):
-            cache_size_from_env({"LORE_EMBEDDING_CACHE_SIZE": bad})
+def test_the_size_is_a_lore_setting_of_the_memory_and_observations_services():
+    from lore_runtime.settings import SettingsError, load_settings
+    from memory_svc.config import Settings as MemorySettings
+    from observations_svc.config import Settings as ObservationsSettings
+
+    needed = {"LORE_DATABASE_URL": "postgresql://db/x", "LORE_REDIS_URL": "redis://r", "LORE_SERVICE_TOKEN": "t" * 32}
+    for service in (MemorySettings, ObservationsSettings):
+        assert load_settings(service, needed).embedding_cache_size == 1024
+        assert load_settings(service, {**needed, "LORE_EMBEDDING_CACHE_SIZE": "0"}).embedding_cache_size == 0
+        with pytest.raises(SettingsError) as raised:
+            load_settings(service, {**needed, "LORE_EMBEDDING_CACHE_SIZE": "-1"})
+        assert any(problem.startswith("LORE_EMBEDDING_CACHE_SIZE:") for problem in raised.value.problems)
+
+
+async def test_a_negative_size_is_refused_before_the_model_loads():
+    from contextlib import AsyncExitStack
+
+    from lore_embeddings import open_query_embedder
+
+    async with AsyncExitStack() as stack:
+        with pytest.raises(ValueError, match="cache_size"):
+            await open_query_embedder(stack, None, None, None, cache_size=-1)
 
 
 async def test_hits_and_misses_reach_the_metrics_page():

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from lore_embeddings.caching import (
     CachingEmbedder,
-    cache_size_from_env,
     cached_for_queries,
     open_query_embedder,
     register_cache_metrics,
@@ -38,7 +37,6 @@ __all__ = [
     "ModelIntegrityError",
     "OnnxMiniLmEmbedder",
     "OpenAICompatibleEmbedder",
-    "cache_size_from_env",
     "cached_for_queries",
     "create_embedder",
     "create_embedder_from_env",

@@ -18,10 +18,9 @@ A failed run is not cached. ``hits`` and ``misses`` count lookups since the star
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -30,7 +29,6 @@ import numpy as np
 from lore_embeddings.factory import open_embedder
 from lore_embeddings.port import Embedder, check_texts
 
-CACHE_SIZE_VARIABLE = "LORE_EMBEDDING_CACHE_SIZE"
 DEFAULT_CACHE_SIZE = 1024
 
 _Key = tuple[str, str]
@@ -108,30 +106,20 @@ class CachingEmbedder:
         await self.inner.aclose()
 
 
-def cache_size_from_env(environ: Mapping[str, str]) -> int:
-    """``LORE_EMBEDDING_CACHE_SIZE``: entries of the query-embedding LRU (default 1024; 0: none)."""
-    raw = environ.get(CACHE_SIZE_VARIABLE) or ""
-    if not raw:
-        return DEFAULT_CACHE_SIZE
-    try:
-        size = int(raw)
-    except ValueError:
-        raise ValueError(f"{CACHE_SIZE_VARIABLE} must be an integer, not {raw!r}") from None
-    if size < 0:
-        raise ValueError(f"{CACHE_SIZE_VARIABLE} must be 0 (no cache) or more, not {size}")
-    return size
-
-
 def cached_for_queries(embedder: Embedder, max_entries: int) -> Embedder:
     """``embedder`` behind a :class:`CachingEmbedder` of ``max_entries``, or itself when 0."""
     return CachingEmbedder(embedder, max_entries) if max_entries > 0 else embedder
 
 
-async def open_query_embedder(stack: AsyncExitStack, *args: Any, **options: Any) -> Embedder:
-    """:func:`open_embedder` behind an LRU of ``LORE_EMBEDDING_CACHE_SIZE`` entries (none at 0):
-    the opener of a service whose searches embed queries (``settings.open_embedder(stack, this)``)."""
-    size = cache_size_from_env(os.environ)  # a bad value fails before the model loads
-    return cached_for_queries(await open_embedder(stack, *args, **options), size)
+async def open_query_embedder(
+    stack: AsyncExitStack, *args: Any, cache_size: int = DEFAULT_CACHE_SIZE, **options: Any
+) -> Embedder:
+    """:func:`open_embedder` behind an LRU of ``cache_size`` entries (none at 0): the opener of a
+    service whose searches embed queries (``settings.open_query_embedder(stack, this)``, which passes
+    ``LORE_EMBEDDING_CACHE_SIZE``)."""
+    if cache_size < 0:
+        raise ValueError("cache_size must be 0 (no cache) or more")
+    return cached_for_queries(await open_embedder(stack, *args, **options), cache_size)
 
 
 class CacheMetrics:

@@ -200,6 +200,13 @@ class EmbeddingServerSettings(ServerSettings):
         ge=1,
         le=64,
     )
+    embedding_cache_size: int = env(
+        "LORE_EMBEDDING_CACHE_SIZE",
+        default=1024,
+        description="query embeddings a searching service keeps (an LRU, ~1.5 KiB each: agents ask the same"
+        " thing again); 0 turns it off",
+        ge=0,
+    )
 
     async def open_embedder(self, stack: AsyncExitStack, opener: Callable[..., Awaitable[E]]) -> E:
         """The configured model, opened by ``opener`` (``lore_embeddings.open_embedder``, which
@@ -210,6 +217,18 @@ class EmbeddingServerSettings(ServerSettings):
             self.embeddings_model,
             self.embeddings_api_key,
             intra_op_threads=self.embeddings_threads,
+        )
+
+    async def open_query_embedder(self, stack: AsyncExitStack, opener: Callable[..., Awaitable[E]]) -> E:
+        """``open_embedder`` for a service whose searches embed queries: ``opener``
+        (``lore_embeddings.open_query_embedder``) puts an LRU of ``LORE_EMBEDDING_CACHE_SIZE`` in front."""
+        return await opener(
+            stack,
+            self.embeddings_base_url,
+            self.embeddings_model,
+            self.embeddings_api_key,
+            intra_op_threads=self.embeddings_threads,
+            cache_size=self.embedding_cache_size,
         )
 
 

@@ -224,7 +224,7 @@ async def build(
     )
     redis_calls = RedisCalls(settings.redis_timeout_seconds)  # one breaker for both Redis adapters
     # Searches embed one query each: an LRU answers the ones asked again (LORE_EMBEDDING_CACHE_SIZE).
-    embedder = overrides.embedder or await settings.open_embedder(stack, open_query_embedder)
+    embedder = overrides.embedder or await settings.open_query_embedder(stack, open_query_embedder)
     stores: ClientVectorStores | EdgeVectorStores | None = None
     if overrides.index is not None and overrides.episodes is not None:
         index, episodes = overrides.index, overrides.episodes

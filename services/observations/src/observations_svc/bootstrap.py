@@ -113,7 +113,7 @@ async def build(
     overrides = overrides or ObservationsOverrides()
     postgres = overrides.postgres or await open_postgres(stack, settings.database_url, vectors=True)
     # Searches embed one query each: an LRU answers the ones asked again (LORE_EMBEDDING_CACHE_SIZE).
-    embedder = overrides.embedder or await settings.open_embedder(stack, open_query_embedder)
+    embedder = overrides.embedder or await settings.open_query_embedder(stack, open_query_embedder)
     store = PostgresObservationStore(postgres)
     await check_dimension(store, embedder)
     clock = overrides.clock or SystemClock()

@@ -88,6 +88,29 @@ async def test_memories_crud_and_search_with_short_enum_forms(lore):
     assert stored.id not in [hit.memory.id for hit in await lore.search("animal shelter", "u-noor")]
 
 
+async def test_messages_written_with_their_session_come_back_with_it_and_the_reply_to_a_hit_too(lore):
+    said = ["Ines: I finally adopted a greyhound from the rescue.", "Tomasz: What did you call her?",
+            "Ines: Pixel, after the old arcade game."]  # fmt: skip
+    written = await lore.remember(
+        [NewMemory(content=text, memory_type="message", session_id="s-dog", valid_at=f"2026-03-01T10:00:0{n}Z")
+         for n, text in enumerate(said)],
+        scope="u-ines",
+    )  # fmt: skip
+    assert [memory.provenance.session_id for memory in written] == ["s-dog"] * 3
+    # Each shares a word with the question; the two replies share none.
+    elsewhere = ["Ines: My brother adopted a strict diet.", "Ines: The rescue boat was late again.",
+                 "Ines: Greyhound buses leave every hour.", "Ines: The shelter adopted a new logo."]  # fmt: skip
+    await lore.remember(
+        [NewMemory(content=text, memory_type="message", session_id=f"s-{n}") for n, text in enumerate(elsewhere)],
+        scope="u-ines",
+    )
+
+    hits = await lore.search("adopted greyhound rescue", "u-ines", k=3)
+
+    assert hits[0].memory.id == written[0].id and hits[0].memory.provenance.session_id == "s-dog"
+    assert {hit.memory.id for hit in hits} == {memory.id for memory in written}  # said together, found together
+
+
 async def test_an_observation_is_created_then_supported_and_confirmed(lore):
     evidence = NewEvidence(source_id="turn-17", excerpt="I'd pick Postgres, I need ACID", weight=1.0)
     arguments = {

@@ -47,6 +47,7 @@ async def test_remember_sends_the_documented_proto3_json_with_the_bearer_key():
                 valid_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
                 metadata={"turn_ref": "D1:3"},
                 idempotency_key="u-noor/D1:3",
+                session_id="s-shelter",
             ),
             scope={"user_id": "u-noor"},
             request_id="r-1",
@@ -66,6 +67,7 @@ async def test_remember_sends_the_documented_proto3_json_with_the_bearer_key():
                 "validAt": "2023-05-08T13:56:00Z",
                 "metadata": {"turn_ref": "D1:3"},
                 "idempotencyKey": "u-noor/D1:3",
+                "provenance": {"sessionId": "s-shelter"},
             }
         ],
         "requestId": "r-1",

@@ -84,7 +84,9 @@ def compact(document: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewMemory:
-    """One memory for ``remember``. ``idempotency_key`` makes a retried write land once."""
+    """One memory for ``remember``. ``idempotency_key`` makes a retried write land once;
+    ``session_id`` names the conversation a ``message`` was said in (its provenance): Recall lifts
+    the messages said next to a hit and in the session where the question landed."""
 
     content: str
     memory_type: str = "fact"
@@ -94,6 +96,7 @@ class NewMemory:
     valid_at: TimeLike | None = None
     idempotency_key: str = ""
     entities: Sequence[str] = ()
+    session_id: str = ""
 
     def to_json(self, default_scope: ScopeLike | None = None) -> dict[str, Any]:
         return compact(
@@ -106,6 +109,7 @@ class NewMemory:
                 "validAt": time_json(self.valid_at),
                 "idempotencyKey": self.idempotency_key,
                 "entities": list(self.entities),
+                "provenance": compact({"sessionId": self.session_id}),
             }
         )
 

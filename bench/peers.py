@@ -22,7 +22,9 @@ to through its public REST API with ``lore_client``, as a user would.
 
 Both get every turn of the chosen LoCoMo dev conversations (``../shared/data/locomo-dev.json``,
 default all six) as "Speaker: text" with the turn's date (Lore: a ``message`` memory with
-``validAt``; Mem0: metadata ``said_at``), one user per conversation on each side. Nothing of the
+``validAt`` and the session it was said in, a random id per LoCoMo session, as a client writing its
+messages gives it; Mem0: metadata ``said_at``; its search has no use for a session), one user per
+conversation on each side. Nothing of the
 benchmark's enters either: returned memory ids are mapped back to LoCoMo's ``dia_id`` here.
 Every question of categories 1-4 with evidence is then asked of both, question by question,
 alternating who goes first (Lore then Mem0 for the first, Mem0 then Lore for the second, …), at
@@ -56,7 +58,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bench.locomo_recall import DATA, KS, PARTS, LocomoTurn, Question, questions_of, recall_row, turns_of
-from bench.measure import percentile, service_cpu_seconds
+from bench.measure import percentile, postmaster_of, service_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("peers_mem0_worker.py")
@@ -74,6 +76,7 @@ class Conversation:
     user: str  # the same user id on both sides
     turns: list[LocomoTurn]
     questions: list[Question]
+    sessions: dict[int, str]  # LoCoMo's session number -> a random session id: nothing of LoCoMo's enters Lore
 
 
 @dataclass(slots=True)
@@ -219,7 +222,9 @@ def load_conversations(path: Path, chosen: Sequence[str], run: str) -> list[Conv
 
 def conversation_of(sample: dict[str, Any], run: str) -> Conversation:
     user = f"peers-{sample['sample_id']}-{run}"  # a run's own users: a reused stack would not mix runs
-    return Conversation(sample["sample_id"], user, turns_of(sample), questions_of(sample)[0])
+    turns = turns_of(sample)
+    sessions = {turn.session: str(uuid.uuid4()) for turn in turns}
+    return Conversation(sample["sample_id"], user, turns, questions_of(sample)[0], sessions)
 
 
 def said(turn: LocomoTurn) -> str:
@@ -234,7 +239,13 @@ async def ingest_lore(lore: Any, conversations: list[Conversation], side: Side) 
         for start in range(0, len(conversation.turns), BATCH):
             batch = conversation.turns[start : start + BATCH]
             memories = [
-                NewMemory(content=said(t), memory_type="message", valid_at=t.said_at, idempotency_key=uuid.uuid4().hex)
+                NewMemory(
+                    content=said(t),
+                    memory_type="message",
+                    valid_at=t.said_at,
+                    idempotency_key=uuid.uuid4().hex,
+                    session_id=conversation.sessions[t.session],  # as a client writing its messages would
+                )
                 for t in batch
             ]
             stored = await lore.remember(memories, scope={"userId": conversation.user})
@@ -324,20 +335,6 @@ def lore_stack(directory: Path, root: Path) -> Iterator[Stack]:
         yield Stack(url, process.pid, postgres)
     finally:
         stop(process)
-
-
-def postmaster_of(data_dir: Path) -> int | None:
-    """The embedded Postgres of the stack in ``data_dir``: it detaches (its parent is init), so
-    bench.measure's walk of the launcher's descendants misses it; found by its data directory."""
-    wanted = str(data_dir / "postgres").encode()
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            command = cmdline.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if command[0].endswith(b"/postgres") and wanted in command:
-            return int(cmdline.parent.name)
-    return None
 
 
 def embedder_threads() -> int:

@@ -22,7 +22,15 @@ CPU per turn is bench.measure.CpuMeter's: every process of the stack, from the p
 it is idle again (so the reflection of the phase's turns is included), ÷ the turns.
 
 Every call goes through ``lore_client`` (``start_session``, ``process_turn``, ``get_session``,
-``import_turns``), as a user makes it; latencies include parsing the answer.
+``import_turns``), as a user makes it, with default options; latencies include parsing the answer.
+Every turn of the run says something of its own, so no turn's query embedding is answered from
+the memory service's cache: bench.measure.UniqueTexts over ``LINES`` (24 remarks and questions),
+then the same with a prefix or suffix ("Oh, and I live in Lisbon now. cheers."), one per text the
+service embeds for the turn's recall (it leaves the names out); imported turns end with their
+number. The cache's hits and misses over all the phases are printed
+(bench.measure.EmbeddingCacheMeter). It does hit, as in production: reflection writes a turn in
+which it found nothing else as a message memory alone, one text, which the turn's own recall
+embedded moments before when the turn names no one.
 """
 
 from __future__ import annotations
@@ -39,7 +47,15 @@ from lore_client import LoreClient, NewTurn
 
 from bench.assembler_load import USER, seed
 from bench.local_stack import stack_environment, start, stop
-from bench.measure import CpuMeter, percentile, tree_rss_mib
+from bench.measure import (
+    REMARK_PREFIXES,
+    REMARK_SUFFIXES,
+    CpuMeter,
+    EmbeddingCacheMeter,
+    UniqueTexts,
+    percentile,
+    tree_rss_mib,
+)
 
 KEY = "bench-development-key-0123456789"
 LINES = [
@@ -55,7 +71,24 @@ LINES = [
     "What did Priya say about the marathon?",
     "I work at Acme as a data engineer.",
     "Thanks, that helps a lot!",
+    "My sister Ana visits in May.",
+    "I'm allergic to peanuts.",
+    "We moved the standup to 9:30.",
+    "Can you summarise what Tom said about the new flat?",
+    "I started learning Go last month.",
+    "Remind me to call the bank on Monday.",
+    "I don't like long emails; bullet points please.",
+    "The billing migration slipped again.",
+    "Who is handling the hiring plan now?",
+    "I'm running the marathon in October.",
+    "Felix asked about the sourdough starter.",
+    "I usually work from home on Tuesdays.",
 ]
+
+
+def turn_texts() -> UniqueTexts:
+    """What the run's turns say, each text once (see the docstring)."""
+    return UniqueTexts(LINES, seed=13, prefixes=REMARK_PREFIXES, suffixes=REMARK_SUFFIXES)
 
 
 def figures(label: str, latencies: list[float], count: int, seconds: float) -> str:
@@ -94,15 +127,17 @@ async def caught_up(lore: LoreClient, session_ids: list[str]) -> float:
         await asyncio.sleep(0.5)
 
 
-async def process_turns(lore: LoreClient, meter: CpuMeter, ids: list[str], turns: int, pace: float, label: str) -> None:
-    """Each session posts ``turns`` turns, one every ``pace`` seconds (0: as soon as answered)."""
+async def process_turns(
+    lore: LoreClient, meter: CpuMeter, texts: UniqueTexts, ids: list[str], turns: int, pace: float, label: str
+) -> None:
+    """Each session posts ``turns`` turns of ``texts``, one every ``pace`` seconds (0: as soon as answered)."""
     latencies: list[float] = []
+    said = {session_id: texts.take(turns) for session_id in ids}
 
     async def talk(number: int, session_id: str) -> None:
         await asyncio.sleep(pace * number / len(ids))  # sessions do not all speak at the same instant
-        for turn in range(turns):
+        for turn, line in enumerate(said[session_id]):
             began = time.monotonic()
-            line = LINES[(number + turn) % len(LINES)]
             latencies.append(await post_turn(lore, session_id, line, f"{label}-{number}-{turn}"))
             await asyncio.sleep(max(0.0, pace - (time.monotonic() - began)))
 
@@ -150,8 +185,11 @@ async def import_and_reflect(lore: LoreClient, meter: CpuMeter, count: int) -> N
     )
 
 
-async def sustained(lore: LoreClient, meter: CpuMeter, session_ids: list[str], rate: float, seconds: float) -> None:
+async def sustained(
+    lore: LoreClient, meter: CpuMeter, texts: UniqueTexts, session_ids: list[str], rate: float, seconds: float
+) -> None:
     interval = 1 / rate
+    said = texts.take(int(rate * seconds) + 2)  # one turn every interval, at most
     latencies: list = []
     refused: list = []
     samples: list[tuple[float, int]] = []
@@ -162,7 +200,7 @@ async def sustained(lore: LoreClient, meter: CpuMeter, session_ids: list[str], r
     next_sample = began
     while (now := time.monotonic()) - began < seconds:
         session_id = session_ids[sent % len(session_ids)]
-        task = asyncio.create_task(post_turn(lore, session_id, LINES[sent % len(LINES)], f"rate-{sent}"))
+        task = asyncio.create_task(post_turn(lore, session_id, said[sent], f"rate-{sent}"))
         task.add_done_callback(lambda done: (refused if done.exception() else latencies).append(done))
         pending.add(task)
         task.add_done_callback(pending.discard)
@@ -195,11 +233,14 @@ async def main_async(args: argparse.Namespace) -> None:
                 await asyncio.sleep(args.settle)
                 ids = [await start_session(lore, f"bench-loop-{index}") for index in range(args.sessions)]
                 meter = CpuMeter.of_stack(process.pid, data_dir)
-                await process_turns(lore, meter, ids[:1], args.turns, 0, "single")
-                await process_turns(lore, meter, ids, args.turns, args.pace, "paced")
-                await process_turns(lore, meter, ids, args.turns, 0, "saturated")
+                texts, cache = turn_texts(), EmbeddingCacheMeter.of_env(env)
+                cache.start()
+                await process_turns(lore, meter, texts, ids[:1], args.turns, 0, "single")
+                await process_turns(lore, meter, texts, ids, args.turns, args.pace, "paced")
+                await process_turns(lore, meter, texts, ids, args.turns, 0, "saturated")
                 await import_and_reflect(lore, meter, args.import_turns)
-                await sustained(lore, meter, ids, args.rate, args.seconds)
+                await sustained(lore, meter, texts, ids, args.rate, args.seconds)
+                print(cache.line("every phase: "))
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
         finally:
             stop(process)

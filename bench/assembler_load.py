@@ -10,7 +10,16 @@ engagement, then times POST /v1/context:assemble (``--recall-k``: 20 by default,
 service's default; 100 makes each call rank ~113 candidates) and GET /v1/memory/prime (with an
 initial message) at each concurrency, with the CPU each service spent per call (bench.measure.CpuMeter:
 every process of the stack, from the run's start until it is idle again). Every call goes
-through ``lore_client``, as a user makes it; latencies include parsing the answer.
+through ``lore_client``, as a user makes it, with default options (access recorded); latencies
+include parsing the answer.
+
+Every call of the run, warm-up included, Prime's and AssembleContext's alike, asks a text of its
+own, so none is answered from the memory service's query-embedding cache: bench.measure.UniqueTexts
+over ``QUESTIONS`` (400 questions about the seeded people and things), then the same with a prefix
+or suffix ("Quick question: How is Tom doing with the marathon? no rush."), one per text the
+memory service embeds (it leaves the names out, so "How is Tom…" and "How is Aiko…" about the
+marathon are one). The cache's hits and misses over the timed calls are printed
+(bench.measure.EmbeddingCacheMeter).
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from lore_client import AssembledContext, LoreClient, NewEvidence, NewMemory, Pr
 
 from bench import assembler_pipeline
 from bench.local_stack import stack_environment, start, stop
-from bench.measure import CpuMeter, percentile, tree_rss_mib
+from bench.measure import CpuMeter, EmbeddingCacheMeter, UniqueTexts, percentile, tree_rss_mib
 
 KEY = "bench-development-key-0123456789"
 USER = "bench-user"
@@ -60,7 +69,19 @@ VERBS = [
     "has questions on",
 ]
 TYPES = ["MEMORY_TYPE_FACT"] * 5 + ["MEMORY_TYPE_PREFERENCE", "MEMORY_TYPE_COMMITMENT"] + ["MEMORY_TYPE_MESSAGE"] * 3
-QUESTIONS = [f"How is {person} doing with {thing}?" for person in PEOPLE for thing in THINGS]
+QUESTIONS = [
+    *(
+        question
+        for person in PEOPLE
+        for thing in THINGS
+        for question in (
+            f"How is {person} doing with {thing}?",
+            f"What did {person} say about {thing}?",
+            f"Any news from {person} on {thing}?",
+        )
+    ),
+    *(f"Who {verb} {thing}?" for verb in VERBS for thing in THINGS),
+]
 
 
 def memory(rng: random.Random, index: int) -> NewMemory:
@@ -104,19 +125,20 @@ async def timed(
     lore: LoreClient,
     calls: int,
     clients: int,
-    request: Callable[[LoreClient, int], Awaitable[AssembledContext | Prime]],
+    request: Callable[[LoreClient, int, str], Awaitable[AssembledContext | Prime]],
+    texts: UniqueTexts,
 ) -> tuple[list[float], float, int]:
-    """``calls`` requests over ``clients`` concurrent callers; the latency of each is the typed
-    method's, answer parsed (what a user of ``lore_client`` waits)."""
+    """``calls`` requests over ``clients`` concurrent callers, each with a new text of ``texts``;
+    the latency of each is the typed method's, answer parsed (what a user of ``lore_client`` waits)."""
     latencies: list[float] = []
     sizes: list[int] = []
-    queue = list(range(calls))
+    queue = list(enumerate(texts.take(calls)))
 
     async def worker() -> None:
         while queue:
-            index = queue.pop()
+            index, text = queue.pop()
             began = time.perf_counter()
-            answer = await request(lore, index)
+            answer = await request(lore, index, text)
             latencies.append((time.perf_counter() - began) * 1000)
             sizes.append(len(answer.manifest))
 
@@ -125,17 +147,17 @@ async def timed(
     return latencies, calls / (time.monotonic() - began), round(sum(sizes) / max(1, len(sizes)))
 
 
-async def assemble_call(lore: LoreClient, index: int, recall_k: int = 20) -> AssembledContext:
+async def assemble_call(lore: LoreClient, index: int, text: str, recall_k: int = 20) -> AssembledContext:
     return await lore.assemble_context(
-        QUESTIONS[index % len(QUESTIONS)],
+        text,
         USER,
         session_id=f"bench-session-{index % 20}",
-        options={"persona": "You are a helpful chief of staff.", "recallK": recall_k, "recordAccess": False},
+        options={"persona": "You are a helpful chief of staff.", "recallK": recall_k},
     )
 
 
-async def prime_call(lore: LoreClient, index: int) -> Prime:
-    return await lore.prime(USER, initial_message=QUESTIONS[index % len(QUESTIONS)])
+async def prime_call(lore: LoreClient, index: int, text: str) -> Prime:
+    return await lore.prime(USER, initial_message=text)
 
 
 def line(label: str, latencies: list[float], rate: float, candidates: int) -> str:
@@ -159,18 +181,21 @@ async def end_to_end(args: argparse.Namespace) -> None:
                     f"({args.memories / seconds:.0f}/s)"
                 )
                 await asyncio.sleep(args.settle)  # let the background index optimisation finish
-                for _ in range(5):
-                    await assemble_call(lore, 0)
-                    await prime_call(lore, 0)
+                texts = UniqueTexts(QUESTIONS, seed=3)  # one stream: no text asked twice in the run
+                for index, (first, second) in enumerate(zip(texts.take(5), texts.take(5), strict=True)):
+                    await assemble_call(lore, index, first)
+                    await prime_call(lore, index, second)
                 assemble = functools.partial(assemble_call, recall_k=args.recall_k)
                 chosen = {"assemble": ("AssembleContext", assemble), "prime": ("Prime", prime_call)}
-                meter = CpuMeter.of_stack(process.pid, data_dir)
+                meter, cache = CpuMeter.of_stack(process.pid, data_dir), EmbeddingCacheMeter.of_env(env)
+                cache.start()
                 for name, call in (chosen[rpc] for rpc in args.rpcs):
                     for clients in args.clients:
                         meter.start()
-                        latencies, rate, size = await timed(lore, args.calls, clients, call)
+                        latencies, rate, size = await timed(lore, args.calls, clients, call, texts)
                         print(line(f"{name}, {clients} client(s)", latencies, rate, size))
                         print((await meter.stop_async(args.calls)).line())
+                print(cache.line("every timed call: "))
                 print(f"resident memory of the whole stack: {tree_rss_mib(process.pid):.0f} MiB")
         finally:
             stop(process)

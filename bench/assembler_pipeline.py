@@ -9,7 +9,9 @@ and observations, texts of 10–80 words. Measured twice: cold (every text count
 iteration, the headline ``p50_ms``/``p95_ms``/``p99_ms``) and warm (``warm_*``: the counter's
 cross-call cache holds the texts, as on a session's later turns). Target: p95 ≤ 5 ms for 200
 candidates on a slow 2-core machine. In-process, no services: the CPU per call printed (and
-``cpu_ms``/``warm_cpu_ms``) is this process's (``time.process_time``) over each timed loop.
+``cpu_ms``/``warm_cpu_ms``) is this process's (``time.process_time``) over each timed loop. BLAS
+runs on one thread, as in the assembler service (``lore_runtime.blas.use_one_thread`` before numpy
+is imported): OpenBLAS's spinning pool would add CPU the service does not spend.
 """
 
 from __future__ import annotations
@@ -20,13 +22,17 @@ import random
 import time
 from datetime import UTC, datetime, timedelta
 
-from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
-from assembler_svc.domain.model import AssemblyPolicy, Candidate, Outcome, Section, Source
-from assembler_svc.domain.pipeline import assemble
-from assembler_svc.domain.sections import section_for_memory_type, section_for_observation_kind
-from assembler_svc.domain.tool_results import ToolResult, render_tool_result
+from lore_runtime import blas
 
-from bench.measure import CpuMeter, CpuUse, percentile, rss_mib
+blas.use_one_thread()  # as the services do, before anything imports numpy (hence the imports below)
+
+from assembler_svc.adapters.tiktoken_counter import TiktokenCounter  # noqa: E402
+from assembler_svc.domain.model import AssemblyPolicy, Candidate, Outcome, Section, Source  # noqa: E402
+from assembler_svc.domain.pipeline import assemble  # noqa: E402
+from assembler_svc.domain.sections import section_for_memory_type, section_for_observation_kind  # noqa: E402
+from assembler_svc.domain.tool_results import ToolResult, render_tool_result  # noqa: E402
+
+from bench.measure import CpuMeter, CpuUse, percentile, rss_mib  # noqa: E402
 
 DIMENSION = 384
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)

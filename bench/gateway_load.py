@@ -5,9 +5,10 @@ rate limit.
 
 Starts the whole stack as the README does (``lore up``, embedded back ends, a temporary data
 directory, free ports), with no default rate limit and ``sessions:read`` limited to 20/s (bursts
-of 20). Writes ``--memories`` memories, then, at each concurrency, times the same search both ways:
+of 20). Writes ``--memories`` memories, then, at each concurrency, times the search both ways:
 ``POST /v1/memories:search`` through the gateway and ``MemoryService.Recall`` straight to the memory
-service (with the tenant metadata the gateway would send); then REST at 32 clients (saturation);
+service (with the tenant metadata the gateway would send), both with default options (access
+recorded); then REST at 32 clients (saturation);
 then ``GET /v1/sessions`` offered at 40/s for 10 s: how many are admitted, how fast, and how many
 get 429. Beside the comparison, the gateway's own time per answer (its ``Server-Timing``: the
 time from arrival to first byte, minus the gRPC calls), and after each timed run the CPU each
@@ -15,6 +16,13 @@ process of the stack spent per call (bench.measure.CpuMeter: from the run's star
 is idle again). The REST side is ``lore_client``
 (``LoreClient.search``, ``list_sessions``), as a user calls it: its latency includes parsing the
 answer into dataclasses, as the gRPC side's includes decoding the protobuf.
+
+Every search of the run, warm-up included, asks a text of its own, so none is answered from the
+memory service's query-embedding cache: bench.measure.UniqueTexts over bench.assembler_load's 400
+questions, then the same with a prefix or suffix ("Remind me: What did Aiko say about the book
+club?"), one per text the service embeds (it leaves the names out). REST and gRPC ask different
+texts drawn alike. The cache's hits and misses over the timed searches are printed
+(bench.measure.EmbeddingCacheMeter).
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from lore_client import LoreApiError, LoreClient
 
 from bench.assembler_load import QUESTIONS, USER, seed
 from bench.local_stack import stack_environment, start, stop
-from bench.measure import CpuMeter, percentile
+from bench.measure import CpuMeter, EmbeddingCacheMeter, UniqueTexts, percentile
 
 KEY = "bench-development-key-0123456789"
 TENANT = (("x-lore-org-id", "dev"), ("x-lore-principal", "bench"))
@@ -71,18 +79,20 @@ class ServerTimingTransport(httpx.AsyncHTTPTransport):
         return response
 
 
-def rest_search(lore: LoreClient):
+def rest_search(lore: LoreClient, texts: list[str]):
+    """A search of ``texts[index]`` for each call's index."""
+
     async def call(index: int) -> None:
-        await lore.search(QUESTIONS[index % len(QUESTIONS)], USER, k=10)
+        await lore.search(texts[index], USER, k=10)
 
     return call
 
 
-def grpc_recall(stub: memory_service_pb2_grpc.MemoryServiceStub):
+def grpc_recall(stub: memory_service_pb2_grpc.MemoryServiceStub, texts: list[str]):
+    """A Recall of ``texts[index]`` for each call's index."""
+
     async def call(index: int) -> None:
-        request = memory_service_pb2.RecallRequest(
-            query=QUESTIONS[index % len(QUESTIONS)], scope=scope_pb2.Scope(user_id=USER), k=10
-        )
+        request = memory_service_pb2.RecallRequest(query=texts[index], scope=scope_pb2.Scope(user_id=USER), k=10)
         await stub.Recall(request, metadata=TENANT, timeout=30)
 
     return call
@@ -153,20 +163,27 @@ async def main_async(args: argparse.Namespace) -> None:
                 written = await seed(lore, args.memories)
                 print(f"stack ready in {ready:.1f} s; {args.memories} memories written in {written:.0f} s")
                 await asyncio.sleep(args.settle)
-                rest, direct = rest_search(lore), grpc_recall(memory_service_pb2_grpc.MemoryServiceStub(channel))
-                for _ in range(20):  # warm both paths
-                    await rest(0)
-                    await direct(0)
-                meter = CpuMeter.of_stack(process.pid, data_dir)
+                stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
+                texts = UniqueTexts(QUESTIONS, seed=5)  # one stream: no text asked twice in the run
+                rest, direct = rest_search(lore, texts.take(20)), grpc_recall(stub, texts.take(20))
+                for index in range(20):  # warm both paths
+                    await rest(index)
+                    await direct(index)
+                meter, cache = CpuMeter.of_stack(process.pid, data_dir), EmbeddingCacheMeter.of_env(env)
+                cache.start()
                 for clients in args.clients:
                     # Interleave the two so a drift of the machine affects both alike.
                     for samples in transport.timings.values():
                         samples.clear()
                     meter.start()
-                    rest_ms, rest_rate = await concurrently(args.calls, clients, rest)
+                    rest_ms, rest_rate = await concurrently(
+                        args.calls, clients, rest_search(lore, texts.take(args.calls))
+                    )
                     rest_cpu = await meter.stop_async(args.calls)
                     meter.start()
-                    grpc_ms, grpc_rate = await concurrently(args.calls, clients, direct)
+                    grpc_ms, grpc_rate = await concurrently(
+                        args.calls, clients, grpc_recall(stub, texts.take(args.calls))
+                    )
                     grpc_cpu = await meter.stop_async(args.calls)
                     print(comparison(clients, rest_ms, rest_rate, grpc_ms, grpc_rate))
                     print(rest_cpu.line("            REST: "))
@@ -184,9 +201,10 @@ async def main_async(args: argparse.Namespace) -> None:
                     f" p95 {percentile(floor, 95):.1f} ms"
                 )
                 meter.start()
-                saturated, rate = await concurrently(args.calls, 32, rest)
+                saturated, rate = await concurrently(args.calls, 32, rest_search(lore, texts.take(args.calls)))
                 print(f"REST at 32 clients: {rate:.1f} requests/s, p95 {percentile(saturated, 95):.1f} ms")
                 print((await meter.stop_async(args.calls)).line())
+                print(cache.line("every timed search: "))
                 await over_the_limit(lore, meter, 40, 10)
         finally:
             stop(process)

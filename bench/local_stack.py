@@ -4,8 +4,13 @@
 
 Starts the stack as the README does in a temporary data directory on free ports, writes
 memories through POST /v1/memories, then times POST /v1/memories:search sequentially (both with
-``lore_client``, as a user would), with the CPU each service spent per search (bench.measure.CpuMeter:
-every process of the stack, from the searches' start until it is idle again).
+``lore_client``, as a user would, default options), with the CPU each service spent per search
+(bench.measure.CpuMeter: every process of the stack, from the searches' start until it is idle again).
+Every search asks a text of its own, and the warm-up's text is none of them, so no search is
+answered from the memory service's query-embedding cache: bench.measure.UniqueTexts over ~500
+questions about the memories' people, activities and times, then the same rephrased with a prefix
+or suffix, one per text the service embeds (it leaves the names out). The cache's hits and misses
+over the searches are printed (bench.measure.EmbeddingCacheMeter).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import httpx
 from lore_client import LoreClient, NewMemory
 from lore_devstack import free_port
 
-from bench.measure import CpuMeter, CpuUse, percentile, tree_rss_mib
+from bench.measure import CpuMeter, CpuUse, EmbeddingCacheMeter, UniqueTexts, percentile, tree_rss_mib
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "bench-development-key-0123456789"
@@ -47,12 +52,34 @@ ACTIVITIES = [
 WHEN = ["yesterday", "last week", "in May", "on Sunday", "two years ago"]
 
 
+def questions() -> list[str]:
+    """What a user asks about such memories: ~500 distinct questions."""
+    return [
+        *(f"What did {subject} do {when}?" for subject in SUBJECTS for when in WHEN),
+        *(f"Who {activity} {when}?" for activity in ACTIVITIES for when in WHEN),
+        *(
+            f"Is it true that {subject} {activity} {when}?"
+            for subject in SUBJECTS
+            for activity in ACTIVITIES
+            for when in WHEN
+        ),
+        *(f"What do you know about {subject}?" for subject in SUBJECTS),
+    ]
+
+
 def stack_environment(data_dir: Path, api_key: str, **extra: str) -> tuple[dict[str, str], str]:
     """The environment of a stack of its own: free ports, ``data_dir``, a fixed development key,
     none of the caller's ``LORE_*`` settings but ``extra``; and the gateway's URL."""
     ports = {name: free_port() for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT", "GATEWAY")}
     env = {key: value for key, value in os.environ.items() if not key.startswith("LORE_")}
     env.update({f"LORE_{name}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()})
+    # Pages of their own (bench.measure.EmbeddingCacheMeter reads the memory and observations ones).
+    env.update(
+        {
+            f"LORE_{name}_METRICS_ADDR": f"127.0.0.1:{free_port()}"
+            for name in ("MEMORY", "OBSERVATIONS", "ASSEMBLER", "AGENT")
+        }
+    )
     env.update(LORE_DATA_DIR=str(data_dir), LORE_DEV_API_KEY=api_key, LORE_LOG_LEVEL="WARNING")
     env.update(LORE_SERVICE_TOKEN=secrets.token_hex(32), **extra)  # benchmarks calling gRPC directly send it
     return env, f"http://127.0.0.1:{ports['GATEWAY']}"
@@ -82,8 +109,8 @@ def stop(process: subprocess.Popen[bytes]) -> float:
 
 
 async def exercise(
-    url: str, texts: list[str], queries: list[str], meter: CpuMeter
-) -> tuple[float, float, list[float], CpuUse]:
+    url: str, texts: list[str], queries: list[str], meter: CpuMeter, cache: EmbeddingCacheMeter
+) -> tuple[float, float, list[float], CpuUse, str]:
     """Write ``texts`` in batches of 100, then time each search sequentially, through ``lore_client``."""
     async with LoreClient(url, KEY, timeout=60, max_retries=0) as lore:
         began = time.monotonic()
@@ -95,8 +122,9 @@ async def exercise(
             await lore.remember(batch, scope="bench")
         write_seconds = time.monotonic() - began
 
-        await lore.search("warm-up", "bench")
+        await lore.search("warm-up", "bench")  # a text no timed search asks
         latencies = []
+        cache.start()
         meter.start()
         began = time.monotonic()
         for query in queries:
@@ -104,7 +132,7 @@ async def exercise(
             await lore.search(query, "bench", k=10)
             latencies.append((time.perf_counter() - start_one) * 1000)
         search_seconds = time.monotonic() - began
-        return write_seconds, search_seconds, latencies, await meter.stop_async(len(queries))
+        return write_seconds, search_seconds, latencies, await meter.stop_async(len(queries)), cache.line()
 
 
 def main() -> None:
@@ -122,9 +150,10 @@ def main() -> None:
             f"{random.choice(SUBJECTS)} {random.choice(ACTIVITIES)} {random.choice(WHEN)}."
             for _ in range(args.memories)
         ]
-        queries = [f"What did {random.choice(SUBJECTS)} do {random.choice(WHEN)}?" for _ in range(args.searches)]
+        queries = UniqueTexts(questions(), seed=7).take(args.searches)
         meter = CpuMeter.of_stack(process.pid, data_dir)
-        write_seconds, search_seconds, latencies, cpu = asyncio.run(exercise(url, texts, queries, meter))
+        cache = EmbeddingCacheMeter.of_env(env)
+        write_seconds, search_seconds, latencies, cpu, cached = asyncio.run(exercise(url, texts, queries, meter, cache))
         rss = tree_rss_mib(process.pid)
         stopped = stop(process)
         process, restarted = start(data_dir, env, url)
@@ -143,6 +172,7 @@ def main() -> None:
         f"p99 {percentile(latencies, 99):.1f} ms, max {max(latencies):.1f} ms"
     )
     print(cpu.line())
+    print(cached)
     print(f"resident memory of the whole stack after the searches: {rss:.0f} MiB")
 
 

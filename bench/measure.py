@@ -1,12 +1,15 @@
-"""What every benchmark measures the same way: latency percentiles, resident memory, and the CPU
-each service spends per call (``CpuMeter``, printed by ``CpuUse.line`` in one format everywhere)."""
+"""What every benchmark measures the same way: latency percentiles, resident memory, the CPU
+each service spends per call (``CpuMeter``, printed by ``CpuUse.line`` in one format everywhere),
+and texts asked once per run (``UniqueTexts``: the services keep an LRU of query embeddings, so a
+repeated text would measure the cache)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +71,162 @@ def postmaster_of(data_dir: Path) -> int | None:
         if command[0].endswith(b"/postgres") and wanted in command:
             return int(cmdline.parent.name)
     return None
+
+
+# How a text is varied once every plain one is used: what people add around a question or a remark.
+# The suffixes start in lower case: the memory service embeds a query without its capitalised
+# words after the first (``memory_embeds``), which would drop a " Thanks!" and leave the text's
+# embedding as it was.
+QUESTION_PREFIXES = (
+    "",
+    "Remind me: ",
+    "Quick question: ",
+    "Do you remember: ",
+    "Sorry if I asked before: ",
+    "Can you check: ",
+    "One more thing: ",
+    "Before I forget: ",
+)
+QUESTION_SUFFIXES = ("", " thanks!", " just curious.", " no rush.", " it's for the weekly notes.", " if you know.")
+REMARK_PREFIXES = ("", "Also, ", "OK. ", "Hmm. ", "Right. ", "One more thing: ", "So. ", "Well, ", "Oh, and ", "Btw: ")
+REMARK_SUFFIXES = (
+    "",
+    " thanks.",
+    " :)",
+    " anyway.",
+    " just so you know.",
+    " does that make sense?",
+    " sorry for the typos.",
+    " more later.",
+    " talk soon.",
+    " cheers.",
+    " hope that's OK.",
+    " that's all for now.",
+)
+
+
+def memory_embeds(text: str) -> str:
+    """The text the memory service embeds for a Recall (or an episode search) of ``text``, and
+    so its key in the service's LRU: without the names (``memory_svc.domain.dense_query``), so
+    "How is Tom doing?" and "How is Aiko doing?" are one embedding."""
+    from memory_svc.domain.dense_query import dense_query
+
+    return dense_query(text)
+
+
+class UniqueTexts:
+    """Texts each embedded once per run, so no timed call is answered from the services' LRU of
+    query embeddings (LORE_EMBEDDING_CACHE_SIZE, keyed by the exact text embedded): first every
+    text of ``base`` (in a shuffled order), then every one again with the next (prefix, suffix)
+    pair, as people rephrase ("Remind me: … thanks!"), each pass reshuffled; a text whose
+    ``key`` (what the service embeds: ``memory_embeds`` by default, the text itself with
+    ``key=None``) was already handed out is skipped. ``take`` goes on where the last one stopped,
+    so a warm-up never shares a text with the measured phases after it; once every pair is used
+    it stops the run rather than repeat one."""
+
+    def __init__(
+        self,
+        base: Iterable[str],
+        *,
+        seed: int = 0,
+        prefixes: tuple[str, ...] = QUESTION_PREFIXES,
+        suffixes: tuple[str, ...] = QUESTION_SUFFIXES,
+        key: Callable[[str], str] | None = memory_embeds,
+    ) -> None:
+        self._base = list(dict.fromkeys(base))
+        self._rng = random.Random(seed)
+        self._variants = [(prefix, suffix) for suffix in suffixes for prefix in prefixes]
+        self._key = key or (lambda text: text)
+        self._texts = self._generate()
+        self._seen: set[str] = set()
+
+    def _generate(self) -> Iterator[str]:
+        for prefix, suffix in self._variants:
+            order = list(self._base)
+            self._rng.shuffle(order)
+            for text in order:
+                yield f"{prefix}{text}{suffix}"
+
+    def take(self, count: int) -> list[str]:
+        taken: list[str] = []
+        while len(taken) < count:
+            text = next(self._texts, None)
+            if text is None:
+                raise SystemExit(f"only {len(self._seen)} distinct texts for this benchmark: ask for fewer calls")
+            if (key := self._key(text)) not in self._seen:
+                self._seen.add(key)
+                taken.append(text)
+        return taken
+
+
+def rephrase_repeats(
+    texts: Iterable[str],
+    *,
+    prefixes: tuple[str, ...] = QUESTION_PREFIXES,
+    suffixes: tuple[str, ...] = QUESTION_SUFFIXES,
+    key: Callable[[str], str] | None = memory_embeds,
+) -> list[str]:
+    """``texts`` as drawn (their mix of topics kept), one whose ``key`` (see ``UniqueTexts``) was
+    already given rephrased with the first (prefix, suffix) pair that makes it new, so each
+    embedding is computed once."""
+    variants = [(prefix, suffix) for suffix in suffixes for prefix in prefixes]
+    embedded = key or (lambda text: text)
+    seen: set[str] = set()
+    unique = []
+    for text in texts:
+        new = next((f"{p}{text}{s}" for p, s in variants if embedded(f"{p}{text}{s}") not in seen), None)
+        if new is None:
+            raise SystemExit(f"{text!r} drawn more than {len(variants)} times: ask for fewer calls")
+        seen.add(embedded(new))
+        unique.append(new)
+    return unique
+
+
+class EmbeddingCacheMeter:
+    """Hits and misses of the services' LRUs of query embeddings over a phase, read from their
+    Prometheus pages (``lore_embedding_cache_{hits,misses}_total``): that the timed calls were
+    not answered from the cache, printed by ``line``. ``addresses``: service → host:port of its
+    /metrics page; ``of_env`` takes the memory and observations services' from a stack's
+    environment (``LORE_<SVC>_METRICS_ADDR``), and counts nothing when neither is set."""
+
+    SERVICES = ("memory", "observations")
+
+    def __init__(self, addresses: dict[str, str]) -> None:
+        self.addresses = addresses
+        self._start: dict[str, tuple[float, float]] = {}
+
+    @classmethod
+    def of_env(cls, env: dict[str, str]) -> EmbeddingCacheMeter:
+        return cls(
+            {
+                name: env[f"LORE_{name.upper()}_METRICS_ADDR"]
+                for name in cls.SERVICES
+                if env.get(f"LORE_{name.upper()}_METRICS_ADDR")
+            }
+        )
+
+    def _read(self) -> dict[str, tuple[float, float]]:
+        import httpx
+
+        counts = {}
+        for name, address in self.addresses.items():
+            page = httpx.get(f"http://{address}/metrics", timeout=10).text
+            values = dict(line.rsplit(" ", 1) for line in page.splitlines() if line.startswith("lore_embedding_cache_"))
+            hits = float(values.get("lore_embedding_cache_hits_total", "nan"))
+            counts[name] = (hits, float(values.get("lore_embedding_cache_misses_total", "nan")))
+        return counts
+
+    def start(self) -> None:
+        self._start = self._read()
+
+    def line(self, indent: str = "  ") -> str:
+        """``query-embedding cache since the phase's start: memory 0 hits, 60 misses; …``."""
+        now = self._read()
+        parts = [
+            f"{name} {hits - self._start[name][0]:.0f} hits, {misses - self._start[name][1]:.0f} misses"
+            for name, (hits, misses) in now.items()
+        ]
+        return f"{indent}query-embedding cache since the phase's start: {'; '.join(parts) or 'not read'}"
 
 
 IDLE_WINDOW_S = 0.5  # services are idle again after two windows in a row each under IDLE_CORES

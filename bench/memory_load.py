@@ -4,10 +4,16 @@
 
 Starts its own memory service process (bench/memory_process.py), Remembers ``--items``
 synthetic facts in one org (batches of 100, ``--writers`` concurrent writers), then runs
-``--queries`` hybrid Recalls (k=10, query embedding included, record_access false) from
-``--clients`` concurrent clients and prints throughput, p50/p95/p99, the CPU per call of the
-service and its stores (bench.measure.CpuMeter: from the phase's start until they are idle again)
-and the service's RSS.
+``--queries`` hybrid Recalls (k=10, query embedding included, default options: access recorded,
+by the service's write-behind) from ``--clients`` concurrent clients and prints throughput,
+p50/p95/p99, the CPU per call of the service and its stores (bench.measure.CpuMeter: from the
+phase's start until they are idle again, the access flushes included) and the service's RSS.
+Every Recall of the run, warm-up included, asks a text of its own, so none is answered from the
+service's query-embedding cache: bench.measure.UniqueTexts over 216 questions about the facts'
+people and things, then the same with a prefix or suffix ("Remind me: Who collects orchids?
+thanks!"), one per text the service embeds (it leaves the names out: "What about Ana and orchids?"
+and "What about Ben and orchids?" are one). The cache's hits and misses over the Recalls are
+printed (bench.measure.EmbeddingCacheMeter).
 With ``--optimize-wait N`` it measures again after N seconds, once the background optimiser
 (LORE_QDRANT_OPTIMIZE_SECONDS, set to 5 here) has indexed the shard.
 """
@@ -23,7 +29,8 @@ import time
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
-from measure import CpuMeter, percentile, rss_breakdown
+from lore_devstack import free_port
+from measure import CpuMeter, EmbeddingCacheMeter, UniqueTexts, percentile, rss_breakdown
 from memory_process import memory_service
 
 METADATA = (("x-lore-org-id", "bench-load"), ("x-lore-principal", "bench"))
@@ -44,6 +51,10 @@ THINGS = [
 ]
 VERBS = ["loves", "is learning about", "collects", "writes a blog on", "was gifted", "dislikes"]
 USERS = 50
+QUESTIONS = [
+    *(f"Who {verb} {thing}?" for verb in VERBS for thing in THINGS),
+    *(f"What about {name} and {thing}?" for name in NAMES for thing in THINGS),
+]
 
 
 def fact(rng: random.Random) -> tuple[str, str]:
@@ -83,16 +94,16 @@ async def ingest(stub, items: int, writers: int) -> float:
     return items / (time.perf_counter() - began)
 
 
-async def recall_load(stub, queries: int, clients: int) -> tuple[float, list[float]]:
-    rng = random.Random(5)
-    work = [(f"Who {rng.choice(VERBS)} {rng.choice(THINGS)}?", f"user-{rng.randrange(USERS)}") for _ in range(queries)]
+async def recall_load(stub, texts: list[str], clients: int, rng: random.Random) -> tuple[float, list[float]]:
+    """A Recall of each of ``texts``, each by a user picked at random, over ``clients`` clients."""
+    work = [(text, f"user-{rng.randrange(USERS)}") for text in texts]
     latencies: list[float] = []
 
     async def client(share: list[tuple[str, str]]) -> None:
         for query, user in share:
             started = time.perf_counter()
             await stub.Recall(
-                pb.RecallRequest(query=query, scope=scope_pb2.Scope(user_id=user), k=10, record_access=False),
+                pb.RecallRequest(query=query, scope=scope_pb2.Scope(user_id=user), k=10),
                 metadata=METADATA,
                 timeout=30,
             )
@@ -100,7 +111,7 @@ async def recall_load(stub, queries: int, clients: int) -> tuple[float, list[flo
 
     began = time.perf_counter()
     await asyncio.gather(*(client(work[n::clients]) for n in range(clients)))
-    return queries / (time.perf_counter() - began), latencies
+    return len(work) / (time.perf_counter() - began), latencies
 
 
 def line(label: str, throughput: float, latencies: list[float]) -> str:
@@ -118,7 +129,9 @@ async def main() -> None:
     parser.add_argument("--queries", type=int, default=400)
     parser.add_argument("--optimize-wait", type=float, default=0.0)
     args = parser.parse_args()
-    async with memory_service({"LORE_QDRANT_OPTIMIZE_SECONDS": "5"}) as service:
+    metrics = f"127.0.0.1:{free_port()}"
+    cache = EmbeddingCacheMeter({"memory": metrics})
+    async with memory_service({"LORE_QDRANT_OPTIMIZE_SECONDS": "5", "LORE_MEMORY_METRICS_ADDR": metrics}) as service:
         async with service.channel() as channel:
             stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
             meter = CpuMeter.of_children(service.root)
@@ -126,9 +139,11 @@ async def main() -> None:
             rate = await ingest(stub, args.items, args.writers)
             print(f"ingest {args.items} items (batches of 100, {args.writers} writers): {rate:.0f} items/s")
             print((await meter.stop_async(args.items)).line(unit="item"))
-            await recall_load(stub, 20, 1)  # warm-up
+            texts, users = UniqueTexts(QUESTIONS, seed=5), random.Random(5)
+            cache.start()
+            await recall_load(stub, texts.take(20), 1, users)  # warm-up, with texts of its own
             meter.start()
-            throughput, latencies = await recall_load(stub, args.queries, args.clients)
+            throughput, latencies = await recall_load(stub, texts.take(args.queries), args.clients, users)
             print(
                 line(f"recall at {args.items} items, {args.clients} clients, right after ingest", throughput, latencies)
             )
@@ -136,11 +151,12 @@ async def main() -> None:
             if args.optimize_wait:
                 await asyncio.sleep(args.optimize_wait)
                 meter.start()
-                throughput, latencies = await recall_load(stub, args.queries, args.clients)
+                throughput, latencies = await recall_load(stub, texts.take(args.queries), args.clients, users)
                 print(
                     line(f"recall after {args.optimize_wait:.0f} s of background optimisation", throughput, latencies)
                 )
                 print((await meter.stop_async(args.queries)).line())
+            print(cache.line("every Recall, warm-up included: "))
             print(f"memory service RSS: {rss_breakdown(service.pid)}")
 
 

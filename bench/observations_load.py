@@ -8,6 +8,14 @@ read figures are for the table's size, the write figures for Observe itself. Eac
 CPU per call of the service and its Postgres (bench.measure.CpuMeter: from the phase's start until
 they are idle again).
 
+Every Search of the run, warm-up included, asks a text of its own, so none is answered from the
+service's query-embedding cache: questions are drawn as before (half about a team's topic, half a
+Zipf-drawn name and a topic) and a text drawn again is rephrased with a prefix or suffix
+(bench.measure.rephrase_repeats: "Remind me: what about the billing launch? thanks!"; this service
+embeds a query as written). The warm-up's 50 are drawn apart from the measured 400, and the
+cache's hits and misses over them are printed (bench.measure.EmbeddingCacheMeter). Query has no
+text; its warm-up is its first 50 requests, as before.
+
     .venv/bin/python -m bench.observations_load --observations 100000
 """
 
@@ -29,7 +37,7 @@ from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 from lore_cli.service_calls import dial
 
-from bench.measure import CpuMeter, percentile, rss_mib
+from bench.measure import CpuMeter, EmbeddingCacheMeter, percentile, rephrase_repeats, rss_mib
 from bench.memory_process import _wait_serving
 
 TENANT = (("x-lore-org-id", "org-bench"), ("x-lore-principal", "bench"))
@@ -194,7 +202,9 @@ async def run(observations: int, observe_calls: int, clients: int) -> None:
                 LORE_LOG_LEVEL="WARNING",
                 LORE_REVALIDATION_INTERVAL_SECONDS="0",
                 LORE_SERVICE_TOKEN=secrets.token_hex(32),
+                LORE_OBSERVATIONS_METRICS_ADDR=f"127.0.0.1:{free_port()}",
             )
+            cache = EmbeddingCacheMeter.of_env(env)
             log = root / "observations.log"
             with open(log, "wb") as output:
                 process = await asyncio.create_subprocess_exec(
@@ -232,13 +242,17 @@ async def run(observations: int, observe_calls: int, clients: int) -> None:
                     meter.start()
                     print(line(f"Query, {clients} clients", await read_load(stub.QueryObservations, queries, clients)))
                     print((await meter.stop_async(len(queries))).line())
-                    searches = [pb.SearchObservationsRequest(query=_question(rng), k=10) for _ in range(400)]
-                    await read_load(stub.SearchObservations, searches[:50], clients)
+                    texts = rephrase_repeats((_question(rng) for _ in range(450)), key=None)  # embedded as written
+                    searches = [pb.SearchObservationsRequest(query=text, k=10) for text in texts[50:]]
+                    warm_up = [pb.SearchObservationsRequest(query=text, k=10) for text in texts[:50]]
+                    cache.start()
+                    await read_load(stub.SearchObservations, warm_up, clients)
                     meter.start()
                     print(
                         line(f"Search, {clients} clients", await read_load(stub.SearchObservations, searches, clients))
                     )
                     print((await meter.stop_async(len(searches))).line())
+                    print(cache.line("every Search, warm-up included: "))
                     print(f"service RSS {rss_mib(process.pid):.0f} MiB")
             finally:
                 process.terminate()

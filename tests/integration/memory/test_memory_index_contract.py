@@ -748,3 +748,15 @@ async def test_where_said_reads_the_sessions_and_times_of_the_messages_asked_in_
         second.id: ("s-2", second.valid_at, second.created_at),
     }
     assert await memory_index.where_said(org, []) == {}
+
+
+async def test_access_counts_reads_the_stored_counts_of_the_orgs_items_only(memory_index) -> None:
+    org, other_org = new_org(), new_org()
+    used, fresh = make_item(org, "first", access_count=3), make_item(org, "second")
+    elsewhere = make_item(other_org, "third", access_count=7)
+    await memory_index.upsert([used, fresh, elsewhere], random_units(3, seed=8))
+
+    counts = await memory_index.access_counts(org, [used.id, fresh.id, elsewhere.id, str(uuid.uuid4()), "not-a-uuid"])
+
+    assert counts == {used.id: 3, fresh.id: 0}
+    assert await memory_index.access_counts(org, []) == {}

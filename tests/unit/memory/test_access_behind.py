@@ -213,3 +213,15 @@ async def test_the_recall_rpc_hands_its_hits_over_only_when_asked_to_record_them
     told = await answer_recall("org-a", "bees", Scope(user_id="u-1"), 5, use=RECALL, include_embeddings=True, **asked)
     assert behind.stats.offered == 1 and set(told.vectors) == {item.id}
     assert told.vectors[item.id].shape == told.query_vector.shape
+
+
+async def test_an_item_erased_between_its_use_and_the_flush_is_written_nothing() -> None:
+    index, access_log = InMemoryMemoryIndex(), RecordingAccessLog()
+    (item,) = await written(index, "Ada keeps bees.")
+    behind = behind_over(index, access_log)
+
+    behind.offer("org-a", [item], RECALL)
+    await index.delete_scope("org-a", Scope(user_id="u-1"))
+    await behind.flush()
+
+    assert await index.get("org-a", [item.id]) == [] and behind.stats.written == 0

@@ -128,6 +128,15 @@ class QdrantMemoryIndex(QdrantEngine):
         page, _ = await self._scroll(Scroll("read where said", matching, len(matching.ids or ()), payload=SAID_FIELDS))
         return {place.id: place for point in page if (place := said_from_payload(point.payload)) is not None}
 
+    async def access_counts(self, org_id: str, ids: Sequence[str]) -> dict[str, int]:
+        matching = _among(org_id, ids)
+        if matching is None:
+            return {}
+        page, _ = await self._scroll(
+            Scroll("read access counts", matching, len(matching.ids or ()), payload=("id", "access_count"))
+        )
+        return {str(point.payload["id"]): int(point.payload.get("access_count") or 0) for point in page}
+
     async def said_in_session(
         self,
         org_id: str,

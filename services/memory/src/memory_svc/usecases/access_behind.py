@@ -4,10 +4,11 @@ written by one background flusher per process, not before a read answers.
 A Recall (and a RecordAccess, for the counters) hands what it used to ``AccessWriteBehind.offer``,
 which never waits: the entries wait in a bounded buffer, and every ``interval`` (and on shutdown)
 the flusher writes them in batches — per org, one access-log insert for the rows, one read of the
-items and one payload write of their ``access_count``, ``last_accessed_at`` and
-``current_salience``. Items are read again at the flush and each gains the accesses recorded for it
-since, so two Recalls of one item in one interval count twice, and a counter is only ever written
-by this flusher in its process (no read-modify-write race between requests).
+items' stored ``access_count`` (that field only) and one payload write of their ``access_count``,
+``last_accessed_at`` and ``current_salience``. Each item gains the accesses recorded for it since
+the last flush on the count stored at the flush, so two Recalls of one item in one interval count
+twice, and a counter is only ever written by this flusher in its process (no read-modify-write race
+between requests); an item erased meanwhile is written nothing.
 
 At most once: a crash loses at most one interval's entries, a full buffer drops the newest offer,
 and a failed flush drops its batch; each is counted (``AccessBehindStats``, exported as metrics)
@@ -49,11 +50,16 @@ class AccessBehindStats:
 
 @dataclass(frozen=True, slots=True)
 class _Used:
-    """One use of one item: ``row`` is the access-log row still to write (None: already written)."""
+    """One use of one item (as read when used): ``row`` is the access-log row still to write (None:
+    already written)."""
 
-    memory_id: str
+    item: MemoryItem
     accessed_at: datetime
     row: Access | None
+
+    @property
+    def memory_id(self) -> str:
+        return self.item.id
 
 
 @dataclass
@@ -81,7 +87,7 @@ class AccessWriteBehind:
             return
         now = self.clock.now()
         self._pending[org_id].extend(
-            _Used(item.id, now, None if logged else access.entry(item.id, item.scope.user_id, now)) for item in items
+            _Used(item, now, None if logged else access.entry(item.id, item.scope.user_id, now)) for item in items
         )
         self.stats.pending += len(items)
 
@@ -118,9 +124,13 @@ class AccessWriteBehind:
         recorded.update(entry.memory_id for entry in used if entry.row is None)
         if not recorded:
             return
-        last = {entry.memory_id: entry.accessed_at for entry in sorted(used, key=lambda entry: entry.accessed_at)}
-        items = await self.index.get(org_id, list(recorded))
-        refreshed = [_refreshed(item, recorded[item.id], last[item.id]) for item in items]
+        last = {entry.memory_id: entry for entry in sorted(used, key=lambda entry: entry.accessed_at)}
+        # The counts as stored now (one field: the items are not read again); an item erased since
+        # its use is absent and written nothing.
+        stored = await self.index.access_counts(org_id, list(recorded))
+        refreshed = [
+            _refreshed(last[key].item, count + recorded[key], last[key].accessed_at) for key, count in stored.items()
+        ]
         try:
             await self.catalog.replace_payloads(org_id, refreshed, ACCESS_FIELDS)
         except FailedPrecondition as error:
@@ -132,8 +142,8 @@ class AccessWriteBehind:
         self.stats.written += len(refreshed)
 
 
-def _refreshed(item: MemoryItem, uses: int, last: datetime) -> MemoryItem:
-    count = item.access_count + uses
+def _refreshed(item: MemoryItem, count: int, last: datetime) -> MemoryItem:
+    """``item`` with its access fields (the only ones written) at ``count`` uses, the last at ``last``."""
     return dataclasses.replace(
         item,
         access_count=count,

@@ -88,6 +88,11 @@ class MemoryIndex(Protocol):
         said, by id (the others, and unknown ids, are absent): a few fields, not the items."""
         ...
 
+    async def access_counts(self, org_id: str, ids: Sequence[str]) -> dict[str, int]:
+        """The stored ``access_count`` of each item of ``org_id`` with these ids (unknown ids are
+        absent): one field, not the items, for the access flusher."""
+        ...
+
     async def said_in_session(
         self,
         org_id: str,

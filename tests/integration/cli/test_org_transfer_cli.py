@@ -34,6 +34,7 @@ from lore_cli import org_ids, org_transfer
 
 from tests.backends import fresh_migrated_database
 from tests.grpc_harness import SERVICE_TOKEN_ENV, start_service
+from tests.polling import eventually
 
 LORE = str(Path(__file__).resolve().parents[3] / ".venv/bin/lore")
 SUPPORT, CONTRADICT = opb.EVIDENCE_STANCE_SUPPORT, opb.EVIDENCE_STANCE_CONTRADICT
@@ -100,6 +101,12 @@ async def build_rich_org(stubs: Stubs, org: str) -> dict[str, str]:
     )
     ids = [memory.id for memory in remembered.memories]
     await stubs.memory.RecordAccess(mpb.RecordAccessRequest(memory_ids=[ids[2]], reason="client"), metadata=meta)
+
+    async def counted() -> bool:  # the counters follow the answer, within LORE_ACCESS_FLUSH_SECONDS
+        found = await stubs.memory.GetMemory(mpb.GetMemoryRequest(id=ids[2]), metadata=meta)
+        return found.memory.access_count == 1
+
+    await eventually(counted, timeout=10, what="the access was not counted")
     consolidated = await stubs.memory.RunConsolidation(
         mpb.RunConsolidationRequest(scope=scope_pb2.Scope(user_id="u-1"), threshold=0.9), metadata=meta
     )

@@ -225,3 +225,26 @@ async def test_an_item_erased_between_its_use_and_the_flush_is_written_nothing()
     await behind.flush()
 
     assert await index.get("org-a", [item.id]) == [] and behind.stats.written == 0
+
+
+async def test_a_flush_failing_part_way_counts_only_what_it_did_not_write(monkeypatch) -> None:
+    import memory_svc.usecases.access_behind as behind_module
+
+    class FailingSecondWrite(InMemoryMemoryIndex):
+        writes = 0
+
+        async def replace_payloads(self, org_id, items, fields=None):
+            FailingSecondWrite.writes += 1
+            if FailingSecondWrite.writes == 2:
+                raise errors.DependencyUnavailable("qdrant", "down")
+            await super().replace_payloads(org_id, items, fields)
+
+    monkeypatch.setattr(behind_module, "WRITE_CHUNK", 2)
+    index = FailingSecondWrite()
+    items = await written(index, "one fact", "another fact", "a third fact")
+    behind = behind_over(index)
+
+    behind.offer("org-a", items, RECALL)
+    await behind.flush()
+
+    assert (behind.stats.written, behind.stats.dropped_failed) == (2, 1)

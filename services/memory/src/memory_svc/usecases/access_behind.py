@@ -98,11 +98,13 @@ class AccessWriteBehind:
             pending, self._pending = self._pending, defaultdict(list)
             self.stats.pending = 0
             for org_id, used in pending.items():
+                written: set[str] = set()
                 try:
-                    await self._write(org_id, used)
+                    await self._write(org_id, used, written)
                 except Exception:
-                    self.stats.dropped_failed += len(used)
-                    log.exception("access records lost: the flush failed", extra={"org_id": org_id, "lost": len(used)})
+                    lost = sum(1 for entry in used if entry.memory_id not in written)
+                    self.stats.dropped_failed += lost
+                    log.exception("access records lost: the flush failed", extra={"org_id": org_id, "lost": lost})
 
     async def run_forever(self) -> None:
         """Flush every ``interval`` until cancelled; the final flush is ``close``'s."""
@@ -113,7 +115,9 @@ class AccessWriteBehind:
     async def close(self) -> None:
         await self.flush()
 
-    async def _write(self, org_id: str, used: Sequence[_Used]) -> None:
+    async def _write(self, org_id: str, used: Sequence[_Used], written: set[str]) -> None:
+        """Write ``used`` for ``org_id``, adding to ``written`` the items whose counters are written
+        (what a failure part-way did not lose)."""
         # A request replayed within one interval: its first rows only (the log would refuse the rest);
         # a use without a request id is never a replay.
         rows: dict[tuple[str, str], Access] = {}
@@ -146,6 +150,7 @@ class AccessWriteBehind:
                 log.warning("access counters not updated during a reindex", extra={"items": len(refreshed)})
                 return
             self.stats.written += len(refreshed)
+            written.update(item.id for item in refreshed)
 
 
 def _refreshed(item: MemoryItem, count: int, last: datetime) -> MemoryItem:

@@ -120,10 +120,6 @@ class InMemoryMemoryIndex:
     async def access_counts(self, org_id, ids):
         return {id_: self._items[(org_id, id_)][0].access_count for id_ in ids if (org_id, id_) in self._items}
 
-    async def where_said(self, org_id, ids):
-        found = [said_of(self._items[(org_id, id_)][0]) for id_ in ids if (org_id, id_) in self._items]
-        return {place.id: place for place in found if place is not None}
-
     async def said_in_session(
         self,
         org_id,

@@ -732,24 +732,6 @@ async def test_said_in_session_never_crosses_an_org_or_a_user(memory_index) -> N
     assert [place.id for place in recent] == [mine.id]
 
 
-async def test_where_said_reads_the_sessions_and_times_of_the_messages_asked_in_the_org(memory_index) -> None:
-    org, other_org = new_org(), new_org()
-    first, second = message(org, "s-1", 1), message(org, "s-2", 2)
-    fact, unsessioned = message(org, "s-1", 3, memory_type=MemoryType.FACT), message(org, "", 4)
-    elsewhere = message(other_org, "s-1", 5)
-    await memory_index.upsert([first, second, fact, unsessioned, elsewhere], random_units(5, seed=7))
-
-    found = await memory_index.where_said(
-        org, [second.id, fact.id, unsessioned.id, elsewhere.id, str(uuid.uuid4()), "not-a-uuid", first.id]
-    )
-
-    assert {key: (place.session_id, place.valid_at, place.created_at) for key, place in found.items()} == {
-        first.id: ("s-1", first.valid_at, first.created_at),
-        second.id: ("s-2", second.valid_at, second.created_at),
-    }
-    assert await memory_index.where_said(org, []) == {}
-
-
 async def test_access_counts_reads_the_stored_counts_of_the_orgs_items_only(memory_index) -> None:
     org, other_org = new_org(), new_org()
     used, fresh = make_item(org, "first", access_count=3), make_item(org, "second")

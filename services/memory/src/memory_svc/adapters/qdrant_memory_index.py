@@ -121,13 +121,6 @@ class QdrantMemoryIndex(QdrantEngine):
         # Point ids are the items' canonical UUID strings (memory_payload.point_id).
         return [(hit.id, hit.score) for hit in hits]
 
-    async def where_said(self, org_id: str, ids: Sequence[str]) -> dict[str, Said]:
-        matching = _among(org_id, ids)
-        if matching is None:
-            return {}
-        page, _ = await self._scroll(Scroll("read where said", matching, len(matching.ids or ()), payload=SAID_FIELDS))
-        return {place.id: place for point in page if (place := said_from_payload(point.payload)) is not None}
-
     async def access_counts(self, org_id: str, ids: Sequence[str]) -> dict[str, int]:
         matching = _among(org_id, ids)
         if matching is None:

@@ -4,8 +4,8 @@ lift each other. Pure: no I/O.
 A question and the turn that answers it are often two turns of one conversation, and only one of
 them shares the question's words; the turns of the session where the conversation was about the
 question hold most of its evidence. So Recall reads the best candidates first (the window,
-``max(2k, 8)`` of them), then every message of the ``whole_sessions`` sessions with the best
-messages in the window (where each was said, not its text: ``MemoryIndex.said_in_session``), and
+``max(2k, 8)`` of them), then where every message of the ``whole_sessions`` sessions with the best
+messages in the window was said (not its text: ``MemoryIndex.said_in_session``), and
 each ``message`` memory of a session (``provenance.session_id``) among those gains
 
     lift = neighbours · max over the session's other messages known at most ``window`` places from

@@ -152,6 +152,8 @@ def conversation_order(
     """Every candidate, and one (relevance 0) for each message of ``said`` that neither search found,
     each with the lift its conversation gives it (``conversation.lifts`` over ``said``), most
     promising first: relevance + lift, ties by id."""
+    if not said:  # nothing said together: the order is the fused one
+        return list(candidates)
     gained = lifts({candidate.id: candidate.relevance for candidate in candidates}, said, weights.conversation)
     found = {candidate.id for candidate in candidates}
     everyone = [*candidates, *(Candidate(id=key) for key in said if key not in found)]

@@ -110,7 +110,6 @@ class GuardedMemoryIndex(_Switchable):
     search = _guarded("search", uses_vectors=True)
     search_lexical = _guarded("search_lexical", uses_vectors=True)
     get = _guarded("get")
-    where_said = _guarded("where_said")
     access_counts = _guarded("access_counts")
     said_in_session = _guarded("said_in_session")
     # Vectors of another model would be compared with this model's: refuse, like a search.

@@ -83,11 +83,6 @@ class MemoryIndex(Protocol):
         over the whole collection (Qdrant's IDF modifier). Items without a shared term are not returned."""
         ...
 
-    async def where_said(self, org_id: str, ids: Sequence[str]) -> dict[str, Said]:
-        """Where each of the items of ``org_id`` with these ids that is a message of a session was
-        said, by id (the others, and unknown ids, are absent): a few fields, not the items."""
-        ...
-
     async def access_counts(self, org_id: str, ids: Sequence[str]) -> dict[str, int]:
         """The stored ``access_count`` of each item of ``org_id`` with these ids (unknown ids are
         absent): one field, not the items, for the access flusher."""

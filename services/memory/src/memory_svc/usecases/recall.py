@@ -12,9 +12,9 @@ the first ``max(2k, 8)`` candidates and the sessions of their best messages, rea
 (``domain/conversation.py``; 0 elsewhere).
 
 The searches return ids and scores only: reading a point's payload costs far more than
-finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). First where the
-window's messages were said is read (a few payload fields, not the items), then where every message
-of its best session was said (one small read), which fixes every lift; then items are read most
+finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). The window is
+read first (nearly always needed), then where every message of its best session was said (a few
+payload fields, one small read), which fixes every lift; then the unread items are read most
 promising first, a chunk
 (``max(2k, 8)``) at a time, until no unread candidate can still reach the k-th score (salience and
 importance are capped at 1, so relevance + lift bounds the final score): the result is exactly
@@ -37,10 +37,10 @@ from lore_runtime.clock import Clock
 from opentelemetry import trace
 
 from memory_svc.domain import limits
-from memory_svc.domain.conversation import SESSION_READ_LIMIT, Said, sessions_to_read, window_size
+from memory_svc.domain.conversation import SESSION_READ_LIMIT, Said, said_of, sessions_to_read, window_size
 from memory_svc.domain.dense_query import dense_query
 from memory_svc.domain.lexical import encode_query
-from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch, ScoredMemory
+from memory_svc.domain.model import MemoryStatus, MemoryType, Scope, ScopeMatch, ScoredMemory
 from memory_svc.domain.ranking import (
     DEFAULT_WEIGHTS,
     Candidate,
@@ -188,23 +188,25 @@ async def _best_k(
     """The top ``k`` of ``candidates`` (most relevant first) with their conversations' lift, reading
     as few items as the bound allows; also returns how many were read."""
     chunk_size = window_size(k)
+    window = candidates[:chunk_size]
+    items = {item.id: item for item in await index.get(org_id, [candidate.id for candidate in window])}
     ordered = list(candidates)
     if weights.conversation.lifts_anything:
-        window = candidates[:chunk_size]
-        said = await index.where_said(org_id, [candidate.id for candidate in window])
+        said = {key: place for key, item in items.items() if (place := said_of(item)) is not None}
         relevance = {candidate.id: candidate.relevance for candidate in window}
         sessions = sessions_to_read(relevance, said, weights.conversation)
         for told in await asyncio.gather(*(read_session(session) for session in sessions)):
             said |= whole_session(told)
         ordered = conversation_order(candidates, said, weights)
-    items: dict[str, MemoryItem] = {}
     kept: list[ScoredMemory] = []
     position = 0
     while position < len(ordered):
         if len(kept) >= k and best_possible_score(ordered[position], weights) < kept[k - 1].score:
             break
         chunk = ordered[position : position + chunk_size]
-        items |= {item.id: item for item in await index.get(org_id, [candidate.id for candidate in chunk])}
+        unread = [candidate.id for candidate in chunk if candidate.id not in items]
+        if unread:
+            items |= {item.id: item for item in await index.get(org_id, unread)}
         position += len(chunk)
         kept = best_first([*kept, *rank(chunk, items, now, len(chunk), weights, min_salience)], k)
     return kept, len(items)

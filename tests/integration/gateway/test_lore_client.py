@@ -111,6 +111,44 @@ async def test_messages_written_with_their_session_come_back_with_it_and_the_rep
     assert {hit.memory.id for hit in hits} == {memory.id for memory in written}  # said together, found together
 
 
+async def test_a_session_id_reaches_neither_another_user_nor_another_org(gateway, migrated_pg):
+    """Two orgs hold the same messages of u-ines. In org "shared", another user wrote messages under
+    u-ines's session id that match the question better, and so did u-ines of a third org; in org
+    "apart", the same intruding messages carry another session id. Lexical IDF spans every org (a
+    documented choice that changes order, never what a tenant sees), so both orgs see the same
+    statistics: if a session reached across a wall, the two searches would differ."""
+    mine = ["Ines: I finally adopted a greyhound from the rescue.", "Tomasz: What did you call her?",
+            "Ines: Pixel, after the old arcade game.", "Ines: The rescue boat was late again."]  # fmt: skip
+    better = "Adopted greyhound from the rescue: adopted greyhound rescue."
+
+    def messages(texts: list[str], session: str) -> list[NewMemory]:
+        return [NewMemory(content=text, memory_type="message", session_id=session, valid_at=f"2026-03-01T10:00:0{n}Z")
+                for n, text in enumerate(texts)]  # fmt: skip
+
+    async def client_of(org: str) -> LoreClient:
+        key = await _create_key(migrated_pg.owner_dsn, org)
+        return LoreClient("http://gateway", key, transport=httpx.ASGITransport(app=gateway))
+
+    orgs = {name: f"org-{name}-{uuid.uuid4().hex[:8]}" for name in ("shared", "apart", "third")}
+    async with await client_of(orgs["shared"]) as shared, await client_of(orgs["apart"]) as apart:
+        async with await client_of(orgs["third"]) as third:
+            for client, intruding_session in ((shared, "s-ines"), (apart, "s-elsewhere")):
+                await client.remember(messages(mine, "s-ines"), scope="u-ines")
+                await client.remember(messages([better] * 4, intruding_session), scope="u-tomasz")
+            theirs = await third.remember(messages([better] * 4, "s-ines"), scope="u-ines")
+
+            async def ranked(client: LoreClient) -> list[tuple[float, str]]:
+                hits = await client.search("adopted greyhound rescue", "u-ines", k=10, record_access=False)
+                return sorted((-round(hit.score, 6), hit.memory.content) for hit in hits)
+
+            seen_by_shared, seen_by_apart = await ranked(shared), await ranked(apart)
+            third_hits = await third.search("adopted greyhound rescue", "u-ines", k=10, record_access=False)
+
+    assert sorted(content for _, content in seen_by_shared) == sorted(mine)  # no intruder appears
+    assert seen_by_shared == seen_by_apart  # and none lifts or lowers u-ines's messages
+    assert {hit.memory.id for hit in third_hits} == {memory.id for memory in theirs}
+
+
 async def test_an_observation_is_created_then_supported_and_confirmed(lore):
     evidence = NewEvidence(source_id="turn-17", excerpt="I'd pick Postgres, I need ACID", weight=1.0)
     arguments = {

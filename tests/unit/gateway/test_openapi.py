@@ -1,8 +1,14 @@
 """The OpenAPI document says what the gateway answers (found by tests/integration/gateway/test_fuzz.py)."""
 
+import re
+
 import jsonschema_rs
+import pytest
+from fastapi import FastAPI
+from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from lore_client import LoreClient
 from lore_runtime.settings import load_settings
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
@@ -91,3 +97,91 @@ def test_the_answer_schema_is_the_response_message_printed_with_every_field():
     memory = answer["example"]["results"][0]["memory"]
     assert memory["memoryType"] == "MEMORY_TYPE_FACT"
     assert memory["provenance"]["consolidatedFrom"] == []  # defaults printed, as the gateway prints them
+
+
+# Operation ids are part of the contract (generated SDKs name their methods after them): one scheme,
+# `<tag>.<lowerCamel route name>` (gateway_svc/api/operation_ids.py), and a change here breaks clients.
+OPERATION_IDS = {
+    "GET /metrics": "health.metrics",
+    "GET /healthz": "health.healthz",
+    "GET /readyz": "health.readyz",
+    "GET /v1/status": "health.status",
+    "POST /v1/memories": "memories.remember",
+    "GET /v1/memories": "memories.listMemories",
+    "POST /v1/memories:search": "memories.search",
+    "GET /v1/memories/{memory_id}": "memories.getMemory",
+    "PATCH /v1/memories/{memory_id}": "memories.updateMemory",
+    "DELETE /v1/memories/{memory_id}": "memories.forgetMemory",
+    "GET /v1/episodes": "memories.listEpisodes",
+    "GET /v1/open-threads": "memories.listOpenThreads",
+    "POST /v1/open-threads/{episode_id}/{thread_index}:resolve": "memories.resolveThread",
+    "GET /v1/observations": "observations.queryObservations",
+    "POST /v1/observations:search": "observations.searchObservations",
+    "POST /v1/observations:observe": "observations.observe",
+    "GET /v1/observations/{observation_id}": "observations.getObservation",
+    "GET /v1/observations/{observation_id}/history": "observations.observationHistory",
+    "POST /v1/observations/{observation_id}:confirm": "observations.confirmObservation",
+    "POST /v1/observations/{observation_id}:contradict": "observations.contradictObservation",
+    "GET /v1/engagement": "engagement.getEngagement",
+    "POST /v1/engagement/hypotheses": "engagement.formHypothesis",
+    "POST /v1/engagement/hypotheses/{hypothesis_id}/evidence": "engagement.addHypothesisEvidence",
+    "POST /v1/engagement/hypotheses/{hypothesis_id}:revise": "engagement.reviseHypothesis",
+    "POST /v1/engagement/hypotheses/{hypothesis_id}:promote": "engagement.promoteHypothesis",
+    "POST /v1/engagement/hypotheses/{hypothesis_id}:archive": "engagement.archiveHypothesis",
+    "POST /v1/engagement/unknowns": "engagement.addUnknown",
+    "POST /v1/engagement/unknowns/{unknown_id}:resolve": "engagement.resolveUnknown",
+    "POST /v1/engagement:advanceWeek": "engagement.advanceWeek",
+    "POST /v1/context:assemble": "context.assembleContext",
+    "GET /v1/memory/prime": "context.prime",
+    "POST /v1/sessions": "sessions.startSession",
+    "GET /v1/sessions": "sessions.listSessions",
+    "GET /v1/sessions/{session_id}": "sessions.getSession",
+    "POST /v1/sessions/{session_id}:end": "sessions.endSession",
+    "GET /v1/sessions/{session_id}/turns": "sessions.listTurns",
+    "POST /v1/sessions/{session_id}/turns": "sessions.processTurn",
+    "POST /v1/sessions/{session_id}/turns:import": "sessions.importTurns",
+    "POST /v1/subjects:forget": "erasure.forgetSubject",
+    "POST /v1/admin/decay:run": "admin.runDecay",
+    "POST /v1/admin/consolidation:run": "admin.runConsolidation",
+    "POST /v1/admin/revalidation:run": "admin.runRevalidation",
+    "POST /v1/admin/reindex": "admin.reindex",
+    "GET /v1/admin/jobs": "admin.jobStats",
+    "POST /v1/admin/jobs:retry": "admin.retryJobs",
+}
+# Operations the typed client does not wrap (probes, operator chores); every other id names its method.
+NOT_IN_THE_CLIENT = {
+    "health.metrics",
+    "health.healthz",
+    "health.readyz",
+    "memories.resolveThread",
+    "admin.runDecay",
+    "admin.runConsolidation",
+    "admin.runRevalidation",
+    "admin.reindex",
+    "admin.retryJobs",
+}
+
+
+def test_every_operation_id_is_its_section_and_the_client_method_name():
+    operations = dict(_operations(_document()))
+
+    assert {label: operation["operationId"] for label, operation in operations.items()} == OPERATION_IDS
+    for label, operation in operations.items():
+        section, _, action = operation["operationId"].partition(".")
+        assert section == operation["tags"][0] and re.fullmatch(r"[a-z][a-zA-Z]*", action), label
+        if operation["operationId"] not in NOT_IN_THE_CLIENT:
+            method = re.sub(r"[A-Z]", lambda letter: "_" + letter.group().lower(), action)
+            assert callable(getattr(LoreClient, method, None)), f"{label}: LoreClient.{method} is missing"
+
+
+def test_a_documented_route_without_a_tag_is_refused_when_the_app_is_built():
+    app = FastAPI(generate_unique_id_function=operation_id)
+
+    with pytest.raises(ValueError, match="/v1/untagged has no tag"):
+        app.get("/v1/untagged")(internal_probe)
+    app.get("/internal", include_in_schema=False)(internal_probe)
+    assert [route.unique_id for route in app.routes if getattr(route, "path", "") == "/internal"] == ["internalProbe"]
+
+
+async def internal_probe() -> dict[str, str]:
+    return {}

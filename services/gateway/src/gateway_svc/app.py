@@ -13,6 +13,7 @@ from gateway_svc import bootstrap
 from gateway_svc.api import errors, idempotency, metrics
 from gateway_svc.api.auth_failures import AuthFailureMiddleware
 from gateway_svc.api.openapi import with_error_responses, with_path_examples
+from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.api.request_ids import RequestIdMiddleware
 from gateway_svc.api.routes import admin, context, engagement, health, memories, observations, sessions, subjects
 from gateway_svc.api.server_timing import ServerTimingMiddleware
@@ -36,6 +37,7 @@ def create_app(
         version="1.0.0",
         summary="Memory for conversational agents: working memory, long-term memory, observations, context.",
         lifespan=lifespan,
+        generate_unique_id_function=operation_id,  # memories.remember, not remember_v1_memories_post
     )
 
     idempotency.install(app)  # before request_id, which then wraps it: its answers carry the request id

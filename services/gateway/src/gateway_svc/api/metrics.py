@@ -87,6 +87,7 @@ def install(app: FastAPI) -> GatewayMetrics:
 
     @app.get(
         "/metrics",
+        name="metrics",
         tags=["health"],
         summary="Prometheus metrics of the gateway (text format)",
         response_class=PlainTextResponse,  # documents text/plain; the page sets Prometheus' exact type

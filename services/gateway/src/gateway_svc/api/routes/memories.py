@@ -57,7 +57,7 @@ forward(
     router,
     "POST",
     "/v1/memories:search",
-    "recall",
+    "search",
     summary="Recall memories by meaning (MemoryService.Recall)",
     scopes=("memories:read",),
     rpc=MEMORY.rpc("Recall"),

@@ -1,6 +1,7 @@
 """apps/lore_cli, the `lore` command, is an application that imports service packages: its pyproject
 declares every distribution its code imports (and nothing it does not), so installing it alone brings
-what it needs, and its wheel builds."""
+what it needs, and its wheel builds. The embedded back ends of `lore up` (lore-devstack) are the `dev`
+extra, never a dependency: the service image installs lore-cli without them."""
 
 from __future__ import annotations
 
@@ -22,9 +23,21 @@ OWN = {"lore_cli", "__future__", *sys.stdlib_module_names}
 PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--disable-pip-version-check", "--quiet")
 
 
+def project() -> dict:
+    return tomllib.loads((APP / "pyproject.toml").read_text())["project"]
+
+
 def declared() -> set[str]:
-    project = tomllib.loads((APP / "pyproject.toml").read_text())["project"]
-    return {canonicalize_name(Requirement(text).name) for text in project["dependencies"]}
+    """Dependencies and extras: an extra is imported only by the commands that need it."""
+    extras = [text for group in project().get("optional-dependencies", {}).values() for text in group]
+    return {canonicalize_name(Requirement(text).name) for text in [*project()["dependencies"], *extras]}
+
+
+def test_the_dev_stack_is_the_dev_extra_and_no_dependency():
+    required = {canonicalize_name(Requirement(text).name) for text in project()["dependencies"]}
+
+    assert "lore-devstack" not in required
+    assert project()["optional-dependencies"]["dev"] == ["lore-devstack"]
 
 
 def imported_distributions() -> dict[str, set[str]]:

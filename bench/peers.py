@@ -245,6 +245,7 @@ async def ingest_lore(lore: Any, conversations: list[Conversation], side: Side) 
                     valid_at=t.said_at,
                     idempotency_key=uuid.uuid4().hex,
                     session_id=conversation.sessions[t.session],  # as a client writing its messages would
+                    speaker=t.speaker,
                 )
                 for t in batch
             ]

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from memory_svc.domain.conversation import ConversationLift, Said, lifts
+from memory_svc.domain.conversation import ConversationLift, Said, lifts, named_speaker
 from memory_svc.domain.dense_query import dense_query
 from memory_svc.domain.lexical import encode_document, encode_query, tokenize
 from memory_svc.domain.ranking import fuse
@@ -111,11 +111,11 @@ def relevance(lab: Lab, rows: np.ndarray, question: int, terms: dict[int, float]
 
 
 def lift_in_window(
-    score: np.ndarray, turns: Sequence[LocomoTurn], size: int, lift: ConversationLift, whole: int = 0
+    score: np.ndarray, turns: Sequence[LocomoTurn], size: int, lift: ConversationLift, whole: int, question: str
 ) -> np.ndarray:
-    """The service's lift (``conversation.lifts``) over the ``size`` best of ``score``, and over every
-    turn of the ``whole`` sessions with the best turns among them (read whole); a turn past them
-    keeps its score."""
+    """The service's lift (``conversation.lifts``, with the speaker ``question`` names among them)
+    over the ``size`` best of ``score``, and over every turn of the ``whole`` sessions with the best
+    turns among them (read whole); a turn past them keeps its score."""
     window = np.argsort(-score, kind="stable")[:size]
     if whole:
         best: dict[int, float] = {}
@@ -123,8 +123,11 @@ def lift_in_window(
             best.setdefault(turns[row].session, float(score[row]))
         read = sorted(best, key=lambda session: -best[session])[:whole]
         window = np.unique(np.r_[window, [row for row, turn in enumerate(turns) if turn.session in read]])
-    said = {str(row): Said(str(row), str(turns[row].session), turns[row].said_at, turns[row].said_at) for row in window}
-    lifted = lifts({str(row): float(score[row]) for row in window}, said, lift)
+    said = {
+        str(row): Said(str(row), str(turns[row].session), turns[row].said_at, turns[row].said_at, turns[row].speaker)
+        for row in window
+    }
+    lifted = lifts({str(row): float(score[row]) for row in window}, said, lift, named_speaker(question, said))
     final = score.copy()
     for key, value in lifted.items():
         final[int(key)] += value
@@ -177,24 +180,19 @@ class Variant:
             sessions = np.array([turn.session for turn in turns])
             final = score.copy()
             if self.in_window:
-                final = lift_in_window(
-                    score,
-                    turns,
-                    self.in_window,
-                    ConversationLift(self.neighbours, self.window, self.session),
-                    self.whole,
-                )
+                lift = ConversationLift(self.neighbours, self.window, self.session, speaker=self.speaker)
+                final = lift_in_window(score, turns, self.in_window, lift, self.whole, question.text)
             elif self.neighbours:
                 final += self.neighbours * around(score, sessions, self.window)
             if self.session and not self.in_window:
                 final += self.session * session_best(score, sessions)
-            if self.speaker:
-                named = {turn.speaker for turn in turns if turn.speaker.lower() in question.text.lower()}
-                if len(named) == 1:
-                    theirs = np.array([turn.speaker in named for turn in turns])
-                    if self.in_window:  # only the window's speakers are read
-                        theirs &= np.isin(np.arange(len(turns)), np.argsort(-score, kind="stable")[: self.in_window])
-                    final += self.speaker * theirs
+            if self.speaker and not self.in_window:
+                everyone = {
+                    str(row): Said(str(row), "", turn.said_at, turn.said_at, turn.speaker)
+                    for row, turn in enumerate(turns)
+                }
+                named = named_speaker(question.text, everyone)
+                final += self.speaker * np.array([bool(named) and turn.speaker == named for turn in turns])
             return [turns[i].dia_id for i in np.argsort(-final, kind="stable")]
 
         return ranked
@@ -202,7 +200,10 @@ class Variant:
 
 VARIANTS = [
     Variant("base (no lift)"),
-    Variant("Recall today (lift in 50)", neighbours=0.4, window=2, session=0.3, in_window=50),
+    Variant(
+        "Recall today (50, 1 whole, speaker)", neighbours=0.4, window=2, session=0.3, in_window=50, whole=1, speaker=0.2
+    ),
+    Variant("lift in 50 only (stop 32)", neighbours=0.4, window=2, session=0.3, in_window=50),
     Variant("lift in 100", neighbours=0.4, window=2, session=0.3, in_window=100),
     Variant("lift in 150", neighbours=0.4, window=2, session=0.3, in_window=150),
     Variant("lift in 50, 1 session whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=1),
@@ -210,6 +211,8 @@ VARIANTS = [
     Variant("lift in 50, 3 sessions whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=3),
     Variant("lift in 50, 5 sessions whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=5),
     Variant("lift in 100, 3 sessions whole", neighbours=0.4, window=2, session=0.3, in_window=100, whole=3),
+    Variant("  ... speaker 0.1", neighbours=0.4, window=2, session=0.3, in_window=50, whole=1, speaker=0.1),
+    Variant("  ... speaker 0.3", neighbours=0.4, window=2, session=0.3, in_window=50, whole=1, speaker=0.3),
     Variant("50, 3 whole + speaker", neighbours=0.4, window=2, session=0.3, in_window=50, whole=3, speaker=0.2),
     Variant("lift in 100 + speaker", neighbours=0.4, window=2, session=0.3, in_window=100, speaker=0.2),
     Variant("lift in 50 + speaker", neighbours=0.4, window=2, session=0.3, in_window=50, speaker=0.2),

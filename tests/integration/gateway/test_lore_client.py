@@ -404,3 +404,4 @@ async def test_an_imported_turn_names_its_speaker_and_its_memory_says_where_it_c
     assert hit.memory.content == "Noor: I adopted a greyhound called Pixel."
     assert (hit.memory.provenance.session_id, hit.memory.provenance.turn_ids) == (session.id, (turn.id,))
     assert hit.memory.provenance.source == "PROVENANCE_SOURCE_IMPORT"
+    assert hit.memory.provenance.speaker == "Noor"  # Recall lifts the messages of a speaker a question names

@@ -688,7 +688,10 @@ def message(org_id: str, session: str, place: int, **fields: object) -> MemoryIt
 
 async def test_said_in_session_gives_where_each_message_of_the_session_was_said(memory_index) -> None:
     org = new_org()
-    mine = [message(org, "s-1", place) for place in range(3)]
+    mine = [
+        message(org, "s-1", place, provenance=Provenance(session_id="s-1", speaker=f"Speaker {place}"))
+        for place in range(3)
+    ]
     others = [
         message(org, "s-2", 9),
         message(org, "s-1", 5, memory_type=MemoryType.FACT),
@@ -698,9 +701,9 @@ async def test_said_in_session_gives_where_each_message_of_the_session_was_said(
 
     told = await memory_index.said_in_session(org, Scope(user_id="u-1"), "s-1", 10, filters=SearchFilter())
 
-    assert sorted((place.id, place.session_id, place.valid_at, place.created_at) for place in told) == sorted(
-        (item.id, "s-1", item.valid_at, item.created_at) for item in mine
-    )
+    assert sorted(
+        (place.id, place.session_id, place.valid_at, place.created_at, place.speaker) for place in told
+    ) == sorted((item.id, "s-1", item.valid_at, item.created_at, item.provenance.speaker) for item in mine)
     assert len(await memory_index.said_in_session(org, Scope(user_id="u-1"), "s-1", 2)) == 2
     assert await memory_index.said_in_session(org, Scope(user_id="u-1"), "s-1", 10, [MemoryType.FACT]) == []
 

@@ -13,6 +13,7 @@ from memory_svc.domain.conversation import (
     ConversationLift,
     Said,
     lifts,
+    named_speaker,
     said_of,
     sessions_to_read,
     window_size,
@@ -29,7 +30,9 @@ NEIGHBOURS_ONLY = ConversationLift(neighbours=0.4, window=2, session=0.0)
 SESSION_ONLY = ConversationLift(neighbours=0.0, session=0.3)
 
 
-def said(key: str, session: str, place: int, memory_type: MemoryType = MemoryType.MESSAGE) -> MemoryItem:
+def said(
+    key: str, session: str, place: int, memory_type: MemoryType = MemoryType.MESSAGE, speaker: str = ""
+) -> MemoryItem:
     return MemoryItem(
         id=key,
         org_id="org",
@@ -39,7 +42,7 @@ def said(key: str, session: str, place: int, memory_type: MemoryType = MemoryTyp
         importance=0.5,
         status=MemoryStatus.ACTIVE,
         metadata={},
-        provenance=Provenance(session_id=session),
+        provenance=Provenance(session_id=session, speaker=speaker),
         entities=(),
         created_at=T0,
         valid_at=T0 + timedelta(seconds=place),
@@ -126,12 +129,43 @@ def test_a_session_longer_than_the_read_limit_is_not_read_whole() -> None:
     assert len(whole_session(told[:SESSION_READ_LIMIT])) == SESSION_READ_LIMIT
 
 
+SPEAKER_ONLY = ConversationLift(neighbours=0.0, session=0.0, speaker=0.2)
+
+
+def test_a_query_names_a_speaker_by_their_whole_name_in_any_case() -> None:
+    items = by_id(said("a", "s1", 1, speaker="Noor"), said("b", "s1", 2, speaker="Ines"), said("c", "s1", 3))
+
+    assert named_speaker("When did noor move to Porto?", items) == "Noor"
+    assert named_speaker("What did NOOR's sister say?", items) == "Noor"
+    assert named_speaker("When did Noorah move?", items) == "", "part of another word names nobody"
+    assert named_speaker("Did Noor and Ines meet?", items) == "", "two speakers named: the question is about both"
+    assert named_speaker("When did the move happen?", items) == ""
+    assert named_speaker("Is (Noor) a regex?", by_id(said("x", "s1", 1, speaker="(Noor)"))) == "(Noor)"
+
+
+def test_the_named_speakers_messages_gain_the_speaker_lift_and_no_one_elses() -> None:
+    items = by_id(
+        said("hers", "s1", 1, speaker="Noor"),
+        said("his", "s1", 2, speaker="Tomas"),
+        said("hers too", "s2", 1, speaker="Noor"),
+        said("unnamed", "s2", 2),
+    )
+    relevance = {"hers": 0.5, "his": 0.5, "hers too": 0.1, "unnamed": 0.5}
+
+    assert lifts(relevance, items, SPEAKER_ONLY, "Noor") == pytest.approx(
+        {"hers": 0.2, "his": 0.0, "hers too": 0.2, "unnamed": 0.0}
+    )
+    assert lifts(relevance, items, SPEAKER_ONLY, "") == pytest.approx(dict.fromkeys(relevance, 0.0))
+    assert lifts(relevance, items, NO_LIFT, "Noor") == {}
+
+
 def test_the_window_is_twice_k_and_never_under_eight() -> None:
     assert [window_size(k) for k in (1, 4, 5, 25)] == [8, 8, 10, 50]
 
 
 @pytest.mark.parametrize(
-    "field", [{"neighbours": -0.1}, {"session": float("nan")}, {"window": 0}, {"whole_sessions": -1}]
+    "field",
+    [{"neighbours": -0.1}, {"session": float("nan")}, {"window": 0}, {"whole_sessions": -1}, {"speaker": -0.2}],
 )
 def test_a_lift_is_non_negative_and_its_window_at_least_one(field) -> None:
     with pytest.raises(ValueError):
@@ -220,3 +254,56 @@ async def test_the_reply_to_a_hit_comes_back_though_neither_search_found_it() ->
 
     assert (await found(0))[0] == hit.content and reply.content not in await found(0)
     assert (await found(3))[:2] == [hit.content, reply.content]
+
+
+def spoken(content: str, user: str, place: float, speaker: str, session: str = "trip") -> MemoryDraft:
+    return MemoryDraft(
+        content=content,
+        memory_type=MemoryType.MESSAGE,
+        scope=Scope(user_id=user),
+        valid_at=T0 + timedelta(seconds=place),
+        provenance=Provenance(session_id=session, speaker=speaker),
+    )
+
+
+async def asked(index: InMemoryMemoryIndex, query: str) -> list[str]:
+    hits = await recall(
+        "org-a", query, Scope(user_id="u-1"), 4, index=index, embedder=HashingEmbedder(),
+        clock=FixedClock(T0 + timedelta(days=1)), scope_match=ScopeMatch.CONTEXT,
+    )  # fmt: skip
+    return [hit.item.content for hit in hits]
+
+
+async def test_a_question_naming_a_speaker_ranks_their_words_first() -> None:
+    index = InMemoryMemoryIndex()
+    await write(
+        index,
+        "org-a",
+        [
+            spoken("the ferry to the island was late", "u-1", 0, "Tomas"),
+            spoken("the ferry to the island was full", "u-1", 1, "Noor"),
+        ],
+    )
+
+    assert (await asked(index, "What did Noor say about the ferry to the island?"))[
+        0
+    ] == "the ferry to the island was full"
+    assert (await asked(index, "What did Tomas say about the ferry to the island?"))[
+        0
+    ] == "the ferry to the island was late"
+
+
+async def test_a_speaker_named_by_another_user_or_another_org_lifts_nothing() -> None:
+    alone, crowded = InMemoryMemoryIndex(), InMemoryMemoryIndex()
+    mine = [
+        spoken("the ferry to the island was late", "u-1", 0, "Tomas"),
+        spoken("the ferry to the island was full", "u-1", 1, "Noor"),
+    ]
+    await write(alone, "org-a", mine)
+    await write(crowded, "org-a", mine)
+    # The same session, and messages only another user and another org attribute to Ines.
+    await write(crowded, "org-a", [spoken("Ines: ferry island ferry island", "u-2", 0.5, "Ines")])
+    await write(crowded, "org-b", [spoken("Ines: ferry island ferry island", "u-1", 0.5, "Ines")])
+
+    question = "What did Ines say about the ferry to the island?"
+    assert await asked(crowded, question) == await asked(alone, question)

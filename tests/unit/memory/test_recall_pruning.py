@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from memory_svc.domain.dense_query import dense_query
 from memory_svc.domain.lexical import encode_query
 from memory_svc.domain.model import MemoryDraft, MemoryType, Provenance, Scope
 from memory_svc.domain.ranking import hybrid_rank
@@ -34,8 +35,9 @@ class CountingIndex(InMemoryMemoryIndex):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), k=st.integers(1, 12), min_salience=st.sampled_from([None, 0.3, 0.9]))
 async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salience):
-    """Messages of three sessions (and without one) among facts: the conversation lift included, the
-    sessions read whole too."""
+    """Messages of three sessions (and without one) by two speakers (or none) among facts, and
+    questions naming one speaker, both or none: the conversation lift included, the sessions read
+    whole and the named speaker's lift too."""
     rng = random.Random(seed)
     index, embedder, clock = CountingIndex(), HashingEmbedder(), FixedClock()
     drafts = [
@@ -45,7 +47,9 @@ async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salienc
             scope=Scope(user_id="u"),
             importance=rng.random(),
             valid_at=clock.now() - timedelta(minutes=rng.randrange(600)),
-            provenance=Provenance(session_id=rng.choice(["", "s-1", "s-2", "s-3"])),
+            provenance=Provenance(
+                session_id=rng.choice(["", "s-1", "s-2", "s-3"]), speaker=rng.choice(["", "Noor", "Ines"])
+            ),
         )
         for _ in range(60)
     ]
@@ -63,7 +67,8 @@ async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salienc
     ]
     await index.replace_payloads("org", aged)
     clock.advance(days=1)
-    query = " ".join(rng.sample(WORDS, 2))
+    first, second = rng.sample(WORDS, 2)
+    query = f"{first} {rng.choice(['', 'Noor', 'Ines', 'Noor and Ines'])} {second}"
 
     index.read = 0
     pruned = await recall(
@@ -71,7 +76,7 @@ async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salienc
     )
 
     depth = k * CANDIDATE_FACTOR
-    (vector,) = await embedder.embed([query])
+    (vector,) = await embedder.embed([dense_query(query)])
     dense = await index.search("org", Scope(user_id="u"), vector, depth, filters=SearchFilter())
     lexical = await index.search_lexical("org", Scope(user_id="u"), encode_query(query), depth)
     by_id = {item.id: item for item in await index.get("org", [key for key, _ in [*dense, *lexical]])}
@@ -82,6 +87,7 @@ async def test_pruned_recall_equals_ranking_every_candidate(seed, k, min_salienc
         k,
         min_salience=min_salience,
         kept_by_filters=aged,  # every item is the user's and active: the searches' filters keep them all
+        query=query,
     )
     assert [(hit.item.id, round(hit.score, 9)) for hit in pruned] == [
         (hit.item.id, round(hit.score, 9)) for hit in expected

@@ -85,8 +85,9 @@ def compact(document: Mapping[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewMemory:
     """One memory for ``remember``. ``idempotency_key`` makes a retried write land once;
-    ``session_id`` names the conversation a ``message`` was said in (its provenance): Recall lifts
-    the messages said next to a hit and in the session where the question landed."""
+    ``session_id`` names the conversation a ``message`` was said in and ``speaker`` who said it
+    (its provenance): Recall lifts the messages said next to a hit, in the session where the
+    question landed, and those of the one speaker a question names."""
 
     content: str
     memory_type: str = "fact"
@@ -97,6 +98,7 @@ class NewMemory:
     idempotency_key: str = ""
     entities: Sequence[str] = ()
     session_id: str = ""
+    speaker: str = ""
 
     def to_json(self, default_scope: ScopeLike | None = None) -> dict[str, Any]:
         return compact(
@@ -109,7 +111,7 @@ class NewMemory:
                 "validAt": time_json(self.valid_at),
                 "idempotencyKey": self.idempotency_key,
                 "entities": list(self.entities),
-                "provenance": compact({"sessionId": self.session_id}),
+                "provenance": compact({"sessionId": self.session_id, "speaker": self.speaker}),
             }
         )
 

@@ -46,11 +46,13 @@ class Scope(JsonModel):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Provenance(JsonModel):
-    """Where a memory came from: the session and turns it was drawn from, and by what."""
+    """Where a memory came from: the session and turns it was drawn from, by what, and (a
+    message) who said it."""
 
     session_id: str = ""
     turn_ids: tuple[str, ...] = ()
     source: str = ""
+    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,15 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1flore/common/v1/provenance.proto\x12\x0elore.common.v1\"\xaf\x01\n\nProvenance\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08turn_ids\x18\x02 \x03(\t\x12\x30\n\x06source\x18\x03 \x01(\x0e\x32 .lore.common.v1.ProvenanceSource\x12\x19\n\x11\x63onsolidated_into\x18\x04 \x01(\t\x12\x19\n\x11\x63onsolidated_from\x18\x05 \x03(\t\x12\x13\n\x0bsession_ids\x18\x06 \x03(\t*\xdf\x01\n\x10ProvenanceSource\x12!\n\x1dPROVENANCE_SOURCE_UNSPECIFIED\x10\x00\x12\x19\n\x15PROVENANCE_SOURCE_API\x10\x01\x12 \n\x1cPROVENANCE_SOURCE_REFLECTION\x10\x02\x12\x1c\n\x18PROVENANCE_SOURCE_IMPORT\x10\x03\x12#\n\x1fPROVENANCE_SOURCE_CONSOLIDATION\x10\x04\x12(\n$PROVENANCE_SOURCE_EPISODE_EXTRACTION\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1flore/common/v1/provenance.proto\x12\x0elore.common.v1\"\xc0\x01\n\nProvenance\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08turn_ids\x18\x02 \x03(\t\x12\x30\n\x06source\x18\x03 \x01(\x0e\x32 .lore.common.v1.ProvenanceSource\x12\x19\n\x11\x63onsolidated_into\x18\x04 \x01(\t\x12\x19\n\x11\x63onsolidated_from\x18\x05 \x03(\t\x12\x13\n\x0bsession_ids\x18\x06 \x03(\t\x12\x0f\n\x07speaker\x18\x07 \x01(\t*\xdf\x01\n\x10ProvenanceSource\x12!\n\x1dPROVENANCE_SOURCE_UNSPECIFIED\x10\x00\x12\x19\n\x15PROVENANCE_SOURCE_API\x10\x01\x12 \n\x1cPROVENANCE_SOURCE_REFLECTION\x10\x02\x12\x1c\n\x18PROVENANCE_SOURCE_IMPORT\x10\x03\x12#\n\x1fPROVENANCE_SOURCE_CONSOLIDATION\x10\x04\x12(\n$PROVENANCE_SOURCE_EPISODE_EXTRACTION\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'lore.common.v1.provenance_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PROVENANCESOURCE']._serialized_start=230
-  _globals['_PROVENANCESOURCE']._serialized_end=453
+  _globals['_PROVENANCESOURCE']._serialized_start=247
+  _globals['_PROVENANCESOURCE']._serialized_end=470
   _globals['_PROVENANCE']._serialized_start=52
-  _globals['_PROVENANCE']._serialized_end=227
+  _globals['_PROVENANCE']._serialized_end=244
 # @@protoc_insertion_point(module_scope)

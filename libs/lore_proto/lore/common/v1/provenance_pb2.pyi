@@ -23,17 +23,19 @@ PROVENANCE_SOURCE_CONSOLIDATION: ProvenanceSource
 PROVENANCE_SOURCE_EPISODE_EXTRACTION: ProvenanceSource
 
 class Provenance(_message.Message):
-    __slots__ = ("session_id", "turn_ids", "source", "consolidated_into", "consolidated_from", "session_ids")
+    __slots__ = ("session_id", "turn_ids", "source", "consolidated_into", "consolidated_from", "session_ids", "speaker")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     TURN_IDS_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     CONSOLIDATED_INTO_FIELD_NUMBER: _ClassVar[int]
     CONSOLIDATED_FROM_FIELD_NUMBER: _ClassVar[int]
     SESSION_IDS_FIELD_NUMBER: _ClassVar[int]
+    SPEAKER_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     turn_ids: _containers.RepeatedScalarFieldContainer[str]
     source: ProvenanceSource
     consolidated_into: str
     consolidated_from: _containers.RepeatedScalarFieldContainer[str]
     session_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, session_id: _Optional[str] = ..., turn_ids: _Optional[_Iterable[str]] = ..., source: _Optional[_Union[ProvenanceSource, str]] = ..., consolidated_into: _Optional[str] = ..., consolidated_from: _Optional[_Iterable[str]] = ..., session_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    speaker: str
+    def __init__(self, session_id: _Optional[str] = ..., turn_ids: _Optional[_Iterable[str]] = ..., source: _Optional[_Union[ProvenanceSource, str]] = ..., consolidated_into: _Optional[str] = ..., consolidated_from: _Optional[_Iterable[str]] = ..., session_ids: _Optional[_Iterable[str]] = ..., speaker: _Optional[str] = ...) -> None: ...

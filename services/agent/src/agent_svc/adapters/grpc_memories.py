@@ -68,7 +68,10 @@ class GrpcMemories:
                 idempotency_key=item.key,
                 entities=list(item.entities),
                 provenance=provenance_pb2.Provenance(
-                    session_id=session_id, turn_ids=list(item.turn_ids), source=SOURCES[item.source]
+                    session_id=session_id,
+                    turn_ids=list(item.turn_ids),
+                    source=SOURCES[item.source],
+                    speaker=item.speaker,
                 ),
             )
             for item in items

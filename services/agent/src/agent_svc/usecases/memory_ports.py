@@ -33,6 +33,7 @@ class MemoryWrite:
     entities: tuple[str, ...] = ()
     metadata: dict[str, str] = field(default_factory=dict)
     source: str = "reflection"  # reflection | live (a live turn's own message) | import
+    speaker: str = ""  # a message's speaker, when the turn names one (Recall lifts a named speaker's)
 
     @classmethod
     def message(cls, turn: Turn) -> MemoryWrite:
@@ -48,6 +49,7 @@ class MemoryWrite:
             turn_ids=(turn.id,),
             metadata=dict(turn.metadata),
             source=turn.source,
+            speaker=turn.speaker,
         )
 
 

@@ -10,7 +10,8 @@ Payload layout (one Qdrant point per item; point id = the item's UUID):
     id, org_id, content, memory_type, status, importance, access_count, current_salience,
     user_id, agent_id, team_id          -- top level, "" when unset, so they are indexable
     metadata: {str: str}                -- returned as given
-    provenance: {session_id, turn_ids[], source_type, consolidated_into, consolidated_from[], session_ids[]}
+    provenance: {session_id, turn_ids[], source_type, consolidated_into, consolidated_from[], session_ids[],
+                 speaker}
     entities: [str]
     write_digest                        -- what the keyed write asked for (domain.idempotency)
     created_at, valid_at, last_accessed_at  -- RFC 3339, UTC, microseconds ("...Z"), datetime-indexed
@@ -96,6 +97,7 @@ def to_payload(item: MemoryItem) -> dict[str, Any]:
             "consolidated_into": item.provenance.consolidated_into,
             "consolidated_from": list(item.provenance.consolidated_from),
             "session_ids": list(item.provenance.session_ids),
+            "speaker": item.provenance.speaker,
         },
         "entities": list(item.entities),
     }
@@ -123,6 +125,7 @@ def from_payload(payload: Mapping[str, Any]) -> MemoryItem:
             consolidated_into=str(provenance.get("consolidated_into") or ""),
             consolidated_from=tuple(str(value) for value in provenance.get("consolidated_from") or ()),
             session_ids=tuple(str(value) for value in provenance.get("session_ids") or ()),
+            speaker=str(provenance.get("speaker") or ""),
         ),
         entities=tuple(str(entity) for entity in payload.get("entities") or ()),
         created_at=parse_timestamp(payload["created_at"]),
@@ -203,12 +206,14 @@ def org_condition(org_id: str) -> Condition:
 
 # Where a message was said (``conversation.Said``): the fields read for it, not the whole payload.
 SESSION_KEY = "provenance.session_id"
-SAID_FIELDS = ("id", "memory_type", SESSION_KEY, "valid_at", "created_at")
+SPEAKER_KEY = "provenance.speaker"
+SAID_FIELDS = ("id", "memory_type", SESSION_KEY, SPEAKER_KEY, "valid_at", "created_at")
 
 
 def said_from_payload(payload: Mapping[str, Any]) -> Said | None:
     """Where the item of ``payload`` (``SAID_FIELDS`` of it) was said; None unless a message of a session."""
-    session_id = (payload.get("provenance") or {}).get("session_id") or ""
+    provenance = payload.get("provenance") or {}
+    session_id = provenance.get("session_id") or ""
     if payload.get("memory_type") != str(MemoryType.MESSAGE) or not session_id:
         return None
     return Said(
@@ -216,6 +221,7 @@ def said_from_payload(payload: Mapping[str, Any]) -> Said | None:
         str(session_id),
         parse_timestamp(payload["valid_at"]),
         parse_timestamp(payload["created_at"]),
+        str(provenance.get("speaker") or ""),
     )
 
 

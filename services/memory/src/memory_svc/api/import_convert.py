@@ -21,7 +21,7 @@ from lore_runtime import errors
 from lore_runtime.proto_time import from_timestamp
 
 from memory_svc.api import episode_convert
-from memory_svc.api.memory_convert import memory_type_from_pb, metadata_from_pb, scope_from_pb
+from memory_svc.api.memory_convert import memory_type_from_pb, metadata_from_pb, scope_from_pb, speaker_from_pb
 from memory_svc.domain import limits
 from memory_svc.domain.episode import Episode, draft_content
 from memory_svc.domain.model import MemoryItem, MemoryStatus, Provenance
@@ -130,6 +130,7 @@ def memory_from_pb(memory: pb.Memory, org_id: str, field: str) -> MemoryItem:
                 for position, value in enumerate(_ids(provenance.consolidated_from, f"{field}.provenance"))
             ),
             session_ids=_ids(provenance.session_ids, f"{field}.provenance.session_ids"),
+            speaker=speaker_from_pb(provenance.speaker, f"{field}.provenance.speaker"),
         ),
         entities=tuple(memory.entities),
         created_at=_required_time(memory, "created_at", field),

@@ -7,6 +7,7 @@ whole: nothing is written (the use cases never see a half-valid request).
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -112,6 +113,16 @@ def metadata_from_pb(values: dict[str, str], field: str) -> dict[str, str]:
     return dict(values)
 
 
+def speaker_from_pb(value: str, field: str) -> str:
+    """A message's speaker: one line of at most ``MAX_SPEAKER_CHARS`` characters, trimmed ("" for none)."""
+    name = unicodedata.normalize("NFC", value).strip()
+    if len(name) > limits.MAX_SPEAKER_CHARS:
+        raise errors.InvalidArgument(field, f"at most {limits.MAX_SPEAKER_CHARS} characters")
+    if any(unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") for char in name):
+        raise errors.InvalidArgument(field, "must be one line without control characters")
+    return name
+
+
 def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
     content = item.content.strip()
     if not content:
@@ -139,6 +150,7 @@ def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
             session_id=item.provenance.session_id,
             turn_ids=tuple(item.provenance.turn_ids),
             source_type=_SOURCE_NAMES.get(item.provenance.source, "").removeprefix("PROVENANCE_SOURCE_").lower(),
+            speaker=speaker_from_pb(item.provenance.speaker, f"{field}.provenance.speaker"),
         ),
         entities=tuple(dict.fromkeys(entity.strip().lower() for entity in item.entities if entity.strip())),
     )
@@ -196,6 +208,7 @@ def memory_to_pb(item: MemoryItem) -> pb.Memory:
             consolidated_into=item.provenance.consolidated_into,
             consolidated_from=item.provenance.consolidated_from,
             session_ids=item.provenance.session_ids,
+            speaker=item.provenance.speaker,
         ),
         entities=item.entities,
         created_at=to_timestamp(item.created_at),

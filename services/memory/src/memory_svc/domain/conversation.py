@@ -12,8 +12,10 @@ each ``message`` memory of a session (``provenance.session_id``) among those gai
                         it (in the order they were said) of relevance / distance
          + session    · its session's best relevance / the best relevance of any session
 
-and its relevance for the final score becomes ``relevance + lift`` (a message of a session read
-whole that neither search found has relevance 0: it rises only by its neighbours and its session).
+plus ``speaker`` when the query names exactly one of the speakers of these messages
+(``named_speaker``: "When did Noor…" names Noor) and the message is theirs; its relevance for the
+final score becomes ``relevance + lift`` (a message of a session read whole that neither search
+found has relevance 0: it rises only by its neighbours, its session and its speaker).
 Nothing else is lifted, so Recall's pruning stays exact (every lift is known before the first
 score, and an unread candidate can still reach at most ``best_possible_score``), and what is not a
 message of a session (facts, episodes, messages written without a session) neither gives nor gains
@@ -25,6 +27,7 @@ docs/decisions.md "Retrieval (issue #23)").
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,19 +50,20 @@ class ConversationLift:
     window: int = 2
     session: float = 0.3
     whole_sessions: int = 1  # how many of the window's best sessions are read whole
+    speaker: float = 0.2  # the messages of the one speaker the query names
 
     def __post_init__(self) -> None:
-        require_non_negative(self, "neighbours", "session", "whole_sessions")
+        require_non_negative(self, "neighbours", "session", "whole_sessions", "speaker")
         if self.window < 1:
             raise ValueError("window must be at least 1")
 
     @property
     def lifts_anything(self) -> bool:
-        return self.neighbours > 0 or self.session > 0
+        return self.neighbours > 0 or self.session > 0 or self.speaker > 0
 
 
 DEFAULT_LIFT = ConversationLift()
-NO_LIFT = ConversationLift(neighbours=0.0, session=0.0)
+NO_LIFT = ConversationLift(neighbours=0.0, session=0.0, speaker=0.0)
 # The window is never smaller than this: a small k still sees its conversation.
 WINDOW_MINIMUM = 8
 # A session with more messages than this is not read whole: the read stays small whatever a session holds.
@@ -74,6 +78,7 @@ class Said:
     session_id: str
     valid_at: datetime
     created_at: datetime
+    speaker: str = ""
 
     @property
     def order(self) -> tuple[datetime, datetime, str]:
@@ -84,7 +89,18 @@ def said_of(item: MemoryItem) -> Said | None:
     """Where ``item`` was said, or None when it is not a message of a session."""
     if item.memory_type is not MemoryType.MESSAGE or not item.provenance.session_id:
         return None
-    return Said(item.id, item.provenance.session_id, item.valid_at, item.created_at)
+    return Said(item.id, item.provenance.session_id, item.valid_at, item.created_at, item.provenance.speaker)
+
+
+def named_speaker(query: str, said: Mapping[str, Said]) -> str:
+    """The one speaker of ``said`` that ``query`` names as a whole word (any case), or "" when it
+    names none or several (then nobody is lifted: the question is about them all)."""
+    named = {
+        place.speaker
+        for place in said.values()
+        if place.speaker and re.search(rf"(?<!\w){re.escape(place.speaker)}(?!\w)", query, re.IGNORECASE)
+    }
+    return named.pop() if len(named) == 1 else ""
 
 
 def sessions_to_read(relevance: Mapping[str, float], said: Mapping[str, Said], lift: ConversationLift) -> list[str]:
@@ -98,9 +114,12 @@ def sessions_to_read(relevance: Mapping[str, float], said: Mapping[str, Said], l
     return sorted(best, key=lambda session: (-best[session], session))[: lift.whole_sessions]
 
 
-def lifts(relevance: Mapping[str, float], said: Mapping[str, Said], lift: ConversationLift) -> dict[str, float]:
+def lifts(
+    relevance: Mapping[str, float], said: Mapping[str, Said], lift: ConversationLift, named: str = ""
+) -> dict[str, float]:
     """The lift of each message of ``said`` (the window's and those of the sessions read whole),
-    given each one's ``relevance`` (absent: 0, neither search found it)."""
+    given each one's ``relevance`` (absent: 0, neither search found it) and the speaker the query
+    names (``named_speaker``; "" for none)."""
     sessions: dict[str, list[Said]] = defaultdict(list)
     for place in said.values():
         sessions[place.session_id].append(place)
@@ -117,8 +136,10 @@ def lifts(relevance: Mapping[str, float], said: Mapping[str, Said], lift: Conver
                 for other in range(max(0, place - lift.window), min(len(told), place + lift.window + 1))
                 if other != place
             ]
-            found[message.id] = lift.neighbours * max(nearby, default=0.0) + (
-                lift.session * best[session] / top if top > 0 else 0.0
+            found[message.id] = (
+                lift.neighbours * max(nearby, default=0.0)
+                + (lift.session * best[session] / top if top > 0 else 0.0)
+                + (lift.speaker if named and message.speaker == named else 0.0)
             )
     return found
 

@@ -11,6 +11,7 @@ MAX_METADATA_VALUE_CHARS = 1_024
 MAX_ENTITIES = 64
 MAX_IDEMPOTENCY_KEY_CHARS = 256
 MAX_SCOPE_ID_CHARS = 128
+MAX_SPEAKER_CHARS = 100  # a message's speaker (provenance.speaker), as the agent's Turn.speaker
 MAX_ACCESS_IDS = 500
 # Sessions whose working memory one ForgetSubject clears (a subject's whole history).
 MAX_FORGET_SESSION_IDS = 10_000

@@ -82,6 +82,7 @@ class Provenance:
     consolidated_into: str = ""
     consolidated_from: tuple[str, ...] = ()
     session_ids: tuple[str, ...] = ()
+    speaker: str = ""  # who said it (a message's speaker), when its writer knows
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from memory_svc.domain.conversation import (
     ConversationLift,
     Said,
     lifts,
+    named_speaker,
     require_non_negative,
     said_of,
     sessions_to_read,
@@ -147,14 +148,18 @@ def best_possible_score(candidate: Candidate, weights: RankingWeights = DEFAULT_
 
 
 def conversation_order(
-    candidates: Sequence[Candidate], said: Mapping[str, Said], weights: RankingWeights = DEFAULT_WEIGHTS
+    candidates: Sequence[Candidate],
+    said: Mapping[str, Said],
+    weights: RankingWeights = DEFAULT_WEIGHTS,
+    query: str = "",
 ) -> list[Candidate]:
     """Every candidate, and one (relevance 0) for each message of ``said`` that neither search found,
-    each with the lift its conversation gives it (``conversation.lifts`` over ``said``), most
-    promising first: relevance + lift, ties by id."""
+    each with the lift its conversation gives it (``conversation.lifts`` over ``said``, with the
+    speaker ``query`` names), most promising first: relevance + lift, ties by id."""
     if not said:  # nothing said together: the order is the fused one
         return list(candidates)
-    gained = lifts({candidate.id: candidate.relevance for candidate in candidates}, said, weights.conversation)
+    relevance = {candidate.id: candidate.relevance for candidate in candidates}
+    gained = lifts(relevance, said, weights.conversation, named_speaker(query, said))
     found = {candidate.id for candidate in candidates}
     everyone = [*candidates, *(Candidate(id=key) for key in said if key not in found)]
     ordered = [
@@ -213,10 +218,11 @@ def hybrid_rank(
     weights: RankingWeights = DEFAULT_WEIGHTS,
     min_salience: float | None = None,
     kept_by_filters: Sequence[MemoryItem] = (),
+    query: str = "",
 ) -> list[ScoredMemory]:
     """``fuse``, read the first window (``conversation.window_size``) and its best sessions whole
-    from ``kept_by_filters`` (every item the searches' filters keep), lift, then ``rank`` every
-    candidate: the exact reference recall's pruning must match."""
+    from ``kept_by_filters`` (every item the searches' filters keep), lift (with the speaker
+    ``query`` names), then ``rank`` every candidate: the exact reference recall's pruning must match."""
     items = {item.id: item for item, _ in [*dense, *lexical]}
     candidates = fuse(
         [(item.id, value) for item, value in dense], [(item.id, value) for item, value in lexical], weights
@@ -228,4 +234,4 @@ def hybrid_rank(
         told = [place for item in kept_by_filters if (place := said_of(item)) and place.session_id == session]
         said |= whole_session(told)
     items |= {item.id: item for item in kept_by_filters}
-    return rank(conversation_order(candidates, said, weights), items, now, k, weights, min_salience)
+    return rank(conversation_order(candidates, said, weights, query), items, now, k, weights, min_salience)

@@ -8,8 +8,9 @@ candidates (at most ``MAX_CANDIDATES``); ``domain/ranking.py`` fuses them, compu
 candidate's exact salience at query time (per-type half-life), drops those under
 ``min_salience`` and keeps the best ``k`` by ``w_rel·(relevance + lift) + w_sal·salience +
 w_imp·importance``, where ``lift`` is what the messages of one conversation give each other among
-the first ``max(2k, 8)`` candidates and the sessions of their best messages, read whole
-(``domain/conversation.py``; 0 elsewhere).
+the first ``max(2k, 8)`` candidates and the sessions of their best messages, read whole, plus
+the lift of the one speaker of those messages the query names (``domain/conversation.py``; 0
+elsewhere).
 
 The searches return ids and scores only: reading a point's payload costs far more than
 finding it (at 10k items, ~0.3 ms for 80 ids against ~4 ms with their payloads). The window is
@@ -167,7 +168,9 @@ async def recall_with_query_vector(
                 scope_match=scope_match,
             )
 
-        results, read = await _best_k(org_id, candidates, k, index, read_session, clock.now(), weights, min_salience)
+        results, read = await _best_k(
+            org_id, query, candidates, k, index, read_session, clock.now(), weights, min_salience
+        )
         span.set_attribute("lore.candidates.dense", len(dense))
         span.set_attribute("lore.candidates.lexical", len(lexical))
         span.set_attribute("lore.candidates.read", read)
@@ -177,6 +180,7 @@ async def recall_with_query_vector(
 
 async def _best_k(
     org_id: str,
+    query: str,
     candidates: Sequence[Candidate],
     k: int,
     index: MemoryIndex,
@@ -197,7 +201,7 @@ async def _best_k(
         sessions = sessions_to_read(relevance, said, weights.conversation)
         for told in await asyncio.gather(*(read_session(session) for session in sessions)):
             said |= whole_session(told)
-        ordered = conversation_order(candidates, said, weights)
+        ordered = conversation_order(candidates, said, weights, query)
     kept: list[ScoredMemory] = []
     position = 0
     while position < len(ordered):

@@ -6,6 +6,7 @@ lore migrate   apply every service's database migrations
 lore doctor    check every dependency and say what is wrong and how to fix it
 lore reindex   re-embed every memory with the configured model (through the memory service)
 lore turns import FILE.jsonl   historical turns into a session (through the gateway)
+lore mcp --user U --agent A    Lore's tools as an MCP server over stdio (through the gateway)
 lore keys create|list|revoke   an org's API keys (as the schema owner, like lore migrate)
 lore decay run / lore revalidate run   the maintenance jobs, by hand, for one org (through the services)
 lore jobs list / lore jobs retry       the agent's job queue: counts by state, dead-lettered jobs queued again
@@ -24,7 +25,7 @@ from pathlib import Path
 from agent_svc.domain.jobs import KINDS
 from gateway_svc.domain.credentials import ALL_SCOPES
 
-from lore_cli import doctor, erasure, health, keys, migrate, ops, org_transfer, reindex, turns_import, up
+from lore_cli import doctor, erasure, health, keys, mcp_command, migrate, ops, org_transfer, reindex, turns_import, up
 from lore_cli.service_calls import DEFAULT_ORG
 
 
@@ -57,6 +58,8 @@ def main(argv: list[str] | None = None) -> None:
     import_parser.add_argument("--session", default="", help="an existing session (else a new one is started)")
     for name in ("user", "agent", "team"):
         import_parser.add_argument(f"--{name}", default="", help=f"the new session's {name} id")
+
+    mcp_command.add_parser(commands)
 
     keys_commands = command_group(
         commands, "keys", "an org's API keys (as LORE_MIGRATIONS_DATABASE_URL, LORE_DATABASE_URL or the local stack)"
@@ -98,6 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "turns":
         scope = {key: value for key, value in (("userId", args.user), ("agentId", args.agent), ("teamId", args.team))}
         sys.exit(asyncio.run(turns_import.run(environ, args.file, session_id=args.session, scope=scope)))
+    if args.command == "mcp":
+        sys.exit(asyncio.run(mcp_command.run(environ, args)))
     if args.command in ("decay", "revalidate", "jobs", "org", "erasure"):
         sys.exit(asyncio.run(run_operation(args, environ)))
     if args.command == "keys":

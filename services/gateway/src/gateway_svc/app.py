@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from opentelemetry.sdk.trace import TracerProvider
 
 from gateway_svc import bootstrap
-from gateway_svc.api import errors, idempotency, metrics
+from gateway_svc.api import errors, idempotency, mcp_endpoint, metrics
 from gateway_svc.api.auth_failures import AuthFailureMiddleware
 from gateway_svc.api.openapi import with_error_responses, with_path_examples
 from gateway_svc.api.operation_ids import operation_id
@@ -30,6 +30,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
             app.state.container = await bootstrap.build(settings, stack, overrides, tracer_provider=tracer_provider)
+            await stack.enter_async_context(mcp.running())
             yield
 
     app = FastAPI(
@@ -56,6 +57,7 @@ def create_app(
     app.include_router(sessions.router)
     app.include_router(subjects.router)
     app.include_router(admin.router)
+    mcp = mcp_endpoint.install(app)  # /mcp: the tools as MCP, each call one of the routes above
     # Added last, so outermost: its "gateway" share counts every other middleware's time too.
     app.add_middleware(ServerTimingMiddleware)
 

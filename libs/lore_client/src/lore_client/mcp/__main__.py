@@ -1,0 +1,3 @@
+from lore_client.mcp.stdio import main
+
+main()

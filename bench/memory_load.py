@@ -15,7 +15,9 @@ thanks!"), one per text the service embeds (it leaves the names out: "What about
 and "What about Ben and orchids?" are one). The cache's hits and misses over the Recalls are
 printed (bench.measure.EmbeddingCacheMeter).
 With ``--optimize-wait N`` it measures again after N seconds, once the background optimiser
-(LORE_QDRANT_OPTIMIZE_SECONDS, set to 5 here) has indexed the shard.
+(LORE_QDRANT_OPTIMIZE_SECONDS, set to 5 here) has indexed the shard. With ``--queries-when PATH``
+it waits after the ingest until PATH exists: a 100k ingest takes ten minutes, which can run while
+the machine is busy, and the Recalls then run once it is quiet.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import asyncio
 import random
 import statistics
 import time
+from pathlib import Path
 
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
@@ -114,6 +117,12 @@ async def recall_load(stub, texts: list[str], clients: int, rng: random.Random) 
     return len(work) / (time.perf_counter() - began), latencies
 
 
+async def wait_for_file(path: Path) -> None:
+    print(f"waiting for {path} before the Recalls", flush=True)
+    while not path.exists():  # noqa: ASYNC110 (a file another process creates: nothing to await)
+        await asyncio.sleep(1)
+
+
 def line(label: str, throughput: float, latencies: list[float]) -> str:
     return (
         f"{label}: {throughput:.1f} recalls/s, p50 {statistics.median(latencies):.1f} ms, "
@@ -128,6 +137,7 @@ async def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--queries", type=int, default=400)
     parser.add_argument("--optimize-wait", type=float, default=0.0)
+    parser.add_argument("--queries-when", type=Path, help="after the ingest, wait until this file exists")
     args = parser.parse_args()
     metrics = f"127.0.0.1:{free_port()}"
     cache = EmbeddingCacheMeter({"memory": metrics})
@@ -138,7 +148,9 @@ async def main() -> None:
             meter.start()
             rate = await ingest(stub, args.items, args.writers)
             print(f"ingest {args.items} items (batches of 100, {args.writers} writers): {rate:.0f} items/s")
-            print((await meter.stop_async(args.items)).line(unit="item"))
+            print((await meter.stop_async(args.items)).line(unit="item"), flush=True)
+            if args.queries_when is not None:
+                await wait_for_file(args.queries_when)
             texts, users = UniqueTexts(QUESTIONS, seed=5), random.Random(5)
             cache.start()
             await recall_load(stub, texts.take(20), 1, users)  # warm-up, with texts of its own

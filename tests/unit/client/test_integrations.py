@@ -28,7 +28,7 @@ def test_importing_the_client_imports_no_framework():
 
 @pytest.mark.parametrize(
     ("module", "blocked", "extra"),
-    [("langgraph_store", "langgraph", "langgraph")],
+    [("langgraph_store", "langgraph", "langgraph"), ("openai_agents", "agents", "openai-agents")],
 )
 def test_an_integration_without_its_extra_names_the_extra_to_install(module, blocked, extra):
     ran = _python(f"import sys; sys.modules[{blocked!r}] = None\nimport lore_client.integrations.{module}")

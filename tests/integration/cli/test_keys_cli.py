@@ -31,7 +31,7 @@ async def _resolve(app_dsn: str, key: str):
     connection = await asyncpg.connect(app_dsn)
     try:
         return await connection.fetchrow(
-            "SELECT id, org_id, principal, scopes FROM gateway.resolve_api_key($1)",
+            "SELECT id, org_id, principal, scopes, user_id FROM gateway.resolve_api_key($1)",
             hashlib.sha256(key.encode()).digest(),
         )
     finally:
@@ -64,7 +64,7 @@ async def test_list_shows_the_orgs_keys_but_never_a_key(lore, org_id):
 
     assert listed.returncode == 0, listed.stderr
     header, *rows = listed.stdout.strip().splitlines()
-    assert header.split() == ["ID", "NAME", "PRINCIPAL", "SCOPES", "CREATED", "LAST", "USED", "REVOKED"]
+    assert header.split() == ["ID", "NAME", "PRINCIPAL", "USER", "SCOPES", "CREATED", "LAST", "USED", "REVOKED"]
     assert len(rows) == 1 and "laptop" in rows[0] and "alice" in rows[0] and "admin" in rows[0]
     assert rows[0].split()[-2:] == ["-", "-"], "never used, not revoked"
     assert first.stdout.strip() not in listed.stdout and "mallory" not in listed.stdout
@@ -102,3 +102,40 @@ async def test_bad_arguments_are_refused_before_anything_is_written(lore, org_id
     assert bad_id.returncode == 1 and "not a key id" in bad_id.stderr
     assert missing.returncode == 1 and "has no key" in missing.stderr
     assert (await lore("list", "--org", org_id)).stdout.strip().count("\n") == 0
+
+
+async def test_a_key_made_for_one_user_resolves_pinned_to_them_and_lists_them(lore, migrated_pg, org_id):
+    created = await lore(
+        "create", "--org", org_id, "--principal", "tutor-app", "--scope", "memories:write", "--user", "u-maren",
+    )  # fmt: skip
+    org_wide = (await lore("create", "--org", org_id, "--principal", "backend")).stdout.strip()
+
+    assert created.returncode == 0, created.stderr
+    assert "acting only for user u-maren" in created.stderr
+    pinned = await _resolve(migrated_pg.app_dsn, created.stdout.strip())
+    assert (pinned["principal"], pinned["user_id"]) == ("tutor-app", "u-maren")
+    assert (await _resolve(migrated_pg.app_dsn, org_wide))["user_id"] == ""
+    rows = {row.split()[2]: row.split()[3] for row in (await lore("list", "--org", org_id)).stdout.splitlines()[1:]}
+    assert rows == {"tutor-app": "u-maren", "backend": "-"}
+
+
+async def test_a_bad_user_is_refused_by_the_cli_and_by_the_table_itself(lore, migrated_pg, org_id):
+    blank = await lore("create", "--org", org_id, "--principal", "p", "--user", "")
+    padded = await lore("create", "--org", org_id, "--principal", "p", "--user", " u-1")
+    too_long = await lore("create", "--org", org_id, "--principal", "p", "--user", "u" * 129)
+    operator = await lore("create", "--org", org_id, "--principal", "p", "--user", "u-1", "--scope", "operator")
+
+    for refused in (blank, padded, too_long):
+        assert refused.returncode == 1 and "is not a user id (1 to 128 characters" in refused.stderr, refused.stderr
+    assert operator.returncode == 1 and "cannot hold the operator scope" in operator.stderr
+    assert (await lore("list", "--org", org_id)).stdout.strip().count("\n") == 0
+    connection = await asyncpg.connect(migrated_pg.owner_dsn)
+    try:
+        for user_id in ("u-1 ", "u" * 129):
+            with pytest.raises(asyncpg.CheckViolationError):
+                await connection.execute(
+                    "INSERT INTO gateway.api_keys (id, org_id, principal, key_hash, user_id) VALUES ($1,$2,$3,$4,$5)",
+                    uuid.uuid4(), org_id, "p", os.urandom(32), user_id,
+                )  # fmt: skip
+    finally:
+        await connection.close()

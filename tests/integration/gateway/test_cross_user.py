@@ -9,9 +9,10 @@ user's ids and for a marker only the other user's contents carry.
 Two callers are tried:
 - the org-wide key an app serving many people holds, calling every content route *for* a user
   (naming that user): contexts, Prime, searches and listings never show the other user;
-- a JWT pinned to one user (``gateway_svc.api.user_pin``): every route of the app, tried with the
-  other user's ids and name, answers 403/404 or the pinned user's own data — the wall holds even
-  when the app is buggy. ``test_every_route_is_tried_or_user_free`` keeps the table complete.
+- a credential pinned to one user (``gateway_svc.api.user_pin``), a JWT carrying the user claim and
+  an API key made for that user (``lore keys create --user``) alike: every route of the app, tried
+  with the other user's ids and name, answers 403/404 or the pinned user's own data — the wall holds
+  even when the app is buggy. ``test_every_route_is_tried_or_user_free`` keeps the table complete.
 
 A brand-new user of the org gets contexts and a Prime with nothing of either user; erasing one user
 removes that user's scoped beliefs and leaves the other's.
@@ -30,6 +31,7 @@ import httpx
 import jwt
 import pytest
 from fastapi.routing import iter_route_contexts
+from gateway_svc.adapters.postgres_key_admin import create_api_key
 from gateway_svc.app import create_app
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
@@ -37,6 +39,7 @@ from lore_runtime.request_context import RequestContext
 
 from tests.grpc_harness import service_channel
 from tests.integration.gateway.conftest import _create_key, asgi_client, gateway_settings
+from tests.integration.gateway.mcp_requests import tool_call
 from tests.integration.gateway.test_cross_tenant import CASES as TENANT_CASES
 from tests.integration.gateway.test_cross_tenant import TENANT_FREE, _ids, _ok
 from tests.polling import eventually
@@ -358,7 +361,7 @@ async def test_a_brand_new_users_context_and_prime_show_nothing_of_the_orgs_user
 
 
 # ---------------------------------------------------------------------------------------------
-# A JWT pinned to one user, on every route of the app.
+# A credential pinned to one user, a JWT or an API key, on every route of the app.
 
 
 @pytest.fixture(scope="module")
@@ -376,6 +379,21 @@ def _token(org_id: str, user_id: str) -> str:
     return jwt.encode({**claims, "scope": "admin"}, SECRET, algorithm="HS256")
 
 
+# Both ways a credential is pinned to one user; each must hold the same walls.
+CREDENTIALS = ("jwt", "api-key")
+
+
+async def _pinned(credential: str, org: Org, user_id: str, owner_dsn: str) -> str:
+    """A credential of ``org`` pinned to ``user_id`` with the admin scope (every scope of the org):
+    a JWT carrying the user claim, or an API key made for that user."""
+    if credential == "jwt":
+        return _token(org.org_id, user_id)
+    _, key = await create_api_key(
+        owner_dsn, org_id=org.org_id, principal=f"app-of-{user_id}", scopes=["admin"], user_id=user_id
+    )
+    return key
+
+
 @dataclass(frozen=True)
 class Try:
     """One request of the pinned user with the other user's ids or name: refused (403/404), or
@@ -386,6 +404,7 @@ class Try:
     json: Any = None
     params: dict[str, Any] | None = None
     own: bool = False
+    headers: dict[str, str] | None = None
 
 
 # Routes that act on the org as a whole (engagement is one state per org; admin jobs act on the org):
@@ -542,6 +561,23 @@ PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]]
             json={"evidence": {"sourceType": "SOURCE_TYPE_MESSAGE", "sourceId": "t-x"}, "correction": "Hates it."},
         )
     ],
+    # MCP (test_mcp.py): naming the other user is refused; without a name the tools act for the pinned
+    # user, and the other's ids (memory, session) come back as the tool's "not found" error result.
+    ("POST", "/mcp"): lambda v, r: [
+        Try("POST", "/mcp", **tool_call("search_memories", {"query": QUERY}, agent=AGENT, user=v.user_id)),
+        *(
+            Try("POST", "/mcp", own=True, **tool_call(tool, arguments, agent=AGENT, session=session))
+            for tool, arguments, session in (
+                ("search_memories", {"query": QUERY, "k": 50}, ""),
+                ("search_beliefs", {"query": QUERY, "k": 50}, ""),
+                ("get_context", {"message": QUERY}, ""),
+                ("prime", {"initial_message": QUERY}, ""),
+                ("forget_memory", {"memory_id": r["memory"]}, ""),
+                ("forget_memory", {"memory_id": r["shared_memory"]}, ""),
+                ("record_turn", {"user_message": "Hello.", "assistant_reply": "Hi."}, v.session),
+            )
+        ),
+    ],
 }
 
 
@@ -565,22 +601,28 @@ async def _records(client: httpx.AsyncClient, org: Org, victim: User) -> dict[st
     }
 
 
+@pytest.mark.parametrize("credential", CREDENTIALS)
 @pytest.mark.parametrize("route", sorted(PINNED_CASES), ids=lambda route: f"{route[0]} {route[1]}")
-async def test_a_token_pinned_to_one_user_reaches_nothing_of_the_other_on_any_route(org, gateway, jwt_gateway, route):
+async def test_a_credential_pinned_to_one_user_reaches_nothing_of_the_other_on_any_route(
+    org, gateway, jwt_gateway, migrated_pg, route, credential
+):
     pinned, victim = org.users["ana"], org.users["bo"]
     async with asgi_client(gateway, org.key) as backend:
         records = await _records(backend, org, victim)
         before = _ok(await backend.get("/v1/observations", params={"userId": victim.user_id, "pageSize": 500}))
-    async with asgi_client(jwt_gateway, _token(org.org_id, pinned.user_id)) as client:
+    token = await _pinned(credential, org, pinned.user_id, migrated_pg.owner_dsn)
+    async with asgi_client(jwt_gateway, token) as client:
         for attempt in PINNED_CASES[route](victim, records):
-            response = await client.request(attempt.method, attempt.path, json=attempt.json, params=attempt.params)
+            response = await client.request(
+                attempt.method, attempt.path, json=attempt.json, params=attempt.params, headers=attempt.headers
+            )
             where = f"{attempt.method} {attempt.path} {attempt.json or attempt.params or ''}"
             if attempt.own:
                 assert response.status_code == 200, f"{where} -> {response.text}"
             else:
                 assert response.status_code in (403, 404), f"{where} -> {response.status_code} {response.text}"
                 assert response.json()["error"]["status"] in ("NOT_FOUND", "PERMISSION_DENIED"), where
-            sent = json.dumps([attempt.path, attempt.json, attempt.params])
+            sent = json.dumps([attempt.path, attempt.json, attempt.params, attempt.headers])
             leaked = sorted(secret for secret in victim.secrets if secret in response.text and secret not in sent)
             assert not leaked, f"{victim.user_id}'s {leaked[:5]} in {where}"
     async with asgi_client(gateway, org.key) as backend:
@@ -604,8 +646,9 @@ def test_every_route_is_tried_or_user_free(gateway):
     assert not PINNED_CASES.keys() & ORG_WIDE.keys()
 
 
-async def test_a_token_pinned_to_one_user_never_gets_the_others_session_or_prime_by_its_request_id(
-    org, gateway, jwt_gateway
+@pytest.mark.parametrize("credential", CREDENTIALS)
+async def test_a_credential_pinned_to_one_user_never_gets_the_others_session_or_prime_by_its_request_id(
+    org, gateway, jwt_gateway, migrated_pg, credential
 ):
     pinned, victim = org.users["ana"], org.users["bo"]
     request_id = f"start-{uuid.uuid4().hex[:8]}"
@@ -613,7 +656,8 @@ async def test_a_token_pinned_to_one_user_never_gets_the_others_session_or_prime
         theirs = _ok(
             await backend.post("/v1/sessions", json={"scope": {"userId": victim.user_id}, "requestId": request_id})
         )
-    async with asgi_client(jwt_gateway, _token(org.org_id, pinned.user_id)) as client:
+    token = await _pinned(credential, org, pinned.user_id, migrated_pg.owner_dsn)
+    async with asgi_client(jwt_gateway, token) as client:
         response = await client.post("/v1/sessions", json={"requestId": request_id, "initialMessage": QUERY})
 
     assert response.status_code == 409, response.text
@@ -622,14 +666,19 @@ async def test_a_token_pinned_to_one_user_never_gets_the_others_session_or_prime
     assert_nothing_of(victim, response, "POST /v1/sessions with the other user's request id")
 
 
+@pytest.mark.parametrize("credential", CREDENTIALS)
 @pytest.mark.parametrize("route", sorted(ORG_WIDE), ids=lambda route: f"{route[0]} {route[1]}")
-async def test_a_token_pinned_to_one_user_cannot_use_org_wide_routes(org, jwt_gateway, route):
+async def test_a_credential_pinned_to_one_user_cannot_use_org_wide_routes(
+    org, jwt_gateway, migrated_pg, route, credential
+):
     attempt = ORG_WIDE[route]
-    async with asgi_client(jwt_gateway, _token(org.org_id, org.users["ana"].user_id)) as client:
+    token = await _pinned(credential, org, org.users["ana"].user_id, migrated_pg.owner_dsn)
+    async with asgi_client(jwt_gateway, token) as client:
         response = await client.request(attempt.method, attempt.path, json=attempt.json)
 
     assert response.status_code == 403, response.text
-    # Reindex needs the operator scope, which no JWT carries: refused before the pin is looked at.
+    # Reindex needs the operator scope, which neither a JWT nor a pinned key carries: refused before
+    # the pin is looked at.
     expected = "SCOPE_MISSING" if route == ("POST", "/v1/admin/reindex") else "USER_PINNED"
     assert response.json()["error"]["details"][0]["reason"] == expected
 

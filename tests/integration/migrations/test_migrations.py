@@ -14,6 +14,8 @@ from lore_devstack import DatabaseUrls
 from lore_migrations import Migration, MigrationError, discover, migrate
 from lore_runtime.stores import tenant_transaction
 
+from tests.backends import fresh_database
+
 
 @pytest.fixture
 def schema() -> str:
@@ -227,3 +229,38 @@ def test_discover_finds_the_gateway_migrations() -> None:
     migrations = discover("gateway_svc")
 
     assert migrations[0].version == 1 and migrations[0].name == "api_keys"
+
+
+async def test_keys_made_before_users_could_be_pinned_stay_org_wide_and_old_gateways_still_resolve(
+    pg_superuser_dsn: str,
+) -> None:
+    """0004 is additive: a key of 0001-0003 resolves with no user (org-wide, as it was made), and the
+    previous gateway's query, naming its four columns, still works during a rolling upgrade."""
+    gateway = discover("gateway_svc")
+    [pinning] = [migration for migration in gateway if migration.name == "api_key_users"]
+    key_hash = secrets.token_bytes(32)
+    async with fresh_database(pg_superuser_dsn, "lore_keys_upgrade") as urls:
+        await migrate(urls.owner_dsn, "gateway", [m for m in gateway if m.version < pinning.version])
+        owner = await asyncpg.connect(urls.owner_dsn)
+        try:
+            await owner.execute(
+                "INSERT INTO gateway.api_keys (id, org_id, principal, key_hash) VALUES (gen_random_uuid(), $1, $2, $3)",
+                "org-before",
+                "old-app",
+                key_hash,
+            )
+        finally:
+            await owner.close()
+        report = await migrate(urls.owner_dsn, "gateway", gateway)
+        app = await asyncpg.connect(urls.app_dsn)
+        try:
+            resolved = await app.fetchrow("SELECT * FROM gateway.resolve_api_key($1)", key_hash)
+            previous = await app.fetchrow(
+                "SELECT id, org_id, principal, scopes FROM gateway.resolve_api_key($1)", key_hash
+            )
+        finally:
+            await app.close()
+
+    assert pinning.version in report.applied
+    assert (resolved["org_id"], resolved["principal"], resolved["user_id"]) == ("org-before", "old-app", "")
+    assert previous["id"] == resolved["id"]

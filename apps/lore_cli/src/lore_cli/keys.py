@@ -5,7 +5,9 @@ Like ``lore migrate``, it connects as ``LORE_MIGRATIONS_DATABASE_URL``, else
 under ``LORE_DATA_DIR``. ``create`` prints the new key alone on stdout, once (it is stored only
 as a digest), and what it made on stderr, so ``KEY=$(lore keys create …)`` works. ``list``
 never shows a key, only what is kept about it. A revoked key stops working within the
-gateways' key cache (``LORE_API_KEY_CACHE_SECONDS``, at most 10 s).
+gateways' key cache (``LORE_API_KEY_CACHE_SECONDS``, at most 10 s). ``create --user U`` makes a key
+that acts for user U only, as a JWT carrying the user claim does (gateway_svc/api/user_pin.py): the
+key to hand an agent or an MCP server that serves one person.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from gateway_svc.adapters.postgres_key_admin import ApiKey, KeyAdminError, creat
 
 from lore_cli.backends import DevStackMissing
 
-COLUMNS = ("ID", "NAME", "PRINCIPAL", "SCOPES", "CREATED", "LAST USED", "REVOKED")
+COLUMNS = ("ID", "NAME", "PRINCIPAL", "USER", "SCOPES", "CREATED", "LAST USED", "REVOKED")
 # What ends a command with a message rather than a traceback: bad input, an unreachable or refusing database,
 # no database configured where the embedded one is not installed.
 FAILURES = (KeyAdminError, asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError, DevStackMissing)
@@ -42,15 +44,26 @@ async def owner_database_url(environ: Mapping[str, str]) -> AsyncIterator[str]:
         yield backends.owner_database_url
 
 
-async def create(environ: Mapping[str, str], *, org: str, principal: str, scopes: Sequence[str], name: str) -> int:
+async def create(
+    environ: Mapping[str, str],
+    *,
+    org: str,
+    principal: str,
+    scopes: Sequence[str],
+    name: str,
+    user: str | None = None,
+) -> int:
     try:
         async with owner_database_url(environ) as dsn:
-            key, plaintext = await create_api_key(dsn, org_id=org, principal=principal, scopes=scopes, name=name)
+            key, plaintext = await create_api_key(
+                dsn, org_id=org, principal=principal, scopes=scopes, name=name, user_id=user
+            )
     except FAILURES as error:
         return _failed("create", error)
     scope_list = ", ".join(key.scopes) or "none"
+    pinned = f", acting only for user {key.user_id}" if key.user_id else ""
     print(
-        f"lore keys create: key {key.id} for {key.principal} in org {key.org_id} (scopes: {scope_list});"
+        f"lore keys create: key {key.id} for {key.principal} in org {key.org_id} (scopes: {scope_list}){pinned};"
         " it is shown once, keep it now",
         file=sys.stderr,
     )
@@ -90,6 +103,7 @@ def format_table(keys: Sequence[ApiKey]) -> str:
             str(key.id),
             key.name or "-",
             key.principal,
+            key.user_id or "-",
             ",".join(key.scopes) or "-",
             _time(key.created_at),
             _time(key.last_used_at),

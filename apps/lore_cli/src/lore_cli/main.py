@@ -76,6 +76,9 @@ def main(argv: list[str] | None = None) -> None:
         help=f"a scope to grant, repeat for more: {', '.join(ALL_SCOPES)}",
     )
     create_parser.add_argument("--name", default="", help="a label for the key")
+    create_parser.add_argument(
+        "--user", default=None, help="pin the key to this user: it acts for them only (403 USER_PINNED otherwise)"
+    )
     list_parser = keys_commands.add_parser("list", help="the org's keys (never the keys themselves)")
     list_parser.add_argument("--org", required=True)
     revoke_parser = keys_commands.add_parser(
@@ -107,7 +110,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(run_operation(args, environ)))
     if args.command == "keys":
         if args.keys_command == "create":
-            made = keys.create(environ, org=args.org, principal=args.principal, scopes=args.scope, name=args.name)
+            made = keys.create(
+                environ, org=args.org, principal=args.principal, scopes=args.scope, name=args.name, user=args.user
+            )
             sys.exit(asyncio.run(made))
         if args.keys_command == "list":
             sys.exit(asyncio.run(keys.list_keys(environ, org=args.org)))

@@ -3,10 +3,11 @@
 API keys are random secrets stored only as SHA-256 digests in ``gateway.api_keys``. The
 service role cannot read that table across tenants (row-level security); it resolves a
 digest through ``gateway.resolve_api_key``, a SECURITY DEFINER function that returns at
-most one live key. A plain digest is the right tool here: keys are long random strings,
-not passwords, so a slow hash would add latency without adding safety. Resolutions are
-cached for a few seconds (``LORE_API_KEY_CACHE_SECONDS``, at most 10) so a burst of requests
-costs one query; a revoked key stops working within that window. ``last_used_at`` is written at
+most one live key, with the user it is pinned to if any (``lore keys create --user``). A plain
+digest is the right tool here: keys are long random strings, not passwords, so a slow hash would
+add latency without adding safety. Resolutions are cached for a few seconds
+(``LORE_API_KEY_CACHE_SECONDS``, at most 10) so a burst of requests costs one query; a revoked key
+stops working within that window. ``last_used_at`` is written at
 most once a minute per key, never once per request.
 """
 
@@ -82,9 +83,15 @@ class ApiKeyAuthenticator:
             log.warning("could not record the use of API key %s: %s", caller.credential, error)
 
     async def _resolve(self, key: bytes) -> Caller | None:
-        row = await self._pool.fetchrow("SELECT id, org_id, principal, scopes FROM gateway.resolve_api_key($1)", key)
+        row = await self._pool.fetchrow(
+            "SELECT id, org_id, principal, scopes, user_id FROM gateway.resolve_api_key($1)", key
+        )
         if row is None:
             return None
         return Caller(
-            org_id=row["org_id"], principal=row["principal"], scopes=frozenset(row["scopes"]), credential=str(row["id"])
+            org_id=row["org_id"],
+            principal=row["principal"],
+            scopes=frozenset(row["scopes"]),
+            credential=str(row["id"]),
+            user_id=row["user_id"],  # a key pinned to one user acts as a pinned JWT does (api/user_pin.py)
         )

@@ -16,7 +16,14 @@ from datetime import datetime
 
 import asyncpg
 
-from gateway_svc.domain.credentials import ALL_SCOPES, MAX_PRINCIPAL_LENGTH, ORG_ID, digest
+from gateway_svc.domain.credentials import (
+    ALL_SCOPES,
+    MAX_PRINCIPAL_LENGTH,
+    MAX_USER_ID_LENGTH,
+    OPERATOR,
+    ORG_ID,
+    digest,
+)
 
 DEV_ORG = "dev"
 DEV_PRINCIPAL = "dev"
@@ -35,6 +42,7 @@ class ApiKey:
     id: uuid.UUID
     org_id: str
     principal: str
+    user_id: str  # the one user the key acts for (gateway_svc.api.user_pin); "": org-wide
     name: str
     scopes: tuple[str, ...]
     created_at: datetime
@@ -59,23 +67,42 @@ def _check_org(org_id: str) -> None:
         raise KeyAdminError(f"{org_id!r} is not an org id (letters, digits and ._:@/-, at most 128)")
 
 
+def _check_user(user_id: str, scopes: Sequence[str]) -> None:
+    """A pinned key's user follows a Scope's userId rule; store-wide work is never one user's."""
+    if not 1 <= len(user_id) <= MAX_USER_ID_LENGTH or user_id != user_id.strip():
+        raise KeyAdminError(
+            f"{user_id!r} is not a user id (1 to {MAX_USER_ID_LENGTH} characters, no white space at either end)"
+        )
+    if OPERATOR in scopes:
+        raise KeyAdminError(f"a key pinned to a user cannot hold the {OPERATOR} scope: it acts on the whole store")
+
+
 async def create_api_key(
-    owner_dsn: str, *, org_id: str, principal: str, scopes: Sequence[str], name: str = ""
+    owner_dsn: str,
+    *,
+    org_id: str,
+    principal: str,
+    scopes: Sequence[str],
+    name: str = "",
+    user_id: str | None = None,
 ) -> tuple[ApiKey, str]:
-    """A new key of ``org_id`` for ``principal``: what is stored, and the plaintext (shown once)."""
+    """A new key of ``org_id`` for ``principal``: what is stored, and the plaintext (shown once).
+    With ``user_id``, the key acts for that user only, as a JWT carrying the user claim does."""
     _check_org(org_id)
     if not 1 <= len(principal) <= MAX_PRINCIPAL_LENGTH:
         raise KeyAdminError(f"a principal has 1 to {MAX_PRINCIPAL_LENGTH} characters")
     unknown = sorted(set(scopes) - set(ALL_SCOPES))
     if unknown:
         raise KeyAdminError(f"unknown scopes {', '.join(unknown)} (known: {', '.join(ALL_SCOPES)})")
+    if user_id is not None:
+        _check_user(user_id, scopes)
     plaintext = new_api_key()
     connection = await asyncpg.connect(owner_dsn)
     try:
         row = await connection.fetchrow(
             f"""
-            INSERT INTO gateway.api_keys (id, org_id, principal, name, key_hash, scopes)
-            VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO gateway.api_keys (id, org_id, principal, name, key_hash, scopes, user_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
             RETURNING {_COLUMNS}
             """,
             uuid.uuid4(),
@@ -84,6 +111,7 @@ async def create_api_key(
             name,
             digest(plaintext),
             sorted(set(scopes), key=ALL_SCOPES.index),
+            user_id or "",
         )
     finally:
         await connection.close()

@@ -2,15 +2,16 @@
 
 Inside an org, the services keep one user's memory out of another user's contexts
 (ARCHITECTURE.md §2). An org-wide credential may still name any user — that is what an app serving
-many people does. A JWT carrying the user claim (``LORE_JWT_USER_CLAIM``, ``user_id`` by default) is
-pinned to that user, so the wall holds even against a buggy or compromised app:
+many people does. A JWT carrying the user claim (``LORE_JWT_USER_CLAIM``, ``user_id`` by default) and
+an API key made for one user (``lore keys create --user U``) are pinned to that user, so the wall
+holds even against a buggy or compromised app:
 
 - every ``Scope`` and ``user_id`` a request carries is the pinned user: left empty, it is filled in;
   naming another user is refused (403 ``USER_PINNED``, naming the field);
 - a record addressed by id (memory, belief, session) must be the user's own; the organisation's
   shared records (no user) may be read, not changed. Another user's record answers 404, as if absent.
 
-Org-wide credentials (API keys, tokens without the claim) are not affected. Engagement state is the
+Org-wide credentials (API keys made without a user, tokens without the claim) are not affected. Engagement state is the
 organisation's (one per org) and the admin routes act on the org: their scopes govern them.
 """
 

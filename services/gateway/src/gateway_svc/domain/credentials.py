@@ -40,7 +40,8 @@ class Caller:
     principal: str
     scopes: frozenset[str]
     credential: str = ""  # the API key's id, or jwt:<sub>: what rate limits count against
-    # The one user this credential may act for (a JWT's user claim); "" for an org-wide credential.
+    # The one user this credential may act for (a JWT's user claim, a pinned API key's user); "" for
+    # an org-wide credential.
     user_id: str = ""
 
     def context(self, request_id: str) -> RequestContext:

@@ -33,6 +33,7 @@ from fastapi.routing import iter_route_contexts
 from lore_runtime.request_context import ORG_ID_KEY
 
 from tests.integration.gateway.conftest import _create_key, asgi_client
+from tests.integration.gateway.mcp_requests import found_nothing, not_found, tool_call
 from tests.polling import eventually
 
 SHARED_USER = "shared-user"
@@ -643,6 +644,19 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
     ("GET", "/v1/admin/jobs"): lambda b: [own("GET", "/v1/admin/jobs", check=no_jobs)],
     ("POST", "/v1/admin/jobs:retry"): lambda b: [
         own("POST", "/v1/admin/jobs:retry", check=nothing_requeued, json={"kinds": ["reflect", "episode", "erase"]})
+    ],
+    # MCP (test_mcp.py): each tool call is a REST call with A's key, for B's user, agent and session.
+    ("POST", "/mcp"): lambda b: [
+        own("POST", "/mcp", check=check, **tool_call(tool, arguments, agent=B_AGENT, user=b.user, session=session))
+        for tool, arguments, session, check in (
+            ("search_memories", {"query": QUERY, "k": 50}, "", found_nothing),
+            ("search_beliefs", {"query": QUERY, "k": 50}, "", found_nothing),
+            ("get_context", {"message": QUERY}, b.active_session, anything),
+            ("prime", {"initial_message": QUERY}, "", anything),
+            ("forget_memory", {"memory_id": b.own_memory}, "", not_found),
+            ("forget_memory", {"memory_id": b.shared_memory}, "", not_found),
+            ("record_turn", {"user_message": "A was here.", "assistant_reply": "Hi A."}, b.active_session, not_found),
+        )
     ],
 }
 # Known leaks: route -> pytest.mark.xfail(strict=True, reason=...). None found.

@@ -128,7 +128,8 @@ class McpEndpoint:
 
 
 def install(app: FastAPI) -> McpEndpoint:
-    """Serve ``/mcp`` (POST, GET, DELETE as the transport asks), left out of the OpenAPI document."""
+    """Serve ``/mcp``, left out of the OpenAPI document. POST only: a stateless server has no
+    stream to GET and no session to DELETE (both answer 405, as the spec lets a server do)."""
     endpoint = McpEndpoint(app)
-    app.add_route(PATH, endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.add_route(PATH, endpoint, methods=["POST"], include_in_schema=False)
     return endpoint

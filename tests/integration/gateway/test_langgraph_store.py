@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph.store.base import BaseStore, InvalidNamespaceError
+from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
 from langgraph.store.memory import InMemoryStore
 from lore_client import LoreApiError, LoreClient, SyncLoreClient
 from lore_client.integrations.langgraph_store import LoreStore
@@ -205,6 +205,10 @@ async def test_a_namespace_naming_no_scope_is_refused_before_any_call(lore):
         await store.aget(("memories",), "k")
     with pytest.raises(ValueError, match="value: must be JSON-serialisable"):
         await store.aput(("users", "u-1"), "k", {"when": object()})
+    user = _user()
+    with pytest.raises(InvalidNamespaceError):  # one bad put refuses the batch before anything is sent
+        await store.abatch([PutOp(("users", user), "fine", {"text": "x"}), PutOp(("memories",), "k", {"text": "y"})])
+    assert await store.aget(("users", user), "fine") is None
     with pytest.raises(TypeError, match="needs a SyncLoreClient"):
         store.put(("users", "u-1"), "k", {"text": "x"})
     with pytest.raises(NotImplementedError, match="TTL"):

@@ -27,6 +27,7 @@ What each operation costs (docs/integrations.md):
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -123,6 +124,7 @@ class LoreStore(BaseStore):
         # (namespace, key) -> memory id: ids never change (org, scope and key fix them), so an
         # entry is never wrong; an erased item answers 404 and reads as absent.
         self._ids: OrderedDict[tuple[tuple[str, ...], str], str] = OrderedDict()
+        self._ids_lock = threading.Lock()
 
     # -- the two flavours -------------------------------------------------------------------
 
@@ -171,6 +173,8 @@ class LoreStore(BaseStore):
             if not isinstance(op, GetOp | SearchOp | ListNamespacesOp | PutOp):
                 raise ValueError(f"unknown store operation: {type(op).__name__}")
             validate_op_namespace(op)
+        puts = {(tuple(op.namespace), op.key): op for op in ops if isinstance(op, PutOp)}
+        writes = [(op, self._written(op)) for op in puts.values()]  # refused before anything is sent
         results: list[Result] = [None] * len(ops)
         gets = {position: op for position, op in enumerate(ops) if isinstance(op, GetOp)}
         found = yield from self._get_many([(op.namespace, op.key) for op in gets.values()])
@@ -181,9 +185,8 @@ class LoreStore(BaseStore):
                 results[position] = yield from self._search(op)
             elif isinstance(op, ListNamespacesOp):
                 results[position] = yield from self._list_namespaces(op)
-        puts = {(tuple(op.namespace), op.key): op for op in ops if isinstance(op, PutOp)}
-        for op in puts.values():
-            yield from (self._delete(op) if op.value is None else self._put(op))
+        for op, written in writes:
+            yield from (self._delete(op) if written is None else self._put(op, written))
         return results
 
     # -- reading -------------------------------------------------------------------------------
@@ -194,18 +197,19 @@ class LoreStore(BaseStore):
         except s.UnmappableNamespace as error:
             raise InvalidNamespaceError(str(error)) from None
 
-    def _remember(self, item: StoredItem) -> None:
-        self._ids[(item.namespace, item.key)] = item.memory_id
-        self._ids.move_to_end((item.namespace, item.key))
-        while len(self._ids) > KNOWN_IDS:
-            self._ids.popitem(last=False)
+    def _remember(self, namespace: tuple[str, ...], key: str, memory_id: str) -> None:
+        with self._ids_lock:  # batch may run on several threads at once
+            self._ids[(namespace, key)] = memory_id
+            self._ids.move_to_end((namespace, key))
+            while len(self._ids) > KNOWN_IDS:
+                self._ids.popitem(last=False)
 
     def _read(self, memory: Memory) -> StoredItem | None:
         """The live store item ``memory`` holds (``None``: another memory, or an archived item)."""
         item = s.decode(memory)
         if item is None:
             return None
-        self._remember(item)
+        self._remember(item.namespace, item.key, item.memory_id)
         return None if memory.status == ARCHIVED else item
 
     def _scan(self, scope: dict[str, str]) -> Plan:
@@ -303,17 +307,24 @@ class LoreStore(BaseStore):
 
         return texts_of
 
-    def _put(self, op: PutOp) -> Plan:
+    def _written(self, op: PutOp) -> NewMemory | None:
+        """The memory a put writes (``None`` for a delete); raises for a namespace or value Lore
+        cannot hold, naming the rule."""
         namespace = tuple(op.namespace)
         scope = self._scope(namespace)
-        content, metadata = s.encode(namespace, op.key, op.value or {}, self._texts(op))
-        memory = NewMemory(
+        if op.value is None:
+            return None
+        content, metadata = s.encode(namespace, op.key, op.value, self._texts(op))
+        return NewMemory(
             content=content,
             memory_type=ITEM_TYPE,
             scope=scope,
             metadata=metadata,
             idempotency_key=s.idempotency_key(namespace, op.key),
         )
+
+    def _put(self, op: PutOp, memory: NewMemory) -> Plan:
+        namespace, content, metadata = tuple(op.namespace), memory.content, dict(memory.metadata)
         try:
             [stored] = yield from _call("remember", memory)
             memory_id = stored.id
@@ -322,7 +333,7 @@ class LoreStore(BaseStore):
                 raise  # MEMORY_ERASED among them: an erased subject's item is never written again
             # The key wrote another value first: the same id, overwritten below.
             stored, memory_id = None, error.metadata["id"]
-        self._ids[(namespace, op.key)] = memory_id
+        self._remember(namespace, op.key, memory_id)
         changes: dict[str, Any] = {}
         if stored is None or stored.content != content:
             changes["content"] = content

@@ -292,20 +292,8 @@ def _like(run: Callable[..., Any], build: Callable[..., Any], answer: Any) -> Ca
 
 
 class ClientCore(Generic[TransportT]):
-    """The settings and connection pool of a client of Lore's gateway.
-
-    ``base_url``: the gateway (``http://127.0.0.1:8080`` for ``./lore up``); ``api_key``: an API
-    key or JWT, sent as ``Authorization: Bearer``; ``timeout``: seconds per request;
-    ``transport``: an httpx transport (``httpx.MockTransport`` or ``httpx.ASGITransport(app=...)``
-    in tests); ``max_retries``: repeats of a 429/503 for idempotent requests (0: never);
-    ``max_retry_wait``: a longer ``Retry-After`` is not waited for — the error is raised;
-    ``limits``: the connection pool (``httpx.Limits(max_connections=64)`` for many concurrent
-    calls: httpx keeps only 20 idle connections by default, so more callers than that reconnect;
-    ignored when ``transport`` is given, which brings its own pool).
-
-    ``with_options(timeout=…, max_retries=…)`` gives a view with other settings on the same
-    connection pool, for the few calls that need them (a long import, a call that must not retry).
-    """
+    """The settings and connection pool of a client of Lore's gateway, and ``with_options``;
+    the parameters are described on ``LoreClient``, whose ones ``SyncLoreClient`` takes too."""
 
     _flavour: str | None = None
 

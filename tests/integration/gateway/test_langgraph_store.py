@@ -128,6 +128,27 @@ async def test_a_put_on_an_existing_key_updates_that_one_memory(lore):
     assert (await store.aget(namespace, "home")).value == {"city": "Lisbon"}
 
 
+async def test_lores_own_lifecycle_never_hides_an_item(lore):
+    """Maintenance may fold a near-duplicate (consolidated) and reflection may replace a fact
+    (superseded): the app's item still holds its value; a put makes it active again."""
+    user = _user()
+    store = LoreStore(lore)
+    namespace = ("users", user, "prefs")
+    tea, coffee = {"text": "Drinks green tea."}, {"text": "Drinks black coffee."}
+    await store.aput(namespace, "tea", tea)
+    await store.aput(namespace, "coffee", coffee)
+    ids = {m.content: m.id for m in (await lore.list_memories(user)).items}
+    tea_id, coffee_id = ids['{"text": "Drinks green tea."}'], ids['{"text": "Drinks black coffee."}']
+    await lore.update_memory(tea_id, status="superseded")
+    await lore.update_memory(coffee_id, status="consolidated")
+
+    fresh = LoreStore(lore)
+    assert (await fresh.aget(namespace, "tea")).value == tea
+    assert {i.key for i in await fresh.asearch(namespace, query="What does the user drink?")} == {"tea", "coffee"}
+    await fresh.aput(namespace, "coffee", coffee)
+    assert (await lore.get_memory(coffee_id)).status == "MEMORY_STATUS_ACTIVE"
+
+
 async def test_a_fresh_store_finds_what_another_wrote_and_lore_reads_the_item_as_a_memory(lore):
     user = _user()
     namespace = ("users", user, "memories")

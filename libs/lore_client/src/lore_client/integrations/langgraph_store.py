@@ -9,8 +9,8 @@
     store.search(("users", "u-1"), query="what does she eat?")
 
 How a namespace maps to a scope and how an item is stored: ``store_items``. Every operation is
-written once, as a plan of client calls (a generator yielding ``_Step``s): ``abatch`` runs it on a ``LoreClient``,
-``batch`` on a ``SyncLoreClient`` (the two share every method name and error).
+written once, as a plan of client calls (a generator yielding ``_Step``s): ``abatch`` runs it on
+a ``LoreClient``, ``batch`` on a ``SyncLoreClient`` (the two share every method name and error).
 
 What each operation costs (docs/integrations.md):
 - ``put``: one Remember (the same write again is a replay); a changed value one UpdateMemory more,
@@ -18,7 +18,7 @@ What each operation costs (docs/integrations.md):
 - ``get`` / ``delete``: Lore finds a memory by id, not by key, and a client cannot compute the id
   (it hashes the org, which the credential hides). So an item this store has seen (put, got,
   searched, listed) is one GetMemory by the id it remembers; any other is a listing of its scope's
-  memories of the store's type (500 a page), which remembers every item it reads.
+  facts (500 a page), which remembers every item it reads.
 - ``search`` with ``query``: one Recall of the 100 best matches of the prefix's scope, then the
   prefix and ``filter`` applied to them; without: a listing of the scope, newest first.
 - ``list_namespaces``: a listing of the scope the prefix names (of everything the credential sees

@@ -124,10 +124,13 @@ BELIEF_KINDS = [
 ]
 SUBJECT_TYPES = ["entity", "project", "tool", "agent", "global"]
 SLOT = "^[a-z0-9_.-]*$"
+NOT_BLANK = "\\S"
 
 
 def _string(description: str, *, max_length: int = 4000, min_length: int = 1, **more: Any) -> Json:
-    return {"type": "string", "description": description, "minLength": min_length, "maxLength": max_length, **more}
+    """A string argument; a required-looking one (``min_length`` 1) must hold a non-space character."""
+    rules = {"type": "string", "description": description, "minLength": min_length, "maxLength": max_length}
+    return rules | ({"pattern": NOT_BLANK} if min_length > 0 else {}) | more
 
 
 def _object(properties: Json, required: list[str]) -> Json:
@@ -428,8 +431,15 @@ def openai_tools(*, responses_api: bool = False) -> list[Json]:
     """The function definitions for OpenAI's Chat Completions ``tools=`` (``{"type": "function",
     "function": {...}}``), or, with ``responses_api``, the Responses API's flat form."""
     if responses_api:
+        # strict: False — strict mode would make every argument required; most of these are optional.
         return [
-            {"type": "function", "name": t.name, "description": t.description, "parameters": _copy(t.parameters)}
+            {
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": _copy(t.parameters),
+                "strict": False,
+            }
             for t in TOOLS
         ]
     return [
@@ -520,7 +530,7 @@ def _problem(rules: Json, value: Any) -> str:
     if kind == "string":
         if not isinstance(value, str):
             return "must be a string"
-        if len(value) < rules.get("minLength", 0) or (value.strip() == "" and rules.get("minLength", 0) > 0):
+        if len(value) < rules.get("minLength", 0) or (rules.get("pattern") == NOT_BLANK and not value.strip()):
             return "must not be empty"
         if len(value) > rules.get("maxLength", len(value)):
             return f"at most {rules['maxLength']} characters"

@@ -11,9 +11,12 @@ import os
 import sys
 import uuid
 from pathlib import Path
+from typing import TypedDict
 
 import httpx
 import pytest
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
 from langgraph.store.memory import InMemoryStore
 from lore_client import LoreApiError, LoreClient, SyncLoreClient
@@ -236,6 +239,25 @@ async def test_a_namespace_naming_no_scope_is_refused_before_any_call(lore):
         await store.aput(("users", "u-1"), "k", {"text": "x"}, ttl=5)
 
 
+class Recall(TypedDict, total=False):
+    question: str
+    found: list[str]
+
+
+def _recalling_graph() -> StateGraph:
+    """One node that searches the store of the run's user (from the run's config, as an app does)."""
+
+    def recall(state: Recall, config: RunnableConfig, *, store: BaseStore) -> Recall:
+        user = config["configurable"]["user_id"]
+        return {"found": [item.key for item in store.search(("users", user), query=state["question"], limit=1)]}
+
+    builder = StateGraph(Recall)
+    builder.add_node("recall", recall)
+    builder.add_edge(START, "recall")
+    builder.add_edge("recall", END)
+    return builder
+
+
 async def test_the_sync_store_runs_langgraphs_blocking_calls(served_gateway, migrated_pg, org_id):  # noqa: F811
     url, _ = served_gateway
     key = await _create_key(migrated_pg.owner_dsn, org_id)
@@ -249,14 +271,15 @@ async def test_the_sync_store_runs_langgraphs_blocking_calls(served_gateway, mig
             store.put(namespace, "m-2", {"text": "Plays the cello."})
             store.put(namespace, "m-2", {"text": "Plays the cello in a quartet."})
             got = store.get(namespace, "m-2")
-            found = store.search(("users", user), query="Which instrument does she play?", limit=1)
+            graph = _recalling_graph().compile(store=store)  # graph.invoke calls the store's batch
+            state = graph.invoke({"question": "Which instrument does she play?"}, {"configurable": {"user_id": user}})
             store.delete(namespace, "m-1")
-            return got, found, store.search(("users", user)), store.list_namespaces(prefix=("users", user))
+            return got, state["found"], store.search(("users", user)), store.list_namespaces(prefix=("users", user))
 
     # The gateway serves on this event loop: the blocking client runs in a thread.
     got, found, left, namespaces = await asyncio.to_thread(blocking)
     assert got.value == {"text": "Plays the cello in a quartet."}
-    assert [item.key for item in found] == ["m-2"]
+    assert found == ["m-2"]
     assert [item.key for item in left] == ["m-2"] and namespaces == [namespace]
 
 

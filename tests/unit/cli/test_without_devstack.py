@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lore_cli import keys, migrate, up
+from lore_cli import doctor, keys, migrate, up
 from lore_cli.backends import Backends
 from lore_runtime.settings import LOCAL_METRICS_ADDRESSES
 
@@ -76,3 +76,14 @@ def test_lore_up_against_configured_servers_needs_no_devstack(tmp_path, monkeypa
     assert env["LORE_MEMORY_METRICS_ADDR"] == "" and env["LORE_AGENT_METRICS_ADDR"] == "x:1"  # configured: kept
     chosen_host, _, chosen_port = env["LORE_OBSERVATIONS_METRICS_ADDR"].rpartition(":")
     assert chosen_host == "127.0.0.1" and chosen_port != port and int(chosen_port) > 0
+
+
+async def test_lore_doctor_says_the_embedded_back_ends_are_not_installed(tmp_path, monkeypatch):
+    _hide_devstack(monkeypatch)
+
+    (postgres,) = await doctor.check_postgres(_unconfigured(tmp_path))
+    (redis,) = await doctor.check_redis(_unconfigured(tmp_path))
+
+    assert (postgres.status, redis.status) == (doctor.FAIL, doctor.FAIL)
+    assert postgres.detail == "LORE_DATABASE_URL is not set and the embedded postgres is not installed"
+    assert "lore-cli[dev]" in postgres.fix and redis.fix.startswith("set LORE_REDIS_URL")

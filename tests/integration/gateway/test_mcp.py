@@ -189,6 +189,40 @@ async def test_record_turn_over_stdio_writes_the_bound_users_session(gateway, ga
     assert (session["scope"]["userId"], session["scope"]["agentId"], session["turnCount"]) == (someone, AGENT, 2)
 
 
+async def test_record_turn_writes_to_the_session_the_configuration_names(gateway, gateway_url, org_key):
+    _, key = org_key
+    someone, other = user(), user()
+    async with asgi_client(gateway, key) as rest:
+        mine = (await rest.post("/v1/sessions", json={"scope": {"userId": someone, "agentId": AGENT}})).json()
+        theirs = (await rest.post("/v1/sessions", json={"scope": {"userId": other, "agentId": AGENT}})).json()
+    turn = {"user_message": "Lunch at noon?", "assistant_reply": "Noted."}
+    for session, expect_error in ((mine["session"]["id"], False), (theirs["session"]["id"], True)):
+        headers = {"Authorization": f"Bearer {key}", "Lore-User": someone, "Lore-Agent": AGENT, "Lore-Session": session}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with Client(streamable_http_client(f"{gateway_url}/mcp", http_client=http)) as lore:
+                result = await lore.call_tool("record_turn", turn)
+        assert result.is_error is expect_error, result.content
+    assert result.content[0].text == f"session {theirs['session']['id']} not found"
+    async with asgi_client(gateway, key) as rest:
+        counts = [(await rest.get(f"/v1/sessions/{s['session']['id']}")).json()["session"] for s in (mine, theirs)]
+    assert [session.get("turnCount", 0) for session in counts] == [2, 0]
+
+
+async def test_python_m_lore_client_mcp_serves_the_same_tools(gateway_url, org_key):
+    """The server as ``pip install "lore-client[mcp]"`` runs it, without the lore command."""
+    _, key = org_key
+    environ = {name: value for name, value in os.environ.items() if not name.startswith("LORE_")}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "lore_client.mcp", "--user", user(), "--agent", AGENT],
+        env={**environ, "LORE_API_KEY": key, "LORE_URL": gateway_url},
+    )
+    async with Client(params) as lore:
+        kept = await call(lore, "remember", content="Tomas repaints his boat every April.")
+        hits = await found(lore, "When does Tomas repaint his boat?")
+    assert hits[0]["id"] == kept["remembered"]["id"]
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 

@@ -319,3 +319,12 @@ async def test_the_async_client_sends_the_same_bytes_as_the_sync_one():
     assert [(r.method, str(r.url), r.content) for r in async_gateway.requests] == [
         (r.method, str(r.url), r.content) for r in sync_gateway.requests
     ]
+
+
+async def test_record_turn_writes_to_a_bound_session_only_when_it_is_the_bound_users():
+    bound = ToolBinding(user_id="u-noor", agent_id="aria", session_id="s-lena")
+    gateway = Gateway({"GET /v1/sessions/s-lena": (200, {"session": {"id": "s-lena", "scope": {"userId": "u-lena"}}})})
+    async with LoreClient("http://lore.test", "k", transport=httpx.MockTransport(gateway)) as lore:
+        result = await resolve_tool_call(lore, bound, "record_turn", {"user_message": "Hi", "assistant_reply": "Hello"})
+    assert result["error"]["message"] == "session s-lena not found"
+    assert [route for route, _ in gateway.bodies()] == ["GET /v1/sessions/s-lena"], "no turn written"

@@ -221,7 +221,12 @@ def _forget_memory(binding: ToolBinding, args: Json) -> Generator[Call, Any, Jso
 
 def _record_turn(binding: ToolBinding, args: Json) -> Generator[Call, Any, Json]:
     session_id = binding.session_id
-    if not session_id:
+    if session_id:
+        # Configuration, not the model, names it; still, a turn never lands in another user's conversation.
+        session = yield Call("get_session", (session_id,))
+        if session.scope.user_id != binding.user_id:
+            raise LoreApiError(status=404, code="NOT_FOUND", message=f"session {session_id} not found")
+    else:
         active = yield Call("list_sessions", (binding.scope,), {"status": "active", "page_size": 1})
         if active.items:
             session_id = active.items[0].id

@@ -131,6 +131,38 @@ async def test_a_put_on_an_existing_key_updates_that_one_memory(lore):
     assert (await store.aget(namespace, "home")).value == {"city": "Lisbon"}
 
 
+class CountingTransport(httpx.ASGITransport):
+    """The in-process gateway, recording each request's method and path."""
+
+    def __init__(self, app) -> None:
+        super().__init__(app=app)
+        self.requests: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(f"{request.method} {request.url.path}")
+        return await super().handle_async_request(request)
+
+
+async def test_a_batch_of_puts_is_one_remember_until_a_key_changes(gateway, migrated_pg, org_id):
+    transport = CountingTransport(gateway)
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    namespace = ("users", _user(), "notes")
+    async with LoreClient("http://gateway", key, transport=transport) as client:
+        store = LoreStore(client)
+        await store.abatch([PutOp(namespace, f"n-{i}", {"text": f"Note number {i}."}) for i in range(5)])
+        assert transport.requests == ["POST /v1/memories"]
+
+        transport.requests.clear()
+        changed, added = {"text": "Note zero, rewritten."}, {"text": "A sixth note."}
+        await store.abatch([PutOp(namespace, "n-0", changed), PutOp(namespace, "n-5", added)])
+        # The shared Remember is refused (n-0 holds another value): each put on its own, n-0 updated by id.
+        rewritten = (await store.aget(namespace, "n-0")).value
+        remember, update = "POST /v1/memories", f"PATCH /v1/memories/{store._ids[(namespace, 'n-0')]}"
+        assert transport.requests[:4] == [remember, remember, update, remember] and rewritten == changed
+        values = {item.key: item.value for item in await LoreStore(client).asearch(namespace, limit=10)}
+    assert values == {"n-0": changed, "n-5": added} | {f"n-{i}": {"text": f"Note number {i}."} for i in range(1, 5)}
+
+
 async def test_lores_own_lifecycle_never_hides_an_item(lore):
     """Maintenance may fold a near-duplicate (consolidated) and reflection may replace a fact
     (superseded): the app's item still holds its value; a put makes it active again."""

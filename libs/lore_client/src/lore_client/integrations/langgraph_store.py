@@ -14,7 +14,8 @@ a ``LoreClient``, ``batch`` on a ``SyncLoreClient`` (the two share every method 
 
 What each operation costs (docs/integrations.md):
 - ``put``: one Remember (the same write again is a replay); a changed value one UpdateMemory more,
-  by the id the deterministic key fixed (the replay answers it, or the 409 naming it).
+  by the id the deterministic key fixed (the replay answers it, or the 409 naming it). A batch's
+  puts share one Remember per 100 until one of them changes an existing key.
 - ``get`` / ``delete``: Lore finds a memory by id, not by key, and a client cannot compute the id
   (it hashes the org, which the credential hides). So an item this store has seen (put, got,
   searched, listed) is one GetMemory by the id it remembers; any other is a listing of its scope's
@@ -73,6 +74,7 @@ ACTIVE = "MEMORY_STATUS_ACTIVE"
 ITEM_TYPE = "fact"
 PAGE_SIZE = 500  # the memory service's largest ListMemories page
 SEARCH_K = 100  # Recall's largest k
+REMEMBER_BATCH = 100  # Remember's largest batch
 KNOWN_IDS = 10_000
 
 
@@ -186,7 +188,9 @@ class LoreStore(BaseStore):
             elif isinstance(op, ListNamespacesOp):
                 results[position] = yield from self._list_namespaces(op)
         for op, written in writes:
-            yield from (self._delete(op) if written is None else self._put(op, written))
+            if written is None:
+                yield from self._delete(op)
+        yield from self._put_all([(op, written) for op, written in writes if written is not None])
         return results
 
     # -- reading -------------------------------------------------------------------------------
@@ -323,22 +327,45 @@ class LoreStore(BaseStore):
             idempotency_key=s.idempotency_key(namespace, op.key),
         )
 
+    def _put_all(self, writes: list[tuple[PutOp, NewMemory]]) -> Plan:
+        """Up to 100 puts in one Remember (one embedding call on the server). Remember writes all of
+        a call or nothing, so when one key already holds another value the chunk goes put by put."""
+        for start in range(0, len(writes), REMEMBER_BATCH):
+            chunk = writes[start : start + REMEMBER_BATCH]
+            stored = None
+            if len(chunk) > 1:
+                try:
+                    stored = yield from _call("remember", [memory for _, memory in chunk])
+                except LoreApiError as error:
+                    if error.reason != "IDEMPOTENCY_KEY_REUSED":
+                        raise
+            if stored is None:
+                for op, memory in chunk:
+                    yield from self._put(op, memory)
+                continue
+            for (op, memory), answer in zip(chunk, stored, strict=True):
+                yield from self._settle(op, memory, answer, answer.id)
+
     def _put(self, op: PutOp, memory: NewMemory) -> Plan:
-        namespace, content, metadata = tuple(op.namespace), memory.content, dict(memory.metadata)
         try:
             [stored] = yield from _call("remember", memory)
-            memory_id = stored.id
         except LoreApiError as error:
             if error.reason != "IDEMPOTENCY_KEY_REUSED" or not error.metadata.get("id"):
                 raise  # MEMORY_ERASED among them: an erased subject's item is never written again
             # The key wrote another value first: the same id, overwritten below.
-            stored, memory_id = None, error.metadata["id"]
-        self._remember(namespace, op.key, memory_id)
+            yield from self._settle(op, memory, None, error.metadata["id"])
+            return
+        yield from self._settle(op, memory, stored, stored.id)
+
+    def _settle(self, op: PutOp, memory: NewMemory, stored: Memory | None, memory_id: str) -> Plan:
+        """Make the memory ``memory_id`` hold ``memory`` when Remember answered it as it was
+        (``stored``: a replay of an older state) or not at all (``None``: a 409 naming it)."""
+        self._remember(tuple(op.namespace), op.key, memory_id)
         changes: dict[str, Any] = {}
-        if stored is None or stored.content != content:
-            changes["content"] = content
-        if stored is None or stored.metadata != metadata:
-            changes["metadata"] = metadata
+        if stored is None or stored.content != memory.content:
+            changes["content"] = memory.content
+        if stored is None or stored.metadata != memory.metadata:
+            changes["metadata"] = dict(memory.metadata)
         if stored is None or stored.status != ACTIVE:
             changes["status"] = "active"  # a put after a delete brings the item back
         if changes:

@@ -285,12 +285,14 @@ async def test_mcp_refuses_a_request_without_a_valid_credential(gateway, org_key
         no_agent = await keyed.post("/mcp", json=INITIALIZE, headers={**MCP_ACCEPT, "Lore-Agent": ""})
         spaced = await keyed.post("/mcp", json=INITIALIZE, headers={**MCP_ACCEPT, "Lore-User": "u 1"})
         accepted = await keyed.post("/mcp", json=INITIALIZE, headers=MCP_ACCEPT)
+        streamed, ended = await keyed.get("/mcp", headers=MCP_ACCEPT), await keyed.delete("/mcp", headers=MCP_ACCEPT)
         schema = (await keyed.get("/openapi.json")).json()
     assert no_user.status_code == 400 and "Lore-User header is required" in no_user.json()["error"]["message"]
     assert no_agent.status_code == 400 and "Lore-Agent" in no_agent.json()["error"]["message"]
     assert spaced.status_code == 400 and "Lore-User" in spaced.json()["error"]["message"]
     assert accepted.status_code == 200 and accepted.json()["result"]["serverInfo"]["name"] == "lore"
     assert "/mcp" not in schema["paths"]
+    assert streamed.status_code == ended.status_code == 405, "stateless: no stream to GET, no session to DELETE"
 
 
 # -- whose memory --------------------------------------------------------------------------------

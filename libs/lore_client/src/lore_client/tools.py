@@ -29,23 +29,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from lore_client import plans
 from lore_client.errors import LoreApiError
 from lore_client.inputs import NewEvidence, NewMemory
 from lore_client.models import Memory, Observation, Scope, Turn
+from lore_client.plans import Call
 
 Json = dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One client call an executor needs: ``getattr(client, method)(*args, **kwargs)``."""
-
-    method: str
-    args: tuple[Any, ...] = ()
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
 
 
 # An executor: (binding, validated arguments) -> yields Calls, receives their results, returns the result.
@@ -584,36 +577,16 @@ def error_result(error: LoreApiError) -> Json:
 
 async def execute(client: Any, binding: ToolBinding, tool: Tool, arguments: Json) -> ToolOutcome:
     """Run ``tool`` with checked ``arguments`` on an async client (``LoreClient``)."""
-    steps = tool.execute(binding, arguments)
     try:
-        step = next(steps)
-        while True:
-            try:
-                answer = await getattr(client, step.method)(*step.args, **step.kwargs)
-            except LoreApiError as error:
-                step = steps.throw(error)
-            else:
-                step = steps.send(answer)
-    except StopIteration as done:
-        return ToolOutcome(done.value)
+        return ToolOutcome(await plans.run(tool.execute(binding, arguments), client))
     except LoreApiError as error:
         return ToolOutcome(error_result(error), is_error=True)
 
 
 def execute_sync(client: Any, binding: ToolBinding, tool: Tool, arguments: Json) -> ToolOutcome:
     """``execute`` on a sync client (``SyncLoreClient``): the same executor, each call made directly."""
-    steps = tool.execute(binding, arguments)
     try:
-        step = next(steps)
-        while True:
-            try:
-                answer = getattr(client, step.method)(*step.args, **step.kwargs)
-            except LoreApiError as error:
-                step = steps.throw(error)
-            else:
-                step = steps.send(answer)
-    except StopIteration as done:
-        return ToolOutcome(done.value)
+        return ToolOutcome(plans.run_sync(tool.execute(binding, arguments), client))
     except LoreApiError as error:
         return ToolOutcome(error_result(error), is_error=True)
 

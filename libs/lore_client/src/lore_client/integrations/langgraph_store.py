@@ -9,8 +9,8 @@
     store.search(("users", "u-1"), query="what does she eat?")
 
 How a namespace maps to a scope and how an item is stored: ``store_items``. Every operation is
-written once, as a plan of client calls (a generator yielding ``_Step``s): ``abatch`` runs it on
-a ``LoreClient``, ``batch`` on a ``SyncLoreClient`` (the two share every method name and error).
+written once, as a plan of client calls (``lore_client.plans``): ``abatch`` runs it on a
+``LoreClient``, ``batch`` on a ``SyncLoreClient`` (the two share every method name and error).
 
 What each operation costs (docs/integrations.md):
 - ``put``: one Remember (the same write again is a replay); a changed value one UpdateMemory more,
@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 try:
@@ -61,6 +60,7 @@ from lore_client.inputs import NewMemory
 from lore_client.integrations import store_items as s
 from lore_client.integrations.store_items import StoredItem
 from lore_client.models import Memory
+from lore_client.plans import Plan, call, run, run_sync
 from lore_client.sync_client import SyncLoreClient
 
 # Every status but archived is a stored item: Lore's own lifecycle may mark an item consolidated
@@ -76,22 +76,6 @@ PAGE_SIZE = 500  # the memory service's largest ListMemories page
 SEARCH_K = 100  # Recall's largest k
 REMEMBER_BATCH = 100  # Remember's largest batch
 KNOWN_IDS = 10_000
-
-
-@dataclass(frozen=True, slots=True)
-class _Step:
-    """One client call a plan asks for: the client's method name and its arguments."""
-
-    method: str
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-Plan = Generator[_Step, Any, Any]
-
-
-def _call(method: str, *args: Any, **kwargs: Any) -> Plan:
-    return (yield _Step(method, args, kwargs))
 
 
 class LoreStore(BaseStore):
@@ -135,36 +119,14 @@ class LoreStore(BaseStore):
             raise TypeError(
                 "LoreStore.batch (invoke, put, get …) needs a SyncLoreClient: LoreStore(..., SyncLoreClient(url, key))"
             )
-        plan = self._batch(list(ops))
-        reply: Any = None
-        failure: LoreApiError | None = None
-        while True:
-            try:
-                step = plan.send(reply) if failure is None else plan.throw(failure)
-            except StopIteration as done:
-                return done.value
-            try:
-                reply, failure = getattr(self._sync, step.method)(*step.args, **step.kwargs), None
-            except LoreApiError as error:
-                reply, failure = None, error
+        return run_sync(self._batch(list(ops)), self._sync)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         if self._async is None:
             raise TypeError(
                 "LoreStore.abatch (ainvoke, aput, aget …) needs a LoreClient: LoreStore(LoreClient(url, key), ...)"
             )
-        plan = self._batch(list(ops))
-        reply: Any = None
-        failure: LoreApiError | None = None
-        while True:
-            try:
-                step = plan.send(reply) if failure is None else plan.throw(failure)
-            except StopIteration as done:
-                return done.value
-            try:
-                reply, failure = await getattr(self._async, step.method)(*step.args, **step.kwargs), None
-            except LoreApiError as error:
-                reply, failure = None, error
+        return await run(self._batch(list(ops)), self._async)
 
     # -- one batch ----------------------------------------------------------------------------
 
@@ -221,7 +183,7 @@ class LoreStore(BaseStore):
         items: list[StoredItem] = []
         token = ""
         while True:
-            page = yield from _call(
+            page = yield from call(
                 "list_memories",
                 scope,
                 memory_types=ITEM_TYPE,
@@ -256,7 +218,7 @@ class LoreStore(BaseStore):
 
     def _by_id(self, memory_id: str) -> Plan:
         try:
-            memory = yield from _call("get_memory", memory_id)
+            memory = yield from call("get_memory", memory_id)
         except LoreApiError as error:
             if error.status == 404:
                 return None  # erased (ForgetSubject): gone for good
@@ -279,7 +241,7 @@ class LoreStore(BaseStore):
             items = [item for item in (yield from self._scan(scope)) if selected(item)]
             items.sort(key=lambda item: item.updated_at or item.created_at, reverse=True)
             return [_search_item(item, None) for item in items[op.offset : op.offset + op.limit]]
-        hits = yield from _call(
+        hits = yield from call(
             "search",
             op.query,
             scope,
@@ -335,7 +297,7 @@ class LoreStore(BaseStore):
             stored = None
             if len(chunk) > 1:
                 try:
-                    stored = yield from _call("remember", [memory for _, memory in chunk])
+                    stored = yield from call("remember", [memory for _, memory in chunk])
                 except LoreApiError as error:
                     if error.reason != "IDEMPOTENCY_KEY_REUSED":
                         raise
@@ -348,7 +310,7 @@ class LoreStore(BaseStore):
 
     def _put(self, op: PutOp, memory: NewMemory) -> Plan:
         try:
-            [stored] = yield from _call("remember", memory)
+            [stored] = yield from call("remember", memory)
         except LoreApiError as error:
             if error.reason != "IDEMPOTENCY_KEY_REUSED" or not error.metadata.get("id"):
                 raise  # MEMORY_ERASED among them: an erased subject's item is never written again
@@ -369,14 +331,14 @@ class LoreStore(BaseStore):
         if stored is None or stored.status != ACTIVE:
             changes["status"] = "active"  # a put after a delete brings the item back
         if changes:
-            yield from _call("update_memory", memory_id, **changes)
+            yield from call("update_memory", memory_id, **changes)
 
     def _delete(self, op: PutOp) -> Plan:
         namespace = tuple(op.namespace)
         found = yield from self._get_many([(namespace, op.key)])
         item = found.get((namespace, op.key))
         if item is not None:
-            yield from _call("forget_memory", item.memory_id)  # archived: out of every read, kept for audit
+            yield from call("forget_memory", item.memory_id)  # archived: out of every read, kept for audit
 
 
 def _item(item: StoredItem | None) -> Item | None:

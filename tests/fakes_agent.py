@@ -44,7 +44,7 @@ from agent_svc.domain.extraction import EpisodeDraft, ExtractedClaim, Plan
 from agent_svc.domain.jobs import Job, erase_job
 from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
-from agent_svc.domain.turn_loop import Assembled, Opaque, TurnResult
+from agent_svc.domain.turn_loop import Assembled, KeptResult, Opaque, TurnResult
 from agent_svc.usecases.digest_ports import StoredDigest
 from agent_svc.usecases.erasure_ports import ErasedObservations, Erasure
 from agent_svc.usecases.memory_ports import MemoryWrite
@@ -229,6 +229,10 @@ class InMemoryTurnLoop:
 
     async def result(self, org_id: str, turn_id: str) -> TurnResult | None:
         return self._results.get((org_id, turn_id))
+
+    async def kept_result(self, org_id: str, turn_id: str) -> KeptResult | None:
+        result = self._results.get((org_id, turn_id))
+        return KeptResult(result, self._saved_at[(org_id, turn_id)]) if result is not None else None
 
     async def save_result(
         self, org_id: str, session_id: str, turn_id: str, result: TurnResult, now: datetime

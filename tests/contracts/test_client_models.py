@@ -57,6 +57,8 @@ PROTO_OF_MODEL: dict[type, type[Message]] = {
     models.Engagement: engagement_service_pb2.GetEngagementResponse,
     models.ErasureJob: agent_service_pb2.ErasureJob,
     models.JobKindStats: agent_service_pb2.JobKindStats,
+    models.TurnContext: agent_service_pb2.GetTurnContextResponse,
+    models.Job: agent_service_pb2.Job,
 }
 
 # ``contradict`` answers ContradictObservationResponse, read by the same model as ``observe``.

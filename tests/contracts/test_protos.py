@@ -106,6 +106,9 @@ DESIGNED_RPCS = {
             # Beyond §1: the job queue's state (docs/agent.md), the "visible" background work.
             "GetJobStats",
             "RetryJobs",
+            # Beyond §1: what the memory browser reads (#26), a turn's kept context and the jobs themselves.
+            "GetTurnContext",
+            "ListJobs",
         ],
     },
 }

@@ -140,12 +140,14 @@ OPERATION_IDS = {
     "GET /v1/sessions/{session_id}/turns": "sessions.listTurns",
     "POST /v1/sessions/{session_id}/turns": "sessions.processTurn",
     "POST /v1/sessions/{session_id}/turns:import": "sessions.importTurns",
+    "GET /v1/sessions/{session_id}/turns/{turn_id}/context": "sessions.getTurnContext",
     "POST /v1/subjects:forget": "erasure.forgetSubject",
     "POST /v1/admin/decay:run": "admin.runDecay",
     "POST /v1/admin/consolidation:run": "admin.runConsolidation",
     "POST /v1/admin/revalidation:run": "admin.runRevalidation",
     "POST /v1/admin/reindex": "admin.reindex",
     "GET /v1/admin/jobs": "admin.jobStats",
+    "GET /v1/admin/jobs:list": "admin.listJobs",
     "POST /v1/admin/jobs:retry": "admin.retryJobs",
 }
 # Operations the typed client does not wrap (probes, operator chores); every other id names its method.

@@ -169,6 +169,35 @@ class TurnResult(JsonModel):
     raw: Json = _RAW
 
 
+def _kept_context(document: Json, json_name: str) -> AssembledContext | None:
+    """The context only when the answer has one (a turn without one leaves it out)."""
+    context = document.get(json_name)
+    return AssembledContext.from_json(context) if context else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnContext(JsonModel):
+    """What ``get_turn_context`` answers: the context assembled for a turn, with its manifest
+    (``context.manifest``, ``context.sections``), while the turn's result is kept. ``status`` is
+    ``TURN_CONTEXT_STATUS_AVAILABLE`` (``context`` set), ``…_EXPIRED`` (past the retention; ``reason``
+    ``RETENTION``) or ``…_NONE`` (``reason``: ``ASSISTANT_TURN``, ``IMPORTED_TURN``, ``NOT_ASSEMBLED``,
+    ``NOT_KEPT``); ``message`` says why for a reader. ``expires_at``: when the kept result passes,
+    or passed, the retention (``None`` when results are kept forever)."""
+
+    status: str
+    reason: str
+    message: str
+    turn: Turn
+    context: AssembledContext | None = field(metadata=read_with(_kept_context))
+    assembled_at: datetime | None
+    expires_at: datetime | None
+    raw: Json = _RAW
+
+    @property
+    def available(self) -> bool:
+        return self.status == "TURN_CONTEXT_STATUS_AVAILABLE"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImportResult(JsonModel):
     imported: int
@@ -358,3 +387,23 @@ class JobKindStats(JsonModel):
     retrying: int
     dead: int
     oldest_queued_seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Job(JsonModel):
+    """A background job as the queue holds it (``list_jobs``): ``state`` is ``queued``,
+    ``running``, ``retrying`` or ``dead``; what it serves (``session_id`` and ``through_sequence``
+    for reflect and episode jobs, ``erasure_id`` for erase) and its last error, when logged."""
+
+    id: str
+    kind: str
+    state: str
+    attempts: int
+    last_error: str
+    last_error_at: datetime | None
+    session_id: str
+    through_sequence: int
+    erasure_id: str
+    created_at: datetime | None
+    updated_at: datetime | None
+    next_attempt_at: datetime | None

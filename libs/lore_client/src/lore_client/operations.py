@@ -23,6 +23,7 @@ from lore_client.models import (
     Finding,
     Hypothesis,
     ImportResult,
+    Job,
     JobKindStats,
     Memory,
     Observation,
@@ -34,6 +35,7 @@ from lore_client.models import (
     Session,
     Status,
     Turn,
+    TurnContext,
     TurnResult,
     Unknown,
 )
@@ -139,6 +141,14 @@ class Operations(ClientCore[TransportT]):
         return Paging(
             lambda token: Operations.list_turns.build(self, session_id, page_size=page_size, page_token=token)
         )
+
+    @operation
+    def get_turn_context(self, session_id: str, turn_id: str) -> Call[TurnContext]:
+        """``GET /v1/sessions/{id}/turns/{turn_id}/context``: the context assembled for the turn, with
+        its manifest, while the turn's result is kept; otherwise ``status`` and ``reason`` say why
+        there is none (an assistant or imported turn) or no longer one (past the retention)."""
+        path = f"/v1/sessions/{c.quote_id(session_id)}/turns/{c.quote_id(turn_id)}/context"
+        return c.call("GET", path, TurnContext.from_json)
 
     @operation
     def import_turns(
@@ -626,6 +636,21 @@ class Operations(ClientCore[TransportT]):
     def job_stats(self) -> Call[list[JobKindStats]]:
         """``GET /v1/admin/jobs`` (``admin`` scope): background jobs by kind and state."""
         return c.call("GET", "/v1/admin/jobs", c.each("kinds", JobKindStats.from_json))
+
+    @operation
+    def list_jobs(
+        self, *, kind: str = "", state: str = "", page_size: int | None = None, page_token: str = ""
+    ) -> Call[Page[Job]]:
+        """``GET /v1/admin/jobs:list`` (``admin`` scope): the org's jobs, newest first; ``kind``
+        (reflect, episode, erase) and ``state`` (queued, running, retrying, dead) narrow it."""
+        query = {"kind": kind, "state": state, "pageSize": page_size, "pageToken": page_token}
+        return c.page_call("/v1/admin/jobs:list", "jobs", Job.from_json, **query)
+
+    @paged
+    def iter_jobs(self, *, kind: str = "", state: str = "", page_size: int | None = None) -> Paging[Job]:
+        """Every job of the filter, following ``nextPageToken`` page by page."""
+        filters: dict[str, Any] = {"kind": kind, "state": state, "page_size": page_size}
+        return Paging(lambda token: Operations.list_jobs.build(self, **filters, page_token=token))
 
 
 def _hypothesis_call(path: str, body: dict[str, Any], idempotency_key: str | None) -> Call[Hypothesis]:

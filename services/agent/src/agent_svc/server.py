@@ -1,3 +1,5 @@
+from datetime import timedelta
+
 from lore.agent.v1 import agent_service_pb2, agent_service_pb2_grpc
 from lore_runtime.container_server import create_container_server
 from lore_runtime.page_tokens import page_tokens_for
@@ -20,6 +22,8 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     container.erasure,
                     container.job_queue,
                     page_tokens_for(container.settings),
+                    # 0 keeps results forever (config.py): no retention to expire a context.
+                    timedelta(days=container.settings.turn_result_days) or None,
                 ),
                 agent_service_pb2_grpc.add_AgentServiceServicer_to_server,
                 agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"],

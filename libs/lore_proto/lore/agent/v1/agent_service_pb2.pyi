@@ -33,6 +33,13 @@ class ErasureStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERASURE_STATUS_RUNNING: _ClassVar[ErasureStatus]
     ERASURE_STATUS_COMPLETED: _ClassVar[ErasureStatus]
     ERASURE_STATUS_DEAD_LETTERED: _ClassVar[ErasureStatus]
+
+class TurnContextStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TURN_CONTEXT_STATUS_UNSPECIFIED: _ClassVar[TurnContextStatus]
+    TURN_CONTEXT_STATUS_AVAILABLE: _ClassVar[TurnContextStatus]
+    TURN_CONTEXT_STATUS_EXPIRED: _ClassVar[TurnContextStatus]
+    TURN_CONTEXT_STATUS_NONE: _ClassVar[TurnContextStatus]
 SESSION_STATUS_UNSPECIFIED: SessionStatus
 SESSION_STATUS_ACTIVE: SessionStatus
 SESSION_STATUS_ENDED: SessionStatus
@@ -44,6 +51,10 @@ ERASURE_STATUS_PENDING: ErasureStatus
 ERASURE_STATUS_RUNNING: ErasureStatus
 ERASURE_STATUS_COMPLETED: ErasureStatus
 ERASURE_STATUS_DEAD_LETTERED: ErasureStatus
+TURN_CONTEXT_STATUS_UNSPECIFIED: TurnContextStatus
+TURN_CONTEXT_STATUS_AVAILABLE: TurnContextStatus
+TURN_CONTEXT_STATUS_EXPIRED: TurnContextStatus
+TURN_CONTEXT_STATUS_NONE: TurnContextStatus
 
 class Session(_message.Message):
     __slots__ = ("id", "scope", "status", "end_reason", "started_at", "last_active_at", "ended_at", "turn_count", "metadata", "reflected_turns")
@@ -283,3 +294,77 @@ class RetryJobsResponse(_message.Message):
     requeued: int
     skipped: int
     def __init__(self, requeued: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...
+
+class GetTurnContextRequest(_message.Message):
+    __slots__ = ("session_id", "turn_id")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    turn_id: str
+    def __init__(self, session_id: _Optional[str] = ..., turn_id: _Optional[str] = ...) -> None: ...
+
+class GetTurnContextResponse(_message.Message):
+    __slots__ = ("status", "reason", "message", "turn", "context", "assembled_at", "expires_at")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    ASSEMBLED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    status: TurnContextStatus
+    reason: str
+    message: str
+    turn: _turn_pb2.Turn
+    context: _context_pb2.AssembledContext
+    assembled_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, status: _Optional[_Union[TurnContextStatus, str]] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., context: _Optional[_Union[_context_pb2.AssembledContext, _Mapping]] = ..., assembled_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Job(_message.Message):
+    __slots__ = ("id", "kind", "state", "attempts", "last_error", "last_error_at", "session_id", "through_sequence", "erasure_id", "created_at", "updated_at", "next_attempt_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_AT_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    THROUGH_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: str
+    state: str
+    attempts: int
+    last_error: str
+    last_error_at: _timestamp_pb2.Timestamp
+    session_id: str
+    through_sequence: int
+    erasure_id: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    next_attempt_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., state: _Optional[str] = ..., attempts: _Optional[int] = ..., last_error: _Optional[str] = ..., last_error_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., session_id: _Optional[str] = ..., through_sequence: _Optional[int] = ..., erasure_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListJobsRequest(_message.Message):
+    __slots__ = ("kind", "state", "page_size", "page_token")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    state: str
+    page_size: int
+    page_token: str
+    def __init__(self, kind: _Optional[str] = ..., state: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListJobsResponse(_message.Message):
+    __slots__ = ("jobs", "next_page_token")
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    jobs: _containers.RepeatedCompositeFieldContainer[Job]
+    next_page_token: str
+    def __init__(self, jobs: _Optional[_Iterable[_Union[Job, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

@@ -85,6 +85,16 @@ class AgentServiceStub:
                 request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsRequest.SerializeToString,
                 response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsResponse.FromString,
                 _registered_method=True)
+        self.GetTurnContext = channel.unary_unary(
+                '/lore.agent.v1.AgentService/GetTurnContext',
+                request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetTurnContextRequest.SerializeToString,
+                response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetTurnContextResponse.FromString,
+                _registered_method=True)
+        self.ListJobs = channel.unary_unary(
+                '/lore.agent.v1.AgentService/ListJobs',
+                request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsRequest.SerializeToString,
+                response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -162,6 +172,22 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTurnContext(self, request, context):
+        """The context ProcessTurn assembled for a user turn, with its manifest, as the turn's kept result
+        holds it; or why there is none (an assistant or imported turn) or no longer one (past the
+        turn-result retention). A turn of another session, or of another org, is NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListJobs(self, request, context):
+        """The caller's background jobs, newest first, by kind and state, keyset paged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -214,6 +240,16 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.RetryJobs,
                     request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsRequest.FromString,
                     response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsResponse.SerializeToString,
+            ),
+            'GetTurnContext': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTurnContext,
+                    request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetTurnContextRequest.FromString,
+                    response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.GetTurnContextResponse.SerializeToString,
+            ),
+            'ListJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListJobs,
+                    request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsRequest.FromString,
+                    response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -487,6 +523,60 @@ class AgentService:
             '/lore.agent.v1.AgentService/RetryJobs',
             lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsRequest.SerializeToString,
             lore_dot_agent_dot_v1_dot_agent__service__pb2.RetryJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTurnContext(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.agent.v1.AgentService/GetTurnContext',
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.GetTurnContextRequest.SerializeToString,
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.GetTurnContextResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.agent.v1.AgentService/ListJobs',
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsRequest.SerializeToString,
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsResponse.FromString,
             options,
             channel_credentials,
             insecure,

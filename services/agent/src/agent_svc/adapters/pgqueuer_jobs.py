@@ -38,7 +38,7 @@ from pgqueuer.core.qm import QueueManager
 from pgqueuer.domain.models import Job as QueuedJob
 from pgqueuer.domain.settings import DBSettings, Durability
 
-from agent_svc.domain.jobs import KINDS, Job, QueueCounts
+from agent_svc.domain.jobs import KINDS, Job, JobRecord, QueueCounts
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
@@ -229,6 +229,12 @@ class PgqueuerAdmin:
     async def counts(self, org_id: str) -> list[QueueCounts]:
         return await queue_counts(self._pool, org_id)
 
+    async def jobs(self, org_id: str, kind: str, state: str, limit: int, before_id: int | None) -> list[JobRecord]:
+        """Read from the queue table (a finished job has left it; its log row has no org to list it
+        by), the last error from pgqueuer's log: the newest entry of the job with a traceback."""
+        rows = await self._pool.fetch(_JOBS, org_id, kind, state, limit, before_id)
+        return [_job_record(row) for row in rows]
+
     async def retry_dead(self, org_id: str, kinds: Sequence[str]) -> tuple[int, int]:
         """Queue the org's dead jobs of ``kinds`` again with fresh attempts; the queue's trigger
         wakes the workers. One job per dedupe key, and none whose twin is waiting or running (the
@@ -246,6 +252,68 @@ class PgqueuerAdmin:
                     seen.add(row["dedupe_key"])
             await connection.execute(_REQUEUE, chosen)
         return len(chosen), len(dead) - len(chosen)
+
+
+# A job's state from pgqueuer's status: 'picked' is running, 'failed' (held by on_failure="hold")
+# dead, 'queued' retrying once an attempt failed.
+_JOBS = """
+    WITH jobs AS (
+        SELECT id, entrypoint, attempts, created, updated, execute_after,
+               convert_from(payload, 'UTF8')::jsonb -> 'args' AS args,
+               CASE WHEN status = 'picked' THEN 'running'
+                    WHEN status = 'failed' THEN 'dead'
+                    WHEN attempts > 0 THEN 'retrying'
+                    ELSE 'queued' END AS state
+        FROM agent.pgqueuer
+        WHERE status IN ('queued', 'picked', 'failed')
+          AND convert_from(payload, 'UTF8')::jsonb ->> 'org_id' = $1
+          AND ($2 = '' OR entrypoint = $2)
+          AND ($5::bigint IS NULL OR id < $5::bigint)
+    )
+    SELECT jobs.*, failure.traceback, failure.created AS failed_at
+    FROM jobs
+    LEFT JOIN LATERAL (
+        SELECT traceback, created FROM agent.pgqueuer_log
+        WHERE job_id = jobs.id AND traceback IS NOT NULL
+        ORDER BY created DESC, id DESC LIMIT 1
+    ) failure ON true
+    WHERE $3 = '' OR jobs.state = $3
+    ORDER BY jobs.id DESC
+    LIMIT $4
+"""
+MAX_ERROR_CHARS = 2_000
+
+
+def _job_record(row: asyncpg.Record) -> JobRecord:
+    args = json.loads(row["args"]) if isinstance(row["args"], str) else (row["args"] or {})
+    error, failed_at = _last_error(row["traceback"]), row["failed_at"]
+    through = args.get("through")
+    return JobRecord(
+        id=int(row["id"]),
+        kind=row["entrypoint"],
+        state=row["state"],
+        attempts=int(row["attempts"]),
+        created_at=row["created"],
+        updated_at=row["updated"],
+        next_attempt_at=row["execute_after"] if row["state"] in ("queued", "retrying") else None,
+        last_error=error,
+        last_error_at=failed_at if error else None,
+        session_id=str(args.get("session_id") or ""),
+        through_sequence=through if isinstance(through, int) and not isinstance(through, bool) else 0,
+        erasure_id=str(args.get("erasure_id") or ""),
+    )
+
+
+def _last_error(traceback: object) -> str:
+    """What failed, from pgqueuer's traceback record: a retried attempt keeps its error as the retry's
+    ``reason`` (the record itself is the RetryRequested that re-queued it), a dead one as the exception."""
+    record = json.loads(traceback) if isinstance(traceback, str) else traceback
+    if not isinstance(record, dict):
+        return ""
+    context = record.get("additional_context") or {}
+    reason = context.get("reason") if isinstance(context, dict) else None
+    text = reason or record.get("exception_message") or record.get("exception_type") or ""
+    return str(text)[:MAX_ERROR_CHARS]
 
 
 _DEAD = """

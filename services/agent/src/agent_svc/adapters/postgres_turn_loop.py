@@ -14,7 +14,7 @@ from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.postgres_rows import scope_of_row
 from agent_svc.domain.transcript import Scope
-from agent_svc.domain.turn_loop import TurnResult
+from agent_svc.domain.turn_loop import KeptResult, TurnResult
 
 
 def _lock_key(session_id: str) -> int:
@@ -30,6 +30,11 @@ class PostgresTurnLoop:
         async with tenant_transaction(self._pool, org_id) as connection:
             row = await _kept_result(connection, org_id, turn_id)
         return _result(row) if row else None
+
+    async def kept_result(self, org_id: str, turn_id: str) -> KeptResult | None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            row = await _kept_result(connection, org_id, turn_id)
+        return KeptResult(_result(row), row["created_at"]) if row else None
 
     async def save_result(
         self, org_id: str, session_id: str, turn_id: str, result: TurnResult, now: datetime
@@ -104,7 +109,7 @@ class PostgresTurnLoop:
 
 async def _kept_result(connection: asyncpg.Connection, org_id: str, turn_id: str) -> asyncpg.Record | None:
     return await connection.fetchrow(
-        "SELECT reply, reply_turn_id, context FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
+        "SELECT reply, reply_turn_id, context, created_at FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
         org_id,
         turn_id,
     )

@@ -8,9 +8,9 @@ from lore_runtime import proto_turns
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import from_timestamp, to_timestamp
 
-from agent_svc.domain.jobs import QueueCounts
+from agent_svc.domain.jobs import JobRecord, QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, TurnDraft, bounded_id
-from agent_svc.domain.turn_loop import CONTEXT_ROLES, Opaque, ProcessedTurn
+from agent_svc.domain.turn_loop import AVAILABLE, CONTEXT_ROLES, EXPIRED, NONE, Opaque, ProcessedTurn, TurnContext
 from agent_svc.usecases.erasure_ports import Erasure
 from agent_svc.usecases.sessions import Started
 
@@ -155,3 +155,43 @@ def job_counts_to_pb(counts: QueueCounts) -> pb.JobKindStats:
         dead=counts.dead,
         oldest_queued_seconds=counts.oldest_queued_seconds,
     )
+
+
+_CONTEXT_STATUS = {
+    AVAILABLE: pb.TURN_CONTEXT_STATUS_AVAILABLE,
+    EXPIRED: pb.TURN_CONTEXT_STATUS_EXPIRED,
+    NONE: pb.TURN_CONTEXT_STATUS_NONE,
+}
+
+
+def turn_context_to_pb(found: TurnContext) -> pb.GetTurnContextResponse:
+    response = pb.GetTurnContextResponse(
+        status=_CONTEXT_STATUS[found.status], reason=found.reason, message=found.message, turn=turn_to_pb(found.turn)
+    )
+    if found.status == AVAILABLE:
+        response.context.ParseFromString(found.context)  # the kept bytes, as a replay returns them
+    if found.assembled_at is not None:
+        response.assembled_at.CopyFrom(to_timestamp(found.assembled_at))
+    if found.expires_at is not None:
+        response.expires_at.CopyFrom(to_timestamp(found.expires_at))
+    return response
+
+
+def job_to_pb(job: JobRecord) -> pb.Job:
+    message = pb.Job(
+        id=str(job.id),
+        kind=job.kind,
+        state=job.state,
+        attempts=job.attempts,
+        last_error=job.last_error,
+        session_id=job.session_id,
+        through_sequence=job.through_sequence,
+        erasure_id=job.erasure_id,
+        created_at=to_timestamp(job.created_at),
+        updated_at=to_timestamp(job.updated_at),
+    )
+    if job.last_error_at is not None:
+        message.last_error_at.CopyFrom(to_timestamp(job.last_error_at))
+    if job.next_attempt_at is not None:
+        message.next_attempt_at.CopyFrom(to_timestamp(job.next_attempt_at))
+    return message

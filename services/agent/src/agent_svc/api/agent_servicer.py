@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from lore.agent.v1 import agent_service_pb2 as pb
@@ -16,15 +17,16 @@ from agent_svc.usecases import sessions
 from agent_svc.usecases.erasure import ErasureServices, forget_subject
 from agent_svc.usecases.import_turns import import_turns
 from agent_svc.usecases.job_ports import JobQueueAdmin
-from agent_svc.usecases.jobs import retry_jobs
+from agent_svc.usecases.jobs import list_jobs, retry_jobs
 from agent_svc.usecases.memory_ports import MessageIndex
 from agent_svc.usecases.process_turn import TurnServices, process_turn
 from agent_svc.usecases.transcript_ports import Transcript
+from agent_svc.usecases.turn_context import get_turn_context
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
-    """Sessions, the transcript (imported turns included), the per-turn loop, erasure and the job queue's
-    administration (GetJobStats, RetryJobs)."""
+    """Sessions, the transcript (imported turns included), the per-turn loop and a turn's kept context,
+    erasure and the job queue's administration (GetJobStats, ListJobs, RetryJobs)."""
 
     def __init__(
         self,
@@ -35,8 +37,11 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         erasure: ErasureServices,
         job_queue: JobQueueAdmin,
         page_tokens: PageTokens,
+        turn_result_retention: timedelta | None = None,
     ) -> None:
+        """``turn_result_retention``: how long a turn's result is kept (None: forever)."""
         self._transcript = transcript
+        self._retention = turn_result_retention
         self._page_tokens = page_tokens
         self._messages = messages
         self._clock = clock
@@ -53,6 +58,32 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         caller = request_context.current()
         requeued, skipped = await retry_jobs(caller.org_id, list(request.kinds), self._job_queue)
         return pb.RetryJobsResponse(requeued=requeued, skipped=skipped)
+
+    async def ListJobs(self, request: pb.ListJobsRequest, context: Any) -> pb.ListJobsResponse:
+        caller = request_context.current()
+        found, token = await list_jobs(
+            caller.org_id,
+            request.kind,
+            request.state,
+            request.page_size,
+            request.page_token,
+            queue=self._job_queue,
+            tokens=self._page_tokens,
+        )
+        return pb.ListJobsResponse(jobs=[convert.job_to_pb(job) for job in found], next_page_token=token)
+
+    async def GetTurnContext(self, request: pb.GetTurnContextRequest, context: Any) -> pb.GetTurnContextResponse:
+        caller = request_context.current()
+        found = await get_turn_context(
+            caller.org_id,
+            request.session_id,
+            request.turn_id,
+            transcript=self._transcript,
+            results=self._turns.results,
+            clock=self._clock,
+            retention=self._retention,
+        )
+        return convert.turn_context_to_pb(found)
 
     async def ProcessTurn(self, request: pb.ProcessTurnRequest, context: Any) -> pb.ProcessTurnResponse:
         caller = request_context.current()

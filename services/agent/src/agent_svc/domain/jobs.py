@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 REFLECT = "reflect"  # reflect a session's turns up to a sequence
 EPISODE = "episode"  # extract the episode of an ended session
 ERASE = "erase"  # erase a subject everywhere (usecases/erasure.py)
 KINDS = (REFLECT, EPISODE, ERASE)
+# A job's state as the queue knows it (a finished job leaves the queue): waiting its first run, being
+# run, waiting again after a failure, dead-lettered (attempts exhausted).
+STATES = ("queued", "running", "retrying", "dead")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +68,23 @@ class QueueCounts:
     retrying: int = 0
     dead: int = 0
     oldest_queued_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    """One job as the queue holds it (ListJobs): ``id`` the queue's, ``state`` one of STATES, what
+    it serves read from its arguments (a session and the sequence a reflect job reads through, an
+    erasure), and the error of its last failed attempt when the queue's log still has it."""
+
+    id: int
+    kind: str
+    state: str
+    attempts: int
+    created_at: datetime
+    updated_at: datetime
+    next_attempt_at: datetime | None = None
+    last_error: str = ""
+    last_error_at: datetime | None = None
+    session_id: str = ""
+    through_sequence: int = 0
+    erasure_id: str = ""

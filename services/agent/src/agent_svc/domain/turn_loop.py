@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from agent_svc.domain.transcript import Turn
@@ -45,6 +46,34 @@ class TurnResult:
     reply: str = ""
     reply_turn_id: str = ""
     context: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class KeptResult:
+    """A turn's kept result and when it was kept (what the retention counts from)."""
+
+    result: TurnResult
+    kept_at: datetime
+
+
+# Whether a turn's assembled context can still be read (lore.agent.v1.TurnContextStatus).
+AVAILABLE, EXPIRED, NONE = "available", "expired", "none"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What is known of the context assembled for a turn: ``context`` (the assembler's bytes, as
+    kept) when ``status`` is available; otherwise ``reason``, a code, and ``message``, a sentence,
+    say why there is none. ``expires_at``: when the kept result passes, or passed, the retention
+    (None when results are kept forever)."""
+
+    turn: Turn
+    status: str
+    reason: str = ""
+    message: str = ""
+    context: bytes = b""
+    assembled_at: datetime | None = None
+    expires_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,15 @@ from typing import Protocol
 
 from agent_svc.domain.extraction import Plan
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn
-from agent_svc.domain.turn_loop import Assembled, Opaque, TurnResult
+from agent_svc.domain.turn_loop import Assembled, KeptResult, Opaque, TurnResult
 
 
 class TurnLoopStore(Protocol):
     async def result(self, org_id: str, turn_id: str) -> TurnResult | None: ...
+
+    async def kept_result(self, org_id: str, turn_id: str) -> KeptResult | None:
+        """The turn's kept result with the time it was kept; None when none is (any more)."""
+        ...
 
     async def save_result(
         self, org_id: str, session_id: str, turn_id: str, result: TurnResult, now: datetime

@@ -367,6 +367,31 @@ RESPONSES: dict[str, dict[str, Any]] = {
         ]
     },
     "lore.agent.v1.RetryJobsResponse": {"requeued": 3, "skipped": 1},
+    "lore.agent.v1.GetTurnContextResponse": {
+        "status": "TURN_CONTEXT_STATUS_AVAILABLE",
+        "turn": TURN,
+        "context": CONTEXT,
+        "assembledAt": "2026-11-22T08:03:42Z",
+        "expiresAt": "2026-11-29T08:03:42Z",
+    },
+    "lore.agent.v1.ListJobsResponse": {
+        "jobs": [
+            {
+                "id": "4182",
+                "kind": "reflect",
+                "state": "retrying",
+                "attempts": 2,
+                "lastError": "memory service unavailable: connection refused",
+                "lastErrorAt": "2026-11-22T08:03:47Z",
+                "sessionId": SESSION_ID,
+                "throughSequence": 4,
+                "createdAt": "2026-11-22T08:03:42Z",
+                "updatedAt": "2026-11-22T08:03:47Z",
+                "nextAttemptAt": "2026-11-22T08:03:51Z",
+            }
+        ],
+        "nextPageToken": "",
+    },
     "lore.assembler.v1.AssembleContextResponse": {"context": CONTEXT},
     "lore.assembler.v1.PrimeResponse": PRIME,
 }
@@ -375,6 +400,7 @@ RESPONSES: dict[str, dict[str, Any]] = {
 PATH_PARAMETERS: dict[str, str] = {
     "memory_id": MEMORY_ID,
     "session_id": SESSION_ID,
+    "turn_id": TURN_ID,
     "observation_id": OBSERVATION_ID,
     "hypothesis_id": HYPOTHESIS_ID,
     "unknown_id": UNKNOWN_ID,

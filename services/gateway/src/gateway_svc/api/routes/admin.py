@@ -17,7 +17,7 @@ from lore.observations.v1 import observation_service_pb2
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, rpc_options
-from gateway_svc.api.forwarding import Body, PathOnly, forward
+from gateway_svc.api.forwarding import Body, PathOnly, Query, forward
 from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.upstreams import AGENT, MEMORY, OBSERVATIONS
@@ -87,6 +87,19 @@ forward(
     rpc=AGENT.rpc("GetJobStats"),
     message=PathOnly(agent_service_pb2.GetJobStatsRequest),
     response=agent_service_pb2.GetJobStatsResponse,
+)
+# The jobs themselves, not their counts: GET /v1/admin/jobs is already the counts (GetJobStats, released).
+forward(
+    router,
+    "GET",
+    "/v1/admin/jobs:list",
+    "list_jobs",
+    summary="The org's background jobs, newest first, by kind and state (queued, running, retrying, dead),"
+    " with their last error (AgentService.ListJobs)",
+    scopes=("admin",),
+    rpc=AGENT.rpc("ListJobs"),
+    message=Query(agent_service_pb2.ListJobsRequest, {"kind": "reflect", "state": "dead", "pageSize": 50}),
+    response=agent_service_pb2.ListJobsResponse,
 )
 forward(
     router,

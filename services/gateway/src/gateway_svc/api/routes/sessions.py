@@ -9,12 +9,15 @@ about its user is the same whichever of the two routes shows it."""
 from __future__ import annotations
 
 import grpc
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore_runtime import errors
 
 from gateway_svc.api import turn_roles
+from gateway_svc.api.auth import authorized
 from gateway_svc.api.forwarding import Body, PathOnly, Query, forward, readable
+from gateway_svc.api.openapi import json_response
+from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.upstreams import AGENT
 from gateway_svc.api.user_pin import check_readable, check_writable
 from gateway_svc.domain.credentials import Caller
@@ -176,3 +179,19 @@ forward(
     path_field="session_id",
     before=_writable_session,
 )
+
+
+# Two ids in the path (``forward`` takes one): written out, from the same pieces.
+@router.get(
+    "/v1/sessions/{session_id}/turns/{turn_id}/context",
+    name="get_turn_context",
+    summary="The context assembled for a turn, with its manifest, while the turn's result is kept; or why there is"
+    " none (an assistant or imported turn) or no longer one (past the retention) (AgentService.GetTurnContext)",
+    openapi_extra=json_response(pb.GetTurnContextResponse),
+)
+async def get_turn_context(
+    session_id: str, turn_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
+) -> Response:
+    await _readable_session(request, caller, session_id)
+    message = pb.GetTurnContextRequest(session_id=session_id, turn_id=turn_id)
+    return ProtoJSONResponse(await AGENT.rpc("GetTurnContext")(request, caller, message))

@@ -1,15 +1,24 @@
 """The job queue's own upkeep on a real Postgres: a job is queued once while an identical one
-waits, and pgqueuer's history (which it never deletes) is pruned past its retention."""
+waits, and pgqueuer's history (which it never deletes) is pruned past its retention; the org's
+jobs are listed (ListJobs) in the states pgqueuer itself puts them in, with their last error."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import timedelta
 
 import asyncpg
 import pytest
-from agent_svc.adapters.pgqueuer_jobs import JobWorker, enqueue_on, prune_history, queue_counts
-from agent_svc.domain.jobs import reflect_job
+from agent_svc.adapters.pgqueuer_jobs import (
+    JobWorker,
+    PgqueuerAdmin,
+    RetryPolicy,
+    enqueue_on,
+    prune_history,
+    queue_counts,
+)
+from agent_svc.domain.jobs import episode_job, erase_job, reflect_job
 
 from tests.polling import eventually
 
@@ -78,3 +87,64 @@ async def test_the_worker_reconnects_after_its_connection_is_killed(pool, isolat
         assert worker._connection.get_server_pid() != killed, "it reconnected"
     finally:
         await worker.stop()
+
+
+async def test_the_org_jobs_are_listed_in_the_states_the_worker_leaves_them_with_their_last_error(pool, isolated_pg):
+    org, other = f"org-{uuid.uuid4().hex[:12]}", f"org-{uuid.uuid4().hex[:12]}"
+    doomed, waiting, later = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    admin = PgqueuerAdmin(pool)
+    release = asyncio.Event()
+
+    async def refused(job) -> None:
+        raise RuntimeError(f"the memory service refused session {job.args['session_id']}")
+
+    async def held(job) -> None:
+        await release.wait()
+
+    # Dead: one attempt, retried once after 10 ms, then held as failed by pgqueuer.
+    dying = JobWorker(isolated_pg.app_dsn, {"reflect": refused}, RetryPolicy(1, timedelta(milliseconds=10)))
+    await dying.start()
+    try:
+        async with pool.acquire() as connection:
+            await enqueue_on(connection, [reflect_job(org, doomed, 3)])
+        await eventually(lambda: admin.jobs(org, "", "dead", 10, None), 30, "the job never died")
+    finally:
+        await dying.stop()
+    # Retrying (one failure, the next attempt an hour away) and running (its handler holds it).
+    async with pool.acquire() as connection:
+        await enqueue_on(
+            connection, [episode_job(org, waiting), erase_job(org, "erase-1"), reflect_job(other, later, 1)]
+        )
+    busy = JobWorker(isolated_pg.app_dsn, {"episode": refused, "erase": held}, RetryPolicy(5, timedelta(minutes=1)))
+    await busy.start()
+    try:
+        await eventually(lambda: admin.jobs(org, "episode", "retrying", 10, None), 30, "the job was never retried")
+        await eventually(lambda: admin.jobs(org, "erase", "running", 10, None), 30, "the job never ran")
+
+        listed = await admin.jobs(org, "", "", 10, None)
+        first_page = await admin.jobs(org, "", "", 2, None)
+        second_page = await admin.jobs(org, "", "", 2, first_page[-1].id)
+        theirs = await admin.jobs(other, "", "", 10, None)
+    finally:
+        release.set()
+        await busy.stop()
+
+    erase, episode, reflect = listed
+    assert [job.id for job in listed] == sorted((job.id for job in listed), reverse=True), "newest first"
+    assert (reflect.kind, reflect.state, reflect.attempts) == ("reflect", "dead", 1)
+    assert (reflect.session_id, reflect.through_sequence) == (doomed, 3)
+    assert reflect.last_error == f"the memory service refused session {doomed}"
+    assert reflect.last_error_at is not None and reflect.next_attempt_at is None
+    assert (episode.kind, episode.state, episode.attempts, episode.session_id) == ("episode", "retrying", 1, waiting)
+    assert episode.last_error == f"the memory service refused session {waiting}"
+    assert episode.next_attempt_at > episode.updated_at + timedelta(seconds=50)
+    assert (erase.kind, erase.state, erase.erasure_id, erase.last_error) == ("erase", "running", "erase-1", "")
+    assert erase.last_error_at is None and erase.session_id == ""
+    # Filters and keyset pages; another org's job is never among them.
+    assert [job.id for job in await admin.jobs(org, "reflect", "", 10, None)] == [reflect.id]
+    assert [job.id for job in await admin.jobs(org, "", "dead", 10, None)] == [reflect.id]
+    assert [job.id for job in first_page] == [erase.id, episode.id]
+    assert [job.id for job in second_page] == [reflect.id]
+    assert [job.session_id for job in theirs] == [later]
+    # A job that finished has left the queue, and the listing.
+    assert [job.id for job in await admin.jobs(org, "erase", "", 10, None)] == []

@@ -16,7 +16,7 @@ from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
 from agent_svc.domain.jobs import Job, episode_job, reflect_job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn, session_id_for, turn_id_for
-from agent_svc.domain.turn_loop import TurnResult
+from agent_svc.domain.turn_loop import KeptResult, TurnResult
 from lore_runtime.stores import tenant_transaction
 
 from tests.fakes_agent import InMemoryTranscript, InMemoryTurnLoop
@@ -366,3 +366,17 @@ async def test_the_session_lock_lets_one_holder_in_at_a_time(backend: Backend) -
     await asyncio.gather(hold("a"), hold("b"))
 
     assert order in (["a in", "a out", "b in", "b out"], ["b in", "b out", "a in", "a out"])
+
+
+async def test_a_kept_result_comes_with_the_time_it_was_kept_in_its_org_only(backend: Backend) -> None:
+    org = new_org()
+    session = await backend.transcript.start(session_of(org), "")
+    user = (await backend.transcript.append(org, session.id, [turn(session.id, "a")], T0)).turns[0]
+    first = TurnResult("", "", b"\x00context")
+
+    assert await backend.loop.kept_result(org, user.id) is None
+    await backend.loop.save_result(org, session.id, user.id, first, T0 + timedelta(seconds=2))
+    await backend.loop.save_result(org, session.id, user.id, TurnResult("later"), T0 + timedelta(hours=1))
+
+    assert await backend.loop.kept_result(org, user.id) == KeptResult(first, T0 + timedelta(seconds=2))
+    assert await backend.loop.kept_result(new_org(), user.id) is None

@@ -95,12 +95,9 @@ def said_of(item: MemoryItem) -> Said | None:
 def named_speaker(query: str, said: Mapping[str, Said]) -> str:
     """The one speaker of ``said`` that ``query`` names as a whole word (any case), or "" when it
     names none or several (then nobody is lifted: the question is about them all)."""
-    named = {
-        place.speaker
-        for place in said.values()
-        if place.speaker and re.search(rf"(?<!\w){re.escape(place.speaker)}(?!\w)", query, re.IGNORECASE)
-    }
-    return named.pop() if len(named) == 1 else ""
+    speakers = {place.speaker for place in said.values() if place.speaker}  # a few names, many places
+    named = [name for name in speakers if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query, re.IGNORECASE)]
+    return named[0] if len(named) == 1 else ""
 
 
 def sessions_to_read(relevance: Mapping[str, float], said: Mapping[str, Said], lift: ConversationLift) -> list[str]:

@@ -26,9 +26,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import asyncpg
 import httpx
 import lore
 import pytest
+from agent_svc.adapters.pgqueuer_jobs import enqueue_on
+from agent_svc.domain.jobs import erase_job, reflect_job
 from fastapi.routing import iter_route_contexts
 from lore_runtime.request_context import ORG_ID_KEY
 
@@ -93,6 +96,7 @@ class OrgB:
     episode: str = ""
     erasure_job: str = ""
     erasure_body: dict[str, Any] = field(default_factory=dict)
+    turns: list[tuple[str, str]] = field(default_factory=list)  # (session, turn) of every turn
     snapshot: dict[str, Any] = field(default_factory=dict)
     ids: set[str] = field(default_factory=set)
 
@@ -258,11 +262,39 @@ async def org_b(gateway, migrated_pg) -> AsyncIterator[OrgB]:
 
     b.snapshot = await eventually(settled)
     b.ids = _ids(b.snapshot) | {b.episode, b.erasure_job}
+    b.turns = [
+        (session, turn["id"])
+        for session in (b.active_session, b.ended_session)
+        for turn in b.snapshot[f"/v1/sessions/{session}/turns?pageSize=100"]["turns"]
+    ]
+    assert len(b.turns) == 5  # processed and imported, user and assistant
+    await _dead_jobs(migrated_pg.app_dsn, b)
+    dead = _ok(await client.get("/v1/admin/jobs:list", params={"state": "dead"}))["jobs"]
+    assert {(job["kind"], job["sessionId"] or job["erasureId"]) for job in dead} == {
+        ("reflect", b.active_session),
+        ("erase", b.marker),
+    }, "B lists its own dead jobs: A's empty listing means something"
     assert {b.active_session, b.ended_session, b.shared_memory, b.own_memory, b.observation} <= b.ids
     assert {b.hypothesis, b.unknown} <= b.ids
     yield b
     for opened in clients:
         await opened.aclose()
+
+
+async def _dead_jobs(dsn: str, b: OrgB) -> None:
+    """B's jobs leave the queue once done; two dead ones stay, as pgqueuer holds a job whose attempts
+    ran out (status failed), so the job listing has B's jobs (a session id, the marker) to show A."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        jobs = [reflect_job(b.org_id, b.active_session, 99), erase_job(b.org_id, b.marker)]
+        async with connection.transaction():  # dead before any worker could see them queued
+            await enqueue_on(connection, jobs)
+            await connection.execute(
+                "UPDATE agent.pgqueuer SET status = 'failed', attempts = 8 WHERE dedupe_key = ANY($1::text[])",
+                [job.dedupe_key for job in jobs],
+            )
+    finally:
+        await connection.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,6 +440,10 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
     ],
     ("POST", "/v1/sessions/{session_id}/turns:import"): lambda b: [
         denied("POST", f"/v1/sessions/{s}/turns:import", json=IMPORT) for s in _sessions(b)
+    ],
+    # A turn's kept context (its manifest names B's memories): every turn of B's, processed and imported.
+    ("GET", "/v1/sessions/{session_id}/turns/{turn_id}/context"): lambda b: [
+        denied("GET", f"/v1/sessions/{s}/turns/{t}/context") for s, t in b.turns
     ],
     # Long-term memory. Memory ids derive from org + scope + idempotency key: A uses B's scopes and keys,
     # and B's Idempotency-Key header (same principal name, other org), with B's body and with another.
@@ -642,6 +678,11 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
     # it re-embeds every org's memories. It answers progress counts, never content or ids.
     ("POST", "/v1/admin/reindex"): lambda b: [own("POST", "/v1/admin/reindex", json={"force": False}, check=anything)],
     ("GET", "/v1/admin/jobs"): lambda b: [own("GET", "/v1/admin/jobs", check=no_jobs)],
+    # B holds two dead jobs (_dead_jobs): A's listing, whatever its filters, is A's own, empty queue.
+    ("GET", "/v1/admin/jobs:list"): lambda b: [
+        own("GET", "/v1/admin/jobs:list", params=params, check=empty("jobs"))
+        for params in (None, {"state": "dead"}, {"kind": "erase", "pageSize": "500"})
+    ],
     ("POST", "/v1/admin/jobs:retry"): lambda b: [
         own("POST", "/v1/admin/jobs:retry", check=nothing_requeued, json={"kinds": ["reflect", "episode", "erase"]})
     ],

@@ -434,6 +434,7 @@ ORG_WIDE: dict[tuple[str, str], Try] = {
     ("POST", "/v1/admin/revalidation:run"): Try("POST", "/v1/admin/revalidation:run", json={}),
     ("POST", "/v1/admin/reindex"): Try("POST", "/v1/admin/reindex", json={}),
     ("GET", "/v1/admin/jobs"): Try("GET", "/v1/admin/jobs"),
+    ("GET", "/v1/admin/jobs:list"): Try("GET", "/v1/admin/jobs:list"),
     ("POST", "/v1/admin/jobs:retry"): Try("POST", "/v1/admin/jobs:retry", json={}),
 }
 
@@ -453,6 +454,9 @@ PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]]
     ("GET", "/v1/sessions/{session_id}"): lambda v, r: [Try("GET", f"/v1/sessions/{v.session}")],
     ("POST", "/v1/sessions/{session_id}:end"): lambda v, r: [Try("POST", f"/v1/sessions/{v.session}:end")],
     ("GET", "/v1/sessions/{session_id}/turns"): lambda v, r: [Try("GET", f"/v1/sessions/{v.session}/turns")],
+    ("GET", "/v1/sessions/{session_id}/turns/{turn_id}/context"): lambda v, r: [
+        Try("GET", f"/v1/sessions/{v.session}/turns/{r['turn']}/context")
+    ],
     ("POST", "/v1/sessions/{session_id}/turns"): lambda v, r: [
         Try("POST", f"/v1/sessions/{v.session}/turns", json={"turn": {"role": "TURN_ROLE_USER", "content": QUERY}}),
         Try("POST", f"/v1/sessions/{v.session}/turns", json={"turn": {"role": "assistant", "content": "Noted."}}),
@@ -591,7 +595,9 @@ async def _records(client: httpx.AsyncClient, org: Org, victim: User) -> dict[st
     )["results"]
     episodes = _ok(await client.get("/v1/episodes", params={"userId": victim.user_id, "pageSize": 1}))["episodes"]
     shared_episodes = _ok(await client.get("/v1/episodes", params={"scopeMatch": CONTEXT, "pageSize": 1}))["episodes"]
+    turns = _ok(await client.get(f"/v1/sessions/{victim.session}/turns", params={"pageSize": 1}))["turns"]
     return {
+        "turn": turns[0]["id"],
         "episode": episodes[0]["id"],
         "shared_episode": shared_episodes[0]["id"],
         "memory": memories[0]["id"],

@@ -260,3 +260,18 @@ async def test_the_client_iterates_the_jobs_and_both_clients_send_the_same_reque
     assert (listing.method, listing.url.path) == ("GET", "/v1/admin/jobs:list")
     assert dict(listing.url.params) == {"kind": "reflect", "state": "dead", "pageSize": "10"}
     assert (context.method, context.url.path) == ("GET", f"/v1/sessions/{sessions[0]}/turns/{sessions[1]}/context")
+
+
+async def test_every_memory_answer_carries_the_half_life_the_decay_curve_needs(gateway, migrated_pg, org_id):
+    """The memory service's own LORE_HALF_LIFE_DAYS (none in the test stack: 30 days for every type),
+    on each route that answers memories, so the page draws the deployment's curve, not a guess."""
+    async with asgi_client(gateway, await _create_key(migrated_pg.owner_dsn, org_id)) as client:
+        body = {"memories": [{"content": MEMORY, "memoryType": "MEMORY_TYPE_PREFERENCE", "scope": {"userId": USER}}]}
+        [written] = _ok(await client.post("/v1/memories", json=body))["memories"]
+        got = _ok(await client.get(f"/v1/memories/{written['id']}"))["memory"]
+        [listed] = _ok(await client.get("/v1/memories", params={"userId": USER}))["memories"]
+        [hit] = _ok(await client.post("/v1/memories:search", json={"query": QUESTION, "scope": {"userId": USER}}))[
+            "results"
+        ]
+
+    assert [memory["halfLifeDays"] for memory in (written, got, listed, hit["memory"])] == [30.0] * 4

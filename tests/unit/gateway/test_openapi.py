@@ -149,6 +149,7 @@ OPERATION_IDS = {
     "GET /v1/admin/jobs": "admin.jobStats",
     "GET /v1/admin/jobs:list": "admin.listJobs",
     "POST /v1/admin/jobs:retry": "admin.retryJobs",
+    "GET /v1/whoami": "credentials.whoami",
 }
 # Operations the typed client does not wrap (probes, operator chores); every other id names its method.
 NOT_IN_THE_CLIENT = {
@@ -161,6 +162,7 @@ NOT_IN_THE_CLIENT = {
     "admin.runRevalidation",
     "admin.reindex",
     "admin.retryJobs",
+    "credentials.whoami",  # the memory browser's scopes (docs/browser.md)
 }
 
 

@@ -1,10 +1,12 @@
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
 from lore_runtime import errors
+from memory_svc.api import memory_convert
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope
+from memory_svc.domain.salience import salience_of_type
 from memory_svc.usecases.decay import run_decay
 from memory_svc.usecases.export import export_memories
 
@@ -61,3 +63,20 @@ async def test_export_streams_every_status_in_pages():
     assert {item.id for page in pages for item in page} == {item.id for item in items}
     with pytest.raises(errors.InvalidArgument):
         [page async for page in export_memories("org-a", Scope(), 5000, catalog=index)]
+
+
+def test_every_memory_answered_carries_the_half_life_its_salience_fades_by():
+    """A reader (the memory browser's decay curve) redraws salience from the answer alone: the
+    deployment's half-life for the memory's type, the default where LORE_HALF_LIFE_DAYS sets none."""
+    overrides = {MemoryType.FACT: 90.0}
+    fact = _item("org-a", access_count=2, current_salience=0.6)
+    preference = _item("org-a", MemoryType.PREFERENCE)
+
+    printed = memory_convert.memory_to_pb(fact, overrides)
+
+    assert printed.half_life_days == 90.0
+    assert memory_convert.memory_to_pb(preference, overrides).half_life_days == 30.0
+    assert memory_convert.memory_to_pb(fact).half_life_days == 30.0  # no overrides: the default
+    later = T0 + timedelta(days=90)
+    redrawn = max(0.01, (1 + 0.1 * printed.access_count) * 0.5 ** (90 / printed.half_life_days))
+    assert redrawn == pytest.approx(salience_of_type(MemoryType.FACT, 2, T0, later, overrides))

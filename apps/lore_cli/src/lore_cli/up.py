@@ -180,6 +180,7 @@ async def run(environ: Mapping[str, str]) -> int:
                 f"\nLore is up in {time.monotonic() - started:.1f} s.\n"
                 f"  gateway      {url}\n"
                 f"  API docs     {url}/docs\n"
+                f"  browser      {url}/ui/   (memories, beliefs, sessions; sign in with the key)\n"
                 f"  status       {url}/v1/status\n"
                 f"  dev API key  {api_key}   (org dev; Authorization: Bearer <key>)\n"
                 f"  metrics      {'gateway':<13}{url}/metrics\n"

@@ -91,6 +91,10 @@ class Memory(JsonModel):
     updated_at: datetime | None
     current_salience: float
     access_count: int
+    # How salience fades (the salience half-life of the memory's type, in days; 0 from a gateway
+    # older than the field), from the last access.
+    half_life_days: float = 0.0
+    last_accessed_at: datetime | None = None
     provenance: Provenance = Provenance()
     raw: Json = _RAW
 

@@ -10,12 +10,22 @@ from fastapi import FastAPI
 from opentelemetry.sdk.trace import TracerProvider
 
 from gateway_svc import bootstrap
-from gateway_svc.api import errors, idempotency, mcp_endpoint, metrics
+from gateway_svc.api import errors, idempotency, mcp_endpoint, metrics, ui
 from gateway_svc.api.auth_failures import AuthFailureMiddleware
 from gateway_svc.api.openapi import with_error_responses, with_path_examples
 from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.api.request_ids import RequestIdMiddleware
-from gateway_svc.api.routes import admin, context, engagement, health, memories, observations, sessions, subjects
+from gateway_svc.api.routes import (
+    admin,
+    context,
+    credentials,
+    engagement,
+    health,
+    memories,
+    observations,
+    sessions,
+    subjects,
+)
 from gateway_svc.api.server_timing import ServerTimingMiddleware
 from gateway_svc.config import Settings
 
@@ -57,6 +67,8 @@ def create_app(
     app.include_router(sessions.router)
     app.include_router(subjects.router)
     app.include_router(admin.router)
+    app.include_router(credentials.router)  # GET /v1/whoami
+    ui.install(app)  # the memory browser at /ui (docs/browser.md)
     mcp = mcp_endpoint.install(app)  # /mcp: the tools as MCP, each call one of the routes above
     # Added last, so outermost: its "gateway" share counts every other middleware's time too.
     app.add_middleware(ServerTimingMiddleware)

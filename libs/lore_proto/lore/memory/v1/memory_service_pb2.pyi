@@ -67,7 +67,7 @@ MEMORY_STATUS_SUPERSEDED: MemoryStatus
 MEMORY_STATUS_COMPLETED: MemoryStatus
 
 class Memory(_message.Message):
-    __slots__ = ("id", "content", "memory_type", "scope", "importance", "status", "metadata", "provenance", "entities", "created_at", "valid_at", "current_salience", "access_count", "last_accessed_at", "updated_at")
+    __slots__ = ("id", "content", "memory_type", "scope", "importance", "status", "metadata", "provenance", "entities", "created_at", "valid_at", "current_salience", "access_count", "last_accessed_at", "updated_at", "half_life_days")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -90,6 +90,7 @@ class Memory(_message.Message):
     ACCESS_COUNT_FIELD_NUMBER: _ClassVar[int]
     LAST_ACCESSED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    HALF_LIFE_DAYS_FIELD_NUMBER: _ClassVar[int]
     id: str
     content: str
     memory_type: MemoryType
@@ -105,7 +106,8 @@ class Memory(_message.Message):
     access_count: int
     last_accessed_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., memory_type: _Optional[_Union[MemoryType, str]] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., importance: _Optional[float] = ..., status: _Optional[_Union[MemoryStatus, str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provenance: _Optional[_Union[_provenance_pb2.Provenance, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., current_salience: _Optional[float] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    half_life_days: float
+    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., memory_type: _Optional[_Union[MemoryType, str]] = ..., scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., importance: _Optional[float] = ..., status: _Optional[_Union[MemoryStatus, str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provenance: _Optional[_Union[_provenance_pb2.Provenance, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., current_salience: _Optional[float] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., half_life_days: _Optional[float] = ...) -> None: ...
 
 class MemoryInput(_message.Message):
     __slots__ = ("content", "memory_type", "scope", "importance", "metadata", "valid_at", "idempotency_key", "entities", "provenance")

@@ -34,6 +34,7 @@ MEMORY = {
     "accessCount": 3,
     "lastAccessedAt": "2026-11-22T08:01:12Z",
     "updatedAt": "2026-11-22T08:01:12Z",
+    "halfLifeDays": 30.0,
 }
 SESSION = {
     "id": SESSION_ID,

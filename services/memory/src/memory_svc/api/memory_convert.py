@@ -30,6 +30,7 @@ from memory_svc.domain.model import (
     ScopeMatch,
     ScoredMemory,
 )
+from memory_svc.domain.salience import half_life_of
 from memory_svc.usecases.manage_memories import UPDATABLE
 from memory_svc.usecases.memory_ports import AccessRequest, MemoryOrder
 from memory_svc.usecases.record_access import CLIENT_REASONS
@@ -189,7 +190,8 @@ def recall_filters_from_pb(request: pb.RecallRequest) -> dict[str, Any]:
     }
 
 
-def memory_to_pb(item: MemoryItem) -> pb.Memory:
+def memory_to_pb(item: MemoryItem, half_lives: Mapping[MemoryType, float] | None = None) -> pb.Memory:
+    """``half_lives``: the deployment's per-type overrides (LORE_HALF_LIFE_DAYS), for ``half_life_days``."""
     source = f"PROVENANCE_SOURCE_{item.provenance.source_type.upper()}" if item.provenance.source_type else ""
     return pb.Memory(
         id=item.id,
@@ -217,14 +219,20 @@ def memory_to_pb(item: MemoryItem) -> pb.Memory:
         access_count=item.access_count,
         last_accessed_at=to_timestamp(item.last_accessed_at),
         updated_at=to_timestamp(item.created_at),
+        half_life_days=half_life_of(item.memory_type, half_lives),
     )
 
 
-def recall_result_to_pb(hit: ScoredMemory, recency: float, embedding: np.ndarray | None = None) -> pb.RecallResult:
+def recall_result_to_pb(
+    hit: ScoredMemory,
+    recency: float,
+    embedding: np.ndarray | None = None,
+    half_lives: Mapping[MemoryType, float] | None = None,
+) -> pb.RecallResult:
     return pb.RecallResult(
         embedding=embedding.tolist() if embedding is not None else (),
         recency=recency,
-        memory=memory_to_pb(hit.item),
+        memory=memory_to_pb(hit.item, half_lives),
         score=hit.score,
         similarity=hit.similarity,
         lexical_score=hit.lexical_score,

@@ -113,7 +113,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             clock=self._clock,
             erased=self._erased,
         )
-        return pb.RememberResponse(memories=[convert.memory_to_pb(item) for item in items])
+        return pb.RememberResponse(memories=[convert.memory_to_pb(item, self._half_lives) for item in items])
 
     async def Recall(self, request: pb.RecallRequest, context: Any) -> pb.RecallResponse:
         caller = request_context.current()
@@ -139,7 +139,9 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         now = self._clock.now()
         response = pb.RecallResponse(
             results=[
-                convert.recall_result_to_pb(hit, recency(hit.item.valid_at, now), answer.vectors.get(hit.item.id))
+                convert.recall_result_to_pb(
+                    hit, recency(hit.item.valid_at, now), answer.vectors.get(hit.item.id), self._half_lives
+                )
                 for hit in answer.hits
             ],
             embedding_model=self._embedder.model_name,
@@ -151,7 +153,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
     async def GetMemory(self, request: pb.GetMemoryRequest, context: Any) -> pb.GetMemoryResponse:
         caller = request_context.current()
         item = await manage_memories.get_memory(caller.org_id, convert.id_from_pb(request.id, "id"), index=self._index)
-        return pb.GetMemoryResponse(memory=convert.memory_to_pb(item))
+        return pb.GetMemoryResponse(memory=convert.memory_to_pb(item, self._half_lives))
 
     async def ListMemories(self, request: pb.ListMemoriesRequest, context: Any) -> pb.ListMemoriesResponse:
         caller = request_context.current()
@@ -169,7 +171,8 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             scope_match=convert.scope_match_from_pb(request.scope_match, "scope_match"),
         )
         return pb.ListMemoriesResponse(
-            memories=[convert.memory_to_pb(item) for item in page.items], next_page_token=page.next_page_token
+            memories=[convert.memory_to_pb(item, self._half_lives) for item in page.items],
+            next_page_token=page.next_page_token,
         )
 
     async def UpdateMemory(self, request: pb.UpdateMemoryRequest, context: Any) -> pb.UpdateMemoryResponse:
@@ -186,7 +189,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             embedder=self._embedder,
             clock=self._clock,
         )
-        return pb.UpdateMemoryResponse(memory=convert.memory_to_pb(item))
+        return pb.UpdateMemoryResponse(memory=convert.memory_to_pb(item, self._half_lives))
 
     async def ForgetMemory(self, request: pb.ForgetMemoryRequest, context: Any) -> pb.ForgetMemoryResponse:
         caller = request_context.current()
@@ -253,7 +256,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         caller = request_context.current()
         scope = convert.scope_from_pb(request.scope, "scope")
         async for batch in export_memories(caller.org_id, scope, request.page_size, catalog=self._catalog):
-            yield pb.ExportMemoriesResponse(memories=[convert.memory_to_pb(item) for item in batch])
+            yield pb.ExportMemoriesResponse(memories=[convert.memory_to_pb(item, self._half_lives) for item in batch])
 
     async def ImportMemories(self, request: pb.ImportMemoriesRequest, context: Any) -> pb.ImportMemoriesResponse:
         # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).

@@ -18,6 +18,7 @@ const who = document.getElementById("who");
 // The scope the views share (user, agent, team): a pinned key's user is fixed by the key.
 const scope = { userId: "", agentId: "", teamId: "" };
 let caller = null;
+let keepStatus = false; // a view re-shown after an action keeps the action's message
 
 function say(message, kind = "error") {
   status.textContent = message;
@@ -57,6 +58,12 @@ const context = {
   },
   orgWide() {
     return Boolean(caller) && !caller.userId;
+  },
+  // Show `hash` (again, when it is the current one), keeping the status message.
+  go(hash) {
+    keepStatus = true;
+    if (location.hash === hash) route();
+    else location.hash = hash;
   },
 };
 
@@ -106,7 +113,8 @@ function route() {
     if (link.dataset.view === current) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  say("", "info");
+  if (!keepStatus) say("", "info");
+  keepStatus = false;
   const section = h("section", { class: "view", "aria-labelledby": `${current}-title` });
   clear(main).append(section);
   view.render(section, context, rest.map(decodeURIComponent)).catch((error) => context.fail(error));

@@ -118,8 +118,7 @@ function actions(observation, ctx) {
     try {
       await post(`/v1/observations/${id(observation.id)}:confirm`, { note: note.value.trim() });
       ctx.say("Confirmed.", "info");
-      location.hash = `#beliefs/${encodeURIComponent(observation.id)}`;
-      window.dispatchEvent(new HashChangeEvent("hashchange"));
+      ctx.go(`#beliefs/${encodeURIComponent(observation.id)}`);
     } catch (error) {
       ctx.fail(error);
     }
@@ -134,8 +133,7 @@ function actions(observation, ctx) {
         correction: correction.value.trim(),
       });
       ctx.say(`Recorded: ${enumText(answer.outcome, "OBSERVE_OUTCOME_")}.`, "info");
-      location.hash = `#beliefs/${encodeURIComponent(answer.observation.id)}`;
-      window.dispatchEvent(new HashChangeEvent("hashchange"));
+      ctx.go(`#beliefs/${encodeURIComponent(answer.observation.id)}`);
     } catch (error) {
       ctx.fail(error);
     }

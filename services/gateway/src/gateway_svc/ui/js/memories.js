@@ -58,7 +58,7 @@ function provenance(memory) {
 function memoryCard(memory, ctx, onGone) {
   const card = h("li", { class: "card memory", "data-id": memory.id });
   const body = h("div");
-  function paint(current) {
+  function paint(current, open = false) {
     const details = h("div", { class: "detail", hidden: true });
     const toggle = h("button", { type: "button", class: "secondary", "aria-expanded": "false" }, "Details");
     toggle.addEventListener("click", () => {
@@ -83,6 +83,7 @@ function memoryCard(memory, ctx, onGone) {
       h("div", { class: "actions" }, toggle),
       details,
     );
+    if (open) toggle.click(); // after an edit, the details stay open
   }
   function fillDetails(details, current) {
     details.append(
@@ -133,7 +134,7 @@ function memoryCard(memory, ctx, onGone) {
           updateMask: "content,importance",
         });
         ctx.say("Saved.", "info");
-        paint(answer.memory);
+        paint(answer.memory, true);
       } catch (error) {
         ctx.fail(error);
       } finally {

@@ -8,15 +8,19 @@ every view is kept under the run's temporary directory, in `memory-browser/`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import asyncpg
 import httpx
 import pytest
 
@@ -42,6 +46,7 @@ FILLER = 15  # practice notes besides FACTS and XSS
 # write); LORE_BROWSER_MEMORIES=10000 checks the issue's 10k (about a minute more on two cores).
 MANY = int(os.environ.get("LORE_BROWSER_MEMORIES", "1000"))
 MANY_USER = "u-many"
+RETENTION_DAYS = "0.00002"
 READ_SCOPES = ["--scope", "memories:read", "--scope", "observations:read", "--scope", "sessions:read"]
 PAGE_SIZE = 20  # the page's (services/gateway/src/gateway_svc/ui/js/memories.js)
 VIEWS = ["memories", "beliefs", "sessions", "episodes", "engagement", "jobs"]
@@ -82,7 +87,8 @@ class Seeded:
     belief_id: str
     session_id: str
     user_turn_id: str
-    history: list[dict] = field(default_factory=list)
+    history: list[dict]
+    expired_turn_id: str
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +98,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: `scripts/bootstrap --dev` installs the npm tooling (package.json)")
     data_dir = tmp_path_factory.mktemp("browser-stack")
-    running = start_stack(data_dir, data_dir / "lore-up.log")
+    # Turn results are kept RETENTION_DAYS (1.7 s): a purged one is then past it, hence EXPIRED. The
+    # agent's own purge runs daily, so the results the tests read stay until _purge_result deletes one.
+    running = start_stack(data_dir, data_dir / "lore-up.log", {"LORE_AGENT_TURN_RESULT_DAYS": RETENTION_DAYS})
     yield running
     if running.process.poll() is None:
         running.stop()
@@ -163,7 +171,38 @@ def seeded(stack: Stack) -> Seeded:
         f"/v1/sessions/{session['id']}/turns",
         {"turn": {"role": "assistant", "content": "You repaired its chain on Sunday."}},
     )
-    return Seeded([m["id"] for m in remembered], corrected["id"], session["id"], turn["id"], history)
+    old = _api(
+        stack,
+        "POST",
+        f"/v1/sessions/{session['id']}/turns",
+        {"turn": {"role": "TURN_ROLE_USER", "content": "Where do I keep my seedlings?"}},
+    )["turn"]
+    # Its kept result passes the retention and the agent's purge deletes it (in a thread of its own:
+    # the browser's event loop is not this one's).
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, _purge_result(stack, old["id"])).result(timeout=120)
+    context = f"/v1/sessions/{session['id']}/turns/{old['id']}/context"
+    deadline = time.monotonic() + 30
+    while _api(stack, "GET", context)["status"] != "TURN_CONTEXT_STATUS_EXPIRED":  # once 1.7 s old
+        assert time.monotonic() < deadline, "the purged turn never read as expired"
+        time.sleep(0.2)
+    return Seeded([m["id"] for m in remembered], corrected["id"], session["id"], turn["id"], history, old["id"])
+
+
+async def _purge_result(stack: Stack, turn_id: str) -> None:
+    """What the agent's daily purge does to a result past the retention, for this turn only: the result
+    backdated, then deleted by the agent's own prune with a cut-off no other result is older than.
+    (The turn itself cannot be backdated, turns never change: the stack's retention is short instead.)"""
+    from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
+    from lore_cli.keys import owner_database_url
+
+    async with owner_database_url(stack.env) as dsn:
+        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=1)
+        try:
+            await pool.execute("UPDATE agent.turn_results SET created_at = '2001-01-01Z' WHERE turn_id = $1", turn_id)
+            assert await PostgresTurnLoop(pool).prune_results(datetime(2002, 1, 1, tzinfo=UTC)) == 1
+        finally:
+            await pool.close()
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +391,7 @@ def test_a_turn_shows_its_assembled_context_and_manifest(tab: Tab, seeded: Seede
     tab.page.get_by_role("link", name=f"Session {seeded.session_id}").click()
 
     transcript = tab.page.get_by_role("list", name="Transcript")
-    expect(transcript.locator("li.turn")).to_have_count(2)
+    expect(transcript.locator("li.turn")).to_have_count(3)
     user_turn = transcript.locator(f"li.turn[data-id='{seeded.user_turn_id}']")
     user_turn.get_by_role("button", name="Show assembled context").click()
     manifest = user_turn.get_by_role("table", name="Manifest")
@@ -370,6 +409,12 @@ def test_a_turn_shows_its_assembled_context_and_manifest(tab: Tab, seeded: Seede
     expect(assistant).to_contain_text("You repaired its chain on Sunday.")
     assert assistant.get_by_role("button", name="Show assembled context").count() == 0
     assert tab.api_calls(f"/v1/sessions/{seeded.session_id}/turns/{seeded.user_turn_id}/context")
+    # A turn whose kept result the agent purged past the retention says so, with no context.
+    expired = transcript.locator(f"li.turn[data-id='{seeded.expired_turn_id}']")
+    expired.get_by_role("button", name="Show assembled context").click()
+    expect(expired.get_by_role("status")).to_contain_text("Expired:")
+    expect(expired.get_by_role("status")).to_contain_text("retention ended")
+    assert expired.get_by_role("table").count() == 0
     assert tab.errors == []
 
 
@@ -445,7 +490,7 @@ def test_axe_finds_no_serious_violation_on_any_view(tab: Tab, seeded: Seeded, ar
         expect(tab.page.locator("section.view h2")).to_be_visible()
         tab.page.wait_for_load_state("networkidle")
         if name == "session":
-            tab.page.get_by_role("button", name="Show assembled context").click()
+            tab.page.get_by_role("button", name="Show assembled context").first.click()
             expect(tab.page.get_by_role("table", name="Manifest")).to_be_visible()
         if name == "memories":
             tab.page.locator("li.memory").first.get_by_role("button", name="Details").click()

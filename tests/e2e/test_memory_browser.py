@@ -60,10 +60,9 @@ NAMES = {
 }
 
 
-def _api(stack: Stack, method: str, path: str, body: dict | None = None) -> dict:
-    answer = httpx.request(
-        method, f"{stack.url}{path}", json=body, headers={"Authorization": f"Bearer {DEV_KEY}"}, timeout=120
-    )
+def _api(stack: Stack, method: str, path: str, body: dict | None = None, params: dict | None = None) -> dict:
+    headers = {"Authorization": f"Bearer {DEV_KEY}"}
+    answer = httpx.request(method, f"{stack.url}{path}", json=body, params=params, headers=headers, timeout=120)
     assert answer.status_code == 200, (method, path, answer.text)
     return answer.json()
 
@@ -532,3 +531,43 @@ def test_edit_forget_and_confirm_from_the_page(tab: Tab, stack: Stack, seeded: S
     assert confirmed["confidenceComponents"]["operatorConfirmedBoost"] > 0
     expect(tab.page.get_by_label("operator confirmation")).not_to_have_attribute("value", "0")
     assert tab.dialogs == [] and tab.errors == []
+
+
+def test_a_key_pinned_to_a_user_shows_only_that_users_memory(tab: Tab, stack: Stack, seeded: Seeded) -> None:
+    expect = _expect()
+    made = subprocess.run(
+        [
+            str(ROOT / ".venv/bin/lore"),
+            "keys",
+            "create",
+            "--org",
+            "dev",
+            "--principal",
+            "ines-app",
+            "--user",
+            USER,
+            *READ_SCOPES,
+        ],
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    tab.sign_in(made.stdout.strip())
+    expect(tab.page.get_by_text(f"ines-app in dev, pinned to user {USER}")).to_be_visible()
+    user = tab.page.get_by_label("User id")
+    expect(user).to_have_value(USER)
+    expect(user).not_to_be_editable()
+    expect(tab.page.locator("li.memory").first).to_be_visible()
+    for text in tab.page.locator("li.memory").all_text_contents():
+        assert f"user{USER}" in text.replace(" ", "") and "Reading log" not in text  # dt and dd, no colon
+
+    # Another user's memory, by its id: the gateway answers 404 and the page shows nothing of it.
+    other = _api(stack, "GET", "/v1/memories", None, params={"scope.userId": MANY_USER, "pageSize": "1"})
+    tab.page.goto(f"{tab.url}/ui/#memories/{other['memories'][0]['id']}")
+    expect(tab.page.get_by_role("alert")).to_contain_text("NOT_FOUND")
+    assert tab.page.locator("li.memory").count() == 0
+    tab.page.get_by_role("link", name="Engagement").click()
+    expect(tab.page.get_by_text("a key pinned to one user cannot read it")).to_be_visible()
+    assert not tab.api_calls("/v1/engagement")

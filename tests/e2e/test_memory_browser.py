@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import asyncpg
+import grpc
 import httpx
 import pytest
 
@@ -180,12 +181,44 @@ def seeded(stack: Stack) -> Seeded:
     # the browser's event loop is not this one's).
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, _purge_result(stack, old["id"])).result(timeout=120)
+        pool.submit(asyncio.run, _create_episode(stack)).result(timeout=60)
     context = f"/v1/sessions/{session['id']}/turns/{old['id']}/context"
     deadline = time.monotonic() + 30
     while _api(stack, "GET", context)["status"] != "TURN_CONTEXT_STATUS_EXPIRED":  # once 1.7 s old
         assert time.monotonic() < deadline, "the purged turn never read as expired"
         time.sleep(0.2)
     return Seeded([m["id"] for m in remembered], corrected["id"], session["id"], turn["id"], history, old["id"])
+
+
+EPISODE = "Ines talked about her bicycle repair and asked where to buy a new chain."
+THREAD = "which shop sells the chain"
+
+
+async def _create_episode(stack: Stack) -> None:
+    """An ended conversation's episode with one open thread, as the agent's episode job writes it
+    (through the memory service, with the service token `lore up` keeps for the operator's commands)."""
+    from lore.common.v1 import scope_pb2
+    from lore.memory.v1 import episode_service_pb2 as pb
+    from lore.memory.v1 import episode_service_pb2_grpc
+    from lore_runtime.request_context import RequestContext
+    from lore_runtime.service_auth import ServiceTokens, token_interceptors
+
+    token = (Path(stack.env["LORE_DATA_DIR"]) / "service-token").read_text().strip()
+    interceptors = token_interceptors(ServiceTokens(token))
+    async with grpc.aio.insecure_channel(stack.env["LORE_MEMORY_ADDR"], interceptors=interceptors) as channel:
+        episode = pb.Episode(
+            conversation_id="bike-chat",
+            scope=scope_pb2.Scope(user_id=USER, agent_id=AGENT),
+            summary=EPISODE,
+            key_topics=["bicycle repair"],
+            open_threads=[pb.OpenThread(topic=THREAD, status=pb.THREAD_STATUS_OPEN, context="asked, not answered")],
+            message_count=6,
+        )
+        await episode_service_pb2_grpc.EpisodeServiceStub(channel).CreateEpisode(
+            pb.CreateEpisodeRequest(episode=episode, request_id="bike-chat-episode"),
+            metadata=RequestContext(org_id="dev", principal="seeder", request_id="").metadata(),
+            timeout=30,
+        )
 
 
 async def _purge_result(stack: Stack, turn_id: str) -> None:
@@ -571,3 +604,20 @@ def test_a_key_pinned_to_a_user_shows_only_that_users_memory(tab: Tab, stack: St
     tab.page.get_by_role("link", name="Engagement").click()
     expect(tab.page.get_by_text("a key pinned to one user cannot read it")).to_be_visible()
     assert not tab.api_calls("/v1/engagement")
+
+
+def test_an_open_thread_is_closed_from_the_episodes_view(tab: Tab, stack: Stack) -> None:
+    expect = _expect()
+    tab.sign_in()
+    tab.page.get_by_role("link", name="Episodes and threads").click()
+    tab.page.get_by_label("User id").fill(USER)
+    tab.page.get_by_role("button", name="Show").click()
+    expect(tab.page.get_by_role("list", name="Episodes")).to_contain_text(EPISODE)
+    thread = tab.page.get_by_role("list", name="Open threads").locator("li.thread", has_text=THREAD)
+    thread.get_by_label("How it was resolved (optional)").fill("The shop on the corner has one.")
+    thread.get_by_role("button", name="Close thread").click()
+    expect(tab.page.get_by_role("alert")).to_contain_text("The thread was closed.")
+    expect(tab.page.get_by_role("list", name="Open threads")).to_contain_text("No open threads.")
+    [episode] = _api(stack, "GET", "/v1/episodes", params={"scope.userId": USER})["episodes"]
+    assert episode["openThreads"][0]["status"] == "THREAD_STATUS_RESOLVED"
+    assert episode["openThreads"][0]["resolution"] == "The shop on the corner has one."

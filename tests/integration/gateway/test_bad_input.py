@@ -68,7 +68,9 @@ def _unwritten_methods() -> list[tuple[str, str]]:
     )
 
 
-BODY_OPERATIONS = _operations_with_a_body()
+# Routes outside the OpenAPI document that read a body all the same: held to the same limits.
+UNDOCUMENTED_WITH_A_BODY = [("POST", "/mcp")]
+BODY_OPERATIONS = _operations_with_a_body() + UNDOCUMENTED_WITH_A_BODY
 
 
 def _concrete(path: str) -> str:

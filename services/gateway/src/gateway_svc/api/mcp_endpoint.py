@@ -39,7 +39,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
 from gateway_svc.api.auth import authenticated
-from gateway_svc.domain.credentials import MAX_USER_ID_LENGTH
+from gateway_svc.api.calls import read_json
+from gateway_svc.api.json_limits import check_depth
+from gateway_svc.domain.credentials import MAX_USER_ID_LENGTH, Caller
 
 PATH = "/mcp"
 USER_HEADER, AGENT_HEADER, TEAM_HEADER, SESSION_HEADER = "Lore-User", "Lore-Agent", "Lore-Team", "Lore-Session"
@@ -60,9 +62,8 @@ def _header(request: Request, name: str, *, required: bool, why: str = "") -> st
     return value
 
 
-async def binding_of(request: Request) -> ToolBinding:
-    """The authenticated caller's binding; raises the REST API's 401/400/403 otherwise."""
-    caller = await authenticated(request)
+def binding_of(request: Request, caller: Caller) -> ToolBinding:
+    """Whose memory ``caller``'s tools act on; raises the REST API's 400/403 otherwise."""
     named = _header(request, USER_HEADER, required=not caller.user_id, why="whose memory the tools act on")
     if caller.user_id and named and named != caller.user_id:
         raise errors.PermissionDenied(
@@ -87,8 +88,14 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Raised before anything is sent: the gateway's error handler answers in its one error body.
-        scope[_BINDING] = await binding_of(Request(scope, receive))
-        await self.manager.handle_request(scope, receive, send)
+        request = Request(scope, receive)
+        caller = await authenticated(request)  # 401 before a byte of the body is read
+        # The REST routes' limits, before the SDK parses the body: its size while it is read, then
+        # its nesting (a deep body would exhaust the JSON parser's stack).
+        body = await read_json(request)
+        check_depth(body.decode("utf-8", errors="replace"), request.app.state.container.settings.max_json_depth)
+        scope[_BINDING] = binding_of(request, caller)
+        await self.manager.handle_request(scope, _replaying(body, receive), send)
 
     @asynccontextmanager
     async def _connect(self, ctx: Any) -> AsyncIterator[tuple[LoreClient, ToolBinding]]:
@@ -125,6 +132,16 @@ class McpEndpoint:
         finally:
             stop.set()
             await holder
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the SDK: the body already read, then the client's own messages (its disconnect)."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> dict[str, Any]:
+        return pending.pop() if pending else await receive()
+
+    return replay
 
 
 def install(app: FastAPI) -> McpEndpoint:

@@ -44,6 +44,7 @@ B_AGENT = "agent-b"
 # Routes with no tenant data: the gateway's own health, metrics and documentation.
 TENANT_FREE = frozenset(
     {"/healthz", "/readyz", "/v1/status", "/metrics", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+    | {"/ui", "/ui/{path:path}"}  # the memory browser's static files: the page reads data through the API
 )
 # Fields whose value moves with the clock or with B's own reads, not with anyone's writes.
 VOLATILE = frozenset({"currentSalience", "freshness", "lastAccessedAt", "accessCount"})
@@ -607,6 +608,10 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
     ],
     ("POST", "/v1/observations/{observation_id}:contradict"): lambda b: [
         denied("POST", f"/v1/observations/{b.observation}:contradict", json=CONTRADICTION)
+    ],
+    # Who A is: A's own org and scopes, never B's.
+    ("GET", "/v1/whoami"): lambda b: [
+        own("GET", "/v1/whoami", check=lambda response, b: response.json()["orgId"] not in ("", b.org_id))
     ],
     # Engagement: A's reads see a fresh org; B's requestIds give A its own objects.
     ("GET", "/v1/engagement"): lambda b: [

@@ -452,6 +452,8 @@ PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]]
         Try("GET", "/v1/sessions", own=True),
     ],
     ("GET", "/v1/sessions/{session_id}"): lambda v, r: [Try("GET", f"/v1/sessions/{v.session}")],
+    # Who the credential is: its own user, nothing of the other's (test_whoami_and_ui checks the fields).
+    ("GET", "/v1/whoami"): lambda v, r: [Try("GET", "/v1/whoami", own=True)],
     ("POST", "/v1/sessions/{session_id}:end"): lambda v, r: [Try("POST", f"/v1/sessions/{v.session}:end")],
     ("GET", "/v1/sessions/{session_id}/turns"): lambda v, r: [Try("GET", f"/v1/sessions/{v.session}/turns")],
     ("GET", "/v1/sessions/{session_id}/turns/{turn_id}/context"): lambda v, r: [

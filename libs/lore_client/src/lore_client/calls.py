@@ -14,6 +14,7 @@ see the real parameters; the overloads of ``__get__`` give each client its retur
 
 from __future__ import annotations
 
+import abc
 import copy
 import functools
 import inspect
@@ -180,7 +181,7 @@ def each(key: str, build: Callable[[dict[str, Any]], T]) -> Callable[[dict[str, 
 # -- one description, two flavours of method ---------------------------------------------------
 
 
-class _Endpoint:
+class _Endpoint(abc.ABC):
     """What ``operation`` and ``paged`` share at run time: one ready function per flavour, made
     once when the class is created, bound like a method when read from a client."""
 
@@ -196,11 +197,13 @@ class _Endpoint:
             for flavour in ("async", "sync")
         }
 
+    @abc.abstractmethod
     def _method(self, flavour: str) -> Callable[..., Any]:
-        raise NotImplementedError
+        """The endpoint's function for ``flavour`` ("async" or "sync")."""
 
+    @abc.abstractmethod
     def _answer(self, flavour: str, described: Any) -> Any:
-        raise NotImplementedError
+        """The return annotation of that function, given the model ``described``."""
 
     def _bound(self, client: Any, owner: type | None) -> Any:
         """A client's method (bound to ``client``, or the function when read from the class); the
@@ -291,7 +294,7 @@ def _like(run: Callable[..., Any], build: Callable[..., Any], answer: Any) -> Ca
 # -- what both clients hold -----------------------------------------------------------------------
 
 
-class ClientCore(Generic[TransportT]):
+class ClientCore(abc.ABC, Generic[TransportT]):
     """The settings and connection pool of a client of Lore's gateway, and ``with_options``;
     the parameters are described on ``LoreClient``, whose ones ``SyncLoreClient`` takes too."""
 
@@ -323,8 +326,9 @@ class ClientCore(Generic[TransportT]):
         self.max_retries = max_retries
         self.max_retry_wait = max_retry_wait
 
+    @abc.abstractmethod
     def _open(self, **options: Any) -> Any:
-        raise NotImplementedError
+        """The flavour's httpx client (``AsyncClient`` or ``Client``) with ``options``."""
 
     def with_options(self, *, timeout: float | None = None, max_retries: int | None = None) -> Self:
         """This client with another ``timeout`` (seconds per request) or ``max_retries``, sharing

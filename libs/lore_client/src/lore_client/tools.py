@@ -93,7 +93,7 @@ class ToolCallError(ValueError):
 
 
 class UnknownToolError(ToolCallError):
-    pass
+    """No tool of the catalogue has that name (a JSON-RPC error over MCP, not a tool result)."""
 
 
 class ToolArgumentError(ToolCallError):

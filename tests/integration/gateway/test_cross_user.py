@@ -737,3 +737,72 @@ async def test_paging_a_users_context_listing_through_ties_never_brings_in_the_o
     assert len(seen) > MEMORIES
     assert {memory["scope"]["userId"] for memory in seen} == {user.user_id, ""}
     assert not {memory["id"] for memory in seen} & other.ids
+
+
+# ---------------------------------------------------------------------------------------------
+# Another user's record looks absent: its 404 is the 404 of an id nobody holds.
+
+
+def _without_ids(response: httpx.Response, *ids: str) -> tuple[int, str, str]:
+    """Status, content type and body of ``response`` with its request id and ``ids`` blanked."""
+    body = response.json()
+    body["error"]["requestId"] = ""
+    text = json.dumps(body, sort_keys=True)
+    for record_id in ids:
+        text = text.replace(record_id, "<id>")
+    return response.status_code, response.headers["content-type"], text
+
+
+@pytest.mark.parametrize("credential", CREDENTIALS)
+async def test_another_users_record_answers_the_404_of_an_id_that_does_not_exist(
+    gateway, jwt_gateway, services, migrated_pg, credential
+):
+    org_id = f"org-oracle-{uuid.uuid4().hex[:10]}"
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    async with asgi_client(gateway, key) as backend:
+        await _remember(backend, "oracle", {"userId": "bo", "agentId": AGENT}, 1)
+        await _observe(backend, "oracle", "bo", 1)
+        await _episodes(services["memory"].address, org_id, "oracle", "bo", 1)
+        memory = _ok(await backend.get("/v1/memories", params={"userId": "bo"}))["memories"][0]["id"]
+        belief = _ok(await backend.get("/v1/observations", params={"userId": "bo"}))["observations"][0]["id"]
+        episode = _ok(await backend.get("/v1/episodes", params={"userId": "bo"}))["episodes"][0]["id"]
+        session = _ok(await backend.post("/v1/sessions", json={"scope": {"userId": "bo", "agentId": AGENT}}))
+        session_id = session["session"]["id"]
+        turn = {"turn": {"role": "TURN_ROLE_USER", "content": "I keep bees.", "idempotencyKey": "t-1"}}
+        turn_id = _ok(await backend.post(f"/v1/sessions/{session_id}/turns", json=turn))["turn"]["id"]
+    one = Org(org_id, key, "", {})
+    token = await _pinned(credential, one, "ana", migrated_pg.owner_dsn)
+    patch = {"json": {"memory": {"importance": 0.1}, "updateMask": "importance"}}
+    evidence = {"sourceType": "SOURCE_TYPE_MESSAGE", "sourceId": "t-x"}
+    # (method, path with {0} for the record's id and {1} for a turn's, what to send)
+    routes: list[tuple[str, str, dict[str, Any]]] = [
+        ("GET", "/v1/memories/{0}", {}),
+        ("PATCH", "/v1/memories/{0}", patch),
+        ("DELETE", "/v1/memories/{0}", {}),
+        ("GET", "/v1/observations/{0}", {}),
+        ("GET", "/v1/observations/{0}/history", {}),
+        ("POST", "/v1/observations/{0}:confirm", {"json": {"note": "yes"}}),
+        ("POST", "/v1/observations/{0}:contradict", {"json": {"evidence": evidence, "correction": "No."}}),
+        ("POST", "/v1/open-threads/{0}/0:resolve", {"json": {"resolution": "done"}}),
+        ("GET", "/v1/sessions/{0}", {}),
+        ("POST", "/v1/sessions/{0}:end", {"json": {}}),
+        ("GET", "/v1/sessions/{0}/turns", {}),
+        ("GET", "/v1/sessions/{0}/turns/{1}/context", {}),
+        ("POST", "/v1/sessions/{0}/turns", {"json": {"turn": {"role": "TURN_ROLE_USER", "content": "Hi."}}}),
+        (
+            "POST",
+            "/v1/sessions/{0}/turns:import",
+            {"json": {"turns": [{"role": "TURN_ROLE_USER", "content": "x", "createdAt": "2023-05-08T13:58:00Z"}]}},
+        ),
+    ]
+    theirs = {"memories": memory, "observations": belief, "open-threads": episode, "sessions": session_id}
+    async with asgi_client(jwt_gateway, token) as client:
+        for method, path, given in routes:
+            owned_id = theirs[path.split("/")[2]]
+            nobodys_id, nobodys_turn = str(uuid.uuid4()), str(uuid.uuid4())
+            other = await client.request(method, path.format(owned_id, turn_id), **given)
+            absent = await client.request(method, path.format(nobodys_id, nobodys_turn), **given)
+
+            where = f"{method} {path}"
+            assert absent.status_code == 404, f"{where} -> {absent.text}"
+            assert _without_ids(other, owned_id, turn_id) == _without_ids(absent, nobodys_id, nobodys_turn), where

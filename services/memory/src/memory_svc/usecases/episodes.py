@@ -114,10 +114,9 @@ async def get_episode(
 async def _stored_episode(org_id: str, episode_id: str, index: EpisodeIndex) -> Episode:
     found = await index.get(org_id, episode_id) if episode_id else None
     if found is None:
-        # Another org's id is indistinguishable from a missing one.
-        raise errors.NotFound(
-            f"episode {episode_id!r} not found", reason="EPISODE_NOT_FOUND", metadata={"id": episode_id}
-        )
+        # Another org's id is indistinguishable from a missing one; the gateway answers this very error
+        # for another user's episode (gateway_svc.api.user_pin), so the two stay one.
+        raise errors.NotFound(f"episode {episode_id} not found", reason="EPISODE_NOT_FOUND")
     return found
 
 

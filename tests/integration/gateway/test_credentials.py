@@ -259,6 +259,15 @@ async def test_a_pinned_token_acts_only_for_its_user(bearer, org_id):
     assert [s["scope"]["userId"] for s in listed.json()["sessions"]] == ["alice"]
 
 
+@pytest.mark.parametrize("value", [None, 42, ["alice"], ""], ids=["null", "number", "list", "empty"])
+async def test_a_user_claim_that_is_not_a_user_id_is_refused_even_null(bearer, org_id, value):
+    claims = {**_claims(org_id), "user_id": value}  # _claims drops None: a null claim is set here
+
+    error = _refused(await bearer(hs256(claims)).get("/v1/sessions"), "INVALID_TOKEN")
+
+    assert error["details"][0]["metadata"] == {"claim": "user_id"}
+
+
 async def test_without_jwt_settings_a_jwt_is_looked_up_as_an_api_key(gateway, org_id):
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=gateway),

@@ -141,9 +141,11 @@ class JwtVerifier:
         )
 
     def _pinned_user(self, claims: dict[str, Any]) -> str:
-        user_id = claims.get(self._user_claim)
-        if user_id is None:
+        if self._user_claim not in claims:
             return ""
+        # Present, it must name a user: null is refused like any other value that is not a user id,
+        # never read as "no claim" (an org-wide token).
+        user_id = claims[self._user_claim]
         if (
             not isinstance(user_id, str)
             or not user_id

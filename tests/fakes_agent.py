@@ -75,7 +75,7 @@ class InMemoryTranscript:
     def __init__(self) -> None:
         self.sessions: dict[tuple[str, str], Session] = {}
         self.turns_by_session: dict[tuple[str, str], list[Turn]] = {}
-        self._request_ids: dict[tuple[str, str], str] = {}
+        self._request_ids: dict[tuple[str, str, str], str] = {}
         self.queued: list[Job] = []
         self.requested: list[Job] = []
 
@@ -89,8 +89,8 @@ class InMemoryTranscript:
         """The worker ran ``job``: an identical one may be queued again."""
         self.queued.remove(job)
 
-    async def start(self, session: Session, request_id: str) -> Session:
-        if request_id and (existing := self._request_ids.get((session.org_id, request_id))) is not None:
+    async def start(self, session: Session, request_id: str, requester: str = "") -> Session:
+        if request_id and (existing := self._request_ids.get((session.org_id, requester, request_id))) is not None:
             return self.sessions[(session.org_id, existing)]
         stored = dataclasses.replace(
             session,
@@ -105,7 +105,7 @@ class InMemoryTranscript:
         self.sessions[(session.org_id, session.id)] = stored
         self.turns_by_session[(session.org_id, session.id)] = []
         if request_id:
-            self._request_ids[(session.org_id, request_id)] = session.id
+            self._request_ids[(session.org_id, requester, request_id)] = session.id
         return stored
 
     async def get(self, org_id: str, session_id: str) -> Session | None:

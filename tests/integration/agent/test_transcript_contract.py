@@ -15,7 +15,16 @@ import pytest
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
 from agent_svc.domain.jobs import Job, episode_job, reflect_job
-from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn, session_id_for, turn_id_for
+from agent_svc.domain.transcript import (
+    Appended,
+    Scope,
+    Session,
+    ToolInteraction,
+    Turn,
+    requester_of,
+    session_id_for,
+    turn_id_for,
+)
 from agent_svc.domain.turn_loop import KeptResult, TurnResult
 from lore_runtime.stores import tenant_transaction
 
@@ -90,6 +99,20 @@ async def test_a_retried_start_returns_the_first_session(backend: Backend) -> No
     assert retried == first
     assert (first.status, first.turn_count, first.reflected_through, first.ended_at) == ("active", 0, 0, None)
     assert first.started_at == first.last_active_at == T0 and first.scope == Scope(user_id="u-1")
+
+
+async def test_a_request_id_is_its_requesters_own(backend: Backend) -> None:
+    org = new_org()
+    alice, bob = requester_of("app", "alice"), requester_of("app", "bob")
+    first = Session(session_id_for(org, "r-1", alice), org, Scope(user_id="alice"), "active", T0, T0)
+    other = Session(session_id_for(org, "r-1", bob), org, Scope(user_id="bob"), "active", T0, T0)
+
+    started = await backend.transcript.start(first, "r-1", alice)
+    theirs = await backend.transcript.start(other, "r-1", bob)
+
+    assert theirs.id != started.id and theirs.scope == Scope(user_id="bob")
+    assert await backend.transcript.start(first, "r-1", alice) == started
+    assert await backend.transcript.start(other, "r-1", bob) == theirs
 
 
 async def test_appended_turns_get_gap_free_sequences_and_round_trip(backend: Backend) -> None:

@@ -1,6 +1,6 @@
 import pytest
 from lore_runtime import errors, request_context
-from lore_runtime.request_context import ORG_ID_KEY, PRINCIPAL_KEY, REQUEST_ID_KEY, RequestContext
+from lore_runtime.request_context import ORG_ID_KEY, PRINCIPAL_KEY, REQUEST_ID_KEY, USER_KEY, RequestContext
 
 
 def test_reads_tenant_principal_and_request_id_from_metadata():
@@ -8,6 +8,22 @@ def test_reads_tenant_principal_and_request_id_from_metadata():
         [(ORG_ID_KEY, "org-a"), (PRINCIPAL_KEY, "key:abc"), (REQUEST_ID_KEY, "req-1"), ("other", "x")]
     )
     assert caller == RequestContext(org_id="org-a", principal="key:abc", request_id="req-1")
+
+
+@pytest.mark.parametrize("user", ["alice", "josé dupont", "u/1 %20", "é" * 128])
+def test_the_pinned_user_travels_percent_encoded_and_reads_back(user):
+    caller = RequestContext(org_id="org-a", principal="app", user_id=user)
+    [value] = [value for key, value in caller.metadata() if key == USER_KEY]
+
+    assert value.isascii() and value.isprintable()
+    assert request_context.from_metadata(caller.metadata()) == caller
+
+
+@pytest.mark.parametrize("value", ["%ff", "%C3", "x" * 129])
+def test_a_malformed_pinned_user_is_refused(value):
+    with pytest.raises(errors.Unauthenticated) as raised:
+        request_context.from_metadata([(ORG_ID_KEY, "org-a"), (PRINCIPAL_KEY, "p"), (USER_KEY, value)])
+    assert raised.value.reason == "MALFORMED_TENANT"
 
 
 @pytest.mark.parametrize(

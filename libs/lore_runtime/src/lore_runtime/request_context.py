@@ -1,4 +1,5 @@
-"""Who is calling: the tenant and principal of the current request.
+"""Who is calling: the tenant and principal of the current request, and the one user the
+credential acts for when it is pinned to one.
 
 The gateway derives them from the credential and sends them to internal services in
 gRPC metadata; a server interceptor reads them into a context variable that use cases
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import re
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +22,10 @@ from lore_runtime import errors
 ORG_ID_KEY = "x-lore-org-id"
 PRINCIPAL_KEY = "x-lore-principal"
 REQUEST_ID_KEY = "x-request-id"
+# The user a pinned credential acts for (absent for an org-wide one), percent-encoded: metadata
+# values are ASCII and a user id need not be.
+USER_KEY = "x-lore-user"
+MAX_USER_CHARS = 128
 
 # Identifiers we accept in metadata: printable, bounded, no separators that could be
 # smuggled into keys or log lines.
@@ -31,11 +37,15 @@ class RequestContext:
     org_id: str
     principal: str
     request_id: str = ""
+    # The one user the credential acts for; "" for an org-wide credential.
+    user_id: str = ""
 
     def metadata(self) -> tuple[tuple[str, str], ...]:
         pairs = [(ORG_ID_KEY, self.org_id), (PRINCIPAL_KEY, self.principal)]
         if self.request_id:
             pairs.append((REQUEST_ID_KEY, self.request_id))
+        if self.user_id:
+            pairs.append((USER_KEY, urllib.parse.quote(self.user_id, safe="")))
         return tuple(pairs)
 
 
@@ -87,4 +97,17 @@ def from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None) -> Request
         if not _ID_PATTERN.match(value):
             raise errors.Unauthenticated(f"malformed {key} metadata", reason="MALFORMED_TENANT", metadata={"key": key})
     request_id = values.get(REQUEST_ID_KEY, "")[:128]
-    return RequestContext(org_id=org_id, principal=principal, request_id=request_id)
+    user_id = _pinned_user(values.get(USER_KEY, ""))
+    return RequestContext(org_id=org_id, principal=principal, request_id=request_id, user_id=user_id)
+
+
+def _pinned_user(encoded: str) -> str:
+    try:
+        user_id = urllib.parse.unquote(encoded, errors="strict")
+    except UnicodeDecodeError:
+        user_id = None
+    if user_id is None or len(user_id) > MAX_USER_CHARS:
+        raise errors.Unauthenticated(
+            f"malformed {USER_KEY} metadata", reason="MALFORMED_TENANT", metadata={"key": USER_KEY}
+        )
+    return user_id

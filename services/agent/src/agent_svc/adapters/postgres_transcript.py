@@ -13,7 +13,7 @@ import asyncpg
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
-from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request, scope_of_row
+from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, scope_of_row
 from agent_svc.domain.jobs import Job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 
@@ -82,15 +82,15 @@ class PostgresTranscript:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
 
-    async def start(self, session: Session, request_id: str) -> Session:
-        """Insert ``session``; a retried request id returns the session it first started."""
+    async def start(self, session: Session, request_id: str, requester: str = "") -> Session:
+        """Insert ``session``; a request id the requester retries returns the session it first started."""
         async with tenant_transaction(self._pool, session.org_id) as connection:
             row = await connection.fetchrow(
                 f"""
                 INSERT INTO agent.sessions (id, org_id, user_id, agent_id, team_id, status, started_at,
-                                            last_active_at, metadata, request_id)
-                VALUES ($1, $2, $3, $4, $5, 'active', $6, $6, $7::jsonb, $8)
-                ON CONFLICT (org_id, request_id) WHERE request_id <> '' DO NOTHING
+                                            last_active_at, metadata, request_id, requester)
+                VALUES ($1, $2, $3, $4, $5, 'active', $6, $6, $7::jsonb, $8, $9)
+                ON CONFLICT (org_id, requester, request_id) WHERE request_id <> '' DO NOTHING
                 RETURNING {_SESSION_COLUMNS}
                 """,
                 session.id,
@@ -101,9 +101,16 @@ class PostgresTranscript:
                 session.started_at,
                 json.dumps(dict(session.metadata)),
                 request_id,
+                requester,
             )
             if row is None:
-                row = await row_of_request(connection, "agent.sessions", _SESSION_COLUMNS, session.org_id, request_id)
+                row = await connection.fetchrow(
+                    f"SELECT {_SESSION_COLUMNS} FROM agent.sessions"
+                    " WHERE org_id = $1 AND requester = $2 AND request_id = $3",
+                    session.org_id,
+                    requester,
+                    request_id,
+                )
         return _session(row)
 
     async def get(self, org_id: str, session_id: str) -> Session | None:

@@ -12,7 +12,7 @@ from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens
 
 from agent_svc.api import agent_convert as convert
-from agent_svc.domain.transcript import bounded_id
+from agent_svc.domain.transcript import bounded_id, requester_of
 from agent_svc.usecases import sessions
 from agent_svc.usecases.erasure import ErasureServices, forget_subject
 from agent_svc.usecases.import_turns import import_turns
@@ -105,6 +105,7 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             bounded_id(request.request_id, "request_id"),
             request.initial_message,
             request.include_prime,
+            requester=requester_of(caller.principal, caller.user_id),
             transcript=self._transcript,
             clock=self._clock,
             assembler=self._turns.assembler,

@@ -163,9 +163,18 @@ def validate_metadata(metadata: Mapping[str, str], field_name: str = "metadata")
     return dict(metadata)
 
 
-def session_id_for(org_id: str, request_id: str) -> str:
-    """A new random id, or the same id for every retry of one request."""
-    return str(uuid.uuid5(_NAMESPACE, f"session\x00{org_id}\x00{request_id}")) if request_id else str(uuid.uuid4())
+def requester_of(principal: str, user_id: str) -> str:
+    """Whose request ids a request id is among: the caller's principal and the user its credential
+    is pinned to ("" when org-wide), as a digest. Two callers' equal request ids are two requests."""
+    return hashlib.sha256(f"{principal}\x00{user_id}".encode()).hexdigest()[:32]
+
+
+def session_id_for(org_id: str, request_id: str, requester: str = "") -> str:
+    """A new random id, or the same id for every retry of one request by one requester."""
+    if not request_id:
+        return str(uuid.uuid4())
+    name = f"session\x00{org_id}\x00{request_id}" + (f"\x00{requester}" if requester else "")
+    return str(uuid.uuid5(_NAMESPACE, name))
 
 
 def turn_id_for(session_id: str, idempotency_key: str) -> str:

@@ -62,11 +62,19 @@ def valid_session_id(value: str, field: str = "id") -> str:
 
 
 async def start_session(
-    org_id: str, scope: Scope, metadata: Mapping[str, str], request_id: str, *, transcript: Transcript, clock: Clock
+    org_id: str,
+    scope: Scope,
+    metadata: Mapping[str, str],
+    request_id: str,
+    *,
+    requester: str,
+    transcript: Transcript,
+    clock: Clock,
 ) -> Session:
+    """``request_id`` is the requester's (``requester_of``): another caller's equal id starts its own session."""
     now = clock.now()
     session = Session(
-        id=session_id_for(org_id, request_id),
+        id=session_id_for(org_id, request_id, requester),
         org_id=org_id,
         scope=scope,
         status="active",
@@ -74,7 +82,7 @@ async def start_session(
         last_active_at=now,
         metadata=validate_metadata(metadata),
     )
-    started = await transcript.start(session, request_id)
+    started = await transcript.start(session, request_id, requester)
     if started.scope != session.scope:
         # The id names another scope's session: handing it over would mix two users' conversations.
         raise AlreadyExists(
@@ -99,6 +107,7 @@ async def start_and_prime(
     initial_message: str,
     include_prime: bool,
     *,
+    requester: str,
     transcript: Transcript,
     clock: Clock,
     assembler: ContextAssembler,
@@ -106,7 +115,9 @@ async def start_and_prime(
     """StartSession: the session, then (asked for by ``include_prime`` or an initial message) the
     Prime of the session's scope. A retried start returns the same session with a fresh Prime."""
     message = valid_initial_message(initial_message)
-    session = await start_session(org_id, scope, metadata, request_id, transcript=transcript, clock=clock)
+    session = await start_session(
+        org_id, scope, metadata, request_id, requester=requester, transcript=transcript, clock=clock
+    )
     if not (include_prime or message):
         return Started(session)
     try:

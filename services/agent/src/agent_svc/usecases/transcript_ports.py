@@ -13,7 +13,10 @@ from agent_svc.domain.transcript import Appended, Scope, Session, Turn
 
 
 class Transcript(Protocol):
-    async def start(self, session: Session, request_id: str) -> Session: ...
+    async def start(self, session: Session, request_id: str, requester: str = "") -> Session:
+        """Store ``session``; a request id ``requester`` already used returns the session it started
+        (request ids are unique per org and requester)."""
+        ...
 
     async def get(self, org_id: str, session_id: str) -> Session | None: ...
 

@@ -45,7 +45,7 @@ class Caller:
     user_id: str = ""
 
     def context(self, request_id: str) -> RequestContext:
-        return RequestContext(org_id=self.org_id, principal=self.principal, request_id=request_id)
+        return RequestContext(org_id=self.org_id, principal=self.principal, request_id=request_id, user_id=self.user_id)
 
     def require(self, scope: str) -> None:
         # admin stands for every scope of its own org, not for the store-wide operator one.

@@ -92,7 +92,7 @@ async def test_beliefs_come_back_exactly_superseded_first_and_a_re_import_change
     old = belief(T0, status="superseded")
     new = belief(T0 + timedelta(seconds=1), supersedes=old.id)
     # The successor first in the batch: the use case orders the chain itself.
-    batch = import_convert.observations_from_pb(wire(new, old), "org-b")
+    batch = import_convert.observations_from_pb(wire(new, old), "org-b", T0 + timedelta(days=365))
     report = await import_observations("org-b", batch, store=store, embedder=embedder)
     assert (report.imported, report.skipped) == (2, 0)
     exported = [item async for page in export_observations("org-b", 0, store=store) for item in page]
@@ -124,15 +124,15 @@ def test_tampered_observations_are_refused_naming_the_field():
     }
     for field, tampered in cases.items():
         with pytest.raises(errors.InvalidArgument) as raised:
-            import_convert.observations_from_pb(wire(tampered), "org-b")
+            import_convert.observations_from_pb(wire(tampered), "org-b", T0 + timedelta(days=365))
         assert raised.value.field == field
     twin = replace(belief(T0), slot="drink")
     with pytest.raises(errors.InvalidArgument, match="second current belief"):
-        import_convert.observations_from_pb(wire(good, twin), "org-b")
+        import_convert.observations_from_pb(wire(good, twin), "org-b", T0 + timedelta(days=365))
     message = wire(good)
     message.observations[0].ClearField("revalidation_due_at")
     with pytest.raises(errors.InvalidArgument, match="revalidation_due_at: is required"):
-        import_convert.observations_from_pb(message, "org-b")
+        import_convert.observations_from_pb(message, "org-b", T0 + timedelta(days=365))
 
 
 def test_a_supersession_cycle_is_refused():
@@ -166,7 +166,7 @@ async def test_engagement_exports_the_row_first_then_hypotheses_then_unknowns_an
         hypotheses=[engagement_convert.hypothesis_to_pb(h, f) for page in pages for h, f in page.hypotheses],
         unknowns=[engagement_convert.unknown_to_pb(u) for page in pages for u in page.unknowns],
     )
-    parsed_row, hypotheses, unknowns = import_convert.engagement_import_from_pb(request)
+    parsed_row, hypotheses, unknowns = import_convert.engagement_import_from_pb(request, T0 + timedelta(days=365))
     counts = await import_engagement("org-b", parsed_row, hypotheses, unknowns, store=target)
     assert (counts.hypotheses, counts.unknowns, counts.skipped) == (4, 1, 0)
     assert await target.export_hypotheses("org-b", None, 10) == await source.export_hypotheses("org-a", None, 10)
@@ -194,12 +194,16 @@ def test_tampered_engagement_records_are_refused_naming_the_field():
     cases.append((archived_without_note, "hypotheses[0].archive_note"))
     for tampered, field in cases:
         with pytest.raises(errors.InvalidArgument) as raised:
-            import_convert.engagement_import_from_pb(gpb.ImportEngagementRequest(hypotheses=[tampered]))
+            import_convert.engagement_import_from_pb(
+                gpb.ImportEngagementRequest(hypotheses=[tampered]), T0 + timedelta(days=365)
+            )
         assert raised.value.field == field
     resolved_without_answer = gpb.Unknown(
         id=str(uuid.uuid4()), question="q", why_it_matters="w", status=gpb.UNKNOWN_STATUS_RESOLVED
     )
     resolved_without_answer.created_at.FromDatetime(T0)
     with pytest.raises(errors.InvalidArgument) as raised:
-        import_convert.engagement_import_from_pb(gpb.ImportEngagementRequest(unknowns=[resolved_without_answer]))
+        import_convert.engagement_import_from_pb(
+            gpb.ImportEngagementRequest(unknowns=[resolved_without_answer]), T0 + timedelta(days=365)
+        )
     assert raised.value.field == "unknowns[0].resolution"

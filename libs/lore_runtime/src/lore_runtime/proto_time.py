@@ -14,6 +14,7 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.timestamps import CALENDAR_RANGE, OBSERVED_RANGE, calendar_time, observed_time
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -30,11 +31,25 @@ def to_timestamp(moment: datetime | None) -> Timestamp | None:
 
 def from_timestamp(message: Message, field: str, path: str = "") -> datetime | None:
     """The Timestamp field ``field`` of ``message`` as an aware UTC datetime; None when it is unset.
-    A value no datetime can hold (a year past 9999) is INVALID_ARGUMENT naming ``path`` (default
-    ``field``): a caller's bad input, never an internal error."""
+    A value outside the calendar range of ``lore_runtime.timestamps`` (1900-01-01 to 2999-12-31) is
+    INVALID_ARGUMENT naming ``path`` (default ``field``) and the range: a caller's bad input, never an
+    internal error."""
     if not message.HasField(field):
         return None
+    return calendar_time(_datetime(message, field, path or field, CALENDAR_RANGE), path or field)
+
+
+def observed_from_timestamp(message: Message, field: str, path: str, now: datetime) -> datetime | None:
+    """Like ``from_timestamp`` for a moment something was seen (evidence ``observed_at``,
+    ``recorded_at``): 1900-01-01 to ``now`` plus the clock skew of ``lore_runtime.timestamps``."""
+    if not message.HasField(field):
+        return None
+    return observed_time(_datetime(message, field, path, OBSERVED_RANGE), path, now)
+
+
+def _datetime(message: Message, field: str, path: str, rule: str) -> datetime:
+    """The field as a datetime; a value no datetime can hold (a year past 9999) breaks ``rule`` too."""
     try:
         return getattr(message, field).ToDatetime(tzinfo=UTC)
     except (ValueError, OverflowError):
-        raise InvalidArgument(path or field, "is not a valid timestamp") from None
+        raise InvalidArgument(path, rule) from None

@@ -27,16 +27,16 @@ ROLE_FROM_PB: dict[int, str] = {value: name for name, value in ROLE_TO_PB.items(
 T = TypeVar("T")
 
 
-def tool_from_pb(message: turn_pb2.ToolInteraction, make: Callable[..., T]) -> T:
+def tool_from_pb(message: turn_pb2.ToolInteraction, make: Callable[..., T], field: str = "tool_interaction") -> T:
     """``make`` (a service's tool interaction class) called with the message's fields; an unset
-    result is an empty dict, an unset time None."""
+    result is an empty dict, an unset time None. ``field``: the message's path, for errors."""
     return make(
         tool_name=message.tool_name,
         intent=message.intent,
         result=json_format.MessageToDict(message.result) if message.HasField("result") else {},
         summary=message.summary,
         salient_fields=tuple(message.salient_fields),
-        occurred_at=from_timestamp(message, "occurred_at"),
+        occurred_at=from_timestamp(message, "occurred_at", f"{field}.occurred_at"),
     )
 
 

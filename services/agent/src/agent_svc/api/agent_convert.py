@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore_runtime import proto_turns
@@ -31,12 +33,17 @@ ERASURE_STATUS_TO_PB = {
 }
 
 
-def draft_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
+def drafts_from_pb(turns: Sequence[turn_pb2.Turn]) -> list[TurnDraft]:
+    """ImportTurns' turns, each time checked naming its index (``turns[2].created_at``)."""
+    return [draft_from_pb(turn, f"turns[{index}]") for index, turn in enumerate(turns)]
+
+
+def draft_from_pb(turn: turn_pb2.Turn, field: str = "turn") -> TurnDraft:
     """An imported turn: an unknown role is left "" for ImportTurns to refuse naming the turn."""
     return TurnDraft(
         role=ROLE_FROM_PB.get(turn.role, ""),
         content=turn.content,
-        created_at=from_timestamp(turn, "created_at"),
+        created_at=from_timestamp(turn, "created_at", f"{field}.created_at"),
         metadata=dict(turn.metadata),
         idempotency_key=turn.idempotency_key,
         speaker=turn.speaker,
@@ -47,7 +54,10 @@ def turn_input_from_pb(turn: turn_pb2.Turn) -> TurnDraft:
     """ProcessTurn's turn: said now (``created_at`` is not read), with its tool interactions."""
     if turn.role not in ROLE_FROM_PB and turn.role != turn_pb2.TURN_ROLE_UNSPECIFIED:
         raise InvalidArgument("turn.role", f"unknown role {turn.role}")
-    tools = tuple(proto_turns.tool_from_pb(tool, ToolInteraction) for tool in turn.tool_interactions)
+    tools = tuple(
+        proto_turns.tool_from_pb(tool, ToolInteraction, f"turn.tool_interactions[{index}]")
+        for index, tool in enumerate(turn.tool_interactions)
+    )
     return TurnDraft(
         role=ROLE_FROM_PB.get(turn.role, ""),
         content=turn.content,

@@ -152,7 +152,7 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         done = await import_turns(
             caller.org_id,
             request.session_id,
-            [convert.draft_from_pb(turn) for turn in request.turns],
+            convert.drafts_from_pb(request.turns),
             transcript=self._transcript,
             messages=self._messages,
             clock=self._clock,

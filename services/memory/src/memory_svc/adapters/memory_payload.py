@@ -14,7 +14,8 @@ Payload layout (one Qdrant point per item; point id = the item's UUID):
                  speaker}
     entities: [str]
     write_digest                        -- what the keyed write asked for (domain.idempotency)
-    created_at, valid_at, last_accessed_at  -- RFC 3339, UTC, microseconds ("...Z"), datetime-indexed
+    created_at, valid_at, last_accessed_at  -- RFC 3339, UTC, microseconds, fixed width
+                                               ("YYYY-MM-DDTHH:MM:SS.ffffffZ"), datetime-indexed
                                                for range filters (RangeDateTime / DatetimeRange)
 
 The payload version lives in the collection metadata (``lore_payload_version``), not in
@@ -26,11 +27,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 from lore_runtime.errors import FailedPrecondition
+from lore_runtime.timestamps import parse_stored, stored_text
 
 from memory_svc.adapters.qdrant_engine import AnyCondition, Condition, DatetimeRange, FloatRange, PayloadIndex
 from memory_svc.domain.conversation import Said
@@ -63,16 +65,14 @@ def maybe_point_id(item_id: str) -> str | None:
 
 
 def format_timestamp(value: datetime) -> str:
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError(f"memory timestamps must be timezone-aware, got naive {value!r}")
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The fixed-width stored form (``lore_runtime.timestamps.stored_text``): four-digit year, always."""
+    return stored_text(value)
 
 
 def parse_timestamp(value: str) -> datetime:
-    parsed = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    """A stored time as aware UTC, the older unpadded or naive forms included (``timestamp_repair``
+    rewrites those)."""
+    return parse_stored(value)
 
 
 def to_payload(item: MemoryItem) -> dict[str, Any]:

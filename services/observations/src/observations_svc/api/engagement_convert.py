@@ -6,10 +6,12 @@ rule are the domain's. ``weight`` unset is 1.0; ``observed_at`` unset is the tim
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from lore.observations.v1 import engagement_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2 as observation_pb
 from lore_runtime import errors
-from lore_runtime.proto_time import from_timestamp
+from lore_runtime.proto_time import observed_from_timestamp
 
 from observations_svc.api.messages import message_of
 from observations_svc.api.proto_enums import numbered, reverse
@@ -25,7 +27,8 @@ _STANCE_NUMBERS, _HYPOTHESIS_STATUS_NUMBERS = reverse(LINE_STANCES), reverse(HYP
 _UNKNOWN_STATUS_NUMBERS = reverse(UNKNOWN_STATUSES)
 
 
-def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.EvidenceDraft:
+def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str, now: datetime) -> model.EvidenceDraft:
+    """``now``: the service's clock, the end of the range ``observed_at`` may take (with clock skew)."""
     stance = LINE_STANCES.get(evidence.stance)
     if stance is None:
         raise errors.InvalidArgument(f"{field}.stance", "must be EVIDENCE_STANCE_SUPPORT or EVIDENCE_STANCE_CONTRADICT")
@@ -34,7 +37,7 @@ def evidence_from_pb(evidence: pb.HypothesisEvidenceInput, field: str) -> model.
         stance=stance,
         weight=evidence.weight if evidence.HasField("weight") else limits.DEFAULT_WEIGHT,
         source=evidence.source,
-        observed_at=from_timestamp(evidence, "observed_at", f"{field}.observed_at"),
+        observed_at=observed_from_timestamp(evidence, "observed_at", f"{field}.observed_at", now),
     )
 
 

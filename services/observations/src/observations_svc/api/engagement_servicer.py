@@ -44,7 +44,10 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
         return convert.engagement_to_pb(await engagement.get_engagement(org_id, store=self._store))
 
     async def FormHypothesis(self, request: pb.FormHypothesisRequest, context) -> pb.FormHypothesisResponse:
-        drafts = [convert.evidence_from_pb(line, f"evidence[{i}]") for i, line in enumerate(request.evidence)]
+        drafts = [
+            convert.evidence_from_pb(line, f"evidence[{i}]", self._clock.now())
+            for i, line in enumerate(request.evidence)
+        ]
         hypothesis = await self._for_caller(engagement.form_hypothesis, request.statement, drafts, request.request_id)
         return pb.FormHypothesisResponse(hypothesis=convert.hypothesis_to_pb(hypothesis))
 
@@ -53,7 +56,7 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
     ) -> pb.AddHypothesisEvidenceResponse:
         if not request.HasField("evidence"):
             raise errors.InvalidArgument("evidence", "is required")
-        evidence = convert.evidence_from_pb(request.evidence, "evidence")
+        evidence = convert.evidence_from_pb(request.evidence, "evidence", self._clock.now())
         hypothesis = await self._for_caller(
             engagement.add_hypothesis_evidence, request.hypothesis_id, evidence, request.request_id
         )
@@ -108,7 +111,7 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
     async def ImportEngagement(self, request: pb.ImportEngagementRequest, context) -> pb.ImportEngagementResponse:
         # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).
         caller = request_context.current()
-        row, hypotheses, unknowns = import_convert.engagement_import_from_pb(request)
+        row, hypotheses, unknowns = import_convert.engagement_import_from_pb(request, self._clock.now())
         counts = await org_transfer.import_engagement(caller.org_id, row, hypotheses, unknowns, store=self._store)
         return pb.ImportEngagementResponse(
             imported_hypotheses=counts.hypotheses, imported_unknowns=counts.unknowns, skipped=counts.skipped

@@ -12,7 +12,7 @@ from google.protobuf.message import Message
 from lore.observations.v1 import engagement_service_pb2 as engagement_pb
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_runtime.errors import InvalidArgument
-from lore_runtime.proto_time import from_timestamp
+from lore_runtime.proto_time import from_timestamp, observed_from_timestamp
 
 from observations_svc.api.engagement_convert import HYPOTHESIS_STATUSES, LINE_STANCES, UNKNOWN_STATUSES
 from observations_svc.api.observation_convert import (
@@ -37,13 +37,21 @@ def _time(message: Message, name: str, field: str, *, required: bool = True) -> 
     return found
 
 
+def _observed(message: Message, name: str, field: str, now: datetime) -> datetime:
+    """A required moment something was seen or recorded: at most ``now`` plus the clock skew."""
+    found = observed_from_timestamp(message, name, f"{field}.{name}", now)
+    if found is None:
+        raise InvalidArgument(f"{field}.{name}", "is required")
+    return found
+
+
 def _choice(mapping: dict, value: int, field: str):  # type: ignore[no-untyped-def]
     if value not in mapping:
         raise InvalidArgument(field, f"must be one of {', '.join(str(item) for item in mapping.values())}")
     return mapping[value]
 
 
-def evidence_from_pb(item: pb.Evidence, field: str) -> Evidence:
+def evidence_from_pb(item: pb.Evidence, field: str, now: datetime) -> Evidence:
     return Evidence(
         id=item.id,
         observation_id=item.observation_id,
@@ -52,13 +60,13 @@ def evidence_from_pb(item: pb.Evidence, field: str) -> Evidence:
         source_type=enum_value(SOURCE_TYPES, item.source_type, f"{field}.source_type"),
         source_id=item.source_id,
         excerpt=item.excerpt,
-        observed_at=_time(item, "observed_at", field),  # type: ignore[arg-type]  # required
+        observed_at=_observed(item, "observed_at", field, now),
         operator_confirmed=item.operator_confirmed,
         created_at=_time(item, "created_at", field),  # type: ignore[arg-type]
     )
 
 
-def observation_from_pb(item: pb.Observation, org_id: str, field: str) -> Observation:
+def observation_from_pb(item: pb.Observation, org_id: str, field: str, now: datetime) -> Observation:
     kind = enum_value(KINDS, item.kind, f"{field}.kind")
     subject_type = enum_value(SUBJECT_TYPES, item.subject_type, f"{field}.subject_type")
     validate_subject(subject_type, item.subject_id, f"{field}.subject_id")
@@ -84,7 +92,7 @@ def observation_from_pb(item: pb.Observation, org_id: str, field: str) -> Observ
         created_at=_time(item, "created_at", field),  # type: ignore[arg-type]
         updated_at=_time(item, "updated_at", field),  # type: ignore[arg-type]
         evidence=tuple(
-            evidence_from_pb(evidence, f"{field}.evidence[{position}]")
+            evidence_from_pb(evidence, f"{field}.evidence[{position}]", now)
             for position, evidence in enumerate(item.evidence)
         ),
         **_scope(item, subject_type, field),
@@ -109,10 +117,11 @@ def _scope(item: pb.Observation, subject_type: str, field: str) -> dict[str, Any
     }
 
 
-def observations_from_pb(request: pb.ImportObservationsRequest, org_id: str) -> list[Observation]:
+def observations_from_pb(request: pb.ImportObservationsRequest, org_id: str, now: datetime) -> list[Observation]:
+    """``now``: the service's clock, the end of the range evidence times may take (with clock skew)."""
     restore.batch_size(len(request.observations), "observations")
     observations = [
-        observation_from_pb(item, org_id, f"observations[{position}]")
+        observation_from_pb(item, org_id, f"observations[{position}]", now)
         for position, item in enumerate(request.observations)
     ]
     restore.unique_ids([observation.id for observation in observations], "observations")
@@ -132,7 +141,9 @@ def engagement_row_from_pb(row: engagement_pb.EngagementState, field: str) -> re
     )
 
 
-def hypothesis_from_pb(item: engagement_pb.Hypothesis, field: str) -> tuple[model.Hypothesis, model.Finding | None]:
+def hypothesis_from_pb(
+    item: engagement_pb.Hypothesis, field: str, now: datetime
+) -> tuple[model.Hypothesis, model.Finding | None]:
     revisions = tuple(
         model.Revision(
             previous_statement=revision.previous_statement,
@@ -151,7 +162,7 @@ def hypothesis_from_pb(item: engagement_pb.Hypothesis, field: str) -> tuple[mode
             statement=item.finding.statement,
             source=item.finding.source,
             hypothesis_id=item.finding.hypothesis_id,
-            recorded_at=_time(item.finding, "recorded_at", f"{field}.finding"),  # type: ignore[arg-type]
+            recorded_at=_observed(item.finding, "recorded_at", f"{field}.finding", now),
         )
     hypothesis = model.Hypothesis(
         id=item.id,
@@ -166,8 +177,8 @@ def hypothesis_from_pb(item: engagement_pb.Hypothesis, field: str) -> tuple[mode
                 stance=_choice(LINE_STANCES, line.stance, f"{field}.evidence[{position}].stance"),
                 weight=line.weight,
                 source=line.source,
-                observed_at=_time(line, "observed_at", f"{field}.evidence[{position}]"),  # type: ignore[arg-type]
-                recorded_at=_time(line, "recorded_at", f"{field}.evidence[{position}]"),  # type: ignore[arg-type]
+                observed_at=_observed(line, "observed_at", f"{field}.evidence[{position}]", now),
+                recorded_at=_observed(line, "recorded_at", f"{field}.evidence[{position}]", now),
                 epoch=line.epoch,
             )
             for position, line in enumerate(item.evidence)
@@ -195,13 +206,13 @@ def unknown_from_pb(item: engagement_pb.Unknown, field: str) -> model.Unknown:
 
 
 def engagement_import_from_pb(
-    request: engagement_pb.ImportEngagementRequest,
+    request: engagement_pb.ImportEngagementRequest, now: datetime
 ) -> tuple[restore.EngagementRow | None, list[tuple[model.Hypothesis, model.Finding | None]], list[model.Unknown]]:
     if len(request.hypotheses) + len(request.unknowns) > restore.MAX_IMPORT_BATCH:
         raise InvalidArgument("hypotheses", f"at most {restore.MAX_IMPORT_BATCH} hypotheses plus unknowns per call")
     row = engagement_row_from_pb(request.engagement, "engagement") if request.HasField("engagement") else None
     hypotheses = [
-        hypothesis_from_pb(item, f"hypotheses[{position}]") for position, item in enumerate(request.hypotheses)
+        hypothesis_from_pb(item, f"hypotheses[{position}]", now) for position, item in enumerate(request.hypotheses)
     ]
     unknowns = [unknown_from_pb(item, f"unknowns[{position}]") for position, item in enumerate(request.unknowns)]
     restore.unique_ids([hypothesis.id for hypothesis, _ in hypotheses], "hypotheses")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, fields
-from datetime import UTC, datetime
+from datetime import datetime
 
-from google.protobuf.timestamp_pb2 import Timestamp
 from lore.common.v1 import scope_pb2
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore_embeddings import Embedder
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.proto_time import observed_from_timestamp
 from lore_runtime.request_context import RequestContext
 
 from observations_svc.api.messages import message_of
@@ -61,10 +61,6 @@ def bounded_text(value: str, field: str, maximum: int, *, required: bool = False
     return value.strip() if required else value
 
 
-def _timestamp(value: Timestamp, default: datetime) -> datetime:
-    return value.ToDatetime(tzinfo=UTC) if value.seconds or value.nanos else default
-
-
 def evidence_from_pb(
     item: pb.EvidenceInput, field: str, now: datetime, *, stance_optional: bool = False
 ) -> EvidenceDraft:
@@ -79,7 +75,7 @@ def evidence_from_pb(
         source_type=enum_value(SOURCE_TYPES, item.source_type, f"{field}.source_type"),
         source_id=source_id,
         excerpt=bounded_text(item.excerpt, f"{field}.excerpt", limits.MAX_EXCERPT_CHARS),
-        observed_at=_timestamp(item.observed_at, now),
+        observed_at=observed_from_timestamp(item, "observed_at", f"{field}.observed_at", now) or now,
     )
 
 

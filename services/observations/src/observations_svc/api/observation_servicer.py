@@ -148,7 +148,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
     async def ImportObservations(self, request: pb.ImportObservationsRequest, context) -> pb.ImportObservationsResponse:
         # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).
         caller = request_context.current()
-        observations = import_convert.observations_from_pb(request, caller.org_id)
+        observations = import_convert.observations_from_pb(request, caller.org_id, self._clock.now())
         report = await org_transfer.import_observations(
             caller.org_id, observations, store=self._store, embedder=self._embedder
         )

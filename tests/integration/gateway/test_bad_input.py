@@ -9,13 +9,20 @@
   values, observations, search queries, query strings); a service that cannot be reached or answers
   UNAVAILABLE is a 503 naming the service, with ``Retry-After``, and no address or transport text
   (the log keeps them).
+- Every string parsed safely (lore_runtime.text_rules): an unpaired surrogate anywhere in a body
+  (every enum field of every route, map keys, metadata values, a tool result) is a 400 naming the
+  field, never a 500; ids (user, agent, team, session, request ids, idempotency keys) refuse control
+  and bidirectional characters, and every field is bounded (entities, request ids included), on
+  REST and on a direct gRPC call; after any 4xx or 5xx the keep-alive connection stays usable.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import socket
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import AsyncExitStack, contextmanager
@@ -23,13 +30,17 @@ from contextlib import AsyncExitStack, contextmanager
 import grpc
 import httpx
 import pytest
+import uvicorn
 from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, depth_of
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES
-from lore.memory.v1 import memory_service_pb2_grpc
+from lore.common.v1 import scope_pb2
+from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime import errors, grpc_errors
+from lore_runtime.request_context import RequestContext
 from lore_runtime.settings import load_settings
+from lore_runtime.text_rules import ID_CHARACTERS_RULE, MAX_ID_CHARS, SURROGATE_RULE
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import _create_key, asgi_client, gateway_settings
@@ -262,6 +273,241 @@ async def test_nul_is_refused_naming_the_field_in_every_kind_of_text(strict):
     assert listed.json()["memories"] == [], "nothing of a refused batch was stored"
     transcript = await strict.get(f"{turns}")
     assert transcript.json()["turns"] == [], "no turn was stored with its NUL stripped"
+
+
+def _enum_fields(schema: dict, components: dict, path: str = "", depth: int = 0) -> list[str]:
+    """The JSON path (``memories[0].memoryType``) of every enum-valued field a request schema holds."""
+    while "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    if "enum" in schema:
+        return [path]
+    if depth > 6:
+        return []
+    found = _enum_fields(schema["items"], components, f"{path}[0]", depth + 1) if "items" in schema else []
+    for name, member in (schema.get("properties") or {}).items():
+        found += _enum_fields(member, components, f"{path}.{name}" if path else name, depth + 1)
+    return found
+
+
+def _every_enum_field() -> list[tuple[str, str, str]]:
+    """(method, path, field) of every enum field of every documented request body, read at collection."""
+    document = _placeholder_app().openapi()
+    components = document["components"]["schemas"]
+    return sorted(
+        (method.upper(), path, field)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if "requestBody" in operation
+        for field in _enum_fields(operation["requestBody"]["content"]["application/json"]["schema"], components)
+    )
+
+
+ENUM_FIELDS = _every_enum_field()
+
+
+def _body_with(field: str, value: object) -> dict:
+    """A body holding only ``value`` at the JSON path ``field`` (``a[0].b``: a list of one object)."""
+    body: dict = {}
+    here = body
+    parts = field.split(".")
+    for index, part in enumerate(parts):
+        name, listed = part.removesuffix("[0]"), part.endswith("[0]")
+        last = index == len(parts) - 1
+        inner = value if last else {}
+        here[name] = [inner] if listed else inner
+        here = inner
+    return body
+
+
+def test_the_enum_fields_cover_the_reported_operations():
+    operations = {(method, path) for method, path, _ in ENUM_FIELDS}
+    assert len(operations) >= 11, operations  # the issue found eleven operations with enum fields
+    fields = {field.rsplit(".", 1)[-1] for _, _, field in ENUM_FIELDS}
+    assert {"memoryType", "kind", "stance", "sourceType", "role"} <= fields, fields
+
+
+@pytest.mark.parametrize(("method", "path", "field"), ENUM_FIELDS)
+async def test_an_unpaired_surrogate_in_any_enum_field_is_400_naming_it(strict, method, path, field):
+    body = json.dumps(_body_with(field, "\ud800"))  # ASCII JSON: the escape as a client writes it
+
+    response = await strict.request(method, _concrete(path), content=body, headers={"content-type": "application/json"})
+
+    assert _refused(response, field) == f"invalid {field}: {SURROGATE_RULE}"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/v1/memories", {"memories": [{"content": "x", "metadata": {"\ud800": "v"}}]}, "memories[0].metadata"),
+        ("/v1/memories", {"memories": [{"content": "x", "metadata": {"k": "\udfff"}}]}, "memories[0].metadata.k"),
+        ("/v1/memories", {"memories": [{"content": "a\ud800b", "scope": {"userId": "u"}}]}, "memories[0].content"),
+        ("/v1/memories", {"memories": [{"content": "x", "entities": ["\udbff"]}]}, "memories[0].entities[0]"),
+        ("/v1/memories:search", {"query": "x", "scope": {"userId": "\ud800"}}, "scope.userId"),
+        ("/v1/memories:search", {"\ud800": "x"}, "body"),
+        (
+            "/v1/sessions/{id}/turns",
+            {"turn": {"role": "TURN_ROLE_TOOL", "content": "x", "toolInteractions": [{"result": {"a": ["\ud800"]}}]}},
+            "turn.toolInteractions[0].result.a[0]",
+        ),
+    ],
+    ids=["map-key", "metadata-value", "content", "entity", "user-id", "top-level-key", "tool-result"],
+)
+async def test_an_unpaired_surrogate_anywhere_in_a_body_is_400_naming_it(strict, path, body, field):
+    response = await strict.post(
+        _concrete(path.replace("{id}", "{session_id}")),
+        content=json.dumps(body),
+        headers={"content-type": "application/json"},
+    )
+
+    assert SURROGATE_RULE in _refused(response, field)
+
+
+def _raw_json(body: dict) -> str:
+    """``body`` as JSON whose non-ASCII text is written as is (a surrogate as UTF-8 bytes that
+    ``surrogatepass`` decodes)."""
+    return json.dumps(body, ensure_ascii=False)
+
+
+async def test_a_surrogate_written_as_raw_bytes_is_400_too(strict):
+    content = _raw_json({"memories": [{"content": "x", "memoryType": "\ud800"}]}).encode("utf-8", "surrogatepass")
+
+    response = await strict.post("/v1/memories", content=content, headers={"content-type": "application/json"})
+
+    assert _refused(response, "memories[0].memoryType") == f"invalid memories[0].memoryType: {SURROGATE_RULE}"
+
+
+@pytest.mark.parametrize(
+    "user_id",
+    ["alice\nbob", "alice\u202e", "\u2066alice\u2069", "alice\u200fx", "tab\tbed", "zw\u200bsp"],
+    ids=["newline", "RLO", "isolate", "RLM", "tab", "zero-width"],
+)
+async def test_an_id_with_a_control_or_bidi_character_is_400_on_every_kind_of_route(strict, user_id):
+    session = (await strict.post("/v1/sessions", json={"scope": {"userId": "u-ids"}})).json()["session"]
+    cases = [
+        (
+            "POST",
+            "/v1/memories",
+            {"memories": [{"content": "x", "scope": {"userId": user_id}}]},
+            "memories[0].scope.userId",
+        ),
+        ("POST", "/v1/memories:search", {"query": "x", "scope": {"userId": user_id}}, "scope.userId"),
+        ("POST", "/v1/sessions", {"scope": {"userId": user_id}}, "scope.userId"),
+        ("POST", "/v1/sessions", {"scope": {"userId": "u"}, "requestId": user_id}, "requestId"),
+        ("POST", "/v1/subjects:forget", {"subject": {"userId": user_id}}, "subject.userId"),
+        (
+            "POST",
+            f"/v1/sessions/{session['id']}/turns",
+            {"turn": {"role": "TURN_ROLE_USER", "content": "hi", "idempotencyKey": user_id}},
+            "turn.idempotencyKey",
+        ),
+    ]
+    for method, path, body, field in cases:
+        response = await strict.request(method, path, json=body)
+        assert _refused(response, field).endswith(ID_CHARACTERS_RULE), (path, response.text)
+
+    listed = await strict.get("/v1/memories", params={"userId": user_id})
+    assert _refused(listed, "scope.userId").endswith(ID_CHARACTERS_RULE)
+
+
+async def test_every_field_is_bounded_entities_and_request_ids_included(client_for):
+    """The issue's sizes, under the default body limit (2 MiB): each is refused naming its field."""
+    client = await client_for(f"org-bounds-{uuid.uuid4().hex[:12]}")
+    huge = await client.post("/v1/memories", json={"memories": [{"content": "x", "entities": ["e" * 100_000]}]})
+    entity = await client.post(
+        "/v1/memories",
+        json={"memories": [{"content": "x", "memoryType": "MEMORY_TYPE_FACT", "entities": ["ok", "e" * 201]}]},
+    )
+    request_id = await client.post("/v1/sessions", json={"scope": {"userId": "u"}, "requestId": "r" * 5_000})
+    user_id = await client.post(
+        "/v1/memories",
+        json={"memories": [{"content": "x", "memoryType": "MEMORY_TYPE_FACT", "scope": {"userId": "u" * 129}}]},
+    )
+
+    assert _refused(huge, "memories[0].entities[0]").endswith("at most 65536 characters")
+    assert _refused(entity, "memories[0].entities[1]").endswith("at most 200 characters")
+    assert _refused(request_id, "requestId").endswith(f"at most {MAX_ID_CHARS} characters")
+    assert _refused(user_id, "memories[0].scope.userId").endswith("at most 128 characters")
+    assert (await client.get("/v1/memories")).json()["memories"] == [], "nothing of a refused request was stored"
+
+
+async def test_a_direct_grpc_caller_is_held_to_the_same_rule(services):
+    """No gateway in front: the memory service itself answers INVALID_ARGUMENT naming the field."""
+    stub = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+    caller = RequestContext(org_id=f"org-grpc-{uuid.uuid4().hex[:12]}", principal="tester").metadata()
+    cases = [
+        (scope_pb2.Scope(user_id="alice\u202e"), "", "memories[0].scope.user_id", ID_CHARACTERS_RULE),
+        (scope_pb2.Scope(user_id="a\nb"), "", "memories[0].scope.user_id", ID_CHARACTERS_RULE),
+        (scope_pb2.Scope(user_id="u"), "k" * 5_000, "memories[0].idempotency_key", f"at most {MAX_ID_CHARS}"),
+    ]
+    for scope, key, field, rule in cases:
+        request = memory_service_pb2.RememberRequest(
+            memories=[memory_service_pb2.MemoryInput(content="x", scope=scope, idempotency_key=key)]
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub.Remember(request, metadata=caller, timeout=10)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert refused.value.details().startswith(f"invalid {field}: {rule}"), refused.value.details()
+    listed = await stub.ListMemories(memory_service_pb2.ListMemoriesRequest(), metadata=caller, timeout=10)
+    assert list(listed.memories) == [], "no bad id was stored"
+
+
+class PeerPorts:
+    """ASGI middleware: the client port of each HTTP request, i.e. which TCP connection carried it."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.ports: list[int] = []
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            self.ports.append(scope["client"][1])
+        await self.app(scope, receive, send)
+
+
+async def _boom() -> None:
+    raise RuntimeError("an unexpected failure inside a route")
+
+
+@pytest.fixture
+async def served(services, migrated_pg, redis_url):
+    """A gateway on a real port (uvicorn on this event loop, where its gRPC channels live), with one
+    extra route that fails unexpectedly, and a key of a fresh org."""
+    app = create_app(gateway_settings(services, migrated_pg, redis_url, LORE_RATE_LIMIT="0"))
+    app.add_api_route("/test/unexpected", _boom, methods=["GET"], tags=["test"], include_in_schema=False)
+    recorder = PeerPorts(app)
+    key = await _create_key(migrated_pg.owner_dsn, f"org-keepalive-{uuid.uuid4().hex[:12]}")
+    listener = socket.create_server(("127.0.0.1", 0))
+    config = uvicorn.Config(recorder, log_level="critical", access_log=False, lifespan="off", ws="none")
+    server = uvicorn.Server(config)
+    async with app.router.lifespan_context(app):
+        serving = asyncio.create_task(server.serve(sockets=[listener]))
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline and not serving.done(), "the gateway did not start serving"
+            await asyncio.sleep(0.01)
+        try:
+            yield f"http://127.0.0.1:{listener.getsockname()[1]}", key, recorder
+        finally:
+            server.should_exit = True
+            await serving
+            listener.close()
+
+
+async def test_the_keep_alive_connection_stays_usable_after_a_4xx_and_a_5xx(served):
+    url, key, recorder = served
+    headers = {"Authorization": f"Bearer {key}", "content-type": "application/json"}
+    surrogate = '{"memories": [{"content": "x", "memoryType": "\\ud800"}]}'
+    async with httpx.AsyncClient(base_url=url, headers=headers, limits=httpx.Limits(max_connections=1)) as client:
+        refused = await client.post("/v1/memories", content=surrogate)
+        after_refused = await client.post("/v1/memories:search", json={"query": "x", "scope": {"userId": "u"}})
+        failed = await client.get("/test/unexpected")
+        after_failed = await client.post("/v1/memories:search", json={"query": "x", "scope": {"userId": "u"}})
+
+    assert refused.status_code == 400, refused.text
+    assert failed.status_code == 500 and failed.json()["error"]["message"] == "internal error"
+    assert failed.json()["error"]["requestId"] == failed.headers["x-request-id"]
+    assert after_refused.status_code == after_failed.status_code == 200
+    assert len(recorder.ports) == 4 and len(set(recorder.ports)) == 1, f"connections used: {recorder.ports}"
 
 
 class _StoreDown(memory_service_pb2_grpc.MemoryServiceServicer):

@@ -6,8 +6,9 @@
    credential (client certificate or ``LORE_SERVICE_TOKEN``), whatever metadata they send;
 4. ``RequestContextInterceptor``: reads the tenant and principal from metadata into
    ``request_context`` and refuses calls without them;
-5. ``ErrorInterceptor``: turns domain errors into ``google.rpc.Status`` (with ErrorInfo)
-   and anything unexpected into a logged, generic INTERNAL.
+5. ``ErrorInterceptor``: holds every request message to ``text_rules`` (``request_text``), turns
+   domain errors into ``google.rpc.Status`` (with ErrorInfo) and anything unexpected into a
+   logged, generic INTERNAL.
 
 Health checking and reflection are infrastructure, not tenant calls: the guarding interceptors
 pass them through untouched.
@@ -24,7 +25,7 @@ import asyncpg
 import grpc
 from opentelemetry import trace
 
-from lore_runtime import errors, grpc_errors, request_context
+from lore_runtime import errors, grpc_errors, request_context, request_text
 
 log = logging.getLogger(__name__)
 
@@ -40,25 +41,35 @@ EXEMPT_PREFIXES = (
 )
 
 Guard = Callable[[grpc.aio.ServicerContext, str], AbstractAsyncContextManager[None]]
+Check = Callable[[Any], None]
+
+
+def _no_check(request: Any) -> None:
+    return None
 
 
 def is_exempt(method: str) -> bool:
     return method.startswith(EXEMPT_PREFIXES)
 
 
-def _guarded(handler: grpc.RpcMethodHandler, guard: Guard, method: str) -> grpc.RpcMethodHandler:
-    """The same handler with every call run inside ``guard``."""
+def _guarded(handler: grpc.RpcMethodHandler, guard: Guard, method: str, check: Check) -> grpc.RpcMethodHandler:
+    """The same handler with every call run inside ``guard``, a single request message passed to
+    ``check`` first (inside the guard: what it raises is the guard's to answer)."""
 
-    def unary_response(behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    def unary_response(behavior: Callable[..., Awaitable[Any]], checked: Check) -> Callable[..., Awaitable[Any]]:
         async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
             async with guard(context, method):
+                checked(request)
                 return await behavior(request, context)
 
         return call
 
-    def streaming_response(behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., AsyncIterator[Any]]:
+    def streaming_response(
+        behavior: Callable[..., AsyncIterator[Any]], checked: Check
+    ) -> Callable[..., AsyncIterator[Any]]:
         async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
             async with guard(context, method):
+                checked(request)
                 async for response in behavior(request, context):
                     yield response
 
@@ -69,19 +80,21 @@ def _guarded(handler: grpc.RpcMethodHandler, guard: Guard, method: str) -> grpc.
         "response_serializer": handler.response_serializer,
     }
     if handler.unary_unary:
-        return grpc.unary_unary_rpc_method_handler(unary_response(handler.unary_unary), **kwargs)
+        return grpc.unary_unary_rpc_method_handler(unary_response(handler.unary_unary, check), **kwargs)
     if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(streaming_response(handler.unary_stream), **kwargs)
+        return grpc.unary_stream_rpc_method_handler(streaming_response(handler.unary_stream, check), **kwargs)
+    # A stream of requests is an iterator, not a message: ``check`` is for single requests.
     if handler.stream_unary:
-        return grpc.stream_unary_rpc_method_handler(unary_response(handler.stream_unary), **kwargs)
-    return grpc.stream_stream_rpc_method_handler(streaming_response(handler.stream_stream), **kwargs)
+        return grpc.stream_unary_rpc_method_handler(unary_response(handler.stream_unary, _no_check), **kwargs)
+    return grpc.stream_stream_rpc_method_handler(streaming_response(handler.stream_stream, _no_check), **kwargs)
 
 
 class GuardingInterceptor(grpc.aio.ServerInterceptor):
-    """Runs every non-exempt call inside the guard the subclass gives."""
+    """Runs every non-exempt call inside the guard the subclass gives, its request passed to ``check``."""
 
-    def __init__(self, guard: Guard) -> None:
+    def __init__(self, guard: Guard, check: Check = _no_check) -> None:
         self._guard = guard
+        self._check = check
 
     async def intercept_service(
         self,
@@ -92,7 +105,7 @@ class GuardingInterceptor(grpc.aio.ServerInterceptor):
         method = handler_call_details.method
         if handler is None or is_exempt(method):
             return handler
-        return _guarded(handler, self._guard, method)
+        return _guarded(handler, self._guard, method, self._check)
 
 
 async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> None:
@@ -141,5 +154,7 @@ class RequestContextInterceptor(GuardingInterceptor):
 
 
 class ErrorInterceptor(GuardingInterceptor):
+    """Domain errors as statuses; every request held to ``text_rules`` first (``request_text``)."""
+
     def __init__(self) -> None:
-        super().__init__(_translate_errors)
+        super().__init__(_translate_errors, request_text.check_message)

@@ -3,6 +3,11 @@
 ``code`` is the HTTP status and ``status`` the gRPC status name (STYLE.md's table).
 Upstream gRPC failures keep their meaning (code, message, ErrorInfo); anything
 unexpected is a generic 500 whose detail goes to the log with the trace id.
+
+The unexpected ones are answered by ``UnexpectedErrorMiddleware`` rather than an exception handler
+for ``Exception``: Starlette runs that handler in its outermost middleware and then re-raises, and
+uvicorn closes a connection whose application raised, so the client's next request on the same
+keep-alive connection was reset. After any answer, 4xx or 5xx, the connection stays usable.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from grpc_status import rpc_status
 from lore_runtime import errors, grpc_errors
 from lore_runtime.errors import ERROR_DOMAIN
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Message, Receive, Scope, Send
 
+from gateway_svc.api.http_middleware import HttpMiddleware
 from gateway_svc.api.json_paths import json_named
 from gateway_svc.usecases.upstream_calls import service_of
 
@@ -162,9 +169,33 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
     return error_response(request, code, str(error.detail), http_status=error.status_code)
 
 
-async def _unexpected(request: Request, error: Exception) -> JSONResponse:
-    log.exception("unexpected failure serving %s %s", request.method, request.url.path)
-    return error_response(request, grpc.StatusCode.INTERNAL, "internal error")
+class UnexpectedErrorMiddleware(HttpMiddleware):
+    """Anything the routes and the middleware inside this one raised unexpectedly: logged, and
+    answered as the generic 500 (with the request id), the exception kept from the server so the
+    connection stays open. An exception after the answer began cannot be answered: it is re-raised,
+    and the server closes the connection, the only honest end of a half-sent answer."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except Exception:
+            if started:
+                raise
+            request = Request(scope)
+            log.exception("unexpected failure serving %s %s", request.method, request.url.path)
+            # The request-id middleware is inside this one: its header is set here.
+            request_id = scope.get("state", {}).get("request_id")
+            headers = {"X-Request-Id": request_id} if request_id else None
+            await error_response(request, grpc.StatusCode.INTERNAL, "internal error", headers=headers)(
+                scope, receive, send
+            )
 
 
 def install(app: FastAPI) -> None:
@@ -172,4 +203,4 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(grpc.aio.AioRpcError, _rpc_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _unexpected)
+    app.add_middleware(UnexpectedErrorMiddleware)

@@ -15,6 +15,7 @@ from typing import Any
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from lore_runtime.text_rules import SURROGATE_RULE
 
 _INTEGERS = {
     FieldDescriptor.TYPE_INT32: (-(2**31), 2**31 - 1),
@@ -111,7 +112,7 @@ def _rule(field: FieldDescriptor, value: Any) -> str:
             return f"must be an integer from {low} to {high}"
         return "must be an integer"
     if field.type == FieldDescriptor.TYPE_STRING and isinstance(value, str):
-        return "must be valid Unicode (no unpaired surrogate)"
+        return SURROGATE_RULE
     return _RULES.get(field.type, "is not valid")
 
 

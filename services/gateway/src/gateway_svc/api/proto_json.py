@@ -1,9 +1,11 @@
 """The REST bodies are the proto3 JSON mapping of the request and response messages.
 
 Parsing failures become ``InvalidArgument`` naming the field as the client wrote it (lowerCamelCase,
-indexed: ``memories[0].validAt``) and its rule (``field_problems``); a body nested too deep or holding
-a NUL is refused first (``json_limits``). Responses print every field, defaults included, so clients
-see the whole shape (ARCHITECTURE.md §6).
+indexed: ``memories[0].validAt``) and its rule (``field_problems``). Refused first, before protobuf
+sees the document: a body nested too deep (``json_limits``), and any string or key, anywhere, holding
+an unpaired surrogate or a NUL (``lore_runtime.text_rules``: protobuf's parser fails on a surrogate in
+an enum value or a map key with an error that is not a ``ParseError``). Responses print every
+field, defaults included, so clients see the whole shape (ARCHITECTURE.md §6).
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import orjson
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from lore_runtime import errors
+from lore_runtime.text_rules import json_problem
 from starlette.responses import Response
 
 from gateway_svc.api import field_problems
-from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, check_depth, check_no_nul
+from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, check_depth
 from gateway_svc.api.json_printer import message_to_dict
 
 M = TypeVar("M", bound=Message)
@@ -28,6 +31,9 @@ M = TypeVar("M", bound=Message)
 _NESTED_FIELD = re.compile(r"Failed to parse (\w+) field")
 _UNKNOWN_FIELD = re.compile(r'has no field named "?([\w]+)"?')
 _AT_PATH = re.compile(r" at [A-Za-z0-9_]+\.([A-Za-z0-9_.\[\]]+)")
+# What JSON text must hold for a decoded string to hold a NUL or a surrogate: an escape of either
+# (a surrogate pair of escapes too, which the walk then finds valid), or a surrogate decoded as is.
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 
 
 def field_of(parse_error: str) -> str:
@@ -56,7 +62,7 @@ def parse(
     message = message_class()
     if isinstance(raw, dict):
         document: Any = raw
-        check_no_nul(document)
+        _check_text(document)
     else:
         try:
             text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, bytes) else raw
@@ -69,8 +75,8 @@ def parse(
             raise errors.InvalidArgument("body", f"not valid JSON: {error}") from None
         except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
             raise errors.InvalidArgument("body", "not valid JSON: a number has too many digits") from None
-        if "u0000" in text:  # a NUL can only be written escaped
-            check_no_nul(document)
+        if _SUSPECT_ESCAPE.search(text) or not _encodable(text):
+            _check_text(document)
     if not isinstance(document, dict):
         raise errors.InvalidArgument("body", "must be a JSON object")
     if prepare is not None:
@@ -84,6 +90,22 @@ def parse(
         text = str(error)
         raise errors.InvalidArgument(field_of(text), _reason(text)) from None
     return message
+
+
+def _check_text(document: Any) -> None:
+    found = json_problem(document)
+    if found is not None:
+        raise errors.InvalidArgument(*found)
+
+
+def _encodable(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _reason(text: str) -> str:

@@ -17,6 +17,7 @@ from lore.memory.v1 import memory_service_pb2 as pb
 from lore_runtime import errors
 from lore_runtime.proto_time import from_timestamp, to_timestamp
 from lore_runtime.request_context import RequestContext
+from lore_runtime.text_rules import check_id, check_text
 
 from memory_svc.domain import limits
 from memory_svc.domain.episode import MAX_REQUEST_ID_CHARS
@@ -74,9 +75,7 @@ def memory_type_from_pb(value: int, field: str) -> MemoryType:
 
 def scope_from_pb(scope: scope_pb2.Scope, field: str) -> Scope:
     for name in ("user_id", "agent_id", "team_id"):
-        value = getattr(scope, name)
-        if len(value) > limits.MAX_SCOPE_ID_CHARS:
-            raise errors.InvalidArgument(f"{field}.{name}", f"at most {limits.MAX_SCOPE_ID_CHARS} characters")
+        value = check_id(getattr(scope, name), f"{field}.{name}", limits.MAX_SCOPE_ID_CHARS)
         if value != value.strip():
             raise errors.InvalidArgument(f"{field}.{name}", "must not start or end with whitespace")
     return Scope(user_id=scope.user_id, agent_id=scope.agent_id, team_id=scope.team_id)
@@ -124,6 +123,16 @@ def speaker_from_pb(value: str, field: str) -> str:
     return name
 
 
+def entities_from_pb(values: Sequence[str], field: str) -> tuple[str, ...]:
+    """At most ``MAX_ENTITIES`` names of at most ``MAX_ENTITY_CHARS`` characters each, canonical:
+    trimmed, lower case, de-duplicated, blanks dropped."""
+    if len(values) > limits.MAX_ENTITIES:
+        raise errors.InvalidArgument(field, f"at most {limits.MAX_ENTITIES} entities")
+    for index, entity in enumerate(values):
+        check_text(entity, f"{field}[{index}]", limits.MAX_ENTITY_CHARS)
+    return tuple(dict.fromkeys(entity.strip().lower() for entity in values if entity.strip()))
+
+
 def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
     content = item.content.strip()
     if not content:
@@ -137,8 +146,6 @@ def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
         raise errors.InvalidArgument(
             f"{field}.idempotency_key", f"at most {limits.MAX_IDEMPOTENCY_KEY_CHARS} characters"
         )
-    if len(item.entities) > limits.MAX_ENTITIES:
-        raise errors.InvalidArgument(f"{field}.entities", f"at most {limits.MAX_ENTITIES} entities")
     return MemoryDraft(
         content=content,
         memory_type=memory_type_from_pb(item.memory_type, f"{field}.memory_type"),
@@ -153,7 +160,7 @@ def draft_from_pb(item: pb.MemoryInput, field: str) -> MemoryDraft:
             source_type=_SOURCE_NAMES.get(item.provenance.source, "").removeprefix("PROVENANCE_SOURCE_").lower(),
             speaker=speaker_from_pb(item.provenance.speaker, f"{field}.provenance.speaker"),
         ),
-        entities=tuple(dict.fromkeys(entity.strip().lower() for entity in item.entities if entity.strip())),
+        entities=entities_from_pb(item.entities, f"{field}.entities"),
     )
 
 
@@ -295,9 +302,7 @@ def update_from_pb(request: pb.UpdateMemoryRequest) -> tuple[dict[str, object], 
         elif path == "metadata":
             changes["metadata"] = metadata_from_pb(dict(memory.metadata), "memory.metadata")
         elif path == "entities":
-            if len(memory.entities) > limits.MAX_ENTITIES:
-                raise errors.InvalidArgument("memory.entities", f"at most {limits.MAX_ENTITIES} entities")
-            changes["entities"] = tuple(dict.fromkeys(e.strip().lower() for e in memory.entities if e.strip()))
+            changes["entities"] = entities_from_pb(memory.entities, "memory.entities")
         elif path == "valid_at":
             if not memory.HasField("valid_at"):
                 raise errors.InvalidArgument("memory.valid_at", "is required when named in update_mask")

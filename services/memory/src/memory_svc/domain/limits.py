@@ -9,6 +9,7 @@ MAX_METADATA_ENTRIES = 32
 MAX_METADATA_KEY_CHARS = 64
 MAX_METADATA_VALUE_CHARS = 1_024
 MAX_ENTITIES = 64
+MAX_ENTITY_CHARS = 200  # one entity's name
 MAX_IDEMPOTENCY_KEY_CHARS = 256
 MAX_SCOPE_ID_CHARS = 128
 MAX_SPEAKER_CHARS = 100  # a message's speaker (provenance.speaker), as the agent's Turn.speaker

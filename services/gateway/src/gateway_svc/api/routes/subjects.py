@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2
+from lore_runtime.text_rules import check_id
 
 from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, rpc_options
@@ -39,6 +40,8 @@ FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}
 async def forget_subject(request: Request, caller: Caller = Depends(authorized("subjects:forget"))) -> Response:
     message = pin_request(caller, await body_message(request, pb.ForgetSubjectRequest))
     agent = AGENT.on(request)
+    for name in ("userId", "agentId", "teamId"):  # named as written, not as the session listing's scope
+        check_id(getattr(message.subject, name[:-2] + "_id"), f"subject.{name}")
     # Listed before the erasure is queued: its job deletes the sessions.
     sessions = await _sessions_of(agent, message.subject, rpc_options(request, caller))
     answer = await agent.ForgetSubject(message, **rpc_options(request, caller))

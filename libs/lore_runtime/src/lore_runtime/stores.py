@@ -4,7 +4,9 @@ Postgres: an asyncpg pool (pgvector's codecs registered where the schema uses ve
 every tenant query runs in ``tenant_transaction``, which sets ``lore.org_id`` for the
 transaction so row-level security policies (``org_id = current_setting('lore.org_id')``)
 are a second wall behind the ``WHERE org_id = $1`` every query also carries.
-Driver errors that mean "the store is not there" become ``DependencyUnavailable``.
+Driver errors that mean "the store is not there" become ``DependencyUnavailable``; a refusal a
+schema raises on purpose with SQLSTATE ``LR409`` (its reason as the hint, e.g. an erasure's fence)
+becomes ``Conflict``.
 Redis: every call has a deadline (``LORE_REDIS_TIMEOUT_SECONDS``, a second by default) and no
 retry, so a stalled server fails its callers fast instead of holding them (docs/decisions.md).
 """
@@ -46,6 +48,10 @@ async def open_postgres(
     return pool
 
 
+# The SQLSTATE a schema raises to refuse a write on purpose (a trigger's rule, not a fault).
+REFUSED_SQLSTATE = "LR409"
+
+
 @asynccontextmanager
 async def tenant_transaction(pool: asyncpg.Pool, org_id: str) -> AsyncIterator[asyncpg.Connection]:
     """A transaction whose row-level security is scoped to ``org_id``."""
@@ -55,6 +61,10 @@ async def tenant_transaction(pool: asyncpg.Pool, org_id: str) -> AsyncIterator[a
             yield connection
     except POSTGRES_UNAVAILABLE as error:
         raise errors.DependencyUnavailable("Postgres is not reachable", reason="POSTGRES_UNAVAILABLE") from error
+    except asyncpg.PostgresError as error:
+        if getattr(error, "sqlstate", "") == REFUSED_SQLSTATE:
+            raise errors.Conflict(getattr(error, "message", "") or str(error), reason=error.hint or None) from error
+        raise
 
 
 # LORE_REDIS_TIMEOUT_SECONDS' default: Redis answers in well under a millisecond when it answers at all.

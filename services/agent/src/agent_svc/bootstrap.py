@@ -118,6 +118,7 @@ async def build(
     embedder = None
     if model is None:
         embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
+    erasures = PostgresErasureStore(postgres)
     container = Container(
         settings=settings,
         postgres=postgres,
@@ -135,9 +136,12 @@ async def build(
             working_memory,
             settings.engagement_agents,
             prometheus_metrics.EngagementSkipCounter(metrics.registry),
+            fence=erasures,
         ),
-        episodes=EpisodeServices(transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory)),
-        erasure=ErasureServices(PostgresErasureStore(postgres), GrpcSubjectEraser(memory, observations), clock),
+        episodes=EpisodeServices(
+            transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory), fence=erasures
+        ),
+        erasure=ErasureServices(erasures, GrpcSubjectEraser(memory, observations), clock),
         job_queue=PgqueuerAdmin(postgres),
         tracer_provider=tracer_provider,
         checks={

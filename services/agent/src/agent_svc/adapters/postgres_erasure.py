@@ -53,6 +53,14 @@ class PostgresErasureStore:
 
     async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
         async with tenant_transaction(self._pool, erasure.org_id) as connection:
+            # The fence (migration 0009): waits for the subject's writes under way, so the job reads them.
+            await connection.execute(
+                "SELECT agent.lock_subject_for_erasure($1, $2, $3, $4)",
+                erasure.org_id,
+                erasure.subject.user_id,
+                erasure.subject.agent_id,
+                erasure.subject.team_id,
+            )
             row = await connection.fetchrow(
                 f"""
                 INSERT INTO agent.erasures (id, org_id, user_id, agent_id, team_id, request_id, status,
@@ -116,6 +124,39 @@ class PostgresErasureStore:
                 f"SELECT id FROM agent.sessions WHERE {' AND '.join(conditions)} ORDER BY id", *values
             )
         return [str(row["id"]) for row in rows]
+
+    async def erasing(self, org_id: str, scope: Scope) -> bool:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            return bool(
+                await connection.fetchval(
+                    """
+                    SELECT EXISTS (
+                        SELECT 1 FROM agent.erasures e
+                        WHERE e.org_id = $1 AND e.status <> 'completed'
+                          AND (e.user_id = '' OR e.user_id = $2) AND (e.agent_id = '' OR e.agent_id = $3)
+                          AND (e.team_id = '' OR e.team_id = $4)
+                    )
+                    """,
+                    org_id,
+                    scope.user_id,
+                    scope.agent_id,
+                    scope.team_id,
+                )
+            )
+
+    async def running_session_jobs(self, org_id: str, session_ids: Sequence[str]) -> int:
+        keys = [key for session_id in session_ids for key in session_job_keys(org_id, session_id)]
+        if not keys:
+            return 0
+        count = await self._pool.fetchval(
+            """
+            SELECT count(*) FROM agent.pgqueuer q
+            WHERE q.status = 'picked' AND (q.dedupe_key = ANY ($1::text[]) OR q.dedupe_key LIKE ANY ($2::text[]))
+            """,
+            keys,
+            [f"{key}:%" for key in keys],
+        )
+        return int(count)
 
     async def turn_ids(self, org_id: str, session_ids: Sequence[str]) -> list[str]:
         if not session_ids:

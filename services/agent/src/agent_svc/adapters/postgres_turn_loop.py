@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 
 import asyncpg
+from lore_runtime.errors import NotFound
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.postgres_rows import scope_of_row
@@ -39,24 +40,30 @@ class PostgresTurnLoop:
     async def save_result(
         self, org_id: str, session_id: str, turn_id: str, result: TurnResult, now: datetime
     ) -> TurnResult:
-        """Keep the first result of a turn; a concurrent or later save returns the one kept."""
-        async with tenant_transaction(self._pool, org_id) as connection:
-            row = await connection.fetchrow(
-                """
-                INSERT INTO agent.turn_results (turn_id, org_id, session_id, reply, reply_turn_id, context, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (turn_id) DO NOTHING
-                RETURNING reply, reply_turn_id, context
-                """,
-                turn_id,
-                org_id,
-                session_id,
-                result.reply,
-                result.reply_turn_id or None,
-                result.context,
-                now,
-            )
-            if row is None:  # a concurrent or earlier save won: return what it kept
-                row = await _kept_result(connection, org_id, turn_id)
+        """Keep the first result of a turn; a concurrent or later save returns the one kept. The
+        session erased while the turn ran is NOT_FOUND (its erasure's fence, while it runs, refuses
+        the save as SUBJECT_ERASING)."""
+        try:
+            async with tenant_transaction(self._pool, org_id) as connection:
+                row = await connection.fetchrow(
+                    """
+                    INSERT INTO agent.turn_results (turn_id, org_id, session_id, reply, reply_turn_id, context,
+                                                    created_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (turn_id) DO NOTHING
+                    RETURNING reply, reply_turn_id, context
+                    """,
+                    turn_id,
+                    org_id,
+                    session_id,
+                    result.reply,
+                    result.reply_turn_id or None,
+                    result.context,
+                    now,
+                )
+                if row is None:  # a concurrent or earlier save won: return what it kept
+                    row = await _kept_result(connection, org_id, turn_id)
+        except asyncpg.ForeignKeyViolationError:
+            raise NotFound(f"session {session_id} not found", reason="SESSION_ERASED") from None
         return _result(row)
 
     async def prune_results(self, before: datetime, batch: int = 1_000) -> int:

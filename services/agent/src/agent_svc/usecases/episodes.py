@@ -22,6 +22,7 @@ from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.rules.central import conversation_sentences, summary_of
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.episode_ports import Episodes
+from agent_svc.usecases.erasure_ports import ErasureFence
 from agent_svc.usecases.memory_ports import Memories
 from agent_svc.usecases.threads import close_answered_threads
 from agent_svc.usecases.transcript_ports import Transcript
@@ -46,6 +47,7 @@ class EpisodeServices:
     episodes: Episodes
     embedder: TextEmbedder | None = None  # None: the extractor's own summary (a language model's)
     memories: Memories | None = None  # completes the commitments behind threads a later session closes
+    fence: ErasureFence | None = None  # an erasure of the session's subject under way: nothing is written
 
 
 async def extract_episode(org_id: str, session_id: str, services: EpisodeServices) -> str:
@@ -66,6 +68,8 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     if services.embedder is not None:
         summary = await summarise_conversation([(t.role, t.content) for t in turns], services.embedder)
         draft = dataclasses.replace(draft, summary=summary or draft.summary)
+    if services.fence is not None and await services.fence.erasing(org_id, session.scope):
+        return ""  # the erasure deletes the session with this job
     episode_id = await services.episodes.create(session, draft, len(turns), started_at, ended_at)
     await close_answered_threads(session, turns, services.episodes, episode_id, services.memories)  # issue #20
     return episode_id

@@ -5,8 +5,13 @@ durable job, and leaves a tombstone — who, when, how many records per store; n
 acknowledged erasure is never lost. ``run_erasure`` is the job. It works in an order that a
 re-run can always resume:
 
-1. the subject's sessions and their turn ids, and the subject's memory ids, are read while
-   they still exist;
+0. from the moment the request is accepted, the erasure's unfinished row is a fence: Postgres
+   refuses a new session, turn or turn result of the subject (migration ``0009_erasure_fence.sql``:
+   409 ``SUBJECT_ERASING``), and reflection and episode jobs stop before writing for it;
+1. the subject's sessions are read, and the job waits until none of their reflect or episode jobs
+   still runs (one that began before the fence may be writing); from then on nothing writes for
+   the subject, so what follows is the final sweep. Their turn ids, and the subject's memory ids,
+   are read while they still exist;
 2. ``ObservationService.EraseSubject``: beliefs about the subject, every belief scoped to the
    subject's user (whatever it is about: since beliefs have a scope, a user's carry their user
    id), evidence citing those turns and memories, and every belief whose support all went with
@@ -21,7 +26,7 @@ re-run can always resume:
    with its counts, in one transaction;
 6. a deferred ``MemoryService.PurgeErased``: the memory service soon rewrites its stores' files so
    the erased text is gone from the disk too (docs/operations.md, "Erasure and purge");
-7. completed.
+7. completed: only now does the fence lift, and the same ids may start again with nothing old.
 
 Every step is idempotent, so a job that crashed or hit an unavailable service is simply run
 again by the queue (retries with backoff) and completes once every service answers.
@@ -29,14 +34,15 @@ again by the queue (retries with backoff) and completes once every service answe
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from lore_runtime.clock import Clock
-from lore_runtime.errors import InvalidArgument, NotFound
+from lore_runtime.errors import DeadlineExceeded, InvalidArgument, NotFound
 
 from agent_svc.domain.jobs import erase_job
 from agent_svc.domain.transcript import Scope, bounded_id
@@ -46,6 +52,10 @@ from agent_svc.usecases.erasure_ports import Erasure, ErasureStore, SubjectErase
 SOURCE_IDS_PER_CALL = 1_000
 # The ids the observations service accepts as a subject (its SUBJECT_ID_PATTERN).
 OBSERVABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
+# How long one run waits for the subject's sessions' jobs to stop, and how often it looks; a job
+# still running then fails this run, and the queue retries the erasure with its backoff.
+JOBS_WAIT_S = 60.0
+JOBS_POLL_S = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +63,7 @@ class ErasureServices:
     store: ErasureStore
     eraser: SubjectEraser
     clock: Clock
+    pause: Callable[[float], Awaitable[None]] = asyncio.sleep
 
 
 def validate_subject(subject: Scope) -> Scope:
@@ -119,6 +130,7 @@ async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -
         return erasure
     subject = erasure.subject
     session_ids = await store.subject_sessions(org_id, subject)
+    await _wait_for_session_jobs(org_id, session_ids, services)
     turn_ids = await store.turn_ids(org_id, session_ids)
     memory_ids = await eraser.memory_ids(subject)
 
@@ -148,6 +160,21 @@ async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -
     await store.delete_transcript(org_id, erasure_id, session_ids)
     await eraser.request_purge()
     return await store.complete(org_id, erasure_id, services.clock.now())
+
+
+async def _wait_for_session_jobs(org_id: str, session_ids: Sequence[str], services: ErasureServices) -> None:
+    """Until no reflect or episode job of the sessions runs: one that began before the fence may be
+    writing for the subject; one that starts now stops before writing anything."""
+    for _ in range(round(JOBS_WAIT_S / JOBS_POLL_S)):
+        if not await services.store.running_session_jobs(org_id, session_ids):
+            return
+        await services.pause(JOBS_POLL_S)
+    running = await services.store.running_session_jobs(org_id, session_ids)
+    if running:
+        raise DeadlineExceeded(
+            f"{running} jobs of the subject's sessions are still running: the erasure waits for them",
+            reason="SESSION_JOBS_RUNNING",
+        )
 
 
 def _chunk_request_id(erasure_id: str, index: int, chunk: Sequence[str]) -> str:

@@ -46,6 +46,15 @@ class ErasureStore(Protocol):
         """Ids of every session whose scope has the subject's given ids."""
         ...
 
+    async def erasing(self, org_id: str, scope: Scope) -> bool:
+        """Whether an unfinished erasure covers ``scope`` (each id it names equals the scope's): the
+        fence. Postgres refuses a new session, turn or turn result under it by itself."""
+        ...
+
+    async def running_session_jobs(self, org_id: str, session_ids: Sequence[str]) -> int:
+        """How many reflect or episode jobs of the sessions are running now."""
+        ...
+
     async def turn_ids(self, org_id: str, session_ids: Sequence[str]) -> list[str]: ...
 
     async def record(self, org_id: str, erasure_id: str, counts: dict[str, int]) -> None:
@@ -64,6 +73,12 @@ class ErasureStore(Protocol):
         ...
 
     async def complete(self, org_id: str, erasure_id: str, now: datetime) -> Erasure: ...
+
+
+class ErasureFence(Protocol):
+    """What a background job asks before it writes for a session: is its subject being erased?"""
+
+    async def erasing(self, org_id: str, scope: Scope) -> bool: ...
 
 
 class SubjectEraser(Protocol):

@@ -14,6 +14,10 @@ a job that crashed half-way resumes at the first turn it had not finished. Every
 an id derived from the turn (memory keys, observation and engagement request ids; a hypothesis
 or unknown is keyed by its normalised statement): a turn reflected again after a crash creates
 nothing twice.
+
+Erasure's fence: before each turn it reflects, the job asks whether the session's subject is being
+erased, and stops there when it is (the erasure waits for a job that was already reflecting a turn,
+then sweeps what it wrote, and deletes the session with its jobs).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from agent_svc.domain.extraction import Extractor, TurnReflection, Utterance
 from agent_svc.domain.transcript import Session, Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.engage import engage
+from agent_svc.usecases.erasure_ports import ErasureFence
 from agent_svc.usecases.memory_ports import Memories, MemoryWrite
 from agent_svc.usecases.reflection_ports import Engagement, Evidence, Observations
 from agent_svc.usecases.transcript_ports import Transcript
@@ -52,6 +57,7 @@ class ReflectionServices:
     engagement_agents: frozenset[str] = frozenset()
     # Told the reason of each engagement write skipped at a limit (a metric in production).
     engagement_skipped: Callable[[str], None] = _ignore
+    fence: ErasureFence | None = None
 
     def engages(self, session: Session) -> bool:
         """Whether reflection writes engagement state for this session (its agent is listed)."""
@@ -80,6 +86,8 @@ async def reflect_through(org_id: str, session_id: str, through: int, services: 
             if not page:
                 break
             for turn in page:
+                if services.fence is not None and await services.fence.erasing(org_id, session.scope):
+                    return read  # the subject is being erased: nothing more is written for it
                 if turn.role in REFLECTED_ROLES:
                     last = await reflect_turn(session, turn, window, services)
                     if last.emotion is not None and turn.role == "user":

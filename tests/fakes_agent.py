@@ -773,6 +773,7 @@ class InMemoryErasureStore:
         self._request_ids: dict[tuple[str, str], str] = {}
         self.queued: list[Job] = []
         self.dead: list[Job] = []
+        self.running: list[Job] = []  # reflect or episode jobs a worker runs now
 
     def _enqueue(self, jobs: Sequence[Job]) -> None:
         for job in jobs:
@@ -825,6 +826,22 @@ class InMemoryErasureStore:
             for (org, _), session in self._transcript.sessions.items()
             if org == org_id and all(_scope_ids(session.scope)[index] == value for index, value in given)
         )
+
+    async def erasing(self, org_id: str, scope: Scope) -> bool:
+        """The fence: an unfinished erasure whose every given id equals the scope's."""
+        return any(
+            org == org_id
+            and erasure.status != "completed"
+            and all(
+                not given or given == held
+                for given, held in zip(_scope_ids(erasure.subject), _scope_ids(scope), strict=True)
+            )
+            for (org, _), erasure in self.erasures.items()
+        )
+
+    async def running_session_jobs(self, org_id: str, session_ids: Sequence[str]) -> int:
+        """Jobs a test marks running (``running``) for those sessions."""
+        return sum(job.org_id == org_id and job.args.get("session_id") in session_ids for job in self.running)
 
     async def turn_ids(self, org_id: str, session_ids: Sequence[str]) -> list[str]:
         return sorted(

@@ -207,6 +207,24 @@ async def test_then_sees_what_was_stored_and_its_jobs_are_queued_with_it(backend
     assert await backend.queued(reflect_job(org, session.id, 1)) == 0
 
 
+async def test_a_then_that_raises_writes_nothing(backend: Backend) -> None:
+    """How a use case refuses a batch after seeing what is stored (a key reused for another turn)."""
+    org = new_org()
+    session = await backend.transcript.start(session_of(org), "")
+    await backend.transcript.append(org, session.id, [turn(session.id, "a", "first")], T0)
+
+    def refuse(done: Appended) -> list[Job]:
+        raise RuntimeError("refused")
+
+    with pytest.raises(RuntimeError, match="refused"):
+        await backend.transcript.append(
+            org, session.id, [turn(session.id, "b", "new"), turn(session.id, "a", "other")], T0, then=refuse
+        )
+
+    assert [t.content for t in await backend.transcript.turns(org, session.id, 10, 0)] == ["first"]
+    assert (await backend.transcript.get(org, session.id)).turn_count == 1
+
+
 async def test_an_identical_job_still_waiting_is_not_queued_twice(backend: Backend) -> None:
     org = new_org()
     session = await backend.transcript.start(session_of(org), "")

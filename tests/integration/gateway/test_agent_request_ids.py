@@ -107,3 +107,52 @@ async def test_an_imported_turn_key_reaches_only_the_session_it_was_imported_int
     assert hers.json() == {"imported": 1, "skipped": 0} and own.json() == {"imported": 1, "skipped": 0}, own.text
     assert into_hers.status_code == 404
     assert [turn["content"] for turn in transcript.json()["turns"]] == ["Hello there."]
+
+
+def error_of(response) -> tuple[int, str, dict]:
+    [info] = [detail for detail in response.json()["error"]["details"] if "reason" in detail]
+    return response.status_code, info["reason"], info["metadata"]
+
+
+async def test_a_turn_key_reused_with_another_turn_is_a_409_and_the_same_turn_replays(key_for):
+    alice = await key_for("alice")
+    session = (await start(alice, "a-3"))["id"]
+    tool = {"toolName": "weather", "result": {"city": "Lisbon", "celsius": 21}, "summary": "sunny"}
+    said = {"turn": {"content": "Is it warm in Lisbon?", "idempotencyKey": "t-1", "toolInteractions": [tool]}}
+
+    first = await alice.post(f"/v1/sessions/{session}/turns", json=said)
+    replayed = await alice.post(f"/v1/sessions/{session}/turns", json=said)
+    other = {"turn": {**said["turn"], "content": "Is it cold in Oslo?"}}
+    reused = await alice.post(f"/v1/sessions/{session}/turns", json=other)
+    as_reply = await alice.post(f"/v1/sessions/{session}/turns", json={"turn": {**said["turn"], "role": "assistant"}})
+    transcript = await alice.get(f"/v1/sessions/{session}/turns")
+
+    assert first.status_code == 200 and replayed.status_code == 200, replayed.text
+    assert replayed.json()["turn"] == first.json()["turn"]
+    turn_id = first.json()["turn"]["id"]
+    assert error_of(reused) == (409, "IDEMPOTENCY_KEY_REUSED", {"field": "turn.idempotencyKey", "id": turn_id})
+    assert error_of(as_reply)[:2] == (409, "IDEMPOTENCY_KEY_REUSED")
+    assert [turn["content"] for turn in transcript.json()["turns"]] == ["Is it warm in Lisbon?"]
+
+
+async def test_an_import_reusing_a_key_for_another_turn_is_a_409_and_writes_nothing(key_for):
+    alice = await key_for("alice")
+    session = (await start(alice, "a-4"))["id"]
+    url = f"/v1/sessions/{session}/turns:import"
+
+    def turn(key: str, content: str, at: str = "2023-05-08T13:56:00Z") -> dict:
+        return {"role": "TURN_ROLE_USER", "content": content, "idempotencyKey": key, "createdAt": at}
+
+    first = await alice.post(url, json={"turns": [turn("k-1", "I moved to Lisbon.")]})
+    same = await alice.post(url, json={"turns": [turn("k-1", "I moved to Lisbon."), turn("k-2", "New job too.")]})
+    reworded = await alice.post(url, json={"turns": [turn("k-3", "Hello."), turn("k-1", "I moved to Porto.")]})
+    retimed = await alice.post(url, json={"turns": [turn("k-1", "I moved to Lisbon.", "2023-05-09T10:00:00Z")]})
+    twice = await alice.post(url, json={"turns": [turn("k-4", "One."), turn("k-4", "Two.")]})
+    transcript = await alice.get(f"/v1/sessions/{session}/turns")
+
+    assert first.json() == {"imported": 1, "skipped": 0} and same.json() == {"imported": 1, "skipped": 1}
+    assert error_of(reworded)[:2] == (409, "IDEMPOTENCY_KEY_REUSED")
+    assert error_of(reworded)[2]["field"] == "turns[1].idempotencyKey"
+    assert error_of(retimed)[:2] == (409, "IDEMPOTENCY_KEY_REUSED")
+    assert error_of(twice)[:2] == (409, "IDEMPOTENCY_KEY_REUSED")
+    assert [t["content"] for t in transcript.json()["turns"]] == ["I moved to Lisbon.", "New job too."]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from lore_runtime.errors import InvalidArgument
+from lore_runtime.errors import AlreadyExists, InvalidArgument
 
 ROLES = ("user", "assistant", "system", "tool")
 STATUSES = ("active", "ended")
@@ -161,6 +161,29 @@ def validate_metadata(metadata: Mapping[str, str], field_name: str = "metadata")
                 f"{field_name}.{key[:64]}", f"keys 1..64 characters, values at most {MAX_METADATA_CHARS}"
             )
     return dict(metadata)
+
+
+def repeats(given: Turn, stored: Turn, *, timed: bool = False) -> bool:
+    """Whether ``given`` is the turn ``stored`` already holds under its idempotency key: the same
+    role, words, speaker, metadata and tool interactions (and time, when ``timed``: an import that
+    said when). A key replays its first turn; another turn under it is refused (``key_reused``)."""
+    return (
+        given.role == stored.role
+        and given.content == stored.content
+        and given.speaker == stored.speaker
+        and dict(given.metadata) == dict(stored.metadata)
+        and given.tool_interactions == stored.tool_interactions
+        and (not timed or given.created_at == stored.created_at)
+    )
+
+
+def key_reused(field_name: str, stored: Turn) -> AlreadyExists:
+    return AlreadyExists(
+        f"{field_name}: this key already stored turn {stored.id} with another role, content, speaker, metadata, "
+        "tool interactions or time; a key replays its first turn and never overwrites it (use a new key)",
+        reason="IDEMPOTENCY_KEY_REUSED",
+        metadata={"field": field_name, "id": stored.id},
+    )
 
 
 def requester_of(principal: str, user_id: str) -> str:

@@ -27,7 +27,9 @@ from agent_svc.domain.transcript import (
     TurnDraft,
     automatic_key,
     bounded_id,
+    key_reused,
     normalise_content,
+    repeats,
     speaker_name,
     turn_id_for,
     validate_metadata,
@@ -94,10 +96,16 @@ async def import_turns(
     session = await get_session(org_id, session_id, transcript=transcript)
     now = clock.now()
 
+    prepared = prepare(session.id, drafts, now)
+
     def reflect(done: Appended) -> list[Job]:
+        # Raised here, inside the append's transaction: a batch with one reused key writes nothing.
+        for index, (draft, given, stored) in enumerate(zip(drafts, prepared, done.turns, strict=True)):
+            if draft.idempotency_key.strip() and not repeats(given, stored, timed=draft.created_at is not None):
+                raise key_reused(f"turns[{index}].idempotency_key", stored)
         return [reflect_job(org_id, session.id, max(turn.sequence for turn in done.turns))] if done.created else []
 
-    appended = await transcript.append(org_id, session.id, prepare(session.id, drafts, now), now, then=reflect)
+    appended = await transcript.append(org_id, session.id, prepared, now, then=reflect)
     if not appended.accepted:
         raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
     await messages.index(session.scope, session.id, [turn for turn in appended.turns if turn.role in INDEXED_ROLES])

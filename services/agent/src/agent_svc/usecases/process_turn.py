@@ -36,7 +36,9 @@ from agent_svc.domain.transcript import (
     Turn,
     TurnDraft,
     bounded_id,
+    key_reused,
     normalise_content,
+    repeats,
     speaker_name,
     turn_id_for,
     validate_metadata,
@@ -104,6 +106,8 @@ async def process_turn(
     token = await services.working_memory.acquire_lease_and_append(session.id, turn.id, turn)
     try:
         stored = await _store(org_id, session, turn, services)
+        if stored.created == 0 and not repeats(turn, stored.turns[0]):
+            raise key_reused("turn.idempotency_key", stored.turns[0])  # nothing was written
         if stored.created == 0 and (replay := await _replay(org_id, session, stored.turns[0], services)) is not None:
             return replay
         said = stored.turns[0]  # the stored turn: a retry whose first attempt failed half-way completes it

@@ -67,7 +67,7 @@ async def start_session(
     metadata: Mapping[str, str],
     request_id: str,
     *,
-    requester: str,
+    requester: str = "",
     transcript: Transcript,
     clock: Clock,
 ) -> Session:
@@ -107,7 +107,7 @@ async def start_and_prime(
     initial_message: str,
     include_prime: bool,
     *,
-    requester: str,
+    requester: str = "",
     transcript: Transcript,
     clock: Clock,
     assembler: ContextAssembler,

@@ -44,6 +44,7 @@ from memory_svc.adapters.redis_calls import RedisCalls
 from memory_svc.adapters.redis_files import RedisFiles
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
+from memory_svc.adapters.timestamp_repair import repair_stored_timestamps
 from memory_svc.config import Settings
 from memory_svc.usecases.access_behind import AccessWriteBehind
 from memory_svc.usecases.episode_ports import EpisodeIndex
@@ -127,6 +128,8 @@ async def open_vector_stores(
         stores = await EdgeVectorStores.open(Path(settings.data_dir) / "qdrant", **model)
         stack.push_async_callback(stores.close)
         run_in_background(stack, _optimize_periodically(stores.shards, settings.optimize_interval_seconds))
+    # Times stored before the fixed-width form, rewritten once; a read of the time fields when none is.
+    await repair_stored_timestamps(stores.items.store, stores.episodes.store)
     if stores.state.stale:
         error = stores.state.stale[0]
         log.warning(

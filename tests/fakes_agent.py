@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import dataclasses
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -50,7 +50,7 @@ from agent_svc.usecases.erasure_ports import ErasedObservations, Erasure
 from agent_svc.usecases.memory_ports import MemoryWrite
 from agent_svc.usecases.reflection_ports import Evidence
 from agent_svc.usecases.turn_loop_ports import EmotionPoint
-from lore_runtime.errors import DependencyUnavailable, FailedPrecondition, InvalidArgument, QuotaExceeded
+from lore_runtime.errors import Conflict, DependencyUnavailable, FailedPrecondition, InvalidArgument, QuotaExceeded
 
 _NAMESPACE = uuid.UUID("0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5")
 
@@ -78,6 +78,13 @@ class InMemoryTranscript:
         self._request_ids: dict[tuple[str, str, str], str] = {}
         self.queued: list[Job] = []
         self.requested: list[Job] = []
+        # Erasure's fence (InMemoryErasureStore sets it): a new session or turn of a scope being
+        # erased is refused, as Postgres's triggers refuse it.
+        self.fence: Callable[[str, Scope], Awaitable[bool]] | None = None
+
+    async def _refuse_while_erasing(self, org_id: str, scope: Scope) -> None:
+        if self.fence is not None and await self.fence(org_id, scope):
+            raise Conflict("this subject is being erased", reason="SUBJECT_ERASING")
 
     def _enqueue(self, jobs: Sequence[Job]) -> None:
         for job in jobs:
@@ -90,6 +97,7 @@ class InMemoryTranscript:
         self.queued.remove(job)
 
     async def start(self, session: Session, request_id: str, requester: str = "") -> Session:
+        await self._refuse_while_erasing(session.org_id, session.scope)
         if request_id and (existing := self._request_ids.get((session.org_id, requester, request_id))) is not None:
             return self.sessions[(session.org_id, existing)]
         stored = dataclasses.replace(
@@ -156,6 +164,7 @@ class InMemoryTranscript:
         session = self.sessions.get((org_id, session_id))
         if session is None or session.status != "active":
             return Appended([], 0, accepted=False)
+        await self._refuse_while_erasing(org_id, session.scope)
         existing = self.turns_by_session[(org_id, session_id)]
         new: list[Turn] = []
         stored: list[Turn] = []
@@ -769,6 +778,7 @@ class InMemoryErasureStore:
     def __init__(self, transcript: InMemoryTranscript, loop: InMemoryTurnLoop | None = None) -> None:
         self._transcript = transcript
         self._loop = loop
+        transcript.fence = self.erasing
         self.erasures: dict[tuple[str, str], Erasure] = {}
         self._request_ids: dict[tuple[str, str], str] = {}
         self.queued: list[Job] = []

@@ -19,6 +19,7 @@ from agent_svc.domain.jobs import Job, episode_job, erase_job, reflect_job
 from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, turn_id_for
 from agent_svc.domain.turn_loop import TurnResult
 from agent_svc.usecases.erasure_ports import Erasure
+from lore_runtime.errors import Conflict
 
 from tests.fakes_agent import InMemoryErasureStore, InMemoryTranscript, InMemoryTurnLoop
 
@@ -348,7 +349,6 @@ async def test_record_merges_counts_keeping_the_larger_of_each(backend: Backend)
 
 async def test_delete_transcript_deletes_the_orgs_sessions_with_their_turns_and_results(backend: Backend) -> None:
     org, other = new_org(), new_org()
-    erasure = await requested(backend, org)
     doomed = await session_in(backend, org, Scope(user_id="u-1"), said=2)
     quiet = await session_in(backend, org, Scope(user_id="u-1"), said=1)
     kept = await session_in(backend, org, Scope(user_id="u-2"), said=1)
@@ -357,6 +357,7 @@ async def test_delete_transcript_deletes_the_orgs_sessions_with_their_turns_and_
     await backend.loop.save_result(org, doomed, answered, TurnResult("hi"), T0)
     foreign_turn = (await turn_ids_of(backend, other, foreign))[0]
     await backend.loop.save_result(other, foreign, foreign_turn, TurnResult("hey"), T0)
+    erasure = await requested(backend, org)
 
     await backend.store.delete_transcript(org, erasure.id, [doomed, quiet, foreign, str(uuid.uuid4())])
 
@@ -375,7 +376,6 @@ async def test_delete_transcript_drops_the_jobs_still_waiting_for_the_sessions_a
     backend: Backend,
 ) -> None:
     org, other = new_org(), new_org()
-    erasure = await requested(backend, org)
     doomed = await session_in(backend, org, Scope(user_id="u-1"))
     kept = await session_in(backend, org, Scope(user_id="u-2"))
     foreign = await session_in(backend, other, Scope(user_id="u-1"))
@@ -385,6 +385,7 @@ async def test_delete_transcript_drops_the_jobs_still_waiting_for_the_sessions_a
         queued = [reflect_job(owner, session_id, 2), episode_job(owner, session_id)]
         await backend.transcript.append(owner, session_id, said, T0, then=lambda _, queued=queued: queued)
         jobs[session_id] = queued
+    erasure = await requested(backend, org)
 
     await backend.store.delete_transcript(org, erasure.id, [doomed, foreign])
 
@@ -422,8 +423,8 @@ async def test_forget_shown_drops_every_stored_turn_result_whose_context_showed_
 
 async def test_a_rerun_of_delete_transcript_never_lowers_its_counts(backend: Backend) -> None:
     org = new_org()
-    erasure = await requested(backend, org)
     session = await session_in(backend, org, Scope(user_id="u-1"), said=2)
+    erasure = await requested(backend, org)
     await backend.store.record(org, erasure.id, {"memories": 4})
 
     await backend.store.delete_transcript(org, erasure.id, [session])
@@ -436,14 +437,48 @@ async def test_a_rerun_of_delete_transcript_never_lowers_its_counts(backend: Bac
 
 async def test_an_erased_sessions_request_id_starts_a_new_session(backend: Backend) -> None:
     org = new_org()
-    erasure = await requested(backend, org)
     session = await session_in(backend, org, Scope(user_id="u-1"), said=2, request_id="start-1")
+    erasure = await requested(backend, org)
     await backend.store.delete_transcript(org, erasure.id, [session])
 
     again = await session_in(backend, org, Scope(user_id="u-3"), said=1, request_id="start-1")
 
     restarted = await backend.transcript.get(org, again)
     assert (restarted.status, restarted.scope, restarted.turn_count) == ("active", Scope(user_id="u-3"), 1)
+
+
+# --- the fence -------------------------------------------------------------------------------------
+
+
+async def test_an_unfinished_erasure_fences_its_subject_until_it_completes(backend: Backend) -> None:
+    org, other = new_org(), new_org()
+    scope = Scope(user_id="u-1", agent_id="aria")
+    before = await session_in(backend, org, scope)
+    erasure = await requested(backend, org, Scope(user_id="u-1"))
+
+    assert await backend.store.erasing(org, scope) and await backend.store.erasing(org, Scope(user_id="u-1"))
+    assert not await backend.store.erasing(org, Scope(user_id="u-2", agent_id="aria")), "another user"
+    assert not await backend.store.erasing(org, Scope(agent_id="aria")), "the subject names a user"
+    assert not await backend.store.erasing(other, scope), "another org"
+    late = [Turn(turn_id_for(before, "late"), before, 0, "user", "later", T0, {}, "late")]
+    for write in (session_in(backend, org, scope), backend.transcript.append(org, before, late, T0)):
+        with pytest.raises(Conflict) as refused:
+            await write
+        assert refused.value.reason == "SUBJECT_ERASING"
+    await session_in(backend, org, Scope(user_id="u-2", agent_id="aria"))
+    await session_in(backend, other, scope)
+
+    await backend.store.complete(org, erasure.id, T0)
+
+    assert not await backend.store.erasing(org, scope)
+    await session_in(backend, org, scope)
+
+
+async def test_running_session_jobs_count_none_when_no_job_runs(backend: Backend) -> None:
+    org = new_org()
+    session = await session_in(backend, org, Scope(user_id="u-1"))
+    assert await backend.store.running_session_jobs(org, [session]) == 0
+    assert await backend.store.running_session_jobs(org, []) == 0
 
 
 def _fields(erasure: Erasure) -> dict:

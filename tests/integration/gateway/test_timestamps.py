@@ -12,7 +12,9 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
 import pytest
+from lore_migrations import discover
 
 CALENDAR = "must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z"
 OBSERVED = "must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)"
@@ -208,3 +210,70 @@ async def test_the_bounds_of_the_calendar_round_trip_exactly_through_every_read(
         f"/v1/memories/{memory['id']}", json={"memory": {"importance": 0.9}, "updateMask": "importance"}
     )
     assert patched.status_code == 200 and patched.json()["memory"]["validAt"] == value
+
+
+async def _run_migration(owner_dsn: str, package: str, name: str) -> None:
+    """Run one migration's SQL again (every one of them is idempotent), as ``lore migrate`` runs it."""
+    (migration,) = [found for found in discover(package) if found.name == name]
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        async with connection.transaction():
+            await connection.execute(migration.sql)
+    finally:
+        await connection.close()
+
+
+async def _as_the_bug_left_it(owner_dsn: str, table: str, trigger: str, sql: str, *args) -> None:
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        async with connection.transaction():
+            await connection.execute(f"ALTER TABLE {table} DISABLE TRIGGER {trigger}")
+            await connection.execute(sql, *args)
+            await connection.execute(f"ALTER TABLE {table} ENABLE TRIGGER {trigger}")
+    finally:
+        await connection.close()
+
+
+async def test_lore_migrate_moves_a_stored_turn_time_outside_the_calendar_to_its_bound(client_for, org_id, migrated_pg):
+    client = await client_for(org_id)
+    session_id = await _session(client)
+    turn = {"role": "TURN_ROLE_USER", "content": "Long ago.", "createdAt": "2023-05-08T13:56:00Z"}
+    assert (await client.post(f"/v1/sessions/{session_id}/turns:import", json={"turns": [turn]})).status_code == 200
+    await _as_the_bug_left_it(
+        migrated_pg.owner_dsn,
+        "agent.turns",
+        "turns_append_only",
+        "UPDATE agent.turns SET created_at = '0001-01-01T00:00:00Z' WHERE session_id = $1",
+        uuid.UUID(session_id),
+    )
+    await _run_migration(migrated_pg.owner_dsn, "agent_svc", "timestamps_in_range")
+    listed = await client.get(f"/v1/sessions/{session_id}/turns")
+    assert listed.status_code == 200 and [t["createdAt"] for t in listed.json()["turns"]] == ["1900-01-01T00:00:00Z"]
+
+
+async def test_lore_migrate_moves_stored_evidence_times_outside_their_range_to_their_bounds(
+    client_for, org_id, migrated_pg
+):
+    client = await client_for(org_id)
+    body = {
+        "agentId": "agent-old",
+        "candidate": {
+            "kind": "OBSERVATION_KIND_OPERATOR_PREFERENCE",
+            "subjectType": "SUBJECT_TYPE_ENTITY",
+            "subjectId": "user-old",
+            "slot": "os",
+            "summary": "Prefers Linux.",
+            "evidence": [EVIDENCE],
+        },
+    }
+    observation = (await client.post("/v1/observations:observe", json=body)).json()["observation"]
+    await _as_the_bug_left_it(
+        migrated_pg.owner_dsn,
+        "observations.evidence",
+        "evidence_guard",
+        "UPDATE observations.evidence SET observed_at = '0001-01-01T00:00:00Z' WHERE observation_id = $1",
+        uuid.UUID(observation["id"]),
+    )
+    await _run_migration(migrated_pg.owner_dsn, "observations_svc", "timestamps_in_range")
+    got = await client.get(f"/v1/observations/{observation['id']}")
+    assert got.status_code == 200 and got.json()["observation"]["evidence"][0]["observedAt"] == "1900-01-01T00:00:00Z"

@@ -11,7 +11,7 @@ async def records_of(owner_dsn: str, org_id: str) -> dict[str, bytes]:
     connection = await asyncpg.connect(owner_dsn)
     try:
         rows = await connection.fetch(
-            "SELECT key, body FROM gateway.idempotency_records WHERE org_id = $1 AND state = 'completed'", org_id
+            "SELECT key, body FROM gateway.caller_idempotency_records WHERE org_id = $1 AND state = 'completed'", org_id
         )
     finally:
         await connection.close()

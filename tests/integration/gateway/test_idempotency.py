@@ -7,32 +7,43 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
+from datetime import timedelta
 from types import SimpleNamespace
 
 import asyncpg
 import httpx
+import jwt
 import pytest
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
+from gateway_svc.adapters.postgres_idempotency import PostgresIdempotencyStore
+from gateway_svc.adapters.postgres_key_admin import create_api_key
+from gateway_svc.adapters.redis_rate_limits import NoRateLimiter
 from gateway_svc.api import errors as gateway_errors
 from gateway_svc.api import idempotency
+from gateway_svc.api.auth import authorized
+from gateway_svc.app import create_app
 from gateway_svc.bootstrap import idempotency_store
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES, Caller
+from gateway_svc.domain.idempotency import Claim, IdempotencyRecord, Namespace
+from lore_migrations import discover, migrate
 from lore_runtime import errors
 from lore_runtime.settings import load_settings
 
+from tests.backends import fresh_database
 from tests.grpc_harness import SERVICE_TOKEN_ENV
-from tests.integration.gateway.conftest import _create_key, asgi_client
+from tests.integration.gateway.conftest import _create_key, asgi_client, gateway_settings
 
 
 def _key() -> dict[str, str]:
     return {"Idempotency-Key": f"key-{uuid.uuid4().hex}"}
 
 
-async def _client_as(gateway, owner_dsn: str, org_id: str, principal: str) -> httpx.AsyncClient:
-    return asgi_client(gateway, await _create_key(owner_dsn, org_id, principal=principal))
+async def _client_as(gateway, owner_dsn: str, org_id: str, principal: str, scopes=ALL_SCOPES) -> httpx.AsyncClient:
+    return asgi_client(gateway, await _create_key(owner_dsn, org_id, scopes, principal=principal))
 
 
 async def _owner_execute(owner_dsn: str, sql: str, *args) -> None:
@@ -114,6 +125,165 @@ async def test_a_key_belongs_to_its_org_and_principal(client_for, gateway, migra
     assert changed.status_code == 409  # the colleague's own record, not the owner's
 
 
+async def _pinned_client(gateway, owner_dsn: str, org_id: str, principal: str, user_id: str, scopes=ALL_SCOPES):
+    _, key = await create_api_key(
+        owner_dsn,
+        org_id=org_id,
+        principal=principal,
+        scopes=[scope for scope in scopes if scope != "operator"],
+        user_id=user_id,
+    )
+    return asgi_client(gateway, key)
+
+
+async def test_keys_pinned_to_two_users_of_one_principal_never_share_an_answer(
+    client_for, gateway, migrated_pg, org_id
+):
+    app = await client_for(org_id)
+    for user_id in ("alice", "bob"):
+        memory = {"content": f"{user_id.title()} keeps bees.", "memoryType": "MEMORY_TYPE_FACT"}
+        body = {"memories": [{**memory, "scope": {"userId": user_id}}]}
+        assert (await app.post("/v1/memories", json=body)).status_code == 200
+    key = {"Idempotency-Key": "chat-41/turn-3"}
+    search = {"query": "Who keeps bees?", "k": 10}
+    alice = await _pinned_client(gateway, migrated_pg.owner_dsn, org_id, "tutor-app", "alice")
+    bob = await _pinned_client(gateway, migrated_pg.owner_dsn, org_id, "tutor-app", "bob")
+    try:
+        alices = await alice.post("/v1/memories:search", json=search, headers=key)
+        bobs = await bob.post("/v1/memories:search", json=search, headers=key)
+        alices_again = await alice.post("/v1/memories:search", json=search, headers=key)
+    finally:
+        await alice.aclose()
+        await bob.aclose()
+
+    assert alices.status_code == bobs.status_code == 200, (alices.text, bobs.text)
+    assert "Idempotent-Replayed" not in bobs.headers
+    assert "Alice" in alices.text and "Alice" not in bobs.text and "Bob" in bobs.text
+    assert alices_again.headers["Idempotent-Replayed"] == "true" and alices_again.content == alices.content
+
+
+async def test_a_key_without_the_routes_scope_is_refused_not_replayed(client_for, gateway, migrated_pg, org_id):
+    reader = await _client_as(gateway, migrated_pg.owner_dsn, org_id, "tutor-app", scopes=["memories:read"])
+    writer = await _client_as(gateway, migrated_pg.owner_dsn, org_id, "tutor-app", scopes=["sessions:write"])
+    key = _key()
+    search = {"query": "Who keeps bees?", "scope": {"userId": "alice"}}
+    try:
+        read = await reader.post("/v1/memories:search", json=search, headers=key)
+        refused = await writer.post("/v1/memories:search", json=search, headers=key)
+        replayed = await reader.post("/v1/memories:search", json=search, headers=key)
+    finally:
+        await reader.aclose()
+        await writer.aclose()
+
+    assert read.status_code == 200, read.text
+    assert refused.status_code == 403 and "Idempotent-Replayed" not in refused.headers, refused.text
+    assert refused.json()["error"]["details"][0]["reason"] == "SCOPE_MISSING"
+    assert replayed.headers["Idempotent-Replayed"] == "true"  # the refusal took nothing from the record
+
+
+async def test_a_pinned_key_is_refused_an_org_wide_route_before_any_replay(gateway, migrated_pg, org_id):
+    pinned = await _pinned_client(gateway, migrated_pg.owner_dsn, org_id, "tutor-app", "alice")
+    try:
+        refused = [await pinned.post("/v1/admin/decay:run", json={}, headers={"Idempotency-Key": "k"}) for _ in "12"]
+    finally:
+        await pinned.aclose()
+
+    assert [response.status_code for response in refused] == [403, 403]
+    assert all("Idempotent-Replayed" not in response.headers for response in refused)
+    assert refused[1].json()["error"]["details"][0]["reason"] == "USER_PINNED"
+
+
+async def test_a_rotated_key_of_the_same_principal_and_user_replays_its_answers(gateway, migrated_pg, org_id):
+    key = _key()
+    body = {"memories": [{"content": "A note of the tutor app.", "memoryType": "MEMORY_TYPE_FACT"}]}
+    answers = []
+    for user_id in ("alice", "alice", ""):
+        if user_id:
+            client = await _pinned_client(gateway, migrated_pg.owner_dsn, org_id, "tutor-app", user_id)
+        else:
+            client = await _client_as(gateway, migrated_pg.owner_dsn, org_id, "tutor-app")
+        async with client:
+            answers.append(await client.post("/v1/memories", json=body, headers=key))
+    first, rotated, org_wide = answers
+
+    assert first.status_code == rotated.status_code == org_wide.status_code == 200, first.text
+    assert rotated.headers["Idempotent-Replayed"] == "true" and rotated.content == first.content
+    assert "Idempotent-Replayed" not in org_wide.headers  # the principal's org-wide namespace is another
+    assert first.json()["memories"][0]["scope"]["userId"] == "alice"
+    assert org_wide.json()["memories"][0]["scope"].get("userId", "") == ""
+
+
+async def test_records_kept_before_keys_were_per_user_still_replay_to_their_org_wide_caller(pg_superuser_dsn):
+    """The migration carries the live records of the previous table into the org-wide namespace of
+    their principal; expired ones stay behind."""
+    migrations = discover("gateway_svc")
+    body = json.dumps({"scope": {"userId": "u-1"}}).encode()
+    fingerprint = idempotency.request_hash("POST", "/v1/sessions", b"", body)
+    async with fresh_database(pg_superuser_dsn, prefix="lore_idem") as urls:
+        await migrate(urls.owner_dsn, "gateway", [m for m in migrations if m.version < 5])
+        for key, expires in (("live", timedelta(hours=1)), ("expired", timedelta(hours=-1))):
+            await _owner_execute(
+                urls.owner_dsn,
+                """INSERT INTO gateway.idempotency_records
+                       (org_id, principal, key, method, path, request_hash, state, status_code, content_type,
+                        body, expires_at)
+                   VALUES ('acme', 'tutor-app', $1, 'POST', '/v1/sessions', $2, 'completed', 200,
+                           'application/json', '{"kept": true}', now() + $3)""",
+                key,
+                fingerprint,
+                expires,
+            )
+        await migrate(urls.owner_dsn, "gateway", migrations)
+        pool = await asyncpg.create_pool(urls.app_dsn, min_size=1, max_size=2)
+        try:
+            store = PostgresIdempotencyStore(pool, ttl_seconds=60, in_progress_seconds=60)
+            org_wide, pinned = Namespace("acme", "tutor-app"), Namespace("acme", "tutor-app", "alice")
+            kept = await store.claim(org_wide, "live", "POST", "/v1/sessions", fingerprint)
+            expired = await store.claim(org_wide, "expired", "POST", "/v1/sessions", fingerprint)
+            pinneds = await store.claim(pinned, "live", "POST", "/v1/sessions", fingerprint)
+        finally:
+            await pool.close()
+
+    assert isinstance(kept, IdempotencyRecord) and (kept.status_code, kept.body) == (200, b'{"kept": true}')
+    assert isinstance(expired, Claim) and isinstance(pinneds, Claim)  # new keys: the request runs
+
+
+JWT_SECRET = "idempotency-test-secret-of-32-bytes-or-more"
+JWT_AUDIENCE = "lore-idempotency"
+
+
+@pytest.fixture(scope="module")
+async def jwt_gateway(services, migrated_pg, redis_url):
+    settings = gateway_settings(
+        services, migrated_pg, redis_url, LORE_JWT_HS256_SECRET=JWT_SECRET, LORE_JWT_AUDIENCE=JWT_AUDIENCE
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+def _token(org_id: str, subject: str, **claims: str) -> str:
+    expires = int(time.time()) + 600
+    payload = {"sub": subject, "org_id": org_id, "aud": JWT_AUDIENCE, "exp": expires, "scope": "admin", **claims}
+    return jwt.encode(payload, JWT_SECRET, algorithm="HS256")
+
+
+async def test_tokens_of_one_subject_pinned_to_two_users_never_share_an_answer(jwt_gateway, org_id):
+    key = _key()
+    body = {"memories": [{"content": "A note of the tutor app.", "memoryType": "MEMORY_TYPE_FACT"}]}
+    answers = []
+    for claims in ({"user_id": "alice"}, {"user_id": "bob"}, {}, {"user_id": "alice"}):
+        async with asgi_client(jwt_gateway, _token(org_id, "tutor-app", **claims)) as client:
+            answers.append(await client.post("/v1/memories", json=body, headers=key))
+    alice, _, _, alice_again = answers
+
+    assert all(answer.status_code == 200 for answer in answers), [answer.text for answer in answers]
+    assert [answer.headers.get("Idempotent-Replayed") for answer in answers] == [None, None, None, "true"]
+    owners = [answer.json()["memories"][0]["scope"].get("userId", "") for answer in answers]
+    assert owners == ["alice", "bob", "", "alice"]
+    assert alice_again.content == alice.content
+
+
 async def test_a_client_error_is_replayed_as_it_was(client_for, org_id):
     client = await client_for(org_id)
     key = _key()
@@ -133,7 +303,7 @@ async def test_a_key_still_in_progress_is_refused_with_retry_after(client_for, m
     body = json.dumps({"scope": {"userId": "u-1"}}).encode()
     await _owner_execute(
         migrated_pg.owner_dsn,
-        """INSERT INTO gateway.idempotency_records
+        """INSERT INTO gateway.caller_idempotency_records
                (org_id, principal, key, method, path, request_hash, state, expires_at)
            VALUES ($1, 'tester', $2, 'POST', '/v1/sessions', $3, 'in_progress', now() + interval '1 hour')""",
         org_id,
@@ -155,7 +325,7 @@ async def test_an_expired_key_runs_the_request_again(client_for, migrated_pg, or
     first = await client.post("/v1/sessions", json={"scope": {"userId": "u-1"}}, headers=key)
     await _owner_execute(
         migrated_pg.owner_dsn,
-        "UPDATE gateway.idempotency_records SET expires_at = now() - interval '1 second' WHERE org_id = $1",
+        "UPDATE gateway.caller_idempotency_records SET expires_at = now() - interval '1 second' WHERE org_id = $1",
         org_id,
     )
 
@@ -168,28 +338,31 @@ async def test_an_expired_key_runs_the_request_again(client_for, migrated_pg, or
 
 
 async def test_expired_records_of_any_org_are_purged_when_a_key_is_recorded(client_for, migrated_pg, org_id):
+    """Those a gateway of the previous release wrote (``gateway.idempotency_records``) too."""
     stale_org = f"{org_id}-stale"
-    await _owner_execute(
-        migrated_pg.owner_dsn,
-        """INSERT INTO gateway.idempotency_records
-               (org_id, principal, key, method, path, request_hash, state, created_at, expires_at)
-           VALUES ($1, 'tester', 'old', 'POST', '/v1/sessions', $2, 'in_progress',
-                   now() - interval '2 days', now() - interval '1 day')""",
-        stale_org,
-        bytes(32),
-    )
+    for table in ("gateway.caller_idempotency_records", "gateway.idempotency_records"):
+        await _owner_execute(
+            migrated_pg.owner_dsn,
+            f"""INSERT INTO {table}
+                   (org_id, principal, key, method, path, request_hash, state, created_at, expires_at)
+               VALUES ($1, 'tester', 'old', 'POST', '/v1/sessions', $2, 'in_progress',
+                       now() - interval '2 days', now() - interval '1 day')""",
+            stale_org,
+            bytes(32),
+        )
     client = await client_for(org_id)
 
     await client.post("/v1/sessions", json={}, headers=_key())
 
     connection = await asyncpg.connect(migrated_pg.owner_dsn)
     try:
-        left = await connection.fetchval(
-            "SELECT count(*) FROM gateway.idempotency_records WHERE org_id = $1", stale_org
-        )
+        left = [
+            await connection.fetchval(f"SELECT count(*) FROM {table} WHERE org_id = $1", stale_org)
+            for table in ("gateway.caller_idempotency_records", "gateway.idempotency_records")
+        ]
     finally:
         await connection.close()
-    assert left == 0
+    assert left == [0, 0]
 
 
 @pytest.mark.parametrize(
@@ -257,20 +430,22 @@ async def small(migrated_pg, org_id):
         runs[name] = runs.get(name, 0) + 1
         return runs[name]
 
-    @app.post("/fail")
+    guarded = {"dependencies": [Depends(authorized("sessions:write"))]}
+
+    @app.post("/fail", **guarded)
     async def fail() -> JSONResponse:
         return JSONResponse({"run": counted("fail")}, status_code=503)
 
-    @app.post("/raise")
+    @app.post("/raise", **guarded)
     async def explode() -> None:
         counted("raise")
         raise RuntimeError("boom")
 
-    @app.post("/busy")
+    @app.post("/busy", **guarded)
     async def busy() -> JSONResponse:
         return JSONResponse({"run": counted("busy")}, status_code=429)
 
-    @app.post("/slow")
+    @app.post("/slow", **guarded)
     async def slow(request: Request) -> dict[str, int]:
         await request.body()
         await release.wait()
@@ -282,6 +457,7 @@ async def small(migrated_pg, org_id):
         settings=settings,
         postgres=pool,
         authenticator=_Authenticator(org_id),
+        rate_limiter=NoRateLimiter(),
         idempotency=idempotency_store(settings, pool),  # the records the middleware keeps, as the gateway wires them
     )
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)

@@ -10,10 +10,15 @@ The tenant is taken from the credential, never from the request.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Iterator
 
 from fastapi import Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import iter_route_contexts
 from lore_runtime import errors
+from starlette.applications import Starlette
+from starlette.routing import Match
+from starlette.types import Scope
 
 from gateway_svc.api.jwt_verifier import JwtVerifier
 from gateway_svc.domain.credentials import OPERATOR, Caller, bearer_token
@@ -44,27 +49,60 @@ async def authenticated(request: Request) -> Caller:
     return caller
 
 
-def authorized(scope: str, *more: str, org_wide: bool = False) -> Callable[[Request], Awaitable[Caller]]:
-    """FastAPI dependency of a route that needs ``scope`` (and ``more``): the authenticated caller,
-    once the scopes are checked and the request counted against the credential's rate limit of
-    ``scope``, the route's first. An ``org_wide`` route (and every ``admin`` one) acts on the
-    organisation as a whole, so a credential pinned to one user (``user_pin``) may not use it."""
-    whole_org = org_wide or bool({"admin", OPERATOR} & {scope, *more})
+class Authorization:
+    """FastAPI dependency of a route that needs ``scopes``: the authenticated caller, once ``check``
+    passed and the request was counted against the credential's rate limit of the route's first
+    scope. A ``whole_org`` route (and every ``admin`` one) acts on the organisation as a whole, so a
+    credential pinned to one user (``user_pin``) may not use it.
 
-    async def dependency(request: Request) -> Caller:
-        caller = await authenticated(request)
-        for needed in (scope, *more):
+    The Idempotency-Key middleware finds a route's ``Authorization`` (``guards_of``) and runs its
+    ``check`` before it replays anything."""
+
+    def __init__(self, scopes: tuple[str, ...], *, whole_org: bool) -> None:
+        self.scopes = scopes
+        self.whole_org = whole_org or bool({"admin", OPERATOR} & set(scopes))
+
+    def check(self, caller: Caller) -> None:
+        """PermissionDenied unless ``caller`` holds every scope and, on a whole-org route, is org-wide."""
+        for needed in self.scopes:
             caller.require(needed)
-        if whole_org and caller.user_id:
+        if self.whole_org and caller.user_id:
             raise errors.PermissionDenied(
                 "this route acts on the whole organisation: a credential pinned to one user cannot use it",
                 reason="USER_PINNED",
             )
+
+    async def __call__(self, request: Request) -> Caller:
+        caller = await authenticated(request)
+        self.check(caller)
         try:
-            await request.app.state.container.rate_limiter.admit(caller.credential or caller.principal, scope)
+            await request.app.state.container.rate_limiter.admit(caller.credential or caller.principal, self.scopes[0])
         except errors.QuotaExceeded:
-            request.app.state.metrics.rate_limited.labels(scope).inc()
+            request.app.state.metrics.rate_limited.labels(self.scopes[0]).inc()
             raise
         return caller
 
-    return dependency
+
+def authorized(scope: str, *more: str, org_wide: bool = False) -> Authorization:
+    """The dependency of a route that needs ``scope`` (and ``more``); ``org_wide``: the route acts
+    on the organisation as a whole (``Authorization``)."""
+    return Authorization((scope, *more), whole_org=org_wide)
+
+
+def guards_of(app: Starlette, scope: Scope) -> tuple[Authorization, ...] | None:
+    """The ``Authorization`` dependencies of the route ``scope`` (an HTTP request) is for; ``None``
+    when no route of ``app`` takes it or the route has none (it checks its caller itself, or not at
+    all)."""
+    for route in iter_route_contexts(app.routes):  # as the router tries them, included routers' too
+        if route.matches(scope)[0] is Match.FULL:
+            dependant = getattr(route, "dependant", None)
+            found = tuple(_authorizations(dependant)) if isinstance(dependant, Dependant) else ()
+            return found or None
+    return None
+
+
+def _authorizations(dependant: Dependant) -> Iterator[Authorization]:
+    for dependency in dependant.dependencies:
+        if isinstance(dependency.call, Authorization):
+            yield dependency.call
+        yield from _authorizations(dependency)

@@ -1,12 +1,15 @@
 """``Idempotency-Key`` on POST: a retried request is answered from the first response, once.
 
-A POST carrying the header is recorded in ``gateway.idempotency_records`` under the caller's
-org, principal and key (a key is its caller's namespace), with a SHA-256 of the method, path,
-query string and body. The first request claims the key (an ``INSERT … ON CONFLICT`` decides
-who is first), runs, and its response (status, content type, body) is stored; a repeat of the
-same request gets that response again with ``Idempotent-Replayed: true``. A repeat while the
-first still runs gets 409 ``IDEMPOTENCY_KEY_IN_USE`` (``Retry-After: 1``); the key sent with a
-different request gets 409 ``IDEMPOTENCY_KEY_REUSED``.
+A key is its caller's namespace (``domain.idempotency.Namespace``): the org, the principal and the
+user the credential is pinned to (none for an org-wide credential). The same key from another caller
+is simply another key; a rotated API key, or a fresh token, of the same principal and user finds its
+records. A POST carrying the header is recorded in ``gateway.caller_idempotency_records`` under its
+caller's namespace, with a SHA-256 of the method, path, query string and body. The first request
+claims the key (an ``INSERT … ON CONFLICT`` decides who is first), runs, and its response (status,
+content type, body) is stored; a repeat of the same request gets that response again with
+``Idempotent-Replayed: true``. A repeat while the first still runs gets 409
+``IDEMPOTENCY_KEY_IN_USE`` (``Retry-After: 1``); the key sent with a different request gets 409
+``IDEMPOTENCY_KEY_REUSED``.
 
 Recorded: 2xx and 4xx answers, except 429 and 499 (come back later; nothing ran). Not recorded:
 5xx and failures, so the client can retry; the record is dropped. Records live
@@ -19,9 +22,11 @@ background job. Each record also names whom it concerns (``idempotency_subjects.
 person through ``POST /v1/subjects:forget`` deletes their records at once.
 
 The middleware is plain ASGI (the body is read once, bounded by ``LORE_MAX_BODY_BYTES``, and
-handed on to the route). The caller is authenticated first; a request that fails that, or
-whose body is larger than the limit, passes through untouched and is refused by its route as
-without the header.
+handed on to the route). Before any record is looked at, the caller is authenticated and must be
+allowed the route: its scopes and, on a route acting on the whole organisation, not pinned to a
+user (``auth.Authorization.check``, the route's own check). A request that fails either, whose body
+is larger than the limit, or that no REST route takes (``/mcp``: each of its tool calls is a REST
+call of its own) passes through untouched and is answered by its route as without the header.
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway_svc.domain.idempotency import HEADER, IdempotencyRecord, request_hash
+from gateway_svc.api.auth import guards_of
+from gateway_svc.domain.idempotency import HEADER, IdempotencyRecord, Namespace, request_hash
 from gateway_svc.domain.idempotency_subjects import subjects_of
 from gateway_svc.usecases.ports import IdempotencyStore
 
@@ -79,10 +85,16 @@ class IdempotencyMiddleware:
             return
         request = Request(scope)
         container = request.app.state.container
+        guards = guards_of(request.app, scope)
         try:
             caller = await container.authenticator.authenticate(headers.get("authorization"))
+            for guard in guards or ():
+                guard.check(caller)  # scopes and pin, before any record is looked at
         except errors.LoreError:
             await self.app(scope, receive, send)  # the route refuses it as it would without the header
+            return
+        if guards is None:  # not a REST route: the header means nothing there
+            await self.app(scope, receive, send)
             return
         if len(keys) > 1 or not _KEY.match(keys[0]):
             await _refuse(
@@ -108,9 +120,7 @@ class IdempotencyMiddleware:
         fingerprint = request_hash(scope["method"], scope["path"], scope.get("query_string", b""), body)
         named = subjects_of(scope["path"], body, user_id=caller.user_id)
         try:
-            claimed = await store.claim(
-                caller.org_id, caller.principal, keys[0], "POST", scope["path"], fingerprint, named
-            )
+            claimed = await store.claim(Namespace.of(caller), keys[0], "POST", scope["path"], fingerprint, named)
         except errors.LoreError as error:
             await _refuse(scope, receive, send, error, {"Retry-After": "1"})
             return

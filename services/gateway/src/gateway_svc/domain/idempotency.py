@@ -1,5 +1,6 @@
-"""Idempotency records, whatever keeps them: the claim a request holds on its key, the record another
-request left, and the fingerprint a repeat must match (``api/idempotency.py`` has the rules)."""
+"""Idempotency records, whatever keeps them: whose keys they are, the claim a request holds on its key,
+the record another request left, and the fingerprint a repeat must match (``api/idempotency.py`` has
+the rules)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,32 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from gateway_svc.domain.credentials import Caller
+
 HEADER = "Idempotency-Key"
+
+
+@dataclass(frozen=True, slots=True)
+class Namespace:
+    """Whose keys these are: the caller's org, principal and the user its credential is pinned to
+    (``""`` for an org-wide credential). The same key in another namespace is another key. The
+    credential itself is not part of it, so a rotated key (or a fresh token) of the same principal and
+    user finds its records."""
+
+    org_id: str
+    principal: str
+    user_id: str = ""
+
+    @classmethod
+    def of(cls, caller: Caller) -> Namespace:
+        return cls(caller.org_id, caller.principal, caller.user_id)
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
     """A key this request holds in progress: what ``complete`` and ``release`` act on."""
 
-    org_id: str
-    principal: str
+    namespace: Namespace
     key: str
     created_at: datetime
 

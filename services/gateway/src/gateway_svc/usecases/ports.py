@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from gateway_svc.domain.credentials import Caller
-from gateway_svc.domain.idempotency import Claim, IdempotencyRecord
+from gateway_svc.domain.idempotency import Claim, IdempotencyRecord, Namespace
 
 
 class ApiKeyVerifier(Protocol):
@@ -36,15 +36,15 @@ class AuthFailureCounter(Protocol):
 class IdempotencyStore(Protocol):
     async def claim(
         self,
-        org_id: str,
-        principal: str,
+        namespace: Namespace,
         key: str,
         method: str,
         path: str,
         request_hash: bytes,
         subjects: Sequence[str] = (),
     ) -> Claim | IdempotencyRecord:
-        """This request's claim on the key, else the live record another request left."""
+        """This request's claim on ``namespace``'s key, else the live record another request of the
+        namespace left."""
         ...
 
     async def complete(

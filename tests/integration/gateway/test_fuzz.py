@@ -9,6 +9,11 @@ and channels belong to that loop), so Hypothesis runs in a worker thread and han
 to the loop. The schema is the one the running app serves at ``/openapi.json``, loaded with
 ``schemathesis.openapi.from_dict``: ``from_asgi`` would start a second copy of the app's lifespan
 on schemathesis' own event-loop thread and keep it until the process exits.
+
+Besides what schemathesis generates, every operation gets the text classes of
+``lore_runtime.text_rules``: a valid generated request with one of its strings (a body string, a
+path or query parameter) replaced by an unpaired surrogate, or by a control or bidirectional
+character; the answer must still be no 5xx and documented.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import uuid
 from collections import Counter
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -26,6 +32,7 @@ import schemathesis
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from lore_runtime.settings import load_settings
 from schemathesis import GenerationMode
@@ -177,3 +184,86 @@ def test_at_least_a_thousand_cases_were_generated():
     print(f"fuzzing: {total} generated cases over {len(CASES)} operations, answers {dict(sorted(STATUSES.items()))}")
     assert CASES, "no operation was fuzzed"
     assert total >= MINIMUM_CASES * len(CASES) / len(FUZZED), CASES
+
+
+# The text classes (lore_runtime.text_rules): values a string of a valid request is replaced with.
+# A surrogate can be written in JSON ("\\ud800") or sent as its UTF-8 bytes (%ED%A0%80) in a URL.
+TEXT_CLASSES = {
+    "surrogate": ["\ud800", "a\udfffb", "\udbff\udc00\udbff"],
+    "control": ["a\nb", "\u202eabc", "\u2066x\u2069", "a\x1fb", "\x7f", "\u200f", "a\r\nb", "\ufeffx"],
+}
+TEXT_EXAMPLES = 6
+
+
+def _body_strings(value: Any, path: tuple = ()) -> list[tuple]:
+    """The location (keys and indexes) of every string in a JSON value."""
+    if isinstance(value, str):
+        return [path]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _body_strings(item, (*path, key))]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in _body_strings(item, (*path, index))]
+    return []
+
+
+def _replaced(value: Any, path: tuple, new: str) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replaced(value[head], rest, new)}
+    return [_replaced(item, rest, new) if index == head else item for index, item in enumerate(value)]
+
+
+def _url_text(value: str) -> str:
+    """``value`` percent-encoded as UTF-8, a surrogate as its own bytes (what a client can send)."""
+    return quote(value.encode("utf-8", "surrogatepass"), safe="")
+
+
+@pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
+@pytest.mark.parametrize("text_class", sorted(TEXT_CLASSES))
+@pytest.mark.parametrize("label", FUZZED)
+async def test_a_surrogate_or_control_character_in_any_string_gets_no_5xx(fuzzed, label, text_class):
+    schema, client, key = fuzzed
+    method, path = label.split(" ", 1)
+    operation = schema[path][method]
+    loop = asyncio.get_running_loop()
+    sent = Counter()
+
+    def send(case: schemathesis.Case, data: st.DataObject) -> None:
+        bad = data.draw(st.sampled_from(TEXT_CLASSES[text_class]), label="value")
+        places = [("body", found) for found in _body_strings(case.body)]
+        places += [("path", name) for name in sorted(case.path_parameters or {})]
+        places += [("query", name) for name in sorted(case.query or {})] or [("query", "x")]
+        where, name = data.draw(st.sampled_from(places), label="where")
+        body = _replaced(case.body, name, bad) if where == "body" else case.body
+        replaced = case.operation.Case(
+            body=body,
+            path_parameters=case.path_parameters,
+            query={k: v for k, v in (case.query or {}).items() if (where, k) != ("query", name)},
+            headers=case.headers,
+            media_type=case.media_type,
+        )
+        prepared = requests.Request(
+            **replaced.as_transport_kwargs(base_url="http://gateway", headers={"Authorization": f"Bearer {key}"})
+        ).prepare()
+        url = prepared.url
+        if where == "path":  # the value's own bytes in place of the generated one, as a client sends it
+            values = {k: _url_text(str(v)) for k, v in case.path_parameters.items()} | {name: _url_text(bad)}
+            query = url.partition("?")[2]
+            url = "http://gateway" + path.format(**values) + (f"?{query}" if query else "")
+        elif where == "query":
+            url += ("&" if "?" in url else "?") + f"{quote(name)}={_url_text(bad)}"
+        call = client.request(prepared.method, url, headers=dict(prepared.headers), content=prepared.body)
+        response = asyncio.run_coroutine_threadsafe(call, loop).result(timeout=120)
+        sent[label] += 1
+        STATUSES[response.status_code] += 1
+        replaced.validate_response(response, checks=CHECKS)
+
+    @settings(max_examples=TEXT_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(case=operation.as_strategy(generation_mode=GenerationMode.POSITIVE), data=st.data())
+    def run(case: schemathesis.Case, data: st.DataObject) -> None:
+        send(case, data)
+
+    await asyncio.to_thread(run)
+    assert sent[label] >= 1

@@ -26,6 +26,12 @@ class FlakyPgserver:
         return Server()
 
 
+@pytest.fixture(autouse=True)
+def no_server_to_secure(monkeypatch) -> None:
+    """No real cluster behind the fake: nothing to ask for passwords."""
+    monkeypatch.setattr(postgres.EmbeddedPostgres, "_secure", lambda self, uri: uri)
+
+
 def test_a_pg_ctl_killed_by_a_signal_is_tried_once_more(monkeypatch, tmp_path: Path) -> None:
     flaky = FlakyPgserver(-11)
     monkeypatch.setattr(postgres, "_import_pgserver", lambda: flaky)

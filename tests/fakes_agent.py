@@ -673,6 +673,8 @@ class FakeEpisodes(Remote):
         self, session: Session, draft: EpisodeDraft, message_count: int, started_at: datetime, ended_at: datetime
     ) -> str:
         self._enter("create")
+        if not draft.summary.strip():  # as the memory service validates an episode
+            raise InvalidArgument("episode.summary", "must not be empty")
         episode_id = str(uuid.uuid5(_NAMESPACE, f"episode\x00{session.id}"))
         self.created.setdefault(
             session.id, CreatedEpisode(episode_id, session, draft, message_count, started_at, ended_at)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from agent_svc.domain.digest import MAX_DIGEST_CHARS, DayEpisode, compose_digest, status_for_age
+from agent_svc.domain.extraction import EpisodeDraft, Utterance
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.rules import RuleExtractor
 from agent_svc.domain.transcript import Scope, Turn, turn_id_for
@@ -93,6 +95,44 @@ async def test_the_episode_counts_user_and_assistant_turns_and_spans_their_times
     assert created.draft.summary == "User: I'm vegetarian. Assistant: Noted, I will suggest vegetarian recipes."
     assert created.session.id == session_id and created.session.status == "ended"
     assert await extract_episode(ORG, session_id, services(transcript, episodes)) == episode_id, "re-run: same id"
+
+
+@pytest.mark.parametrize("lines", [[("user", "hi")], [("user", "hey"), ("assistant", "Hi! 👋"), ("user", "ok thanks")]])
+async def test_a_session_that_gives_no_summary_has_no_episode_and_its_job_succeeds(transcript, episodes, lines) -> None:
+    session_id = await new_session(transcript, "s")
+    await say(transcript, session_id, lines, T0)
+    await end_session(ORG, session_id, transcript=transcript, clock=FixedClock(T0 + timedelta(hours=1)))
+
+    assert await extract_episode(ORG, session_id, services(transcript, episodes)) == ""
+    assert episodes.created == {}
+
+
+class SummarylessExtractor(RuleExtractor):
+    """A language model that answered topics and decisions but no summary."""
+
+    def __init__(self, **found: tuple[str, ...]) -> None:
+        self._found = found
+
+    async def summarise(self, turns: Sequence[Utterance]) -> EpisodeDraft:
+        return EpisodeDraft(summary=" ", **self._found)
+
+
+@pytest.mark.parametrize(
+    ("found", "summary"),
+    [
+        ({"key_topics": ("train tickets", "Lisbon")}, "Talked about train tickets, Lisbon."),
+        ({"key_topics": ("Lisbon",), "decisions": ("Take the 9:00 train.",)}, "Take the 9:00 train."),
+    ],
+)
+async def test_an_extractor_without_a_summary_gets_one_from_what_it_found(transcript, episodes, found, summary) -> None:
+    session_id = await new_session(transcript, "s")
+    await say(transcript, session_id, [("user", "Booked the train to Lisbon.")], T0)
+    await end_session(ORG, session_id, transcript=transcript, clock=FixedClock(T0 + timedelta(hours=1)))
+
+    extracted = EpisodeServices(transcript, SummarylessExtractor(**found), episodes)
+    episode_id = await extract_episode(ORG, session_id, extracted)
+
+    assert episode_id and episodes.created[session_id].draft.summary == summary
 
 
 async def test_end_idle_sessions_ends_only_idle_ones_and_queues_one_episode_each(transcript) -> None:

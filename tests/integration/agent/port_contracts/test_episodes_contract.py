@@ -11,6 +11,7 @@ import pytest
 from agent_svc.adapters.grpc_episodes import GrpcEpisodes
 from agent_svc.domain.extraction import EpisodeDraft, Thread
 from agent_svc.domain.transcript import Scope, Session
+from lore_runtime.errors import InvalidArgument
 
 from tests.fakes_agent import FakeEpisodes
 from tests.integration.agent.port_contracts.conftest import ActingAs, new_org
@@ -43,6 +44,16 @@ async def test_an_episode_is_created_once_per_session(episodes) -> None:
     assert await episodes.create(session, draft, 4, T0, T0 + timedelta(minutes=5)) == first
     other = Session(str(uuid.uuid4()), session.org_id, SCOPE, "ended", T0, T0)
     assert await episodes.create(other, draft, 4, T0, T0 + timedelta(minutes=5)) != first
+
+
+async def test_an_episode_without_a_summary_is_refused(episodes) -> None:
+    """Why the episode job makes none when it has nothing to say (usecases/episodes.py)."""
+    session = Session(str(uuid.uuid4()), episodes_org(episodes), SCOPE, "ended", T0, T0)
+
+    with pytest.raises(InvalidArgument) as refused:
+        await episodes.create(session, EpisodeDraft(summary="  ", key_topics=("move",)), 1, T0, T0)
+
+    assert refused.value.metadata.get("field") == "episode.summary"
 
 
 async def test_open_threads_are_the_scopes_unresolved_threads_newest_episode_first(episodes) -> None:

@@ -20,6 +20,7 @@ from lore_runtime.clock import Clock
 from agent_svc.domain.extraction import Extractor, Utterance
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.rules.central import conversation_sentences, summary_of
+from agent_svc.domain.rules.episode import with_summary
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.episode_ports import Episodes
 from agent_svc.usecases.erasure_ports import ErasureFence
@@ -68,6 +69,8 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     if services.embedder is not None:
         summary = await summarise_conversation([(t.role, t.content) for t in turns], services.embedder)
         draft = dataclasses.replace(draft, summary=summary or draft.summary)
+    if (draft := with_summary(draft)) is None:
+        return ""  # nothing said worth an episode (a greeting): the job is done
     if services.fence is not None and await services.fence.erasing(org_id, session.scope):
         return ""  # the erasure deletes the session with this job
     episode_id = await services.episodes.create(session, draft, len(turns), started_at, ended_at)

@@ -181,6 +181,24 @@ def build_episode(turns: Sequence[Utterance]) -> EpisodeDraft:
     )
 
 
+def with_summary(draft: EpisodeDraft) -> EpisodeDraft | None:
+    """The draft an episode is made of, or None when the conversation gave nothing to remember.
+
+    An episode needs a summary. When the extractor found none (a greeting or an "ok, thanks" has no
+    content words; a language model may answer an empty one), the summary is made of what else it
+    found — its decisions, else its topics; a draft with neither makes no episode, as a session with
+    no turns makes none."""
+    if draft.summary.strip():
+        return draft
+    if draft.decisions:
+        summary = " ".join(draft.decisions[:3])
+    elif draft.key_topics:
+        summary = f"Talked about {', '.join(draft.key_topics[:5])}."
+    else:
+        return None
+    return dataclasses.replace(draft, summary=summary[:ROLLING_SUMMARY_CHARS])
+
+
 def _mood(emotions: list[Emotion]) -> str:
     """The label with the most intensity, later turns weighing more (the mood the user left in)."""
     if not emotions:

@@ -5,6 +5,7 @@ import asyncio
 import asyncpg
 import grpc
 import pytest
+import redis
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
@@ -33,6 +34,11 @@ class ProbeServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         if caller.org_id == "org-nul":
             # What asyncpg raises when a text value holds U+0000, wherever it reaches Postgres.
             raise asyncpg.exceptions.CharacterNotInRepertoireError("invalid byte sequence for encoding UTF8: 0x00")
+        if caller.org_id == "org-postgres-lost":
+            # What asyncpg raises when Postgres dies under a query, in an adapter that did not translate it.
+            raise asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+        if caller.org_id == "org-redis-lost":
+            raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
         if caller.org_id == "org-slow":
             await asyncio.sleep(2)
         raise errors.NotFound(f"seen as {caller.org_id}/{caller.principal}/{caller.request_id}", reason="PROBE")
@@ -107,6 +113,16 @@ async def test_store_outage_is_unavailable(channel):
     error = await _fail(channel, "org-down")
     assert error.code() is grpc.StatusCode.UNAVAILABLE
     assert _details(error)[0].reason == "DEPENDENCY_UNAVAILABLE"
+
+
+@pytest.mark.parametrize(
+    ("org", "reason"), [("org-postgres-lost", "POSTGRES_UNAVAILABLE"), ("org-redis-lost", "REDIS_UNAVAILABLE")]
+)
+async def test_a_driver_error_saying_a_store_is_down_is_unavailable_naming_the_store(channel, org, reason):
+    error = await _fail(channel, org)
+    assert error.code() is grpc.StatusCode.UNAVAILABLE
+    info, _ = _details(error)
+    assert (info.reason, info.metadata["store"]) == (reason, reason.removesuffix("_UNAVAILABLE").lower())
 
 
 async def test_pending_rpcs_name_their_capability(channel):

@@ -26,6 +26,12 @@ import grpc
 from opentelemetry import trace
 
 from lore_runtime import errors, grpc_errors, request_context, request_text
+from lore_runtime.stores import (
+    POSTGRES_DRIVER_UNAVAILABLE,
+    REDIS_DRIVER_UNAVAILABLE,
+    postgres_unavailable,
+    redis_unavailable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +143,12 @@ async def _translate_errors(context: grpc.aio.ServicerContext, method: str) -> A
         await abort_with(context, grpc_errors.to_status(error))
     except (grpc.aio.AbortError, grpc.aio.UsageError):
         raise
+    # A store down that no adapter translated is still the store's outage (UNAVAILABLE, a 503 with
+    # Retry-After at the gateway), never an INTERNAL.
+    except POSTGRES_DRIVER_UNAVAILABLE as error:
+        await _store_down(context, method, postgres_unavailable(error))
+    except REDIS_DRIVER_UNAVAILABLE as error:
+        await _store_down(context, method, redis_unavailable(error))
     except UNSTORABLE_TEXT:
         # Text Postgres cannot hold (U+0000 above all) that no validator caught: the caller's input,
         # so INVALID_ARGUMENT rather than INTERNAL, wherever it reached the database.
@@ -146,6 +158,11 @@ async def _translate_errors(context: grpc.aio.ServicerContext, method: str) -> A
         # The caller gets a generic message; the log line (with the trace id) has the detail.
         log.exception("unexpected failure in %s", method)
         await abort_with(context, grpc_errors.internal_status())
+
+
+async def _store_down(context: grpc.aio.ServicerContext, method: str, error: errors.DependencyUnavailable) -> None:
+    log.warning("dependency unavailable in %s (a driver error no adapter translated): %s", method, error.message)
+    await abort_with(context, grpc_errors.to_status(error))
 
 
 class RequestContextInterceptor(GuardingInterceptor):

@@ -25,13 +25,42 @@ from redis.backoff import NoBackoff
 
 from lore_runtime import errors
 
+# What the driver raises when Postgres is not there: no server to connect to (OSError), no answer in
+# time, a connection lost mid-call (class 08), a server shutting down, restarting after a crash or
+# refusing more connections (57P01-57P03, 53300).
 POSTGRES_UNAVAILABLE = (
     OSError,
     asyncio.TimeoutError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
     asyncpg.exceptions.CannotConnectNowError,
-    asyncpg.exceptions.ConnectionDoesNotExistError,
     asyncpg.exceptions.TooManyConnectionsError,
 )
+# The driver's own among them: raised anywhere, they can only mean Postgres is down (an OSError or a
+# timeout could be any store's, so only an adapter that knows which may translate those).
+POSTGRES_DRIVER_UNAVAILABLE = tuple(
+    kind for kind in POSTGRES_UNAVAILABLE if issubclass(kind, asyncpg.exceptions.PostgresError)
+)
+
+
+def postgres_unavailable(error: BaseException | None = None) -> errors.DependencyUnavailable:
+    """The domain error for Postgres being down: reason POSTGRES_UNAVAILABLE (503 with Retry-After at
+    the gateway); the driver's text, addresses included, stays in the message for the log."""
+    detail = f": {error}" if error is not None and str(error) else ""
+    return errors.DependencyUnavailable(
+        f"Postgres is not reachable{detail}", reason="POSTGRES_UNAVAILABLE", metadata={"store": "postgres"}
+    )
+
+
+@asynccontextmanager
+async def postgres_calls() -> AsyncIterator[None]:
+    """Calls made on a pool outside ``tenant_transaction`` (lookups that no tenant scopes yet, the
+    queue's own tables): Postgres being down raised as ``DependencyUnavailable``, never a driver error."""
+    try:
+        yield
+    except POSTGRES_UNAVAILABLE as error:
+        raise postgres_unavailable(error) from error
 
 
 async def open_postgres(
@@ -41,9 +70,7 @@ async def open_postgres(
     try:
         pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=init, command_timeout=30)
     except POSTGRES_UNAVAILABLE as error:
-        raise errors.DependencyUnavailable(
-            f"Postgres is not reachable: {error}", reason="POSTGRES_UNAVAILABLE"
-        ) from error
+        raise postgres_unavailable(error) from error
     stack.push_async_callback(pool.close)
     return pool
 
@@ -60,11 +87,24 @@ async def tenant_transaction(pool: asyncpg.Pool, org_id: str) -> AsyncIterator[a
             await connection.execute("SELECT set_config('lore.org_id', $1, true)", org_id)
             yield connection
     except POSTGRES_UNAVAILABLE as error:
-        raise errors.DependencyUnavailable("Postgres is not reachable", reason="POSTGRES_UNAVAILABLE") from error
+        raise postgres_unavailable(error) from error
     except asyncpg.PostgresError as error:
         if getattr(error, "sqlstate", "") == REFUSED_SQLSTATE:
             raise errors.Conflict(getattr(error, "message", "") or str(error), reason=error.hint or None) from error
         raise
+
+
+# What redis-py raises when Redis is not there or does not answer in time (its TimeoutError and
+# ConnectionError; a plain OSError is not the driver's to name).
+REDIS_DRIVER_UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError)
+
+
+def redis_unavailable(error: BaseException | None = None) -> errors.DependencyUnavailable:
+    """The domain error for Redis being down or stalled: reason REDIS_UNAVAILABLE (503, Retry-After)."""
+    detail = f": {error}" if error is not None and str(error) else ""
+    return errors.DependencyUnavailable(
+        f"Redis is not reachable{detail}", reason="REDIS_UNAVAILABLE", metadata={"store": "redis"}
+    )
 
 
 # LORE_REDIS_TIMEOUT_SECONDS' default: Redis answers in well under a millisecond when it answers at all.

@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 from lore_runtime import request_context
+from lore_runtime.stores import postgres_calls
 from lore_runtime.telemetry import current_traceparent, job_links
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -232,14 +233,15 @@ class PgqueuerAdmin:
     async def jobs(self, org_id: str, kind: str, state: str, limit: int, before_id: int | None) -> list[JobRecord]:
         """Read from the queue table (a finished job has left it; its log row has no org to list it
         by), the last error from pgqueuer's log: the newest entry of the job with a traceback."""
-        rows = await self._pool.fetch(_JOBS, org_id, kind, state, limit, before_id)
+        async with postgres_calls():
+            rows = await self._pool.fetch(_JOBS, org_id, kind, state, limit, before_id)
         return [_job_record(row) for row in rows]
 
     async def retry_dead(self, org_id: str, kinds: Sequence[str]) -> tuple[int, int]:
         """Queue the org's dead jobs of ``kinds`` again with fresh attempts; the queue's trigger
         wakes the workers. One job per dedupe key, and none whose twin is waiting or running (the
         queue refuses two live jobs with one key): those stay dead. Returns (requeued, skipped)."""
-        async with self._pool.acquire() as connection, connection.transaction():
+        async with postgres_calls(), self._pool.acquire() as connection, connection.transaction():
             dead = await connection.fetch(_DEAD, org_id, list(kinds))
             live = {
                 row["dedupe_key"]
@@ -336,9 +338,11 @@ _REQUEUE = """
 async def queue_counts(pool: asyncpg.Pool, org_id: str) -> list[QueueCounts]:
     """One org's jobs by kind and state, counted on the queue table itself (a finished job leaves
     it; a dead one stays, status ``failed``). The org is read from each job's payload."""
-    return _counts(
-        await pool.fetch(_COUNTS.format(where="WHERE convert_from(payload, 'UTF8')::jsonb ->> 'org_id' = $1"), org_id)
-    )
+    async with postgres_calls():
+        rows = await pool.fetch(
+            _COUNTS.format(where="WHERE convert_from(payload, 'UTF8')::jsonb ->> 'org_id' = $1"), org_id
+        )
+    return _counts(rows)
 
 
 async def queue_totals(pool: asyncpg.Pool) -> list[QueueCounts]:

@@ -9,6 +9,10 @@ add latency without adding safety. Resolutions are cached for a few seconds
 (``LORE_API_KEY_CACHE_SECONDS``, at most 10) so a burst of requests costs one query; a revoked key
 stops working within that window. ``last_used_at`` is written at
 most once a minute per key, never once per request.
+
+Postgres down: the lookup raises ``DependencyUnavailable`` (reason ``POSTGRES_UNAVAILABLE``), a 503
+with ``Retry-After``; a key resolved within the cache window still works meanwhile. Nothing is cached
+from a failed lookup, so the key works again as soon as Postgres answers.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import time
 
 import asyncpg
 from lore_runtime import errors
-from lore_runtime.stores import POSTGRES_UNAVAILABLE, tenant_transaction
+from lore_runtime.stores import POSTGRES_UNAVAILABLE, postgres_calls, tenant_transaction
 
 from gateway_svc.domain.credentials import Caller, bearer_token, digest
 
@@ -83,9 +87,10 @@ class ApiKeyAuthenticator:
             log.warning("could not record the use of API key %s: %s", caller.credential, error)
 
     async def _resolve(self, key: bytes) -> Caller | None:
-        row = await self._pool.fetchrow(
-            "SELECT id, org_id, principal, scopes, user_id FROM gateway.resolve_api_key($1)", key
-        )
+        async with postgres_calls():
+            row = await self._pool.fetchrow(
+                "SELECT id, org_id, principal, scopes, user_id FROM gateway.resolve_api_key($1)", key
+            )
         if row is None:
             return None
         return Caller(

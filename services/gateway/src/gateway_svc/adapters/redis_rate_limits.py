@@ -8,8 +8,10 @@ cost nothing. A refused request learns when it may retry (429 with ``Retry-After
 
 Each scope has its limit (``LORE_RATE_LIMITS`` overrides the default per scope), counted apart:
 a client hammering searches does not starve its own writes. When Redis cannot be reached the
-limiter lets requests through and logs it — an outage of the limiter's store must not become an
-outage of the API. It does not make them wait either: a call gives up after the client's timeout
+limiter lets requests through (fail open), logs it once per outage and counts each request it let
+through uncounted (``unenforced``, by scope: ``lore_gateway_rate_limits_unenforced_total``) — an
+outage of the limiter's store must not become an outage of the API. It does not make them wait
+either: a call gives up after the client's timeout
 (``LORE_REDIS_TIMEOUT_SECONDS``), and for as long again requests pass without asking Redis
 (``lore_runtime.breaker``), so a stalled Redis costs one request a second, not every request.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import Counter
 
 import redis.asyncio as redis
 from lore_runtime.breaker import Breaker
@@ -49,7 +52,11 @@ return {1, 0}
 
 
 class NoRateLimiter:
-    """Without Redis (``LORE_REDIS_URL`` unset) nothing is counted."""
+    """Without Redis (``LORE_REDIS_URL`` unset) nothing is counted: no limit is configured, so none
+    goes unenforced."""
+
+    def __init__(self) -> None:
+        self.unenforced: Counter[str] = Counter()
 
     async def admit(self, credential: str, scope: str) -> None:
         return None
@@ -68,6 +75,7 @@ class RedisRateLimiter:
         self._default = default
         self._per_scope = per_scope
         self._breaker = breaker or Breaker(cooldown=REDIS_TIMEOUT_SECONDS)
+        self.unenforced: Counter[str] = Counter()  # requests let through uncounted, Redis down, by scope
 
     def limit_for(self, scope: str) -> RateLimit:
         return self._per_scope.get(scope, self._default)
@@ -75,7 +83,10 @@ class RedisRateLimiter:
     async def admit(self, credential: str, scope: str) -> None:
         """Count one request of ``credential`` against ``scope``'s limit; QuotaExceeded when over."""
         limit = self.limit_for(scope)
-        if limit.unlimited or self._breaker.open:
+        if limit.unlimited:
+            return
+        if self._breaker.open:
+            self.unenforced[scope] += 1
             return
         emission = 1_000_000 / limit.rate
         try:
@@ -85,6 +96,7 @@ class RedisRateLimiter:
         except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
             if self._breaker.failed():
                 log.warning("rate limits not enforced: Redis is unavailable (%s)", error)
+            self.unenforced[scope] += 1
             return
         self._breaker.succeeded()
         if not admitted:

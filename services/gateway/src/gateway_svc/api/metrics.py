@@ -9,10 +9,13 @@ several apps in one process (tests) do not collide.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 from fastapi import FastAPI, Response
 from fastapi.responses import PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway_svc.api.http_middleware import HttpMiddleware
@@ -43,8 +46,33 @@ class GatewayMetrics:
             registry=self.registry,
         )
 
+    def count_unenforced_limits(self, app: FastAPI) -> None:
+        """Export the rate limiter's count of requests it let through uncounted (Redis down), read
+        from the app's container when the page is scraped."""
+        self.registry.register(_UnenforcedRateLimits(app))
+
     def page(self) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class _UnenforcedRateLimits(Collector):
+    """``lore_gateway_rate_limits_unenforced_total{scope}``: requests the rate limiter let through
+    without counting them because Redis could not be asked (fail open, docs/gateway.md)."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self._app = app
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(
+            "lore_gateway_rate_limits_unenforced",
+            "Requests let through without their rate limit counted (Redis unavailable), by scope",
+            labels=["scope"],
+        )
+        container = getattr(self._app.state, "container", None)  # none before the lifespan starts
+        counts = container.rate_limiter.unenforced if container is not None else {}
+        for scope, count in sorted(counts.items()):
+            family.add_metric([scope], count)
+        yield family
 
 
 _EXAMPLE = """# HELP lore_gateway_requests_total Requests answered, by route and status
@@ -81,6 +109,7 @@ class MetricsMiddleware(HttpMiddleware):
 
 def install(app: FastAPI) -> GatewayMetrics:
     metrics = GatewayMetrics()
+    metrics.count_unenforced_limits(app)
     app.state.metrics = metrics
 
     app.add_middleware(MetricsMiddleware, metrics=metrics)

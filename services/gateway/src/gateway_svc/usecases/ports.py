@@ -4,7 +4,7 @@ idempotency records."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from gateway_svc.domain.credentials import Caller
@@ -18,6 +18,8 @@ class ApiKeyVerifier(Protocol):
 
 
 class RateLimiter(Protocol):
+    unenforced: Mapping[str, int]  # requests let through uncounted because the store was down, by scope
+
     async def admit(self, credential: str, scope: str) -> None:
         """Count one request of ``credential`` against ``scope``'s limit; QuotaExceeded when over."""
         ...

@@ -122,8 +122,6 @@ async def test_the_jobs_left_for_erased_sessions_go_with_their_log_lines(isolate
     try:
         org = f"org-{uuid.uuid4().hex[:12]}"
         transcript, store = PostgresTranscript(pool), PostgresErasureStore(pool)
-        erasure = Erasure(str(uuid.uuid4()), org, Scope(user_id="u-1"), "tester", "pending", T0)
-        await store.request(erasure, "", lambda e: [erase_job(e.org_id, e.id)])
         sessions = {}
         for user in ("u-1", "u-2"):
             session_id = session_id_for(org, f"start-{user}")
@@ -132,6 +130,9 @@ async def test_the_jobs_left_for_erased_sessions_go_with_their_log_lines(isolate
             jobs = [reflect_job(org, session_id, 1), episode_job(org, session_id)]
             await transcript.append(org, session_id, [turn], T0, then=lambda _, jobs=jobs: jobs)
             sessions[user] = (session_id, jobs)
+        # Asked once the sessions exist: from then on the fence refuses the user's new ones.
+        erasure = Erasure(str(uuid.uuid4()), org, Scope(user_id="u-1"), "tester", "pending", T0)
+        await store.request(erasure, "", lambda e: [erase_job(e.org_id, e.id)])
         gone_id, (reflect, _) = sessions["u-1"]
         # The reflect job was dead-lettered with a traceback; the episode job still waits.
         dead = await pool.fetchval(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from lore_runtime.errors import InvalidArgument
+from lore_runtime.text_rules import check_id
 
 from observations_svc.domain.limits import MAX_SLOT_CHARS
 from observations_svc.domain.model import KINDS, SUBJECT_TYPES
@@ -35,12 +36,11 @@ def validate_subject(subject_type: str, subject_id: str, field: str = "subject_i
 
 def validate_scope_id(value: str, field: str) -> str:
     """A user or team id of a belief's scope: any id a memory's or session's scope may hold (reflection
-    passes the session's), so not the subject-id alphabet: ≤ 128 characters, no surrounding spaces,
-    no control characters."""
-    if len(value) > MAX_SCOPE_ID_CHARS:
-        raise InvalidArgument(field, f"at most {MAX_SCOPE_ID_CHARS} characters")
-    if value != value.strip() or any(ord(char) < 32 or ord(char) == 127 for char in value):
-        raise InvalidArgument(field, "must not start or end with whitespace nor hold control characters")
+    passes the session's), so not the subject-id alphabet: the id rule of ``text_rules`` (no
+    control, format or bidi characters) within 128 characters, no surrounding spaces."""
+    check_id(value, field, MAX_SCOPE_ID_CHARS)
+    if value != value.strip():
+        raise InvalidArgument(field, "must not start or end with whitespace")
     return value
 
 

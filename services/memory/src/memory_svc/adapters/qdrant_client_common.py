@@ -75,19 +75,24 @@ def is_local(client: AsyncQdrantClient) -> bool:
 
 @contextlib.asynccontextmanager
 async def translated(what: str) -> AsyncIterator[None]:
-    """Qdrant being down or failing is DependencyUnavailable; a 4xx stays a bug and is raised as is."""
+    """Qdrant being down or failing is DependencyUnavailable, reason QDRANT_UNAVAILABLE (a 503 with
+    Retry-After at the gateway); a 4xx stays a bug and is raised as is."""
     try:
         yield
     except ResponseHandlingException as error:
         raise DependencyUnavailable(
-            f"qdrant unreachable during {what}: {error}", metadata={"dependency": "qdrant"}
+            f"qdrant unreachable during {what}: {error}", reason=QDRANT_UNAVAILABLE, metadata=_QDRANT
         ) from error
     except UnexpectedResponse as error:
         if error.status_code is not None and (error.status_code >= 500 or error.status_code == 429):
             raise DependencyUnavailable(
-                f"qdrant failed during {what}: {error.status_code}", metadata={"dependency": "qdrant"}
+                f"qdrant failed during {what}: {error.status_code}", reason=QDRANT_UNAVAILABLE, metadata=_QDRANT
             ) from error
         raise
+
+
+QDRANT_UNAVAILABLE = "QDRANT_UNAVAILABLE"
+_QDRANT = {"store": "qdrant", "dependency": "qdrant"}
 
 
 class ClientCollectionStore(neutral.QdrantEngine):

@@ -12,6 +12,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from gateway_svc import bootstrap
 from gateway_svc.api import errors, idempotency, mcp_endpoint, metrics, ui
 from gateway_svc.api.auth_failures import AuthFailureMiddleware
+from gateway_svc.api.body_timeout import BodyTimeoutMiddleware
 from gateway_svc.api.openapi import with_error_responses, with_path_examples
 from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.api.request_ids import RequestIdMiddleware
@@ -54,6 +55,10 @@ def create_app(
     idempotency.install(app)  # before request_id, which then wraps it: its answers carry the request id
     # Outside idempotency (which resolves credentials too), inside request_id (its 429s carry the id).
     app.add_middleware(AuthFailureMiddleware)
+    # Outside whatever reads a body, inside request_id (its 408s carry the id).
+    app.add_middleware(
+        BodyTimeoutMiddleware, seconds=settings.body_timeout_seconds, max_body_bytes=settings.max_body_bytes
+    )
 
     app.add_middleware(RequestIdMiddleware)
 

@@ -24,6 +24,12 @@ class Settings(LoreSettings, ServiceCredentialSettings):
     log_level: str = env("LORE_LOG_LEVEL", default="INFO")
     database_url: str = service_database_url("gateway", "Postgres schema `gateway` (API keys)")
     max_body_bytes: int = env("LORE_MAX_BODY_BYTES", default=2 * 1024 * 1024)
+    body_timeout_seconds: float = env(
+        "LORE_BODY_TIMEOUT_SECONDS",
+        default=10.0,
+        description="a request body must arrive within this of its headers, else 408 (api/body_timeout.py)",
+        gt=0,
+    )
     max_json_depth: int = env(
         "LORE_MAX_JSON_DEPTH",
         default=DEFAULT_MAX_DEPTH,

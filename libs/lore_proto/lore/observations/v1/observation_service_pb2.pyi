@@ -414,18 +414,26 @@ class EraseSubjectRequest(_message.Message):
     def __init__(self, subject_type: _Optional[_Union[SubjectType, str]] = ..., subject_id: _Optional[str] = ..., source_ids: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
 
 class EraseSubjectResponse(_message.Message):
-    __slots__ = ("observations_erased", "evidence_erased", "tombstone_id", "recomputed_observation_ids", "shared_erased_observation_ids")
+    __slots__ = ("observations_erased", "evidence_erased", "tombstone_id", "recomputed_observation_ids", "shared_erased_observation_ids", "hypotheses_erased", "hypothesis_evidence_erased", "findings_erased", "unknowns_erased")
     OBSERVATIONS_ERASED_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_ERASED_FIELD_NUMBER: _ClassVar[int]
     TOMBSTONE_ID_FIELD_NUMBER: _ClassVar[int]
     RECOMPUTED_OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
     SHARED_ERASED_OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    HYPOTHESES_ERASED_FIELD_NUMBER: _ClassVar[int]
+    HYPOTHESIS_EVIDENCE_ERASED_FIELD_NUMBER: _ClassVar[int]
+    FINDINGS_ERASED_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWNS_ERASED_FIELD_NUMBER: _ClassVar[int]
     observations_erased: int
     evidence_erased: int
     tombstone_id: str
     recomputed_observation_ids: _containers.RepeatedScalarFieldContainer[str]
     shared_erased_observation_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, observations_erased: _Optional[int] = ..., evidence_erased: _Optional[int] = ..., tombstone_id: _Optional[str] = ..., recomputed_observation_ids: _Optional[_Iterable[str]] = ..., shared_erased_observation_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    hypotheses_erased: int
+    hypothesis_evidence_erased: int
+    findings_erased: int
+    unknowns_erased: int
+    def __init__(self, observations_erased: _Optional[int] = ..., evidence_erased: _Optional[int] = ..., tombstone_id: _Optional[str] = ..., recomputed_observation_ids: _Optional[_Iterable[str]] = ..., shared_erased_observation_ids: _Optional[_Iterable[str]] = ..., hypotheses_erased: _Optional[int] = ..., hypothesis_evidence_erased: _Optional[int] = ..., findings_erased: _Optional[int] = ..., unknowns_erased: _Optional[int] = ...) -> None: ...
 
 class ExportObservationsRequest(_message.Message):
     __slots__ = ("page_size",)
@@ -452,3 +460,25 @@ class ImportObservationsResponse(_message.Message):
     imported: int
     skipped: int
     def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ...) -> None: ...
+
+class FenceSubjectRequest(_message.Message):
+    __slots__ = ("subject", "erasure_id")
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
+    subject: _scope_pb2.Scope
+    erasure_id: str
+    def __init__(self, subject: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., erasure_id: _Optional[str] = ...) -> None: ...
+
+class FenceSubjectResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LiftSubjectFenceRequest(_message.Message):
+    __slots__ = ("erasure_id",)
+    ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
+    erasure_id: str
+    def __init__(self, erasure_id: _Optional[str] = ...) -> None: ...
+
+class LiftSubjectFenceResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

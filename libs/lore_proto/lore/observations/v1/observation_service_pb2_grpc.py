@@ -91,6 +91,16 @@ class ObservationServiceStub:
                 request_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsRequest.SerializeToString,
                 response_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsResponse.FromString,
                 _registered_method=True)
+        self.FenceSubject = channel.unary_unary(
+                '/lore.observations.v1.ObservationService/FenceSubject',
+                request_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.FenceSubjectRequest.SerializeToString,
+                response_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.FenceSubjectResponse.FromString,
+                _registered_method=True)
+        self.LiftSubjectFence = channel.unary_unary(
+                '/lore.observations.v1.ObservationService/LiftSubjectFence',
+                request_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.LiftSubjectFenceRequest.SerializeToString,
+                response_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.LiftSubjectFenceResponse.FromString,
+                _registered_method=True)
 
 
 class ObservationServiceServicer:
@@ -182,6 +192,25 @@ class ObservationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FenceSubject(self, request, context):
+        """Erasure's fence (the agent's erase job sets it before its sweep and lifts it after): until
+        lifted, every write for the subject answers ABORTED with reason SUBJECT_ERASING: a belief or
+        evidence whose scope it covers or that is about the subject (Observe, ConfirmObservation,
+        ContradictObservation, ImportObservations) and, for a user, engagement state whose text names
+        the user (EngagementService). The call waits for such writes under way to commit, so the
+        sweep that follows sees them. Idempotent: one fence per erasure id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LiftSubjectFence(self, request, context):
+        """Lifts the fence of an erasure (idempotent; lifting an unknown erasure id does nothing).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ObservationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -239,6 +268,16 @@ def add_ObservationServiceServicer_to_server(servicer, server):
                     servicer.ImportObservations,
                     request_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsRequest.FromString,
                     response_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsResponse.SerializeToString,
+            ),
+            'FenceSubject': grpc.unary_unary_rpc_method_handler(
+                    servicer.FenceSubject,
+                    request_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.FenceSubjectRequest.FromString,
+                    response_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.FenceSubjectResponse.SerializeToString,
+            ),
+            'LiftSubjectFence': grpc.unary_unary_rpc_method_handler(
+                    servicer.LiftSubjectFence,
+                    request_deserializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.LiftSubjectFenceRequest.FromString,
+                    response_serializer=lore_dot_observations_dot_v1_dot_observation__service__pb2.LiftSubjectFenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -540,6 +579,60 @@ class ObservationService:
             '/lore.observations.v1.ObservationService/ImportObservations',
             lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsRequest.SerializeToString,
             lore_dot_observations_dot_v1_dot_observation__service__pb2.ImportObservationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FenceSubject(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.observations.v1.ObservationService/FenceSubject',
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.FenceSubjectRequest.SerializeToString,
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.FenceSubjectResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LiftSubjectFence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.observations.v1.ObservationService/LiftSubjectFence',
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.LiftSubjectFenceRequest.SerializeToString,
+            lore_dot_observations_dot_v1_dot_observation__service__pb2.LiftSubjectFenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -253,3 +253,67 @@ class InMemoryErasedMemories:
         import uuid
 
         return {str(uuid.UUID(m)) for m in memory_ids if (org_id, str(uuid.UUID(m))) in self._ids}
+
+
+class InMemorySubjectFence:
+    """The SubjectFence port in memory; held to the Postgres adapter's contract
+    (tests/integration/memory/test_subject_fence_contract.py): a fence waits for the writes of the
+    scopes it covers under way, a write entered while a fence covers its scope is refused."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self._fences: dict[tuple[str, str], object] = {}
+        self._writing: list[tuple[str, tuple[object, ...]]] = []
+        self._changed = asyncio.Condition()
+
+    @staticmethod
+    def _covers(subject, scope) -> bool:
+        return all(
+            not wanted or wanted == getattr(scope, name)
+            for name, wanted in (
+                ("user_id", subject.user_id),
+                ("agent_id", subject.agent_id),
+                ("team_id", subject.team_id),
+            )
+        )
+
+    async def fence(self, org_id: str, erasure_id: str, subject) -> None:
+        async with self._changed:
+            await self._changed.wait_for(
+                lambda: (
+                    not any(
+                        org == org_id and any(self._covers(subject, scope) for scope in scopes)
+                        for org, scopes in self._writing
+                    )
+                )
+            )
+            self._fences.setdefault((org_id, erasure_id), subject)
+
+    async def lift(self, org_id: str, erasure_id: str) -> None:
+        self._fences.pop((org_id, erasure_id), None)
+
+    def writing(self, org_id: str, scopes):
+        from contextlib import asynccontextmanager
+
+        from lore_runtime.errors import Conflict
+
+        @asynccontextmanager
+        async def held():
+            for (org, erasure_id), subject in self._fences.items():
+                if org == org_id and any(self._covers(subject, scope) for scope in scopes):
+                    raise Conflict(
+                        f"this subject is being erased (erasure {erasure_id}): nothing is written for it until "
+                        "the erasure completes",
+                        reason="SUBJECT_ERASING",
+                    )
+            entry = (org_id, tuple(scopes))
+            self._writing.append(entry)
+            try:
+                yield
+            finally:
+                self._writing.remove(entry)
+                async with self._changed:
+                    self._changed.notify_all()
+
+        return held()

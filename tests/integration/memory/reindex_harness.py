@@ -21,7 +21,7 @@ from memory_svc.api.memory_servicer import MemoryServicer
 from memory_svc.usecases.access_behind import AccessWriteBehind
 from qdrant_client import AsyncQdrantClient
 
-from tests.fakes import HashingEmbedder, InMemoryErasedMemories, InMemoryOrderGenerations
+from tests.fakes import HashingEmbedder, InMemoryErasedMemories, InMemoryOrderGenerations, InMemorySubjectFence
 from tests.fakes_working_memory import InMemoryWorkingMemoryStore
 from tests.grpc_harness import server_settings, service_channel
 
@@ -80,6 +80,7 @@ async def start(stack: AsyncExitStack, stores: Any, embedder: Any) -> Service:
         vector_state=stores.state,
         generations=InMemoryOrderGenerations(),
         erased=InMemoryErasedMemories(),
+        fence=InMemorySubjectFence(),
         page_tokens=PageTokens(),
     )
     server = create_grpc_server(

@@ -37,6 +37,7 @@ from memory_svc.adapters.file_flag import FileFlag
 from memory_svc.adapters.postgres_access_log import PostgresAccessLog
 from memory_svc.adapters.postgres_erased_memories import PostgresErasedMemories
 from memory_svc.adapters.postgres_order_generations import PostgresOrderGenerations
+from memory_svc.adapters.postgres_subject_fence import PostgresSubjectFence
 from memory_svc.adapters.prometheus_metrics import access_behind_metrics, collection_sizes
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
@@ -51,7 +52,14 @@ from memory_svc.usecases.episode_ports import EpisodeIndex
 from memory_svc.usecases.guarded_stores import VectorState
 from memory_svc.usecases.maintenance import run_maintenance
 from memory_svc.usecases.maintenance_ports import VectorStores
-from memory_svc.usecases.memory_ports import AccessLog, ErasedMemories, MemoryCatalog, MemoryIndex, OrderGenerations
+from memory_svc.usecases.memory_ports import (
+    AccessLog,
+    ErasedMemories,
+    MemoryCatalog,
+    MemoryIndex,
+    OrderGenerations,
+    SubjectFence,
+)
 from memory_svc.usecases.purge import PurgeSchedule
 from memory_svc.usecases.working_memory_ports import SessionLeases, WorkingMemoryStore
 
@@ -83,6 +91,7 @@ class MemoryOverrides:
     working_memory: WorkingMemoryStore | None = None
     leases: SessionLeases | None = None
     erased: ErasedMemories | None = None
+    fence: SubjectFence | None = None
 
     def __post_init__(self) -> None:
         if (self.index is None) != (self.episodes is None):
@@ -104,6 +113,7 @@ class Container:
     clock: Clock
     generations: OrderGenerations
     erased: ErasedMemories
+    fence: SubjectFence
     page_tokens: PageTokens
     access_behind: AccessWriteBehind
     vector_stores: VectorStores | None = None
@@ -283,6 +293,7 @@ async def build(
         clock=clock,
         generations=generations,
         erased=overrides.erased or PostgresErasedMemories(postgres),
+        fence=overrides.fence or PostgresSubjectFence(postgres),
         page_tokens=page_tokens_for(settings),
         vector_stores=stores,
         vector_state=state,

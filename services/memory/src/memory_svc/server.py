@@ -48,6 +48,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
                     vector_state=container.vector_state,
                     generations=container.generations,
                     erased=container.erased,
+                    fence=container.fence,
                     page_tokens=container.page_tokens,
                     purges=container.purges,
                     half_lives=settings.half_lives,

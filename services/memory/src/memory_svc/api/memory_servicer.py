@@ -2,7 +2,8 @@
 always comes from ``request_context.current()``, never from the request.
 
 Every RPC of memory_service.proto is served here: Remember and Recall; the management RPCs
-(RecordAccess, GetMemory, ListMemories, UpdateMemory, ForgetMemory, ForgetSubject); the jobs
+(RecordAccess, GetMemory, ListMemories, UpdateMemory, ForgetMemory, ForgetSubject); erasure's fence
+(FenceSubject, LiftSubjectFence); the jobs
 (RunDecay, RunConsolidation); ``lore org`` transfer (ExportMemories, ImportMemories); and the
 operator jobs across every org (Reindex, PurgeErased), which answer UNIMPLEMENTED when the
 service was built without the stores they work on.
@@ -42,6 +43,7 @@ from memory_svc.usecases.memory_ports import (
     MemoryCatalog,
     MemoryIndex,
     OrderGenerations,
+    SubjectFence,
 )
 from memory_svc.usecases.org_transfer import import_memories
 from memory_svc.usecases.purge import PurgeSchedule
@@ -49,6 +51,7 @@ from memory_svc.usecases.recall import answer_recall
 from memory_svc.usecases.record_access import record_access
 from memory_svc.usecases.reindex import reindex
 from memory_svc.usecases.remember import remember
+from memory_svc.usecases.subject_fence import FencedWrites, fence_subject, lift_subject_fence
 from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
 
 
@@ -72,6 +75,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         vector_state: VectorState | None = None,
         generations: OrderGenerations,
         erased: ErasedMemories,
+        fence: SubjectFence,
         page_tokens: PageTokens,
         purges: PurgeSchedule | None = None,
         half_lives: Mapping[MemoryType, float] | None = None,
@@ -93,6 +97,10 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         # Keyset page tokens and the salience generation they carry; erased ids Remember refuses.
         self._generations = generations
         self._erased = erased
+        # Erasure's fence: the callers' writes (Remember, UpdateMemory, ImportMemories) go through it.
+        self._fence = fence
+        self._written = FencedWrites(index, fence)
+        self._rewritten = FencedWrites(catalog, fence)
         self._page_tokens = page_tokens
         self._purges = purges
         # Per-type salience half-lives (LORE_HALF_LIFE_DAYS); recall, decay and consolidation use them.
@@ -108,7 +116,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             caller.org_id,
             drafts,
             request.request_id,
-            index=self._index,
+            index=self._written,
             embedder=self._embedder,
             clock=self._clock,
             erased=self._erased,
@@ -184,8 +192,8 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             memory_id,
             changes,
             mask,
-            index=self._index,
-            catalog=self._catalog,
+            index=self._written,
+            catalog=self._rewritten,
             embedder=self._embedder,
             clock=self._clock,
         )
@@ -262,7 +270,7 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).
         caller = request_context.current()
         items = import_convert.memories_from_pb(request, caller.org_id)
-        report = await import_memories(caller.org_id, items, index=self._index, embedder=self._embedder)
+        report = await import_memories(caller.org_id, items, index=self._written, embedder=self._embedder)
         return pb.ImportMemoriesResponse(imported=report.imported, skipped=report.skipped)
 
     async def RecordAccess(self, request: pb.RecordAccessRequest, context: Any) -> pb.RecordAccessResponse:
@@ -302,3 +310,14 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
                 for part in done
             ]
         )
+
+    async def FenceSubject(self, request: pb.FenceSubjectRequest, context: Any) -> pb.FenceSubjectResponse:
+        caller = request_context.current()
+        subject = convert.scope_from_pb(request.subject, "subject")
+        await fence_subject(caller.org_id, subject, request.erasure_id, fence=self._fence)
+        return pb.FenceSubjectResponse()
+
+    async def LiftSubjectFence(self, request: pb.LiftSubjectFenceRequest, context: Any) -> pb.LiftSubjectFenceResponse:
+        caller = request_context.current()
+        await lift_subject_fence(caller.org_id, request.erasure_id, fence=self._fence)
+        return pb.LiftSubjectFenceResponse()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -257,4 +258,22 @@ class AccessLog(Protocol):
 
     async def forget(self, org_id: str, *, memory_ids: Sequence[str] = (), user_id: str = "") -> int:
         """Erasure: deletes the accesses of these memories or of this user; returns how many."""
+        ...
+
+
+class SubjectFence(Protocol):
+    """Erasure's fence (usecases/subject_fence.py): while an erasure of a subject runs, no record of
+    a scope it covers is written."""
+
+    async def fence(self, org_id: str, erasure_id: str, subject: Scope) -> None:
+        """Fence ``subject`` for the erasure, once writes of its scopes under way are done (idempotent)."""
+        ...
+
+    async def lift(self, org_id: str, erasure_id: str) -> None:
+        """Remove the erasure's fence (idempotent)."""
+        ...
+
+    def writing(self, org_id: str, scopes: Sequence[Scope]) -> AbstractAsyncContextManager[None]:
+        """Held around a write of records of ``scopes``: Conflict (SUBJECT_ERASING) on entry when a
+        fence covers any of them; a fence asked for meanwhile waits until the block ends."""
         ...

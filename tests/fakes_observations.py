@@ -186,6 +186,36 @@ class InMemoryObservationStore:
         self.applied: dict[tuple[str, str], AppliedRequest] = {}
         self.embeddings: dict[str, list[float]] = {}
         self._locks: dict[tuple[str, BeliefScope, str], asyncio.Lock] = {}
+        # Erasure's fences: (org, erasure id) -> the subject (as the triggers of migration 0009).
+        self.fences: dict[tuple[str, str], BeliefScope] = {}
+
+    async def fence_subject(self, org_id: str, erasure_id: str, subject: BeliefScope) -> None:
+        self.fences.setdefault((org_id, erasure_id), subject)
+
+    async def lift_subject_fence(self, org_id: str, erasure_id: str) -> None:
+        self.fences.pop((org_id, erasure_id), None)
+
+    def refuse_fenced(self, org_id: str, belief: Observation) -> None:
+        for (org, erasure_id), fence in self.fences.items():
+            covered = all(
+                not wanted or wanted == getattr(belief.scope, name)
+                for name, wanted in (
+                    ("user_id", fence.user_id),
+                    ("agent_id", fence.agent_id),
+                    ("team_id", fence.team_id),
+                )
+            )
+            about = (fence.user_id and (belief.subject_type, belief.subject_id) == ("entity", fence.user_id)) or (
+                not fence.user_id
+                and fence.agent_id
+                and (belief.subject_type, belief.subject_id) == ("agent", fence.agent_id)
+            )
+            if org == org_id and (covered or about):
+                raise errors.Conflict(
+                    f"this subject is being erased (erasure {erasure_id}): nothing is written for it until the "
+                    "erasure completes",
+                    reason="SUBJECT_ERASING",
+                )
 
     @asynccontextmanager
     async def transaction(self, org_id: str) -> AsyncIterator[InMemoryObservationTransaction]:
@@ -249,6 +279,7 @@ class InMemoryObservationTransaction:
         return replace(row, evidence=tuple(sorted(items, key=lambda item: (item.created_at, item.id))))
 
     async def insert(self, observation: Observation, embedding: Sequence[float]) -> None:
+        self._store.refuse_fenced(self._org_id, observation)
         visible = self._visible()
         if observation.id in {**self._store.rows, **self._rows}:
             raise errors.Conflict("an observation of that id exists", reason="KEY_CONFLICT")
@@ -262,6 +293,8 @@ class InMemoryObservationTransaction:
 
     async def add_evidence(self, observation_id: str, drafts: Sequence[EvidenceDraft], now: datetime) -> list[Evidence]:
         visible = self._visible()
+        if observation_id in visible:
+            self._store.refuse_fenced(self._org_id, visible[observation_id])
         for draft in drafts:
             cited = _as_uuid(draft.source_id.strip().lower().replace("{", "").replace("}", ""))
             if cited is not None and str(cited) in visible:

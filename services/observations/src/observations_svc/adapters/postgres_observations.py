@@ -24,6 +24,7 @@ from observations_svc.domain.model import BeliefScope, ConfidenceComponents, Evi
 from observations_svc.domain.page_tokens import BeliefCursor
 from observations_svc.usecases.ports import (
     AppliedRequest,
+    EngagementErasure,
     Erasure,
     ErasureRequest,
     QueryFilters,
@@ -229,6 +230,14 @@ class PostgresObservationTransaction:
         )
         return [(BeliefScope(row["agent_id"], row["user_id"], row["team_id"]), row["canonical_key"]) for row in rows]
 
+    async def erase_engagement(self, user_id: str, source_ids: Sequence[str], prior_weight: float) -> EngagementErasure:
+        row = await self._connection.fetchrow(
+            "SELECT * FROM observations.erase_engagement($1, $2::text[], $3)", user_id, list(source_ids), prior_weight
+        )
+        return EngagementErasure(
+            row["hypotheses_erased"], row["evidence_erased"], row["findings_erased"], row["unknowns_erased"]
+        )
+
     async def erase_subject(self, erasure: ErasureRequest) -> Erasure:
         row = await self._connection.fetchrow(
             "SELECT * FROM observations.erase_subject($1, $2, $3::text[], $4, $5, $6)",
@@ -296,6 +305,23 @@ class PostgresObservationStore:
     async def transaction(self, org_id: str) -> AsyncIterator[PostgresObservationTransaction]:
         async with tenant_transaction(self._pool, org_id) as connection:
             yield PostgresObservationTransaction(connection, org_id)
+
+    async def fence_subject(self, org_id: str, erasure_id: str, subject: BeliefScope) -> None:
+        # Migration 0009_subject_fences.sql: the triggers refuse the fenced writes.
+        async with tenant_transaction(self._pool, org_id) as connection:
+            await connection.execute(
+                "SELECT observations.fence_subject($1, $2, $3, $4)",
+                erasure_id,
+                subject.user_id,
+                subject.agent_id,
+                subject.team_id,
+            )
+
+    async def lift_subject_fence(self, org_id: str, erasure_id: str) -> None:
+        async with tenant_transaction(self._pool, org_id) as connection:
+            await connection.execute(
+                "DELETE FROM observations.subject_fences WHERE org_id = $1 AND erasure_id = $2", org_id, erasure_id
+            )
 
     async def current_summary(self, org_id: str, scope: BeliefScope, canonical_key: str) -> str | None:
         async with tenant_transaction(self._pool, org_id) as connection:

@@ -25,7 +25,7 @@ from observations_svc.domain.model import (
     EvidenceDraft,
     Observation,
 )
-from observations_svc.usecases.ports import ErasureRequest, QueryFilters, SearchFilters
+from observations_svc.usecases.ports import EngagementErasure, ErasureRequest, QueryFilters, SearchFilters
 from observations_svc.usecases.read import SearchResult
 
 KINDS = numbered(pb.ObservationKind, "OBSERVATION_KIND_", model.KINDS)
@@ -266,3 +266,24 @@ def search_result_to_pb(result: SearchResult) -> pb.SearchObservationsResult:
         lexical_score=result.lexical,
         embedding=result.embedding or (),
     )
+
+
+def fence_subject_from_pb(subject: scope_pb2.Scope) -> BeliefScope:
+    """The subject a FenceSubject names: any ids a session's scope may hold (the erasure's)."""
+    return BeliefScope(
+        agent_id=validate_scope_id(subject.agent_id, "subject.agent_id"),
+        user_id=validate_scope_id(subject.user_id, "subject.user_id"),
+        team_id=validate_scope_id(subject.team_id, "subject.team_id"),
+    )
+
+
+def engagement_erasure_to_pb(erased: EngagementErasure | None) -> dict[str, int]:
+    """EraseSubjectResponse's engagement counts."""
+    if erased is None:
+        return {}
+    return {
+        "hypotheses_erased": erased.hypotheses,
+        "hypothesis_evidence_erased": erased.evidence,
+        "findings_erased": erased.findings,
+        "unknowns_erased": erased.unknowns,
+    }

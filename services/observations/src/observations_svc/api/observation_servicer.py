@@ -138,7 +138,19 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
             tombstone_id=erasure.tombstone_id,
             recomputed_observation_ids=erasure.recomputed_ids,
             shared_erased_observation_ids=erasure.shared_erased_ids,
+            **convert.engagement_erasure_to_pb(erasure.engagement),
         )
+
+    async def FenceSubject(self, request: pb.FenceSubjectRequest, context) -> pb.FenceSubjectResponse:
+        caller = request_context.current()
+        subject = convert.fence_subject_from_pb(request.subject)
+        await maintenance.fence_subject(caller.org_id, subject, request.erasure_id, store=self._store)
+        return pb.FenceSubjectResponse()
+
+    async def LiftSubjectFence(self, request: pb.LiftSubjectFenceRequest, context) -> pb.LiftSubjectFenceResponse:
+        caller = request_context.current()
+        await maintenance.lift_subject_fence(caller.org_id, request.erasure_id, store=self._store)
+        return pb.LiftSubjectFenceResponse()
 
     async def ExportObservations(self, request: pb.ExportObservationsRequest, context):
         caller = request_context.current()

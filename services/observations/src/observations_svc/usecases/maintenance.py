@@ -1,15 +1,20 @@
-"""RunRevalidation and EraseSubject."""
+"""RunRevalidation, EraseSubject and erasure's fence (FenceSubject, LiftSubjectFence)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from lore_runtime.clock import Clock
 from lore_runtime.errors import InvalidArgument
 
 from observations_svc.domain import beliefs
+from observations_svc.domain.engagement import PRIOR_WEIGHT
 from observations_svc.domain.keys import validate_subject
+from observations_svc.domain.model import BeliefScope
 from observations_svc.usecases.ports import Erasure, ErasureRequest, ObservationStore
+
+MAX_ERASURE_ID_CHARS = 128
 
 REVALIDATION_BATCH = 500
 # Keys an erasure locks at most (advisory locks live in a finite shared table until commit).
@@ -72,6 +77,11 @@ async def erase_subject(org_id: str, erasure: ErasureRequest, *, store: Observat
         for scope, key in keys if locking else ():
             await tx.lock_key(scope, key)
         erased = await tx.erase_subject(erasure)
+        if erasure.user_id or erasure.source_ids:
+            # The org's engagement state naming the user or citing the erased sources (hypotheses,
+            # their lines and findings, unknowns), in the same transaction.
+            engagement = await tx.erase_engagement(erasure.user_id, erasure.source_ids, PRIOR_WEIGHT)
+            erased = dataclasses.replace(erased, engagement=engagement)
         now = clock.now()
         for observation_id in erased.recomputed_ids:
             found = await tx.load(observation_id)
@@ -83,3 +93,22 @@ async def erase_subject(org_id: str, erasure: ErasureRequest, *, store: Observat
             if found is not None:
                 await tx.save_assessment(beliefs.after_erasure(found, now))
     return erased
+
+
+def _erasure_id(value: str) -> str:
+    if not value.strip():
+        raise InvalidArgument("erasure_id", "is required")
+    if len(value) > MAX_ERASURE_ID_CHARS:
+        raise InvalidArgument("erasure_id", f"at most {MAX_ERASURE_ID_CHARS} characters")
+    return value
+
+
+async def fence_subject(org_id: str, subject: BeliefScope, erasure_id: str, *, store: ObservationStore) -> None:
+    """Erasure's fence, set by the agent's erase job before its sweep (ObservationStore.fence_subject)."""
+    if not (subject.user_id or subject.agent_id or subject.team_id):
+        raise InvalidArgument("subject", "name a user, agent or team: an empty subject would be the whole org")
+    await store.fence_subject(org_id, _erasure_id(erasure_id), subject)
+
+
+async def lift_subject_fence(org_id: str, erasure_id: str, *, store: ObservationStore) -> None:
+    await store.lift_subject_fence(org_id, _erasure_id(erasure_id))

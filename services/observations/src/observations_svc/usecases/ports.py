@@ -77,6 +77,18 @@ class Erasure:
     evidence_erased: int
     recomputed_ids: tuple[str, ...] = ()
     shared_erased_ids: tuple[str, ...] = ()
+    # Engagement state erased with the user (``ObservationTransaction.erase_engagement``).
+    engagement: EngagementErasure | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EngagementErasure:
+    """What erasing a user's engagement state removed, by this call."""
+
+    hypotheses: int = 0
+    evidence: int = 0
+    findings: int = 0
+    unknowns: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +127,12 @@ class ObservationTransaction(Protocol):
         evidence the erasure of its ``source_ids`` would remove: the keys to lock before it runs."""
         ...
 
+    async def erase_engagement(self, user_id: str, source_ids: Sequence[str], prior_weight: float) -> EngagementErasure:
+        """Erase the org's engagement state naming ``user_id`` or citing ``source_ids``: hypotheses whose
+        text or finding does (with everything they hold), other evidence lines that do (an active
+        hypothesis that lost some is recomputed with ``prior_weight``, the rule's), unknowns naming the user."""
+        ...
+
     async def erase_subject(self, erasure: ErasureRequest) -> Erasure:
         """Erase the subject's beliefs, with ``user_id`` every belief scoped to that user, the evidence
         citing ``source_ids`` and every belief left without the support it had; leave a tombstone."""
@@ -123,6 +141,16 @@ class ObservationTransaction(Protocol):
 
 class ObservationStore(Protocol):
     def transaction(self, org_id: str) -> AbstractAsyncContextManager[ObservationTransaction]: ...
+
+    async def fence_subject(self, org_id: str, erasure_id: str, subject: BeliefScope) -> None:
+        """Erasure's fence: until lifted, a new belief or evidence of a scope ``subject`` covers or about
+        its user (or agent), and engagement state naming its user, is refused (Conflict,
+        SUBJECT_ERASING). Waits for such writes under way to commit. Idempotent per erasure."""
+        ...
+
+    async def lift_subject_fence(self, org_id: str, erasure_id: str) -> None:
+        """Remove the erasure's fence (idempotent)."""
+        ...
 
     async def get(self, org_id: str, observation_id: str) -> Observation | None: ...
 

@@ -932,6 +932,28 @@ class FakeSubjectEraser(Remote):
         # What every EraseSubject answers as erased beliefs not scoped to the user; purges asked for.
         self.shared_erased: tuple[str, ...] = ()
         self.purges_requested = 0
+        # The services' erasure fences (erasure id -> subject), and every fence call in order.
+        self.fences: dict[str, Scope] = {}
+        self.fence_calls: list[tuple[str, str]] = []
+
+    async def fence(self, subject: Scope, erasure_id: str) -> None:
+        self._enter("fence")
+        self.fences.setdefault(erasure_id, subject)
+        self.fence_calls.append(("fence", erasure_id))
+
+    async def lift_fence(self, erasure_id: str) -> None:
+        self._enter("lift_fence")
+        self.fences.pop(erasure_id, None)
+        self.fence_calls.append(("lift", erasure_id))
+
+    def write_memory(self, scope: Scope, memory_id: str) -> str:
+        """A memory written as the memory service writes it: refused while a fence covers its scope."""
+        for erasure_id, subject in self.fences.items():
+            wanted = [(index, value) for index, value in enumerate(_scope_ids(subject)) if value]
+            if all(_scope_ids(scope)[index] == value for index, value in wanted):
+                raise Conflict(f"this subject is being erased (erasure {erasure_id})", reason="SUBJECT_ERASING")
+        self.memories[memory_id] = scope
+        return memory_id
 
     async def memory_ids(self, subject: Scope) -> list[str]:
         self._enter("memory_ids")
@@ -957,8 +979,9 @@ class FakeSubjectEraser(Remote):
         self.observation_erasures.append(
             ObservationErasure(subject_type, subject_id, tuple(source_ids), request_id, user_id)
         )
-        # As the service answers for a subject none of whose beliefs or evidence it holds.
-        return ErasedObservations({"observations": 0, "evidence": 0, "observations_recomputed": 0}, self.shared_erased)
+        # As the service answers for a subject none of whose beliefs, evidence or engagement state it holds.
+        nothing = ("observations", "evidence", "observations_recomputed", "hypotheses", "hypothesis_evidence")
+        return ErasedObservations(dict.fromkeys((*nothing, "findings", "unknowns"), 0), self.shared_erased)
 
     async def request_purge(self) -> None:
         self._enter("request_purge")

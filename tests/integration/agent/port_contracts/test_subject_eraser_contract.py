@@ -12,6 +12,7 @@ from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
 from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.domain.transcript import Scope
 from agent_svc.usecases.memory_ports import MemoryWrite
+from lore_runtime.errors import Conflict
 
 from tests.fakes_agent import FakeSubjectEraser, memory_id_for
 from tests.integration.agent.port_contracts.conftest import ActingAs, new_org
@@ -35,8 +36,7 @@ class Side:
 
     async def remember(self, scope: Scope, key: str) -> str:
         if self._memories is None:
-            self.eraser.memories[memory_id_for(key)] = scope
-            return memory_id_for(key)
+            return self.eraser.write_memory(scope, memory_id_for(key))
         write = MemoryWrite(key, "fact", f"A fact {key}.", 0.5, T0, ("t-1",))
         (memory_id,) = await self._memories.remember(scope, "s-1", [write])
         return memory_id
@@ -79,5 +79,31 @@ async def test_each_session_named_counts_its_working_memory_cleared(side) -> Non
 async def test_erasing_a_subject_no_belief_cites_erases_nothing(side) -> None:
     erased = await side.eraser.erase_observations("entity", "sam", ["t-1", "t-2"], "erasure:1", user_id="sam")
 
-    assert erased.counts == {"observations": 0, "evidence": 0, "observations_recomputed": 0}
+    assert erased.counts == {
+        "observations": 0,
+        "evidence": 0,
+        "observations_recomputed": 0,
+        "hypotheses": 0,
+        "hypothesis_evidence": 0,
+        "findings": 0,
+        "unknowns": 0,
+    }
     assert erased.shared_ids == ()
+
+
+async def test_a_fenced_subjects_memories_are_refused_until_the_fence_lifts(side) -> None:
+    await side.eraser.fence(Scope(user_id="sam"), "e-1")
+    await side.eraser.fence(Scope(user_id="sam"), "e-1")  # a re-run fences again: nothing changes
+
+    for scope, key in ((SAM, "a"), (SAM_WITH_ANOTHER_AGENT, "b")):
+        with pytest.raises(Conflict) as refused:
+            await side.remember(scope, key)
+        assert refused.value.reason == "SUBJECT_ERASING"
+    kims = await side.remember(KIM, "c")
+    assert await side.eraser.memory_ids(Scope(user_id="sam")) == []
+
+    await side.eraser.lift_fence("e-1")
+    await side.eraser.lift_fence("e-1")
+    sams = await side.remember(SAM, "a")
+    assert await side.eraser.memory_ids(Scope(user_id="sam")) == [sams]
+    assert await side.eraser.memory_ids(KIM) == [kims]

@@ -1,5 +1,6 @@
-"""The SubjectEraser port on the memory service (ListMemories, ForgetSubject: items, episodes, the
-access log and the sessions' working memory; PurgeErased) and the observations service (EraseSubject). Every
+"""The SubjectEraser port on the memory service (FenceSubject, ListMemories, ForgetSubject: items,
+episodes, the access log and the sessions' working memory; PurgeErased, LiftSubjectFence) and the
+observations service (FenceSubject, EraseSubject, LiftSubjectFence). Every
 call has a deadline; an unreachable service raises DependencyUnavailable, which fails the erase
 job so the queue retries it with backoff."""
 
@@ -28,6 +29,32 @@ class GrpcSubjectEraser:
     def __init__(self, memory: grpc.aio.Channel, observations: grpc.aio.Channel) -> None:
         self._memories = memory_service_pb2_grpc.MemoryServiceStub(memory)
         self._observations = observation_service_pb2_grpc.ObservationServiceStub(observations)
+
+    async def fence(self, subject: Scope, erasure_id: str) -> None:
+        await rpc(
+            self._memories.FenceSubject(
+                memory_service_pb2.FenceSubjectRequest(subject=scope_to_pb(subject), erasure_id=erasure_id),
+                timeout=TIMEOUT_S,
+            )
+        )
+        await rpc(
+            self._observations.FenceSubject(
+                observation_service_pb2.FenceSubjectRequest(subject=scope_to_pb(subject), erasure_id=erasure_id),
+                timeout=TIMEOUT_S,
+            )
+        )
+
+    async def lift_fence(self, erasure_id: str) -> None:
+        await rpc(
+            self._memories.LiftSubjectFence(
+                memory_service_pb2.LiftSubjectFenceRequest(erasure_id=erasure_id), timeout=TIMEOUT_S
+            )
+        )
+        await rpc(
+            self._observations.LiftSubjectFence(
+                observation_service_pb2.LiftSubjectFenceRequest(erasure_id=erasure_id), timeout=TIMEOUT_S
+            )
+        )
 
     async def memory_ids(self, subject: Scope) -> list[str]:
         ids: list[str] = []
@@ -81,6 +108,10 @@ class GrpcSubjectEraser:
                 "observations": response.observations_erased,
                 "evidence": response.evidence_erased,
                 "observations_recomputed": len(response.recomputed_observation_ids),
+                "hypotheses": response.hypotheses_erased,
+                "hypothesis_evidence": response.hypothesis_evidence_erased,
+                "findings": response.findings_erased,
+                "unknowns": response.unknowns_erased,
             },
             tuple(response.shared_erased_observation_ids),
         )

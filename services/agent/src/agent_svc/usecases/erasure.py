@@ -8,25 +8,31 @@ re-run can always resume:
 0. from the moment the request is accepted, the erasure's unfinished row is a fence: Postgres
    refuses a new session, turn or turn result of the subject (migration ``0009_erasure_fence.sql``:
    409 ``SUBJECT_ERASING``), and reflection and episode jobs stop before writing for it;
-1. the subject's sessions are read, and the job waits until none of their reflect or episode jobs
+1. the memory and observations services fence the subject too (``FenceSubject``, each in its own
+   schema): the writes the gateway routes straight to them (Remember, UpdateMemory, Observe,
+   ContradictObservation, engagement state naming the user, ...) answer 409 ``SUBJECT_ERASING``
+   until the fence is lifted; a fence waits for the writes under way, so what they accepted
+   before is there for the sweep below;
+2. the subject's sessions are read, and the job waits until none of their reflect or episode jobs
    still runs (one that began before the fence may be writing); from then on nothing writes for
    the subject, so what follows is the final sweep. Their turn ids, and the subject's memory ids,
    are read while they still exist;
-2. ``ObservationService.EraseSubject``: beliefs about the subject, every belief scoped to the
+3. ``ObservationService.EraseSubject``: beliefs about the subject, every belief scoped to the
    subject's user (whatever it is about: since beliefs have a scope, a user's carry their user
    id), evidence citing those turns and memories, and every belief whose support all went with
    them, while the ones that kept some support are recomputed (in chunks of the service's limit,
    each with a request id derived from the erasure, the chunk's index and its content: a replayed
    chunk is answered from the observations service's tombstone, a chunk whose content changed
-   runs);
-3. stored turn results of other sessions whose context showed an erased belief not scoped to the
+   runs); with a user, the org's engagement state naming the user or citing those sources goes too;
+4. stored turn results of other sessions whose context showed an erased belief not scoped to the
    subject's user (the observations service names them);
-4. ``MemoryService.ForgetSubject``: memories, episodes, access log, the sessions' working memory;
-5. the transcript (turn results, turns, sessions) and the jobs still waiting for those sessions,
+5. ``MemoryService.ForgetSubject``: memories, episodes, access log, the sessions' working memory;
+6. the transcript (turn results, turns, sessions) and the jobs still waiting for those sessions,
    with its counts, in one transaction;
-6. a deferred ``MemoryService.PurgeErased``: the memory service soon rewrites its stores' files so
+7. a deferred ``MemoryService.PurgeErased``: the memory service soon rewrites its stores' files so
    the erased text is gone from the disk too (docs/operations.md, "Erasure and purge");
-7. completed: only now does the fence lift, and the same ids may start again with nothing old.
+8. the memory and observations services lift their fences (``LiftSubjectFence``);
+9. completed: only now does the agent's fence lift, and the same ids may start again with nothing old.
 
 Every step is idempotent, so a job that crashed or hit an unavailable service is simply run
 again by the queue (retries with backoff) and completes once every service answers.
@@ -129,6 +135,8 @@ async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -
     if erasure is None or erasure.status == "completed":
         return erasure
     subject = erasure.subject
+    # Before anything is read: writes the services accept directly stop here (and those under way finish).
+    await eraser.fence(subject, erasure_id)
     session_ids = await store.subject_sessions(org_id, subject)
     await _wait_for_session_jobs(org_id, session_ids, services)
     turn_ids = await store.turn_ids(org_id, session_ids)
@@ -159,6 +167,7 @@ async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -
     await store.record(org_id, erasure_id, forgotten)
     await store.delete_transcript(org_id, erasure_id, session_ids)
     await eraser.request_purge()
+    await eraser.lift_fence(erasure_id)
     return await store.complete(org_id, erasure_id, services.clock.now())
 
 

@@ -84,6 +84,15 @@ class ErasureFence(Protocol):
 class SubjectEraser(Protocol):
     """The erasure's calls to the other services; each is idempotent (by request id or by nature)."""
 
+    async def fence(self, subject: Scope, erasure_id: str) -> None:
+        """FenceSubject on the memory and observations services: until lifted, they refuse every write
+        for the subject (ABORTED, SUBJECT_ERASING), once the writes under way are done."""
+        ...
+
+    async def lift_fence(self, erasure_id: str) -> None:
+        """LiftSubjectFence on both services."""
+        ...
+
     async def memory_ids(self, subject: Scope) -> list[str]:
         """Ids of the subject's long-term memories (every type and status)."""
         ...

@@ -2,660 +2,45 @@
 
 Each sentence is read on its own, first-person statements only, and a sentence that is a question,
 a hypothetical, someone else's words or a code block gives nothing: a missed memory costs little,
-a wrong one is believed. Patterns are tried in a fixed order and the first that matches a clause
-wins, so the same words always give the same memory. Contents are rewritten in the third person
-("The user is vegetarian.") so they stand alone when recalled in another conversation.
+a wrong one is believed. The steps are modules of their own: ``normalise`` (openers, the filters),
+``clauses`` (one sentence, several facts), ``patterns`` (clause → ``PatternMatch``), ``rewriting``
+(first person → "The user …"), ``entities`` and ``dates`` (deadlines). Contents are written in the
+third person ("The user is vegetarian.") so they stand alone when recalled in another conversation.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from agent_svc.domain.extraction import ExtractedMemory
-from agent_svc.domain.rules.text import DAYS, MAX_SENTENCE_CHARS, MONTHS, STOPWORDS, TECH_WORDS, TOPIC_OF, sentences
-from agent_svc.domain.rules.text import tidy as _tidy
+from agent_svc.domain.rules.clauses import clauses
+from agent_svc.domain.rules.dates import split_deadline
+from agent_svc.domain.rules.entities import entities_in
+from agent_svc.domain.rules.model import Facet, PatternMatch, Statement
+from agent_svc.domain.rules.normalise import is_hypothetical, is_question, is_reported, strip_openers
+from agent_svc.domain.rules.patterns import match_clause
+from agent_svc.domain.rules.rewriting import base_form, sentence_case, third_person
+from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, sentences
+
+__all__ = [
+    "IMPORTANCE",
+    "MAX_MEMORIES_PER_TURN",
+    "Facet",
+    "PatternMatch",
+    "Statement",
+    "base_form",
+    "entities_in",
+    "extract_memories",
+    "is_reported",
+    "split_deadline",
+    "statements",
+    "third_person",
+]
 
 # Importance per kind: a promise or a decision is what a later conversation most needs to honour;
 # a preference shapes every answer; a fact is useful context; an opinion is the assistant's own.
 IMPORTANCE = {"commitment": 0.8, "decision": 0.75, "preference": 0.7, "fact": 0.6, "opinion": 0.5}
 MAX_MEMORIES_PER_TURN = 12
-MAX_ENTITIES = 10
-
-_I = re.IGNORECASE
-
-
-@dataclass(frozen=True, slots=True)
-class Facet:
-    """One attribute a memory asserts, for claims: ``attribute`` "" means "slot from the value's topic"."""
-
-    attribute: str
-    value: str
-    summary: str
-    denied: bool = False  # the words deny this value ("no longer", "not ... any more")
-    negative: bool = False  # a dislike: its slot is the value's own, never the topic's
-
-
-@dataclass(frozen=True, slots=True)
-class Statement:
-    """A memory with what claims and episodes need to know about it."""
-
-    memory: ExtractedMemory
-    excerpt: str  # the exact words of the turn
-    facets: tuple[Facet, ...] = ()
-    project: str = ""  # decisions: the project named, lower case
-    proposal: str = ""  # opinions: what the assistant proposed, for a later "let's do that"
-    task: str = ""  # commitments: the task in the speaker's own words, without the deadline
-
-
-# --- filters -------------------------------------------------------------------------------------
-
-_LEAD = re.compile(
-    r"^(?:(?:actually|well|oh|so|also|and|but|btw|by the way|fyi|just so you know|anyway|ok|okay|yes|yeah|yep|"
-    r"right|great|cool|sure|alright|honestly|to be honest|for the record|update|hey|hi|hello|thanks|thank you|"
-    r"perfect|sounds good|good|no|nope|fine|oh and|one more thing|just to be clear|quick update)\b[\s,:;!.-]*)+",
-    _I,
-)
-_QUESTION_START = re.compile(
-    r"^(?:am|is|are|was|were|does|did|should|shall|could|can|would|will|what|when|where|who|whom|why|how|which|"
-    r"whose|have|has|isn't|aren't|do(?= (?:you|i|we|they)\b))(?![\w'])",
-    _I,
-)
-_HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|suppose|supposing|imagine|hypothetically|in case|someday|some day|one day|wish|were to|"
-    r"might(?! want to)|perhaps|possibly|probably|could|maybe|wonder|(?<!by )(?<!in )(?<!on )may(?! want to)(?! \d))"
-    r"\b",
-    _I,
-)
-_REPORTING = re.compile(
-    r"\b(?P<who>\w+)\s+(?:thinks|think|says|say|said|believes|claims|told me|reckons|feels|thought|mentioned)\b"
-    r"|\baccording to\b",
-    _I,
-)
-_CLAUSE_BREAK = re.compile(
-    r";\s*|,\s*(?=(?:let me|i'll|i will)\b)|"
-    r",?\s+(?:and|but|so)\s+(?=(?:i|i'm|i'll|i've|i'd|we|we've|we'll|my|let's)\b)",
-    _I,
-)
-_PRONOUN_OBJECT = re.compile(r"^(?:it|that|this|them|those|these|you|him|her|how|what|when|where|why|the way)\b", _I)
-
-
-def _is_question(text: str) -> bool:
-    return text.rstrip().endswith("?") or bool(_QUESTION_START.match(text))
-
-
-def is_reported(text: str) -> bool:
-    """Someone else's words or views ("my friend says …", "according to …")."""
-    for match in _REPORTING.finditer(text):
-        if match.group("who") is None or match.group("who").lower() not in {"i", "we"}:
-            return True
-    return False
-
-
-# --- deadlines -------------------------------------------------------------------------------------
-
-_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_PART = r"(?:\s+(?:morning|afternoon|evening|night))?"
-_WHEN = (
-    rf"(?:later\s+)?today|tonight|tomorrow{_PART}|(?:this|next|coming)\s+(?:{_DAY}|week(?:end)?|month|year|"
-    rf"morning|afternoon|evening|quarter|sprint)|(?:the\s+)?end\s+of\s+(?:the\s+)?(?:day|week|month|year|quarter|"
-    rf"sprint)|eod|eow|asap|{_DAY}{_PART}|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|"
-    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|in\s+(?:a|an|one|two|three|four|five|a\s+few|a\s+couple\s+of"
-    rf"|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?)"
-)
-_DEADLINE = re.compile(
-    rf"(?:,\s*)?\b(?P<prep>by|before|on|until|till|no later than|within|due)?\s*\b(?P<when>{_WHEN})\b", _I
-)
-
-
-def _by(deadline: str) -> str:
-    """ "Friday" → " (by Friday)"; a deadline that says its own relation is kept: " (in two weeks)"."""
-    if not deadline:
-        return ""
-    own = deadline.split(" ", 1)[0].lower() in {"before", "until", "till", "within", "in"}
-    return f" ({deadline})" if own else f" (by {deadline})"
-
-
-def split_deadline(task: str) -> tuple[str, str]:
-    """``"send the report by Friday"`` → ``("send the report", "Friday")``; the deadline as said."""
-    match = _DEADLINE.search(task)
-    if not match:
-        return _tidy(task), ""
-    prep = (match.group("prep") or "").lower()
-    when = re.sub(r"\s+", " ", match.group("when"))
-    deadline = f"{prep} {when}" if prep in {"before", "until", "till", "no later than", "within"} else when
-    rest = _tidy(task[: match.start()] + " " + task[match.end() :])
-    return rest, deadline
-
-
-# --- phrasing ------------------------------------------------------------------------------------
-
-_PERSON = {
-    "user": {"i": "they", "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "i'm": "they're",
-             "i've": "they've", "i'll": "they'll", "i'd": "they'd", "you": "the assistant", "your": "the assistant's",
-             "yours": "the assistant's", "yourself": "itself", "am": "are"},
-    "assistant": {"i": "it", "me": "it", "my": "its", "mine": "its", "myself": "itself", "i'm": "it's",
-                  "i've": "it has", "i'll": "it will", "i'd": "it would", "you": "the user", "your": "the user's",
-                  "yours": "the user's", "yourself": "themselves", "am": "is", "you're": "the user is",
-                  "you've": "the user has", "you'll": "the user will"},
-}  # fmt: skip
-_PERSON_WORD = re.compile(
-    r"\b(?:i'm|i've|i'll|i'd|you're|you've|you'll|i|me|my|mine|myself|you|your|yours|yourself)\b", _I
-)
-
-
-def third_person(text: str, speaker: str) -> str:
-    """Rewrite first and second person for someone reading it later, as the speaker meant it."""
-    table = _PERSON.get(speaker, _PERSON["user"])
-    return _PERSON_WORD.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), text)
-
-
-def _subject(speaker: str) -> str:
-    return "The assistant" if speaker == "assistant" else "The user"
-
-
-_GERUNDS = {"using": "use", "making": "make", "moving": "move", "writing": "write", "caching": "cache",
-            "changing": "change", "removing": "remove", "storing": "store", "having": "have", "taking": "take",
-            "giving": "give", "creating": "create", "updating": "update", "migrating": "migrate", "choosing": "choose",
-            "rewriting": "rewrite", "deleting": "delete", "scheduling": "schedule", "going": "go", "doing": "do",
-            "sticking": "stick", "switching": "switch", "adding": "add", "trying": "try",
-            "keeping": "keep"}  # fmt: skip
-
-
-def base_form(phrase: str) -> str:
-    """``"using Postgres"`` → ``"use Postgres"``: a proposal said as a gerund, as an action."""
-    head, _, rest = phrase.partition(" ")
-    low = head.lower()
-    if low in _GERUNDS:
-        head = _GERUNDS[low]
-    elif low.endswith("ing") and len(low) > 5:
-        head = head[:-3]
-        if len(head) > 2 and head[-1] == head[-2] and head[-1] not in "aeiousl":
-            head = head[:-1]
-    return f"{head} {rest}".strip()
-
-
-_CUT = re.compile(
-    r",|\s+(?:with|since|for|because|but|and|where|which|who|near|at the|as of|last|this|next|in \d{4}|ago|"
-    r"yesterday|recently|today)\b",
-    _I,
-)
-
-
-def _cut(value: str) -> str:
-    """A name or place ends where the sentence goes on about something else."""
-    value = _CUT.split(value, maxsplit=1)[0]
-    return _tidy(value)
-
-
-# --- entities ------------------------------------------------------------------------------------
-
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+#&.-]*(?:\s+[A-Z][A-Za-z0-9+#&-]*)*")
-_TECH_ALTERNATIVES = "|".join(re.escape(w) for w in sorted(TECH_WORDS, key=len, reverse=True))
-_TECH = re.compile(rf"(?<![\w+#])(?:{_TECH_ALTERNATIVES})(?![\w+#])", _I)
-_NOT_NAMES = frozenset(
-    STOPWORDS
-    | set(DAYS)
-    | set(MONTHS)
-    | {"decided", "user", "assistant", "mr", "mrs", "ms", "dr", "gb", "mb", "tb", "kb"}
-)
-
-
-def entities_in(text: str) -> tuple[str, ...]:
-    """Capitalised names (not a sentence's first word unless known) and technology words, lower case."""
-    found: list[str] = []
-    for match in _CAPITALISED.finditer(text):
-        tokens = [t.rstrip(".") for t in match.group(0).split()]
-        at_start = match.start() == 0 or text[: match.start()].rstrip()[-1:] in {".", "!", "?", ":", ""}
-        if at_start and tokens[0].lower() not in TECH_WORDS:
-            tokens = tokens[1:]
-        while tokens and tokens[0].lower() in _NOT_NAMES:
-            tokens = tokens[1:]
-        while tokens and tokens[-1].lower() in _NOT_NAMES:
-            tokens = tokens[:-1]
-        if tokens and len(" ".join(tokens)) > 1:
-            found.append(" ".join(tokens).lower())
-    found += [m.group(0).lower() for m in _TECH.finditer(text)]
-    return tuple(dict.fromkeys(e.strip() for e in found if e.strip()))[:MAX_ENTITIES]
-
-
-# --- the patterns --------------------------------------------------------------------------------
-
-# Each pattern is (regex, builder, speakers). A builder returns None when the match is not what it
-# looked like ("I'm going to Paris" is travel, not a commitment).
-Built = tuple[str, str, tuple[Facet, ...], dict[str, str]] | None
-Builder = Callable[[re.Match[str], str], Built]
-
-_NEG = r"(?P<neg>no longer |don't |do not |didn't |never |not )?"
-_REVERSAL = re.compile(r"\b(?:no longer|any ?more|not any longer)\b", _I)
-_LET_ME_VERBS = {"check", "look", "find", "get", "follow", "confirm", "dig", "investigate", "verify", "send", "draft",
-                 "write", "review", "research", "reach", "prepare", "schedule", "set", "book", "email", "call", "ping",
-                 "fix", "update", "loop", "circle", "run", "test", "put"}  # fmt: skip
-_DIET = "vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|lactose intolerant|teetotal|halal|kosher"
-_DIET_FOODS = {"meat", "fish", "pork", "beef", "dairy", "gluten", "eggs", "seafood", "chicken", "alcohol", "sugar"}
-_RELATIONS = (
-    "wife|husband|partner|spouse|son|daughter|mother|mom|mum|father|dad|brother|sister|boyfriend|girlfriend|fiancée?"
-    "|dog|cat|baby|grandmother|grandfather|grandma|grandpa|niece|nephew|aunt|uncle|cousin|kid|child"
-)
-_PETS = (
-    "dog|cat|puppy|kitten|rabbit|bunny|hamster|guinea pig|parrot|budgie|horse|pony|tortoise|turtle|snake|lizard|"
-    "goldfish|retriever|labrador|poodle|terrier|spaniel|beagle|collie|shepherd|husky|dachshund|bulldog|greyhound|pug"
-)
-_JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ect|ive|nurse|chef|cto|ceo|cfo|dev|lead|student|pm)$", _I)
-_NOT_JOBS = {"beginner", "newcomer", "fan", "user", "customer", "father", "mother", "lover", "believer", "member",
-             "brother", "sister", "parent", "owner", "other", "number", "winner", "loser", "worrier", "dreamer",
-             "bit", "little", "lot", "person", "vegetarian", "vegan", "fan of", "big", "huge", "riser", "sleeper",
-             "eater", "drinker", "smoker", "talker", "learner", "thinker", "walker", "listener", "introvert",
-             "extrovert", "optimist", "pessimist", "perfectionist", "procrastinator"}  # fmt: skip
-# "An early riser", "a picky eater", "a heavy sleeper": habits and traits shaped like a job title.
-_TRAIT_WORDS = {"early", "late", "light", "heavy", "picky", "fussy", "fast", "slow", "good", "bad", "great",
-                "terrible", "quick", "messy", "neat", "night", "morning", "social", "total", "complete", "real",
-                "natural", "born", "avid", "keen", "occasional", "regular", "frequent", "casual", "serial"}  # fmt: skip
-_VERB3 = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores",
-          "hate": "hates", "dislike": "dislikes", "detest": "detests", "loathe": "loathes", "despise": "despises",
-          "can't stand": "can't stand", "cannot stand": "cannot stand", "can't bear": "can't bear",
-          "don't care for": "doesn't care for"}  # fmt: skip
-
-
-def _denial(match: re.Match[str], clause: str) -> tuple[bool, bool]:
-    """(denied, reversal): the words deny the value, and say it used to hold."""
-    neg = (match.groupdict().get("neg") or "").strip().lower()
-    reversal = bool(_REVERSAL.search(clause))
-    return bool(neg) or reversal, reversal or neg == "no longer"
-
-
-_PLEASANTRY = re.compile(
-    r"^(?:keep (?:you|u) (?:posted|updated|in the loop)|let (?:you|u) know(?: how it goes)?|see (?:you|ya|u)\b|"
-    r"talk (?:to (?:you|ya|u) )?(?:soon|later)|catch (?:you|up)\b|be (?:in touch|there for you)|miss (?:you|u)|"
-    r"think of you|take care|stay in touch|check (?:in|back)(?: with you)?(?: later| soon)?$|"
-    r"(?:definitely |surely )?(?:do|try) (?:that|it|my best)$|be careful|remember (?:that|this)$|keep that in mind|"
-    r"keep it in mind|have (?:a look|a think)$|think about it$)",
-    _I,
-)
-
-
-def _commitment(m: re.Match[str], speaker: str) -> Built:
-    raw = m.group("task")
-    first = raw.split(" ", 1)[0]
-    lead = m.group("lead").lower()
-    if not first or first[0].isupper() or first.lower() in {"the", "a", "an", "my", "be", "not", "never", "have"}:
-        return None
-    if lead.startswith("let me") and first.lower() not in _LET_ME_VERBS:
-        return None
-    task, deadline = split_deadline(raw)
-    if lead.startswith(("i need", "i have")) and not deadline:
-        return None  # a need without a date is a goal (plan.py), not a promise
-    if _PLEASANTRY.match(task):
-        return None  # "I'll keep you posted", "see you soon": manners, not promises to remember
-    if len(task) < 3:
-        return None
-    content = f"{_subject(speaker)} will {third_person(task, speaker)}{_by(deadline)}."
-    return "commitment", content, (), {"task": task, "deadline": deadline}
-
-
-def _decision(m: re.Match[str], speaker: str) -> Built:
-    what = _tidy(m.group("what"))
-    who = (m.groupdict().get("who") or "").lower()
-    if not what or _PRONOUN_OBJECT.match(what) or re.match(r"^\w+(?: with| for)? (?:that|it|this|them)$", what, _I):
-        return None  # "let's do that" needs the earlier turn (extractor.py resolves it)
-    what = base_form(what)
-    content = f"{_subject(speaker)} decided to {third_person(what, speaker)}." if who == "i" else f"Decided: {what}."
-    return "decision", content, (Facet("", what, content),), {}
-
-
-def _opinion(m: re.Match[str], speaker: str) -> Built:
-    what = _tidy(m.group("what"))
-    if len(what) < 3:
-        return None
-    advice = re.match(r"(?:that\s+)?you\s+(?:should|ought to|need to|must|might want to|may want to)\s+(.+)", what, _I)
-    if advice:
-        proposal = _tidy(advice.group(1))
-        content = f"The assistant recommended that the user {third_person(proposal, speaker)}."
-        return "opinion", content, (), {"proposal": proposal}
-    verb = (m.groupdict().get("verb") or "").lower()
-    if verb in {"recommend", "suggest", "advise", "propose"}:
-        what = re.sub(r"^(?:that\s+)?you\s+", "", what, flags=_I)
-        content = f"The assistant recommended {third_person(what, speaker)}."
-        return "opinion", content, (), {"proposal": base_form(what)}
-    if verb:  # "I'd go with Postgres"
-        proposal = f"{verb} {what}"
-        return "opinion", f"The assistant recommended to {third_person(proposal, speaker)}.", (), {"proposal": proposal}
-    return "opinion", f"The assistant thinks {third_person(what, speaker)}.", (), {}
-
-
-def _lives(m: re.Match[str], speaker: str) -> Built:
-    place = _cut(m.group("v"))
-    if not place or not place[0].isupper():
-        return None
-    denied, reversal = _denial(m, m.string)
-    moved = "move" in m.group(0).lower() or "relocat" in m.group(0).lower()
-    if denied:
-        content = f"The user {'no longer lives' if reversal else 'does not live'} in {place}."
-    else:
-        content = f"The user {'moved to' if moved else 'lives in'} {place}."
-    return "fact", content, (Facet("home_city", place, content, denied),), {}
-
-
-def _works(m: re.Match[str], speaker: str) -> Built:
-    org = _cut(m.groupdict().get("org") or "")
-    job = _cut(re.sub(r"^(?:a|an)\s+", "", m.groupdict().get("job") or "", flags=_I))
-    if org and not org[0].isupper():
-        org = ""
-    if not org and not job:
-        return None
-    denied, reversal = _denial(m, m.string)
-    facets: list[Facet] = []
-    verb = ("no longer works" if reversal else "does not work") if denied else "works"
-    if org:
-        facets.append(Facet("employer", org, f"The user {verb} at {org}.", denied))
-    if job:
-        facets.append(Facet("job", job, f"The user {verb} as {_article(job)}.", denied))
-    content = f"The user {verb}" + (f" at {org}" if org else "") + (f" as {_article(job)}" if job else "") + "."
-    return "fact", content, tuple(facets), {}
-
-
-def _article(noun: str) -> str:
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
-
-
-def _job(m: re.Match[str], speaker: str) -> Built:
-    job = _tidy(m.group("job"))
-    last = job.split()[-1].lower() if job else ""
-    first = job.split()[0].lower() if job else ""
-    if not job or last in _NOT_JOBS or first in _NOT_JOBS or first in _TRAIT_WORDS or not _JOB_SUFFIX.search(last):
-        return None
-    org = _cut(m.groupdict().get("org") or "")
-    denied, reversal = _denial(m, m.string)
-    verb = ("is no longer" if reversal else "is not") if denied else "is"
-    facets = [Facet("job", job, f"The user {verb} {_article(job)}.", denied)]
-    if org and org[0].isupper():
-        facets.append(Facet("employer", org, f"The user works at {org}.", denied))
-    content = f"The user {verb} {_article(job)}" + (f" at {org}" if org and org[0].isupper() else "") + "."
-    return "fact", content, tuple(facets), {}
-
-
-def _fact(attribute: str, value: str, content: str) -> Built:
-    """A fact whose one facet states the memory itself: ``attribute`` is ``value``."""
-    return "fact", content, (Facet(attribute, value, content),), {}
-
-
-def _is_name(word: str) -> bool:
-    """A name is capitalised as written and no common word: "call me after 6pm" names nobody."""
-    return bool(word) and word[0].isupper() and word.lower() not in _NOT_NAMES
-
-
-def _family(m: re.Match[str], speaker: str) -> Built:
-    rel, name = m.group("rel").lower(), _cut(m.group("name"))
-    if not _is_name(name):
-        return None
-    return _fact(f"family:{rel}", name, f"The user's {rel} is called {name}.")
-
-
-def _name(m: re.Match[str], speaker: str) -> Built:
-    value = _cut(m.group("v"))
-    words = value.split()
-    if not words or not all(_is_name(word) for word in words):
-        return None
-    return _fact("name", value, f"The user's name is {value}.")
-
-
-def _simple_fact(attribute: str, template: str) -> Builder:
-    def build(m: re.Match[str], speaker: str) -> Built:
-        value = _cut(m.group("v"))
-        if not value:
-            return None
-        return _fact(attribute, value, template.format(value))
-
-    return build
-
-
-def _allergy(m: re.Match[str], speaker: str) -> Built:
-    value = _cut(m.group("v"))
-    if not value:
-        return None
-    denied, _ = _denial(m, m.string)
-    content = f"The user is {'not ' if denied else ''}allergic to {value}."
-    return "fact", content, (Facet(f"allergy:{_slugish(value)}", value, content, denied),), {}
-
-
-def _slugish(value: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_")[:40]
-
-
-def _diet(m: re.Match[str], speaker: str) -> Built:
-    diet = m.group("v").lower()
-    denied, reversal = _denial(m, m.string)
-    verb = ("is no longer" if reversal else "is not") if denied else "is"
-    content = f"The user {verb} {diet}."
-    return "preference", content, (Facet("diet", diet, content, denied),), {}
-
-
-def _family_named(m: re.Match[str], speaker: str) -> Built:
-    """ "My sister Ana lives in Lisbon and works as an accountant": the name after the noun is the
-    belief; the memory is the whole clause in the third person, when it rewrites surely."""
-    from agent_svc.domain.rules.disclosure import third_person as told
-
-    named = _family(m, speaker)
-    if named is None:
-        return None
-    kind, content, facets, extra = named
-    whole = told(_tidy(m.string))
-    return kind, (whole.rstrip(".!") + "." if whole else content), facets, extra
-
-
-def _pet(m: re.Match[str], speaker: str) -> Built:
-    kind, pet, name = _tidy(m.group("kind")).lower(), m.group("pet").lower(), _cut(m.group("name"))
-    if not _is_name(name):
-        return None
-    return _fact(f"pet:{pet}", name, f"The user has {_article(kind)} called {name}.")
-
-
-def _cannot_eat(m: re.Match[str], speaker: str) -> Built:
-    food = _cut(m.group("v"))
-    if not food:
-        return None
-    content = f"The user can't {m.group('verb').lower()} {food}."
-    return "preference", content, (Facet("", f"no {food}", content, negative=True),), {}
-
-
-def _reminder(m: re.Match[str], speaker: str) -> Built:
-    """ "Remind me to call the dentist on Monday": the assistant's commitment, with its deadline."""
-    task, deadline = split_deadline(m.group("task"))
-    task = _tidy(task)
-    if len(task) < 3:
-        return None
-    content = f"The assistant will remind the user to {third_person(task, 'user')}{_by(deadline)}."
-    return "commitment", content, (), {"task": f"remind the user to {task}", "deadline": deadline, "owner": "assistant"}
-
-
-def _trip(m: re.Match[str], speaker: str) -> Built:
-    """ "I'm flying to Lisbon next Friday": a plan, kept as said (a memory, never a belief: plans change)."""
-    from agent_svc.domain.rules.disclosure import third_person as told
-
-    place = m.group("place")  # the patterns ignore case: a place is capitalised as written
-    if not place[0].isupper() or place.split()[0].lower() in _NOT_NAMES:
-        return None
-    what = told(_tidy(m.string))
-    return ("fact", what.rstrip(".!") + ".", (), {}) if what else None
-
-
-def _remember_that(m: re.Match[str], speaker: str) -> Built:
-    """ "Remember that my mum's birthday is on 3 June": the fact, as the user's."""
-    from agent_svc.domain.rules.disclosure import third_person as told
-
-    what = told(_tidy(m.group("what")))
-    if not what or len(what.split()) < 3:
-        return None
-    return "fact", what.rstrip(".!") + ".", (), {}
-
-
-def _eats(m: re.Match[str], speaker: str) -> Built:
-    food = _cut(m.group("v"))
-    if not food:
-        return None
-    attribute = "diet" if food.lower() in _DIET_FOODS else ""
-    content = f"The user doesn't eat {food}."
-    return "preference", content, (Facet(attribute, f"no {food}", content, negative=not attribute),), {}
-
-
-def _likes(m: re.Match[str], speaker: str) -> Built:
-    verb = re.sub(r"\s+", " ", m.group("verb").lower())
-    value = _tidy(m.group("v"))
-    alt = _tidy(m.groupdict().get("alt") or "")
-    if not value or _PRONOUN_OBJECT.match(value):
-        return None
-    neg = (m.groupdict().get("neg") or "").strip().lower()
-    reversal = bool(_REVERSAL.search(m.string)) or neg == "no longer"
-    phrase = f"{value} over {alt}" if alt else value
-    if neg and reversal:
-        content = f"The user no longer {verb}s {value}."
-        return "preference", content, (Facet("", value, content, denied=True),), {}
-    if neg:
-        content = f"The user doesn't {verb} {value}."
-        return "preference", content, (Facet("", value, content, negative=True),), {}
-    content = f"The user {_VERB3.get(verb, verb)} {phrase}."
-    negative = verb not in {"prefer", "like", "love", "enjoy", "adore"}
-    return "preference", content, (Facet("", value, content, negative=negative),), {}
-
-
-def _rather(m: re.Match[str], speaker: str) -> Built:
-    value, alt = _tidy(m.group("v")), _tidy(m.groupdict().get("alt") or "")
-    if not value or _PRONOUN_OBJECT.match(value):
-        return None
-    content = f"The user would rather {third_person(value, 'user')}" + (f" than {alt}" if alt else "") + "."
-    negative = value.lower().startswith("not ")
-    return "preference", content, (Facet("", value, content, negative=negative),), {}
-
-
-def _favourite(m: re.Match[str], speaker: str) -> Built:
-    topic, value = _tidy(m.group("topic")).lower(), _cut(m.group("v"))
-    if not value or _PRONOUN_OBJECT.match(value):
-        return None
-    attribute = {"programming language": "language", "language": "language", "drink": "drink", "editor": "editor",
-                 "database": "database", "db": "database", "os": "os", "cloud": "cloud"}.get(topic)  # fmt: skip
-    content = f"The user's favourite {topic} is {value}."
-    return "preference", content, (Facet(attribute or f"favourite_{_slugish(topic)}", value, content),), {}
-
-
-def _uses(m: re.Match[str], speaker: str) -> Built:
-    value = _cut(m.group("v"))
-    known = [w for w in re.findall(r"[a-z0-9+#-]+", value.lower()) if w in TOPIC_OF]
-    if not value or not known:
-        return None  # "I use a lot of sticky notes" is not worth a belief
-    verb = m.group("verb").lower()
-    content = f"The user {'switched to' if 'switch' in verb or 'moved' in verb else 'uses'} {value}."
-    return "preference", content, (Facet("", value, content),), {}
-
-
-def _contact(m: re.Match[str], speaker: str) -> Built:
-    when = _tidy(m.group("v"))
-    if not re.search(r"\b(?:morning|afternoon|evening|night|weekend|weekday|before|after|between|am|pm|\d)", when, _I):
-        return None
-    neg = bool((m.groupdict().get("neg") or "").strip())
-    content = f"The user {'does not want' if neg else 'prefers'} to be contacted {when}."
-    return "preference", content, (Facet("contact_time", f"not {when}" if neg else when, content),), {}
-
-
-_ALL, _USER, _ASSISTANT = ("user", "assistant"), ("user",), ("assistant",)
-_PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
-    (re.compile(pattern, _I), builder, speakers)
-    for pattern, builder, speakers in (
-        # decisions (before commitments: "I've decided to ..." is not a promise)
-        (r"^(?P<who>we|i)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:decided|agreed|chose|settled|committed)\s+"
-         r"(?:to |on |that (?:we|i)(?:'ll| will| should| are going to)? )?(?P<what>.+)", _decision, _ALL),
-        (r"^(?:the |our |my )?(?:final )?decision(?: is|:)\s*(?:to |that we(?:'ll| will)? )?(?P<what>.+)", _decision,
-         _ALL),
-        (r"^let's\s+(?P<what>(?:go with|go for|use|switch to|stick with|move to|migrate to|adopt|pick|choose|keep|"
-         r"drop|ship|do)\b.+)", _decision, _ALL),
-        (r"^we(?:'ll| will| are going to|'re going to|'re| are| have to| should)\s+(?P<what>(?:go with|going with|"
-         r"use|using|switch to|switching to|stick with|sticking with|move to|moving to|migrate to|migrating to|"
-         r"adopt|pick|choose|ship)\b.+)", _decision, _ALL),
-        # opinions the assistant gives
-        (r"^i(?:'d| would)?\s+(?:strongly\s+|really\s+)?(?P<verb>recommend|suggest|advise|propose)(?:\s+that)?\s+"
-         r"(?P<what>.+)", _opinion, _ASSISTANT),
-        (r"^i(?:'d| would)\s+(?P<verb>go with|pick|use|choose)\s+(?P<what>.+)", _opinion, _ASSISTANT),
-        (r"^(?:i think|i believe|i feel|in my (?:opinion|view|experience)|my (?:advice|recommendation|suggestion|"
-         r"take|view) (?:is|would be)|personally)[,:]?\s+(?:that\s+)?(?P<what>.+)", _opinion, _ASSISTANT),
-        (r"^(?P<what>you (?:should|ought to|might want to)\s+.+)", _opinion, _ASSISTANT),
-        # commitments, either speaker
-        (r"^(?P<lead>i(?:'ll| will| shall)|i(?:'m| am) going to|i promise(?: to| that i(?:'ll| will)| i(?:'ll| will))?"
-         r"|i commit to|let me|i (?:need|have) to)\s+(?:definitely\s+|also\s+|just\s+)?(?P<task>.+)", _commitment,
-         _ALL),
-        # facts about the user
-        (r"^(?:my name is|(?:you can |please |just )?call me|i'm called|i am called)"
-         r"\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)?)", _name, _USER),
-        (r"^i(?: still)?\s+" + _NEG + r"(?:currently\s+)?(?:live|reside|stay)\s+in\s+(?P<v>.+)", _lives, _USER),
-        (r"^i(?:'m| am)\s+" + _NEG + r"(?:currently\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)", _lives, _USER),
-        (r"^i(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<v>[A-Z].+)", _lives, _USER),
-        (r"^i\s+" + _NEG + r"work\s+(?:at|for)\s+(?P<org>.+?)(?:\s+as\s+(?P<job>.+))?$", _works, _USER),
-        (r"^i\s+" + _NEG + r"work\s+as\s+(?P<job>.+?)(?:\s+(?:at|for)\s+(?P<org>.+))?$", _works, _USER),
-        (r"^i(?:'ve| have)?\s+(?:just\s+)?(?:joined|started at|got a job at)\s+(?P<org>[A-Z].+)", _works, _USER),
-        (r"^i(?:'m| am)\s+" + _NEG + r"(?:a|an)\s+(?P<job>[a-z][\w-]*"
-         r"(?: (?!at\b|for\b|in\b|and\b|with\b)[a-z][\w-]*){0,2})"
-         r"(?:\s+(?:at|for)\s+(?P<org>.+))?(?:[\s,]|$)", _job, _USER),
-        (r"^my\s+(?P<rel>" + _RELATIONS + r")(?:'s name is| is called| is named| name is| is)\s+(?P<name>[A-Z][\w-]*)",
-         _family, _USER),
-        (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
-        (r"^my\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
-         r"\s+(?:is|was|has|lives|works|just|will|and)\b", _family_named, _USER),
-        (r"^i have an?\s+(?P<kind>(?:[a-z]+\s+){0,2}(?P<pet>" + _PETS + r"))"
-         r"\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _pet, _USER),
-        (r"^i(?:'m| am)\s+(?:originally\s+)?from\s+(?P<v>[A-Z].+)", _simple_fact("hometown", "The user is from {}."),
-         _USER),
-        (r"^i(?:'m| am)\s+(?P<v>\d{1,3})\s+(?:years old|yo)\b", _simple_fact("age", "The user is {} years old."),
-         _USER),
-        (r"^my birthday is\s+(?:on\s+)?(?P<v>.+)", _simple_fact("birthday", "The user's birthday is {}."), _USER),
-        (r"^i(?:'m| am)\s+(?P<neg>not\s+)?(?:severely\s+|very\s+)?allergic to\s+(?P<v>.+)", _allergy, _USER),
-        # preferences of the user
-        (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",
-         _diet, _USER),
-        (r"^i(?:'ve| have)?\s+(?:gone|went|became|become|turned)\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
-        (r"^i\s+(?:don't|do not|never|no longer)\s+eat\s+(?P<v>.+)", _eats, _USER),
-        (r"^i\s+(?:can't|cannot|can not|am not able to|'m not able to)\s+"
-         r"(?P<verb>eat|have|tolerate|digest)\s+(?P<v>.+)", _cannot_eat, _USER),
-        (r"^(?:please\s+)?remind me to\s+(?P<task>.+)", _reminder, _USER),
-        (r"^i(?:'m| am)\s+(?:going|flying|travelling|traveling|heading|driving|off)\s+(?:back\s+)?to\s+"
-         r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
-        (r"^(?:please\s+)?remember that\s+(?P<what>.+)", _remember_that, _USER),
-        (r"^i\s+" + _NEG + r"(?:really\s+|much\s+|definitely\s+|generally\s+|usually\s+|always\s+)?"
-         r"(?P<verb>prefer|like|love|enjoy|adore)\s+(?P<v>.+?)(?:\s+(?:over|to|rather than|more than|instead of)\s+"
-         r"(?P<alt>.+))?$", _likes, _USER),
-        (r"^i\s+(?:really\s+|absolutely\s+|just\s+)?(?P<verb>hate|dislike|detest|loathe|despise|can't stand|"
-         r"cannot stand|can't bear|don't care for)\s+(?P<v>.+)", _likes, _USER),
-        (r"^i(?:'m| am) (?:not a fan of|not into)\s+(?P<v>.+)", lambda m, s: _likes_as(m, "dislike"), _USER),
-        (r"^i(?:'m| am) (?:a (?:big |huge )?fan of|really into|into|keen on|fond of)\s+(?P<v>.+)",
-         lambda m, s: _likes_as(m, "like"), _USER),
-        (r"^i(?:'d| would)\s+(?:much\s+)?rather\s+(?P<v>.+?)(?:\s+than\s+(?P<alt>.+))?$", _rather, _USER),
-        (r"^my\s+(?:all-time\s+)?favou?rite\s+(?P<topic>[\w -]{2,30}?)\s+is\s+(?P<v>.+)", _favourite, _USER),
-        (r"^i(?:'ve| have)?\s+(?:mostly\s+|usually\s+|always\s+|now\s+|just\s+|mainly\s+)?(?P<verb>use|switched to|"
-         r"moved to|code in|write|am using|'m using)\s+(?P<v>.+)", _uses, _USER),
-        (r"^(?:please\s+)?(?P<neg>don't |do not |never )?(?:call|contact|reach|ring|text|message|email|ping) me\s+"
-         r"(?P<v>.+)", _contact, _USER),
-    )
-)  # fmt: skip
-
-
-def _likes_as(m: re.Match[str], verb: str) -> Built:
-    value = _tidy(m.group("v"))
-    if not value or _PRONOUN_OBJECT.match(value):
-        return None
-    content = f"The user {'dislikes' if verb == 'dislike' else 'likes'} {value}."
-    return "preference", content, (Facet("", value, content, negative=verb == "dislike"),), {}
-
-
-def _clauses(sentence: str) -> list[tuple[int, int]]:
-    """Spans of the sentence's independent clauses ("I'm vegan and I live in Porto" → two)."""
-    spans, start = [], 0
-    for match in _CLAUSE_BREAK.finditer(sentence):
-        spans.append((start, match.start()))
-        start = match.end()
-    spans.append((start, len(sentence)))
-    return [(a, b) for a, b in spans if sentence[a:b].strip()]
 
 
 def statements(text: str, role: str) -> list[Statement]:
@@ -666,14 +51,14 @@ def statements(text: str, role: str) -> list[Statement]:
     for sentence in sentences(text):
         if len(sentence.clean) > MAX_SENTENCE_CHARS or len(sentence.clean.split()) < 2:
             continue
-        body = _LEAD.sub("", sentence.clean.strip())
-        if not body or _is_question(body) or _HYPOTHETICAL.search(body) or is_reported(body):
+        body = strip_openers(sentence.clean.strip())
+        if not body or is_question(body) or is_hypothetical(body) or is_reported(body):
             continue
-        for a, b in _clauses(sentence.clean):
+        for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
-            clause = _LEAD.sub("", clause_clean.strip()).strip().rstrip(".!")
+            clause = strip_openers(clause_clean.strip()).strip().rstrip(".!")
             excerpt = sentence.text[a:b].strip().rstrip(",;")
-            statement = _match(clause, role, excerpt)
+            statement = _statement(clause, role, excerpt)
             if statement:
                 found.append(statement)
             if len(found) >= MAX_MEMORIES_PER_TURN:
@@ -681,37 +66,29 @@ def statements(text: str, role: str) -> list[Statement]:
     return found
 
 
-def _match(clause: str, role: str, excerpt: str) -> Statement | None:
+def _statement(clause: str, role: str, excerpt: str) -> Statement | None:
     if len(clause) < 4:
         return None
-    for pattern, builder, speakers in _PATTERNS:
-        if role not in speakers:
-            continue
-        match = pattern.match(clause)
-        if not match:
-            continue
-        built = builder(match, role)
-        if built is None:
-            continue
-        kind, content, facets, extra = built
-        memory = ExtractedMemory(
-            kind=kind,
-            content=_sentence_case(content),
-            speaker=role,
-            importance=IMPORTANCE[kind],
-            entities=entities_in(clause),
-            owner=extra.get("owner") or (role if kind == "commitment" else ""),
-            deadline=extra.get("deadline", ""),
-        )
-        return Statement(
-            memory=memory,
-            excerpt=excerpt,
-            facets=facets,
-            project=_project(clause) if kind == "decision" else "",
-            proposal=extra.get("proposal", ""),
-            task=extra.get("task", ""),
-        )
-    return None
+    match = match_clause(clause, role)
+    if match is None:
+        return None
+    memory = ExtractedMemory(
+        kind=match.kind,
+        content=sentence_case(match.content),
+        speaker=role,
+        importance=IMPORTANCE[match.kind],
+        entities=entities_in(clause),
+        owner=match.owner or (role if match.kind == "commitment" else ""),
+        deadline=match.deadline,
+    )
+    return Statement(
+        memory=memory,
+        excerpt=excerpt,
+        facets=match.facets,
+        project=_project(clause) if match.kind == "decision" else "",
+        proposal=match.proposal,
+        task=match.task,
+    )
 
 
 _PROJECT = re.compile(r"\b(?:for|on|in)\s+(?:the\s+)?(?P<p>[A-Z][\w-]+)\s+project\b|\bproject\s+(?P<q>[A-Z][\w-]+)")
@@ -720,12 +97,6 @@ _PROJECT = re.compile(r"\b(?:for|on|in)\s+(?:the\s+)?(?P<p>[A-Z][\w-]+)\s+projec
 def _project(clause: str) -> str:
     match = _PROJECT.search(clause)
     return (match.group("p") or match.group("q")).lower() if match else ""
-
-
-def _sentence_case(content: str) -> str:
-    content = re.sub(r"\s+", " ", content).strip()
-    content = re.sub(r"\.\.$", ".", content)
-    return content[:1].upper() + content[1:]
 
 
 def extract_memories(text: str, role: str) -> tuple[ExtractedMemory, ...]:

@@ -1,0 +1,464 @@
+"""The fact patterns: one clause → a typed ``PatternMatch`` (kind, content, facets with their slots
+and values), or None.
+
+Patterns are tried in a fixed order and the first that matches a clause wins, so the same words
+always give the same match. A clause reaches them normalised (``normalise.py``) and split
+(``clauses.py``); contents are written in the third person (``rewriting.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+
+from agent_svc.domain.rules.dates import by_deadline as _by
+from agent_svc.domain.rules.dates import split_deadline
+from agent_svc.domain.rules.entities import NOT_NAMES as _NOT_NAMES
+from agent_svc.domain.rules.entities import is_name as _is_name
+from agent_svc.domain.rules.model import Facet, PatternMatch
+from agent_svc.domain.rules.rewriting import base_form, third_person
+from agent_svc.domain.rules.rewriting import subject_of as _subject
+from agent_svc.domain.rules.rewriting import third_person_sentence as told
+from agent_svc.domain.rules.text import TOPIC_OF
+from agent_svc.domain.rules.text import tidy as _tidy
+
+_I = re.IGNORECASE
+_PRONOUN_OBJECT = re.compile(r"^(?:it|that|this|them|those|these|you|him|her|how|what|when|where|why|the way)\b", _I)
+
+_CUT = re.compile(
+    r",|\s+(?:with|since|for|because|but|and|where|which|who|near|at the|as of|last|this|next|in \d{4}|ago|"
+    r"yesterday|recently|today)\b",
+    _I,
+)
+
+
+def _cut(value: str) -> str:
+    """A name or place ends where the sentence goes on about something else."""
+    value = _CUT.split(value, maxsplit=1)[0]
+    return _tidy(value)
+
+
+# Each pattern is (regex, builder, speakers). A builder returns None when the match is not what it
+# looked like ("I'm going to Paris" is travel, not a commitment).
+Built = PatternMatch | None
+Builder = Callable[[re.Match[str], str], Built]
+
+_NEG = r"(?P<neg>no longer |don't |do not |didn't |never |not )?"
+_REVERSAL = re.compile(r"\b(?:no longer|any ?more|not any longer)\b", _I)
+_LET_ME_VERBS = {"check", "look", "find", "get", "follow", "confirm", "dig", "investigate", "verify", "send", "draft",
+                 "write", "review", "research", "reach", "prepare", "schedule", "set", "book", "email", "call", "ping",
+                 "fix", "update", "loop", "circle", "run", "test", "put"}  # fmt: skip
+_DIET = "vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|lactose intolerant|teetotal|halal|kosher"
+_DIET_FOODS = {"meat", "fish", "pork", "beef", "dairy", "gluten", "eggs", "seafood", "chicken", "alcohol", "sugar"}
+_RELATIONS = (
+    "wife|husband|partner|spouse|son|daughter|mother|mom|mum|father|dad|brother|sister|boyfriend|girlfriend|fiancée?"
+    "|dog|cat|baby|grandmother|grandfather|grandma|grandpa|niece|nephew|aunt|uncle|cousin|kid|child"
+)
+_PETS = (
+    "dog|cat|puppy|kitten|rabbit|bunny|hamster|guinea pig|parrot|budgie|horse|pony|tortoise|turtle|snake|lizard|"
+    "goldfish|retriever|labrador|poodle|terrier|spaniel|beagle|collie|shepherd|husky|dachshund|bulldog|greyhound|pug"
+)
+_JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ect|ive|nurse|chef|cto|ceo|cfo|dev|lead|student|pm)$", _I)
+_NOT_JOBS = {"beginner", "newcomer", "fan", "user", "customer", "father", "mother", "lover", "believer", "member",
+             "brother", "sister", "parent", "owner", "other", "number", "winner", "loser", "worrier", "dreamer",
+             "bit", "little", "lot", "person", "vegetarian", "vegan", "fan of", "big", "huge", "riser", "sleeper",
+             "eater", "drinker", "smoker", "talker", "learner", "thinker", "walker", "listener", "introvert",
+             "extrovert", "optimist", "pessimist", "perfectionist", "procrastinator"}  # fmt: skip
+# "An early riser", "a picky eater", "a heavy sleeper": habits and traits shaped like a job title.
+_TRAIT_WORDS = {"early", "late", "light", "heavy", "picky", "fussy", "fast", "slow", "good", "bad", "great",
+                "terrible", "quick", "messy", "neat", "night", "morning", "social", "total", "complete", "real",
+                "natural", "born", "avid", "keen", "occasional", "regular", "frequent", "casual", "serial"}  # fmt: skip
+_VERB3 = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores",
+          "hate": "hates", "dislike": "dislikes", "detest": "detests", "loathe": "loathes", "despise": "despises",
+          "can't stand": "can't stand", "cannot stand": "cannot stand", "can't bear": "can't bear",
+          "don't care for": "doesn't care for"}  # fmt: skip
+
+
+def _denial(match: re.Match[str], clause: str) -> tuple[bool, bool]:
+    """(denied, reversal): the words deny the value, and say it used to hold."""
+    neg = (match.groupdict().get("neg") or "").strip().lower()
+    reversal = bool(_REVERSAL.search(clause))
+    return bool(neg) or reversal, reversal or neg == "no longer"
+
+
+_PLEASANTRY = re.compile(
+    r"^(?:keep (?:you|u) (?:posted|updated|in the loop)|let (?:you|u) know(?: how it goes)?|see (?:you|ya|u)\b|"
+    r"talk (?:to (?:you|ya|u) )?(?:soon|later)|catch (?:you|up)\b|be (?:in touch|there for you)|miss (?:you|u)|"
+    r"think of you|take care|stay in touch|check (?:in|back)(?: with you)?(?: later| soon)?$|"
+    r"(?:definitely |surely )?(?:do|try) (?:that|it|my best)$|be careful|remember (?:that|this)$|keep that in mind|"
+    r"keep it in mind|have (?:a look|a think)$|think about it$)",
+    _I,
+)
+
+
+def _commitment(m: re.Match[str], speaker: str) -> Built:
+    raw = m.group("task")
+    first = raw.split(" ", 1)[0]
+    lead = m.group("lead").lower()
+    if not first or first[0].isupper() or first.lower() in {"the", "a", "an", "my", "be", "not", "never", "have"}:
+        return None
+    if lead.startswith("let me") and first.lower() not in _LET_ME_VERBS:
+        return None
+    task, deadline = split_deadline(raw)
+    if lead.startswith(("i need", "i have")) and not deadline:
+        return None  # a need without a date is a goal (plan.py), not a promise
+    if _PLEASANTRY.match(task):
+        return None  # "I'll keep you posted", "see you soon": manners, not promises to remember
+    if len(task) < 3:
+        return None
+    content = f"{_subject(speaker)} will {third_person(task, speaker)}{_by(deadline)}."
+    return PatternMatch("commitment", content, task=task, deadline=deadline)
+
+
+def _decision(m: re.Match[str], speaker: str) -> Built:
+    what = _tidy(m.group("what"))
+    who = (m.groupdict().get("who") or "").lower()
+    if not what or _PRONOUN_OBJECT.match(what) or re.match(r"^\w+(?: with| for)? (?:that|it|this|them)$", what, _I):
+        return None  # "let's do that" needs the earlier turn (extractor.py resolves it)
+    what = base_form(what)
+    content = f"{_subject(speaker)} decided to {third_person(what, speaker)}." if who == "i" else f"Decided: {what}."
+    return PatternMatch("decision", content, (Facet("", what, content),))
+
+
+def _opinion(m: re.Match[str], speaker: str) -> Built:
+    what = _tidy(m.group("what"))
+    if len(what) < 3:
+        return None
+    advice = re.match(r"(?:that\s+)?you\s+(?:should|ought to|need to|must|might want to|may want to)\s+(.+)", what, _I)
+    if advice:
+        proposal = _tidy(advice.group(1))
+        content = f"The assistant recommended that the user {third_person(proposal, speaker)}."
+        return PatternMatch("opinion", content, proposal=proposal)
+    verb = (m.groupdict().get("verb") or "").lower()
+    if verb in {"recommend", "suggest", "advise", "propose"}:
+        what = re.sub(r"^(?:that\s+)?you\s+", "", what, flags=_I)
+        content = f"The assistant recommended {third_person(what, speaker)}."
+        return PatternMatch("opinion", content, proposal=base_form(what))
+    if verb:  # "I'd go with Postgres"
+        proposal = f"{verb} {what}"
+        content = f"The assistant recommended to {third_person(proposal, speaker)}."
+        return PatternMatch("opinion", content, proposal=proposal)
+    return PatternMatch("opinion", f"The assistant thinks {third_person(what, speaker)}.")
+
+
+def _lives(m: re.Match[str], speaker: str) -> Built:
+    place = _cut(m.group("v"))
+    if not place or not place[0].isupper():
+        return None
+    denied, reversal = _denial(m, m.string)
+    moved = "move" in m.group(0).lower() or "relocat" in m.group(0).lower()
+    if denied:
+        content = f"The user {'no longer lives' if reversal else 'does not live'} in {place}."
+    else:
+        content = f"The user {'moved to' if moved else 'lives in'} {place}."
+    return PatternMatch("fact", content, (Facet("home_city", place, content, denied),))
+
+
+def _works(m: re.Match[str], speaker: str) -> Built:
+    org = _cut(m.groupdict().get("org") or "")
+    job = _cut(re.sub(r"^(?:a|an)\s+", "", m.groupdict().get("job") or "", flags=_I))
+    if org and not org[0].isupper():
+        org = ""
+    if not org and not job:
+        return None
+    denied, reversal = _denial(m, m.string)
+    facets: list[Facet] = []
+    verb = ("no longer works" if reversal else "does not work") if denied else "works"
+    if org:
+        facets.append(Facet("employer", org, f"The user {verb} at {org}.", denied))
+    if job:
+        facets.append(Facet("job", job, f"The user {verb} as {_article(job)}.", denied))
+    content = f"The user {verb}" + (f" at {org}" if org else "") + (f" as {_article(job)}" if job else "") + "."
+    return PatternMatch("fact", content, tuple(facets))
+
+
+def _article(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _job(m: re.Match[str], speaker: str) -> Built:
+    job = _tidy(m.group("job"))
+    last = job.split()[-1].lower() if job else ""
+    first = job.split()[0].lower() if job else ""
+    if not job or last in _NOT_JOBS or first in _NOT_JOBS or first in _TRAIT_WORDS or not _JOB_SUFFIX.search(last):
+        return None
+    org = _cut(m.groupdict().get("org") or "")
+    denied, reversal = _denial(m, m.string)
+    verb = ("is no longer" if reversal else "is not") if denied else "is"
+    facets = [Facet("job", job, f"The user {verb} {_article(job)}.", denied)]
+    if org and org[0].isupper():
+        facets.append(Facet("employer", org, f"The user works at {org}.", denied))
+    content = f"The user {verb} {_article(job)}" + (f" at {org}" if org and org[0].isupper() else "") + "."
+    return PatternMatch("fact", content, tuple(facets))
+
+
+def _fact(attribute: str, value: str, content: str) -> Built:
+    """A fact whose one facet states the memory itself: ``attribute`` is ``value``."""
+    return PatternMatch("fact", content, (Facet(attribute, value, content),))
+
+
+def _family(m: re.Match[str], speaker: str) -> Built:
+    rel, name = m.group("rel").lower(), _cut(m.group("name"))
+    if not _is_name(name):
+        return None
+    return _fact(f"family:{rel}", name, f"The user's {rel} is called {name}.")
+
+
+def _name(m: re.Match[str], speaker: str) -> Built:
+    value = _cut(m.group("v"))
+    words = value.split()
+    if not words or not all(_is_name(word) for word in words):
+        return None
+    return _fact("name", value, f"The user's name is {value}.")
+
+
+def _simple_fact(attribute: str, template: str) -> Builder:
+    def build(m: re.Match[str], speaker: str) -> Built:
+        value = _cut(m.group("v"))
+        if not value:
+            return None
+        return _fact(attribute, value, template.format(value))
+
+    return build
+
+
+def _allergy(m: re.Match[str], speaker: str) -> Built:
+    value = _cut(m.group("v"))
+    if not value:
+        return None
+    denied, _ = _denial(m, m.string)
+    content = f"The user is {'not ' if denied else ''}allergic to {value}."
+    return PatternMatch("fact", content, (Facet(f"allergy:{_slugish(value)}", value, content, denied),))
+
+
+def _slugish(value: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_")[:40]
+
+
+def _diet(m: re.Match[str], speaker: str) -> Built:
+    diet = m.group("v").lower()
+    denied, reversal = _denial(m, m.string)
+    verb = ("is no longer" if reversal else "is not") if denied else "is"
+    content = f"The user {verb} {diet}."
+    return PatternMatch("preference", content, (Facet("diet", diet, content, denied),))
+
+
+def _family_named(m: re.Match[str], speaker: str) -> Built:
+    """ "My sister Ana lives in Lisbon and works as an accountant": the name after the noun is the
+    belief; the memory is the whole clause in the third person, when it rewrites surely."""
+    named = _family(m, speaker)
+    if named is None:
+        return None
+    whole = told(_tidy(m.string))
+    return dataclasses.replace(named, content=whole.rstrip(".!") + ".") if whole else named
+
+
+def _pet(m: re.Match[str], speaker: str) -> Built:
+    kind, pet, name = _tidy(m.group("kind")).lower(), m.group("pet").lower(), _cut(m.group("name"))
+    if not _is_name(name):
+        return None
+    return _fact(f"pet:{pet}", name, f"The user has {_article(kind)} called {name}.")
+
+
+def _cannot_eat(m: re.Match[str], speaker: str) -> Built:
+    food = _cut(m.group("v"))
+    if not food:
+        return None
+    content = f"The user can't {m.group('verb').lower()} {food}."
+    return PatternMatch("preference", content, (Facet("", f"no {food}", content, negative=True),))
+
+
+def _reminder(m: re.Match[str], speaker: str) -> Built:
+    """ "Remind me to call the dentist on Monday": the assistant's commitment, with its deadline."""
+    task, deadline = split_deadline(m.group("task"))
+    task = _tidy(task)
+    if len(task) < 3:
+        return None
+    content = f"The assistant will remind the user to {third_person(task, 'user')}{_by(deadline)}."
+    return PatternMatch("commitment", content, task=f"remind the user to {task}", deadline=deadline, owner="assistant")
+
+
+def _trip(m: re.Match[str], speaker: str) -> Built:
+    """ "I'm flying to Lisbon next Friday": a plan, kept as said (a memory, never a belief: plans change)."""
+    place = m.group("place")  # the patterns ignore case: a place is capitalised as written
+    if not place[0].isupper() or place.split()[0].lower() in _NOT_NAMES:
+        return None
+    what = told(_tidy(m.string))
+    return PatternMatch("fact", what.rstrip(".!") + ".") if what else None
+
+
+def _remember_that(m: re.Match[str], speaker: str) -> Built:
+    """ "Remember that my mum's birthday is on 3 June": the fact, as the user's."""
+    what = told(_tidy(m.group("what")))
+    if not what or len(what.split()) < 3:
+        return None
+    return PatternMatch("fact", what.rstrip(".!") + ".")
+
+
+def _eats(m: re.Match[str], speaker: str) -> Built:
+    food = _cut(m.group("v"))
+    if not food:
+        return None
+    attribute = "diet" if food.lower() in _DIET_FOODS else ""
+    content = f"The user doesn't eat {food}."
+    return PatternMatch("preference", content, (Facet(attribute, f"no {food}", content, negative=not attribute),))
+
+
+def _likes(m: re.Match[str], speaker: str) -> Built:
+    verb = re.sub(r"\s+", " ", m.group("verb").lower())
+    value = _tidy(m.group("v"))
+    alt = _tidy(m.groupdict().get("alt") or "")
+    if not value or _PRONOUN_OBJECT.match(value):
+        return None
+    neg = (m.groupdict().get("neg") or "").strip().lower()
+    reversal = bool(_REVERSAL.search(m.string)) or neg == "no longer"
+    phrase = f"{value} over {alt}" if alt else value
+    if neg and reversal:
+        content = f"The user no longer {verb}s {value}."
+        return PatternMatch("preference", content, (Facet("", value, content, denied=True),))
+    if neg:
+        content = f"The user doesn't {verb} {value}."
+        return PatternMatch("preference", content, (Facet("", value, content, negative=True),))
+    content = f"The user {_VERB3.get(verb, verb)} {phrase}."
+    negative = verb not in {"prefer", "like", "love", "enjoy", "adore"}
+    return PatternMatch("preference", content, (Facet("", value, content, negative=negative),))
+
+
+def _rather(m: re.Match[str], speaker: str) -> Built:
+    value, alt = _tidy(m.group("v")), _tidy(m.groupdict().get("alt") or "")
+    if not value or _PRONOUN_OBJECT.match(value):
+        return None
+    content = f"The user would rather {third_person(value, 'user')}" + (f" than {alt}" if alt else "") + "."
+    negative = value.lower().startswith("not ")
+    return PatternMatch("preference", content, (Facet("", value, content, negative=negative),))
+
+
+def _favourite(m: re.Match[str], speaker: str) -> Built:
+    topic, value = _tidy(m.group("topic")).lower(), _cut(m.group("v"))
+    if not value or _PRONOUN_OBJECT.match(value):
+        return None
+    attribute = {"programming language": "language", "language": "language", "drink": "drink", "editor": "editor",
+                 "database": "database", "db": "database", "os": "os", "cloud": "cloud"}.get(topic)  # fmt: skip
+    content = f"The user's favourite {topic} is {value}."
+    return PatternMatch("preference", content, (Facet(attribute or f"favourite_{_slugish(topic)}", value, content),))
+
+
+def _uses(m: re.Match[str], speaker: str) -> Built:
+    value = _cut(m.group("v"))
+    known = [w for w in re.findall(r"[a-z0-9+#-]+", value.lower()) if w in TOPIC_OF]
+    if not value or not known:
+        return None  # "I use a lot of sticky notes" is not worth a belief
+    verb = m.group("verb").lower()
+    content = f"The user {'switched to' if 'switch' in verb or 'moved' in verb else 'uses'} {value}."
+    return PatternMatch("preference", content, (Facet("", value, content),))
+
+
+def _contact(m: re.Match[str], speaker: str) -> Built:
+    when = _tidy(m.group("v"))
+    if not re.search(r"\b(?:morning|afternoon|evening|night|weekend|weekday|before|after|between|am|pm|\d)", when, _I):
+        return None
+    neg = bool((m.groupdict().get("neg") or "").strip())
+    content = f"The user {'does not want' if neg else 'prefers'} to be contacted {when}."
+    return PatternMatch("preference", content, (Facet("contact_time", f"not {when}" if neg else when, content),))
+
+
+_ALL, _USER, _ASSISTANT = ("user", "assistant"), ("user",), ("assistant",)
+_PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern, _I), builder, speakers)
+    for pattern, builder, speakers in (
+        # decisions (before commitments: "I've decided to ..." is not a promise)
+        (r"^(?P<who>we|i)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:decided|agreed|chose|settled|committed)\s+"
+         r"(?:to |on |that (?:we|i)(?:'ll| will| should| are going to)? )?(?P<what>.+)", _decision, _ALL),
+        (r"^(?:the |our |my )?(?:final )?decision(?: is|:)\s*(?:to |that we(?:'ll| will)? )?(?P<what>.+)", _decision,
+         _ALL),
+        (r"^let's\s+(?P<what>(?:go with|go for|use|switch to|stick with|move to|migrate to|adopt|pick|choose|keep|"
+         r"drop|ship|do)\b.+)", _decision, _ALL),
+        (r"^we(?:'ll| will| are going to|'re going to|'re| are| have to| should)\s+(?P<what>(?:go with|going with|"
+         r"use|using|switch to|switching to|stick with|sticking with|move to|moving to|migrate to|migrating to|"
+         r"adopt|pick|choose|ship)\b.+)", _decision, _ALL),
+        # opinions the assistant gives
+        (r"^i(?:'d| would)?\s+(?:strongly\s+|really\s+)?(?P<verb>recommend|suggest|advise|propose)(?:\s+that)?\s+"
+         r"(?P<what>.+)", _opinion, _ASSISTANT),
+        (r"^i(?:'d| would)\s+(?P<verb>go with|pick|use|choose)\s+(?P<what>.+)", _opinion, _ASSISTANT),
+        (r"^(?:i think|i believe|i feel|in my (?:opinion|view|experience)|my (?:advice|recommendation|suggestion|"
+         r"take|view) (?:is|would be)|personally)[,:]?\s+(?:that\s+)?(?P<what>.+)", _opinion, _ASSISTANT),
+        (r"^(?P<what>you (?:should|ought to|might want to)\s+.+)", _opinion, _ASSISTANT),
+        # commitments, either speaker
+        (r"^(?P<lead>i(?:'ll| will| shall)|i(?:'m| am) going to|i promise(?: to| that i(?:'ll| will)| i(?:'ll| will))?"
+         r"|i commit to|let me|i (?:need|have) to)\s+(?:definitely\s+|also\s+|just\s+)?(?P<task>.+)", _commitment,
+         _ALL),
+        # facts about the user
+        (r"^(?:my name is|(?:you can |please |just )?call me|i'm called|i am called)"
+         r"\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)?)", _name, _USER),
+        (r"^i(?: still)?\s+" + _NEG + r"(?:currently\s+)?(?:live|reside|stay)\s+in\s+(?P<v>.+)", _lives, _USER),
+        (r"^i(?:'m| am)\s+" + _NEG + r"(?:currently\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)", _lives, _USER),
+        (r"^i(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<v>[A-Z].+)", _lives, _USER),
+        (r"^i\s+" + _NEG + r"work\s+(?:at|for)\s+(?P<org>.+?)(?:\s+as\s+(?P<job>.+))?$", _works, _USER),
+        (r"^i\s+" + _NEG + r"work\s+as\s+(?P<job>.+?)(?:\s+(?:at|for)\s+(?P<org>.+))?$", _works, _USER),
+        (r"^i(?:'ve| have)?\s+(?:just\s+)?(?:joined|started at|got a job at)\s+(?P<org>[A-Z].+)", _works, _USER),
+        (r"^i(?:'m| am)\s+" + _NEG + r"(?:a|an)\s+(?P<job>[a-z][\w-]*"
+         r"(?: (?!at\b|for\b|in\b|and\b|with\b)[a-z][\w-]*){0,2})"
+         r"(?:\s+(?:at|for)\s+(?P<org>.+))?(?:[\s,]|$)", _job, _USER),
+        (r"^my\s+(?P<rel>" + _RELATIONS + r")(?:'s name is| is called| is named| name is| is)\s+(?P<name>[A-Z][\w-]*)",
+         _family, _USER),
+        (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
+        (r"^my\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
+         r"\s+(?:is|was|has|lives|works|just|will|and)\b", _family_named, _USER),
+        (r"^i have an?\s+(?P<kind>(?:[a-z]+\s+){0,2}(?P<pet>" + _PETS + r"))"
+         r"\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _pet, _USER),
+        (r"^i(?:'m| am)\s+(?:originally\s+)?from\s+(?P<v>[A-Z].+)", _simple_fact("hometown", "The user is from {}."),
+         _USER),
+        (r"^i(?:'m| am)\s+(?P<v>\d{1,3})\s+(?:years old|yo)\b", _simple_fact("age", "The user is {} years old."),
+         _USER),
+        (r"^my birthday is\s+(?:on\s+)?(?P<v>.+)", _simple_fact("birthday", "The user's birthday is {}."), _USER),
+        (r"^i(?:'m| am)\s+(?P<neg>not\s+)?(?:severely\s+|very\s+)?allergic to\s+(?P<v>.+)", _allergy, _USER),
+        # preferences of the user
+        (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",
+         _diet, _USER),
+        (r"^i(?:'ve| have)?\s+(?:gone|went|became|become|turned)\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^i\s+(?:don't|do not|never|no longer)\s+eat\s+(?P<v>.+)", _eats, _USER),
+        (r"^i\s+(?:can't|cannot|can not|am not able to|'m not able to)\s+"
+         r"(?P<verb>eat|have|tolerate|digest)\s+(?P<v>.+)", _cannot_eat, _USER),
+        (r"^(?:please\s+)?remind me to\s+(?P<task>.+)", _reminder, _USER),
+        (r"^i(?:'m| am)\s+(?:going|flying|travelling|traveling|heading|driving|off)\s+(?:back\s+)?to\s+"
+         r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
+        (r"^(?:please\s+)?remember that\s+(?P<what>.+)", _remember_that, _USER),
+        (r"^i\s+" + _NEG + r"(?:really\s+|much\s+|definitely\s+|generally\s+|usually\s+|always\s+)?"
+         r"(?P<verb>prefer|like|love|enjoy|adore)\s+(?P<v>.+?)(?:\s+(?:over|to|rather than|more than|instead of)\s+"
+         r"(?P<alt>.+))?$", _likes, _USER),
+        (r"^i\s+(?:really\s+|absolutely\s+|just\s+)?(?P<verb>hate|dislike|detest|loathe|despise|can't stand|"
+         r"cannot stand|can't bear|don't care for)\s+(?P<v>.+)", _likes, _USER),
+        (r"^i(?:'m| am) (?:not a fan of|not into)\s+(?P<v>.+)", lambda m, s: _likes_as(m, "dislike"), _USER),
+        (r"^i(?:'m| am) (?:a (?:big |huge )?fan of|really into|into|keen on|fond of)\s+(?P<v>.+)",
+         lambda m, s: _likes_as(m, "like"), _USER),
+        (r"^i(?:'d| would)\s+(?:much\s+)?rather\s+(?P<v>.+?)(?:\s+than\s+(?P<alt>.+))?$", _rather, _USER),
+        (r"^my\s+(?:all-time\s+)?favou?rite\s+(?P<topic>[\w -]{2,30}?)\s+is\s+(?P<v>.+)", _favourite, _USER),
+        (r"^i(?:'ve| have)?\s+(?:mostly\s+|usually\s+|always\s+|now\s+|just\s+|mainly\s+)?(?P<verb>use|switched to|"
+         r"moved to|code in|write|am using|'m using)\s+(?P<v>.+)", _uses, _USER),
+        (r"^(?:please\s+)?(?P<neg>don't |do not |never )?(?:call|contact|reach|ring|text|message|email|ping) me\s+"
+         r"(?P<v>.+)", _contact, _USER),
+    )
+)  # fmt: skip
+
+
+def _likes_as(m: re.Match[str], verb: str) -> Built:
+    value = _tidy(m.group("v"))
+    if not value or _PRONOUN_OBJECT.match(value):
+        return None
+    content = f"The user {'dislikes' if verb == 'dislike' else 'likes'} {value}."
+    return PatternMatch("preference", content, (Facet("", value, content, negative=verb == "dislike"),))
+
+
+def match_clause(clause: str, role: str) -> PatternMatch | None:
+    """The first pattern said by ``role`` that matches the clause and builds, with the clause kept."""
+    for pattern, builder, speakers in _PATTERNS:
+        if role not in speakers:
+            continue
+        match = pattern.match(clause)
+        if not match:
+            continue
+        built = builder(match, role)
+        if built is not None:
+            return dataclasses.replace(built, clause=clause)
+    return None

@@ -11,6 +11,10 @@ around it change nothing of what it returns). Over the memories extracted from t
 - **fact recall**: a gold fact of that speaker (``observation``, the speaker's name written as
   "the user") is captured when some memory has cosine >= 0.6 to it with the packaged model;
 - **precision**: memories whose best cosine to a gold fact of that speaker is >= 0.6;
+- **one to one**: the same two figures when each gold fact and each memory is matched at most
+  once (the best pairs first, cosine >= 0.6);
+- **references**: the share of memories holding a pronoun or demonstrative ("it", "they", "them",
+  "this", "these", "those", "he", "she", "him", "her") whose referent they may not name;
 - the same for a **copy baseline**: every sentence the speaker said, pronouns swapped to the third
   person;
 - the extractor's CPU per turn.
@@ -64,26 +68,50 @@ def third_person(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
+_REFERENCE = re.compile(r"\b(?:it|they|them|this|these|those|he|she|him|her)\b", re.IGNORECASE)
+
+
 @dataclass
 class Tally:
     facts: int = 0
     captured: int = 0
     memories: int = 0
     right: int = 0
+    paired: int = 0  # one-to-one matches
+    references: int = 0
 
     def add(self, other: Tally) -> None:
         self.facts += other.facts
         self.captured += other.captured
         self.memories += other.memories
         self.right += other.right
+        self.paired += other.paired
+        self.references += other.references
 
     def line(self) -> str:
         recall = self.captured / self.facts if self.facts else 0.0
         precision = self.right / self.memories if self.memories else 0.0
+        one_recall = self.paired / self.facts if self.facts else 0.0
+        one_precision = self.paired / self.memories if self.memories else 0.0
+        references = self.references / self.memories if self.memories else 0.0
         return (
             f"fact recall {recall:.3f} ({self.captured}/{self.facts}), "
-            f"precision {precision:.3f} ({self.right}/{self.memories})"
+            f"precision {precision:.3f} ({self.right}/{self.memories}); "
+            f"one to one {one_recall:.3f} / {one_precision:.3f} ({self.paired}); "
+            f"references {references:.3f} ({self.references})"
         )
+
+
+def one_to_one(similarity: np.ndarray) -> int:
+    """Pairs of (gold fact, memory) at cosine >= THRESHOLD, each used at most once, best first."""
+    pairs = np.argwhere(similarity >= THRESHOLD)
+    order = np.argsort(-similarity[pairs[:, 0], pairs[:, 1]], kind="stable")
+    facts, memories = set(), set()
+    for fact, memory in pairs[order]:
+        if fact not in facts and memory not in memories:
+            facts.add(int(fact))
+            memories.add(int(memory))
+    return len(facts)
 
 
 @dataclass
@@ -129,8 +157,9 @@ async def read_side(conversation: dict, user: str, extractor: RuleExtractor, cpu
 
 
 async def score(embedder: OnnxMiniLmEmbedder, facts: list[str], memories: list[str]) -> Tally:
+    references = sum(1 for memory in memories if _REFERENCE.search(memory))
     if not facts or not memories:
-        return Tally(len(facts), 0, len(memories), 0)
+        return Tally(len(facts), 0, len(memories), 0, 0, references)
     gold = np.asarray(await embedder.embed(facts))
     found = np.asarray(await embedder.embed(memories))
     similarity = gold @ found.T  # unit vectors: cosine
@@ -139,6 +168,8 @@ async def score(embedder: OnnxMiniLmEmbedder, facts: list[str], memories: list[s
         int((similarity.max(axis=1) >= THRESHOLD).sum()),
         len(memories),
         int((similarity.max(axis=0) >= THRESHOLD).sum()),
+        one_to_one(similarity),
+        references,
     )
 
 

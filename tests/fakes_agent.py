@@ -782,7 +782,7 @@ class InMemoryErasureStore:
         self._loop = loop
         transcript.fence = self.erasing
         self.erasures: dict[tuple[str, str], Erasure] = {}
-        self._request_ids: dict[tuple[str, str], str] = {}
+        self._request_ids: dict[tuple[str, str, str], str] = {}
         self.queued: list[Job] = []
         self.dead: list[Job] = []
         self.running: list[Job] = []  # reflect or episode jobs a worker runs now
@@ -797,8 +797,10 @@ class InMemoryErasureStore:
         self.queued = [waiting for waiting in self.queued if waiting.dedupe_key != job.dedupe_key]
         self.dead.append(job)
 
-    async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
-        if request_id and (existing := self._request_ids.get((erasure.org_id, request_id))) is not None:
+    async def request(
+        self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]], requester: str = ""
+    ) -> Erasure:
+        if request_id and (existing := self._request_ids.get((erasure.org_id, requester, request_id))) is not None:
             return self.erasures[(erasure.org_id, existing)]
         stored = dataclasses.replace(  # as the row is inserted: pending, no counts, the principal cut
             erasure, status="pending", completed_at=None, counts={}, principal=erasure.principal[:256]
@@ -806,7 +808,7 @@ class InMemoryErasureStore:
         jobs = list(then(stored))
         self.erasures[(erasure.org_id, erasure.id)] = stored
         if request_id:
-            self._request_ids[(erasure.org_id, request_id)] = erasure.id
+            self._request_ids[(erasure.org_id, requester, request_id)] = erasure.id
         self._enqueue(jobs)
         return stored
 

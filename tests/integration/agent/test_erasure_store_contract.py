@@ -16,7 +16,7 @@ from agent_svc.adapters.postgres_erasure import PostgresErasureStore
 from agent_svc.adapters.postgres_transcript import PostgresTranscript
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
 from agent_svc.domain.jobs import Job, episode_job, erase_job, reflect_job
-from agent_svc.domain.transcript import Scope, Session, Turn, session_id_for, turn_id_for
+from agent_svc.domain.transcript import Scope, Session, Turn, requester_of, session_id_for, turn_id_for
 from agent_svc.domain.turn_loop import TurnResult
 from agent_svc.usecases.erasure_ports import Erasure
 from lore_runtime.errors import Conflict
@@ -189,6 +189,19 @@ async def test_request_ids_are_per_org_and_an_empty_one_never_matches(backend: B
     assert unkeyed[0].id != unkeyed[1].id
     for erasure in (mine, theirs, *unkeyed):
         assert await backend.queued(erase_job(erasure.org_id, erasure.id)) == 1
+
+
+async def test_a_request_id_is_its_requesters_own(backend: Backend) -> None:
+    org = new_org()
+    alice = await backend.store.request(pending(org), "r-1", erase_on, requester_of("tutor-app", "alice"))
+    bob_erasure = Erasure(str(uuid.uuid4()), org, Scope(user_id="bob"), "tutor-app", "pending", T0)
+    bob = await backend.store.request(bob_erasure, "r-1", erase_on, requester_of("tutor-app", "bob"))
+    retried = await backend.store.request(pending(org), "r-1", erase_on, requester_of("tutor-app", "alice"))
+
+    assert bob.id == bob_erasure.id != alice.id, "another caller's equal request id records its own erasure"
+    assert bob.subject == Scope(user_id="bob")
+    assert retried.id == alice.id
+    assert await backend.queued(erase_job(org, bob.id)) == 1
 
 
 # --- get, the dead-letter state and requeue ---------------------------------------------------------

@@ -8,7 +8,9 @@ another principal, all in one org:
 - a turn's ``idempotencyKey`` (live or imported) is the session's: only callers allowed to write the
   session reach it, so another user's caller, naming the same key in its own session, writes its own
   turn, and can neither replay nor even detect the first;
-- a key reused with another body is refused (409 ``IDEMPOTENCY_KEY_REUSED``), the same body replays.
+- a key reused with another body is refused (409 ``IDEMPOTENCY_KEY_REUSED``), the same body replays;
+- an erasure's ``requestId`` is the caller's, as a session's: another caller's equal id queues its own
+  erasure and never answers with the first one's job.
 """
 
 from __future__ import annotations
@@ -26,12 +28,12 @@ async def key_for(gateway, migrated_pg, org_id):
     """A factory: an HTTP client for a new API key of the org, pinned to ``user`` (None: org-wide)."""
     clients = []
 
-    async def make(user: str | None, principal: str = PRINCIPAL):
+    async def make(user: str | None, principal: str = PRINCIPAL, scopes: tuple[str, ...] = ()):
         _, key = await create_api_key(
             migrated_pg.owner_dsn,
             org_id=org_id,
             principal=principal,
-            scopes=["sessions:write", "sessions:read"],
+            scopes=["sessions:write", "sessions:read", *scopes],
             user_id=user,
         )
         client = asgi_client(gateway, key)
@@ -107,6 +109,22 @@ async def test_an_imported_turn_key_reaches_only_the_session_it_was_imported_int
     assert hers.json() == {"imported": 1, "skipped": 0} and own.json() == {"imported": 1, "skipped": 0}, own.text
     assert into_hers.status_code == 404
     assert [turn["content"] for turn in transcript.json()["turns"]] == ["Hello there."]
+
+
+async def test_an_erasure_request_id_is_each_callers_own(key_for):
+    alice = await key_for("alice", scopes=("subjects:forget",))
+    bob = await key_for("bob", scopes=("subjects:forget",))
+
+    def forget(client, user: str):
+        return client.post("/v1/subjects:forget", json={"subject": {"userId": user}, "requestId": "bye-1"})
+
+    alices = await forget(alice, "alice")
+    bobs = await forget(bob, "bob")
+    alice_again = await forget(alice, "alice")
+
+    assert alices.status_code == 200 and bobs.status_code == 200, bobs.text
+    assert bobs.json()["job"]["id"] != alices.json()["job"]["id"], "Bob's erasure is his own, not Alice's job"
+    assert alice_again.json()["job"]["id"] == alices.json()["job"]["id"]
 
 
 def error_of(response) -> tuple[int, str, dict]:

@@ -51,7 +51,9 @@ class PostgresErasureStore:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
 
-    async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
+    async def request(
+        self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]], requester: str = ""
+    ) -> Erasure:
         async with tenant_transaction(self._pool, erasure.org_id) as connection:
             # The fence (migration 0009): waits for the subject's writes under way, so the job reads them.
             await connection.execute(
@@ -64,9 +66,9 @@ class PostgresErasureStore:
             row = await connection.fetchrow(
                 f"""
                 INSERT INTO agent.erasures (id, org_id, user_id, agent_id, team_id, request_id, status,
-                                            requested_at, principal)
-                VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)
-                ON CONFLICT (org_id, request_id) WHERE request_id <> '' DO NOTHING
+                                            requested_at, principal, requester)
+                VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9)
+                ON CONFLICT (org_id, requester, request_id) WHERE request_id <> '' DO NOTHING
                 RETURNING {_COLUMNS}
                 """,
                 erasure.id,
@@ -77,12 +79,13 @@ class PostgresErasureStore:
                 request_id,
                 erasure.requested_at,
                 erasure.principal[:256],
+                requester,
             )
             if row is not None:
                 stored = _erasure(row)
                 await enqueue_on(connection, then(stored))
                 return stored
-            row = await row_of_request(connection, "agent.erasures", _COLUMNS, erasure.org_id, request_id)
+            row = await row_of_request(connection, "agent.erasures", _COLUMNS, erasure.org_id, requester, request_id)
         return _erasure(row)
 
     async def get(self, org_id: str, erasure_id: str) -> Erasure | None:

@@ -31,10 +31,13 @@ async def row_by_id(
 
 
 async def row_of_request(
-    connection: asyncpg.Connection, table: str, columns: str, org_id: str, request_id: str
+    connection: asyncpg.Connection, table: str, columns: str, org_id: str, requester: str, request_id: str
 ) -> asyncpg.Record | None:
-    """The row a request id made the first time: a retry's insert (``ON CONFLICT DO NOTHING``)
-    returns nothing, and the retry answers with what the first call stored."""
+    """The row a requester's request id made the first time: a retry's insert (``ON CONFLICT DO
+    NOTHING``) returns nothing, and the retry answers with what the first call stored."""
     return await connection.fetchrow(
-        f"SELECT {columns} FROM {table} WHERE org_id = $1 AND request_id = $2", org_id, request_id
+        f"SELECT {columns} FROM {table} WHERE org_id = $1 AND requester = $2 AND request_id = $3",
+        org_id,
+        requester,
+        request_id,
     )

@@ -13,7 +13,7 @@ import asyncpg
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.pgqueuer_jobs import enqueue_on
-from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, scope_of_row
+from agent_svc.adapters.postgres_rows import add_scope_conditions, row_by_id, row_of_request, scope_of_row
 from agent_svc.domain.jobs import Job
 from agent_svc.domain.transcript import Appended, Scope, Session, ToolInteraction, Turn
 
@@ -104,12 +104,8 @@ class PostgresTranscript:
                 requester,
             )
             if row is None:
-                row = await connection.fetchrow(
-                    f"SELECT {_SESSION_COLUMNS} FROM agent.sessions"
-                    " WHERE org_id = $1 AND requester = $2 AND request_id = $3",
-                    session.org_id,
-                    requester,
-                    request_id,
+                row = await row_of_request(
+                    connection, "agent.sessions", _SESSION_COLUMNS, session.org_id, requester, request_id
                 )
         return _session(row)
 

@@ -167,5 +167,6 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             convert.scope_from_pb(request.subject, "subject"),
             request.request_id,
             self._erasure,
+            requester=requester_of(caller.principal, caller.user_id),
         )
         return pb.ForgetSubjectResponse(job=convert.erasure_to_pb(erasure))

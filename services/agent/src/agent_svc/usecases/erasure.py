@@ -84,11 +84,12 @@ def validate_subject(subject: Scope) -> Scope:
 
 
 async def forget_subject(
-    org_id: str, principal: str, subject: Scope, request_id: str, services: ErasureServices
+    org_id: str, principal: str, subject: Scope, request_id: str, services: ErasureServices, requester: str = ""
 ) -> Erasure:
-    """Record the erasure and queue its job together; a replayed request id returns the erasure
-    it first recorded, in its current state, and queues nothing (unless that erasure is
-    dead-lettered: asking again is how an operator retries it)."""
+    """Record the erasure and queue its job together; a request id the requester
+    (``transcript.requester_of``) replays returns the erasure it first recorded, in its current
+    state, and queues nothing (unless that erasure is dead-lettered: asking again is how an
+    operator retries it). Another caller's equal request id records its own erasure."""
     subject = validate_subject(subject)
     request_id = bounded_id(request_id, "request_id")
     pending = Erasure(
@@ -99,7 +100,7 @@ async def forget_subject(
         status="pending",
         requested_at=services.clock.now(),
     )
-    stored = await services.store.request(pending, request_id, lambda e: [erase_job(e.org_id, e.id)])
+    stored = await services.store.request(pending, request_id, lambda e: [erase_job(e.org_id, e.id)], requester)
     if stored.id != pending.id:
         current = await services.store.get(org_id, stored.id) or stored
         if current.status == "dead_lettered":

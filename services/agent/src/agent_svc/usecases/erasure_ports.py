@@ -27,9 +27,12 @@ class Erasure:
 
 
 class ErasureStore(Protocol):
-    async def request(self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]]) -> Erasure:
+    async def request(
+        self, erasure: Erasure, request_id: str, then: Callable[[Erasure], Sequence[Job]], requester: str = ""
+    ) -> Erasure:
         """Insert the pending erasure and queue the jobs ``then`` names, in one transaction; a
-        request id already used in the org returns that erasure and queues nothing."""
+        request id the same requester (``transcript.requester_of``) already used in the org returns
+        that erasure and queues nothing. Another requester's equal id is another request."""
         ...
 
     async def get(self, org_id: str, erasure_id: str) -> Erasure | None:

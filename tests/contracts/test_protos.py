@@ -115,6 +115,8 @@ DESIGNED_RPCS = {
             # Beyond §1: what the memory browser reads (#26), a turn's kept context and the jobs themselves.
             "GetTurnContext",
             "ListJobs",
+            # Beyond §1: spoken memory control as a call ("forget what I said about X").
+            "ForgetAbout",
         ],
     },
 }

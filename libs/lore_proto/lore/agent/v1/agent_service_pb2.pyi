@@ -34,6 +34,13 @@ class ErasureStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERASURE_STATUS_COMPLETED: _ClassVar[ErasureStatus]
     ERASURE_STATUS_DEAD_LETTERED: _ClassVar[ErasureStatus]
 
+class ForgetStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FORGET_STATUS_UNSPECIFIED: _ClassVar[ForgetStatus]
+    FORGET_STATUS_FORGOTTEN: _ClassVar[ForgetStatus]
+    FORGET_STATUS_NOTHING_MATCHED: _ClassVar[ForgetStatus]
+    FORGET_STATUS_AMBIGUOUS: _ClassVar[ForgetStatus]
+
 class TurnContextStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TURN_CONTEXT_STATUS_UNSPECIFIED: _ClassVar[TurnContextStatus]
@@ -51,6 +58,10 @@ ERASURE_STATUS_PENDING: ErasureStatus
 ERASURE_STATUS_RUNNING: ErasureStatus
 ERASURE_STATUS_COMPLETED: ErasureStatus
 ERASURE_STATUS_DEAD_LETTERED: ErasureStatus
+FORGET_STATUS_UNSPECIFIED: ForgetStatus
+FORGET_STATUS_FORGOTTEN: ForgetStatus
+FORGET_STATUS_NOTHING_MATCHED: ForgetStatus
+FORGET_STATUS_AMBIGUOUS: ForgetStatus
 TURN_CONTEXT_STATUS_UNSPECIFIED: TurnContextStatus
 TURN_CONTEXT_STATUS_AVAILABLE: TurnContextStatus
 TURN_CONTEXT_STATUS_EXPIRED: TurnContextStatus
@@ -182,16 +193,30 @@ class ProcessTurnRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., context_options: _Optional[_Union[_assembler_service_pb2.AssembleOptions, _Mapping]] = ...) -> None: ...
 
 class ProcessTurnResponse(_message.Message):
-    __slots__ = ("turn", "reply", "context", "reply_turn")
+    __slots__ = ("turn", "reply", "context", "reply_turn", "forgotten", "forget_status")
     TURN_FIELD_NUMBER: _ClassVar[int]
     REPLY_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     REPLY_TURN_FIELD_NUMBER: _ClassVar[int]
+    FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
+    FORGET_STATUS_FIELD_NUMBER: _ClassVar[int]
     turn: _turn_pb2.Turn
     reply: str
     context: _context_pb2.AssembledContext
     reply_turn: _turn_pb2.Turn
-    def __init__(self, turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., reply: _Optional[str] = ..., context: _Optional[_Union[_context_pb2.AssembledContext, _Mapping]] = ..., reply_turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ...) -> None: ...
+    forgotten: _containers.RepeatedCompositeFieldContainer[ForgottenItem]
+    forget_status: ForgetStatus
+    def __init__(self, turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., reply: _Optional[str] = ..., context: _Optional[_Union[_context_pb2.AssembledContext, _Mapping]] = ..., reply_turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., forgotten: _Optional[_Iterable[_Union[ForgottenItem, _Mapping]]] = ..., forget_status: _Optional[_Union[ForgetStatus, str]] = ...) -> None: ...
+
+class ForgottenItem(_message.Message):
+    __slots__ = ("id", "type", "text")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    type: str
+    text: str
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class ImportTurnsRequest(_message.Message):
     __slots__ = ("session_id", "turns", "request_id")
@@ -368,3 +393,21 @@ class ListJobsResponse(_message.Message):
     jobs: _containers.RepeatedCompositeFieldContainer[Job]
     next_page_token: str
     def __init__(self, jobs: _Optional[_Iterable[_Union[Job, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ForgetAboutRequest(_message.Message):
+    __slots__ = ("scope", "about", "request_id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ABOUT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    scope: _scope_pb2.Scope
+    about: str
+    request_id: str
+    def __init__(self, scope: _Optional[_Union[_scope_pb2.Scope, _Mapping]] = ..., about: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ForgetAboutResponse(_message.Message):
+    __slots__ = ("forgotten", "status")
+    FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    forgotten: _containers.RepeatedCompositeFieldContainer[ForgottenItem]
+    status: ForgetStatus
+    def __init__(self, forgotten: _Optional[_Iterable[_Union[ForgottenItem, _Mapping]]] = ..., status: _Optional[_Union[ForgetStatus, str]] = ...) -> None: ...

@@ -95,6 +95,11 @@ class AgentServiceStub:
                 request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsRequest.SerializeToString,
                 response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsResponse.FromString,
                 _registered_method=True)
+        self.ForgetAbout = channel.unary_unary(
+                '/lore.agent.v1.AgentService/ForgetAbout',
+                request_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetAboutRequest.SerializeToString,
+                response_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetAboutResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -188,6 +193,17 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetAbout(self, request, context):
+        """Spoken memory control as a call: the memories and message memories of the scope's user that
+        match `about` become ARCHIVED and the user's beliefs they support INVALIDATED, with the request
+        as the reason. Only the user's own records: org-shared and team memories are never touched.
+        What matches too weakly is left alone (status NOTHING_MATCHED): forgetting the wrong thing is
+        worse than forgetting nothing. Idempotent: asking again forgets nothing more.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -250,6 +266,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.ListJobs,
                     request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsRequest.FromString,
                     response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsResponse.SerializeToString,
+            ),
+            'ForgetAbout': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetAbout,
+                    request_deserializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetAboutRequest.FromString,
+                    response_serializer=lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetAboutResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -577,6 +598,33 @@ class AgentService:
             '/lore.agent.v1.AgentService/ListJobs',
             lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsRequest.SerializeToString,
             lore_dot_agent_dot_v1_dot_agent__service__pb2.ListJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetAbout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.agent.v1.AgentService/ForgetAbout',
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetAboutRequest.SerializeToString,
+            lore_dot_agent_dot_v1_dot_agent__service__pb2.ForgetAboutResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,7 +12,7 @@ from agent_svc.domain.transcript import Scope, Turn, turn_id_for
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 from agent_svc.usecases.reflection_ports import Evidence
 from agent_svc.usecases.sessions import start_session
-from lore_runtime.errors import DependencyUnavailable
+from lore_runtime.errors import Conflict, DependencyUnavailable
 
 from tests.fakes import FixedClock
 from tests.fakes_agent import (
@@ -176,6 +176,28 @@ async def test_a_run_that_fails_half_way_resumes_at_that_turn_and_writes_nothing
     assert ids_after_crash <= set(world.memories.items)
     assert len(world.memories.items) == 8  # 4 messages + 4 findings
     assert len(world.memories.writes) == 10
+
+
+@pytest.mark.parametrize(("reason", "ends_cleanly"), [("SUBJECT_ERASING", True), ("CONFLICT", False)])
+async def test_a_write_refused_by_a_services_erasure_fence_ends_the_run_without_failing_the_job(
+    world: World, reason: str, ends_cleanly: bool
+) -> None:
+    turns = await world.say(CONVERSATION)
+    remember = world.memories.remember
+
+    async def fenced(scope, session_id, items):
+        if any(turns[2].id in item.turn_ids for item in items):
+            raise Conflict("refused", reason=reason)
+        return await remember(scope, session_id, items)
+
+    world.memories.remember = fenced
+
+    if ends_cleanly:
+        assert await world.reflect(5) == 2, "the job stops at the refused turn and ends"
+    else:
+        with pytest.raises(Conflict):
+            await world.reflect(5)
+    assert await world.results.reflected_through(ORG, world.session_id) == 2
 
 
 async def test_live_turns_that_missed_working_memory_reach_it_before_they_are_reflected(world: World) -> None:

@@ -11,6 +11,9 @@ from typing import Protocol
 from agent_svc.domain.jobs import Job
 from agent_svc.domain.transcript import Scope
 
+# The reason every service's fence refuses a write for a subject being erased with (409, ABORTED).
+SUBJECT_ERASING = "SUBJECT_ERASING"
+
 
 @dataclass(frozen=True, slots=True)
 class Erasure:

@@ -21,7 +21,9 @@ nothing twice.
 
 Erasure's fence: before each turn it reflects, the job asks whether the session's subject is being
 erased, and stops there when it is (the erasure waits for a job that was already reflecting a turn,
-then sweeps what it wrote, and deletes the session with its jobs).
+then sweeps what it wrote, and deletes the session with its jobs). A write the memory or
+observations service refuses with their own fence (``SUBJECT_ERASING``) stops it the same way: the
+job ends rather than failing and being retried against a session the sweep deletes.
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lore_runtime.errors import Conflict
+
 from agent_svc.domain.extraction import Extractor, TurnReflection, Utterance
 from agent_svc.domain.transcript import Session, Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.engage import engage
-from agent_svc.usecases.erasure_ports import ErasureFence
+from agent_svc.usecases.erasure_ports import SUBJECT_ERASING, ErasureFence
 from agent_svc.usecases.memory_ports import Memories, MemoryWrite
 from agent_svc.usecases.reflection_ports import Engagement, Evidence, Observations
 from agent_svc.usecases.transcript_ports import Transcript
@@ -97,7 +101,12 @@ async def reflect_through(org_id: str, session_id: str, through: int, services: 
                     # could not be reached then (a Redis stall): until it can, the job fails and is retried.
                     await services.working_memory.append_turn(session_id, turn, None)
                 if turn.role in REFLECTED_ROLES:
-                    last = await reflect_turn(session, turn, window, services)
+                    try:
+                        last = await reflect_turn(session, turn, window, services)
+                    except Conflict as refused:
+                        if refused.reason != SUBJECT_ERASING:
+                            raise
+                        return read  # a service's own fence: the erasure that set it sweeps the rest
                     if last.emotion is not None and turn.role == "user":
                         emotions.append(
                             EmotionPoint(

@@ -27,7 +27,7 @@ TOLD = [
     ("I volunteer at the animal shelter every Saturday morning, Tim.",
      "The user volunteers at the animal shelter every Saturday morning."),
     ("My grandmother taught me how to bake bread when I was ten years old.",
-     "The user's grandmother taught them how to bake bread when the user was ten years old."),
+     "The user's grandmother taught the user how to bake bread when the user was ten years old."),
     ("I've been learning to play the cello for about three years now.",
      "The user has been learning to play the cello for about three years now."),
     ("I'm training for a half marathon in Porto next spring with my brother.",
@@ -117,7 +117,9 @@ async def test_a_disclosure_is_a_memory_never_a_belief_and_a_pattern_keeps_its_o
     told = await extractor.reflect(
         Utterance("user", "I went to a pottery class with my sister last weekend and loved it.", "t-1"), []
     )
-    assert [memory.content for memory in told.memories] == [TOLD[0][1]] and told.claims == ()
+    # Stored, the clause that leans on "it" is left off: the rest reads alone.
+    kept = "The user went to a pottery class with the user's sister last weekend."
+    assert [memory.content for memory in told.memories] == [kept] and told.claims == ()
     patterned = await extractor.reflect(Utterance("user", "I live in Lisbon with my two cats and a dog.", "t-2"), [])
     assert [memory.content for memory in patterned.memories] == ["The user lives in Lisbon."]
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import re
 
+from agent_svc.domain.rules.normalise import strip_openers
+
 _I = re.IGNORECASE
+# A clause ends where a new subject starts: after ";", a dash, or a comma or "and"/"but"/"so" before
+# "I", "my", "we" or a pronoun standing for someone just named ("… and she runs a bakery").
+_SUBJECT = r"(?:i|i'm|im|i'll|i've|i'd|i am|we|we've|we'll|we're|my|let's|let me|he|she|he's|she's)\b"
 _CLAUSE_BREAK = re.compile(
-    r";\s*|,\s*(?=(?:let me|i'll|i will)\b)|"
-    r",?\s+(?:and|but|so)\s+(?=(?:i|i'm|i'll|i've|i'd|we|we've|we'll|my|let's)\b)",
+    rf";\s*|\s+[-–—]+\s+|:\s+(?={_SUBJECT})|,\s*(?:and\s+|but\s+|so\s+)?(?={_SUBJECT})|"
+    rf",?\s+(?:and|but|so)\s+(?={_SUBJECT})",
     _I,
 )
 
@@ -19,4 +24,9 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
         spans.append((start, match.start()))
         start = match.end()
     spans.append((start, len(sentence)))
-    return [(a, b) for a, b in spans if sentence[a:b].strip()]
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if merged and not strip_openers(sentence[merged[-1][0] : merged[-1][1]].strip()).strip(" ,.!"):
+            a = merged.pop()[0]  # "Oh, I work at Acme": an opener is no clause of its own
+        merged.append((a, b))
+    return [(a, b) for a, b in merged if sentence[a:b].strip()]

@@ -1,13 +1,16 @@
 """``RuleExtractor``: the default ``Extractor``, deterministic and offline (no model, no I/O).
 
 ``reflect`` extracts from the given turn only: the patterns' memories and claims, then what else
-the user told about themselves (``disclosure``: memories only, never a belief); ``earlier``
-serves the rolling summary, the plan's goal and one easy case of reference: "yes, let's do that"
-right after the assistant proposed something becomes a decision to do what was proposed.
+the user told about themselves (``disclosure``: memories only, never a belief), or a short answer
+to the assistant's question about the user (``answers``); ``earlier`` serves the rolling summary,
+the plan's goal, whom a leading "he" or "she" stands for (``references``) and one easy case of
+reference: "yes, let's do that" right after the assistant proposed something becomes a decision
+to do what was proposed. A memory that still leans on a pronoun or demonstrative is not kept.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from agent_svc.domain.extraction import (
@@ -17,6 +20,7 @@ from agent_svc.domain.extraction import (
     Utterance,
 )
 from agent_svc.domain.rules.agreement import agreed_proposal
+from agent_svc.domain.rules.answers import answered_question
 from agent_svc.domain.rules.claims import claims_from
 from agent_svc.domain.rules.dates import dated
 from agent_svc.domain.rules.disclosure import disclosures
@@ -25,6 +29,7 @@ from agent_svc.domain.rules.engagement import build_engagement
 from agent_svc.domain.rules.episode import build_episode
 from agent_svc.domain.rules.memories import statements
 from agent_svc.domain.rules.plan import extract_plan
+from agent_svc.domain.rules.references import standing_part, stands_alone
 from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, summarise
 
 
@@ -32,7 +37,9 @@ class RuleExtractor:
     """Reads conversations with patterns and a lexicon; same input, same output."""
 
     async def reflect(self, turn: Utterance, earlier: Sequence[Utterance]) -> TurnReflection:
-        found = statements(turn.content, turn.role) if isinstance(turn.content, str) else []
+        last = earlier[-1] if earlier and isinstance(earlier[-1].content, str) else None
+        before, before_role = (last.content, last.role) if last else ("", "user")
+        found = statements(turn.content, turn.role, before, before_role) if isinstance(turn.content, str) else []
         agreed = agreed_proposal(turn, earlier) if not found else None
         if agreed:
             found = [agreed]
@@ -42,7 +49,11 @@ class RuleExtractor:
             if isinstance(turn.content, str)
             else []
         )
-        memories = (*(s.memory for s in found), *told)
+        answer = answered_question(turn, earlier) if not found and not told else None
+        # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later.
+        found = [s for s in found if stands_alone(s.memory.content)]
+        told = [dataclasses.replace(m, content=kept) for m in told if (kept := standing_part(m.content))]
+        memories = tuple(m for m in (*(s.memory for s in found), *told, answer) if m and stands_alone(m.content))
         if turn.said_at is not None:
             memories = tuple(dated(memory, turn.said_at) for memory in memories)
         return TurnReflection(

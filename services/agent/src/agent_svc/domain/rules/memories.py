@@ -17,8 +17,16 @@ from agent_svc.domain.rules.clauses import clauses
 from agent_svc.domain.rules.dates import split_deadline
 from agent_svc.domain.rules.entities import entities_in
 from agent_svc.domain.rules.model import Facet, PatternMatch, Statement
-from agent_svc.domain.rules.normalise import is_hypothetical, is_question, is_reported, strip_openers
-from agent_svc.domain.rules.patterns import match_clause
+from agent_svc.domain.rules.normalise import (
+    is_english,
+    is_hypothetical,
+    is_question,
+    is_reported,
+    is_sarcastic,
+    normalise,
+)
+from agent_svc.domain.rules.patterns import match_clause, mentions
+from agent_svc.domain.rules.references import antecedents, resolve
 from agent_svc.domain.rules.rewriting import base_form, sentence_case, third_person
 from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, sentences
 
@@ -43,26 +51,37 @@ IMPORTANCE = {"commitment": 0.8, "decision": 0.75, "preference": 0.7, "fact": 0.
 MAX_MEMORIES_PER_TURN = 12
 
 
-def statements(text: str, role: str) -> list[Statement]:
-    """Everything the rules find in one turn, in the order it was said."""
+def statements(text: str, role: str, before: str = "", before_role: str = "user") -> list[Statement]:
+    """Everything the rules find in one turn, in the order it was said; ``before``, the turn said
+    just before it (by ``before_role``), names whom a leading "he" or "she" may stand for."""
     if role not in ("user", "assistant"):
         return []
     found: list[Statement] = []
+    known = antecedents(before, before_role) if role == "user" else []
     for sentence in sentences(text):
         if len(sentence.clean) > MAX_SENTENCE_CHARS or len(sentence.clean.split()) < 2:
             continue
-        body = strip_openers(sentence.clean.strip())
+        body = normalise(sentence.clean)
         if not body or is_question(body) or is_hypothetical(body) or is_reported(body):
+            continue
+        if is_sarcastic(sentence.clean):
+            continue
+        if not is_english(body):
             continue
         for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
-            clause = strip_openers(clause_clean.strip()).strip().rstrip(".!")
+            clause = normalise(clause_clean).rstrip(".!")
+            if role == "user":
+                clause = resolve(clause, known)
+                known += antecedents(clause_clean, role)
             excerpt = sentence.text[a:b].strip().rstrip(",;")
             statement = _statement(clause, role, excerpt)
             if statement:
                 found.append(statement)
+            if role == "user":
+                found += [_from_match(match, role, excerpt) for match in mentions(clause)]
             if len(found) >= MAX_MEMORIES_PER_TURN:
-                return found
+                return found[:MAX_MEMORIES_PER_TURN]
     return found
 
 
@@ -70,8 +89,11 @@ def _statement(clause: str, role: str, excerpt: str) -> Statement | None:
     if len(clause) < 4:
         return None
     match = match_clause(clause, role)
-    if match is None:
-        return None
+    return None if match is None else _from_match(match, role, excerpt)
+
+
+def _from_match(match: PatternMatch, role: str, excerpt: str) -> Statement:
+    clause = match.clause
     memory = ExtractedMemory(
         kind=match.kind,
         content=sentence_case(match.content),

@@ -49,12 +49,20 @@ _REVERSAL = re.compile(r"\b(?:no longer|any ?more|not any longer)\b", _I)
 _LET_ME_VERBS = {"check", "look", "find", "get", "follow", "confirm", "dig", "investigate", "verify", "send", "draft",
                  "write", "review", "research", "reach", "prepare", "schedule", "set", "book", "email", "call", "ping",
                  "fix", "update", "loop", "circle", "run", "test", "put"}  # fmt: skip
+# What an assistant can promise to do: a concrete action ("I'll send the summary by Friday").
+_ASSISTANT_ACTIONS = _LET_ME_VERBS | {"remind", "share", "note", "save", "track", "text", "message", "order", "plan",
+                                     "compile", "summarise", "summarize", "make", "organise", "organize", "arrange",
+                                     "reserve", "cancel", "add", "create", "draw", "list", "collect", "forward",
+                                     "flag", "bring", "pull", "gather", "look", "reply", "respond", "notify",
+                                     "alert", "ask", "keep", "suggest", "recommend", "propose", "include",
+                                     "avoid", "stick", "use", "go", "start", "finish", "do"}  # fmt: skip
 _DIET = "vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|lactose intolerant|teetotal|halal|kosher"
 _DIET_FOODS = {"meat", "fish", "pork", "beef", "dairy", "gluten", "eggs", "seafood", "chicken", "alcohol", "sugar"}
 _RELATIONS = (
     "wife|husband|partner|spouse|son|daughter|mother|mom|mum|father|dad|brother|sister|boyfriend|girlfriend|fiancée?"
     "|dog|cat|baby|grandmother|grandfather|grandma|grandpa|niece|nephew|aunt|uncle|cousin|kid|child"
 )
+_PET_RELATIONS = {"dog", "cat"}
 _PETS = (
     "dog|cat|puppy|kitten|rabbit|bunny|hamster|guinea pig|parrot|budgie|horse|pony|tortoise|turtle|snake|lizard|"
     "goldfish|retriever|labrador|poodle|terrier|spaniel|beagle|collie|shepherd|husky|dachshund|bulldog|greyhound|pug"
@@ -79,7 +87,7 @@ def _denial(match: re.Match[str], clause: str) -> tuple[bool, bool]:
     """(denied, reversal): the words deny the value, and say it used to hold."""
     neg = (match.groupdict().get("neg") or "").strip().lower()
     reversal = bool(_REVERSAL.search(clause))
-    return bool(neg) or reversal, reversal or neg == "no longer"
+    return bool(neg) or reversal, reversal or neg in ("no longer", "left", "quit")
 
 
 _PLEASANTRY = re.compile(
@@ -100,6 +108,8 @@ def _commitment(m: re.Match[str], speaker: str) -> Built:
         return None
     if lead.startswith("let me") and first.lower() not in _LET_ME_VERBS:
         return None
+    if speaker == "assistant" and first.lower() not in _ASSISTANT_ACTIONS:
+        return None  # "I'll give it a try", "I'll take it slow": small talk, not a promise with an action
     task, deadline = split_deadline(raw)
     if lead.startswith(("i need", "i have")) and not deadline:
         return None  # a need without a date is a goal (plan.py), not a promise
@@ -123,8 +133,8 @@ def _decision(m: re.Match[str], speaker: str) -> Built:
 
 def _opinion(m: re.Match[str], speaker: str) -> Built:
     what = _tidy(m.group("what"))
-    if len(what) < 3:
-        return None
+    if len(what) < 3 or len(what.split()) < 3 or re.match(r"^(?:in|of|about)\b", what, _I):
+        return None  # "I believe in you", "I think so": encouragement, not a view
     advice = re.match(r"(?:that\s+)?you\s+(?:should|ought to|need to|must|might want to|may want to)\s+(.+)", what, _I)
     if advice:
         proposal = _tidy(advice.group(1))
@@ -202,6 +212,8 @@ def _family(m: re.Match[str], speaker: str) -> Built:
     rel, name = m.group("rel").lower(), _cut(m.group("name"))
     if not _is_name(name):
         return None
+    if rel in _PET_RELATIONS:
+        return _fact(f"pet:{rel}", name, f"The user's {rel} is called {name}.")
     return _fact(f"family:{rel}", name, f"The user's {rel} is called {name}.")
 
 
@@ -252,6 +264,83 @@ def _family_named(m: re.Match[str], speaker: str) -> Built:
         return None
     whole = told(_tidy(m.string))
     return dataclasses.replace(named, content=whole.rstrip(".!") + ".") if whole else named
+
+
+_FEMALE = "wife|girlfriend|gf|mother|mom|mum|sister|daughter|grandmother|grandma|nan|niece|aunt|fiancée|stepdaughter"
+_MALE = "husband|boyfriend|bf|father|dad|brother|son|grandfather|grandpa|grandad|nephew|uncle|fiancé|stepson"
+_OTHERS = (
+    _RELATIONS + "|gf|bf|hubby|nan|grandad|stepson|stepdaughter|friend|best friend|best mate|mate|pal|boss|manager|"
+    "colleague|coworker|neighbour|neighbor|flatmate|roommate|parents|kids|children|twin|twin sister|twin brother|"
+    "big brother|big sister|little brother|little sister|older brother|older sister|younger brother|younger sister|"
+    "half-brother|half-sister|eldest|youngest|in-laws|mother-in-law|father-in-law|spouse"
+)
+_JOB_RE = re.compile(r"^(?:is|'s|works as)\s+(?:an?\s+)(?P<job>[a-z][\w-]*(?: (?!at\b|for\b|in\b)[a-z][\w-]*){0,2})"
+                     r"(?:\s+(?:at|for)\s+(?P<org>[A-Z][\w&-]*(?: [A-Z][\w&-]*)*))?", _I)  # fmt: skip
+
+
+def _relative(m: re.Match[str], speaker: str) -> Built:
+    """ "My wife is a dentist": a fact about the wife, never the user's; her job, home and employer
+    are beliefs on her own slots (``family:wife:job``)."""
+    rel = re.sub(r"\s+", " ", m.group("rel").lower())
+    whole = told(_tidy(m.string))
+    if not whole or len(m.group("rest").split()) < 2:
+        return None
+    content = whole.rstrip(".!") + "."
+    key = f"family:{_slugish(rel)}"
+    facets: list[Facet] = []
+    name = _cut(m.groupdict().get("name") or "")
+    if name and _is_name(name):
+        facets.append(Facet(key, name, f"The user's {rel} is called {name}."))
+    rest = m.group("rest")
+    job = _JOB_RE.match(rest)
+    if job and _JOB_SUFFIX.search(job.group("job").split()[-1]) and job.group("job").split()[-1] not in _NOT_JOBS:
+        facets.append(Facet(f"{key}:job", _tidy(job.group("job")), content))
+        if job.group("org"):
+            facets.append(Facet(f"{key}:employer", _cut(job.group("org")), content))
+    place = re.match(r"^(?:lives|is based|lives and works)\s+in\s+(?P<v>[A-Z].+)", rest)
+    if place:
+        facets.append(Facet(f"{key}:home_city", _cut(place.group("v")), content))
+    org = re.match(r"^works\s+(?:at|for)\s+(?P<v>[A-Z].+)", rest)
+    if org:
+        facets.append(Facet(f"{key}:employer", _cut(org.group("v")), content))
+    return PatternMatch("fact", content, tuple(facets))
+
+
+def mentions(clause: str) -> tuple[PatternMatch, ...]:
+    """Someone named in passing ("I live in Leeds with my husband Tom"): who they are to the user."""
+    found = []
+    for match in _MENTION.finditer(clause):
+        if match.start() == 0:
+            continue  # the clause is about them: the patterns read it
+        rel, name = match.group("rel").lower(), _cut(match.group("name"))
+        if _is_name(name):
+            content = f"The user's {rel} is called {name}."
+            found.append(PatternMatch("fact", content, (Facet(f"family:{rel}", name, content),), clause=clause))
+    return tuple(found)
+
+
+def _age(m: re.Match[str], speaker: str) -> Built:
+    value = int(m.group("v"))
+    if not 1 <= value <= 120:
+        return None
+    content = f"The user is {value} years old."
+    return PatternMatch("fact", content, (Facet("age", str(value), content),))
+
+
+def _count(m: re.Match[str], speaker: str) -> Built:
+    """ "I have three kids now": a count is one value, so a new count supersedes the old."""
+    number, what = m.group("n").lower(), m.group("what").lower()
+    what = {"kids": "children", "child": "children", "kid": "children"}.get(what, what)
+    content = f"The user has {number} {what}."
+    return PatternMatch("fact", content, (Facet(f"count:{_slugish(what)}", number, content),))
+
+
+def _name_correction(m: re.Match[str], speaker: str) -> Built:
+    """ "It's Jo, not Joe": the user corrects the name they were called."""
+    value, old = _cut(m.group("v")), _cut(m.group("old"))
+    if not (_is_name(value) and _is_name(old)) or value == old:
+        return None
+    return _fact("name", value, f"The user's name is {value}.")
 
 
 def _pet(m: re.Match[str], speaker: str) -> Built:
@@ -393,11 +482,17 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)?)", _name, _USER),
         (r"^i(?: still)?\s+" + _NEG + r"(?:currently\s+)?(?:live|reside|stay)\s+in\s+(?P<v>.+)", _lives, _USER),
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:currently\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)", _lives, _USER),
-        (r"^i(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<v>[A-Z].+)", _lives, _USER),
-        (r"^i\s+" + _NEG + r"work\s+(?:at|for)\s+(?P<org>.+?)(?:\s+as\s+(?P<job>.+))?$", _works, _USER),
+        (r"^(?:i'm|i am|we're|we are)\s+(?:now\s+)?(?:in|living in)\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+now$",
+         _lives, _USER),
+        (r"^(?:i|we)(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<v>[A-Z].+)", _lives, _USER),
+        (r"^i\s+(?:now\s+|currently\s+)?" + _NEG + r"(?:work|am working|'m working)\s+(?:at|for)\s+(?P<org>.+?)"
+         r"(?:\s+as\s+(?P<job>.+))?$", _works, _USER),
+        (r"^i(?:'ve| have)?\s+(?:just\s+)?(?:started|got|taken|landed)\s+(?:a\s+)?(?:new\s+)?(?:job|role|position)\s+"
+         r"(?:at|with)\s+(?P<org>[A-Z].+?)(?:\s+as\s+(?P<job>.+))?$", _works, _USER),
+        (r"^i(?:'ve| have)?\s+(?P<neg>left|quit)\s+(?P<org>[A-Z][\w&-]*(?: [A-Z][\w&-]*)*)$", _works, _USER),
         (r"^i\s+" + _NEG + r"work\s+as\s+(?P<job>.+?)(?:\s+(?:at|for)\s+(?P<org>.+))?$", _works, _USER),
         (r"^i(?:'ve| have)?\s+(?:just\s+)?(?:joined|started at|got a job at)\s+(?P<org>[A-Z].+)", _works, _USER),
-        (r"^i(?:'m| am)\s+" + _NEG + r"(?:a|an)\s+(?P<job>[a-z][\w-]*"
+        (r"^i(?:'m| am)\s+(?:now\s+)?" + _NEG + r"(?:a|an)\s+(?P<job>[a-z][\w-]*"
          r"(?: (?!at\b|for\b|in\b|and\b|with\b)[a-z][\w-]*){0,2})"
          r"(?:\s+(?:at|for)\s+(?P<org>.+))?(?:[\s,]|$)", _job, _USER),
         (r"^my\s+(?P<rel>" + _RELATIONS + r")(?:'s name is| is called| is named| name is| is)\s+(?P<name>[A-Z][\w-]*)",
@@ -405,10 +500,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
         (r"^my\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
          r"\s+(?:is|was|has|lives|works|just|will|and)\b", _family_named, _USER),
+        (r"^my\s+(?P<rel>" + _OTHERS + r")(?:\s+(?P<name>[A-Z][a-z][\w-]*))?\s+(?P<rest>(?:is|'s|was|works|lives|"
+         r"runs|teaches|has|owns|drives|studies|plays|loves|likes|hates|does|just|became|turned|retired|"
+         r"passed away|died)\b.+)", _relative, _USER),
         (r"^i have an?\s+(?P<kind>(?:[a-z]+\s+){0,2}(?P<pet>" + _PETS + r"))"
          r"\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _pet, _USER),
         (r"^i(?:'m| am)\s+(?:originally\s+)?from\s+(?P<v>[A-Z].+)", _simple_fact("hometown", "The user is from {}."),
          _USER),
+        (r"^i(?:'m| am)\s+(?P<v>\d{1,3})(?:\s+(?:years old|years of age|yo|y/o))?$", _age, _USER),
+        (r"^(?:no,?\s+|actually,?\s+)*(?:it's|it is|i'm|i am|my name is|my name's)\s+(?P<v>[A-Z][\w-]*),?\s+not\s+"
+         r"(?P<old>[A-Z][\w-]*)$", _name_correction, _USER),
+        (r"^(?:i|we)(?:'ve| have)?\s+(?:now\s+)?(?:have|got)\s+(?:got\s+)?(?P<n>no|one|two|three|four|five|six|seven|"
+         r"eight|nine|ten|\d{1,2})\s+(?P<what>kids|children|cars|dogs|cats|bikes|grandchildren|grandkids)"
+         r"(?:\s+now)?$", _count, _USER),
         (r"^i(?:'m| am)\s+(?P<v>\d{1,3})\s+(?:years old|yo)\b", _simple_fact("age", "The user is {} years old."),
          _USER),
         (r"^my birthday is\s+(?:on\s+)?(?P<v>.+)", _simple_fact("birthday", "The user's birthday is {}."), _USER),
@@ -448,6 +552,9 @@ def _likes_as(m: re.Match[str], verb: str) -> Built:
         return None
     content = f"The user {'dislikes' if verb == 'dislike' else 'likes'} {value}."
     return PatternMatch("preference", content, (Facet("", value, content, negative=verb == "dislike"),))
+
+
+_MENTION = re.compile(r"\bmy\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)\b")
 
 
 def match_clause(clause: str, role: str) -> PatternMatch | None:

@@ -12,11 +12,13 @@ import re
 _I = re.IGNORECASE
 
 _PERSON = {
-    "user": {"i": "they", "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "i'm": "they're",
-             "i've": "they've", "i'll": "they'll", "i'd": "they'd", "you": "the assistant", "your": "the assistant's",
+    "user": {"i": "the user", "me": "the user", "my": "their", "mine": "theirs", "myself": "themselves",
+             "i'm": "the user is", "i've": "the user has", "i'll": "the user will", "i'd": "the user would",
+             "you": "the assistant", "your": "the assistant's",
              "yours": "the assistant's", "yourself": "itself", "am": "are"},
-    "assistant": {"i": "it", "me": "it", "my": "its", "mine": "its", "myself": "itself", "i'm": "it's",
-                  "i've": "it has", "i'll": "it will", "i'd": "it would", "you": "the user", "your": "the user's",
+    "assistant": {"i": "the assistant", "me": "the assistant", "my": "its", "mine": "its", "myself": "itself",
+                  "i'm": "the assistant is", "i've": "the assistant has", "i'll": "the assistant will",
+                  "i'd": "the assistant would", "you": "the user", "your": "the user's",
                   "yours": "the user's", "yourself": "themselves", "am": "is", "you're": "the user is",
                   "you've": "the user has", "you'll": "the user will"},
 }  # fmt: skip
@@ -95,7 +97,7 @@ _CONTRACTIONS = [
     (re.compile(r"\bmyself\b", _I), "themselves"),
     (re.compile(r"\bmine\b", _I), "the user's"),
     (re.compile(r"\bmy\b", _I), "the user's"),
-    (re.compile(r"\bme\b", _I), "them"),
+    (re.compile(r"\bme\b", _I), "the user"),
 ]
 
 

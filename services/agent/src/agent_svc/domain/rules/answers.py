@@ -1,0 +1,41 @@
+"""A short answer to the assistant's question about the user: "Madrid." after "Which city do you live
+in?" says where the user lives, though no pattern reads "Madrid." alone. It is kept as a fact
+memory that names the question, so it reads alone later; never as a belief (the slot is a guess).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent_svc.domain.extraction import ExtractedMemory, Utterance
+from agent_svc.domain.rules.normalise import is_hypothetical, is_question, normalise
+from agent_svc.domain.rules.rewriting import third_person
+
+MAX_ANSWER_WORDS = 14
+IMPORTANCE = 0.5
+_ABOUT_THE_USER = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
+_NO_ANSWER = re.compile(
+    r"^(?:yes|yeah|yep|no|nope|ok|okay|sure|thanks|thank you|not really|i don't know|dunno|maybe|hmm|lol|haha|"
+    r"none|nothing|n/a|pass|skip)[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
+def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> ExtractedMemory | None:
+    """The user's short answer with the question it answers, or None."""
+    if turn.role != "user" or not earlier or earlier[-1].role != "assistant":
+        return None
+    asked = earlier[-1].content.strip().split("\n")[-1].strip()
+    question = re.split(r"(?<=[.!])\s+", asked)[-1]
+    if not question.endswith("?") or not _ABOUT_THE_USER.search(question) or len(question) > 160:
+        return None
+    answer = normalise(turn.content).rstrip(" .!")
+    if not answer or len(answer.split()) > MAX_ANSWER_WORDS or _NO_ANSWER.match(answer):
+        return None
+    if is_question(answer) or is_hypothetical(answer) or '"' in question:
+        return None
+    said = third_person(answer, "user")
+    return ExtractedMemory(
+        kind="fact", content=f'Asked "{question}", the user answered: {said}.', speaker="user", importance=IMPORTANCE
+    )

@@ -51,6 +51,7 @@ from memory_svc.usecases.recall import answer_recall
 from memory_svc.usecases.record_access import record_access
 from memory_svc.usecases.reindex import reindex
 from memory_svc.usecases.remember import remember
+from memory_svc.usecases.restate import Restatements
 from memory_svc.usecases.subject_fence import FencedWrites, fence_subject, lift_subject_fence
 from memory_svc.usecases.working_memory_ports import WorkingMemoryStore
 
@@ -101,6 +102,8 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         self._fence = fence
         self._written = FencedWrites(index, fence)
         self._rewritten = FencedWrites(catalog, fence)
+        # What reflection learns again reinforces the memory already kept (usecases/restate.py).
+        self._restatements = Restatements(self._index, self._rewritten, access_behind)
         self._page_tokens = page_tokens
         self._purges = purges
         # Per-type salience half-lives (LORE_HALF_LIFE_DAYS); recall, decay and consolidation use them.
@@ -120,6 +123,8 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
             embedder=self._embedder,
             clock=self._clock,
             erased=self._erased,
+            restatements=self._restatements,
+            principal=caller.principal,
         )
         return pb.RememberResponse(memories=[convert.memory_to_pb(item, self._half_lives) for item in items])
 

@@ -1,4 +1,5 @@
-"""Remember: validate a batch, embed it in one call, encode its BM25 terms, write it with deterministic ids."""
+"""Remember: validate a batch, embed it in one call, encode its BM25 terms, write it with deterministic ids;
+with ``restatements``, what reflection learnt again reinforces the memory already kept (usecases/restate.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from memory_svc.domain.index_text import index_text
 from memory_svc.domain.lexical import SparseVector, encode_document
 from memory_svc.domain.model import MemoryDraft, MemoryItem, MemoryStatus
 from memory_svc.usecases.memory_ports import ErasedMemories, MemoryIndex
+from memory_svc.usecases.restate import Restatements
 
 tracer = trace.get_tracer(__name__)
 
@@ -44,10 +46,13 @@ async def remember(
     embedder: Embedder,
     clock: Clock,
     erased: ErasedMemories,
+    restatements: Restatements | None = None,
+    principal: str = "",
 ) -> list[MemoryItem]:
     """Writes ``drafts``; a keyed draft whose id exists replays it (the item as it is now) when it
     is the same write, and the whole call is refused when it is not, or when the id was erased
-    (domain.idempotency). Nothing is written unless every draft is accepted."""
+    (domain.idempotency). Nothing is written unless every draft is accepted. With ``restatements``,
+    a draft reflection learnt that restates a kept memory is answered by that memory, reinforced."""
     if not drafts:
         raise errors.InvalidArgument("memories", "at least one memory is required")
     if len(drafts) > limits.MAX_BATCH:
@@ -83,7 +88,17 @@ async def remember(
         span.set_attribute("lore.replayed", len(existing))
         if fresh:
             written = list(fresh.values())
-            await index.upsert(written, *await embed_items(written, embedder))
+            vectors, sparse = await embed_items(written, embedder)
+            if restatements is not None:
+                folded = await restatements.fold(org_id, written, vectors, principal)
+                span.set_attribute("lore.restated", len(folded.stands))
+                # What Remember answers: an item as it is written, or what stands for a folded one.
+                fresh.update({item.id: item for item in folded.items} | folded.stands)
+                keep = folded.written
+                written = [folded.items[p] for p in keep]
+                vectors, sparse = vectors[keep], [sparse[p] for p in keep]
+            if written:
+                await index.upsert(written, vectors, sparse)
     return [existing.get(position) or fresh[item.id] for position, item in enumerate(items)]
 
 

@@ -24,6 +24,7 @@ from agent_svc.adapters import prometheus_metrics
 from agent_svc.adapters.grpc_assembler import GrpcContextAssembler
 from agent_svc.adapters.grpc_episodes import GrpcEpisodes
 from agent_svc.adapters.grpc_erasure import GrpcSubjectEraser
+from agent_svc.adapters.grpc_forgetting import GrpcForgetting
 from agent_svc.adapters.grpc_memories import GrpcMemories
 from agent_svc.adapters.grpc_observations import GrpcEngagement, GrpcObservations
 from agent_svc.adapters.grpc_timeline import GrpcTimeline
@@ -39,6 +40,7 @@ from agent_svc.domain.rules import RuleExtractor
 from agent_svc.usecases.digests import DigestServices, run_daily_digests
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
 from agent_svc.usecases.erasure import ErasureServices, run_erasure
+from agent_svc.usecases.forget import ForgetServices
 from agent_svc.usecases.job_ports import JobQueueAdmin
 from agent_svc.usecases.memory_ports import Memories
 from agent_svc.usecases.process_turn import TurnServices
@@ -119,13 +121,16 @@ async def build(
     if model is None:
         embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
     erasures = PostgresErasureStore(postgres)
+    forget = ForgetServices(GrpcForgetting(memory, observations))
     container = Container(
         settings=settings,
         postgres=postgres,
         transcript=transcript,
         messages=memories,
         clock=clock,
-        turns=TurnServices(transcript, results, working_memory, GrpcContextAssembler(assembler), clock, model),
+        turns=TurnServices(
+            transcript, results, working_memory, GrpcContextAssembler(assembler), clock, model, forget=forget
+        ),
         reflection=ReflectionServices(
             transcript,
             results,
@@ -137,6 +142,7 @@ async def build(
             settings.engagement_agents,
             prometheus_metrics.EngagementSkipCounter(metrics.registry),
             fence=erasures,
+            forget=forget,
         ),
         episodes=EpisodeServices(
             transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory), fence=erasures

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 from collections.abc import AsyncIterator
 from datetime import datetime
 
@@ -14,6 +15,7 @@ from lore_runtime.errors import NotFound
 from lore_runtime.stores import tenant_transaction
 
 from agent_svc.adapters.postgres_rows import scope_of_row
+from agent_svc.domain.forget_requests import ForgottenItem
 from agent_svc.domain.transcript import Scope
 from agent_svc.domain.turn_loop import KeptResult, TurnResult
 
@@ -48,9 +50,9 @@ class PostgresTurnLoop:
                 row = await connection.fetchrow(
                     """
                     INSERT INTO agent.turn_results (turn_id, org_id, session_id, reply, reply_turn_id, context,
-                                                    created_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (turn_id) DO NOTHING
-                    RETURNING reply, reply_turn_id, context
+                                                    created_at, forget_status, forgotten)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) ON CONFLICT (turn_id) DO NOTHING
+                    RETURNING reply, reply_turn_id, context, forget_status, forgotten
                     """,
                     turn_id,
                     org_id,
@@ -59,6 +61,8 @@ class PostgresTurnLoop:
                     result.reply_turn_id or None,
                     result.context,
                     now,
+                    result.forget_status,
+                    json.dumps([[item.id, item.type, item.text] for item in result.forgotten]),
                 )
                 if row is None:  # a concurrent or earlier save won: return what it kept
                     row = await _kept_result(connection, org_id, turn_id)
@@ -116,7 +120,8 @@ class PostgresTurnLoop:
 
 async def _kept_result(connection: asyncpg.Connection, org_id: str, turn_id: str) -> asyncpg.Record | None:
     return await connection.fetchrow(
-        "SELECT reply, reply_turn_id, context, created_at FROM agent.turn_results WHERE org_id = $1 AND turn_id = $2",
+        "SELECT reply, reply_turn_id, context, created_at, forget_status, forgotten FROM agent.turn_results"
+        " WHERE org_id = $1 AND turn_id = $2",
         org_id,
         turn_id,
     )
@@ -127,4 +132,6 @@ def _result(row: asyncpg.Record) -> TurnResult:
         reply=row["reply"],
         reply_turn_id=str(row["reply_turn_id"]) if row["reply_turn_id"] else "",
         context=bytes(row["context"]),
+        forget_status=row["forget_status"],
+        forgotten=tuple(ForgottenItem(*item) for item in json.loads(row["forgotten"])),
     )

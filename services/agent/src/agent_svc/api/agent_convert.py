@@ -10,6 +10,7 @@ from lore_runtime import proto_turns
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import from_timestamp, to_timestamp
 
+from agent_svc.domain.forget_requests import AMBIGUOUS, FORGOTTEN, NOTHING_MATCHED, ForgetOutcome, ForgottenItem
 from agent_svc.domain.jobs import JobRecord, QueueCounts
 from agent_svc.domain.transcript import Scope, Session, ToolInteraction, Turn, TurnDraft, bounded_id
 from agent_svc.domain.turn_loop import AVAILABLE, CONTEXT_ROLES, EXPIRED, NONE, Opaque, ProcessedTurn, TurnContext
@@ -22,6 +23,12 @@ END_REASON_TO_PB = {
     "": pb.SESSION_END_REASON_UNSPECIFIED,
     "requested": pb.SESSION_END_REASON_REQUESTED,
     "idle": pb.SESSION_END_REASON_IDLE,
+}
+FORGET_STATUS_TO_PB = {
+    "": pb.FORGET_STATUS_UNSPECIFIED,
+    FORGOTTEN: pb.FORGET_STATUS_FORGOTTEN,
+    NOTHING_MATCHED: pb.FORGET_STATUS_NOTHING_MATCHED,
+    AMBIGUOUS: pb.FORGET_STATUS_AMBIGUOUS,
 }
 ROLE_TO_PB = proto_turns.ROLE_TO_PB
 ROLE_FROM_PB = proto_turns.ROLE_FROM_PB
@@ -82,7 +89,19 @@ def processed_to_pb(done: ProcessedTurn) -> pb.ProcessTurnResponse:
             response.context.ParseFromString(done.result.context)
     if done.reply_turn is not None:
         response.reply_turn.CopyFrom(turn_to_pb(done.reply_turn))
+    response.forget_status = FORGET_STATUS_TO_PB[done.result.forget_status]
+    response.forgotten.extend(forgotten_to_pb(done.result.forgotten))
     return response
+
+
+def forgotten_to_pb(items: Sequence[ForgottenItem]) -> list[pb.ForgottenItem]:
+    return [pb.ForgottenItem(id=item.id, type=item.type, text=item.text) for item in items]
+
+
+def forget_outcome_to_pb(outcome: ForgetOutcome) -> pb.ForgetAboutResponse:
+    return pb.ForgetAboutResponse(
+        forgotten=forgotten_to_pb(outcome.forgotten), status=FORGET_STATUS_TO_PB[outcome.status]
+    )
 
 
 def started_to_pb(started: Started) -> pb.StartSessionResponse:

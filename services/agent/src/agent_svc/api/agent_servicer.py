@@ -9,12 +9,14 @@ from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore_runtime import request_context
 from lore_runtime.clock import Clock
+from lore_runtime.errors import Unimplemented
 from lore_runtime.page_tokens import PageTokens
 
 from agent_svc.api import agent_convert as convert
 from agent_svc.domain.transcript import bounded_id, requester_of
 from agent_svc.usecases import sessions
 from agent_svc.usecases.erasure import ErasureServices, forget_subject
+from agent_svc.usecases.forget import forget_on_request
 from agent_svc.usecases.import_turns import import_turns
 from agent_svc.usecases.job_ports import JobQueueAdmin
 from agent_svc.usecases.jobs import list_jobs, retry_jobs
@@ -95,6 +97,21 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             self._turns,
         )
         return convert.processed_to_pb(done)
+
+    async def ForgetAbout(self, request: pb.ForgetAboutRequest, context: Any) -> pb.ForgetAboutResponse:
+        caller = request_context.current()
+        if self._turns.forget is None:
+            raise Unimplemented("forgetting is not configured on this agent")
+        outcome = await forget_on_request(
+            caller.org_id,
+            convert.scope_from_pb(request.scope),
+            request.about,
+            request.request_id,
+            services=self._turns.forget,
+            transcript=self._transcript,
+            clock=self._clock,
+        )
+        return convert.forget_outcome_to_pb(outcome)
 
     async def StartSession(self, request: pb.StartSessionRequest, context: Any) -> pb.StartSessionResponse:
         caller = request_context.current()

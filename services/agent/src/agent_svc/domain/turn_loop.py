@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from agent_svc.domain.forget_requests import ForgottenItem
 from agent_svc.domain.transcript import Turn
 
 # ProcessTurn takes the user's message and the caller's own reply to it (the default deployment
@@ -46,6 +47,10 @@ class TurnResult:
     reply: str = ""
     reply_turn_id: str = ""
     context: bytes = b""
+    # What the turn asked to forget and what that came to (domain/forget_requests.py); "" and () when
+    # it asked nothing of the kind.
+    forget_status: str = ""
+    forgotten: tuple[ForgottenItem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,9 @@ import numpy as np
 from lore_runtime.clock import Clock
 
 from agent_svc.domain.extraction import Extractor, Utterance
+from agent_svc.domain.forget_requests import without_forgotten
 from agent_svc.domain.jobs import episode_job
+from agent_svc.domain.open_threads import open_business
 from agent_svc.domain.rules.central import conversation_sentences, summary_of
 from agent_svc.domain.rules.episode import with_summary
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
@@ -60,6 +62,7 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     while page := await services.transcript.turns(org_id, session_id, PAGE, after):
         turns += [turn for turn in page if turn.role in REFLECTED_ROLES]
         after = page[-1].sequence
+    turns = without_forgotten(turns)  # what the user asked to forget is no part of the episode
     if not turns:
         return ""
     started_at = min(turn.created_at for turn in turns)
@@ -69,6 +72,7 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     if services.embedder is not None:
         summary = await summarise_conversation([(t.role, t.content) for t in turns], services.embedder)
         draft = dataclasses.replace(draft, summary=summary or draft.summary)
+    draft = open_business(draft)  # threads only for open questions, requests and closable plans
     if (draft := with_summary(draft)) is None:
         return ""  # nothing said worth an episode (a greeting): the job is done
     if services.fence is not None and await services.fence.erasing(org_id, session.scope):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from lore_runtime.clock import Clock
 from lore_runtime.errors import Conflict, DeadlineExceeded, DependencyUnavailable, FailedPrecondition, InvalidArgument
 
+from agent_svc.domain.forget_requests import ForgetOutcome, forget_request
 from agent_svc.domain.jobs import reflect_job
 from agent_svc.domain.transcript import (
     Appended,
@@ -45,6 +46,7 @@ from agent_svc.domain.transcript import (
     validate_tool_interactions,
 )
 from agent_svc.domain.turn_loop import CONTEXT_ROLES, PROCESSED_ROLES, Assembled, Opaque, ProcessedTurn, TurnResult
+from agent_svc.usecases.forget import ForgetServices, forget_in_turn
 from agent_svc.usecases.sessions import get_session
 from agent_svc.usecases.transcript_ports import Transcript
 from agent_svc.usecases.turn_loop_ports import ContextAssembler, LanguageModel, TurnLoopStore, WorkingMemory
@@ -66,6 +68,8 @@ class TurnServices:
     assembler: ContextAssembler
     clock: Clock
     model: LanguageModel | None = None
+    # Spoken memory control ("forget what I said about X"): what such a turn forgets, before its context.
+    forget: ForgetServices | None = None
 
 
 def perceive(session: Session, given: TurnDraft, services: TurnServices) -> Turn:
@@ -116,13 +120,20 @@ async def process_turn(
             # The caller's own reply: kept like any result, so a retry replays it and writes nothing.
             kept = await services.results.save_result(org_id, session.id, said.id, TurnResult(), services.clock.now())
             return ProcessedTurn(said, kept)
+        forgot = await _forget(org_id, session, said, services)
         assembled = await _assemble(session, said, options, services)
         reply, reply_turn = await _respond(org_id, session, said, assembled, token, services)
         result = await services.results.save_result(
             org_id,
             session.id,
             said.id,
-            TurnResult(reply=reply, reply_turn_id=reply_turn.id if reply_turn else "", context=assembled.payload),
+            TurnResult(
+                reply=reply,
+                reply_turn_id=reply_turn.id if reply_turn else "",
+                context=assembled.payload,
+                forget_status=forgot.status,
+                forgotten=forgot.forgotten,
+            ),
             services.clock.now(),
         )
         # The assembler's message goes back as it came, unless another attempt's result was kept first.
@@ -165,6 +176,21 @@ async def _join_working_memory(session: Session, turn: Turn, token: int | None, 
             services.working_memory.set_last_tool_result(session.id, turn.tool_interactions[-1]),
             "keep the last tool result",
         )
+
+
+async def _forget(org_id: str, session: Session, turn: Turn, services: TurnServices) -> ForgetOutcome:
+    """What the turn asks to forget, forgotten before its context is assembled (usecases/forget.py).
+    Reflection does it again in order, durably: a service down now costs the answer's list only."""
+    request = forget_request(turn.content)
+    if request is None or services.forget is None:
+        return ForgetOutcome("")
+    try:
+        earlier = await services.transcript.turns(org_id, session.id, 2, max(0, turn.sequence - 3))
+        before = [other for other in earlier if other.sequence < turn.sequence]
+        return await forget_in_turn(session.scope, turn, request, before, services.forget)
+    except DEGRADABLE as error:
+        log.warning("turn %s: forgetting waits for reflection, a service is unavailable (%s)", turn.id, error)
+        return ForgetOutcome("")
 
 
 async def _assemble(session: Session, turn: Turn, options: Opaque | None, services: TurnServices) -> Assembled:

@@ -35,10 +35,18 @@ from dataclasses import dataclass
 from lore_runtime.errors import Conflict
 
 from agent_svc.domain.extraction import Extractor, TurnReflection, Utterance
+from agent_svc.domain.forget_requests import (
+    ForgetRequest,
+    forget_request,
+    summary_without,
+    topic_words,
+    without_forgotten,
+)
 from agent_svc.domain.transcript import Session, Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.engage import engage
 from agent_svc.usecases.erasure_ports import SUBJECT_ERASING, ErasureFence
+from agent_svc.usecases.forget import ForgetServices, forget_in_turn
 from agent_svc.usecases.memory_ports import Memories, MemoryWrite
 from agent_svc.usecases.reflection_ports import Engagement, Evidence, Observations
 from agent_svc.usecases.transcript_ports import Transcript
@@ -66,6 +74,8 @@ class ReflectionServices:
     # Told the reason of each engagement write skipped at a limit (a metric in production).
     engagement_skipped: Callable[[str], None] = _ignore
     fence: ErasureFence | None = None
+    # Spoken memory control: a turn asking to forget is not learnt from, and what it names is forgotten.
+    forget: ForgetServices | None = None
 
     def engages(self, session: Session) -> bool:
         """Whether reflection writes engagement state for this session (its agent is listed)."""
@@ -128,7 +138,12 @@ async def reflect_through(org_id: str, session_id: str, through: int, services: 
 async def reflect_turn(
     session: Session, turn: Turn, earlier: Sequence[Turn], services: ReflectionServices
 ) -> TurnReflection:
-    found = await services.extractor.reflect(_utterance(turn), [_utterance(t) for t in earlier])
+    # What a later turn asked to forget, and the asking, are no part of what the summary is made of.
+    kept = [t for t in without_forgotten([*earlier, turn]) if t is not turn]
+    request = forget_request(turn.content) if turn.role == "user" else None
+    found = await services.extractor.reflect(_utterance(turn), [_utterance(t) for t in kept])
+    if request is not None:
+        return await _forget(session, turn, request, earlier, found, services)
     # One Remember call per turn (the memory service embeds the batch at once): the message itself
     # when it came live (an import indexed its own), what was found in it, its tool results.
     message = [MemoryWrite.message(turn)] if turn.source == "live" else []
@@ -173,6 +188,22 @@ async def reflect_turn(
         proposal = await services.extractor.engagement([_utterance(turn)])
         await engage(turn, proposal, services.engagement, services.engagement_skipped)
     return found
+
+
+async def _forget(
+    session: Session,
+    turn: Turn,
+    request: ForgetRequest,
+    earlier: Sequence[Turn],
+    found: TurnReflection,
+    services: ReflectionServices,
+) -> TurnReflection:
+    """A request to forget: no message memory and nothing learnt from it; what it names is forgotten
+    (again: ProcessTurn did it, but memories of the turn before may have been written since)."""
+    if services.forget is not None:
+        await forget_in_turn(session.scope, turn, request, earlier, services.forget)
+    gone = [turn.content] + [t.content for t in earlier if t not in without_forgotten([*earlier, turn])]
+    return TurnReflection(summary=summary_without(found.summary, gone, topic_words(request.about)))
 
 
 def _utterance(turn: Turn) -> Utterance:

@@ -354,6 +354,13 @@ RESPONSES: dict[str, dict[str, Any]] = {
     "lore.agent.v1.ListTurnsResponse": {"turns": [TURN], "nextPageToken": ""},
     "lore.agent.v1.ProcessTurnResponse": {"turn": TURN, "context": CONTEXT},
     "lore.agent.v1.ImportTurnsResponse": {"imported": 198, "skipped": 2},
+    "lore.agent.v1.ForgetAboutResponse": {
+        "forgotten": [
+            {"id": "0b6c2f0e-5d1c-5a43-9a57-7f1f3f0f2a11", "type": "fact", "text": "The user lives on Juniper Road."},
+            {"id": "3f2a9c1d-8e7b-4c6a-9d5e-2b1a0f9e8d7c", "type": "belief", "text": "The user lives in Leeds."},
+        ],
+        "status": "FORGET_STATUS_FORGOTTEN",
+    },
     "lore.agent.v1.ForgetSubjectResponse": {
         "job": {
             "id": "erase-u-1",

@@ -1,8 +1,11 @@
-"""Long-term memory and episode routes → ``lore.memory.v1.MemoryService`` / ``EpisodeService``."""
+"""Long-term memory and episode routes → ``lore.memory.v1.MemoryService`` / ``EpisodeService``, and
+``POST /v1/memories:forget`` → ``lore.agent.v1.AgentService.ForgetAbout`` (forgetting needs the agent:
+it archives memories and invalidates the beliefs they support)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
+from lore.agent.v1 import agent_service_pb2
 from lore.memory.v1 import episode_service_pb2, memory_service_pb2
 from lore_runtime import errors
 
@@ -11,7 +14,7 @@ from gateway_svc.api.calls import body_message, with_path_id
 from gateway_svc.api.forwarding import Body, PathOnly, Query, forward, owned, readable
 from gateway_svc.api.openapi import json_body
 from gateway_svc.api.proto_json import ProtoJSONResponse
-from gateway_svc.api.upstreams import EPISODES, MEMORY
+from gateway_svc.api.upstreams import AGENT, EPISODES, MEMORY
 from gateway_svc.domain.credentials import Caller
 
 router = APIRouter(tags=["memories"])
@@ -30,6 +33,7 @@ REMEMBER_EXAMPLE = {
     "requestId": "optional",
 }
 RECALL_EXAMPLE = {"query": "When did Noor first sing with the choir?", "scope": {"userId": "u-noor"}, "k": 10}
+FORGET_EXAMPLE = {"scope": {"userId": "u-noor"}, "about": "my home address", "requestId": "forget-address-1"}
 UPDATE_EXAMPLE = {"memory": {"importance": 0.9, "metadata": {"pinned": "yes"}}, "updateMask": "importance,metadata"}
 
 
@@ -63,6 +67,20 @@ forward(
     rpc=MEMORY.rpc("Recall"),
     message=Body(memory_service_pb2.RecallRequest, RECALL_EXAMPLE),
     response=memory_service_pb2.RecallResponse,
+    pin=True,
+)
+# Spoken memory control as a call: the agent finds and archives what the user's records say about
+# ``about`` (AgentService.ForgetAbout, docs/agent.md "Forgetting on request"); a pinned key, its own user only.
+forward(
+    router,
+    "POST",
+    "/v1/memories:forget",
+    "forget_about",
+    summary="Forget what a user's memories and beliefs say about something (AgentService.ForgetAbout)",
+    scopes=("memories:write",),
+    rpc=AGENT.rpc("ForgetAbout"),
+    message=Body(agent_service_pb2.ForgetAboutRequest, FORGET_EXAMPLE),
+    response=agent_service_pb2.ForgetAboutResponse,
     pin=True,
 )
 forward(

@@ -6,7 +6,8 @@
    credential (client certificate or ``LORE_SERVICE_TOKEN``), whatever metadata they send;
 4. ``RequestContextInterceptor``: reads the tenant and principal from metadata into
    ``request_context`` and refuses calls without them;
-5. ``ErrorInterceptor``: holds every request message to ``text_rules`` (``request_text``), turns
+5. ``ErrorInterceptor``: holds every request message to ``text_rules`` (``request_text``), then
+   replaces the secrets in its text by placeholders (``message_redaction``, ``LORE_REDACT``), turns
    domain errors into ``google.rpc.Status`` (with ErrorInfo) and anything unexpected into a
    logged, generic INTERNAL.
 
@@ -26,6 +27,8 @@ import grpc
 from opentelemetry import trace
 
 from lore_runtime import errors, grpc_errors, request_context, request_text
+from lore_runtime.message_redaction import redact_message
+from lore_runtime.redaction import Redactor
 from lore_runtime.stores import (
     POSTGRES_DRIVER_UNAVAILABLE,
     REDIS_DRIVER_UNAVAILABLE,
@@ -171,7 +174,14 @@ class RequestContextInterceptor(GuardingInterceptor):
 
 
 class ErrorInterceptor(GuardingInterceptor):
-    """Domain errors as statuses; every request held to ``text_rules`` first (``request_text``)."""
+    """Domain errors as statuses; every request held to ``text_rules`` first (``request_text``), then
+    its secrets replaced (``message_redaction``) before the servicer, or anything it logs, sees it."""
 
-    def __init__(self) -> None:
-        super().__init__(_translate_errors, request_text.check_message)
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        redactor = redactor or Redactor()
+
+        def check_and_redact(request: Any) -> None:
+            request_text.check_message(request)
+            redact_message(request, redactor)
+
+        super().__init__(_translate_errors, check_and_redact)

@@ -29,6 +29,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from lore_runtime.interceptors import ErrorInterceptor, RequestContextInterceptor
 from lore_runtime.metrics import ServiceMetrics
 from lore_runtime.pending import fill_pending
+from lore_runtime.redaction import Redactor
 from lore_runtime.service_auth import ServiceCredentialInterceptor
 from lore_runtime.settings import ServerSettings
 from lore_runtime.tls import add_port
@@ -144,7 +145,7 @@ def create_grpc_server(
             # Before the tenant is read: org metadata counts only from a caller holding the credential.
             ServiceCredentialInterceptor(settings.service_tokens, mutual_tls=settings.mutual_tls is not None),
             RequestContextInterceptor(),
-            ErrorInterceptor(),
+            ErrorInterceptor(Redactor(settings.redact)),
         ],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),

@@ -22,6 +22,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from lore_runtime.logs import configure_logging
 from lore_runtime.metrics import serve_metrics
+from lore_runtime.redaction import Redactor
 from lore_runtime.server import GrpcServer, serve
 from lore_runtime.settings import ServerSettings, SettingsError, load_settings
 from lore_runtime.telemetry import setup_telemetry
@@ -43,7 +44,7 @@ def run(
     except SettingsError as error:
         print(f"lore-{service_name}: {error}", file=sys.stderr)
         raise SystemExit(2) from None
-    configure_logging(service_name, settings.log_level)
+    configure_logging(service_name, settings.log_level, redactor=Redactor(settings.redact))
     provider = setup_telemetry(service_name)
     asyncio.run(_serve(settings, provider, build, create_server, address_of))
 

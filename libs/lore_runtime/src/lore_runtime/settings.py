@@ -24,6 +24,7 @@ from pydantic import (
     field_validator,
 )
 
+from lore_runtime.redaction import ALL_KINDS, Kind, parse_kinds
 from lore_runtime.service_auth import ServiceCredentialSettings, ServiceTokenSettings
 from lore_runtime.tls import TlsSettings
 
@@ -102,6 +103,20 @@ def _comma_separated(value: object) -> object:
 IdSet = Annotated[frozenset[str], BeforeValidator(_comma_separated)]
 
 
+# The kinds of secret redacted (lore_runtime/redaction.py): "card,iban,…", "all" or "none".
+RedactKinds = Annotated[frozenset[Kind], BeforeValidator(parse_kinds)]
+
+
+def redact_kinds() -> Any:
+    """``LORE_REDACT``: the kinds of secret replaced by placeholders in every request's text and every
+    log line (lore_runtime/redaction.py); every kind by default, ``none`` for none."""
+    return env(
+        "LORE_REDACT",
+        default=ALL_KINDS,
+        description="secrets replaced before anything is kept: card,iban,password,api_key,ssn,nino; all; none",
+    )
+
+
 def engagement_agents(description: str) -> Any:
     """``LORE_ENGAGEMENT_AGENTS``: the agents that use engagement state (docs/engagement.md); none by default."""
     return env("LORE_ENGAGEMENT_AGENTS", default=frozenset(), description=description)
@@ -161,6 +176,7 @@ class ServerSettings(LoreSettings, ServiceCredentialSettings):
         return value
 
     log_level: str = env("LORE_LOG_LEVEL", default="INFO")
+    redact: RedactKinds = redact_kinds()
     drain_seconds: float = env("LORE_DRAIN_SECONDS", default=2.0, description="NOT_SERVING before stopping")
     stop_grace_seconds: float = env("LORE_STOP_GRACE_SECONDS", default=10.0)
     dependency_check_seconds: float = env("LORE_DEPENDENCY_CHECK_SECONDS", default=5.0)

@@ -1,0 +1,458 @@
+"""Secrets out of text: what a user types that Lore must never keep becomes a typed placeholder.
+
+``redact(text)`` replaces, wherever they stand in free text:
+
+- **card** — a payment card number: 13 to 19 digits, grouped by spaces or dashes or not at all,
+  Luhn-valid and starting with a card issuer's prefix (IIN ranges of Visa, Mastercard, Amex,
+  Discover, Diners, JCB, UnionPay, Maestro, Mir, RuPay), unless the nearest keyword before it names
+  something else (an order, invoice, ISBN, phone, tracking or booking number). After "card",
+  "visa", "credit", "debit" and the like, any Luhn-valid number counts. ``[card ending 4242]``.
+- **iban** — an IBAN of a known country, of that country's length, with a valid mod-97 check
+  digit pair, in groups of four or not. ``[IBAN ending 1234]``.
+- **password** — a value stated as a password, passphrase, passcode or PIN ("my password is …",
+  "pw: …", "the wifi passcode for the cabin is …", "changed my password to …") and the password of
+  a URL's user-info (``https://user:…@host``). The value alone becomes ``[password]``.
+- **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
+  ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs), the
+  token after ``Bearer``/``Basic``, a value stated as an API key, token or secret, and any long
+  high-entropy string (32+ characters of base64 or base62 mixing upper and lower case and digits,
+  changing character class often: a random key, not a word, a path or a hex hash). ``[API key]``.
+- **ssn** — a US social security number, ``123-45-6789`` or ``123 45 6789`` (area not 000, 666 or
+  9xx; group not 00; serial not 0000), or nine digits after "SSN"/"social security". ``[SSN]``.
+- **nino** — a UK National Insurance number (``AB 12 34 56 C``: the prefix and suffix letters the
+  scheme allows), in capitals, or in any case after "national insurance"/"NI number". ``[NI number]``.
+
+Phone numbers, order numbers, ISBNs and dates are not secrets and stay as they are: a phone number
+or a date has too few digits or the wrong shape, an ISBN-13 starts with 978/979 (no issuer's
+prefix), and a keyword before a number (order, ISBN, phone, …) keeps it. Placeholders never match
+a rule, so ``redact`` is idempotent. Pure: no I/O; ``LORE_REDACT`` names the kinds
+(``parse_kinds``), every kind by default.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import pairwise
+
+
+class Kind(StrEnum):
+    CARD = "card"
+    IBAN = "iban"
+    PASSWORD = "password"
+    API_KEY = "api_key"
+    SSN = "ssn"
+    NINO = "nino"
+
+
+ALL_KINDS = frozenset(Kind)
+NONE = "none"
+ALL = "all"
+
+PASSWORD = "[password]"
+API_KEY = "[API key]"
+SSN = "[SSN]"
+NINO = "[NI number]"
+
+
+def card_placeholder(digits: str) -> str:
+    return f"[card ending {digits[-4:]}]"
+
+
+def iban_placeholder(iban: str) -> str:
+    return f"[IBAN ending {iban[-4:]}]"
+
+
+def parse_kinds(value: object) -> object:
+    """``LORE_REDACT``'s text as kinds: comma-separated names (``card,iban,password,api_key,ssn,nino``),
+    ``all`` for every kind, ``none`` (alone) for none. An unknown name is a ``ValueError`` naming the
+    known ones. Anything but a string is handed on as it is (pydantic validates it)."""
+    if not isinstance(value, str):
+        return value
+    names = [part.strip().lower() for part in value.split(",") if part.strip()]
+    if names == [NONE]:
+        return frozenset()
+    if not names or names == [ALL]:
+        return ALL_KINDS
+    known = {kind.value for kind in Kind}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown kind {', '.join(unknown)}: name some of {', '.join(sorted(known))}, or 'all', or 'none'"
+        )
+    return frozenset(Kind(name) for name in names)
+
+
+# --- the rules -------------------------------------------------------------------------------------
+
+_Span = tuple[int, int, str]  # start, end, replacement
+_WINDOW = 48  # characters before a number searched for the keyword that says what it is
+
+# The nearest of these before a number says what it is: a card, or something that is not a secret.
+_NUMBER_KEYWORDS = re.compile(
+    r"\b(?:(?P<card>card|cards|visa|mastercard|master\s?card|amex|american\s+express|discover|maestro|"
+    r"credit|debit|cc|pan)|(?P<other>order|orders|invoice|isbn|isbn-?1[03]|phone|telephone|tel|mobile|"
+    r"cell|fax|call|text|whatsapp|tracking|parcel|shipment|reference|ref|booking|confirmation|ticket|"
+    r"reservation|serial|imei|item|sku|product|customer|member|membership|loyalty|policy|account\s+id|"
+    r"isin|ean|upc|barcode))\b",
+    re.IGNORECASE,
+)
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
+_CARD = re.compile(r"(?<![\w+.,/])\d(?:[ -]?\d){12,18}(?![\w/]|[.,]\d)")
+_SSN = re.compile(r"(?<![\w-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\w-])")
+_SSN_LABELLED = re.compile(
+    r"\b(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\b\W{0,12}(?:is\s+|was\s+)?(\d{9})(?!\w)",
+    re.IGNORECASE,
+)
+_NINO_SHAPE = r"([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?(\d{2}) ?(\d{2}) ?(\d{2}) ?([A-D])"
+_NINO = re.compile(rf"(?<![A-Za-z0-9]){_NINO_SHAPE}(?![A-Za-z0-9])")
+_NINO_ANY_CASE = re.compile(rf"(?<![A-Za-z0-9]){_NINO_SHAPE}(?![A-Za-z0-9])", re.IGNORECASE)
+_NINO_KEYWORD = re.compile(r"\b(?:national\s+insurance|ni\s+(?:number|no)|nino)\b", re.IGNORECASE)
+_NINO_REFUSED_PREFIXES = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,32}")
+
+# A value stated as a password: the label, what it is for, the verb or sign, then the value.
+_PASSWORD = re.compile(
+    r"\b(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number))?)"
+    r"(?:\s+(?:for|to|of|on|at)\s+(?:my\s+|the\s+|our\s+|his\s+|her\s+|their\s+)?[\w.@'-]+(?:\s+(?:account|login|wifi))?)?"
+    r"(?:\s*[:=]\s*|\s+-\s+|'s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)\s+(?:still\s+|now\s+)?)"
+    r"(?:\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>\S{1,128}))",
+    re.IGNORECASE,
+)
+_PASSWORD_CHANGED = re.compile(
+    r"\b(?:changed|set|reset|updated)\s+(?:my\s+|the\s+|our\s+)?(?:[\w.@'-]+\s+)?(?:password|passcode|pin)\s+to\s+"
+    r"(?:\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>\S{1,128}))",
+    re.IGNORECASE,
+)
+_URL_PASSWORD = re.compile(r"(?<=://)[^\s:/@]{1,64}:(?P<bare>[^\s/@]{1,128})@")
+# Words that follow "password is" without being one ("my password is too long").
+_NOT_A_VALUE = frozenset(
+    """a an the my your his her our their this that it not too very so still also now being getting set
+    wrong incorrect correct right invalid expired weak strong long short same different case required
+    missing empty blank reset changed saved stored there here in on at secure safe hard easy simple fine
+    ok okay good bad broken locked old new what how why where when who which and or but if for to of
+    with without mandatory optional needed hidden visible forgotten lost known unknown ready done""".split()
+)
+_TRAILING = ".,;:!?)]}'\""
+
+_KEY_FORMATS = re.compile(
+    r"(?<![\w-])(?:"
+    r"sk-(?:ant-|proj-|live-|test-|svcacct-)?[A-Za-z0-9_-]{16,}"
+    r"|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|github_pat_[A-Za-z0-9_]{30,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|xox[abposre]-[A-Za-z0-9-]{10,}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z0-9]{16}"
+    r"|AIza[A-Za-z0-9_-]{35}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|npm_[A-Za-z0-9]{36}"
+    r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+    r")(?![\w-])"
+)
+# Every format above holds one of these: the formats are searched only where one is.
+_KEY_FORMAT_HINTS = (
+    "sk-", "sk_", "pk_", "rk_", "p_", "o_", "u_", "s_", "r_", "pat", "xox", "AKIA", "ASIA", "ABIA", "ACCA",
+    "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "AIza", "hf_", "npm_", "SG.", "eyJ",
+)  # fmt: skip
+_AUTH_SCHEME = re.compile(
+    r"\b(?:Bearer\s+(?P<bearer>[A-Za-z0-9._~+/-]{12,}=*)|Basic\s+(?P<basic>[A-Za-z0-9+/]{12,}={0,2}))"
+)
+_KEY_LABELLED = re.compile(
+    r"\b(?:api[ _-]?(?:key|token|secret)|access[ _-]?(?:key|token)|secret(?:[ _-]?(?:access[ _-]?)?key)?|"
+    r"client[ _-]?secret|auth[ _-]?token|bearer[ _-]?token|private[ _-]?key|token)s?"
+    r"(?:\s+(?:for|to|of|on)\s+(?:my\s+|the\s+|our\s+)?[\w.@'-]+)?"
+    r"(?:\s*[:=]\s*|\s+(?:is|was|is\s+now)\s+)"
+    r"[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{8,256})",
+    re.IGNORECASE,
+)
+_LONG_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-])")
+
+
+def _luhn_valid(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = ord(char) - 48
+        if index % 2:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+def _in_ranges(digits: str, ranges: tuple[tuple[int, int], ...], width: int) -> bool:
+    prefix = int(digits[:width])
+    return any(low <= prefix <= high for low, high in ranges)
+
+
+# Issuer identification number ranges: (first digits as a number, inclusive ranges).
+_IIN_RANGES: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = (
+    (1, ((4, 4),)),  # Visa
+    (2, ((34, 34), (37, 37), (36, 36), (38, 39), (51, 55), (50, 50), (56, 69), (81, 82))),
+    (3, ((300, 305), (353, 353), (356, 356), (508, 508))),
+    (4, ((2200, 2204), (2221, 2720), (3095, 3095), (3528, 3589), (6011, 6011))),
+)
+
+
+def _issuer_prefix(digits: str) -> bool:
+    return any(_in_ranges(digits, ranges, width) for width, ranges in _IIN_RANGES)
+
+
+def _nearest_keyword(text: str, start: int, context: str) -> str | None:
+    """``"card"`` or ``"other"``: the group of the last keyword in the window before ``start``
+    (``context``, a Struct key for instance, counts as written just before it)."""
+    window = text[max(0, start - _WINDOW) : start]
+    if context:  # a key: "orderNumber", "order_number" read as words
+        words = _CAMEL.sub(r"\1 \2", _ACRONYM.sub(r"\1 \2", context)).replace("_", " ")
+        window = f"{words} {window}"
+    last = None
+    for found in _NUMBER_KEYWORDS.finditer(window):
+        last = found
+    if last is None:
+        return None
+    return "card" if last.group("card") else "other"
+
+
+def _card_number(raw: str) -> tuple[int, str] | None:
+    """The longest run of whole groups at the start of ``raw`` that is a Luhn-valid card number
+    (its length in ``raw``, its digits): a number typed before the next one ("… 1111 200") is
+    still found. One separator throughout, or none."""
+    separators = {char for char in raw if not char.isdigit()}
+    if len(separators) > 1:
+        return None
+    groups = raw.split(separators.pop()) if separators else [raw]
+    for count in range(len(groups), 0, -1):
+        digits = "".join(groups[:count])
+        if 13 <= len(digits) <= 19 and _luhn_valid(digits):
+            return len(digits) + count - 1, digits
+    return None
+
+
+def _cards(text: str, context: str) -> Iterator[_Span]:
+    for found in _CARD.finditer(text):
+        number = _card_number(found.group())
+        if number is None:
+            continue
+        length, digits = number
+        keyword = _nearest_keyword(text, found.start(), context)
+        if keyword == "other" or (keyword is None and not _issuer_prefix(digits)):
+            continue
+        yield found.start(), found.start() + length, card_placeholder(digits)
+
+
+# Each IBAN country's length (the ISO 13616 registry).
+_IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BI": 27,
+    "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27, "DK": 18, "DO": 28,
+    "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23,
+    "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27,
+    "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25,
+    "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18,
+    "NO": 15, "OM": 23, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33,
+    "SA": 24, "SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28,
+    "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
+}  # fmt: skip
+
+
+def _iban_valid(iban: str) -> bool:
+    rearranged = iban[4:] + iban[:4]
+    number = "".join(str(int(char, 36)) for char in rearranged)
+    return int(number) % 97 == 1
+
+
+def _ibans(text: str, context: str) -> Iterator[_Span]:
+    for found in _IBAN.finditer(text):
+        raw = found.group()
+        country = raw[:2].upper()
+        length = _IBAN_LENGTHS.get(country)
+        if length is None:
+            continue
+        # The candidate may run on into the next word: take the country's length of characters.
+        kept = 0
+        end = found.start()
+        for offset, char in enumerate(raw):
+            if char.isalnum():
+                kept += 1
+                if kept == length:
+                    end = found.start() + offset + 1
+                    break
+        if kept < length or (end < len(text) and text[end].isalnum()):
+            continue
+        compact = re.sub(r"[ -]", "", text[found.start() : end]).upper()
+        if compact[2:4].isdigit() and _iban_valid(compact):
+            yield found.start(), end, iban_placeholder(compact)
+
+
+def _ssns(text: str, context: str) -> Iterator[_Span]:
+    for found in _SSN.finditer(text):
+        area, _, group, serial = found.groups()
+        if area in ("000", "666") or area.startswith("9") or group == "00" or serial == "0000":
+            continue
+        if _nearest_keyword(text, found.start(), context) == "other":
+            continue
+        yield found.start(), found.end(), SSN
+    lower = text.lower()
+    if "ssn" not in lower and "social" not in lower:
+        return
+    for found in _SSN_LABELLED.finditer(text):
+        yield found.start(1), found.end(1), SSN
+
+
+def _ninos(text: str, context: str) -> Iterator[_Span]:
+    for found in _NINO.finditer(text):
+        if found.group(1) not in _NINO_REFUSED_PREFIXES:
+            yield found.start(), found.end(), NINO
+    if not _NINO_KEYWORD.search(f"{context} {text}"):
+        return
+    for found in _NINO_ANY_CASE.finditer(text):
+        window = f"{context} {text[max(0, found.start() - _WINDOW) : found.start()]}"
+        if found.group(1).upper() not in _NINO_REFUSED_PREFIXES and _NINO_KEYWORD.search(window):
+            yield found.start(), found.end(), NINO
+
+
+def _value_span(found: re.Match[str]) -> tuple[int, int] | None:
+    """Where the stated value is (quotes kept outside it, trailing punctuation left to the sentence)."""
+    for group in ("dq", "sq", "bq"):
+        if group in found.re.groupindex and found.group(group) is not None:
+            return found.start(group), found.end(group)
+    start, end = found.start("bare"), found.end("bare")
+    value = found.group("bare")
+    stripped = value.rstrip(_TRAILING)
+    if not stripped:
+        return None
+    return start, end - (len(value) - len(stripped))
+
+
+def _is_placeholder(value: str) -> bool:
+    return value.startswith("[") and value.endswith("]")
+
+
+def _password_patterns(text: str) -> Iterator[re.Pattern[str]]:
+    """The password rules worth running on ``text``: each needs a word a cheap search finds first."""
+    lower = text.lower()
+    if "pass" in lower or "pw" in lower or "pin" in lower:
+        yield _PASSWORD
+        if " to " in lower and any(verb in lower for verb in ("changed", "set", "updated")):
+            yield _PASSWORD_CHANGED
+    if "://" in text:
+        yield _URL_PASSWORD
+
+
+def _passwords(text: str, context: str) -> Iterator[_Span]:
+    for pattern in _password_patterns(text):
+        for found in pattern.finditer(text):
+            span = _value_span(found)
+            if span is None:
+                continue
+            value = text[span[0] : span[1]]
+            bare = found.group("bare") is not None
+            if _is_placeholder(value) or (bare and value.lower() in _NOT_A_VALUE):
+                continue
+            yield span[0], span[1], PASSWORD
+
+
+def _looks_random(token: str) -> bool:
+    """A key rather than a word, a path or a hash: every character class, often changing, spread out."""
+    body = token.rstrip("=")
+    if len(body) < 32 or body.startswith("/"):  # a path, not a key
+        return False
+    classes = ["l" if char.islower() else "u" if char.isupper() else "d" for char in body if char.isalnum()]
+    if not {"l", "u", "d"} <= set(classes):
+        return False
+    # Random text changes class at about 3 of 5 characters; words, names and paths far less often.
+    changes = sum(1 for before, after in pairwise(classes) if before != after)
+    if changes / len(classes) < 0.4:
+        return False
+    counts = Counter(body)
+    entropy = -sum(count / len(body) * math.log2(count / len(body)) for count in counts.values())
+    return entropy >= 3.5
+
+
+def _api_keys(text: str, context: str) -> Iterator[_Span]:
+    if any(hint in text for hint in _KEY_FORMAT_HINTS):
+        for found in _KEY_FORMATS.finditer(text):
+            yield found.start(), found.end(), API_KEY
+    if "Bearer" in text or "Basic" in text:
+        for found in _AUTH_SCHEME.finditer(text):
+            group = "bearer" if found.group("bearer") else "basic"
+            yield found.start(group), found.end(group), API_KEY
+    lower = text.lower()
+    if "key" not in lower and "token" not in lower and "secret" not in lower:
+        yield from _long_runs(text)
+        return
+    for found in _KEY_LABELLED.finditer(text):
+        span = _value_span(found)
+        if span is None:
+            continue
+        value = text[span[0] : span[1]]
+        if _is_placeholder(value) or not (any(c.isdigit() for c in value) or len(value) >= 20):
+            continue
+        yield span[0], span[1], API_KEY
+    yield from _long_runs(text)
+
+
+def _long_runs(text: str) -> Iterator[_Span]:
+    for found in _LONG_RUN.finditer(text):
+        if _looks_random(found.group()):
+            yield found.start(), found.end(), API_KEY
+
+
+# In this order: where two rules claim overlapping text, the earlier rule's claim stands.
+_RULES: tuple[tuple[Kind, Callable[[str, str], Iterator[_Span]]], ...] = (
+    (Kind.API_KEY, _api_keys),
+    (Kind.PASSWORD, _passwords),
+    (Kind.IBAN, _ibans),
+    (Kind.CARD, _cards),
+    (Kind.SSN, _ssns),
+    (Kind.NINO, _ninos),
+)
+# Every card, IBAN, SSN and NI number holds six digits with at most one space or dash between two.
+_SIX_DIGITS = re.compile(r"\d(?:[ -]?\d){5}")
+_NUMBER_KINDS = frozenset({Kind.CARD, Kind.IBAN, Kind.SSN, Kind.NINO})
+
+
+def redact(text: str, kinds: frozenset[Kind] = ALL_KINDS, context: str = "") -> str:
+    """``text`` with every secret of ``kinds`` replaced by its placeholder. ``context`` is what
+    stands before the text where it was found (a JSON key), read for the keywords a number follows."""
+    if len(text) < 6 or not kinds:
+        return text
+    numbers = _SIX_DIGITS.search(text) is not None
+    claimed: list[_Span] = []
+    for kind, rule in _RULES:
+        if kind not in kinds or (not numbers and kind in _NUMBER_KINDS):
+            continue
+        for start, end, replacement in rule(text, context):
+            if all(end <= other_start or start >= other_end for other_start, other_end, _ in claimed):
+                claimed.append((start, end, replacement))
+    if not claimed:
+        return text
+    claimed.sort()
+    parts: list[str] = []
+    position = 0
+    for start, end, replacement in claimed:
+        parts.append(text[position:start])
+        parts.append(replacement)
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Redactor:
+    """``redact`` bound to the kinds a deployment chose (``LORE_REDACT``)."""
+
+    kinds: frozenset[Kind] = ALL_KINDS
+
+    def __call__(self, text: str, context: str = "") -> str:
+        return redact(text, self.kinds, context)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.kinds)

@@ -1,0 +1,298 @@
+"""Secrets become typed placeholders; phone numbers, order numbers, ISBNs and dates stay as typed."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lore_runtime.redaction import ALL_KINDS, Kind, Redactor, parse_kinds, redact
+
+# --- generators of valid secrets ------------------------------------------------------------------
+
+ISSUER_PREFIXES = ("4", "51", "55", "2221", "2720", "34", "37", "6011", "65", "3528", "36", "62", "2200")
+
+
+def luhn_complete(partial: str) -> str:
+    """``partial`` with the check digit that makes it Luhn-valid."""
+    for check in string.digits:
+        candidate = partial + check
+        total = 0
+        for index, char in enumerate(reversed(candidate)):
+            value = int(char) * (2 if index % 2 else 1)
+            total += value - 9 if value > 9 else value
+        if total % 10 == 0:
+            return candidate
+    raise AssertionError("unreachable")
+
+
+def grouped(digits: str, sizes: list[int], separator: str) -> str:
+    parts, position = [], 0
+    for size in sizes:
+        if position >= len(digits):
+            break
+        parts.append(digits[position : position + size])
+        position += size
+    if position < len(digits):
+        parts.append(digits[position:])
+    return separator.join(parts)
+
+
+@st.composite
+def card_numbers(draw) -> tuple[str, str]:
+    """(the number as typed, its digits): an issuer's prefix, 13–19 digits, Luhn-valid, any grouping."""
+    prefix = draw(st.sampled_from(ISSUER_PREFIXES))
+    length = draw(st.integers(13, 19))
+    body = draw(st.text(string.digits, min_size=length - len(prefix) - 1, max_size=length - len(prefix) - 1))
+    digits = luhn_complete(prefix + body)
+    separator = draw(st.sampled_from(["", " ", "-"]))
+    sizes = draw(st.lists(st.integers(3, 6), min_size=1, max_size=6))
+    return (grouped(digits, sizes, separator) if separator else digits), digits
+
+
+IBAN_EXAMPLES = {"GB": 22, "DE": 22, "FR": 27, "NL": 18, "ES": 24, "IT": 27, "NO": 15, "CH": 21, "PL": 28}
+
+
+def iban_of(country: str, bban: str) -> str:
+    rearranged = bban + country + "00"
+    number = int("".join(str(int(char, 36)) for char in rearranged))
+    return f"{country}{98 - number % 97:02d}{bban}"
+
+
+@st.composite
+def ibans(draw) -> tuple[str, str]:
+    country = draw(st.sampled_from(sorted(IBAN_EXAMPLES)))
+    length = IBAN_EXAMPLES[country] - 4
+    letters = 4 if country in ("GB", "NL") else 0
+    bban = draw(st.text(string.ascii_uppercase, min_size=letters, max_size=letters)) + draw(
+        st.text(string.digits, min_size=length - letters, max_size=length - letters)
+    )
+    iban = iban_of(country, bban)
+    if draw(st.booleans()):
+        return " ".join(iban[i : i + 4] for i in range(0, len(iban), 4)), iban
+    return iban, iban
+
+
+@st.composite
+def ssns(draw) -> str:
+    area = draw(st.integers(1, 899).filter(lambda a: a != 666))
+    group = draw(st.integers(1, 99))
+    serial = draw(st.integers(1, 9999))
+    separator = draw(st.sampled_from(["-", " "]))
+    return f"{area:03d}{separator}{group:02d}{separator}{serial:04d}"
+
+
+@st.composite
+def ninos(draw) -> str:
+    first = draw(st.sampled_from("ABCEGHJKLMNOPRSTWXYZ"))
+    second = draw(st.sampled_from("ABCEGHJKLMNPRSTWXYZ"))
+    if first + second in ("BG", "GB", "KN", "NK", "NT", "TN", "ZZ"):
+        second = "A"
+    digits = draw(st.text(string.digits, min_size=6, max_size=6))
+    suffix = draw(st.sampled_from("ABCD"))
+    if draw(st.booleans()):
+        return f"{first}{second} {digits[:2]} {digits[2:4]} {digits[4:]} {suffix}"
+    return f"{first}{second}{digits}{suffix}"
+
+
+FILLER = st.sampled_from(
+    ["", "Here you go: ", "ok so ", "Please charge ", "Thanks! ", "For the hotel, ", "(just in case) "]
+)
+AFTER = st.sampled_from(["", ".", " thanks", ", cheers!", " — keep it safe.", "\nThat's all."])
+
+
+# --- secrets go ---------------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(card_numbers(), FILLER, AFTER)
+def test_every_issuers_luhn_valid_card_number_in_any_grouping_becomes_its_placeholder(card, before, after):
+    typed, digits = card
+    redacted = redact(f"{before}my card is {typed}{after}")
+    assert redacted == f"{before}my card is [card ending {digits[-4:]}]{after}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(card_numbers(), FILLER, AFTER)
+def test_a_card_number_without_a_keyword_goes_too(card, before, after):
+    typed, digits = card
+    assert redact(f"{before}{typed}{after}") == f"{before}[card ending {digits[-4:]}]{after}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(ibans(), FILLER, AFTER)
+def test_a_checksum_valid_iban_compact_or_grouped_becomes_its_placeholder(iban, before, after):
+    typed, compact = iban
+    assert redact(f"{before}{typed}{after}") == f"{before}[IBAN ending {compact[-4:]}]{after}"
+    assert redact(f"{before}{typed.lower()}{after}") == f"{before}[IBAN ending {compact[-4:]}]{after}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(ssns(), FILLER, AFTER)
+def test_a_social_security_number_becomes_its_placeholder(ssn, before, after):
+    assert redact(f"{before}SSN {ssn}{after}") == f"{before}SSN [SSN]{after}"
+    assert redact(f"{before}{ssn}{after}") == f"{before}[SSN]{after}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(ninos(), FILLER, AFTER)
+def test_a_national_insurance_number_becomes_its_placeholder(nino, before, after):
+    assert redact(f"{before}{nino}{after}") == f"{before}[NI number]{after}"
+    assert redact(f"{before}my NI number is {nino.lower()}{after}") == f"{before}my NI number is [NI number]{after}"
+
+
+PASSWORDS = [
+    ("My password is Tr0ub4dor&3", "My password is [password]"),
+    ("my password is hunter2.", "my password is [password]."),
+    ("pw: correct-horse-battery", "pw: [password]"),
+    ("PWD=s3cr3t!x", "PWD=[password]"),
+    ("The wifi password for the cabin is 'blue fox 42'.", "The wifi password for the cabin is '[password]'."),
+    ('password: "two words"', 'password: "[password]"'),
+    ("my bank PIN is 4821", "my bank PIN is [password]"),
+    ("I changed my password to Sunshine2024!", "I changed my password to [password]!"),
+    ("the passcode to the gate's 7741#", "the passcode to the gate's [password]"),
+    ("clone https://ana:gh0stRider@git.example.com/repo.git", "clone https://ana:[password]@git.example.com/repo.git"),
+]
+
+
+@pytest.mark.parametrize(("said", "kept"), PASSWORDS)
+def test_a_password_stated_as_such_is_replaced(said, kept):
+    assert redact(said) == kept
+
+
+RANDOM = random.Random(37)
+RANDOM_KEYS = ["".join(RANDOM.choice(string.ascii_letters + string.digits) for _ in range(40)) for _ in range(5)]
+API_KEYS = [
+    "sk-proj-4fJ8kL2mN9pQ1rS7tU3vW5xY0zA6bC",
+    "sk-ant-api03-Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1Jh",
+    "sk_live_51HqLyjWDarjtT1zdp7dcXQ4R",
+    "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz0123",
+    "glpat-xY3zA9bC7dE5fG1hI2jK",
+    "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp",
+    "AKIAIOSFODNN7EXAMPLE",
+    "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    *RANDOM_KEYS,
+]
+
+
+@pytest.mark.parametrize("key", API_KEYS)
+def test_an_api_key_or_token_is_replaced_wherever_it_stands(key):
+    assert redact(f"use {key} for the deploy") == "use [API key] for the deploy"
+    assert redact(f"KEY={key}") == "KEY=[API key]"
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Authorization: Bearer abc.def-ghi_jkl123456", "Authorization: Bearer [API key]"),
+        ("my api key is 3f2a9c8b7d6e5f4a", "my api key is [API key]"),
+        ("the client secret: q8w7e6r5t4y3", "the client secret: [API key]"),
+    ],
+)
+def test_a_token_after_its_scheme_or_label_is_replaced(said, kept):
+    assert redact(said) == kept
+
+
+# --- not secrets stay ---------------------------------------------------------------------------------
+
+NOT_SECRETS = [
+    "Call me on +44 20 7946 0958 or 07700 900123.",
+    "My US number is (555) 123-4567, or 555-123-4567, or +1 555 123 4567.",
+    "Order number 4111111111111111 shipped yesterday.",
+    "My order #5500 0000 0000 0004 hasn't arrived.",
+    "The tracking number is 4242424242424242.",
+    "ISBN 978-0-306-40615-7, also printed as 9780306406157.",
+    "ISBN-13: 979-10-90636-07-1",
+    "Meeting on 2024-03-15 at 10:30; I was born 15/03/1985 and we married on 3 June 2012.",
+    "The timestamp 20240315103000 and the epoch 1710498600000.",
+    "commit a59d22f3b1c4e5d6f7a8b9c0d1e2f3a4b5c6d7e8 fixed it",
+    "request 550e8400-e29b-41d4-a716-446655440000 failed",
+    "my password is too long",
+    "I forgot my password again.",
+    "The token is ready.",
+    "See /home/User2024/Projects/MyApp/Release/x64/Debug for the build.",
+    "SuperCalifragilisticExpialidociousWord",
+    "Flight BA2490 leaves at 07:45 from gate 12.",
+    "My postcode is LS1 4AP and my zip is 94103-1234.",
+    "We paid 1,234,567.89 for the house in 2019.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_phone_numbers_order_numbers_isbns_dates_and_plain_words_are_not_secrets(text):
+    assert redact(text) == text
+
+
+@st.composite
+def isbn13s(draw) -> str:
+    prefix = draw(st.sampled_from(["978", "979"]))
+    body = prefix + draw(st.text(string.digits, min_size=9, max_size=9))
+    check = (10 - sum(int(d) * (1 if i % 2 == 0 else 3) for i, d in enumerate(body)) % 10) % 10
+    digits = body + str(check)
+    if draw(st.booleans()):
+        return f"{digits[:3]}-{digits[3]}-{digits[4:7]}-{digits[7:12]}-{digits[12]}"
+    return digits
+
+
+@settings(max_examples=200, deadline=None)
+@given(isbn13s(), st.sampled_from(["", "ISBN ", "the book "]))
+def test_an_isbn_13_is_never_a_card(isbn, before):
+    assert redact(f"{before}{isbn}") == f"{before}{isbn}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(card_numbers(), st.sampled_from(["order", "Order no.", "invoice", "tracking number", "ISBN", "phone"]))
+def test_a_card_shaped_number_after_a_keyword_naming_something_else_stays(card, keyword):
+    typed, _ = card
+    assert redact(f"{keyword} {typed}") == f"{keyword} {typed}"
+    assert redact(typed, context=f"{keyword}Number") == typed
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dates(), st.sampled_from(["%Y-%m-%d", "%d/%m/%Y", "%m-%d-%Y", "%d %B %Y", "%Y%m%d", "%d.%m.%Y"]))
+def test_dates_stay(day, shape):
+    text = f"on {day.strftime(shape)} we met"
+    assert redact(text) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["+44 7700 9", "07700 9", "+1 415 55", "(212) 55", "0161 49"]), st.integers(0, 99999))
+def test_phone_numbers_stay(start, rest):
+    text = f"ring {start}{rest:05d} tonight"
+    assert redact(text) == text
+
+
+# --- the function's own properties ----------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_redacting_twice_changes_nothing_more(text):
+    once = redact(text)
+    assert redact(once) == once
+
+
+@settings(max_examples=100, deadline=None)
+@given(card_numbers(), ssns(), st.sampled_from(sorted(Kind)))
+def test_only_the_kinds_asked_for_are_redacted(card, ssn, kind):
+    typed, _ = card
+    text = f"card {typed} ssn {ssn} pw: hunter2 key ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+    redacted = Redactor(frozenset({kind}))(text)
+    assert (typed not in redacted) == (kind is Kind.CARD)
+    assert (ssn not in redacted) == (kind is Kind.SSN)
+    assert ("hunter2" not in redacted) == (kind is Kind.PASSWORD)
+    assert ("ghp_" not in redacted) == (kind is Kind.API_KEY)
+    assert Redactor(frozenset())(text) == text
+
+
+def test_lore_redact_names_kinds_all_or_none():
+    assert parse_kinds("card, iban") == frozenset({Kind.CARD, Kind.IBAN})
+    assert parse_kinds("all") == ALL_KINDS
+    assert parse_kinds("none") == frozenset()
+    with pytest.raises(ValueError, match="unknown kind phone"):
+        parse_kinds("card,phone")

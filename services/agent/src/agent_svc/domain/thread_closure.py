@@ -9,7 +9,12 @@ that episode ended, in one of two shapes:
   a question, and no "I don't know" / "I'll check";
 - **reported**: a statement (user or assistant, not a question) covering the key terms with a
   resolution cue ("sent", "done", "booked", "fixed", "found out", "decided"...) and no negation or
-  "not yet"/"still" in the same sentence.
+  "not yet"/"still" in the same sentence;
+- **answered**, for a thread that is a question (``open_threads.is_question``): a statement (user
+  or assistant) holding *every* key term of the question and something the question did not say
+  (a figure or another content word: "The pharmacy opens at 9 on weekdays." answers "What time
+  does the pharmacy open?"), with no negation, hedge or asking ("I still wonder when the pharmacy
+  opens" answers nothing).
 
 "Covering" means sharing at least ``max(2, ⌈0.6·k⌉)`` of the thread topic's ``k`` key terms
 (content words, lightly stemmed: -s, -ed, -e). A topic with fewer than two key terms is never closed by
@@ -41,6 +46,17 @@ _CUE = re.compile(
 _NEGATED = re.compile(
     r"\b(?:not|no|nothing|never|yet|still|haven't|hasn't|didn't|don't|doesn't|won't|can't|couldn't|wasn't|isn't|"
     r"aren't|without|forgot|waiting|pending|hope|hoping|plan|going to|will|should|need to|might|maybe)\b|n't\b",
+    _I,
+)
+_INTERROGATIVE = re.compile(
+    r"^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|am|was|were|do|does|did|can|could|would|will|"
+    r"should|shall|may|might|have|has|had|isn't|aren't|don't|doesn't|didn't|can't|won't|any idea|any chance)\b",
+    _I,
+)
+_WORD = re.compile(r"[A-Za-z]")
+_ASKING = re.compile(
+    r"\b(?:ask|asked|asking|wonder|wondered|wondering|question|curious|unsure|figure out|find out|look up|"
+    r"check|checking|guess|think|if|whether)\b",
     _I,
 )
 _NO_ANSWER = re.compile(
@@ -80,6 +96,17 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
+def is_question(topic: str) -> bool:
+    """Whether ``topic`` reads as a question with something to ask about."""
+    text = topic.strip()
+    return bool(text.endswith("?") or _INTERROGATIVE.match(text)) and closable(text)
+
+
+def closable(task: str) -> bool:
+    """Whether a later report can close a thread of this task: enough key terms that are words."""
+    return sum(1 for term in key_terms(task) if _WORD.search(term)) >= MIN_TERMS
+
+
 def _covers(text: str, terms: frozenset[str]) -> bool:
     return len(terms & key_terms(text)) >= max(MIN_TERMS, math.ceil(COVERAGE * len(terms)))
 
@@ -94,8 +121,21 @@ def _quote(turn: Turn, text: str) -> str:
     return f'{who} said: "{" ".join(text.split())}"'[:MAX_RESOLUTION_CHARS]
 
 
-def _closing(terms: frozenset[str], turns: Sequence[Turn]) -> str:
-    """The resolution note when ``turns`` close a thread of these key terms, else ""."""
+def _answers_question(text: str, terms: frozenset[str]) -> bool:
+    """Whether the statement ``text`` answers a question of these key terms: all of them, and more."""
+    said = key_terms(text)
+    new = said - terms
+    return (
+        terms <= said
+        and (bool(new) or bool(re.search(r"\d", text)))
+        and not _NEGATED.search(text)
+        and not _ASKING.search(text)
+    )
+
+
+def _closing(terms: frozenset[str], turns: Sequence[Turn], question: bool = False) -> str:
+    """The resolution note when ``turns`` close a thread of these key terms (a question's when
+    ``question``), else ""."""
     for position, turn in enumerate(turns):
         if turn.role not in ("user", "assistant"):
             continue
@@ -104,6 +144,8 @@ def _closing(terms: frozenset[str], turns: Sequence[Turn]) -> str:
                 continue
             if not sentence.is_question:
                 if _CUE.search(sentence.clean) and not _NEGATED.search(sentence.clean):
+                    return _quote(turn, sentence.text)
+                if question and _answers_question(sentence.clean, terms):
                     return _quote(turn, sentence.text)
             elif turn.role == "user":
                 for later in turns[position + 1 :]:
@@ -124,7 +166,7 @@ def closures(threads: Sequence[OpenThreadRef], turns: Sequence[Turn]) -> list[Cl
         if len(terms) < MIN_TERMS:
             continue
         after = [turn for turn in turns if turn.created_at > thread.ended_at]
-        note = _closing(terms, after)
+        note = _closing(terms, after, is_question(thread.topic))
         if note:
             found.append(Closure(thread, note))
     return found

@@ -26,7 +26,7 @@ from agent_svc.domain.rules.rewriting import PRESENT_VERBS as _PRESENT
 from agent_svc.domain.rules.rewriting import third_person_sentence as third_person
 from agent_svc.domain.rules.text import sentences
 
-MIN_WORDS = 8
+MIN_WORDS = 3
 MAX_WORDS = 60
 IMPORTANCE = 0.45  # below a pattern's fact (0.6): less sure of what matters in it
 _I = re.IGNORECASE

@@ -48,20 +48,21 @@ _ENGLISH = re.compile(
     r"our|you|your|he|she|they|was|be|this|that|just|from|by|as|so|but|or|yes|please|call|work|live)\b",
     _I,
 )
-_SARCASM = re.compile(r"^(?:yeah,? right|oh,? great|oh,? sure|sure,|apparently|as if|in spirit)\b|\bin spirit\b", _I)
+_SARCASM = re.compile(r"^(?:yeah,? right\b|oh,? great\b|oh,? sure\b|sure,|apparently\b|as if\b)|\bin spirit\b", _I)
 _QUESTION_START = re.compile(
     r"^(?:am|is|are|was|were|does|did|should|shall|could|can|would|will|what|when|where|who|whom|why|how|which|"
     r"whose|have|has|isn't|aren't|do(?= (?:you|i|we|they)\b))(?![\w'])",
     _I,
 )
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|suppose|supposing|imagine|hypothetically|in case|someday|some day|one day|wish|were to|"
+    r"\b(?:if|unless|suppose|supposing|assuming|assume|pretend|say i|imagine|hypothetically|in case|someday|"
+    r"some day|one day|wish|were to|"
     r"might(?! want to)|perhaps|possibly|probably|could|maybe|wonder|(?<!by )(?<!in )(?<!on )may(?! want to)(?! \d))"
     r"\b",
     _I,
 )
 _REPORTING = re.compile(
-    r"\b(?P<who>\w+)\s+(?:thinks|think|says|say|said|believes|claims|told me|reckons|feels|thought|mentioned)\b"
+    r"\b(?P<who>\w+)\s+(?:thinks|think|says|say|said|believes|claims|told|tells|reckons|feels|thought|mentioned)\b"
     r"|\baccording to\b",
     _I,
 )

@@ -212,7 +212,7 @@ def _family(m: re.Match[str], speaker: str) -> Built:
     rel, name = m.group("rel").lower(), _cut(m.group("name"))
     if not _is_name(name):
         return None
-    if rel in _PET_RELATIONS:
+    if rel in _PET_RELATIONS or re.fullmatch(_PETS, rel):
         return _fact(f"pet:{rel}", name, f"The user's {rel} is called {name}.")
     return _fact(f"family:{rel}", name, f"The user's {rel} is called {name}.")
 
@@ -332,7 +332,8 @@ def _count(m: re.Match[str], speaker: str) -> Built:
     number, what = m.group("n").lower(), m.group("what").lower()
     what = {"kids": "children", "child": "children", "kid": "children"}.get(what, what)
     content = f"The user has {number} {what}."
-    return PatternMatch("fact", content, (Facet(f"count:{_slugish(what)}", number, content),))
+    key = f"pet:{what}:count" if what in {"dogs", "cats"} else f"count:{_slugish(what)}"
+    return PatternMatch("fact", content, (Facet(key, number, content),))
 
 
 def _name_correction(m: re.Match[str], speaker: str) -> Built:
@@ -341,6 +342,61 @@ def _name_correction(m: re.Match[str], speaker: str) -> Built:
     if not (_is_name(value) and _is_name(old)) or value == old:
         return None
     return _fact("name", value, f"The user's name is {value}.")
+
+
+_DEMONYMS = (
+    "american|british|english|scottish|welsh|irish|french|german|italian|spanish|portuguese|dutch|belgian|swiss|"
+    "austrian|danish|swedish|norwegian|finnish|icelandic|polish|czech|slovak|hungarian|romanian|bulgarian|greek|"
+    "turkish|russian|ukrainian|canadian|mexican|brazilian|argentinian|chilean|colombian|peruvian|venezuelan|"
+    "cuban|jamaican|nigerian|ghanaian|kenyan|ethiopian|egyptian|moroccan|south african|indian|pakistani|"
+    "bangladeshi|sri lankan|nepali|chinese|japanese|korean|vietnamese|thai|filipino|indonesian|malaysian|"
+    "singaporean|australian|aussie|kiwi|new zealander|israeli|lebanese|iranian|iraqi|syrian|saudi|emirati"
+)
+_STATUS = "married|single|divorced|separated|engaged|widowed|a widow|a widower|in a relationship|happily married"
+
+
+def _nationality(m: re.Match[str], speaker: str) -> Built:
+    value = re.sub(r"\s+", " ", m.group("v")).strip()
+    value = " ".join(word.capitalize() for word in value.split())
+    half = "half " if m.groupdict().get("half") else ""
+    content = f"The user is {half}{value}."
+    return PatternMatch("fact", content, (Facet("nationality", value, content),))
+
+
+def _status(m: re.Match[str], speaker: str) -> Built:
+    value = re.sub(r"^(?:a|happily)\s+", "", m.group("v").lower())
+    denied, _ = _denial(m, m.string)
+    content = f"The user is {'not ' if denied else ''}{m.group('v').lower()}."
+    return PatternMatch("fact", content, (Facet("relationship_status", value, content, denied),))
+
+
+def _pronouns(m: re.Match[str], speaker: str) -> Built:
+    value = re.sub(r"\s*/\s*", "/", m.group("v").lower())
+    content = f"The user's pronouns are {value}."
+    return PatternMatch("fact", content, (Facet("pronouns", value, content),))
+
+
+def _dated(attribute: str, template: str) -> Builder:
+    """A date of the user's or a relative's life: "my daughter's birthday is 4 June"."""
+
+    def build(m: re.Match[str], speaker: str) -> Built:
+        value = _cut(m.group("v"))
+        if not value or not re.search(r"\d|day\b|night\b|eve\b", value, _I):
+            return None
+        rel = (m.groupdict().get("rel") or "").lower()
+        key = f"family:{_slugish(rel)}:{attribute}" if rel else attribute
+        content = template.format(rel=rel, v=value)
+        return PatternMatch("fact", content, (Facet(key, value, content),))
+
+    return build
+
+
+def _goal(m: re.Match[str], speaker: str) -> Built:
+    what = _tidy(m.group("v"))
+    if len(what.split()) < 2 or _PRONOUN_OBJECT.match(what):
+        return None
+    content = f"The user's goal is to {third_person(what, speaker)}."
+    return PatternMatch("fact", content)
 
 
 def _pet(m: re.Match[str], speaker: str) -> Built:
@@ -495,10 +551,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am)\s+(?:now\s+)?" + _NEG + r"(?:a|an)\s+(?P<job>[a-z][\w-]*"
          r"(?: (?!at\b|for\b|in\b|and\b|with\b)[a-z][\w-]*){0,2})"
          r"(?:\s+(?:at|for)\s+(?P<org>.+))?(?:[\s,]|$)", _job, _USER),
-        (r"^my\s+(?P<rel>" + _RELATIONS + r")(?:'s name is| is called| is named| name is| is)\s+(?P<name>[A-Z][\w-]*)",
+        (r"^(?:my|our)\s+(?P<rel>" + _RELATIONS + "|" + _PETS + r")(?:'s name is| is called| is named| name is| is)\s+"
+         r"(?P<name>[A-Z][\w-]*)",
          _family, _USER),
         (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
-        (r"^my\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
+        (r"^(?:my|our)\s+(?P<rel>" + _RELATIONS + "|" + _PETS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
          r"\s+(?:is|was|has|lives|works|just|will|and)\b", _family_named, _USER),
         (r"^my\s+(?P<rel>" + _OTHERS + r")(?:\s+(?P<name>[A-Z][a-z][\w-]*))?\s+(?P<rest>(?:is|'s|was|works|lives|"
          r"runs|teaches|has|owns|drives|studies|plays|loves|likes|hates|does|just|became|turned|retired|"
@@ -517,6 +574,35 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _USER),
         (r"^my birthday is\s+(?:on\s+)?(?P<v>.+)", _simple_fact("birthday", "The user's birthday is {}."), _USER),
         (r"^i(?:'m| am)\s+(?P<neg>not\s+)?(?:severely\s+|very\s+)?allergic to\s+(?P<v>.+)", _allergy, _USER),
+        (r"^i(?:'m| am)\s+(?:an?\s+)?(?P<half>half\s+)?(?P<v>" + _DEMONYMS + r")(?:\s+citizen)?\b", _nationality,
+         _USER),
+        (r"^i(?:'ve| have)?\s+(?:became|become)\s+an?\s+(?P<v>" + _DEMONYMS + r")\s+citizen\b", _nationality, _USER),
+        (r"^i(?:'m| am)\s+" + _NEG + r"(?:recently\s+|now\s+)?(?P<v>" + _STATUS + r")\b", _status, _USER),
+        (r"^(?:i\s+(?:go by|use)\s+|my pronouns are\s+|pronouns(?: are)?:?\s+|use\s+)?(?P<v>(?:she|he|they|ze|xe)\s*/"
+         r"\s*(?:her|hers|him|his|them|they|she|he|zir|hir|xem))\b", _pronouns, _USER),
+        (r"^(?:i\s+was\s+)?born\s+(?:on\s+)?(?:the\s+)?(?P<v>\d.+)", _dated("birthday", "The user was born on {v}."),
+         _USER),
+        (r"^(?:my|our)\s+(?P<rel>" + _OTHERS + r")(?:'s|s)\s+(?:birthday|bday)\s+is\s+(?:on\s+)?(?:the\s+)?(?P<v>.+)",
+         _dated("birthday", "The user's {rel}'s birthday is {v}."), _USER),
+        (r"^(?:our|my)\s+(?:wedding\s+)?anniversary\s+is\s+(?:on\s+)?(?:the\s+)?(?P<v>.+)",
+         _dated("anniversary", "The user's wedding anniversary is {v}."), _USER),
+        (r"^we\s+got\s+married\s+(?:on\s+)?(?:the\s+)?(?P<v>.+)",
+         _dated("anniversary", "The user got married on {v}."), _USER),
+        (r"^(?:i|we)\s+(?:now\s+)?" + _NEG + r"(?:live|reside)\s+(?:in|just outside|outside|near)\s+(?P<v>.+)", _lives,
+         _USER),
+        (r"^(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)*) is where i live$", _lives, _USER),
+        (r"^i\s+grew\s+up\s+in\s+(?P<v>[A-Z].+)", _simple_fact("hometown", "The user grew up in {}."), _USER),
+        (r"^(?:i\s+was\s+)?born\s+(?:and\s+(?:raised|bred)\s+)?in\s+(?P<v>[A-Z].+)",
+         _simple_fact("hometown", "The user was born in {}."), _USER),
+        (r"^my\s+(?:company|employer)\s+is\s+(?P<org>[A-Z].+)", _works, _USER),
+        (r"^i(?:'m| am)\s+(?:on|in)\s+the\s+[\w -]{2,30}?\s+team\s+at\s+(?P<org>[A-Z].+)", _works, _USER),
+        (r"^(?:i(?:'m| am)\s+)?(?:strict\s+|lifelong\s+)?(?P<v>" + _DIET + r")\s+here\b", _diet, _USER),
+        (r"^i\s+only\s+eat\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^i(?:'ve| have)\s+been\s+(?:a\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^(?:i(?:'m| am)\s+)?(?:trying|working|aiming)\s+(?:to|towards)\s+(?P<v>.+)", _goal, _USER),
+        (r"^i\s+(?:want|plan|hope|aim|intend)\s+to\s+(?P<v>.+)", _goal, _USER),
+        (r"^(?:i'd|i would)\s+like\s+to\s+(?P<v>.+)", _goal, _USER),
+        (r"^(?:my|the)\s+(?:goal|plan|aim)\s+is\s+to\s+(?P<v>.+)", _goal, _USER),
         # preferences of the user
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",
          _diet, _USER),
@@ -537,7 +623,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am) (?:a (?:big |huge )?fan of|really into|into|keen on|fond of)\s+(?P<v>.+)",
          lambda m, s: _likes_as(m, "like"), _USER),
         (r"^i(?:'d| would)\s+(?:much\s+)?rather\s+(?P<v>.+?)(?:\s+than\s+(?P<alt>.+))?$", _rather, _USER),
-        (r"^my\s+(?:all-time\s+)?favou?rite\s+(?P<topic>[\w -]{2,30}?)\s+is\s+(?P<v>.+)", _favourite, _USER),
+        (r"^(?:my\s+)?(?:all-time\s+)?(?:favou?rite|fave)\s+(?P<topic>[\w -]{2,30}?)\s+is\s+(?P<v>.+)", _favourite,
+         _USER),
         (r"^i(?:'ve| have)?\s+(?:mostly\s+|usually\s+|always\s+|now\s+|just\s+|mainly\s+)?(?P<verb>use|switched to|"
          r"moved to|code in|write|am using|'m using)\s+(?P<v>.+)", _uses, _USER),
         (r"^(?:please\s+)?(?P<neg>don't |do not |never )?(?:call|contact|reach|ring|text|message|email|ping) me\s+"
@@ -554,7 +641,7 @@ def _likes_as(m: re.Match[str], verb: str) -> Built:
     return PatternMatch("preference", content, (Facet("", value, content, negative=verb == "dislike"),))
 
 
-_MENTION = re.compile(r"\bmy\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)\b")
+_MENTION = re.compile(r"\b(?:my|our)\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)\b")
 
 
 def match_clause(clause: str, role: str) -> PatternMatch | None:

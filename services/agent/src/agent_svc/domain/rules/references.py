@@ -26,7 +26,8 @@ _NAMED = re.compile(
     rf"\b(?P<whose>my|your)\s+(?P<rel>(?:(?:big|little|older|younger|twin|best)\s+)?(?:{_PERSON}))\b", _I
 )
 _LEADING = re.compile(r"^(?P<p>he's|she's|he|she|his|her)\b(?:\s+(?P<next>\w+))?", _I)
-_REFERENCE = re.compile(r"\b(?:it|they|them|this|these|those|he|she|him|her)\b", _I)
+# "she/her" names pronouns, it does not lean on one.
+_REFERENCE = re.compile(r"(?<!/)\b(?:it|they|them|this|these|those|he|she|him|her)\b(?!\s*/)", _I)
 
 
 def antecedents(text: str, speaker: str = "user") -> list[str]:

@@ -21,6 +21,8 @@ MAX_SENTENCE_CHARS = 400
 _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _DOUBLE_QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”|«[^»\n]{0,400}»")
+# A single-quoted title, line or lyric ('My name is Nobody'): quotes that are no apostrophes.
+_SINGLE_QUOTED = re.compile(r"(?<![\w'])'(?=[A-Za-z])[^'\n]{2,200}?(?<=[\w.!?,])'(?![\w'])")
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.M)
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#'’-]*")
@@ -115,7 +117,7 @@ def clean(text: str) -> str:
     Length is preserved so offsets into the result are offsets into ``text``.
     """
     text = text[:MAX_SCAN_CHARS].replace("\u2019", "'").replace("\u2018", "'")
-    for pattern in (_FENCE, _INLINE_CODE, _QUOTE_LINE, _DOUBLE_QUOTED):
+    for pattern in (_FENCE, _INLINE_CODE, _QUOTE_LINE, _DOUBLE_QUOTED, _SINGLE_QUOTED):
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     return text
 

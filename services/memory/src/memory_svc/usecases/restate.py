@@ -135,7 +135,8 @@ def reinforce(kept: MemoryItem, item: MemoryItem, *, counted: bool = False) -> M
     provenance = dataclasses.replace(
         kept.provenance,
         turn_ids=_union(kept.provenance.turn_ids, item.provenance.turn_ids),
-        consolidated_from=_union(kept.provenance.consolidated_from, (item.id,)),
+        # The item and what it took in (a twin of its batch): a retry of either finds its id here.
+        consolidated_from=_union(kept.provenance.consolidated_from, (item.id,), item.provenance.consolidated_from),
         session_ids=tuple(s for s in _union(sessions) if s and s != kept.provenance.session_id),
     )
     reinforced = dataclasses.replace(

@@ -5,6 +5,8 @@ Sentences are our own (the paraphrase suite's tuning half and new ones), never L
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from agent_svc.domain.extraction import TurnReflection, Utterance
 from agent_svc.domain.rules.extractor import RuleExtractor
@@ -131,12 +133,24 @@ async def test_another_persons_fact_is_never_the_users_belief(text: str, refused
         "This week I'm in Lisbon for work.",
         "If I ever get a dog, I'll name him Bowie.",
         "I wish I could speak Portuguese.",
+        "Sure, I live on coffee and spite.",
+        "Assuming I'm still in London next year, I'll renew the lease.",
+        "'My name is Nobody' - I keep quoting that film at people.",
     ],
 )
 async def test_jokes_other_languages_temporary_states_and_wishes_are_no_standing_fact(text: str) -> None:
     found = await _reflect(text)
     assert found.claims == ()
     assert not any("lives in" in m.content or "years old" in m.content for m in found.memories)
+
+
+async def test_a_temporary_state_is_kept_with_its_time_never_as_a_standing_fact() -> None:
+    said_at = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
+    found = await RuleExtractor().reflect(Utterance("user", "This week I'm in Lisbon for work.", said_at=said_at), [])
+    assert [m.content for m in found.memories] == [
+        "This week (the week of 23 November 2026) the user is in Lisbon for work."
+    ]
+    assert found.claims == ()
 
 
 async def test_a_short_answer_is_kept_with_the_question_it_answers() -> None:

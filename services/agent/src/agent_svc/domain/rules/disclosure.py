@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from agent_svc.domain.extraction import ExtractedMemory
-from agent_svc.domain.rules.normalise import is_english, is_reported, is_sarcastic, normalise
+from agent_svc.domain.rules.normalise import is_english, is_hypothetical, is_reported, is_sarcastic, normalise
 from agent_svc.domain.rules.rewriting import PRESENT_VERBS as _PRESENT
 from agent_svc.domain.rules.rewriting import third_person_sentence as third_person
 from agent_svc.domain.rules.text import sentences
@@ -63,8 +63,10 @@ def disclosures(text: str, role: str, taken: tuple[str, ...] = ()) -> list[Extra
         return []
     found = []
     for sentence in sentences(text):
+        if is_sarcastic(sentence.clean) or is_hypothetical(sentence.clean):
+            continue
         plain = _VOCATIVE_TAIL.sub("", _VOCATIVE_LEAD.sub("", sentence.clean.strip()))
-        if is_sarcastic(plain) or not is_english(plain):
+        if not is_english(plain):
             continue
         plain = normalise(plain, intensifiers=False)
         words = plain.split()

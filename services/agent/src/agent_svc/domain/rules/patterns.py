@@ -391,6 +391,12 @@ def _dated(attribute: str, template: str) -> Builder:
     return build
 
 
+def _temporary(m: re.Match[str], speaker: str) -> Built:
+    """ "This week I'm in Lisbon for work": kept with its time, never a standing fact (no belief)."""
+    said = told(_tidy(m.string))
+    return PatternMatch("fact", said.rstrip(".!") + ".") if said else None
+
+
 def _goal(m: re.Match[str], speaker: str) -> Built:
     what = _tidy(m.group("v"))
     if len(what.split()) < 2 or _PRONOUN_OBJECT.match(what):
@@ -603,6 +609,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i\s+(?:want|plan|hope|aim|intend)\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:i'd|i would)\s+like\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:my|the)\s+(?:goal|plan|aim)\s+is\s+to\s+(?P<v>.+)", _goal, _USER),
+        (r"^(?:this (?:week|weekend|month|morning|afternoon|evening)|tonight|today|for now|at the moment|"
+         r"until [\w ]{2,30}?)[,\s]+i(?:'m| am)\s+.+", _temporary, _USER),
         # preferences of the user
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",
          _diet, _USER),

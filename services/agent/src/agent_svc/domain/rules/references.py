@@ -27,7 +27,9 @@ _NAMED = re.compile(
 )
 _LEADING = re.compile(r"^(?P<p>he's|she's|he|she|his|her)\b(?:\s+(?P<next>\w+))?", _I)
 # "she/her" names pronouns, it does not lean on one.
-_REFERENCE = re.compile(r"(?<!/)\b(?:it|they|them|this|these|those|he|she|him|her)\b(?!\s*/)", _I)
+# "this week" names a time, not something said before.
+_TIME = r"(?:week|weekend|month|year|morning|afternoon|evening|summer|winter|spring|autumn|time|term|semester)s?"
+_REFERENCE = re.compile(rf"(?<!/)\b(?:it|they|them|(?:this|these|those)(?!\s+{_TIME}\b)|he|she|him|her)\b(?!\s*/)", _I)
 
 
 def antecedents(text: str, speaker: str = "user") -> list[str]:

@@ -21,6 +21,7 @@ import asyncio
 import importlib
 import json
 import pkgutil
+import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -481,6 +482,17 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
         for m in _memories(b)
     ],
     ("DELETE", "/v1/memories/{memory_id}"): lambda b: [denied("DELETE", f"/v1/memories/{m}") for m in _memories(b)],
+    ("POST", "/v1/memories:forget"): lambda b: [
+        own(
+            "POST", "/v1/memories:forget", json={"scope": {"userId": b.user}, "about": QUERY}, check=empty("forgotten")
+        ),
+        own(
+            "POST",
+            "/v1/memories:forget",
+            json={"scope": {"userId": SHARED_USER}, "about": QUERY},
+            check=empty("forgotten"),
+        ),
+    ],
     ("POST", "/v1/memories:search"): lambda b: [
         own(
             "POST",
@@ -778,8 +790,12 @@ async def test_tenant_free_routes_carry_nothing_of_b(path, org_b, client_for, or
 # Naming an org: the tenant comes from the credential only.
 
 
+_ORG_OR_TENANT = re.compile(r"(?:^|_)org|tenant")
+
+
 def _org_fields(descriptor) -> list[str]:
-    names = [f"{descriptor.full_name}.{f.name}" for f in descriptor.fields if "org" in f.name or "tenant" in f.name]
+    # "org" as a word of the field's name ("org_id", "orgs", "organisation"), not inside one ("forgotten").
+    names = [f"{descriptor.full_name}.{f.name}" for f in descriptor.fields if _ORG_OR_TENANT.search(f.name)]
     return names + [name for nested in descriptor.nested_types for name in _org_fields(nested)]
 
 

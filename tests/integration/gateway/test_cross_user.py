@@ -497,6 +497,10 @@ PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]]
         Try("DELETE", f"/v1/memories/{r['memory']}"),
         Try("DELETE", f"/v1/memories/{r['shared_memory']}"),
     ],
+    ("POST", "/v1/memories:forget"): lambda v, r: [
+        Try("POST", "/v1/memories:forget", json={"scope": {"userId": v.user_id}, "about": QUERY}),
+        Try("POST", "/v1/memories:forget", json={"about": QUERY}, own=True),
+    ],
     ("POST", "/v1/memories:search"): lambda v, r: [
         Try("POST", "/v1/memories:search", json={"query": QUERY, "scope": {"userId": v.user_id}}),
         Try("POST", "/v1/memories:search", json={"query": QUERY, "k": 100}, own=True),

@@ -312,11 +312,13 @@ async def test_one_users_server_never_sees_another_users_memories(open_mcp, gate
         context = await call(lore_a, "get_context", message=f"Remind me of my locker code, {marker}?")
         primed = await call(lore_a, "prime", initial_message=f"locker code {marker}")
         forgetting = await lore_a.call_tool("forget_memory", {"memory_id": b_memory})
+        forgot_about = await call(lore_a, "forget_about", about=f"my locker code {marker}")
         recorded = await call(lore_a, "record_turn", user_message="Hello again.", assistant_reply="Hi!")
 
     assert hits and all(marker not in hit["content"] and hit["id"] != b_memory for hit in hits)
     assert marker not in context["context"] and marker not in primed["context"]
     assert forgetting.is_error and forgetting.content[0].text == f"memory {b_memory} not found"
+    assert forgot_about == {"status": "FORGET_STATUS_NOTHING_MATCHED", "forgotten": []}
     async with asgi_client(gateway, key) as rest:
         still = await rest.get(f"/v1/memories/{b_memory}")
         session = (await rest.get(f"/v1/sessions/{recorded['sessionId']}")).json()["session"]
@@ -333,7 +335,11 @@ async def test_another_orgs_key_sees_nothing(gateway_url, org_key, migrated_pg):
     async with over_http(gateway_url, other_key, user=same_user) as theirs:
         hits = await found(theirs, "Where is the spare key?")
         forgetting = await theirs.call_tool("forget_memory", {"memory_id": kept["remembered"]["id"]})
+        forgot_about = await call(theirs, "forget_about", about="the spare key under the blue flowerpot")
     assert hits == [] and forgetting.is_error and "not found" in forgetting.content[0].text
+    assert forgot_about == {"status": "FORGET_STATUS_NOTHING_MATCHED", "forgotten": []}
+    async with over_http(gateway_url, key, user=same_user) as mine:
+        assert await found(mine, "Where is the spare key?"), "the first org's memory is untouched"
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,7 @@ NAMES = [
     "get_context",
     "prime",
     "forget_memory",
+    "forget_about",
     "record_turn",
     "search_beliefs",
     "observe",
@@ -74,7 +75,7 @@ class Gateway:
         ]
 
 
-def test_the_catalogue_has_the_issues_eight_tools_in_each_vendors_format():
+def test_the_catalogue_has_its_nine_tools_in_each_vendors_format():
     assert [tool.name for tool in TOOLS] == NAMES
     chat, responses, anthropic = openai_tools(), openai_tools(responses_api=True), anthropic_tools()
 

@@ -162,14 +162,28 @@ def _reply_turn(document: Json, json_name: str) -> Turn | None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ForgottenItem(JsonModel):
+    """A memory a request to forget archived, or a belief it invalidated (``type`` "belief")."""
+
+    id: str
+    type: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TurnResult(JsonModel):
     """What ``process_turn`` answers: the stored turn, the context, and the reply when a model
-    is configured (``reply`` empty and ``reply_turn`` ``None`` otherwise)."""
+    is configured (``reply`` empty and ``reply_turn`` ``None`` otherwise). When the user's turn
+    asked to forget something ("forget what I said about my address"), ``forget_status`` says
+    what that came to (``FORGET_STATUS_FORGOTTEN``, ``…_NOTHING_MATCHED``, ``…_AMBIGUOUS``) and
+    ``forgotten`` lists what was archived or invalidated; ``FORGET_STATUS_UNSPECIFIED`` otherwise."""
 
     turn: Turn
     reply: str
     context: AssembledContext
     reply_turn: Turn | None = field(metadata=read_with(_reply_turn))
+    forgotten: tuple[ForgottenItem, ...] = ()
+    forget_status: str = ""
     raw: Json = _RAW
 
 
@@ -360,6 +374,15 @@ class Engagement(JsonModel):
     hypotheses: tuple[Hypothesis, ...]
     unknowns: tuple[Unknown, ...]
     findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ForgetResult(JsonModel):
+    """What ``forget_about`` answers: what was archived (memories) and invalidated (beliefs), and
+    ``status`` (``FORGET_STATUS_FORGOTTEN`` or ``FORGET_STATUS_NOTHING_MATCHED``)."""
+
+    forgotten: tuple[ForgottenItem, ...]
+    status: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -21,6 +21,7 @@ from lore_client.models import (
     EpisodeThread,
     ErasureJob,
     Finding,
+    ForgetResult,
     Hypothesis,
     ImportResult,
     Job,
@@ -306,6 +307,16 @@ class Operations(ClientCore[TransportT]):
     def forget_memory(self, memory_id: str) -> Call[None]:
         """``DELETE /v1/memories/{id}``: archives it (kept for audit, out of recall)."""
         return c.call("DELETE", f"/v1/memories/{c.quote_id(memory_id)}", _nothing)
+
+    @operation
+    def forget_about(
+        self, scope: ScopeLike, about: str, *, request_id: str = "", idempotency_key: str | None = None
+    ) -> Call[ForgetResult]:
+        """``POST /v1/memories:forget`` (scope ``memories:write``): the user's memories and message
+        memories about ``about`` are archived and the beliefs they support invalidated, the request
+        recorded as the reason; only the user's own records (``scope.user_id`` is required)."""
+        body = i.compact({"scope": i.scope_json(scope), "about": about, "requestId": request_id})
+        return c.call("POST", "/v1/memories:forget", ForgetResult.from_json, body=body, idempotency_key=idempotency_key)
 
     # -- episodes and context -------------------------------------------------------------
 

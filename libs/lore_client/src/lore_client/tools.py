@@ -212,6 +212,16 @@ def _forget_memory(binding: ToolBinding, args: Json) -> Generator[Call, Any, Jso
     return {"forgotten": memory_id}
 
 
+def _forget_about(binding: ToolBinding, args: Json) -> Generator[Call, Any, Json]:
+    # The binding's user only: the gateway refuses another user for a pinned key, and the tool never
+    # names one (org-shared and team memories are never forgotten by one user).
+    done = yield Call("forget_about", (binding.scope, args["about"]))
+    return {
+        "status": done.status,
+        "forgotten": [{"id": item.id, "type": item.type, "text": item.text} for item in done.forgotten],
+    }
+
+
 def _record_turn(binding: ToolBinding, args: Json) -> Generator[Call, Any, Json]:
     session_id = binding.session_id
     if session_id:
@@ -355,6 +365,15 @@ TOOLS: tuple[Tool, ...] = (
         " you to forget it, or it is wrong. It is archived and no longer recalled. Returns the id forgotten.",
         _object({"memory_id": _string("The memory's id.", max_length=200)}, ["memory_id"]),
         _forget_memory,
+    ),
+    Tool(
+        "forget_about",
+        'Forget what the user told you about something, when they ask you to ("forget my address"): their'
+        " memories about it are archived and the beliefs drawn from them invalidated. Say what it is in the"
+        " user's words. Returns what was forgotten, or status FORGET_STATUS_NOTHING_MATCHED when nothing of"
+        " theirs matched well enough (nothing is forgotten then).",
+        _object({"about": _string('What to forget, e.g. "my home address".', max_length=500)}, ["about"]),
+        _forget_about,
     ),
     Tool(
         "record_turn",

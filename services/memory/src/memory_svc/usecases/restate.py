@@ -63,7 +63,7 @@ class Restatements:
         twins = within_batch(items, vectors)
         for later, earlier in twins.items():
             items[earlier] = reinforce(items[earlier], items[later], counted=True)
-        survivors = [position for position, item in enumerate(items) if item.id not in twins]
+        survivors = [position for position in range(len(items)) if position not in twins]
         eligible = [position for position in survivors if folds(items[position])]
         found = await asyncio.gather(*(self._nearest(org_id, items[p], vectors[p]) for p in eligible))
         stands: dict[str, MemoryItem] = {}
@@ -80,7 +80,7 @@ class Restatements:
                 self.behind.offer(org_id, [kept], use)
             stands[item.id] = kept  # else a retried write, reinforced already
         for later, earlier in twins.items():
-            stands[later] = stands.get(items[earlier].id, items[earlier])
+            stands[items[later].id] = stands.get(items[earlier].id, items[earlier])
         return Folded([p for p in survivors if items[p].id not in stands], items, stands)
 
     async def _nearest(self, org_id: str, item: MemoryItem, vector: np.ndarray) -> list[tuple[MemoryItem, float]]:
@@ -91,27 +91,21 @@ class Restatements:
         return [(other, cosine[other.id]) for other in kept if other.scope == item.scope]
 
 
-def within_batch(items: Sequence[MemoryItem], vectors: np.ndarray) -> dict[str, int]:
-    """Later items of one batch that restate an earlier one: id -> the earlier one's position."""
+def within_batch(items: Sequence[MemoryItem], vectors: np.ndarray) -> dict[int, int]:
+    """Later items of one batch that restate an earlier one: position -> the earlier one's position."""
     unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    twins: dict[str, int] = {}
+    twins: dict[int, int] = {}
     for position, item in enumerate(items):
         if not folds(item):
             continue
         for earlier in range(position):
             other = items[earlier]
-            if (
-                other.id in twins
-                or not folds(other)
-                or (other.scope, other.memory_type)
-                != (
-                    item.scope,
-                    item.memory_type,
-                )
-            ):
+            if earlier in twins or not folds(other) or other.scope != item.scope:
+                continue
+            if other.memory_type != item.memory_type:
                 continue
             if restates(item.content, other.content, float(unit[position] @ unit[earlier])):
-                twins[item.id] = earlier
+                twins[position] = earlier
                 break
     return twins
 

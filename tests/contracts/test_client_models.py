@@ -56,6 +56,8 @@ PROTO_OF_MODEL: dict[type, type[Message]] = {
     models.Unknown: engagement_service_pb2.Unknown,
     models.Engagement: engagement_service_pb2.GetEngagementResponse,
     models.ErasureJob: agent_service_pb2.ErasureJob,
+    models.ForgottenItem: agent_service_pb2.ForgottenItem,
+    models.ForgetResult: agent_service_pb2.ForgetAboutResponse,
     models.JobKindStats: agent_service_pb2.JobKindStats,
     models.TurnContext: agent_service_pb2.GetTurnContextResponse,
     models.Job: agent_service_pb2.Job,

@@ -109,6 +109,7 @@ OPERATION_IDS = {
     "POST /v1/memories": "memories.remember",
     "GET /v1/memories": "memories.listMemories",
     "POST /v1/memories:search": "memories.search",
+    "POST /v1/memories:forget": "memories.forgetAbout",
     "GET /v1/memories/{memory_id}": "memories.getMemory",
     "PATCH /v1/memories/{memory_id}": "memories.updateMemory",
     "DELETE /v1/memories/{memory_id}": "memories.forgetMemory",

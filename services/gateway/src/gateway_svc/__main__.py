@@ -3,6 +3,7 @@ import sys
 
 import uvicorn
 from lore_runtime.logs import configure_logging
+from lore_runtime.redaction import Redactor
 from lore_runtime.settings import SettingsError, load_settings
 from lore_runtime.telemetry import instrument_http_app, setup_telemetry
 
@@ -16,7 +17,7 @@ def main() -> None:
     except SettingsError as error:
         print(f"lore-gateway: {error}", file=sys.stderr)
         raise SystemExit(2) from None
-    configure_logging("gateway", settings.log_level)
+    configure_logging("gateway", settings.log_level, redactor=Redactor(settings.redact))
     provider = setup_telemetry("gateway")
     app = create_app(settings, tracer_provider=provider)
     instrument_http_app(app, provider)

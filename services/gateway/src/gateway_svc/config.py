@@ -5,7 +5,9 @@ from lore_runtime.service_auth import ServiceCredentialSettings
 from lore_runtime.settings import (
     DEFAULT_ADDRESSES,
     LoreSettings,
+    RedactKinds,
     env,
+    redact_kinds,
     redis_timeout,
     service_address,
     service_database_url,
@@ -22,6 +24,8 @@ class Settings(LoreSettings, ServiceCredentialSettings):
     # ServiceCredentialSettings: LORE_TLS_* or LORE_SERVICE_TOKEN, what the services ask of every call.
     addr: str = service_address("gateway")
     log_level: str = env("LORE_LOG_LEVEL", default="INFO")
+    # The secrets kept out of idempotency records and log lines (the services redact what they receive).
+    redact: RedactKinds = redact_kinds()
     database_url: str = service_database_url("gateway", "Postgres schema `gateway` (API keys)")
     max_body_bytes: int = env("LORE_MAX_BODY_BYTES", default=2 * 1024 * 1024)
     body_timeout_seconds: float = env(

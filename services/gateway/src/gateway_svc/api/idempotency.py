@@ -4,7 +4,9 @@ A key is its caller's namespace (``domain.idempotency.Namespace``): the org, the
 user the credential is pinned to (none for an org-wide credential). The same key from another caller
 is simply another key; a rotated API key, or a fresh token, of the same principal and user finds its
 records. A POST carrying the header is recorded in ``gateway.caller_idempotency_records`` under its
-caller's namespace, with a SHA-256 of the method, path, query string and body. The first request
+caller's namespace, with a SHA-256 of the method, path, query string and body (the body as the
+services will keep it: a JSON body holding a secret is hashed redacted, ``LORE_REDACT``, so no record
+holds a hash a secret could be guessed back from, and a retry still matches). The first request
 claims the key (an ``INSERT … ON CONFLICT`` decides who is first), runs, and its response (status,
 content type, body) is stored; a repeat of the same request gets that response again with
 ``Idempotent-Replayed: true``. A repeat while the first still runs gets 409
@@ -31,6 +33,7 @@ call of its own) passes through untouched and is answered by its route as withou
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections import deque
@@ -40,6 +43,8 @@ from dataclasses import dataclass, field
 import anyio
 from fastapi import FastAPI, Request
 from lore_runtime import errors
+from lore_runtime.message_redaction import redact_json
+from lore_runtime.redaction import Redactor
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -117,7 +122,8 @@ class IdempotencyMiddleware:
             return
 
         store: IdempotencyStore = container.idempotency
-        fingerprint = request_hash(scope["method"], scope["path"], scope.get("query_string", b""), body)
+        hashed = hashed_body(body, Redactor(settings.redact))
+        fingerprint = request_hash(scope["method"], scope["path"], scope.get("query_string", b""), hashed)
         named = subjects_of(scope["path"], body, user_id=caller.user_id)
         try:
             claimed = await store.claim(Namespace.of(caller), keys[0], "POST", scope["path"], fingerprint, named)
@@ -160,6 +166,22 @@ class IdempotencyMiddleware:
                 await _quietly(store.release(claimed))
         await send(captured.start)
         await send({"type": "http.response.body", "body": response_body, "more_body": False})
+
+
+def hashed_body(body: bytes, redactor: Redactor) -> bytes:
+    """What a request's fingerprint is taken of: the body itself, or, when its JSON holds a secret,
+    the JSON with its secrets replaced (compact, keys in order), so the same body always gives the
+    same bytes and a stored hash never hides a card or a password."""
+    if not redactor.enabled:
+        return body
+    try:
+        document = json.loads(body)
+    except ValueError:  # not JSON: the route refuses it; nothing of it is kept but this hash
+        return body
+    redacted = redact_json(document, redactor)
+    if redacted is document:
+        return body
+    return json.dumps(redacted, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 async def _read_body(scope: Scope, receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:

@@ -16,6 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 from gateway_svc.api.idempotency import hashed_body
 from gateway_svc.domain.idempotency import request_hash
+from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime.logs import RedactingJsonFormatter
 from lore_runtime.redaction import Redactor
@@ -349,3 +350,18 @@ async def test_a_request_hash_is_taken_of_the_redacted_body_so_no_record_hides_a
     assert CARDS[0].encode() not in redacted and b"[card ending 4242]" in redacted
     assert stored == request_hash("POST", "/v1/memories", b"", redacted)
     assert stored != request_hash("POST", "/v1/memories", b"", sent)
+
+
+async def test_a_direct_grpc_caller_is_redacted_too(services, org_id):
+    """The gateway is not the only door: each service redacts its own requests (its interceptor)."""
+    stub = memory_service_pb2_grpc.MemoryServiceStub(services["memory"].channel)
+    metadata = (("x-lore-org-id", org_id), ("x-lore-principal", "test"))
+    memory = memory_service_pb2.MemoryInput(
+        content=f"Pays with {CARDS[0]}; pw: {PASSWORDS[1]}",
+        scope=scope_pb2.Scope(user_id="u-direct"),
+        memory_type=memory_service_pb2.MEMORY_TYPE_FACT,
+    )
+    stored = await stub.Remember(memory_service_pb2.RememberRequest(memories=[memory]), metadata=metadata, timeout=10)
+    assert stored.memories[0].content == "Pays with [card ending 4242]; pw: [password]"
+    got = await stub.GetMemory(memory_service_pb2.GetMemoryRequest(id=stored.memories[0].id), metadata=metadata)
+    assert got.memory.content == "Pays with [card ending 4242]; pw: [password]"

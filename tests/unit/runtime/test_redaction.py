@@ -296,3 +296,15 @@ def test_lore_redact_names_kinds_all_or_none():
     assert parse_kinds("none") == frozenset()
     with pytest.raises(ValueError, match="unknown kind phone"):
         parse_kinds("card,phone")
+
+
+def test_a_service_and_the_gateway_read_lore_redact_and_refuse_an_unknown_kind_naming_the_variable():
+    from gateway_svc.config import Settings as GatewaySettings
+    from lore_runtime.settings import ServerSettings, SettingsError, load_settings
+
+    base = {"LORE_SERVICE_TOKEN": "t" * 40, "LORE_DATABASE_URL": "postgresql://localhost/lore"}
+    assert load_settings(ServerSettings, base).redact == ALL_KINDS
+    assert load_settings(ServerSettings, {**base, "LORE_REDACT": "none"}).redact == frozenset()
+    assert load_settings(GatewaySettings, {**base, "LORE_REDACT": "card,ssn"}).redact == {Kind.CARD, Kind.SSN}
+    with pytest.raises(SettingsError, match=r"LORE_REDACT: .*unknown kind phone"):
+        load_settings(ServerSettings, {**base, "LORE_REDACT": "card,phone"})

@@ -151,6 +151,8 @@ PASSWORDS = [
     ("The wifi password for the cabin is 'blue fox 42'.", "The wifi password for the cabin is '[password]'."),
     ('password: "two words"', 'password: "[password]"'),
     ("my bank PIN is 4821", "my bank PIN is [password]"),
+    ("password for the team wiki: plum-Tree7", "password for the team wiki: [password]"),
+    ("the password for my email account at work is Rover99", "the password for my email account at work is [password]"),
     ("I changed my password to Sunshine2024!", "I changed my password to [password]!"),
     ("the passcode to the gate's 7741#", "the passcode to the gate's [password]"),
     ("clone https://ana:gh0stRider@git.example.com/repo.git", "clone https://ana:[password]@git.example.com/repo.git"),

@@ -119,7 +119,7 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,32}
 # A value stated as a password: the label, what it is for, the verb or sign, then the value.
 _PASSWORD = re.compile(
     r"\b(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number))?)"
-    r"(?:\s+(?:for|to|of|on|at)\s+(?:my\s+|the\s+|our\s+|his\s+|her\s+|their\s+)?[\w.@'-]+(?:\s+(?:account|login|wifi))?)?"
+    r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
     r"(?:\s*[:=]\s*|\s+-\s+|'s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)\s+(?:still\s+|now\s+)?)"
     r"(?:\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>\S{1,128}))",
     re.IGNORECASE,
@@ -167,7 +167,7 @@ _AUTH_SCHEME = re.compile(
 _KEY_LABELLED = re.compile(
     r"\b(?:api[ _-]?(?:key|token|secret)|access[ _-]?(?:key|token)|secret(?:[ _-]?(?:access[ _-]?)?key)?|"
     r"client[ _-]?secret|auth[ _-]?token|bearer[ _-]?token|private[ _-]?key|token)s?"
-    r"(?:\s+(?:for|to|of|on)\s+(?:my\s+|the\s+|our\s+)?[\w.@'-]+)?"
+    r"(?:\s+(?:for|to|of|on)(?:\s+[\w.@'-]+){1,6}?)?"
     r"(?:\s*[:=]\s*|\s+(?:is|was|is\s+now)\s+)"
     r"[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{8,256})",
     re.IGNORECASE,

@@ -1,7 +1,7 @@
 """Extraction quality on LoCoMo: how many of a speaker's gold facts the default (no-model) extractor
 captures, and how many of its memories are right, next to a copy baseline.
 
-    .venv/bin/python -m bench.extraction_quality [--data ../shared/data/locomo-dev.json]
+    .venv/bin/python -m bench.extraction_quality [--data ../shared/data/locomo-dev.json] [--sample 50]
 
 Each conversation is read twice, once from each speaker's side: that speaker is the user, the
 other the assistant. Every turn goes through ``RuleExtractor.reflect`` with the eight turns before
@@ -20,6 +20,8 @@ around it change nothing of what it returns). Over the memories extracted from t
 - the extractor's CPU per turn.
 
 Conversations 0-2 are the ones to look at while tuning; 3-5 are held out: both are reported.
+``--sample N`` prints N memories of the held-out part drawn at random (seed ``--seed``), each
+marked as standing alone or holding a reference, for a closing audit.
 The data is for measuring only (non-commercial licence): the rules and their tests use sentences
 of our own.
 """
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -173,12 +176,13 @@ async def score(embedder: OnnxMiniLmEmbedder, facts: list[str], memories: list[s
     )
 
 
-async def run(data: Path) -> None:
+async def run(data: Path, sample: int = 0, seed: int = 37) -> None:
     conversations = json.loads(data.read_text())
     embedder = OnnxMiniLmEmbedder.load()
     extractor = RuleExtractor()
     cpu: list[float] = []
     totals = {name: {"extractor": Tally(), "copy": Tally()} for name in ("tuning", "held out")}
+    held_out_memories: list[str] = []
     for index, conversation in enumerate(conversations):
         part = "tuning" if index in TUNING else "held out"
         talk = conversation["conversation"]
@@ -188,11 +192,17 @@ async def run(data: Path) -> None:
             copied = await score(embedder, side.facts, side.copied)
             totals[part]["extractor"].add(extracted)
             totals[part]["copy"].add(copied)
+            if part == "held out":
+                held_out_memories += side.extracted
             print(f"conversation {index} ({part}), {user} as the user: extractor {extracted.line()}")
     for part, tallies in totals.items():
         print(f"\n{part} (conversations {'0-2' if part == 'tuning' else '3-5'}):")
         print(f"  extractor      {tallies['extractor'].line()}")
         print(f"  copy baseline  {tallies['copy'].line()}")
+    if sample:
+        print(f"\n{sample} held-out memories drawn at random (seed {seed}):")
+        for memory in random.Random(seed).sample(held_out_memories, min(sample, len(held_out_memories))):
+            print(f"  [{'reference' if _REFERENCE.search(memory) else 'stands alone'}] {memory}")
     per_turn = sorted(cpu)
     print(
         f"\nextractor CPU per turn ({len(cpu)} turns): mean {1000 * sum(cpu) / len(cpu):.2f} ms, "
@@ -203,8 +213,10 @@ async def run(data: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--sample", type=int, default=0, help="print this many held-out memories at random")
+    parser.add_argument("--seed", type=int, default=37)
     args = parser.parse_args()
-    asyncio.run(run(args.data))
+    asyncio.run(run(args.data, args.sample, args.seed))
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ _NOT_DISCLOSURE = re.compile(
     _I,
 )
 # Leading and trailing names said to the listener: "James, I …", "… last week, James."
-_VOCATIVE_LEAD = re.compile(r"^(?:hey\s+|hi\s+|oh\s+)?[A-Z][a-z]+,\s+")
+_VOCATIVE_LEAD = re.compile(r"^(?:hey\s+|hi\s+|oh\s+)?[A-Z][a-z]+,\s+(?!my\b)")
 _VOCATIVE_TAIL = re.compile(r",\s+[A-Z][a-z]+(?=[.!]*$)")
 
 

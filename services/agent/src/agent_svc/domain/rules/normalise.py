@@ -57,7 +57,8 @@ _QUESTION_START = re.compile(
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|suppose|supposing|assuming|assume|pretend|say i|imagine|hypothetically|in case|someday|"
     r"some day|one day|wish|were to|"
-    r"might(?! want to)|perhaps|possibly|probably|could|maybe|wonder|(?<!by )(?<!in )(?<!on )may(?! want to)(?! \d))"
+    r"might(?! want to)|perhaps|possibly|probably|could|maybe|wonder|"
+    r"(?<!by )(?<!in )(?<!on )(?<!of )may(?! want to)(?! \d)(?!\s*[.!,]|\s*$))"
     r"\b",
     _I,
 )

@@ -505,8 +505,41 @@ def _uses(m: re.Match[str], speaker: str) -> Built:
     return PatternMatch("preference", content, (Facet("", value, content),))
 
 
+def _channel(m: re.Match[str], speaker: str) -> Built:
+    """ "Text me rather than calling": how the user wants to be reached."""
+    channel = {"e-mail": "email", "message": "messages"}.get(m.group("v").lower(), m.group("v").lower())
+    content = f"The user prefers to be contacted by {channel}."
+    return PatternMatch("preference", content, (Facet("contact_channel", channel, content),))
+
+
+_HOUSEHOLD_VERBS = {"have": "has", "own": "owns", "keep": "keeps", "rent": "rents", "live in": "lives in",
+                    "bought": "bought", "just bought": "just bought", "'ve got": "has", "have got": "has"}  # fmt: skip
+
+
+def _household(m: re.Match[str], speaker: str) -> Built:
+    """ "We have a Ford Focus": the user's household, said as "we"."""
+    verb = re.sub(r"\s+", " ", m.group("verb").lower())
+    what = _tidy(m.group("v"))
+    if len(what.split()) < 2 or _PRONOUN_OBJECT.match(what):
+        return None
+    return PatternMatch("fact", f"The user's household {_HOUSEHOLD_VERBS.get(verb, verb)} {what}.")
+
+
+def _best_time(m: re.Match[str], speaker: str) -> Built:
+    """ "Mornings are best for calls" → contacted in the mornings."""
+    word = m.group("v").lower()
+    when = {"weekends": "at weekends", "weekdays": "on weekdays"}.get(word, f"in the {word}")
+    content = f"The user prefers to be contacted {when}."
+    return PatternMatch("preference", content, (Facet("contact_time", when, content),))
+
+
+def _partner(m: re.Match[str], speaker: str) -> Built:
+    name = _cut(m.group("name"))
+    return _fact("family:partner", name, f"The user's partner is called {name}.") if _is_name(name) else None
+
+
 def _contact(m: re.Match[str], speaker: str) -> Built:
-    when = _tidy(m.group("v"))
+    when = _tidy(re.sub(r"\s+(?:pls|please)\b.*$", "", m.group("v").split(",")[0], flags=_I))
     if not re.search(r"\b(?:morning|afternoon|evening|night|weekend|weekday|before|after|between|am|pm|\d)", when, _I):
         return None
     neg = bool((m.groupdict().get("neg") or "").strip())
@@ -583,7 +616,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am)\s+(?:an?\s+)?(?P<half>half\s+)?(?P<v>" + _DEMONYMS + r")(?:\s+citizen)?\b", _nationality,
          _USER),
         (r"^i(?:'ve| have)?\s+(?:became|become)\s+an?\s+(?P<v>" + _DEMONYMS + r")\s+citizen\b", _nationality, _USER),
-        (r"^i(?:'m| am)\s+" + _NEG + r"(?:recently\s+|now\s+)?(?P<v>" + _STATUS + r")\b", _status, _USER),
+        (r"^i(?:'m| am)\s+" + _NEG + r"(?:recently\s+|now\s+)?(?P<v>" + _STATUS + r")\b(?!\s+to\s)", _status, _USER),
         (r"^(?:i\s+(?:go by|use)\s+|my pronouns are\s+|pronouns(?: are)?:?\s+|use\s+)?(?P<v>(?:she|he|they|ze|xe)\s*/"
          r"\s*(?:her|hers|him|his|them|they|she|he|zir|hir|xem))\b", _pronouns, _USER),
         (r"^(?:i\s+was\s+)?born\s+(?:on\s+)?(?:the\s+)?(?P<v>\d.+)", _dated("birthday", "The user was born on {v}."),
@@ -611,6 +644,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:my|the)\s+(?:goal|plan|aim)\s+is\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:this (?:week|weekend|month|morning|afternoon|evening)|tonight|today|for now|at the moment|"
          r"until [\w ]{2,30}?)[,\s]+i(?:'m| am)\s+.+", _temporary, _USER),
+        (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|have|own|keep|rent|live in|just bought|bought)\s+(?P<v>.+)",
+         _household, _USER),
+        (r"^(?P<rel>mum|mom|dad|mam|nan|grandma|grandpa)(?:'s name is| is called| is named)\s+(?P<name>[A-Z][\w-]*)",
+         _family, _USER),
+        (r"^(?:my\s+)?(?P<rel>mum|mom|dad|mother|father|" + _OTHERS + r")\s+was\s+born\s+on\s+(?:the\s+)?(?P<v>.+)",
+         _dated("birthday", "The user's {rel} was born on {v}."), _USER),
+        (r"^i(?:'m| am)\s+(?:engaged|married)\s+to\s+(?:an?\s+[\w ]+?\s+(?:named|called)\s+)?(?P<name>[A-Z][\w-]*)",
+         _partner, _USER),
         # preferences of the user
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",
          _diet, _USER),
@@ -635,7 +676,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _USER),
         (r"^i(?:'ve| have)?\s+(?:mostly\s+|usually\s+|always\s+|now\s+|just\s+|mainly\s+)?(?P<verb>use|switched to|"
          r"moved to|code in|write|am using|'m using)\s+(?P<v>.+)", _uses, _USER),
-        (r"^(?:please\s+)?(?P<neg>don't |do not |never )?(?:call|contact|reach|ring|text|message|email|ping) me\s+"
+        (r"^(?:please\s+)?(?P<v>text|email|e-mail|message|whatsapp) me\b(?:\s+(?:rather than|instead of)\b.*)?$",
+         _channel, _USER),
+        (r"^(?P<v>mornings|evenings|afternoons|weekends|weekdays)\s+(?:are|work)\s+best\b.*", _best_time, _USER),
+        (r"^(?:no\s+)?(?P<neg>calls|texts|messages)\s+(?P<v>(?:after|before)\s+\d.+)", _contact, _USER),
+        (r"^(?:please\s+)?(?:only\s+)?(?P<neg>don't |do not |never )?(?:call|contact|reach|ring|text|message|email|"
+         r"ping) me\s+"
          r"(?P<v>.+)", _contact, _USER),
     )
 )  # fmt: skip

@@ -29,7 +29,12 @@ _LEADING = re.compile(r"^(?P<p>he's|she's|he|she|his|her)\b(?:\s+(?P<next>\w+))?
 # "she/her" names pronouns, it does not lean on one.
 # "this week" names a time, not something said before.
 _TIME = r"(?:week|weekend|month|year|morning|afternoon|evening|summer|winter|spring|autumn|time|term|semester)s?"
-_REFERENCE = re.compile(rf"(?<!/)\b(?:it|they|them|(?:this|these|those)(?!\s+{_TIME}\b)|he|she|him|her)\b(?!\s*/)", _I)
+# "that" leans on something only at a clause's end ("I hate that."), not as "I think that …".
+_REFERENCE = re.compile(
+    rf"(?<!/)\b(?:it|they|them|(?:this|these|those)(?!\s+{_TIME}\b)|he|she|him|her|that(?=\s*[.!?,;]|\s*$))\b"
+    r"(?!\s*/)",
+    _I,
+)
 
 
 def antecedents(text: str, speaker: str = "user") -> list[str]:

@@ -27,6 +27,7 @@ def test_a_turns_text_metadata_and_tool_results_lose_their_secrets_and_its_ids_s
             "paidWith": f"card {CARD}",
             "orderNumber": "4111111111111111",
             "orderId": OPAQUE,
+            "accessToken": "abc123",
             "nested": {"note": "pw: hunter2", "list": ["ssn 123-45-6789"]},
         }
     )
@@ -54,6 +55,7 @@ def test_a_turns_text_metadata_and_tool_results_lose_their_secrets_and_its_ids_s
         "paidWith": "card [card ending 4242]",
         "orderNumber": "4111111111111111",
         "orderId": OPAQUE,
+        "accessToken": "[API key]",
         "nested": {"note": "pw: [password]", "list": ["ssn [SSN]"]},
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import string
 
@@ -310,3 +311,48 @@ def test_a_service_and_the_gateway_read_lore_redact_and_refuse_an_unknown_kind_n
     assert load_settings(GatewaySettings, {**base, "LORE_REDACT": "card,ssn"}).redact == {Kind.CARD, Kind.SSN}
     with pytest.raises(SettingsError, match=r"LORE_REDACT: .*unknown kind phone"):
         load_settings(ServerSettings, {**base, "LORE_REDACT": "card,phone"})
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=40),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+SAID_SECRETS = st.sampled_from(
+    [
+        'my password is "two words"',
+        "pw: hunter2",
+        "card 4242 4242 4242 4242",
+        "key ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "ssn 123-45-6789",
+        "IBAN GB82 WEST 1234 5698 7654 32",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, SAID_SECRETS, st.booleans(), st.sampled_from(["\n", "\t", '"', "\\", " ", ""]))
+def test_json_kept_as_text_stays_the_same_json_with_placeholders(document, said, compact, around):
+    """A LangGraph value is JSON kept in metadata: redacting it never breaks it or another value."""
+    value = {"before": document, "said": f"{around}{said}{around}", "after": document}
+    separators = (",", ":") if compact else (", ", ": ")
+    redacted = json.loads(redact(json.dumps(value, separators=separators)))
+    assert redacted["before"] == redacted["after"]
+    for raw in ("two words", "hunter2", "4242 4242", "ghp_16C7", "123-45-6789", "GB82 WEST"):
+        assert raw not in redacted["said"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "kept"),
+    [
+        ("password", "x1", "[password]"),
+        ("wifiPassword", "blue fox", "[password]"),
+        ("pin", "4821", "[password]"),
+        ("apiKey", "abc", "[API key]"),
+        ("access_token", "short", "[API key]"),
+        ("spinach", "leaf", "leaf"),
+        ("orderNumber", "4111111111111111", "4111111111111111"),
+    ],
+)
+def test_a_value_under_a_key_naming_a_credential_is_one_whatever_it_looks_like(key, value, kept):
+    assert redact(value, context=key) == kept

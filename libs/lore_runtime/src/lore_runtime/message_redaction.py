@@ -6,8 +6,8 @@ embedded, logged and handed to a model without the secrets it held. Every string
 the machine values a placeholder would break: ids (``text_rules.is_id_name``), page and other tokens
 (``*_token``), fingerprints, model names, a lease's holder and a ``FieldMask``'s paths. A Struct's
 string values are text too, each read with its key as context (``"orderNumber": "4111…"`` is an order
-number), except under a machine name's key (``orderId``, ``pageToken``); a string map's values likewise. Map
-keys are names, not text, and are kept.
+number, ``"accessToken": "…"`` a key whatever it looks like), except under an id's key (``orderId``);
+a string map's values likewise. Map keys are names, not text, and are kept.
 
 Redaction is deterministic, so a retried request is redacted the same way and anything keyed on its
 content (an idempotency record, a dedupe hash) still matches.
@@ -103,7 +103,7 @@ def _map(field: FieldDescriptor, value: Any, redactor: Redactor) -> None:
     value_field = field.message_type.fields_by_name["value"]
     if value_field.type == _STRING:
         for key in list(value):
-            if is_machine_name(key):
+            if is_id_name(key):
                 continue
             item = value[key]
             redacted = redactor(item, key)
@@ -116,7 +116,7 @@ def _map(field: FieldDescriptor, value: Any, redactor: Redactor) -> None:
 
 def _struct(struct: Message, redactor: Redactor) -> None:
     for key, value in struct.fields.items():
-        if not is_machine_name(key):
+        if not is_id_name(key):
             _value(value, redactor, key)
 
 

@@ -121,15 +121,15 @@ _PASSWORD = re.compile(
     r"\b(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number))?)"
     r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
     r"(?:\s*[:=]\s*|\s+-\s+|'s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)\s+(?:still\s+|now\s+)?)"
-    r"(?:\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>\S{1,128}))",
+    r"(?:\"?\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>[^\s\"]{1,128}))",
     re.IGNORECASE,
 )
 _PASSWORD_CHANGED = re.compile(
     r"\b(?:changed|set|reset|updated)\s+(?:my\s+|the\s+|our\s+)?(?:[\w.@'-]+\s+)?(?:password|passcode|pin)\s+to\s+"
-    r"(?:\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>\S{1,128}))",
+    r"(?:\"?\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>[^\s\"]{1,128}))",
     re.IGNORECASE,
 )
-_URL_PASSWORD = re.compile(r"(?<=://)[^\s:/@]{1,64}:(?P<bare>[^\s/@]{1,128})@")
+_URL_PASSWORD = re.compile(r"(?<=://)[^\s:/@]{1,64}:(?P<bare>[^\s/@\"]{1,128})@")
 # Words that follow "password is" without being one ("my password is too long").
 _NOT_A_VALUE = frozenset(
     """a an the my your his her our their this that it not too very so still also now being getting set
@@ -418,17 +418,57 @@ _SIX_DIGITS = re.compile(r"\d(?:[ -]?\d){5}")
 _NUMBER_KINDS = frozenset({Kind.CARD, Kind.IBAN, Kind.SSN, Kind.NINO})
 
 
+# A key naming a credential: its whole value is one ("password": "…", "apiKey": "…").
+_CREDENTIAL_KEY = re.compile(
+    r"^(?:.*\s)?(?:(?P<password>pass(?:word|wd|phrase|code)|pwd|pin(?: code)?)"
+    r"|(?P<key>api ?key|api ?token|access ?key|secret(?: ?key)?|client ?secret|(?:access |auth |bearer |refresh )?token"
+    r"|private ?key))s?$",
+    re.IGNORECASE,
+)
+# A JSON string's escape (text can be JSON kept as a string: a LangGraph value in metadata).
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.DOTALL)
+
+
+def _blank_escape(escape: re.Match[str]) -> str:
+    """Spaces as long as the escape; an escaped quote two quotes, so a quoted value is found and its
+    placeholder falls between the escapes."""
+    return '""' if escape.group() == '\\"' else " " * len(escape.group())
+
+
+def _credential_value(text: str, kinds: frozenset[Kind], context: str) -> str | None:
+    words = _CAMEL.sub(r"\1 \2", _ACRONYM.sub(r"\1 \2", context)).replace("_", " ").replace("-", " ").strip()
+    found = _CREDENTIAL_KEY.match(words)
+    if found is None or not text.strip() or _is_placeholder(text):
+        return None
+    if found.group("password") and Kind.PASSWORD in kinds:
+        return PASSWORD
+    if found.group("key") and Kind.API_KEY in kinds:
+        return API_KEY
+    return None
+
+
 def redact(text: str, kinds: frozenset[Kind] = ALL_KINDS, context: str = "") -> str:
-    """``text`` with every secret of ``kinds`` replaced by its placeholder. ``context`` is what
-    stands before the text where it was found (a JSON key), read for the keywords a number follows."""
-    if len(text) < 6 or not kinds:
+    """``text`` with every secret of ``kinds`` replaced by its placeholder. ``context`` is the key
+    the text was found under (a JSON or Struct key): read for the keywords a number follows, and a
+    key naming a credential (``password``, ``apiKey``, ``accessToken``) makes the whole value one.
+
+    Text holding JSON escapes (``\\n``, ``\\"``) is searched with each escape read as spaces, so a
+    secret next to one is found and a placeholder never splits one: JSON kept as a string stays JSON."""
+    if not kinds:
         return text
-    numbers = _SIX_DIGITS.search(text) is not None
+    if context:
+        credential = _credential_value(text, kinds, context)
+        if credential is not None:
+            return credential
+    if len(text) < 6:
+        return text
+    searched = _ESCAPE.sub(_blank_escape, text) if "\\" in text else text
+    numbers = _SIX_DIGITS.search(searched) is not None
     claimed: list[_Span] = []
     for kind, rule in _RULES:
         if kind not in kinds or (not numbers and kind in _NUMBER_KINDS):
             continue
-        for start, end, replacement in rule(text, context):
+        for start, end, replacement in rule(searched, context):
             if all(end <= other_start or start >= other_end for other_start, other_end, _ in claimed):
                 claimed.append((start, end, replacement))
     if not claimed:

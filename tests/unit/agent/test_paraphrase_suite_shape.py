@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.locomo_fingerprints import digest, runs, words
+from tests.locomo_fingerprints import load as load_fingerprints
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "tests" / "data" / "paraphrase"
-LOCOMO = ROOT.parent / "shared" / "data" / "locomo-dev.json"
 HALVES = ("held_out", "tuning")
 TRAP_CLASSES = {
     "other_person",
@@ -33,8 +33,6 @@ TRAP_CLASSES = {
     "secret",
 }
 SECRET_KINDS = {"card", "iban", "password", "api_key", "ssn", "ni_number"}
-SHINGLE = 8  # words: a run this long shared with LoCoMo is a copied sentence
-WHOLE = 4  # words: a shorter sentence is a stock phrase nobody owns ("Thanks for asking.")
 
 
 def load(name: str) -> dict[str, Any]:
@@ -68,10 +66,6 @@ def sentences(half: str) -> Iterator[tuple[str, str]]:
         yield trap["id"], trap["text"]
         if "previous_turn" in trap:
             yield trap["id"] + " (previous turn)", trap["previous_turn"]["text"]
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower())
 
 
 def luhn_valid(number: str) -> bool:
@@ -213,44 +207,11 @@ def test_secrets_are_real_and_the_look_alikes_are_not():
                         assert not luhn_valid(digits), (trap["id"], "a Luhn-valid number is a card")
 
 
-@pytest.fixture(scope="module")
-def locomo() -> tuple[set[str], set[tuple[str, ...]]]:
-    if not LOCOMO.exists():
-        pytest.skip(f"{LOCOMO} is not on this machine")
-    texts: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, str):
-            texts.append(node)
-        elif isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(json.loads(LOCOMO.read_text(encoding="utf-8")))
-    whole: set[str] = set()
-    shingles: set[tuple[str, ...]] = set()
-    for text in texts:
-        for sentence in re.split(r"(?<=[.!?])\s+", text):
-            said = words(sentence)
-            if len(said) >= WHOLE:
-                whole.add(" ".join(said))
-        said = words(text)
-        shingles.update(tuple(said[i : i + SHINGLE]) for i in range(len(said) - SHINGLE + 1))
-    return whole, shingles
-
-
-def test_no_sentence_is_copied_from_locomo(locomo: tuple[set[str], set[tuple[str, ...]]]):
-    whole, shingles = locomo
+def test_no_sentence_is_copied_from_locomo():
+    """Checked against LoCoMo's fingerprints (tests/locomo_fingerprints.py), not its text."""
+    fingerprints = load_fingerprints()
+    assert len(fingerprints) > 100_000, "the fingerprints of LoCoMo's text are in the repository"
     for half in HALVES:
         for sentence_id, text in sentences(half):
-            for sentence in re.split(r"(?<=[.!?])\s+", text):
-                said = words(sentence)
-                if len(said) >= WHOLE:
-                    assert " ".join(said) not in whole, f"{sentence_id} is a LoCoMo sentence: {sentence!r}"
-            said = words(text)
-            for i in range(len(said) - SHINGLE + 1):
-                run = tuple(said[i : i + SHINGLE])
-                assert run not in shingles, f"{sentence_id} shares {' '.join(run)!r} with LoCoMo"
+            for run in runs(text):
+                assert digest(run) not in fingerprints, f"{sentence_id} shares {' '.join(run)!r} with LoCoMo"

@@ -621,3 +621,23 @@ def test_an_open_thread_is_closed_from_the_episodes_view(tab: Tab, stack: Stack)
     [episode] = _api(stack, "GET", "/v1/episodes", params={"scope.userId": USER})["episodes"]
     assert episode["openThreads"][0]["status"] == "THREAD_STATUS_RESOLVED"
     assert episode["openThreads"][0]["resolution"] == "The shop on the corner has one."
+
+
+def test_a_memory_the_user_asked_to_forget_shows_what_forgot_it(tab: Tab, stack: Stack, seeded: Seeded) -> None:
+    expect = _expect()
+    memory_id = seeded.memory_ids[FACTS.index("Ines is learning to read Portuguese poetry in the original.")]
+    forgot = _api(
+        stack,
+        "POST",
+        "/v1/memories:forget",
+        {"scope": {"userId": USER}, "about": "the Portuguese poetry", "requestId": "forget-poetry"},
+    )
+    assert memory_id in [item["id"] for item in forgot["forgotten"]], forgot
+
+    tab.sign_in()
+    tab.page.goto(f"{tab.url}/ui/#memories/{memory_id}")
+    card = tab.page.locator(f"li.memory[data-id='{memory_id}']")
+    expect(card.locator("p.forgotten")).to_contain_text("Forgotten at the user's request")
+    expect(card.locator("p.forgotten")).to_contain_text("by the request forget-poetry")
+    expect(card).to_contain_text("archived")
+    assert tab.dialogs == [] and tab.errors == []

@@ -55,6 +55,17 @@ function provenance(memory) {
   ]);
 }
 
+// A memory the user asked to forget (in a turn, or through POST /v1/memories:forget) carries what
+// forgot it in its metadata: the forgetting turn's id (and its session), or request:<request id>.
+function forgottenNote(memory) {
+  const said = memory.metadata || {};
+  if (!said.forgotten_by) return "";
+  const by = said.forgotten_by.startsWith("request:")
+    ? `the request ${said.forgotten_by.slice("request:".length) || "(no request id)"}`
+    : `turn ${said.forgotten_by}${said.forgotten_session ? ` of session ${said.forgotten_session}` : ""}`;
+  return h("p", { class: "forgotten" }, `Forgotten at the user's request ${when(said.forgotten_at)}, by ${by}.`);
+}
+
 function memoryCard(memory, ctx, onGone) {
   const card = h("li", { class: "card memory", "data-id": memory.id });
   const body = h("div");
@@ -70,6 +81,7 @@ function memoryCard(memory, ctx, onGone) {
     const scope = current.scope || {};
     clear(body).append(
       h("p", { class: "text" }, current.content),
+      forgottenNote(current),
       meta([
         ["type", enumText(current.memoryType, "MEMORY_TYPE_")],
         ["status", enumText(current.status, "MEMORY_STATUS_")],

@@ -356,3 +356,144 @@ def test_json_kept_as_text_stays_the_same_json_with_placeholders(document, said,
 )
 def test_a_value_under_a_key_naming_a_credential_is_one_whatever_it_looks_like(key, value, kept):
     assert redact(value, context=key) == kept
+
+
+# --- a password or key said the way people say them -----------------------------------------------------
+
+SAID_PLAINLY = [
+    # the label straight before the value
+    ("password Kettle77", "password [password]"),
+    ("pw b1ue-fox, don't share it", "pw [password], don't share it"),
+    ("the passcode 4471 opens the side door", "the passcode [password] opens the side door"),
+    ("the garage PIN's 0915", "the garage PIN's [password]"),
+    ("the alarm passcode's 7720#", "the alarm passcode's [password]"),
+    # the value in the next sentence
+    ("I'll text you the wifi password. It's Gr33n-Tea!", "I'll text you the wifi password. It's [password]!"),
+    ("That's my PIN for the locker. It is 5512.", "That's my PIN for the locker. It is [password]."),
+    ("You wanted the router password? Here it is: Ma9pie&Co", "You wanted the router password? Here it is: [password]"),
+    ("Need my passcode for the shed? It's 'lark 33'.", "Need my passcode for the shed? It's '[password]'."),
+    # bare labels
+    ("pass: m00nRiver", "pass: [password]"),
+    ("user ana, pass=Qx7-vv", "user ana, pass=[password]"),
+    # a PIN, with a sign, a verb or neither
+    ("my PIN is 2291", "my PIN is [password]"),
+    ("pin 2291", "pin [password]"),
+    ("PIN: 2291", "PIN: [password]"),
+    ("the bike lock's pin code - 2291", "the bike lock's pin code - [password]"),
+    # dashes
+    ("email password - Orchid5", "email password - [password]"),
+    ("email password -- Orchid5", "email password -- [password]"),
+    ("email password — Orchid5", "email password — [password]"),
+    ("email password – Orchid5", "email password – [password]"),
+    ("email password—Orchid5", "email password—[password]"),
+    # a double quote inside the password
+    ('my password is Sun"Flower9', "my password is [password]"),
+    ('the password is "5un"set" now', 'the password is "[password]" now'),
+]
+
+
+@pytest.mark.parametrize(("said", "kept"), SAID_PLAINLY)
+def test_a_password_said_without_a_separator_in_the_next_sentence_or_after_a_dash_is_replaced(said, kept):
+    assert redact(said) == kept
+
+
+SHORT_KEYS = [
+    ("my API key is Qm7xT2vLp9", "my API key is [API key]"),
+    ("the Mailgun key is k3yZ8pQ1wx", "the Mailgun key is [API key]"),
+    ("here's my api key Qm7xT2vLp9 for the script", "here's my api key [API key] for the script"),
+    ("the staging key for the billing service: Pq8sW3eR5t", "the staging key for the billing service: [API key]"),
+    ("key: Zt4qP9wLm2", "key: [API key]"),
+    ("secret: 77hqLwx9Pe", "secret: [API key]"),
+    ("token - r8Tq2LmZ0s", "token - [API key]"),
+    ("the access token's r8Tq2LmZ0s", "the access token's [API key]"),
+]
+
+
+@pytest.mark.parametrize(("said", "kept"), SHORT_KEYS)
+def test_a_short_key_in_no_known_format_is_replaced_when_stated_as_a_key(said, kept):
+    assert redact(said) == kept
+
+
+PLAIN_ALPHABET = string.ascii_letters + string.digits
+
+
+@st.composite
+def said_passwords(draw) -> str:
+    """A password as people make them: letters, a digit, then letters, digits and symbols."""
+    head = draw(st.text(string.ascii_letters, min_size=2, max_size=8))
+    tail = draw(st.text(PLAIN_ALPHABET + "!@#$%^&*_+=~-", max_size=12))
+    last = draw(st.sampled_from(PLAIN_ALPHABET))
+    return f"{head}{draw(st.sampled_from(string.digits))}{tail}{last}"
+
+
+PASSWORD_LABELS = st.sampled_from(
+    [
+        "password", "pw", "passcode", "PIN", "my password is", "password:", "pass:", "password -",
+        "password —", "the wifi password's", "the door code passcode", "Password =",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(said_passwords(), PASSWORD_LABELS, FILLER, AFTER)
+def test_any_password_after_any_label_is_replaced(password, label, before, after):
+    assert redact(f"{before}{label} {password}{after}") == f"{before}{label} [password]{after}"
+
+
+@st.composite
+def short_keys(draw) -> str:
+    head = draw(st.text(string.ascii_letters, min_size=1, max_size=6))
+    tail = draw(st.text(PLAIN_ALPHABET, min_size=6, max_size=24))
+    return f"{head}{draw(st.sampled_from(string.digits))}{tail}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    short_keys(),
+    st.sampled_from(["my API key is", "api key:", "the Twilio key is", "key:", "here's my access token", "secret ="]),
+    FILLER,
+    AFTER,
+)
+def test_any_short_key_stated_as_a_key_is_replaced(key, label, before, after):
+    assert redact(f"{before}{label} {key}{after}") == f"{before}{label} [API key]{after}"
+
+
+ORDINARY_WORDS_AFTER_A_LABEL = [
+    "my password manager is great",
+    "I forgot my password again",
+    "Can you send me a password reset link?",
+    "the key to success is patience",
+    "pin the tweet",
+    "Can you pin the recipe to the top of the chat?",
+    "the PIN pad at the shop was broken",
+    "My password is the one thing I always forget.",
+    "my password is 8 characters long",
+    "I changed my password 3 times this year.",
+    "The password for the wifi is on the fridge.",
+    "I forgot my password. It's annoying.",
+    "I reset my password. It's 10pm now and I'm done.",
+    "I changed my PIN last week. It's 2024 and banks still send letters.",
+    "password (the new one) works",
+    "Key: 2024-03-15 is the deadline.",
+    "The key to the shed is under the mat.",
+    "The key for room 12 is at reception.",
+    "My key lime pie uses 4 limes.",
+    "Pass the salt: it's on the left.",
+    "Boarding pass: BA2490, seat 14C.",
+    "my bus pass: 2024-25",
+    "The secret is practice, 20 minutes a day.",
+    "the token is ready, the pw reset too",
+    "api key rotation is on Friday",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY_WORDS_AFTER_A_LABEL)
+def test_ordinary_words_counts_and_dates_after_a_credential_word_are_not_secrets(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("number", ["4242424242424242", "-4988086818973155"])
+def test_a_number_in_json_kept_as_text_leaves_it_json(number):
+    document = json.dumps({"amount": int(number), "note": "pw b1ue-fox"})
+    assert json.loads(redact(document))["note"] == "pw [password]"
+    assert json.loads(redact(document))["amount"] in (int(number), "[card ending 4242]")

@@ -103,7 +103,8 @@ _NUMBER_KEYWORDS = re.compile(
 )
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
-_CARD = re.compile(r"(?<![\w+.,/])\d(?:[ -]?\d){12,18}(?![\w/]|[.,]\d)")
+# A minus sign before the digits makes them a negative number (JSON kept as text), not a card.
+_CARD = re.compile(r"(?<![\w+.,/-])\d(?:[ -]?\d){12,18}(?![\w/]|[.,]\d)")
 _SSN = re.compile(r"(?<![\w-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\w-])")
 _SSN_LABELLED = re.compile(
     r"\b(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\b\W{0,12}(?:is\s+|was\s+)?(\d{9})(?!\w)",
@@ -116,17 +117,46 @@ _NINO_KEYWORD = re.compile(r"\b(?:national\s+insurance|ni\s+(?:number|no)|nino)\
 _NINO_REFUSED_PREFIXES = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,32}")
 
+# A stated value: quoted (a closing quote is one followed by a space, punctuation or the end, so a quote
+# inside the value stays in it) or bare (a quote inside a bare value too, but not one ending it or
+# followed by JSON's punctuation: JSON kept as text stays JSON).
+_VALUE = (
+    r"(?:\"?\"(?P<dq>[^\n]{1,128}?)\"(?=[\s.,;:!?)\]}\"'\\]|$)|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`"
+    r"|(?P<bare>[^\s\"]{1,128}(?:\"[^\s\",:;}\]\\]{1,64})*))"
+)
+# The signs between a label and its value: a colon, an equals sign, a dash, an en or em dash.
+_SIGN = r"\s*[:=]\s*|\s*[\u2013\u2014]\s*|\s+-{1,2}\s+"
+_PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number))?)"
 # A value stated as a password: the label, what it is for, the verb or sign, then the value.
 _PASSWORD = re.compile(
-    r"\b(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number))?)"
+    rf"\b{_PASSWORD_LABEL}"
     r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
-    r"(?:\s*[:=]\s*|\s+-\s+|'s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)\s+(?:still\s+|now\s+)?)"
-    r"(?:\"?\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>[^\s\"]{1,128}))",
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)\s+(?:still\s+|now\s+)?)"
+    + _VALUE,
+    re.IGNORECASE,
+)
+# The label straight before its value ("password hunter2", "pin 4471"): the value must look like one.
+_PASSWORD_UNMARKED = re.compile(rf"\b{_PASSWORD_LABEL}\s+{_VALUE}", re.IGNORECASE)
+# "pass" alone as a label ("pass: …"), unless the word before makes it a ticket ("boarding pass: …").
+_PASS_LABELLED = re.compile(rf"(?:\b(?P<before>[a-z]+)\s+)?\bpass\s*[:=]\s*{_VALUE}", re.IGNORECASE)
+_NOT_A_CREDENTIAL_PASS = frozenset(
+    """boarding bus rail train travel season day week weekend guest press backstage hall ski lift gym
+    park parking festival visitor visitors access all-access vip free bike museum""".split()
+)
+# A count the value is ("my password is 8 characters long"): no PIN has fewer than four digits.
+_COUNT_AFTER = re.compile(
+    r"\s+(?:characters?|chars|letters?|digits?|numbers?|symbols?|words?|long|times|days|weeks|months|years)\b",
+    re.IGNORECASE,
+)
+# The value in the next sentence ("I'll give you my password. It's …", "… my PIN. Here it is: …").
+_PASSWORD_NEXT = re.compile(
+    rf"\b(?:my|the|our|your)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL}\b[^.!?\n]{{0,60}}[.!?:]\s+"
+    r"(?:it['\u2019]s|it\s+is|here\s+it\s+is|here\s+you\s+go|here)\s*:?\s+" + _VALUE,
     re.IGNORECASE,
 )
 _PASSWORD_CHANGED = re.compile(
     r"\b(?:changed|set|reset|updated)\s+(?:my\s+|the\s+|our\s+)?(?:[\w.@'-]+\s+)?(?:password|passcode|pin)\s+to\s+"
-    r"(?:\"?\"(?P<dq>[^\"\n]{1,128})\"|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`|(?P<bare>[^\s\"]{1,128}))",
+    + _VALUE,
     re.IGNORECASE,
 )
 _URL_PASSWORD = re.compile(r"(?<=://)[^\s:/@]{1,64}:(?P<bare>[^\s/@\"]{1,128})@")
@@ -164,12 +194,22 @@ _KEY_FORMAT_HINTS = (
 _AUTH_SCHEME = re.compile(
     r"\b(?:Bearer\s+(?P<bearer>[A-Za-z0-9._~+/-]{12,}=*)|Basic\s+(?P<basic>[A-Za-z0-9+/]{12,}={0,2}))"
 )
+_KEY_LABEL = (
+    r"api[ _-]?(?:key|token|secret)|access[ _-]?(?:key|token)|secret[ _-]?(?:access[ _-]?)?key|"
+    r"client[ _-]?secret|auth[ _-]?token|bearer[ _-]?token|private[ _-]?key"
+)
+# A value stated as a key, token or secret; a bare "key" ("my OpenAI key is …", "key: …") is a key
+# only when its value mixes letters and digits (not "the key to success is patience").
 _KEY_LABELLED = re.compile(
-    r"\b(?:api[ _-]?(?:key|token|secret)|access[ _-]?(?:key|token)|secret(?:[ _-]?(?:access[ _-]?)?key)?|"
-    r"client[ _-]?secret|auth[ _-]?token|bearer[ _-]?token|private[ _-]?key|token)s?"
+    rf"\b(?:{_KEY_LABEL}|secret|token|(?P<key>key))s?"
     r"(?:\s+(?:for|to|of|on)(?:\s+[\w.@'-]+){1,6}?)?"
-    r"(?:\s*[:=]\s*|\s+(?:is|was|is\s+now)\s+)"
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now)\s+)"
     r"[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{8,256})",
+    re.IGNORECASE,
+)
+# The label straight before its value ("here's my api key a8Fk29xLq0"): letters and digits mixed.
+_KEY_UNMARKED = re.compile(
+    rf"\b(?:{_KEY_LABEL})s?\s+[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{{8,256}})",
     re.IGNORECASE,
 )
 _LONG_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-])")
@@ -334,19 +374,47 @@ def _is_placeholder(value: str) -> bool:
     return value.startswith("[") and value.endswith("]")
 
 
-def _password_patterns(text: str) -> Iterator[re.Pattern[str]]:
-    """The password rules worth running on ``text``: each needs a word a cheap search finds first."""
+def _password_patterns(text: str) -> Iterator[tuple[re.Pattern[str], bool]]:
+    """The password rules worth running on ``text`` (each needs a word a cheap search finds first),
+    each with whether its bare value must look like a password (no sign or verb said it is one)."""
     lower = text.lower()
     if "pass" in lower or "pw" in lower or "pin" in lower:
-        yield _PASSWORD
+        yield _PASSWORD, False
+        yield _PASSWORD_UNMARKED, True
+        if "pass" in lower:
+            yield _PASS_LABELLED, True
+        if "it" in lower or "here" in lower:
+            yield _PASSWORD_NEXT, True
         if " to " in lower and any(verb in lower for verb in ("changed", "set", "updated")):
-            yield _PASSWORD_CHANGED
+            yield _PASSWORD_CHANGED, False
     if "://" in text:
-        yield _URL_PASSWORD
+        yield _URL_PASSWORD, False
+
+
+# A date, a time, an amount or a count with its unit: never a password nobody called one.
+_NOT_A_PASSWORD_SHAPE = re.compile(
+    r"[\d.,:/-]*|\d{1,4}(?:[.:,]\d+)*(?:am|pm|st|nd|rd|th|s|h|hrs?|mins?|k|km|kg|m|mb|gb|x|%)", re.IGNORECASE
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _looks_like_password(value: str, *, years: bool = True) -> bool:
+    """A bare value no sign or verb called a password: a PIN's four or more digits (a year too only
+    when ``years``), or a word with a digit or a symbol inside it ("hunter2", "Tr0ub4dor&3"); not an
+    ordinary word ("manager", "again"), a count ("3", "10pm"), a date or a time ("2024-03-15")."""
+    if len(value) < 4 or value.lower() in _NOT_A_VALUE:
+        return False
+    if value.isdigit():
+        return years or not _YEAR.fullmatch(value)
+    if _NOT_A_PASSWORD_SHAPE.fullmatch(value):
+        return False
+    if any(char.isdigit() for char in value):
+        return True
+    return any(not char.isalnum() and char not in "'-.," for char in value[1:-1])
 
 
 def _passwords(text: str, context: str) -> Iterator[_Span]:
-    for pattern in _password_patterns(text):
+    for pattern, must_look_like_one in _password_patterns(text):
         for found in pattern.finditer(text):
             span = _value_span(found)
             if span is None:
@@ -354,6 +422,12 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
             value = text[span[0] : span[1]]
             bare = found.group("bare") is not None
             if _is_placeholder(value) or (bare and value.lower() in _NOT_A_VALUE):
+                continue
+            if bare and must_look_like_one and not _looks_like_password(value, years=pattern is not _PASSWORD_NEXT):
+                continue
+            if pattern is _PASS_LABELLED and (found.group("before") or "").lower() in _NOT_A_CREDENTIAL_PASS:
+                continue
+            if bare and len(value) < 4 and value.isdigit() and _COUNT_AFTER.match(text, span[1]):
                 continue
             yield span[0], span[1], PASSWORD
 
@@ -387,12 +461,18 @@ def _api_keys(text: str, context: str) -> Iterator[_Span]:
     if "key" not in lower and "token" not in lower and "secret" not in lower:
         yield from _long_runs(text)
         return
-    for found in _KEY_LABELLED.finditer(text):
+    for found in (*_KEY_LABELLED.finditer(text), *_KEY_UNMARKED.finditer(text)):
         span = _value_span(found)
         if span is None:
             continue
         value = text[span[0] : span[1]]
-        if _is_placeholder(value) or not (any(c.isdigit() for c in value) or len(value) >= 20):
+        if _is_placeholder(value):
+            continue
+        mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+        if found.re is _KEY_UNMARKED or found.group("key"):
+            if not mixed:
+                continue
+        elif not (any(c.isdigit() for c in value) or len(value) >= 20):
             continue
         yield span[0], span[1], API_KEY
     yield from _long_runs(text)
@@ -447,6 +527,14 @@ def _credential_value(text: str, kinds: frozenset[Kind], context: str) -> str | 
     return None
 
 
+def _json_number_at(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a whole number of the JSON ``text`` (its placeholder is then
+    written as a string, so the JSON stays JSON)."""
+    before = text[:start].rstrip()[-1:]
+    after = text[end:].lstrip()[:1]
+    return before in (":", "[", ",") and after in (",", "]", "}")
+
+
 def redact(text: str, kinds: frozenset[Kind] = ALL_KINDS, context: str = "") -> str:
     """``text`` with every secret of ``kinds`` replaced by its placeholder. ``context`` is the key
     the text was found under (a JSON or Struct key): read for the keywords a number follows, and a
@@ -474,11 +562,12 @@ def redact(text: str, kinds: frozenset[Kind] = ALL_KINDS, context: str = "") -> 
     if not claimed:
         return text
     claimed.sort()
+    json_text = text.lstrip()[:1] in ("{", "[") and text.rstrip()[-1:] in ("}", "]")
     parts: list[str] = []
     position = 0
     for start, end, replacement in claimed:
         parts.append(text[position:start])
-        parts.append(replacement)
+        parts.append(f'"{replacement}"' if json_text and _json_number_at(text, start, end) else replacement)
         position = end
     parts.append(text[position:])
     return "".join(parts)

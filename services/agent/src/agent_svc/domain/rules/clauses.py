@@ -11,7 +11,7 @@ _I = re.IGNORECASE
 # "I", "my", "we" or a pronoun standing for someone just named ("… and she runs a bakery").
 _SUBJECT = r"(?:i|i'm|im|i'll|i've|i'd|i am|we|we've|we'll|we're|my|let's|let me|he|she|he's|she's)\b"
 _CLAUSE_BREAK = re.compile(
-    rf";\s*|\s+[-–—]+\s+|:\s+(?={_SUBJECT})|,\s*(?:and\s+|but\s+|so\s+)?(?={_SUBJECT})|"
+    rf";\s*|,\s*but\s+|\s+[-–—]+\s+|:\s+(?={_SUBJECT})|,\s*(?:and\s+|but\s+|so\s+)?(?={_SUBJECT})|"
     rf",?\s+(?:and|but|so)\s+(?={_SUBJECT})",
     _I,
 )

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from agent_svc.domain.extraction import ExtractedMemory
+from agent_svc.domain.rules.fronting import implied_subject
 from agent_svc.domain.rules.normalise import is_english, is_hypothetical, is_reported, is_sarcastic, normalise
 from agent_svc.domain.rules.rewriting import PRESENT_VERBS as _PRESENT
 from agent_svc.domain.rules.rewriting import third_person_sentence as third_person
@@ -68,7 +69,7 @@ def disclosures(text: str, role: str, taken: tuple[str, ...] = ()) -> list[Extra
         plain = _VOCATIVE_TAIL.sub("", _VOCATIVE_LEAD.sub("", sentence.clean.strip()))
         if not is_english(plain):
             continue
-        plain = normalise(plain, intensifiers=False)
+        plain = implied_subject(normalise(plain, intensifiers=False))
         words = plain.split()
         if not (MIN_WORDS <= len(words) <= MAX_WORDS) or sentence.is_question or plain.endswith("?"):
             continue

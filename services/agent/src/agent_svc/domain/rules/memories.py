@@ -16,6 +16,7 @@ from agent_svc.domain.extraction import ExtractedMemory
 from agent_svc.domain.rules.clauses import clauses
 from agent_svc.domain.rules.dates import split_deadline
 from agent_svc.domain.rules.entities import entities_in
+from agent_svc.domain.rules.fronting import fronted, opening_topic, with_topic
 from agent_svc.domain.rules.model import Facet, PatternMatch, Statement
 from agent_svc.domain.rules.normalise import (
     is_english,
@@ -68,11 +69,13 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
             continue
         if not is_english(body):
             continue
+        topic = ""
         for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
             clause = normalise(clause_clean).rstrip(".!")
             if role == "user":
-                clause = resolve(clause, known)
+                clause = with_topic(fronted(resolve(clause, known)), topic)
+                topic = topic or opening_topic(clause)
                 known += antecedents(clause_clean, role)
             excerpt = sentence.text[a:b].strip().rstrip(",;")
             statement = _statement(clause, role, excerpt)

@@ -1,0 +1,100 @@
+"""A fact that does not start its clause, or whose "I" was dropped, is learnt as if said plainly.
+
+Sentences are our own, written for these tests (never LoCoMo's, never the held-out half's).
+"""
+
+from __future__ import annotations
+
+import pytest
+from agent_svc.domain.extraction import TurnReflection, Utterance
+from agent_svc.domain.rules.extractor import RuleExtractor
+from agent_svc.domain.rules.fronting import fronted, implied_subject
+
+
+async def _reflect(text: str, before: tuple[str, str] | None = None) -> TurnReflection:
+    earlier = [Utterance(before[0], before[1])] if before else []
+    return await RuleExtractor().reflect(Utterance("user", text), earlier)
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        ("Loud open-plan offices are my idea of hell.", "The user hates loud open-plan offices."),
+        ("Reality TV is the worst.", "The user hates reality TV."),
+        ("Mushrooms are a no for me.", "The user hates mushrooms."),
+        ("Sea swimming is my thing.", "The user loves sea swimming."),
+        ("Board games are my absolute favourite.", "The user loves board games."),
+        ("Of all the cheeses, halloumi is my favourite.", "The user's favourite cheese is halloumi."),
+        ("Garlic doesn't agree with me.", "The user can't tolerate garlic."),
+        ("Peppers, they make me sick.", "The user can't tolerate peppers."),
+    ],
+)
+async def test_a_preference_said_topic_first_is_learnt(text: str, memory: str) -> None:
+    found = await _reflect(text)
+    assert [m.content for m in found.memories] == [memory]
+    assert len(found.claims) == 1
+
+
+async def test_a_reference_to_what_the_sentence_opened_with_is_resolved() -> None:
+    found = await _reflect("Prawns give me hives - I'm allergic to them.")
+    assert [m.content for m in found.memories] == ["The user is allergic to prawns."]
+    assert [c.slot for c in found.claims] == ["allergy:prawns"]
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        ("Graduated in history in 2011.", "The user graduated in history in 2011."),
+        ("Just back from a week in Crete.", "The user is just back from a week in Crete."),
+        ("doing an evening class in pottery", "The user is doing an evening class in pottery."),
+        ("Booked a cabin in the Lake District for Easter.", "The user booked a cabin in the Lake District for Easter."),
+    ],
+)
+async def test_a_clause_with_its_i_dropped_is_the_users(text: str, memory: str) -> None:
+    assert [m.content for m in (await _reflect(text)).memories] == [memory]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("name is priya shah", "Priya Shah"), ("call me jo", "Jo"), ("Everyone knows me as Kit.", "Kit")],
+)
+async def test_a_name_in_lower_case_or_said_as_known_as_is_the_users_name(text: str, name: str) -> None:
+    found = await _reflect(text)
+    assert [(c.slot, c.summary) for c in found.claims] == [("name", f"The user's name is {name}.")]
+
+
+async def test_a_second_clause_after_but_is_not_read_into_the_first() -> None:
+    found = await _reflect("I prefer green tea in the morning, but Chidi drinks coffee.")
+    assert [(c.slot, c.summary) for c in found.claims] == [("drink", "The user prefers green tea in the morning.")]
+
+
+async def test_a_title_and_a_name_preferred_are_how_to_address_the_user() -> None:
+    found = await _reflect("I prefer Professor Okafor at work, but Chidi is fine here.")
+    assert [(c.slot, c.summary) for c in found.claims] == [("name", "The user's name is Professor Okafor.")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This is the worst.",
+        "That is my favourite.",
+        "It is my idea of hell.",
+        "call me back",
+        "call me later, please",
+        "Got to go.",
+        "Your cooking is the worst.",
+    ],
+)
+async def test_shapes_that_only_resemble_one_learn_nothing(text: str) -> None:
+    found = await _reflect(text)
+    assert found.claims == ()
+    assert all("hates" not in m.content and "name" not in m.content for m in found.memories)
+
+
+@pytest.mark.parametrize(
+    "clause",
+    ["I moved to York", "My sister moved to York", "We moved to York", "Moving is hard", "the cat got out"],
+)
+def test_a_clause_with_its_subject_is_left_as_it_was(clause: str) -> None:
+    assert implied_subject(clause) == clause
+    assert fronted(clause) == clause

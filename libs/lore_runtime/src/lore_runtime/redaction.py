@@ -9,12 +9,16 @@
   "visa", "credit", "debit" and the like, any Luhn-valid number counts. ``[card ending 4242]``.
 - **iban** — an IBAN of a known country, of that country's length, with a valid mod-97 check
   digit pair, in groups of four or not. ``[IBAN ending 1234]``.
-- **password** — a value stated as a password, passphrase, passcode or PIN ("my password is …",
-  "pw: …", "the wifi passcode for the cabin is …", "changed my password to …") and the password of
-  a URL's user-info (``https://user:…@host``). The value alone becomes ``[password]``.
+- **password** — a value stated as a password, passphrase, passcode or PIN after a verb or a sign
+  ("my password is …", "pw: …", "pass: …", "PIN — …", "the wifi passcode for the cabin is …",
+  "changed my password to …"), straight after the label ("password Kettle77", "pin 2291") or in the
+  next sentence ("… my wifi password. It's …") when it looks like one (four or more digits, or a word
+  with a digit or a symbol), and the password of a URL's user-info (``https://user:…@host``). The
+  value alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs), the
-  token after ``Bearer``/``Basic``, a value stated as an API key, token or secret, and any long
+  token after ``Bearer``/``Basic``, a value stated as an API key, token, secret or key (after a bare
+  "key", one mixing letters and digits), and any long
   high-entropy string (32+ characters of base64 or base62 mixing upper and lower case and digits,
   changing character class often: a random key, not a word, a path or a hex hash). ``[API key]``.
 - **ssn** — a US social security number, ``123-45-6789`` or ``123 45 6789`` (area not 000, 666 or

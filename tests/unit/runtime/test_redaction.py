@@ -442,9 +442,10 @@ def test_any_password_after_any_label_is_replaced(password, label, before, after
 
 @st.composite
 def short_keys(draw) -> str:
-    head = draw(st.text(string.ascii_letters, min_size=1, max_size=6))
-    tail = draw(st.text(PLAIN_ALPHABET, min_size=6, max_size=24))
-    return f"{head}{draw(st.sampled_from(string.digits))}{tail}"
+    """A generated key under 32 characters: lower case, upper case and digits in turn, then anything."""
+    parts = [draw(st.text(alphabet, min_size=1, max_size=3)) for alphabet in (string.ascii_lowercase, string.digits)]
+    parts += [draw(st.text(string.ascii_uppercase, min_size=1, max_size=3)), draw(st.sampled_from(string.digits))]
+    return "".join(parts) + draw(st.text(PLAIN_ALPHABET, min_size=4, max_size=20))
 
 
 @settings(max_examples=200, deadline=None)
@@ -484,6 +485,10 @@ ORDINARY_WORDS_AFTER_A_LABEL = [
     "The secret is practice, 20 minutes a day.",
     "the token is ready, the pw reset too",
     "api key rotation is on Friday",
+    "API key rotation2024 is planned for Python3 services",
+    "Can you pin 2024 goals to the top?",
+    "my password — never mind, I'll type it myself",
+    "the key for the Airbnb is in lockbox 4471",
 ]
 
 

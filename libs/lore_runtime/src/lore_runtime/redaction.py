@@ -18,7 +18,7 @@
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs), the
   token after ``Bearer``/``Basic``, a value stated as an API key, token, secret or key (after a bare
-  "key", one mixing letters and digits), and any long
+  "key" or with no verb or sign, one alternating cases and digits like a generated key), and any long
   high-entropy string (32+ characters of base64 or base62 mixing upper and lower case and digits,
   changing character class often: a random key, not a word, a path or a hex hash). ``[API key]``.
 - **ssn** — a US social security number, ``123-45-6789`` or ``123 45 6789`` (area not 000, 666 or
@@ -170,7 +170,8 @@ _NOT_A_VALUE = frozenset(
     wrong incorrect correct right invalid expired weak strong long short same different case required
     missing empty blank reset changed saved stored there here in on at secure safe hard easy simple fine
     ok okay good bad broken locked old new what how why where when who which and or but if for to of
-    with without mandatory optional needed hidden visible forgotten lost known unknown ready done""".split()
+    with without mandatory optional needed hidden visible forgotten lost known unknown ready done never
+    nevermind wait hold sorry um uh erm hmm actually oops scratch forget""".split()
 )
 _TRAILING = ".,;:!?)]}'\""
 
@@ -203,7 +204,7 @@ _KEY_LABEL = (
     r"client[ _-]?secret|auth[ _-]?token|bearer[ _-]?token|private[ _-]?key"
 )
 # A value stated as a key, token or secret; a bare "key" ("my OpenAI key is …", "key: …") is a key
-# only when its value mixes letters and digits (not "the key to success is patience").
+# only when its value mixes cases and digits like a generated key (not "the key to success is patience").
 _KEY_LABELLED = re.compile(
     rf"\b(?:{_KEY_LABEL}|secret|token|(?P<key>key))s?"
     r"(?:\s+(?:for|to|of|on)(?:\s+[\w.@'-]+){1,6}?)?"
@@ -211,7 +212,7 @@ _KEY_LABELLED = re.compile(
     r"[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{8,256})",
     re.IGNORECASE,
 )
-# The label straight before its value ("here's my api key a8Fk29xLq0"): letters and digits mixed.
+# The label straight before its value ("here's my api key a8Fk29xLq0"): mixed like a generated key.
 _KEY_UNMARKED = re.compile(
     rf"\b(?:{_KEY_LABEL})s?\s+[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{{8,256}})",
     re.IGNORECASE,
@@ -427,7 +428,7 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
             bare = found.group("bare") is not None
             if _is_placeholder(value) or (bare and value.lower() in _NOT_A_VALUE):
                 continue
-            if bare and must_look_like_one and not _looks_like_password(value, years=pattern is not _PASSWORD_NEXT):
+            if bare and must_look_like_one and not _looks_like_password(value, years=pattern is _PASS_LABELLED):
                 continue
             if pattern is _PASS_LABELLED and (found.group("before") or "").lower() in _NOT_A_CREDENTIAL_PASS:
                 continue
@@ -472,14 +473,22 @@ def _api_keys(text: str, context: str) -> Iterator[_Span]:
         value = text[span[0] : span[1]]
         if _is_placeholder(value):
             continue
-        mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
         if found.re is _KEY_UNMARKED or found.group("key"):
-            if not mixed:
+            if not _mixes_like_a_key(value):
                 continue
         elif not (any(c.isdigit() for c in value) or len(value) >= 20):
             continue
         yield span[0], span[1], API_KEY
     yield from _long_runs(text)
+
+
+def _mixes_like_a_key(value: str) -> bool:
+    """Letters and digits mixed the way a generated key mixes them ("k3yZ8pQ1wx"), not a word with
+    a number ("rotation2024", "Python3"): lower case, upper case and digits alternate three times."""
+    classes = ["l" if char.islower() else "u" if char.isupper() else "d" for char in value if char.isalnum()]
+    if "d" not in classes or not {"l", "u"} & set(classes):
+        return False
+    return sum(1 for before, after in pairwise(classes) if before != after) >= 3
 
 
 def _long_runs(text: str) -> Iterator[_Span]:

@@ -12,8 +12,8 @@
 - **password** — a value stated as a password, passphrase, passcode or PIN after a verb or a sign
   ("my password is …", "pw: …", "pass: …", "PIN — …", "the wifi passcode for the cabin is …",
   "changed my password to …"), straight after the label ("password Kettle77", "pin 2291") or in the
-  next sentence ("… my wifi password. It's …") when it looks like one (four or more digits, or a word
-  with a digit or a symbol), and the password of a URL's user-info (``https://user:…@host``). The
+  next sentence ("… my wifi password. It's …") when it looks like one (four or more digits, not a year, or a
+  word with a digit or a symbol), and the password of a URL's user-info (``https://user:…@host``). The
   value alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs), the

@@ -98,3 +98,43 @@ async def test_shapes_that_only_resemble_one_learn_nothing(text: str) -> None:
 def test_a_clause_with_its_subject_is_left_as_it_was(clause: str) -> None:
     assert implied_subject(clause) == clause
     assert fronted(clause) == clause
+
+
+async def test_a_date_of_birth_with_its_i_dropped_is_the_users_birthday() -> None:
+    found = await _reflect("born 14/03/1979 btw")
+    assert [(c.slot, c.summary) for c in found.claims] == [("birthday", "The user was born on 14/03/1979.")]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "memory"),
+    [
+        ("Sorry, what's your name again?", "It's Oluwaseun Bello.", "Oluwaseun Bello"),
+        ("When's your daughter's birthday?", "It's the 2nd of August.", "the 2nd of August"),
+    ],
+)
+async def test_an_answer_that_says_its_to_a_question_for_a_name_or_date_is_kept(
+    question: str, answer: str, memory: str
+) -> None:
+    found = await _reflect(answer, before=("assistant", question))
+    assert [m.content for m in found.memories] == [f'Asked "{question}", the user answered: {memory}.']
+
+
+async def test_an_its_answer_to_a_question_for_a_view_is_not_kept() -> None:
+    found = await _reflect("It's a bit much.", before=("assistant", "What do you think of the menu I drafted?"))
+    assert found.memories == ()
+
+
+async def test_a_past_time_said_first_is_moved_after_the_users_words() -> None:
+    found = await _reflect("Back in 2012 I taught English in Osaka.")
+    assert [m.content for m in found.memories] == ["The user taught English in Osaka back in 2012."]
+
+
+async def test_a_trip_said_as_we_is_the_households_plan_never_a_belief() -> None:
+    found = await _reflect("We're flying to Madeira for the holidays.")
+    assert [m.content for m in found.memories] == ["The user's household is flying to Madeira for the holidays."]
+    assert found.claims == ()
+
+
+async def test_a_diet_followed_is_the_users_diet() -> None:
+    found = await _reflect("I follow a paleo diet.")
+    assert [(c.slot, c.summary) for c in found.claims] == [("diet", "The user is paleo.")]

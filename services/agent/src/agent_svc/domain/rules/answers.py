@@ -21,6 +21,11 @@ _NO_ANSWER = re.compile(
     re.IGNORECASE,
 )
 
+_IT_IS = re.compile(r"^(?:it's|it is|that's|that is|that would be|it'd be|it would be)\s+(?=\S)", re.IGNORECASE)
+
+# A question for a name, a date or a place ("what's your name?", "when is your birthday?"), not a view.
+_ASKS_WHAT_IT_IS = re.compile(r"\b(?:what's|what is|when's|when is|where's|where is)\s+your\b", re.IGNORECASE)
+
 
 def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> ExtractedMemory | None:
     """The user's short answer with the question it answers, or None."""
@@ -30,7 +35,11 @@ def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> Extracte
     question = re.split(r"(?<=[.!])\s+", asked)[-1]
     if not question.endswith("?") or not _ABOUT_THE_USER.search(question) or len(question) > 160:
         return None
-    answer = normalise(turn.content).rstrip(" .!")
+    # "It's Mateus Silva." / "It's the 9th of December.": the "it" is the question's subject.
+    answer = normalise(turn.content)
+    if _ASKS_WHAT_IT_IS.search(question):
+        answer = _IT_IS.sub("", answer)
+    answer = answer.rstrip(" .!")
     if not answer or len(answer.split()) > MAX_ANSWER_WORDS or _NO_ANSWER.match(answer):
         return None
     if is_question(answer) or is_hypothetical(answer) or '"' in question:

@@ -33,7 +33,14 @@ _ONGOING = re.compile(
     r"|^(?:just\s+)?back\s+from\b|^off\s+to\b",
     _I,
 )
+# "Back in 2015 I lived in Seoul" → "I lived in Seoul back in 2015": a past time said first.
+_PAST_TIME_FIRST = re.compile(
+    r"^(?P<t>back in \d{4}|in \d{4}|last (?:year|summer|winter|spring|autumn|month)|years ago|"
+    r"as a (?:kid|child|teenager|student))\s*,?\s+(?P<rest>i\s.+)$",
+    _I,
+)
 _NAME_IS = re.compile(r"^name\s+is\b", _I)
+_BORN = re.compile(r"^born\s+(?:on\s+)?(?:the\s+)?\d", _I)
 
 # "Crowded beaches are my idea of hell" → "I hate crowded beaches".
 _HATED = re.compile(
@@ -92,12 +99,16 @@ def _topic_ok(x: str) -> bool:
 def implied_subject(clause: str) -> str:
     """ "moved to Glasgow" → "I moved to Glasgow"; a clause with a subject is returned unchanged."""
     text = clause.strip()
+    if match := _PAST_TIME_FIRST.match(text):
+        return f"{match.group('rest').rstrip(' .!')} {match.group('t')[0].lower()}{match.group('t')[1:]}"
     if text[:2] != "I " and not text[:2] == "I'":
         text = text[:1].lower() + text[1:]  # "Got a …" → "I've got a …"
     else:
         return text
     if _NAME_IS.match(text):
         text = "my " + text
+    elif _BORN.match(text):
+        text = "I was " + text
     elif _GOT.match(text):
         text = ("I " if _GOT_EVENT.match(text) else "I've ") + text
     elif _PAST.match(text):

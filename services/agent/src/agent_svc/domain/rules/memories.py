@@ -16,7 +16,7 @@ from agent_svc.domain.extraction import ExtractedMemory
 from agent_svc.domain.rules.clauses import clauses
 from agent_svc.domain.rules.dates import split_deadline
 from agent_svc.domain.rules.entities import entities_in
-from agent_svc.domain.rules.fronting import fronted, opening_topic, with_topic
+from agent_svc.domain.rules.fronting import fronted, implied_subject, opening_topic, with_topic
 from agent_svc.domain.rules.model import Facet, PatternMatch, Statement
 from agent_svc.domain.rules.normalise import (
     is_english,
@@ -67,7 +67,7 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
             continue
         if is_sarcastic(sentence.clean):
             continue
-        if not is_english(body):
+        if not is_english(implied_subject(body) if role == "user" else body):
             continue
         topic = ""
         for a, b in clauses(sentence.clean):

@@ -435,7 +435,9 @@ def _trip(m: re.Match[str], speaker: str) -> Built:
     place = m.group("place")  # the patterns ignore case: a place is capitalised as written
     if not place[0].isupper() or place.split()[0].lower() in _NOT_NAMES:
         return None
-    what = told(_tidy(m.string))
+    said = _tidy(m.string)
+    we = re.match(r"^we(?:'re| are)\s+", said, _I)
+    what = f"The user's household is {said[we.end() :]}" if we else told(said)
     return PatternMatch("fact", what.rstrip(".!") + ".") if what else None
 
 
@@ -637,6 +639,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am)\s+(?:on|in)\s+the\s+[\w -]{2,30}?\s+team\s+at\s+(?P<org>[A-Z].+)", _works, _USER),
         (r"^(?:i(?:'m| am)\s+)?(?:strict\s+|lifelong\s+)?(?P<v>" + _DIET + r")\s+here\b", _diet, _USER),
         (r"^i\s+only\s+eat\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^i(?:'m| am)?\s+(?:follow|following|on|eat|do)\s+(?:an?\s+)?(?:strict\s+)?(?P<v>" + _DIET + r")\s+"
+         r"diet\b", _diet, _USER),
         (r"^i(?:'ve| have)\s+been\s+(?:a\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
         (r"^(?:i(?:'m| am)\s+)?(?:trying|working|aiming)\s+(?:to|towards)\s+(?P<v>.+)", _goal, _USER),
         (r"^i\s+(?:want|plan|hope|aim|intend)\s+to\s+(?P<v>.+)", _goal, _USER),
@@ -660,8 +664,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i\s+(?:can't|cannot|can not|am not able to|'m not able to)\s+"
          r"(?P<verb>eat|have|tolerate|digest)\s+(?P<v>.+)", _cannot_eat, _USER),
         (r"^(?:please\s+)?remind me to\s+(?P<task>.+)", _reminder, _USER),
-        (r"^i(?:'m| am)\s+(?:going|flying|travelling|traveling|heading|driving|off)\s+(?:back\s+)?to\s+"
-         r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
+        (r"^(?:i(?:'m| am)|we(?:'re| are))\s+(?:going|flying|travelling|traveling|heading|driving|off)\s+"
+         r"(?:back\s+)?to\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
         (r"^(?:please\s+)?remember that\s+(?P<what>.+)", _remember_that, _USER),
         (r"^i\s+" + _NEG + r"(?:really\s+|much\s+|definitely\s+|generally\s+|usually\s+|always\s+)?"
          r"(?P<verb>prefer|like|love|enjoy|adore)\s+(?P<v>.+?)(?:\s+(?:over|to|rather than|more than|instead of)\s+"

@@ -138,3 +138,45 @@ async def test_a_trip_said_as_we_is_the_households_plan_never_a_belief() -> None
 async def test_a_diet_followed_is_the_users_diet() -> None:
     found = await _reflect("I follow a paleo diet.")
     assert [(c.slot, c.summary) for c in found.claims] == [("diet", "The user is paleo.")]
+
+
+@pytest.mark.parametrize(
+    ("text", "memory", "name"),
+    [
+        ("Priya's my closest friend.", "The user's friend is called Priya.", "Priya"),
+        ("An old friend of mine, Tomasz, runs a bike shop.", "The user's friend Tomasz runs a bike shop.", "Tomasz"),
+        ("Ingrid, a colleague from the lab, invited me to the gala.", None, "Ingrid"),
+    ],
+)
+async def test_a_friend_named_before_or_beside_the_relation_is_the_users_friend(
+    text: str, memory: str | None, name: str
+) -> None:
+    found = await _reflect(text)
+    if memory:
+        assert [m.content for m in found.memories] == [memory]
+    assert [c.summary for c in found.claims] == [
+        f"The user's {'colleague' if 'colleague' in text else 'friend'} is called {name}."
+    ]
+
+
+async def test_a_pet_we_named_is_the_users_pet() -> None:
+    found = await _reflect("We named the puppy Biscuit.")
+    assert [(c.slot, c.summary) for c in found.claims] == [("pet:puppy", "The user's puppy is called Biscuit.")]
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        ("We've got three goats and a donkey.", "The user's household has three goats and a donkey."),
+        ("Every Sunday we have a roast.", "The user's household has a roast every Sunday."),
+    ],
+)
+async def test_what_the_household_has_is_kept_as_a_memory(text: str, memory: str) -> None:
+    found = await _reflect(text)
+    assert [m.content for m in found.memories] == [memory]
+    assert found.claims == ()
+
+
+async def test_we_are_vegan_is_the_users_diet() -> None:
+    found = await _reflect("We're vegan in this house.")
+    assert [(c.slot, c.summary) for c in found.claims] == [("diet", "The user is vegan.")]

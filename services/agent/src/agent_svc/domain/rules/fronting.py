@@ -36,7 +36,8 @@ _ONGOING = re.compile(
 # "Back in 2015 I lived in Seoul" → "I lived in Seoul back in 2015": a past time said first.
 _PAST_TIME_FIRST = re.compile(
     r"^(?P<t>back in \d{4}|in \d{4}|last (?:year|summer|winter|spring|autumn|month)|years ago|"
-    r"as a (?:kid|child|teenager|student))\s*,?\s+(?P<rest>i\s.+)$",
+    r"as a (?:kid|child|teenager|student)|every (?:day|morning|evening|night|week|weekend|summer|winter|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday))\s*,?\s+(?P<rest>(?:i|we)\s.+)$",
     _I,
 )
 _NAME_IS = re.compile(r"^name\s+is\b", _I)
@@ -78,6 +79,24 @@ _KNOWN_AS = re.compile(
 # "I prefer Dr Okafor in emails": a title and a name are how to address the user.
 _TITLED = re.compile(
     r"^(?i:i\s+(?:prefer|go by))\s+(?P<name>(?:Professor|Prof|Dr|Doctor|Mr|Mrs|Ms|Miss|Mx)\.? [A-Z][a-z]+)\b"
+)
+# "Hugo's my oldest friend" → "my friend is called Hugo"; "A good friend of mine, Yusuf, lives …" and
+# "Anouk, a friend from work, recommended …" → "my friend Yusuf lives …".
+_FRIEND = r"(?P<rel>friend|best friend|mate|best mate|colleague|neighbour|neighbor|flatmate)"
+_NAME_IS_MY_FRIEND = re.compile(
+    r"^(?P<name>[A-Z][a-z]+)(?:'s| is)\s+(?i:my\s+(?:(?:oldest|closest|dearest|old|good|best)\s+)?" + _FRIEND + r")$"
+)
+_FRIEND_OF_MINE = re.compile(
+    r"^(?i:an?\s+(?:(?:good|close|old|dear)\s+)?" + _FRIEND + r"\s+of mine),\s*(?P<name>[A-Z][a-z]+),\s*(?P<rest>.+)$"
+)
+_NAME_A_FRIEND = re.compile(
+    r"^(?P<name>[A-Z][a-z]+),\s*(?i:(?:an?|my)\s+(?:(?:good|close|old)\s+)?" + _FRIEND + r"(?:\s+from\s+[\w ]{2,20}?)?)"
+    r",\s*(?P<rest>[a-z].+)$"
+)
+# "We named the baby Otis" → "our baby is called Otis".
+_WE_NAMED = re.compile(
+    r"^(?i:we\s+(?:named|called)\s+(?:the|our)\s+(?P<rel>baby|son|daughter|dog|cat|puppy|kitten))\s+"
+    r"(?P<name>[A-Z][a-z]+)$"
 )
 _NAME_HERE = re.compile(r"^(?P<name>[A-Z][a-z]+ [A-Z][a-z]+) here$")
 _NOT_NAMES = STOPWORDS | {"back", "later", "soon", "anytime", "whenever", "tomorrow", "tonight", "today", "maybe"}
@@ -134,6 +153,12 @@ def fronted(clause: str) -> str:
         return f"call me {match.group('name')}"
     if match := _TITLED.match(text):
         return f"call me {match.group('name')}"
+    if match := _NAME_IS_MY_FRIEND.match(text):
+        return f"my {match.group('rel').lower()} is called {match.group('name')}"
+    if match := _FRIEND_OF_MINE.match(text) or _NAME_A_FRIEND.match(text):
+        return f"my {match.group('rel').lower()} {match.group('name')} {match.group('rest')}"
+    if match := _WE_NAMED.match(text):
+        return f"our {match.group('rel').lower()} is called {match.group('name')}"
     if match := _NAME_HERE.match(text):
         return f"my name is {match.group('name')}"
     if (match := _FAVOURITE.match(text)) and _topic_ok(match.group("x")):

@@ -514,7 +514,7 @@ def _channel(m: re.Match[str], speaker: str) -> Built:
     return PatternMatch("preference", content, (Facet("contact_channel", channel, content),))
 
 
-_HOUSEHOLD_VERBS = {"have": "has", "own": "owns", "keep": "keeps", "rent": "rents", "live in": "lives in",
+_HOUSEHOLD_VERBS = {"have": "has", "got": "has", "own": "owns", "keep": "keeps", "rent": "rents", "live in": "lives in",
                     "bought": "bought", "just bought": "just bought", "'ve got": "has", "have got": "has"}  # fmt: skip
 
 
@@ -596,10 +596,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"(?P<name>[A-Z][\w-]*)",
          _family, _USER),
         (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
+        (r"^my\s+(?P<rel>friend|best friend|mate|best mate|colleague|neighbour|neighbor|flatmate)"
+         r"(?:'s name is| is called| is named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
         (r"^(?:my|our)\s+(?P<rel>" + _RELATIONS + "|" + _PETS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
          r"\s+(?:is|was|has|lives|works|just|will|and)\b", _family_named, _USER),
         (r"^my\s+(?P<rel>" + _OTHERS + r")(?:\s+(?P<name>[A-Z][a-z][\w-]*))?\s+(?P<rest>(?:is|'s|was|works|lives|"
          r"runs|teaches|has|owns|drives|studies|plays|loves|likes|hates|does|just|became|turned|retired|"
+         r"recommended|introduced|helped|invited|gave|taught|"
          r"passed away|died)\b.+)", _relative, _USER),
         (r"^i have an?\s+(?P<kind>(?:[a-z]+\s+){0,2}(?P<pet>" + _PETS + r"))"
          r"\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _pet, _USER),
@@ -639,6 +642,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am)\s+(?:on|in)\s+the\s+[\w -]{2,30}?\s+team\s+at\s+(?P<org>[A-Z].+)", _works, _USER),
         (r"^(?:i(?:'m| am)\s+)?(?:strict\s+|lifelong\s+)?(?P<v>" + _DIET + r")\s+here\b", _diet, _USER),
         (r"^i\s+only\s+eat\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^we(?:'re| are)\s+(?:all\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
         (r"^i(?:'m| am)?\s+(?:follow|following|on|eat|do)\s+(?:an?\s+)?(?:strict\s+)?(?P<v>" + _DIET + r")\s+"
          r"diet\b", _diet, _USER),
         (r"^i(?:'ve| have)\s+been\s+(?:a\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
@@ -648,8 +652,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:my|the)\s+(?:goal|plan|aim)\s+is\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:this (?:week|weekend|month|morning|afternoon|evening)|tonight|today|for now|at the moment|"
          r"until [\w ]{2,30}?)[,\s]+i(?:'m| am)\s+.+", _temporary, _USER),
-        (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|have|own|keep|rent|live in|just bought|bought)\s+(?P<v>.+)",
-         _household, _USER),
+        (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|got|have|own|keep|rent|live in|just bought|bought)\s+"
+         r"(?P<v>.+)", _household, _USER),
         (r"^(?P<rel>mum|mom|dad|mam|nan|grandma|grandpa)(?:'s name is| is called| is named)\s+(?P<name>[A-Z][\w-]*)",
          _family, _USER),
         (r"^(?:my\s+)?(?P<rel>mum|mom|dad|mother|father|" + _OTHERS + r")\s+was\s+born\s+on\s+(?:the\s+)?(?P<v>.+)",

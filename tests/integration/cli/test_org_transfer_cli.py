@@ -90,8 +90,10 @@ async def build_rich_org(stubs: Stubs, org: str) -> dict[str, str]:
                     metadata={"turn_ref": f"D1:{index}"},
                     idempotency_key=key,
                     entities=["Sam"] if "Sam" in content else [],
+                    # A client's own writes (API), which Remember keeps as asked: reflection's restatement of
+                    # a fact it already keeps would be folded into it, and there would be nothing to consolidate.
                     provenance=provenance_pb2.Provenance(
-                        session_id="s-1", turn_ids=[f"t-{index}"], source=provenance_pb2.PROVENANCE_SOURCE_REFLECTION
+                        session_id="s-1", turn_ids=[f"t-{index}"], source=provenance_pb2.PROVENANCE_SOURCE_API
                     ),
                 )
                 for index, (content, scope, key) in enumerate(inputs)

@@ -79,7 +79,7 @@ async def seeded(services):
     session = (
         await agent.StartSession(agent_service_pb2.StartSessionRequest(scope=scope), metadata=tenant(org))
     ).session
-    said = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="My PIN is 4711.")
+    said = turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="My locker number is 4711.")
     said.created_at.FromDatetime(datetime(2026, 1, 5, 9, 30, tzinfo=UTC))
     await agent.ImportTurns(
         agent_service_pb2.ImportTurnsRequest(session_id=session.id, turns=[said]), metadata=tenant(org)
@@ -123,7 +123,7 @@ async def test_org_metadata_alone_reads_nothing_of_the_org(services, seeded):
     assert (await trusted["GetMemory"]).memory.content == "The secret recipe uses cardamom."
     exported = [memory.id async for page in trusted["ExportMemories"] for memory in page.memories]
     assert seeded["memory_id"] in exported  # with the imported turn, indexed as a message memory
-    assert [turn.content for turn in (await trusted["ListTurns"]).turns] == ["My PIN is 4711."]
+    assert [turn.content for turn in (await trusted["ListTurns"]).turns] == ["My locker number is 4711."]
     assert "cardamom" in (await trusted["Prime"]).formatted_context
 
 

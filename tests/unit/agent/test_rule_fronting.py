@@ -180,3 +180,33 @@ async def test_what_the_household_has_is_kept_as_a_memory(text: str, memory: str
 async def test_we_are_vegan_is_the_users_diet() -> None:
     found = await _reflect("We're vegan in this house.")
     assert [(c.slot, c.summary) for c in found.claims] == [("diet", "The user is vegan.")]
+
+
+async def test_it_after_the_assistant_offered_something_is_what_was_offered() -> None:
+    found = await _reflect("Honestly, I can't stand it.", before=("assistant", "Would you fancy bowling tonight?"))
+    assert [m.content for m in found.memories] == ["The user can't stand bowling."]
+
+
+async def test_that_after_a_verbless_question_is_what_was_asked_about() -> None:
+    found = await _reflect("Olives on pizza? No way, I hate that.")
+    assert [m.content for m in found.memories] == ["The user hates olives."]
+
+
+@pytest.mark.parametrize(
+    ("before", "text"),
+    [
+        ("Do you like the new logo?", "I hate it."),
+        ("Do you want me to order it?", "I hate that."),
+        ("What did you think?", "I love it."),
+    ],
+)
+async def test_it_with_nothing_plain_to_stand_for_learns_nothing(before: str, text: str) -> None:
+    found = await _reflect(text, before=("assistant", before))
+    assert found.memories == ()
+    assert found.claims == ()
+
+
+async def test_home_said_as_a_place_is_where_the_user_lives() -> None:
+    found = await _reflect("Home is a small town outside Leeds.")
+    assert [(c.slot, c.summary) for c in found.claims] == [("home_city", "The user lives in Leeds.")]
+    assert (await _reflect("Home is where the heart is.")).claims == ()

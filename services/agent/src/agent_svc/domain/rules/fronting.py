@@ -100,6 +100,7 @@ _WE_NAMED = re.compile(
 )
 _NAME_HERE = re.compile(r"^(?P<name>[A-Z][a-z]+ [A-Z][a-z]+) here$")
 _NOT_NAMES = STOPWORDS | {"back", "later", "soon", "anytime", "whenever", "tomorrow", "tonight", "today", "maybe"}
+_QUESTION_WORDS = frozenset("what when where who why how which whose really seriously sorry pardon".split())
 _SUBJECTS = frozenset("i i'm i've my me we our you he she they it this that there here the a an".split())
 # What belongs to someone named or pointed at: "your cooking", "that place", "his music".
 _POINTERS = _SUBJECTS | frozenset("your yours his her their its these those what which who everything nothing".split())
@@ -159,6 +160,8 @@ def fronted(clause: str) -> str:
         return f"my {match.group('rel').lower()} {match.group('name')} {match.group('rest')}"
     if match := _WE_NAMED.match(text):
         return f"our {match.group('rel').lower()} is called {match.group('name')}"
+    if match := _HOME_IS.match(text):
+        return f"I live {(match.group('prep') or 'in').lower()} {match.group('x')}"
     if match := _NAME_HERE.match(text):
         return f"my name is {match.group('name')}"
     if (match := _FAVOURITE.match(text)) and _topic_ok(match.group("x")):
@@ -179,7 +182,21 @@ _OPENING_TOPIC = re.compile(
     r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?:bring|brings|give|gives|make|makes|set|sets|leave|leaves)\s+me\b"
 )
 _ENDS_ON_REFERENCE = re.compile(
-    r"^(?P<head>i(?:'m| am) allergic to|i can't (?:eat|have|tolerate)|i hate|i loathe|i avoid)\s+(?:them|it)$", _I
+    r"^(?P<head>i(?:'m| am) allergic to|i can't (?:eat|have|tolerate)|i (?:really\s+)?(?:hate|loathe|love|avoid|"
+    r"can't stand))\s+(?:them|it|that)$",
+    _I,
+)
+# "Raisins in anything savoury?" said just before, or the assistant's "Do you fancy karaoke on Friday?".
+_ASKED_TOPIC = re.compile(r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)(?:\s+(?:in|on|with|at|for)\b[^?]*)?\?$")
+_OFFERED_TOPIC = re.compile(
+    r"\b(?:do|would) you (?:fancy|like|enjoy|want|eat|mind)\s+"
+    r"(?P<x>[a-z]+(?: (?!tonight|tomorrow|today|later|now|sometime|again|together)[a-z]+)?)"
+    r"(?=\s+(?:on|at|in|this|tonight|tomorrow|later|with|for)\b|\s*\?)",
+    _I,
+)
+_HOME_IS = re.compile(
+    r"^(?i:home(?:'s| is))\s+(?:(?i:an?|the)\s+[a-z ]{2,40}?\s+(?P<prep>(?i:near|outside|in|just outside))\s+)?"
+    r"(?P<x>[A-Z][\w-]*(?:,? [A-Z][\w-]*)*)$"
 )
 
 
@@ -189,6 +206,20 @@ def opening_topic(clause: str) -> str:
     if not match or not _topic_ok(match.group("x")):
         return ""
     return _lower_first(match.group("x"))
+
+
+def asked_topic(sentence: str) -> str:
+    """What a verbless question was about ("Raisins in anything savoury?" → "raisins"), else ""."""
+    match = _ASKED_TOPIC.match(sentence.strip())
+    if not match or not _topic_ok(match.group("x")) or match.group("x").lower().split()[0] in _QUESTION_WORDS:
+        return ""
+    return _lower_first(match.group("x"))
+
+
+def offered_topic(turn: str) -> str:
+    """What the assistant offered in a yes/no question ("Do you fancy karaoke on Friday?" → "karaoke")."""
+    match = _OFFERED_TOPIC.search(turn)
+    return match.group("x") if match and _topic_ok(match.group("x")) else ""
 
 
 def with_topic(clause: str, topic: str) -> str:

@@ -16,7 +16,14 @@ from agent_svc.domain.extraction import ExtractedMemory
 from agent_svc.domain.rules.clauses import clauses
 from agent_svc.domain.rules.dates import split_deadline
 from agent_svc.domain.rules.entities import entities_in
-from agent_svc.domain.rules.fronting import fronted, implied_subject, opening_topic, with_topic
+from agent_svc.domain.rules.fronting import (
+    asked_topic,
+    fronted,
+    implied_subject,
+    offered_topic,
+    opening_topic,
+    with_topic,
+)
 from agent_svc.domain.rules.model import Facet, PatternMatch, Statement
 from agent_svc.domain.rules.normalise import (
     is_english,
@@ -59,7 +66,12 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
         return []
     found: list[Statement] = []
     known = antecedents(before, before_role) if role == "user" else []
+    # What "it" or "them" at a clause's end may stand for: what the assistant just offered, or a
+    # verbless question the user asked first ("Raisins in anything savoury? I hate that.").
+    asked = offered_topic(before) if role == "user" and before_role == "assistant" else ""
     for sentence in sentences(text):
+        if role == "user" and sentence.clean.rstrip().endswith("?"):
+            asked = asked_topic(sentence.clean) or asked
         if len(sentence.clean) > MAX_SENTENCE_CHARS or len(sentence.clean.split()) < 2:
             continue
         body = normalise(sentence.clean)
@@ -69,7 +81,7 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
             continue
         if not is_english(implied_subject(body) if role == "user" else body):
             continue
-        topic = ""
+        topic = asked if role == "user" else ""
         for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
             clause = normalise(clause_clean).rstrip(".!")

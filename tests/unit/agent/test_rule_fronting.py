@@ -210,3 +210,32 @@ async def test_home_said_as_a_place_is_where_the_user_lives() -> None:
     found = await _reflect("Home is a small town outside Leeds.")
     assert [(c.slot, c.summary) for c in found.claims] == [("home_city", "The user lives in Leeds.")]
     assert (await _reflect("Home is where the heart is.")).claims == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cooking from scratch and eating slowly makes a real difference.",
+        "Working from home would suit the whole team.",
+        "Doing nothing on Sundays is underrated.",
+    ],
+)
+async def test_an_ing_form_that_is_the_subject_is_not_the_users_doing(text: str) -> None:
+    assert all("The user is" not in m.content for m in (await _reflect(text)).memories)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We have the patience to see it through.",
+        "We've got good chemistry as a team.",
+        "We have different tastes in music, but we share a flat.",
+    ],
+)
+async def test_what_a_group_has_that_is_not_a_thing_owned_is_not_the_households(text: str) -> None:
+    assert all("household" not in m.content for m in (await _reflect(text)).memories)
+
+
+async def test_a_short_time_said_first_is_left_where_it_stands() -> None:
+    found = await _reflect("Last year I ran a half marathon and loved it.")
+    assert [m.content for m in found.memories] == ["Last year the user ran a half marathon."]

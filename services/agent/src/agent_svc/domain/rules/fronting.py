@@ -33,11 +33,18 @@ _ONGOING = re.compile(
     r"|^(?:just\s+)?back\s+from\b|^off\s+to\b",
     _I,
 )
-# "Back in 2015 I lived in Seoul" → "I lived in Seoul back in 2015": a past time said first.
+# "Back in 2015 I lived in Seoul" → "I lived in Seoul back in 2015": a time said first that keeps the
+# subject past the third word (a shorter one, "Last year I …", is read where it stands).
 _PAST_TIME_FIRST = re.compile(
-    r"^(?P<t>back in \d{4}|in \d{4}|last (?:year|summer|winter|spring|autumn|month)|years ago|"
-    r"as a (?:kid|child|teenager|student)|every (?:day|morning|evening|night|week|weekend|summer|winter|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday))\s*,?\s+(?P<rest>(?:i|we)\s.+)$",
+    r"^(?:(?P<t>back in \d{4}|as a (?:kid|child|teenager|student))\s*,?\s+(?P<rest>i\s.+)"
+    r"|(?P<u>every (?:day|morning|evening|night|week|weekend|summer|winter|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday))\s*,?\s+(?P<we>we\s.+))$",
+    _I,
+)
+# "Doing research makes sense", "Working out together is great": the -ing form is the subject.
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|makes|made|brings|helps|means|feels|seems|sounds|gives|keeps|would|will|can|could|"
+    r"should|must|has|takes|matters|works|beats)\b",
     _I,
 )
 _NAME_IS = re.compile(r"^name\s+is\b", _I)
@@ -120,7 +127,10 @@ def implied_subject(clause: str) -> str:
     """ "moved to Glasgow" → "I moved to Glasgow"; a clause with a subject is returned unchanged."""
     text = clause.strip()
     if match := _PAST_TIME_FIRST.match(text):
-        return f"{match.group('rest').rstrip(' .!')} {match.group('t')[0].lower()}{match.group('t')[1:]}"
+        time, rest = (
+            (match.group("t"), match.group("rest")) if match.group("t") else (match.group("u"), match.group("we"))
+        )
+        return f"{rest.rstrip(' .!')} {time[0].lower()}{time[1:]}"
     if text[:2] != "I " and not text[:2] == "I'":
         text = text[:1].lower() + text[1:]  # "Got a …" → "I've got a …"
     else:
@@ -133,7 +143,7 @@ def implied_subject(clause: str) -> str:
         text = ("I " if _GOT_EVENT.match(text) else "I've ") + text
     elif _PAST.match(text):
         text = "I " + text
-    elif _ONGOING.match(text):
+    elif _ONGOING.match(text) and not _FINITE.search(text):
         text = "I'm " + text
     else:
         return clause.strip()

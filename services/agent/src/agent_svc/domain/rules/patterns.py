@@ -518,12 +518,18 @@ _HOUSEHOLD_VERBS = {"have": "has", "got": "has", "own": "owns", "keep": "keeps",
                     "bought": "bought", "just bought": "just bought", "'ve got": "has", "have got": "has"}  # fmt: skip
 
 
+_OWNING = {"have", "got", "'ve got", "have got", "own", "keep"}
+_COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s", _I)
+
+
 def _household(m: re.Match[str], speaker: str) -> Built:
     """ "We have a Ford Focus": the user's household, said as "we"."""
     verb = re.sub(r"\s+", " ", m.group("verb").lower())
     what = _tidy(m.group("v"))
     if len(what.split()) < 2 or _PRONOUN_OBJECT.match(what):
         return None
+    if verb in _OWNING and not (_COUNTED.match(what) or re.search(r"\bevery\b", what, _I)):
+        return None  # "we've got the right attitude": things counted ("a pup", "two cats") or a routine
     return PatternMatch("fact", f"The user's household {_HOUSEHOLD_VERBS.get(verb, verb)} {what}.")
 
 

@@ -239,3 +239,14 @@ async def test_what_a_group_has_that_is_not_a_thing_owned_is_not_the_households(
 async def test_a_short_time_said_first_is_left_where_it_stands() -> None:
     found = await _reflect("Last year I ran a half marathon and loved it.")
     assert [m.content for m in found.memories] == ["Last year the user ran a half marathon."]
+
+
+async def test_what_the_household_keeps_is_kept_unless_it_is_a_habit() -> None:
+    found = await _reflect("We keep chickens behind the shed.")
+    assert [m.content for m in found.memories] == ["The user's household keeps chickens behind the shed."]
+    assert (await _reflect("We keep each other sane.")).memories == ()
+
+
+async def test_a_cannot_after_a_dropped_i_does_not_make_the_ing_form_a_subject() -> None:
+    found = await _reflect("off to crete next week, can't wait")
+    assert [m.content for m in found.memories] == ["The user is off to crete next week, can't wait."]

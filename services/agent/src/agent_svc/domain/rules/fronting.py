@@ -44,7 +44,7 @@ _PAST_TIME_FIRST = re.compile(
 # "Doing research makes sense", "Working out together is great": the -ing form is the subject.
 _FINITE = re.compile(
     r"\b(?:is|are|was|were|makes|made|brings|helps|means|feels|seems|sounds|gives|keeps|would|will|can|could|"
-    r"should|must|has|takes|matters|works|beats)\b",
+    r"should|must|has|takes|matters|works|beats)\b(?!')",
     _I,
 )
 _NAME_IS = re.compile(r"^name\s+is\b", _I)

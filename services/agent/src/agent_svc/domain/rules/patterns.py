@@ -518,7 +518,8 @@ _HOUSEHOLD_VERBS = {"have": "has", "got": "has", "own": "owns", "keep": "keeps",
                     "bought": "bought", "just bought": "just bought", "'ve got": "has", "have got": "has"}  # fmt: skip
 
 
-_OWNING = {"have", "got", "'ve got", "have got", "own", "keep"}
+_OWNING = {"have", "got", "'ve got", "have got", "own"}
+_NOT_KEPT = re.compile(r"^(?:the|each|in|it|things|going|busy|trying|our|an eye|up|on|track|quiet|calm|faith)\b", _I)
 _COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s", _I)
 
 
@@ -530,6 +531,8 @@ def _household(m: re.Match[str], speaker: str) -> Built:
         return None
     if verb in _OWNING and not (_COUNTED.match(what) or re.search(r"\bevery\b", what, _I)):
         return None  # "we've got the right attitude": things counted ("a pup", "two cats") or a routine
+    if verb == "keep" and _NOT_KEPT.match(what):
+        return None  # "we keep bees" is owning; "we keep each other going" is not
     return PatternMatch("fact", f"The user's household {_HOUSEHOLD_VERBS.get(verb, verb)} {what}.")
 
 

@@ -3,7 +3,7 @@
 // confirm and contradict when the key holds observations:write.
 import { get, id, post } from "./api.js";
 import { bar, clear, enumText, field, h, meta, num, select, when } from "./dom.js";
-import { pager, title } from "./common.js";
+import { pager, STALE, title } from "./common.js";
 
 const PAGE_SIZE = 20;
 const STATUSES = ["ACTIVE", "STALE", "SUPERSEDED", "INVALIDATED"];
@@ -155,7 +155,7 @@ export async function render(root, ctx, [beliefId]) {
   const filters = h("form", { class: "bar", "aria-label": "Browse beliefs" }, field("User id", userInput), field("Agent id", agentInput), field("Status", statusSelect), h("button", { type: "submit" }, "Browse"));
   const queryInput = h("input", { name: "query", type: "search", autocomplete: "off" });
   const search = h("form", { class: "bar", role: "search", "aria-label": "Search beliefs" }, field("Search beliefs by meaning", queryInput), h("button", { type: "submit" }, "Search"));
-  const pages = pager(async (token) => {
+  const pages = pager(async (token, fresh) => {
     const answer = await get("/v1/observations", {
       userId: userInput.value.trim(),
       agentId: agentInput.value.trim(),
@@ -163,6 +163,7 @@ export async function render(root, ctx, [beliefId]) {
       pageSize: PAGE_SIZE,
       pageToken: token,
     });
+    if (!fresh()) return STALE;
     show(answer.observations || []);
     return answer.nextPageToken || "";
   });

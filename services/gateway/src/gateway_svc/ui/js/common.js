@@ -27,25 +27,36 @@ export function reportError(error) {
   window.dispatchEvent(new CustomEvent("lore-error", { detail: error }));
 }
 
+// Pages of a list: load(token, fresh) asks for one page, renders it and returns the next page's
+// token. A load that a newer one (another page, or start() again with other filters) has
+// overtaken must render nothing: load checks fresh() after each await, else a slow answer to an
+// old question would replace the new one's, and whatever was typed into it.
+export const STALE = Symbol("stale");
+
 export function pager(load, fail = reportError) {
   const tokens = [""];
   let index = 0;
+  let latest = 0;
   const label = h("span", { "aria-live": "polite" });
   const previous = h("button", { type: "button", class: "secondary" }, "Previous page");
   const next = h("button", { type: "button", class: "secondary" }, "Next page");
   const element = h("div", { class: "pager" }, previous, label, next);
   async function show(at) {
     // No other page is asked for while one loads (a click lands on a disabled button).
+    const mine = ++latest;
+    const fresh = () => mine === latest;
     previous.disabled = true;
     next.disabled = true;
     let nextToken;
     try {
-      nextToken = await load(tokens[at]);
+      nextToken = await load(tokens[at], fresh);
     } catch (error) {
+      if (!fresh()) return;
       previous.disabled = index === 0;
       next.disabled = tokens.length <= index + 1;
       throw error;
     }
+    if (nextToken === STALE || !fresh()) return;
     index = at;
     if (nextToken && tokens.length === at + 1) tokens.push(nextToken);
     previous.disabled = index === 0;

@@ -2,7 +2,7 @@
 // closing a thread needs memories:write.
 import { get, id, post } from "./api.js";
 import { clear, enumText, field, h, meta, num, when } from "./dom.js";
-import { pager, scopeFields, title } from "./common.js";
+import { pager, scopeFields, STALE, title } from "./common.js";
 
 const PAGE_SIZE = 10;
 
@@ -63,14 +63,16 @@ export async function render(root, ctx) {
   const params = () => Object.fromEntries(Object.entries(scope.read()).map(([k, v]) => [`scope.${k}`, v]));
   const episodes = h("ul", { class: "cards", "aria-label": "Episodes" });
   const threads = h("ul", { class: "cards", "aria-label": "Open threads" });
-  const episodePages = pager(async (token) => {
+  const episodePages = pager(async (token, fresh) => {
     const answer = await get("/v1/episodes", { ...params(), pageSize: PAGE_SIZE, pageToken: token });
+    if (!fresh()) return STALE;
     clear(episodes).append(...(answer.episodes || []).map(episodeCard));
     if (!(answer.episodes || []).length) episodes.append(h("li", { class: "muted" }, "No episodes."));
     return answer.nextPageToken || "";
   });
-  const threadPages = pager(async (token) => {
+  const threadPages = pager(async (token, fresh) => {
     const answer = await get("/v1/open-threads", { ...params(), pageSize: PAGE_SIZE, pageToken: token });
+    if (!fresh()) return STALE;
     clear(threads).append(...(answer.threads || []).map((item) => threadCard(item, ctx, () => threadPages.start())));
     if (!(answer.threads || []).length) threads.append(h("li", { class: "muted" }, "No open threads."));
     return answer.nextPageToken || "";

@@ -2,7 +2,7 @@
 // and state one page at a time, and retrying the dead ones (admin).
 import { get, post } from "./api.js";
 import { clear, enumText, field, h, num, select, when } from "./dom.js";
-import { pager, title } from "./common.js";
+import { pager, STALE, title } from "./common.js";
 
 const PAGE_SIZE = 25;
 const STATES = ["queued", "running", "retrying", "dead"];
@@ -46,8 +46,9 @@ export async function render(root, ctx) {
   const kindSelect = select("kind", [["", "every kind"], ...["reflect", "episode", "erase"].map((k) => [k, k])], "");
   const stateSelect = select("state", [["", "every state"], ...STATES.map((s) => [s, s])], "");
   const list = h("tbody");
-  const pages = pager(async (token) => {
+  const pages = pager(async (token, fresh) => {
     const answer = await get("/v1/admin/jobs:list", { kind: kindSelect.value, state: stateSelect.value, pageSize: PAGE_SIZE, pageToken: token });
+    if (!fresh()) return STALE;
     clear(list).append(
       ...(answer.jobs || []).map((job) =>
         h(

@@ -3,7 +3,7 @@
 // edit and forget when the key holds memories:write.
 import { del, get, id, patch, post } from "./api.js";
 import { bar, clear, enumText, field, h, meta, num, select, svg, when } from "./dom.js";
-import { confirmButton, pager, scopeFields, title } from "./common.js";
+import { confirmButton, pager, scopeFields, STALE, title } from "./common.js";
 
 const TYPES = ["FACT", "PREFERENCE", "SKILL", "INSIGHT", "COMMITMENT", "OPINION", "DECISION", "MESSAGE",
   "TOOL_INTERACTION", "SESSION_SUMMARY", "DAILY_DIGEST"];
@@ -188,7 +188,7 @@ export async function render(root, ctx, [memoryId]) {
     h("button", { type: "submit" }, "Browse"),
     h("span", { class: "muted" }, "Type and status narrow a search too."),
   );
-  const pages = pager(async (token) => {
+  const pages = pager(async (token, fresh) => {
     const answer = await get("/v1/memories", {
       ...Object.fromEntries(Object.entries(scope.read()).map(([k, v]) => [`scope.${k}`, v])),
       memoryTypes: typeSelect.value,
@@ -196,6 +196,7 @@ export async function render(root, ctx, [memoryId]) {
       pageSize: PAGE_SIZE,
       pageToken: token,
     });
+    if (!fresh()) return STALE;
     show(answer.memories || []);
     summary.textContent = `${(answer.memories || []).length} memories on this page (${PAGE_SIZE} per page).`;
     return answer.nextPageToken || "";

@@ -3,7 +3,7 @@
 // per section against the budget — or why there is none (expired past the turn-result retention).
 import { get, id } from "./api.js";
 import { bar, clear, enumText, h, meta, num, select, when, field } from "./dom.js";
-import { pager, scopeFields, title } from "./common.js";
+import { pager, scopeFields, STALE, title } from "./common.js";
 
 const PAGE_SIZE = 20;
 const TURNS_PAGE_SIZE = 50;
@@ -167,8 +167,9 @@ function turnRow(sessionId, turn, ctx) {
 async function renderSession(root, ctx, sessionId) {
   const { session } = await get(`/v1/sessions/${id(sessionId)}`);
   const transcript = h("ol", { class: "cards", "aria-label": "Transcript" });
-  const pages = pager(async (token) => {
+  const pages = pager(async (token, fresh) => {
     const answer = await get(`/v1/sessions/${id(sessionId)}/turns`, { pageSize: TURNS_PAGE_SIZE, pageToken: token });
+    if (!fresh()) return STALE;
     clear(transcript).append(...(answer.turns || []).map((turn) => turnRow(sessionId, turn, ctx)));
     return answer.nextPageToken || "";
   });
@@ -187,13 +188,14 @@ export async function render(root, ctx, [sessionId]) {
   const scope = scopeFields(ctx);
   const statusSelect = select("status", [["", "any status"], ["SESSION_STATUS_ACTIVE", "active"], ["SESSION_STATUS_ENDED", "ended"]], "");
   const list = h("ul", { class: "cards", "aria-label": "Sessions" });
-  const pages = pager(async (token) => {
+  const pages = pager(async (token, fresh) => {
     const answer = await get("/v1/sessions", {
       ...Object.fromEntries(Object.entries(scope.read()).map(([k, v]) => [`scope.${k}`, v])),
       status: statusSelect.value,
       pageSize: PAGE_SIZE,
       pageToken: token,
     });
+    if (!fresh()) return STALE;
     clear(list).append(...(answer.sessions || []).map(sessionRow));
     if (!(answer.sessions || []).length) list.append(h("li", { class: "muted" }, "No sessions."));
     return answer.nextPageToken || "";

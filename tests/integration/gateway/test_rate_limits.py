@@ -16,9 +16,10 @@ from tests.integration.gateway.conftest import _create_key, gateway_settings
 @pytest.fixture
 async def limited(services, migrated_pg, redis_url):
     """A gateway of its own with small limits: 3 requests at once, 2/s after, per scope; writes
-    of memories 1 at once and 1/s."""
+    of memories 1 at once, then one every 20 s (so a second write is refused however long the
+    first took on a loaded machine: at 1/s, a first write of a second refilled the bucket)."""
     settings = gateway_settings(
-        services, migrated_pg, redis_url, LORE_RATE_LIMIT="2:3", LORE_RATE_LIMITS="memories:write=1:1"
+        services, migrated_pg, redis_url, LORE_RATE_LIMIT="2:3", LORE_RATE_LIMITS="memories:write=0.05:1"
     )
     app = create_app(settings)
     clients: list[httpx.AsyncClient] = []

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from agent_svc.domain.transcript import Scope, Turn
+from agent_svc.domain.transcript import MAX_METADATA_ENTRIES, Scope, Turn
+
+MESSAGE_ROLE = "role"  # the metadata key of a message memory naming its turn's role
 
 
 class MessageIndex(Protocol):
@@ -37,9 +39,13 @@ class MemoryWrite:
 
     @classmethod
     def message(cls, turn: Turn) -> MemoryWrite:
-        """The turn itself as a ``message`` memory: valid when it was said, with its metadata and
-        its speaker's name before its words when known, keyed by the turn so every retry lands on
-        the same item."""
+        """The turn itself as a ``message`` memory: valid when it was said, with its metadata plus
+        ``role`` (the turn's: whose words they are, "user" or "assistant", for a context to say so;
+        left out only when the turn's metadata is already full) and its speaker's name before its
+        words when known, keyed by the turn so every retry lands on the same item."""
+        metadata = dict(turn.metadata)
+        if MESSAGE_ROLE in metadata or len(metadata) < MAX_METADATA_ENTRIES:
+            metadata[MESSAGE_ROLE] = turn.role
         return cls(
             key=f"turn:{turn.id}",
             kind="message",
@@ -47,7 +53,7 @@ class MemoryWrite:
             importance=0.5,
             valid_at=turn.created_at,
             turn_ids=(turn.id,),
-            metadata=dict(turn.metadata),
+            metadata=metadata,
             source=turn.source,
             speaker=turn.speaker,
         )

@@ -393,6 +393,7 @@ def recalled_memory(
         metadata=dict(memory.metadata),
         session_id=memory.provenance.session_id,
         turn_ids=tuple(memory.provenance.turn_ids),
+        speaker=memory.provenance.speaker,
     )
 
 

@@ -37,6 +37,7 @@ from assembler_svc.domain.gathered import (
 )
 from assembler_svc.domain.model import Candidate, Section, Source
 from assembler_svc.domain.sections import is_message, section_for_memory_type, section_for_observation_kind
+from assembler_svc.domain.speakers import attributed, filler, quoted_roles, words_of
 from assembler_svc.domain.tool_results import ToolResult, render_tool_result
 
 OPEN_THREAD_IMPORTANCE = 0.6
@@ -125,33 +126,46 @@ def engagement_candidates(engagement: EngagementDigest) -> list[Candidate]:
 def memory_candidates(
     memories: Iterable[RecalledMemory], conversation: Collection[str] = frozenset()
 ) -> list[Candidate]:
-    """``conversation``: the transcript ids of the turns the session's working memory holds."""
-    return [
-        Candidate(
-            source=Source.MEMORY,
-            id=memory.id,
-            section=section_for_memory_type(memory.memory_type),
-            text=f"{as_read_later(memory)}{_on_day(memory.valid_at)}",
-            similarity=memory.similarity,
-            recency=memory.salience,
-            importance=memory.importance,
-            vector=memory.vector,
-            occurred_at=memory.valid_at,
-            statement=memory.content.strip(),
-            in_conversation=bool(memory.turn_ids) and all(turn in conversation for turn in memory.turn_ids),
+    """``conversation``: the transcript ids of the turns the session's working memory holds. A
+    message says who said it and is ``filler`` when it says nothing worth placing (``speakers``)."""
+    memories = list(memories)
+    names = {memory.speaker for memory in memories if memory.speaker}
+    found = []
+    for memory in memories:
+        quotes = is_message(memory.memory_type)
+        words = words_of(memory.content, memory.speaker) if quotes else memory.content.strip()
+        found.append(
+            Candidate(
+                source=Source.MEMORY,
+                id=memory.id,
+                section=section_for_memory_type(memory.memory_type),
+                text=f"{as_read_later(memory)}{_on_day(memory.valid_at)}",
+                similarity=memory.similarity,
+                recency=memory.salience,
+                importance=memory.importance,
+                vector=memory.vector,
+                occurred_at=memory.valid_at,
+                statement=words,
+                in_conversation=bool(memory.turn_ids) and all(turn in conversation for turn in memory.turn_ids),
+                turn_ids=memory.turn_ids,
+                quotes=quotes,
+                filler=quotes and filler(words, memory.role, memory.speaker, names),
+            )
         )
-        for memory in memories
-    ]
+    return found
 
 
 def as_read_later(memory: RecalledMemory) -> str:
-    """A message's words as stored, with the date each relative time in it meant ("yesterday (7 May
-    2023)"): read months later, "yesterday" would mislead. A message's valid-at is when it was said;
-    what reflection extracts was dated when it was written (the same rules, ``lore_language``)."""
-    text = memory.content.strip()
-    if memory.valid_at is None or not is_message(memory.memory_type):
-        return text
-    return with_dates(text, memory.valid_at)
+    """A memory's text as placed. A message says who said it ("Noor said: …", "The user said: …",
+    "You said: …"; ``speakers``) and carries the date each relative time in it meant ("yesterday
+    (7 May 2023)"): read months later, "yesterday" would mislead. A message's valid-at is when it was
+    said; what reflection extracts was dated when it was written (the same rules, ``lore_language``)."""
+    if not is_message(memory.memory_type):
+        return memory.content.strip()
+    words = words_of(memory.content, memory.speaker)
+    if memory.valid_at is not None:
+        words = with_dates(words, memory.valid_at)
+    return attributed(words, memory.role, memory.speaker)
 
 
 def episode_candidates(episodes: Iterable[EpisodeDigest]) -> list[Candidate]:
@@ -160,7 +174,7 @@ def episode_candidates(episodes: Iterable[EpisodeDigest]) -> list[Candidate]:
             source=Source.EPISODE,
             id=episode.id,
             section=Section.MEMORIES,
-            text=f"Earlier conversation{_on_day(episode.ended_at, 'ended')}: {episode.summary.strip()}",
+            text=f"Earlier conversation{_on_day(episode.ended_at, 'ended')}: {quoted_roles(episode.summary.strip())}",
             statement=episode.summary.strip(),
             similarity=episode.similarity,
             recency=episode.salience,

@@ -64,9 +64,16 @@ class RecalledMemory:
     vector: tuple[float, ...] | None = None
     entities: tuple[str, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
-    # Provenance: the session and the turns the memory was learnt from.
+    # Provenance: the session and the turns the memory was learnt from; a message's speaker by name
+    # when the turn named one.
     session_id: str = ""
     turn_ids: tuple[str, ...] = ()
+    speaker: str = ""
+
+    @property
+    def role(self) -> str:
+        """A message's turn role ("user", "assistant") as the agent keeps it in the metadata; "" unknown."""
+        return self.metadata.get("role", "").strip().lower()
 
 
 @dataclass(frozen=True, slots=True)

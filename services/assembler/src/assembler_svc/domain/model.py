@@ -7,6 +7,7 @@ the prompt.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from collections.abc import Mapping
@@ -97,7 +98,10 @@ class Candidate:
     day, a belief's confidence): duplicates are compared on it ("" → ``text``). ``lead`` items go
     before the section's other ranked ones (the user's beliefs in the user profile, seed 004).
     ``in_conversation`` marks a memory learnt only from turns the session's working memory holds:
-    the caller has them already, so it is a DUPLICATE of working memory.
+    the caller has them already, so it is a DUPLICATE of working memory. ``turn_ids`` are the
+    transcript turns a memory was learnt from (a message: its own turn), ``quotes`` marks a message
+    as said (a fact learnt from the same turn is placed instead, ``relevance``), ``filler`` one that
+    says nothing worth placing (``speakers``): BELOW_THRESHOLD whatever its score.
     """
 
     source: Source
@@ -113,6 +117,9 @@ class Candidate:
     statement: str = ""
     lead: bool = False
     in_conversation: bool = False
+    turn_ids: tuple[str, ...] = ()
+    quotes: bool = False
+    filler: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +159,10 @@ def with_budgets(overrides: Mapping[Section | int, int] | None = None) -> Mappin
     return MappingProxyType(merged)
 
 
+# Nothing relevant was found when no searched candidate is this similar to the message (chosen on the
+# tuning conversations of bench/context_quality.py, docs/assembler.md).
+MIN_RELEVANCE = 0.0
+
 # Where tokens a section leaves unused go first (``pipeline``): what was recalled for this message
 # before what the caller gave.
 SPARE_ORDER: tuple[Section, ...] = (
@@ -171,7 +182,10 @@ class AssemblyPolicy:
     """How one assembly scores, dedupes and budgets. ``budgets`` is normalised on construction: keys
     become ``Section``s and a section missing from it keeps its default budget, so a partial mapping
     is an override, never a silent 0. ``fixed`` sections (the ones a caller set) keep exactly their
-    budget; every other may take the tokens other sections left unused (``share_spare``)."""
+    budget; every other may take the tokens other sections left unused (``share_spare``).
+    ``min_relevance``: when no searched candidate is at least this similar to the message, nothing
+    relevant was found and the context says so instead of placing the nearest ones (``relevance``;
+    0 turns it off)."""
 
     weights: Weights = field(default_factory=Weights)
     min_score: float = 0.3
@@ -179,10 +193,13 @@ class AssemblyPolicy:
     budgets: Mapping[Section, int] = field(default_factory=lambda: DEFAULT_BUDGETS)
     fixed: frozenset[Section] = frozenset()
     share_spare: bool = True
+    min_relevance: float = MIN_RELEVANCE
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_score, int | float) and 0 <= self.min_score <= 1):
             raise ValueError(f"min_score must be between 0 and 1, got {self.min_score!r}")
+        if not (isinstance(self.min_relevance, int | float) and 0 <= self.min_relevance <= 1):
+            raise ValueError(f"min_relevance must be between 0 and 1, got {self.min_relevance!r}")
         if not (isinstance(self.duplicate_cosine, int | float) and 0 < self.duplicate_cosine <= 1):
             raise ValueError(f"duplicate_cosine must be in (0, 1], got {self.duplicate_cosine!r}")
         budgets = with_budgets(self.budgets)
@@ -197,7 +214,7 @@ class AssemblyPolicy:
         merged = dict(self.budgets)
         merged.update({Section(key): tokens for key, tokens in overrides.items()})
         fixed = self.fixed | {Section(key) for key in overrides}
-        return AssemblyPolicy(self.weights, self.min_score, self.duplicate_cosine, merged, fixed, self.share_spare)
+        return dataclasses.replace(self, budgets=merged, fixed=fixed)
 
     def may_take_spare(self, section: Section) -> bool:
         return self.share_spare and section not in self.fixed and self.budgets[section] > 0

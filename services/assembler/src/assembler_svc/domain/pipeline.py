@@ -6,11 +6,17 @@
    the threshold; any other with ``total < min_score`` is BELOW_THRESHOLD. A non-pinned candidate
    repeating an earlier candidate's (source, id) is a DUPLICATE of that id: the manifest names
    items by id, so one id is placed at most once. A memory learnt only from turns the session's
-   working memory holds (``in_conversation``) is a DUPLICATE of ``WORKING_MEMORY_ID``.
+   working memory holds (``in_conversation``) is a DUPLICATE of ``WORKING_MEMORY_ID``. A message
+   that says nothing worth placing (``filler``: small talk, an assistant's reply with nothing to
+   come back to; ``speakers``) is BELOW_THRESHOLD whatever its score. When nothing a search found
+   is relevant (``relevance``: no similarity reaches ``min_relevance``), the ranked memories,
+   beliefs, threads and opinions are BELOW_THRESHOLD and a pinned MEMORIES item says so.
 2. Dedupe (``dedupe``) the surviving non-pinned candidates across all sections, beliefs first, then
    newest first: same polarity and equal normalised statement, cosine of the vectors above
    ``duplicate_cosine`` or the same content words → DUPLICATE, with ``duplicate_of`` the kept
-   candidate's id. Pinned candidates are never deduped.
+   candidate's id. Pinned candidates are never deduped. Then a message whose turn a kept learnt
+   memory came from is a DUPLICATE of that memory unless the question needs its wording
+   (``relevance.facts_over_lines``).
 3. Order within a section: pinned first in input order, then ``lead`` ones, then the others; each
    group by total descending, ties by ``occurred_at`` descending (unknown last), then id, then
    source; so shuffling the ranked candidates never changes the result.
@@ -58,6 +64,13 @@ from assembler_svc.domain.model import (
     Source,
     TokenCounter,
     UnavailableSource,
+)
+from assembler_svc.domain.relevance import (
+    NEAREST,
+    best_similarity,
+    facts_over_lines,
+    nothing_found_candidate,
+    nothing_relevant,
 )
 from assembler_svc.domain.render import clean, is_prose, join_sections, render_line
 from assembler_svc.domain.scoring import below_threshold, score
@@ -135,11 +148,19 @@ def assemble(
     persona_mode: str = "",
     mood: str = "",
     known_anything: bool | None = None,
+    message: str = "",
 ) -> Assembly:
-    """The context for one turn; see the module docstring for every rule."""
+    """The context for one turn; see the module docstring for every rule. ``message``: the turn's,
+    which a message's wording may be needed for (``relevance``)."""
     cached = _CountingCache(counter)
     first_session = is_first_session(candidates, unavailable, known_anything)
     items = [first_session_candidate(), *candidates] if first_session else list(candidates)
+    nothing = not first_session and nothing_relevant(candidates, unavailable, policy.min_relevance)
+    if nothing:
+        items.append(nothing_found_candidate())
+        far = f"nothing relevant found: the best similarity {best_similarity(candidates):.3f} is under " + (
+            f"{policy.min_relevance:.3f}"
+        )
 
     # 1. score, threshold, repeated ids
     scores = [score(candidate, policy.weights) for candidate in items]
@@ -160,6 +181,12 @@ def assemble(
         if candidate.in_conversation:
             outcome[index], duplicate_of[index] = Outcome.DUPLICATE, WORKING_MEMORY_ID
             reasons[index] = "learnt from this conversation's recent turns, which the caller holds"
+        elif candidate.filler:
+            outcome[index] = Outcome.BELOW_THRESHOLD
+            reasons[index] = "small talk: says nothing to come back to"
+        elif nothing and candidate.section in NEAREST:
+            outcome[index] = Outcome.BELOW_THRESHOLD
+            reasons[index] = far
         elif below_threshold(candidate, scores[index], policy.min_score):
             outcome[index] = Outcome.BELOW_THRESHOLD
             reasons[index] = f"score {scores[index].total:.3f} below {policy.min_score:.3f}"
@@ -182,6 +209,10 @@ def assemble(
     for position, kept in found.items():
         index = survivors[position]
         outcome[index], duplicate_of[index] = Outcome.DUPLICATE, items[survivors[kept]].id
+    placeable = {index: items[index] for index in survivors if index not in outcome}
+    for index, fact in facts_over_lines(placeable, message).items():
+        outcome[index], duplicate_of[index] = Outcome.DUPLICATE, items[fact].id
+        reasons[index] = "a fact learnt from this message is placed instead"
 
     # 3. order within each section
     pinned: dict[Section, list[int]] = {section: [] for section in Section}

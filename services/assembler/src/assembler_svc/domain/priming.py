@@ -20,7 +20,8 @@ would name things nothing is remembered about; this names only what the agent ca
 **Formatted text**: a heading, then the parts in the order above, each a titled list; lines are
 added in that order while they fit the token budget, and the manifest says which did not
 (OVER_BUDGET). The joined text is re-counted at the end (BPE is not additive), dropping the last
-line while it exceeds the budget. Scores: episodes and facts by salience, threads by how recently
+line while it exceeds the budget. Messages say who said them and small talk is left out, as in a
+context (``speakers``). Scores: episodes and facts by salience, threads by how recently
 their conversation ended, beliefs by confidence, related memories by recall score.
 """
 
@@ -46,6 +47,8 @@ from assembler_svc.domain.model import (
     TokenCounter,
     UnavailableSource,
 )
+from assembler_svc.domain.sections import is_message
+from assembler_svc.domain.speakers import filler, quoted_roles, words_of
 
 OBSERVATIONS = 5
 RELATED_MIN_SIMILARITY = 0.3  # stored vectors embed the content with its day: cosines run ~0.1 lower
@@ -122,6 +125,16 @@ def related_memories(
     return [*sharing, *close][:limit]
 
 
+def worth_placing(memories: Sequence[RecalledMemory]) -> list[RecalledMemory]:
+    """``memories`` without the messages that say nothing worth placing (``speakers.filler``)."""
+    names = {memory.speaker for memory in memories if memory.speaker}
+    return [
+        m
+        for m in memories
+        if not is_message(m.memory_type) or not filler(words_of(m.content, m.speaker), m.role, m.speaker, names)
+    ]
+
+
 def not_believed(memories: Sequence[RecalledMemory], beliefs: Sequence[Belief]) -> list[RecalledMemory]:
     """``memories`` without those a belief already states (``dedupe.same_statement``)."""
     return [m for m in memories if not any(same_statement(m.content, b.summary) for b in beliefs)]
@@ -143,7 +156,9 @@ def prime(
 ) -> Priming:
     entities = shared_entities(initial_message, recalled) if initial_message else ()
     facts = not_believed(facts, beliefs)[: limits.facts]
-    related = related_memories(not_believed(recalled, beliefs), entities, {fact.id for fact in facts}, limits.related)
+    related = related_memories(
+        not_believed(worth_placing(recalled), beliefs), entities, {fact.id for fact in facts}, limits.related
+    )
     if initial_message:  # the ones closest to the message first, then the salient recent ones
         episodes = sorted(episodes, key=lambda e: (-_episode_rank(e), e.id))
     named = {
@@ -230,7 +245,7 @@ def _episode(episode: EpisodeDigest) -> tuple[PrimedItem, Score]:
     item = PrimedItem(
         Source.EPISODE,
         episode.id,
-        f"{when}{episode.summary.strip()}{outcomes}",
+        f"{when}{quoted_roles(episode.summary.strip())}{outcomes}",
         episode.salience,
         episode.ended_at,
         {"conversation_id": episode.conversation_id} if episode.conversation_id else {},

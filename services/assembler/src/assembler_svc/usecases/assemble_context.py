@@ -102,6 +102,7 @@ async def assemble_context(
         unavailable=unavailable,
         persona_mode=request.persona_mode,
         mood=session.mood,
+        message=request.message,
     )
     wrote_state = bool(request.session_id) and not any(u.source is Source.WORKING_MEMORY for u in unavailable)
     flags = consistency_flags(session.fingerprint, assembly.fingerprint) if wrote_state else ()

@@ -502,3 +502,73 @@ def test_a_number_in_json_kept_as_text_leaves_it_json(number):
     document = json.dumps({"amount": int(number), "note": "pw b1ue-fox"})
     assert json.loads(redact(document))["note"] == "pw [password]"
     assert json.loads(redact(document))["amount"] in (int(number), "[card ending 4242]")
+
+
+# --- a password of letters only, or a PIN like a year, said with no verb ---------------------------------
+
+SAID_WITHOUT_A_VERB = [
+    ("wifi password sunflower", "wifi password [password]"),
+    ("Password bluebird.", "Password [password]."),
+    ("username jsmith password bluebird", "username jsmith password [password]"),
+    ("the router password marmalade, thanks", "the router password [password], thanks"),
+    ("password is: sunflower", "password is: [password]"),
+    ("password -> sunflower", "password -> [password]"),
+    ("password → sunflower", "password → [password]"),
+    ("passphrase: correct horse battery staple", "passphrase: [password]"),
+    ("My passphrase is still purple monkey dishwasher.", "My passphrase is still [password]."),
+    ("my PIN 1987", "my PIN [password]"),
+    ("pin 1987", "pin [password]"),
+    ("PIN 1987 for the debit card", "PIN [password] for the debit card"),
+    ("bank pin 1987, please remember it", "bank pin [password], please remember it"),
+    ("pin no. 1987", "pin no. [password]"),
+    ("the garage passcode 1999.", "the garage passcode [password]."),
+    ("That's my PIN. It's 1987.", "That's my PIN. It's [password]."),
+    ("I was born in 1987 and my PIN is 1987", "I was born in 1987 and my PIN is [password]"),
+]
+
+
+@pytest.mark.parametrize(("said", "kept"), SAID_WITHOUT_A_VERB)
+def test_a_password_of_letters_or_a_pin_like_a_year_said_with_no_verb_is_replaced(said, kept):
+    assert redact(said) == kept
+
+
+LOOK_ALIKES_OF_PLAIN_PASSWORDS = [
+    "I was born in 1987.",
+    "Born in 1987, raised in Leeds.",
+    "Call me on 07700 900123; my order number is 1987 2291.",
+    "ISBN 978-0-306-40615-7 came out in 1987.",
+    "We met on 15/03/1987 and married in 1990.",
+    "Pin 1987 photos to the board, please.",
+    "Can you pin 2024 to the top of the list?",
+    "I use a password manager.",
+    "My password expired yesterday.",
+    "I need to reset my password today.",
+    "Send me the password reset link please.",
+    "my passphrase is wrong",
+    "the passphrase is too long to type every time.",
+    "What's the wifi password?",
+    "The PIN pad at the till was broken.",
+    "That's my PIN. It's 2024, the year I opened the account, not the number.",
+]
+
+
+@pytest.mark.parametrize("text", LOOK_ALIKES_OF_PLAIN_PASSWORDS)
+def test_years_dates_phone_order_numbers_and_words_after_a_password_word_stay(text):
+    assert redact(text) == text
+
+
+@st.composite
+def plain_words(draw) -> str:
+    """A password of letters only, as people pick them: a made-up word of two to five syllables."""
+    syllables = st.sampled_from(["ka", "lo", "mi", "ru", "te", "zo", "pa", "ne", "sun", "flo", "wer", "bir"])
+    return "".join(draw(st.lists(syllables, min_size=2, max_size=5)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    plain_words(),
+    st.sampled_from(["wifi password", "my password", "Password", "the router passcode", "email pw"]),
+    st.sampled_from(["", ".", ", thanks", "!", "\nThat's all."]),
+)
+def test_any_word_after_a_password_label_that_ends_its_clause_is_replaced(word, label, after):
+    assert redact(f"{label} {word}{after}") == f"{label} [password]{after}"

@@ -10,11 +10,15 @@
 - **iban** — an IBAN of a known country, of that country's length, with a valid mod-97 check
   digit pair, in groups of four or not. ``[IBAN ending 1234]``.
 - **password** — a value stated as a password, passphrase, passcode or PIN after a verb or a sign
-  ("my password is …", "pw: …", "pass: …", "PIN — …", "the wifi passcode for the cabin is …",
-  "changed my password to …"), straight after the label ("password Kettle77", "pin 2291") or in the
-  next sentence ("… my wifi password. It's …") when it looks like one (four or more digits, not a year, or a
-  word with a digit or a symbol), and the password of a URL's user-info (``https://user:…@host``). The
-  value alone becomes ``[password]``.
+  ("my password is …", "pw: …", "pass: …", "PIN — …", "password -> …", "the wifi passcode for the
+  cabin is …", "changed my password to …"), straight after the label ("password Kettle77", "pin 2291")
+  or in the next sentence ("… my wifi password. It's …") when it looks like one (four or more digits,
+  or a word with a digit or a symbol), and the password of a URL's user-info (``https://user:…@host``).
+  Said straight after a label that is a noun there ("my PIN …", "wifi password …", a label opening
+  its clause; not "can you pin …") and ending its clause, a word of letters is one too ("wifi password
+  sunflower"; not "password manager", "password again") and so are four digits like a year ("PIN
+  1987"); a year alone as the next sentence ("That's my PIN. It's 1987.") as well. A passphrase's
+  words go to the clause's end. The value alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs), the
   token after ``Bearer``/``Basic``, a value stated as an API key, token, secret or key (after a bare
@@ -128,14 +132,14 @@ _VALUE = (
     r"(?:\"?\"(?P<dq>[^\n]{1,128}?)\"(?=[\s.,;:!?)\]}\"'\\]|$)|'(?P<sq>[^'\n]{1,128})'|`(?P<bq>[^`\n]{1,128})`"
     r"|(?P<bare>[^\s\"]{1,128}(?:\"[^\s\",:;}\]\\]{1,64})*))"
 )
-# The signs between a label and its value: a colon, an equals sign, a dash, an en or em dash.
-_SIGN = r"\s*[:=]\s*|\s*[\u2013\u2014]\s*|\s+-{1,2}\s+"
-_PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number))?)"
+# The signs between a label and its value: an arrow, a colon, an equals sign, a dash, an en or em dash.
+_SIGN = r"\s*(?:->|=>|\u2192)\s*|\s*[:=]\s*|\s*[\u2013\u2014]\s*|\s+-{1,2}\s+"
+_PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number|no\.|#))?)"
 # A value stated as a password: the label, what it is for, the verb or sign, then the value.
 _PASSWORD = re.compile(
     rf"\b{_PASSWORD_LABEL}"
     r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
-    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)\s+(?:still\s+|now\s+)?)"
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)(?:\s*:)?\s+(?:still\s+|now\s+)?)"
     + _VALUE,
     re.IGNORECASE,
 )
@@ -418,6 +422,70 @@ def _looks_like_password(value: str, *, years: bool = True) -> bool:
     return any(not char.isalnum() and char not in "'-.," for char in value[1:-1])
 
 
+# What a label is a noun after ("my PIN 1987", "bank pin 1987", "the router password sunflower"), not
+# a verb ("can you pin 2024 goals …"): a determiner, a possessive or a thing with a PIN or password.
+_LABEL_AS_NOUN = re.compile(
+    r"(?:^|[.!?,;:(\n-]\s*|\b(?:my|the|our|your|his|her|their|its|new|bank|card|debit|credit|atm|phone|sim|door|"
+    r"alarm|safe|lock|locker|garage|gate|wifi|wi-fi|router|email|e-mail|account|login|laptop|computer|user(?:name)?\s+"
+    r"[^\s,;]+|[\w-]+['\u2019]s)\s+)$",
+    re.IGNORECASE,
+)
+# Where a value said straight after its label ends: the clause ends, or "for" says what it opens.
+_VALUE_ENDS = re.compile(r"\s*(?:$|[.!?,;:)\n]|\s(?:for|btw|thanks|please|ok)\b)", re.IGNORECASE)
+# Words that follow a bare "password" as the name of something else ("password manager", "password
+# again"): a value said plainly is a password only when it is none of them.
+_AFTER_A_PASSWORD_WORD = frozenset(
+    """manager managers reset resets hint hints policy policies field fields box prompt protected protection
+    change changes rule rules requirement requirements strength expiry expiration generator vault app apps
+    screen page form login recovery sharing hygiene leak leaks breach again today yesterday tomorrow tonight
+    lol btw recently twice earlier later already anyway though please thanks either entry entered typed works
+    worked keeper list file spreadsheet section question questions issue issues problem problems error errors
+    stuff thing things security update updates length complexity rotation less free based authentication
+    auth input dialog window request requests email emails link forgot pad pads protect plz pls thx will goes
+    reads says""".split()
+)
+
+
+# A passphrase's words, three to eight of them, up to where its clause ends.
+# A sentence, not a passphrase, holds one of these ("the passphrase is too long to type").
+_GRAMMAR_WORDS = frozenset(
+    "a an the to too is are was be not no very so and or but of in on at for with it that this my your i you".split()
+)
+_PASSPHRASE = re.compile(r"[^\s.,;!?]+(?:[ \t]+[^\s.,;!?\[\]]+){2,7}(?=\s*(?:$|[.,;!?\n]))")
+
+
+def _year_may_be_one(text: str, span: tuple[int, int], pattern: re.Pattern[str]) -> bool:
+    """Whether four digits like a year may be the value: after "pass:", or alone as the next sentence
+    ("That's my PIN. It's 1987."), not a sentence going on about the year ("It's 2024 and …")."""
+    return pattern is _PASS_LABELLED or (pattern is _PASSWORD_NEXT and _SENTENCE_ENDS.match(text, span[1]) is not None)
+
+
+_SENTENCE_ENDS = re.compile(r"\s*(?:[.!]|$)")
+
+
+def _stated_plainly(
+    text: str, found: re.Match[str], span: tuple[int, int], value: str, pattern: re.Pattern[str]
+) -> bool:
+    """A value straight after its label that does not look like a password ("password sunflower",
+    "PIN 1987") is one when the label is a noun there and the value ends its clause: a word of
+    letters after a password label, four digits (a year too) after a PIN or passcode."""
+    if pattern is not _PASSWORD_UNMARKED or not _VALUE_ENDS.match(text, span[1]):
+        return False
+    if not _LABEL_AS_NOUN.search(text, 0, found.start()):
+        return False
+    label = found.group().split()[0].lower()
+    if value.isdigit():
+        return len(value) >= 4 and label.startswith(("pin", "passcode", "pass"))
+    return (
+        value.isalpha()
+        and len(value) >= 4
+        and not label.startswith("pin")
+        and value.lower() not in _NOT_A_VALUE
+        and value.lower() not in _AFTER_A_PASSWORD_WORD
+        and not value.lower().endswith(("ed", "ing", "ly"))
+    )
+
+
 def _passwords(text: str, context: str) -> Iterator[_Span]:
     for pattern, must_look_like_one in _password_patterns(text):
         for found in pattern.finditer(text):
@@ -426,9 +494,20 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
                 continue
             value = text[span[0] : span[1]]
             bare = found.group("bare") is not None
+            if bare and pattern is _PASSWORD and found.group().lower().startswith("passphrase"):
+                # several words to the clause's end ("passphrase: correct horse battery staple")
+                phrase = _PASSPHRASE.match(text, span[0])
+                if phrase and not _GRAMMAR_WORDS.intersection(phrase.group().lower().split()):
+                    yield span[0], phrase.end(), PASSWORD
+                    continue
             if _is_placeholder(value) or (bare and value.lower() in _NOT_A_VALUE):
                 continue
-            if bare and must_look_like_one and not _looks_like_password(value, years=pattern is _PASS_LABELLED):
+            if (
+                bare
+                and must_look_like_one
+                and not _looks_like_password(value, years=_year_may_be_one(text, span, pattern))
+                and not _stated_plainly(text, found, span, value, pattern)
+            ):
                 continue
             if pattern is _PASS_LABELLED and (found.group("before") or "").lower() in _NOT_A_CREDENTIAL_PASS:
                 continue

@@ -10,9 +10,11 @@ _I = re.IGNORECASE
 # A clause ends where a new subject starts: after ";", a dash, or a comma or "and"/"but"/"so" before
 # "I", "my", "we" or a pronoun standing for someone just named ("… and she runs a bakery").
 _SUBJECT = r"(?:i|i'm|im|i'll|i've|i'd|i am|we|we've|we'll|we're|my|let's|let me|he|she|he's|she's)\b"
+# After "and" or "but", a verb that goes on with the subject already said ("… but live in Edinburgh now").
+_GOES_ON = r"(?:(?:now|also|still|currently)\s+)?(?:live|moved|relocated|settled|work|teach|study|go by)\b"
 _CLAUSE_BREAK = re.compile(
     rf";\s*|,\s*but\s+|\s+[-–—]+\s+|:\s+(?={_SUBJECT})|,\s*(?:and\s+|but\s+|so\s+)?(?={_SUBJECT})|"
-    rf",?\s+(?:and|but|so)\s+(?={_SUBJECT})",
+    rf"(?<!^me)(?<!^Me),?\s+(?:and|but|so)\s+(?={_SUBJECT})|,?\s+(?:and|but)\s+(?={_GOES_ON})",
     _I,
 )
 
@@ -26,7 +28,15 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
     spans.append((start, len(sentence)))
     merged: list[tuple[int, int]] = []
     for a, b in spans:
-        if merged and not strip_openers(sentence[merged[-1][0] : merged[-1][1]].strip()).strip(" ,.!"):
+        if merged and _no_clause(strip_openers(sentence[merged[-1][0] : merged[-1][1]].strip()).strip(" ,.!")):
             a = merged.pop()[0]  # "Oh, I work at Acme": an opener is no clause of its own
         merged.append((a, b))
     return [(a, b) for a, b in merged if sentence[a:b].strip()]
+
+
+# A name or "my <relation>" alone is no clause: "Juno, my greyhound, hates the rain", "My wife and I …".
+_BARE = re.compile(r"^(?:(?:meet|this is)\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?$|^(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+)?$", _I)
+
+
+def _no_clause(text: str) -> bool:
+    return not text or bool(_BARE.match(text))

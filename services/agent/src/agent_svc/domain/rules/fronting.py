@@ -14,6 +14,18 @@ from __future__ import annotations
 
 import re
 
+from agent_svc.domain.rules.lexicon import (
+    ALLERGIC_REACTION,
+    AVOIDING,
+    CHANNEL,
+    CITY_DWELLER,
+    CITY_DWELLERS,
+    FAMILY,
+    NUMBER_WORD,
+    PETS,
+    RELATION_CANON,
+    number_value,
+)
 from agent_svc.domain.rules.text import STOPWORDS
 
 _I = re.IGNORECASE
@@ -150,11 +162,14 @@ def implied_subject(clause: str) -> str:
     return text
 
 
-def fronted(clause: str) -> str:
-    """The clause as the patterns read it (unchanged when no shape here fits)."""
+def fronted(clause: str, greeted: bool = False) -> str:
+    """The clause as the patterns read it (unchanged when no shape here fits); ``greeted``: the
+    sentence opened with a greeting, so "I'm Sasha" is a name, not a description."""
     text = implied_subject(clause)
     if not text:
         return clause
+    for _ in range(2):  # "Last month we were in Venice" → "we were in Venice last month" → read again
+        text = canonical(text, greeted) or text
     if match := _LOWER_NAME.match(text):
         words = match.group("name").split()
         if not any(w.lower() in _NOT_NAMES for w in words):
@@ -189,7 +204,8 @@ def fronted(clause: str) -> str:
 
 # "Eggs bring me out in a rash - I'm allergic to them": the thing the sentence opened with.
 _OPENING_TOPIC = re.compile(
-    r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?:bring|brings|give|gives|make|makes|set|sets|leave|leaves)\s+me\b"
+    r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?:(?:bring|brings|give|gives|make|makes|set|sets|leave|leaves)\s+me\b|"
+    r"(?:tastes?|smells?|looks?|feels?)\s+(?:like|so|really|awful|horrible|disgusting|gross|amazing|great)\b)"
 )
 _ENDS_ON_REFERENCE = re.compile(
     r"^(?P<head>i(?:'m| am) allergic to|i can't (?:eat|have|tolerate)|i (?:really\s+)?(?:hate|loathe|love|avoid|"
@@ -236,3 +252,237 @@ def with_topic(clause: str, topic: str) -> str:
     """ "I'm allergic to them" after "Eggs bring me out in a rash" → "I'm allergic to eggs"."""
     match = _ENDS_ON_REFERENCE.match(clause.strip()) if topic else None
     return f"{match.group('head')} {topic}" if match else clause
+
+
+# The canonical clause a fact's other wordings mean, kind by kind (``lexicon.py`` holds the words):
+# each shape below rewrites to the one plain form the patterns read ("Everyone calls me Kat" →
+# "call me Kat", "Shellfish gives me hives" → "I'm allergic to shellfish").
+_NAME = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+_REL = r"(?i:" + FAMILY + "|" + PETS + r")"
+_ADJ = r"(?i:(?:(?:little|old|oldest|youngest|eldest|older|younger|big|beloved|lovely|rescue|new|dear|best|baby)\s+)*)"
+# The rest of a clause that speaks of nobody else ("for my mum" makes it the mum's).
+_MINE = r"(?!.*\b(?i:my|his|her|their|your|our|him|them)\b).*"
+_AGE = r"(?P<n>\d{1,3}|" + NUMBER_WORD + r")"
+_CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), template)
+    for pattern, template in (
+        # the name the user goes by
+        (r"^(?i:(?:everyone|everybody|people|(?:all\s+)?my friends|friends|most people|my family|family)\s+calls?\s+me)"
+         r"\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
+        (r"^(?P<name>" + _NAME + r") is what (?i:everyone|everybody|people|my friends|friends|most people|my family)"
+         r" calls? me$", "call me {name}"),
+        (r"^(?i:i\s+(?:go by|prefer to be called|like to be called|'d like to be called|'d rather be called|"
+         r"'d prefer to be called|would rather be called|'d rather you called me|would rather you called me|"
+         r"'d prefer you called me|answer to))\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
+        (r"^(?i:it's|its|i'm)\s+(?P<name>" + _NAME + r")\s+(?i:to (?:my )?(?:friends|family|everyone|most people))\b",
+         "call me {name}"),
+        (r"^(?i:it's|its|i'm|i am)\s+(?P<name>" + _NAME + r"),?\s+(?i:nobody|no one)\s+(?i:calls|uses)\s+(?:me\s+)?"
+         + _NAME + r"\b", "call me {name}"),
+        (r"^(?i:just\s+)?(?P<name>" + _NAME + r")\s+(?i:is fine|works|will do|is good)\b,?\s+(?i:no need for|not|"
+         r"rather than|never)\s+" + _NAME + r"\b", "call me {name}"),
+        (r"^(?i:my\s+(?:nick ?name|preferred name|short name)\s+is)\s+(?P<name>" + _NAME + r")$", "call me {name}"),
+        (r"^(?i:i prefer)\s+(?P<name>" + _NAME + r")\s+(?i:to|over|rather than)\s+(?P<long>" + _NAME + r")$",
+         "call me {name}"),
+        # who is whose: "Noodle is my cat", "Meet Rosie, my beagle", "Juno, my greyhound, hates rain"
+        (r"^(?P<name>" + _NAME + r")(?:'s| is)\s+(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r")$",
+         "my {rel} is called {name}"),
+        (r"^(?i:meet|this is)\s+(?P<name>" + _NAME + r"),?\s+(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r")$",
+         "my {rel} is called {name}"),
+        (r"^(?P<name>" + _NAME + r"),\s*(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r"),\s*(?P<rest>[a-z].+)$",
+         "my {rel} {name} {rest}"),
+        (r"^(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r"),\s*(?P<name>" + _NAME + r"),\s*(?P<rest>[a-z].+)$",
+         "my {rel} {name} {rest}"),
+        (r"^(?i:i|we)(?i:'ve| have)?\s+(?i:just\s+|recently\s+)?(?i:got|adopted|rescued|bought|took in|have|own|"
+         r"'ve got|have got)\s+(?i:a|an|another)\s+(?P<kind>(?:[\w-]+\s+){0,2}?(?P<rel>" + _REL + r"))"
+         r"(?:,\s*|\s+(?i:and\s+(?:we\s+)?)?(?i:called|named)\s+(?i:(?:him|her|it)\s+)?)(?P<name>" + _NAME + r")$",
+         "I have a {kind} called {name}"),
+        # an age: "I'm thirty-two", "Age: 29", "Being 24", "a 37-year-old"
+        (r"^(?i:i'm|i am)\s+" + _AGE + r"(?i:\s+years old)?$", "I'm {n}"),
+        (r"^(?i:age|aged)\s*:?\s+" + _AGE + r"$", "I'm {n}"),
+        (r"^(?i:being)\s+" + _AGE + r"(?=\s+and\b|$)", "I'm {n}"),
+        (r"^(?i:as\s+)?(?i:i'm\s+|i am\s+)?(?i:an?)\s+" + _AGE + r"[- ]year[- ]old\b", "I'm {n}"),
+        # allergies: "a peanut allergy", "allergic to latex", "shellfish gives me hives"
+        (r"^(?i:(?:i(?:'ve| have)?\s+(?:got\s+|had\s+)?|i've got\s+|got\s+)?(?:an?\s+)?)"
+         r"(?i:(?:severe|serious|bad|mild|deadly|life-threatening|nasty|slight|proper|diagnosed|known|real)\s+)*"
+         r"(?P<x>(?!(?i:food|skin|seasonal|my|the)\b)[A-Za-z][\w-]*(?:\s+(?!allergy)[a-z][\w-]*)?)\s+"
+         r"(?i:allergy)(?i:\s+(?:here|too|as well|actually))?$", "I'm allergic to {x}"),
+        (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:is|are)\s+(?i:my)\s+(?i:(?:big|main|only|worst|biggest|one|"
+         r"real|serious|known)\s+)?(?i:allergy)$", "I'm allergic to {x}"),
+        (r"^(?i:i\s+(?:have|'ve got|have got)\s+(?:an?\s+)?(?:(?:severe|serious|bad|mild)\s+)?allerg(?:y|ies)\s+to)\s+"
+         r"(?P<x>.+)$", "I'm allergic to {x}"),
+        (r"^(?i:(?:my\s+)?(?:only\s+)?allerg(?:y|ies)\s*(?:is|are|:)\s*(?:to\s+)?)(?P<x>[a-z].+)$",
+         "I'm allergic to {x}"),
+        (r"^(?i:(?:(?:severely|very|really|quite|deathly|highly|badly|mildly)\s+)*allergic\s+to)\s+(?P<x>.+)$",
+         "I'm allergic to {x}"),
+        (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:" + ALLERGIC_REACTION + r")\b.*$", "I'm allergic to {x}"),
+        # staying off a food: "I avoid gluten", "no caffeine after noon for me", "gluten intolerant"
+        (r"^(?i:i\s+(?:always\s+|strictly\s+|try to\s+|tend to\s+|generally\s+)?(?:" + AVOIDING + r"))\s+(?P<x>.+)$",
+         "I avoid {x}"),
+        (r"^(?i:no|zero)\s+(?P<x>(?!problem|worries|rush|idea|need|way|chance|pressure|one|thanks)[a-z][\w-]+"
+         r"(?: [a-z][\w-]+)?(?: (?:after|before) [\w ]+?)?)\s+(?i:for me)(?i: please| thanks)?$", "I avoid {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:a bit\s+|slightly\s+|quite\s+)?(?P<x>gluten|lactose|dairy|wheat|fructose|histamine|"
+         r"caffeine|egg|soy|nut)[- ](?i:intolerant)\b.*$", "I can't tolerate {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:a bit\s+|slightly\s+)?(?i:intolerant)\s+(?i:to|of)\s+(?P<x>.+)$",
+         "I can't tolerate {x}"),
+        (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:doesn't|does not|don't|do not)\s+(?i:sit well|agree)\s+with me$",
+         "I can't tolerate {x}"),
+        (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:upsets?|upset|wrecks?|plays havoc with)\s+my\s+"
+         r"(?i:stomach|tummy|gut|digestion)$", "I can't tolerate {x}"),
+        (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:makes?|made)\s+me\s+(?i:feel\s+)?(?i:ill|sick|awful|rough|unwell|"
+         r"bloated|queasy|nauseous|poorly|terrible)$", "I can't tolerate {x}"),
+        # how to reach the user: "Email is best for me", "the best way to reach me is WhatsApp"
+        (r"^(?P<x>(?i:" + CHANNEL + r"))\s+(?i:is|are|works?)\s+(?i:(?:always|usually|much|far|definitely)\s+)?"
+         r"(?i:the\s+)?(?i:best|easiest|quickest|fastest|better|easier|preferred|ideal)\b" + _MINE + r"$",
+         "contact me by {x}"),
+        (r"^(?i:the\s+)?(?i:best|easiest|quickest|fastest)\s+(?i:way)\s+(?i:to\s+)?(?i:reach|contact|get hold of|"
+         r"get in touch with|get)\s+(?i:me\s+)?(?i:is\s+)(?i:by\s+|on\s+|via\s+|through\s+|over\s+)?"
+         r"(?P<x>(?i:" + CHANNEL + r"))\b" + _MINE + r"$", "contact me by {x}"),
+        (r"^(?i:you can\s+|please\s+)?(?i:reach|contact|get hold of)\s+(?i:me\s+)?(?i:by|on|via|over|through)\s+"
+         r"(?P<x>(?i:" + CHANNEL + r"))\b" + _MINE + r"$", "contact me by {x}"),
+        # nationality: "I hold a Spanish passport"
+        (r"^(?i:i\s+(?:have|hold|'ve got|have got|carry)\s+(?:an?\s+)?(?:(?:dual|joint)\s+)?)(?P<x>[A-Z][a-z]+)\s+"
+         r"(?i:passport|citizenship|nationality)\b.*$", "I'm {x}"),
+        (r"^(?i:my\s+nationality\s+is)\s+(?P<x>[A-Z][a-z]+)$", "I'm {x}"),
+        # likes and dislikes said of the thing: "Mayonnaise is disgusting", "The Beatles are my favourite band"
+        (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:is|are)\s+(?i:absolutely\s+|just\s+|so\s+|truly\s+|utterly\s+)?"
+         r"(?i:disgusting|vile|gross|revolting|unbearable|my pet hate|my pet peeve|my biggest pet peeve)$",
+         "I hate {x}"),
+        (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:disgusts?|repulses?|sickens?)\s+me$", "I hate {x}"),
+        (r"^(?i:nothing|few things)\s+(?i:annoys|irritates|bugs|winds up|frustrates)\s+me\s+more\s+than\s+(?P<x>.+)$",
+         "I hate {x}"),
+        (r"^(?P<x>(?:The\s+)?[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[a-z][\w' -]{1,40}?)\s+(?i:is|are|'s)\s+(?i:my|the)\s+"
+         r"(?i:absolute\s+|all-time\s+|very\s+|clear\s+|total\s+)?(?i:favou?rite|fave)\s+(?P<topic>[a-z][a-z ]{1,25}?)"
+         r"(?i:\s+of all time|\s+ever)?$", "my favourite {topic} is {x}"),
+        (r"^(?i:my\s+(?:all-time\s+)?(?:favou?rite|fave))\s+(?P<topic>[a-z][a-z ]{1,25}?)\s+(?i:has to be|would be|"
+         r"would have to be|is definitely|is easily|is still|is always|of all time is|ever is)\s+(?P<x>.+)$",
+         "my favourite {topic} is {x}"),
+        # home: "I call Melbourne home", "Home for me is Cape Town", "I'm a Londoner"
+        (r"^(?i:i|we)(?i:'ve| have)?\s+(?i:just\s+|recently\s+|finally\s+)?(?i:settled)\s+(?i:down\s+)?(?i:in)\s+"
+         r"(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\b(?P<rest>.*)$", "I moved to {x}{rest}"),
+        (r"^(?i:i|we)\s+(?i:call)\s+(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+(?i:home)$", "I live in {x}"),
+        (r"^(?i:home for (?:me|us) is|my home is in|our home is in|home is in)\s+(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)$",
+         "I live in {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:a|an)\s+(?i:proud\s+|true\s+)?(?P<city>(?i:" + CITY_DWELLER + r"))\b.*$",
+         "I live in {city}"),
+        (r"^(?i:i'm\s+|i am\s+)?(?i:originally\s+)(?i:an?\s+)?(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+"
+         r"(?i:girl|boy|lad|lass|native|kid)$", "I'm from {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:an?\s+)(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+(?i:native)$", "I'm from {x}"),
+        # dates: "I turn 30 on 11 December", "Mum's birthday is on 9 May", "we tied the knot on 1 September"
+        (r"^(?i:i\s+(?:turn|'ll turn|will turn|am turning|'m turning))\s+(?:[\w-]+|a year older)\s+(?i:on|every)\s+"
+         r"(?i:the\s+)?(?P<v>.+)$", "my birthday is {v}"),
+        (r"^(?i:i\s+celebrate\s+my\s+(?:birthday|bday)\s+on)\s+(?P<v>.+)$", "my birthday is {v}"),
+        (r"^(?i:my\s+(?:birthday|bday)\s*(?:'s|is|falls)?\s+on)\s+(?P<v>.+)$", "my birthday is {v}"),
+        (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:" + FAMILY + r"))\s+(?i:turns|will turn|is turning|'ll turn)\s+[\w-]+\s+"
+         r"(?i:on)\s+(?P<v>.+)$", "my {rel}'s birthday is {v}"),
+        (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:" + FAMILY + r"))(?:'s|s)\s+(?i:birthday|bday)\s+"
+         r"(?i:falls\s+on|'s|is\s+on|is)\s+(?P<v>.+)$", "my {rel}'s birthday is {v}"),
+        (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:twins|kids|children|boys|girls|sons|daughters))\s+(?i:were)\s+(?i:born)\s+"
+         r"(?i:on)\s+(?P<v>.+)$", "my {rel}'s birthday is {v}"),
+        (r"^(?i:we)\s+(?i:married|wed|were married|tied the knot|got hitched|got wed)\s+(?i:on\s+)?(?P<v>.+)$",
+         "we got married on {v}"),
+        (r"^(?i:we\s+celebrate\s+our\s+(?:wedding\s+)?anniversary\s+on)\s+(?P<v>.+)$", "our anniversary is {v}"),
+        (r"^(?i:our|my)\s+(?i:wedding|wedding day)\s+(?i:was|is)\s+(?i:on\s+)?(?P<v>.+)$", "our anniversary is {v}"),
+        (r"^(?i:our|my)\s+(?:[\w-]+\s+)?(?i:(?:wedding\s+)?anniversary)\s+(?i:falls\s+on|is\s+on|is|'s)\s+(?P<v>.+)$",
+         "our anniversary is {v}"),
+        (r"^(?:[\w-]+)\s+(?i:years?)\s+(?i:married)\s+(?i:this|on|next)\s+(?P<v>.+)$", "our anniversary is {v}"),
+    )
+)  # fmt: skip
+# "Being Scottish", "As a nurse": a clause of its own before "I …" describes the user.
+_BEING = re.compile(r"^(?i:being)\s+(?P<x>(?!a\b|an\b|the\b)[\w' -]{2,40})$")
+_AS_A = re.compile(
+    r"^(?i:as\s+(?P<a>an?))\s+(?P<x>(?!(?:result|rule|matter|reminder|favour|favor|treat|bonus|joke|kid|child|"
+    r"teenager|student|family|team|couple|whole|side|heads|general|consequence|precaution|gift|thank)\b)"
+    r"[\w' -]{2,40})$"
+)
+# "My wife and I", "me and my sister", "Priya and I": the user among others, said as "we".
+_AND_I_LEAD = re.compile(
+    r"^(?:(?i:my|our)\s+(?:" + _REL + r")(?:\s+" + _NAME + r")?|" + _NAME + r")\s+(?i:and\s+(?:i|me))\s+(?P<rest>.+)$"
+    r"|^(?i:me and)\s+(?:(?i:my|our)\s+)?(?:(?:" + _REL + r")\s+)?(?:" + _NAME + r"|[a-z]+)\s+(?P<rest2>(?i:are|were|"
+    r"have|went|live|moved|got|own|keep|spent|met|share|just|both|will|love)\b.*)$"
+)
+_GREETED_NAME = re.compile(r"^(?i:i'm|i am|this is)\s+(?P<name>" + _NAME + r"(?: " + _NAME + r")?)$")
+_FULL_NAME = re.compile(r"^(?i:i'm|i am)\s+(?P<name>" + _NAME + r" " + _NAME + r")$")
+
+
+def we_said(clause: str) -> str:
+    """ "My wife and I got married in June" → "we got married in June" (the wife is named apart)."""
+    match = _AND_I_LEAD.match(clause.strip())
+    if not match:
+        return clause
+    return "we " + (match.group("rest") or match.group("rest2"))
+
+
+_SYNONYM = re.compile(
+    r"^(?P<my>(?i:my|our))\s+(?P<rel>(?i:gf|bf|hubby|missus|wifey|other half|better half|baby girl|baby boy|"
+    r"little girl|little boy|little one))\b"
+)
+# "Last month we were in Venice" → "we were in Venice last month": a time said first moves after the clause.
+_TIME_FIRST = re.compile(
+    r"^(?P<t>(?i:(?:last|next)\s+(?:week|weekend|month|year|summer|winter|spring|autumn|fall|christmas|easter|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)|"
+    r"in\s+(?:19|20)\d\d|yesterday|(?:a|one|two|three|four|five|six|\d+)\s+(?:days|weeks|months|years?)\s+ago))"
+    r"\s*,?\s+(?P<rest>(?i:i|we)\b.+)$"
+)
+_FAMILY_HAS = re.compile(r"^(?i:(?:our|my|the)\s+(?:family|household))\s+(?i:has|have|owns|keeps)\s+(?P<x>.+)$")
+
+
+def canonical(text: str, greeted: bool = False) -> str:
+    """The plain clause another wording of a fact means, or "" when none of the shapes fits."""
+    if match := _SYNONYM.match(text):
+        return f"{match.group('my')} {RELATION_CANON[match.group('rel').lower()]}{text[match.end() :]}"
+    if match := _TIME_FIRST.match(text):
+        time = match.group("t")
+        return f"{match.group('rest').rstrip(' .!')} {time[0].lower()}{time[1:]}"
+    if match := _FAMILY_HAS.match(text):
+        return f"we have {match.group('x')}"
+    for pattern, template in _CANONICAL:
+        match = pattern.match(text)
+        if not match:
+            continue
+        values = {k: v for k, v in match.groupdict().items() if v is not None}
+        if "name" in values and values["name"].lower() in _NOT_NAMES | _NOT_A_NAME:
+            continue
+        if "x" in values and not _topic_ok(re.sub(r"^The\s+(?=[A-Z])", "", values["x"])):
+            continue
+        if "rel" in values:
+            values["rel"] = RELATION_CANON.get(values["rel"].lower(), values["rel"].lower())
+        if "n" in values:
+            age = number_value(values["n"])
+            if age is None or not 1 <= age <= 120:
+                continue
+            values["n"] = str(age)
+        if "city" in values:
+            values["city"] = CITY_DWELLERS[values["city"].lower()]
+        if "long" in values and not values["long"].lower().startswith(values["name"].lower()[:2]):
+            continue  # "I prefer Nick to Nicholas" names; "I prefer Python to Java" does not
+        if "x" in values and match.start("x") == 0:  # a capital that only starts the clause says nothing
+            values["x"] = _lower_first(values["x"].strip())
+        return template.format(**values)
+    if (match := _BEING.match(text)) and not any(w in _POINTERS for w in match.group("x").lower().split()):
+        return f"I'm {match.group('x')}"
+    if match := _AS_A.match(text):
+        return f"I'm {match.group('a').lower()} {match.group('x')}"
+    if (
+        greeted
+        and (match := _GREETED_NAME.match(text))
+        and match.group("name").lower() not in _NOT_A_NAME | _STATES
+        and not match.group("name").lower().endswith(("ed", "ing"))
+    ):
+        return f"my name is {match.group('name')}"
+    if (match := _FULL_NAME.match(text)) and not any(w.lower() in _NOT_A_NAME for w in match.group("name").split()):
+        return f"my name is {match.group('name')}"
+    return ""
+
+
+# Capitalised words after "I'm" that are no name: nationalities, faiths, places said as people.
+_NOT_A_NAME = frozenset(
+    "english british scottish welsh irish french german italian spanish american canadian australian jewish "
+    "catholic muslim christian hindu sikh buddhist protestant mormon quaker black white asian latina latino "
+    "autistic deaf dyslexic vegan vegetarian new north south east west saint san los las el la le de van von "
+    "mr mrs ms miss dr sir lady lord professor prof doctor captain".split()
+)
+# "Hi, I'm back": how the user is, not who.
+_STATES = frozenset(
+    "back here new fine good okay ok sorry sure ready happy busy free late home done lost stuck glad well alright "
+    "great tired sick hungry excited curious confused nervous anxious bored stressed exhausted early".split()
+)

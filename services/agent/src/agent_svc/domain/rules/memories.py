@@ -19,9 +19,9 @@ from agent_svc.domain.rules.entities import entities_in
 from agent_svc.domain.rules.fronting import (
     asked_topic,
     fronted,
-    implied_subject,
     offered_topic,
     opening_topic,
+    we_said,
     with_topic,
 )
 from agent_svc.domain.rules.model import Facet, PatternMatch, Statement
@@ -72,21 +72,29 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
     for sentence in sentences(text):
         if role == "user" and sentence.clean.rstrip().endswith("?"):
             asked = asked_topic(sentence.clean) or asked
-        if len(sentence.clean) > MAX_SENTENCE_CHARS or len(sentence.clean.split()) < 2:
+        if len(sentence.clean) > MAX_SENTENCE_CHARS or (
+            len(sentence.clean.split()) < 2 and not _PRONOUN_SET.match(sentence.clean.strip())
+        ):
             continue
         body = normalise(sentence.clean)
         if not body or is_question(body) or is_hypothetical(body) or is_reported(body):
             continue
         if is_sarcastic(sentence.clean):
             continue
-        if not is_english(implied_subject(body) if role == "user" else body):
+        if not is_english(fronted(body.rstrip(".!")) if role == "user" else body):
             continue
         topic = asked if role == "user" else ""
+        greeted = bool(_GREETING.match(sentence.clean))
+        subject = ""
         for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
             clause = normalise(clause_clean).rstrip(".!")
             if role == "user":
-                clause = with_topic(fronted(resolve(clause, known)), topic)
+                said = clause
+                clause = _carried(clause, subject)
+                subject = _subject_of(clause) or subject
+                clause = we_said(clause)
+                clause = with_topic(fronted(resolve(clause, known), greeted), topic)
                 topic = topic or opening_topic(clause)
                 known += antecedents(clause_clean, role)
             excerpt = sentence.text[a:b].strip().rstrip(",;")
@@ -94,10 +102,37 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
             if statement:
                 found.append(statement)
             if role == "user":
-                found += [_from_match(match, role, excerpt) for match in mentions(clause)]
+                named = mentions(clause) + (mentions(f"with {said}") if said[:2].lower() in ("me", "my") else ())
+                found += [_from_match(match, role, excerpt) for match in named]
             if len(found) >= MAX_MEMORIES_PER_TURN:
-                return found[:MAX_MEMORIES_PER_TURN]
-    return found
+                break
+    once: dict[str, Statement] = {}
+    for statement in found:  # one fact once: "Prawns give me hives - I'm allergic to them" is one allergy
+        once.setdefault(statement.memory.content.lower(), statement)
+    return list(once.values())[:MAX_MEMORIES_PER_TURN]
+
+
+_GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
+_PRONOUN_SET = re.compile(r"^(?:she|he|they|ze|xe)\s*/\s*(?:her|hers|him|his|them|they|she|he|zir|hir|xem)\W*$", re.I)
+# A clause that goes on with the first one's subject: "I'm from Glasgow but live in Edinburgh now".
+_SUBJECT_LEAD = re.compile(r"^(?P<s>i|we)(?=\s|')", re.IGNORECASE)
+_CARRIED_VERB = re.compile(
+    r"^(?:now\s+|also\s+|still\s+|then\s+|currently\s+)?(?:live|work|moved|relocated|settled|teach|study|speak|"
+    r"go by|use|run|own|drive|have|keep|love|hate|like|enjoy|play|volunteer|work as|am|'m)\b",
+    re.IGNORECASE,
+)
+
+
+def _subject_of(clause: str) -> str:
+    match = _SUBJECT_LEAD.match(clause)
+    return match.group("s") if match else ""
+
+
+def _carried(clause: str, subject: str) -> str:
+    """A clause with no subject of its own after "I …" or "we …" takes that subject."""
+    if not subject or not _CARRIED_VERB.match(clause):
+        return clause
+    return f"{'I' if subject.lower() == 'i' else 'we'} {clause}"
 
 
 def _statement(clause: str, role: str, excerpt: str) -> Statement | None:

@@ -17,7 +17,8 @@ _I = re.IGNORECASE
 _LEAD = re.compile(
     r"^(?:(?:actually|well|oh|so|also|and|but|btw|by the way|fyi|just so you know|anyway|ok|okay|yes|yeah|yep|"
     r"right|great|cool|sure|alright|honestly|to be honest|for the record|update|hey|hi|hello|thanks|thank you|"
-    r"perfect|sounds good|good|no|nope|fine|oh and|one more thing|just to be clear|quick update|quick note|"
+    r"perfect|sounds good|good|no(?=[\s,.!:;-]*(?:[,.!:;-]|i\b|i'm\b|my\b|we\b|it's\b|not\b|actually\b|sorry\b))|"
+    r"nope|fine|oh and|one more thing|just to be clear|quick update|quick note|"
     r"fun fact|full disclosure|side note|random fact|heads up|just so (?:you|u) know|just so you're aware|"
     r"not that you asked|for what it's worth|fwiw|like i said|as i said|as i mentioned|ooh|ah|um|uh|hmm|"
     r"pls|please note|note|in fact|to be fair|frankly|basically|so yeah|oh by the way|also btw|lol|haha)"
@@ -29,14 +30,16 @@ _META_TAIL = re.compile(
     r"(?:[,;:\s-]+(?:so\s+|and\s+|but\s+)?(?:please\s+)?(?:keep (?:that|this|it) in mind|bear (?:that|this|it) in mind|"
     r"just so (?:you|u) know|just so you're aware|if that helps|if that matters|in case it matters|"
     r"for what it's worth|fwiw|for the record|by the way|btw|fyi|lol|haha|thanks|thank you|cheers|sadly|"
-    r"unfortunately|honestly|to be honest|if you need it|if you must know|as you know|you know|though))+"
+    r"unfortunately|honestly|to be honest|if you need it|if you must know|as you know|you know|though|"
+    r"nice to meet you|pleased to meet you|good to meet you|nice to e-meet you|literally|easily|at all|please))+"
     r"[\s.!,]*$",
     _I,
 )
 # "I'm really allergic" → "I'm allergic": degree words between the subject and what it says.
 _INTENSIFIER = re.compile(
     r"^(?P<head>i(?:'m| am)?|i've|i have)\s+(?:(?:really|very|so|super|seriously|severely|extremely|quite|pretty|"
-    r"totally|absolutely|genuinely|truly|definitely|incredibly|terribly|awfully|highly|deeply|mildly|slightly)\s+)+",
+    r"totally|absolutely|genuinely|truly|definitely|incredibly|terribly|awfully|highly|deeply|mildly|slightly|"
+    r"deathly|horribly|badly|dangerously|massively|hugely|super|quite badly|also|too)\s+)+",
     _I,
 )
 # Chat spelling of the first person at a clause's start: "im allergic", "ive got".

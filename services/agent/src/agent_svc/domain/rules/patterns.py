@@ -16,6 +16,7 @@ from agent_svc.domain.rules.dates import by_deadline as _by
 from agent_svc.domain.rules.dates import split_deadline
 from agent_svc.domain.rules.entities import NOT_NAMES as _NOT_NAMES
 from agent_svc.domain.rules.entities import is_name as _is_name
+from agent_svc.domain.rules.lexicon import CHANNEL, CHANNELS, PETS
 from agent_svc.domain.rules.model import Facet, PatternMatch
 from agent_svc.domain.rules.rewriting import base_form, third_person
 from agent_svc.domain.rules.rewriting import subject_of as _subject
@@ -60,13 +61,11 @@ _DIET = "vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|lactose
 _DIET_FOODS = {"meat", "fish", "pork", "beef", "dairy", "gluten", "eggs", "seafood", "chicken", "alcohol", "sugar"}
 _RELATIONS = (
     "wife|husband|partner|spouse|son|daughter|mother|mom|mum|father|dad|brother|sister|boyfriend|girlfriend|fiancée?"
-    "|dog|cat|baby|grandmother|grandfather|grandma|grandpa|niece|nephew|aunt|uncle|cousin|kid|child"
+    "|dog|cat|baby|grandmother|grandfather|grandma|grandpa|niece|nephew|aunt|uncle|cousin|kid|child|stepson"
+    "|stepdaughter|twin|eldest|youngest"
 )
 _PET_RELATIONS = {"dog", "cat"}
-_PETS = (
-    "dog|cat|puppy|kitten|rabbit|bunny|hamster|guinea pig|parrot|budgie|horse|pony|tortoise|turtle|snake|lizard|"
-    "goldfish|retriever|labrador|poodle|terrier|spaniel|beagle|collie|shepherd|husky|dachshund|bulldog|greyhound|pug"
-)
+_PETS = PETS
 _JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ect|ive|nurse|chef|cto|ceo|cfo|dev|lead|student|pm)$", _I)
 _NOT_JOBS = {"beginner", "newcomer", "fan", "user", "customer", "father", "mother", "lover", "believer", "member",
              "brother", "sister", "parent", "owner", "other", "number", "winner", "loser", "worrier", "dreamer",
@@ -152,8 +151,15 @@ def _opinion(m: re.Match[str], speaker: str) -> Built:
     return PatternMatch("opinion", f"The assistant thinks {third_person(what, speaker)}.")
 
 
+_SOMEWHERE_NEAR = re.compile(
+    r"^(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?P<prep>near|outside|just outside|north of|south of|east of|west of|in)\s+"
+    r"(?P<p>[A-Z].+)"
+)
+
+
 def _lives(m: re.Match[str], speaker: str) -> Built:
-    place = _cut(m.group("v"))
+    near = _SOMEWHERE_NEAR.match(m.group("v"))  # "a village near York": where it is, said by the town
+    place = _cut(near.group("p") if near else m.group("v"))
     if not place or not place[0].isupper():
         return None
     denied, reversal = _denial(m, m.string)
@@ -161,7 +167,8 @@ def _lives(m: re.Match[str], speaker: str) -> Built:
     if denied:
         content = f"The user {'no longer lives' if reversal else 'does not live'} in {place}."
     else:
-        content = f"The user {'moved to' if moved else 'lives in'} {place}."
+        prep = near.group("prep") if near else "in"
+        content = f"The user {'moved to' if moved else 'lives ' + prep} {place}."
     return PatternMatch("fact", content, (Facet("home_city", place, content, denied),))
 
 
@@ -213,7 +220,7 @@ def _family(m: re.Match[str], speaker: str) -> Built:
     if not _is_name(name):
         return None
     if rel in _PET_RELATIONS or re.fullmatch(_PETS, rel):
-        return _fact(f"pet:{rel}", name, f"The user's {rel} is called {name}.")
+        return _fact(f"pet:{_slugish(rel)}", name, f"The user's {rel} is called {name}.")
     return _fact(f"family:{rel}", name, f"The user's {rel} is called {name}.")
 
 
@@ -272,7 +279,7 @@ _OTHERS = (
     _RELATIONS + "|gf|bf|hubby|nan|grandad|stepson|stepdaughter|friend|best friend|best mate|mate|pal|boss|manager|"
     "colleague|coworker|neighbour|neighbor|flatmate|roommate|parents|kids|children|twin|twin sister|twin brother|"
     "big brother|big sister|little brother|little sister|older brother|older sister|younger brother|younger sister|"
-    "half-brother|half-sister|eldest|youngest|in-laws|mother-in-law|father-in-law|spouse"
+    "half-brother|half-sister|eldest|youngest|in-laws|mother-in-law|father-in-law|spouse|twins|boys|girls"
 )
 _JOB_RE = re.compile(r"^(?:is|'s|works as)\s+(?:an?\s+)(?P<job>[a-z][\w-]*(?: (?!at\b|for\b|in\b)[a-z][\w-]*){0,2})"
                      r"(?:\s+(?:at|for)\s+(?P<org>[A-Z][\w&-]*(?: [A-Z][\w&-]*)*))?", _I)  # fmt: skip
@@ -316,6 +323,14 @@ def mentions(clause: str) -> tuple[PatternMatch, ...]:
         if _is_name(name):
             content = f"The user's {rel} is called {name}."
             found.append(PatternMatch("fact", content, (Facet(f"family:{rel}", name, content),), clause=clause))
+    for match in _ALLERGY_MENTION.finditer(clause):
+        value = match.group("x")
+        if match.start() == 0 or value.split()[0] in _NOT_NAMES - {"tree"}:
+            continue
+        content = f"The user is allergic to {value}."
+        found.append(
+            PatternMatch("fact", content, (Facet(f"allergy:{_slugish(value)}", value, content),), clause=clause)
+        )
     return tuple(found)
 
 
@@ -509,16 +524,18 @@ def _uses(m: re.Match[str], speaker: str) -> Built:
 
 def _channel(m: re.Match[str], speaker: str) -> Built:
     """ "Text me rather than calling": how the user wants to be reached."""
-    channel = {"e-mail": "email", "message": "messages"}.get(m.group("v").lower(), m.group("v").lower())
+    said = m.group("v").lower()
+    channel = {"e-mail": "email", "message": "messages"}.get(said) or CHANNELS.get(said, said)
     content = f"The user prefers to be contacted by {channel}."
     return PatternMatch("preference", content, (Facet("contact_channel", channel, content),))
 
 
-_HOUSEHOLD_VERBS = {"have": "has", "got": "has", "own": "owns", "keep": "keeps", "rent": "rents", "live in": "lives in",
+_HOUSEHOLD_VERBS = {"just adopted": "just adopted", "took in": "took in", "adopted": "adopted", "rescued": "rescued",
+                    "have": "has", "got": "has", "own": "owns", "keep": "keeps", "rent": "rents", "live in": "lives in",
                     "bought": "bought", "just bought": "just bought", "'ve got": "has", "have got": "has"}  # fmt: skip
 
 
-_OWNING = {"have", "got", "'ve got", "have got", "own"}
+_OWNING = {"have", "got", "'ve got", "have got", "own", "adopted", "rescued", "just adopted", "took in"}
 _NOT_KEPT = re.compile(r"^(?:the|each|in|it|things|going|busy|trying|our|an eye|up|on|track|quiet|calm|faith)\b", _I)
 _COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s", _I)
 
@@ -558,6 +575,54 @@ def _contact(m: re.Match[str], speaker: str) -> Built:
     return PatternMatch("preference", content, (Facet("contact_time", f"not {when}" if neg else when, content),))
 
 
+def _avoids(m: re.Match[str], speaker: str) -> Built:
+    """ "I stay away from dairy", "No caffeine after noon for me": a memory; the slot would be a guess
+    (an avoided food may be an allergy, a diet or a habit), so no belief."""
+    what = _tidy(m.group("v"))
+    if not what or _PRONOUN_OBJECT.match(what) or len(what.split()) > 8:
+        return None
+    return PatternMatch("preference", f"The user avoids {third_person(what, 'user')}.")
+
+
+def _named_list(m: re.Match[str], speaker: str) -> Built:
+    """ "Our kids are called Finn and Rosie": one memory naming them all (no single slot holds two)."""
+    names = re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group("names"))
+    if not names or not all(_is_name(n) for n in names):
+        return None
+    rel = m.group("rel").lower()
+    rel = {"kids": "children"}.get(rel, rel)
+    return PatternMatch("fact", f"The user's {rel} are called {', '.join(names[:-1])} and {names[-1]}.")
+
+
+_TRIP_PLACE = re.compile(
+    r"^\s*(?:(?:a|an|two|three|four|five|six|ten|\d+|the|our|my|last|this)\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:(?:to|in|around|through|across|from|at|round|down|of)\s+)(?:the\s+)?(?P<place>[A-Z][\w-]*)"
+)
+
+
+def _trip_past(m: re.Match[str], speaker: str) -> Built:
+    """ "We spent two weeks in Thailand in March": a trip, kept as said (a memory, never a belief)."""
+    rest = m.group("rest")
+    place = _TRIP_PLACE.match(rest)
+    if not place or place.group("place").lower() in _NOT_NAMES or len(rest.split()) > 20:
+        return None
+    verb = m.group("verb").lower()
+    if verb in {"had", "did"} and not re.search(
+        r"\b(?:holiday|trip|week|weekend|fortnight|days|break|tour|cruise)\b", rest, _I
+    ):
+        return None  # "I had lunch in Soho" is no trip
+    if m.group("who").lower() == "we":
+        verb = {"were": "was"}.get(verb, verb)
+        return PatternMatch(
+            "fact",
+            f"The user's household {verb}{third_person(_tidy(rest), 'user')}.".replace(
+                f"household {verb}", f"household {verb} "
+            ).replace("  ", " "),
+        )
+    said = told(_tidy(m.string))
+    return PatternMatch("fact", said.rstrip(".!") + ".") if said else None
+
+
 _ALL, _USER, _ASSISTANT = ("user", "assistant"), ("user",), ("assistant",)
 _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
     (re.compile(pattern, _I), builder, speakers)
@@ -584,13 +649,17 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"|i commit to|let me|i (?:need|have) to)\s+(?:definitely\s+|also\s+|just\s+)?(?P<task>.+)", _commitment,
          _ALL),
         # facts about the user
-        (r"^(?:my name is|(?:you can |please |just )?call me|i'm called|i am called)"
+        (r"^(?:my name is|(?:(?:you can|please|pls|just|simply)\s+)*call me|i'm called|i am called)"
          r"\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)?)", _name, _USER),
         (r"^i(?: still)?\s+" + _NEG + r"(?:currently\s+)?(?:live|reside|stay)\s+in\s+(?P<v>.+)", _lives, _USER),
-        (r"^i(?:'m| am)\s+" + _NEG + r"(?:currently\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)", _lives, _USER),
+        (r"^(?:i(?:'m| am)|we(?:'re| are))\s+" + _NEG + r"(?:currently\s+|now\s+)?(?:based|living|located|settled)\s+"
+         r"(?:in|just outside|outside|near)\s+(?P<v>.+)", _lives, _USER),
         (r"^(?:i'm|i am|we're|we are)\s+(?:now\s+)?(?:in|living in)\s+(?P<v>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+now$",
          _lives, _USER),
-        (r"^(?:i|we)(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<v>[A-Z].+)", _lives, _USER),
+        (r"^(?:i|we)(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:house\s+|back\s+)?"
+         r"(?:from\s+[A-Z][\w-]*(?: [A-Z][\w-]*)*\s+)?to\s+(?P<v>[A-Z].+)", _lives, _USER),
+        (r"^(?:i|we)(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:settled)\s+(?:down\s+)?in\s+(?P<v>[A-Z].+)",
+         _lives, _USER),
         (r"^i\s+(?:now\s+|currently\s+)?" + _NEG + r"(?:work|am working|'m working)\s+(?:at|for)\s+(?P<org>.+?)"
          r"(?:\s+as\s+(?P<job>.+))?$", _works, _USER),
         (r"^i(?:'ve| have)?\s+(?:just\s+)?(?:started|got|taken|landed)\s+(?:a\s+)?(?:new\s+)?(?:job|role|position)\s+"
@@ -608,7 +677,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^my\s+(?P<rel>friend|best friend|mate|best mate|colleague|neighbour|neighbor|flatmate)"
          r"(?:'s name is| is called| is named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
         (r"^(?:my|our)\s+(?P<rel>" + _RELATIONS + "|" + _PETS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
-         r"\s+(?:is|was|has|lives|works|just|will|and)\b", _family_named, _USER),
+         r"\s+(?:is|was|has|lives|works|just|will|and|(?-i:[a-z][a-z']+))\b", _family_named, _USER),
         (r"^my\s+(?P<rel>" + _OTHERS + r")(?:\s+(?P<name>[A-Z][a-z][\w-]*))?\s+(?P<rest>(?:is|'s|was|works|lives|"
          r"runs|teaches|has|owns|drives|studies|plays|loves|likes|hates|does|just|became|turned|retired|"
          r"recommended|introduced|helped|invited|gave|taught|"
@@ -631,7 +700,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _USER),
         (r"^i(?:'ve| have)?\s+(?:became|become)\s+an?\s+(?P<v>" + _DEMONYMS + r")\s+citizen\b", _nationality, _USER),
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:recently\s+|now\s+)?(?P<v>" + _STATUS + r")\b(?!\s+to\s)", _status, _USER),
-        (r"^(?:i\s+(?:go by|use)\s+|my pronouns are\s+|pronouns(?: are)?:?\s+|use\s+)?(?P<v>(?:she|he|they|ze|xe)\s*/"
+        (r"^(?:(?:please\s+)?(?:i\s+)?(?:go by|use|prefer|stick to)\s+|my pronouns are\s+|pronouns(?: are)?:?\s+)?"
+         r"(?P<v>(?:she|he|they|ze|xe)\s*/"
          r"\s*(?:her|hers|him|his|them|they|she|he|zir|hir|xem))\b", _pronouns, _USER),
         (r"^(?:i\s+was\s+)?born\s+(?:on\s+)?(?:the\s+)?(?P<v>\d.+)", _dated("birthday", "The user was born on {v}."),
          _USER),
@@ -661,7 +731,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:my|the)\s+(?:goal|plan|aim)\s+is\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:this (?:week|weekend|month|morning|afternoon|evening)|tonight|today|for now|at the moment|"
          r"until [\w ]{2,30}?)[,\s]+i(?:'m| am)\s+.+", _temporary, _USER),
-        (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|got|have|own|keep|rent|live in|just bought|bought)\s+"
+        (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|got|have|own|keep|rent|live in|just bought|bought|adopted|"
+         r"rescued|just adopted|took in)\s+"
          r"(?P<v>.+)", _household, _USER),
         (r"^(?P<rel>mum|mom|dad|mam|nan|grandma|grandpa)(?:'s name is| is called| is named)\s+(?P<name>[A-Z][\w-]*)",
          _family, _USER),
@@ -669,6 +740,29 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _dated("birthday", "The user's {rel} was born on {v}."), _USER),
         (r"^i(?:'m| am)\s+(?:engaged|married)\s+to\s+(?:an?\s+[\w ]+?\s+(?:named|called)\s+)?(?P<name>[A-Z][\w-]*)",
          _partner, _USER),
+        (r"^(?:my|our)\s+(?P<rel>kids|children|sons|daughters|boys|girls|twins|cats|dogs|pets|rabbits)\s+are\s+"
+         r"(?:called\s+|named\s+)?(?P<names>[A-Z][a-z]+(?:,\s*[A-Z][a-z]+)*,?\s+and\s+[A-Z][a-z]+)$", _named_list,
+         _USER),
+        (r"^(?P<who>i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?P<verb>went|flew|travelled|traveled|drove|got back|"
+         r"came back|returned|spent|had|were|was|visited|toured|backpacked|stayed|did)\b(?P<rest>.+)", _trip_past,
+         _USER),
+        (r"^(?:i(?:'m| am)|we(?:'re| are))\s+(?:going|flying|travelling|traveling|heading|off)\s+(?:on\s+)?"
+         r"(?:(?:a|an|our|my)\s+)?(?:[\w-]+\s+)?(?:holiday|trip|vacation|break|honeymoon|cruise|getaway)\s+"
+         r"(?:to|in|around)\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
+        (r"^(?:i|we)(?:'ve| have)?\s+(?:just\s+)?(?:booked|planned|got)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?"
+         r"(?:holiday|trip|vacation|break|honeymoon|cruise|getaway|flights?|week|weekend)\s+(?:to|in|around)\s+"
+         r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
+        (r"^(?:i|we)(?:'re| are|'m| am)?\s+(?:leave|leaving|fly|flying|off)\s+(?:out\s+)?(?:for|to)\s+"
+         r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
+        (r"^(?:i(?:'m| am)|we(?:'re| are))\s+(?:doing|taking|going on)\s+(?:a|an)\s+(?:[\w-]+\s+)?(?:cruise|trip|tour|"
+         r"road trip|holiday|trek|hike)\s+(?:around|to|through|of|in|across|along)\s+(?:the\s+)?"
+         r"(?P<place>[A-Z][\w-]*(?:\s+[\w-]+)*)", _trip, _USER),
+        (r"^(?:i(?:'m| am)|we(?:'re| are))\s+visiting\s+(?:(?:my|our)\s+[\w ]+?\s+in\s+)?"
+         r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
+        (r"^(?:i'll|i will|we'll|we will)\s+be\s+in\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+"
+         r"(?:from|next|on|in|this|for|between|until|over)\b", _trip, _USER),
+        (r"^(?:please\s+)?(?:contact|reach) me by (?P<v>" + CHANNEL + r")$", _channel, _USER),
+        (r"^i avoid (?P<v>.+)", _avoids, _USER),
         # preferences of the user
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",
          _diet, _USER),
@@ -695,7 +789,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"moved to|code in|write|am using|'m using)\s+(?P<v>.+)", _uses, _USER),
         (r"^(?:please\s+)?(?P<v>text|email|e-mail|message|whatsapp) me\b(?:\s+(?:rather than|instead of)\b.*)?$",
          _channel, _USER),
-        (r"^(?P<v>mornings|evenings|afternoons|weekends|weekdays)\s+(?:are|work)\s+best\b.*", _best_time, _USER),
+        (r"^(?P<v>mornings|evenings|afternoons|weekends|weekdays)\s+(?:are|work)\s+(?:much\s+|usually\s+)?"
+         r"(?:best|better|easiest|easier|ideal)\b.*", _best_time, _USER),
         (r"^(?:no\s+)?(?P<neg>calls|texts|messages)\s+(?P<v>(?:after|before)\s+\d.+)", _contact, _USER),
         (r"^(?:please\s+)?(?:only\s+)?(?P<neg>don't |do not |never )?(?:call|contact|reach|ring|text|message|email|"
          r"ping) me\s+"
@@ -712,7 +807,15 @@ def _likes_as(m: re.Match[str], verb: str) -> Built:
     return PatternMatch("preference", content, (Facet("", value, content, negative=verb == "dislike"),))
 
 
-_MENTION = re.compile(r"\b(?:my|our)\s+(?P<rel>" + _RELATIONS + r")\s+(?P<name>[A-Z][a-z][\w-]*)\b")
+_MENTION = re.compile(
+    r"\b(?:my|our)\s+(?P<rel>" + _RELATIONS + r")(?:\s+|,\s*(?=[A-Z][a-z][\w-]*\s*(?:,|$)))(?P<name>[A-Z][a-z][\w-]*)\b"
+)
+# "I carry an EpiPen because of my peanut allergy": the user's allergy, said in passing.
+_ALLERGY_MENTION = re.compile(
+    r"\bmy\s+(?:(?:severe|serious|bad|mild|nasty)\s+)?(?P<x>(?!(?:food|skin|seasonal|big|main|only|worst|biggest|one|"
+    r"known|new|real|first|other|latest|usual|own|pet|bad)\b)[a-z]+(?:\s+[a-z]+)?)\s+"
+    r"allerg(?:y|ies)\b"
+)
 
 
 def match_clause(clause: str, role: str) -> PatternMatch | None:

@@ -1,0 +1,89 @@
+"""What each kind of fact is said with: the word lists the rules share, so one fact is read the
+same whichever of its usual words says it (an allergy "gives me hives" as well as "I'm allergic").
+
+Closed lists only: a word that is not here leaves the clause as it was.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+
+_UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+          "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}  # fmt: skip
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}  # fmt: skip
+NUMBER_WORD = (
+    r"(?:(?:"
+    + "|".join(_TENS)
+    + r")(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|"
+    + "|".join(sorted(_UNITS, key=len, reverse=True))
+    + r"|a hundred)"
+)
+
+
+def number_value(text: str) -> int | None:
+    """ "32", "thirty-two", "thirty two" → 32; anything else → None."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    if text == "a hundred":
+        return 100
+    parts = re.split(r"[\s-]+", text)
+    if len(parts) == 1:
+        return _UNITS.get(parts[0], _TENS.get(parts[0]))
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS and 0 < _UNITS[parts[1]] < 10:
+        return _TENS[parts[0]] + _UNITS[parts[1]]
+    return None
+
+
+# A relation said another way, as its slot knows it: "gf" is a girlfriend, "my little one" a child.
+RELATION_CANON = {"gf": "girlfriend", "bf": "boyfriend", "hubby": "husband", "missus": "wife", "wifey": "wife",
+                  "other half": "partner", "better half": "partner", "baby girl": "daughter", "baby boy": "son",
+                  "little girl": "daughter", "little boy": "son", "little one": "child", "mom": "mother",
+                  "mum": "mother", "dad": "father", "fiance": "fiancé", "fiancee": "fiancée"}  # fmt: skip
+# The people a user names as "my <relation>", the canonical words first.
+FAMILY = (
+    "wife|husband|partner|spouse|boyfriend|girlfriend|fiancée?|fiancee?|gf|bf|hubby|missus|other half|better half|"
+    "son|daughter|stepson|stepdaughter|baby girl|baby boy|little girl|little boy|little one|eldest|youngest|baby|"
+    "kid|child|mother|mom|mum|father|dad|brother|sister|twin|grandmother|grandfather|grandma|grandpa|"
+    "niece|nephew|aunt|uncle|cousin|friend|best friend|best mate|mate|pal|colleague|neighbour|neighbor|flatmate|"
+    "roommate|boss|manager"
+)
+PETS = (
+    "dog|cat|puppy|pup|kitten|rabbit|bunny|hamster|guinea pig|gerbil|ferret|parrot|budgie|cockatiel|horse|pony|"
+    "tortoise|turtle|snake|corn snake|python|lizard|gecko|bearded dragon|goldfish|fish|chicken|hen|goat|pig|"
+    "retriever|golden retriever|labrador|lab|poodle|terrier|jack russell|spaniel|cocker spaniel|springer|beagle|"
+    "collie|border collie|shepherd|german shepherd|husky|dachshund|sausage dog|bulldog|french bulldog|frenchie|"
+    "greyhound|whippet|lurcher|pug|corgi|chihuahua|cockapoo|labradoodle|staffie|schnauzer|shih tzu|"
+    "tabby|moggy|siamese|maine coon|ragdoll|persian cat"
+)
+# How the user wants to be reached.
+CHANNELS = {"email": "email", "e-mail": "email", "emails": "email", "text": "text", "texts": "text",
+            "text message": "text", "text messages": "text", "sms": "text", "whatsapp": "WhatsApp",
+            "signal": "Signal", "telegram": "Telegram", "slack": "Slack", "teams": "Teams",
+            "phone": "phone", "a call": "phone", "calls": "phone", "phone calls": "phone",
+            "voice notes": "voice notes", "voice messages": "voice notes", "messages": "messages",
+            "dm": "direct message", "dms": "direct message", "letter": "post", "post": "post"}  # fmt: skip
+CHANNEL = "|".join(re.escape(c) for c in sorted(CHANNELS, key=len, reverse=True))
+# What an allergy does: "gives me hives", "my throat closes up".
+ALLERGIC_REACTION = (
+    r"(?:gives?|gave|brings?|brought)\s+me\s+(?:out\s+in\s+)?(?:hives|a rash|rashes|anaphylaxis|an allergic reaction)"
+    r"|(?:makes?|made)\s+(?:me|my (?:face|lips|throat|eyes|skin))\s+(?:swell|break out|come out in hives|itch)"
+)
+# Words for staying off a food or drink.
+AVOIDING = (
+    r"avoid|stay away from|steer clear of|never touch|don't touch|do not touch|cut out|gave up|have given up|"
+    r"'ve given up|have cut out|'ve cut out|stopped eating|stopped drinking|don't drink|do not drink|never drink|"
+    r"keep off|stay off"
+)
+# "I'm a Londoner": who lives in a city, said of oneself.
+CITY_DWELLERS = {"londoner": "London", "berliner": "Berlin", "new yorker": "New York", "parisian": "Paris",
+                 "mancunian": "Manchester", "glaswegian": "Glasgow", "liverpudlian": "Liverpool",
+                 "dubliner": "Dublin", "angeleno": "Los Angeles", "torontonian": "Toronto",
+                 "edinburgher": "Edinburgh", "brummie": "Birmingham", "scouser": "Liverpool",
+                 "geordie": "Newcastle", "bostonian": "Boston", "chicagoan": "Chicago", "viennese": "Vienna",
+                 "roman": "Rome", "madrileño": "Madrid", "lisboeta": "Lisbon"}  # fmt: skip
+CITY_DWELLER = "|".join(sorted(CITY_DWELLERS, key=len, reverse=True))

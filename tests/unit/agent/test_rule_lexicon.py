@@ -294,3 +294,45 @@ def test_a_wording_no_shape_fits_is_left_alone() -> None:
 )
 def test_numbers_in_words_are_read(said: str, value: int | None) -> None:
     assert number_value(said) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        ("I'm asthmatic.", "The user is asthmatic."),
+        ("I'm self-employed.", "The user is self-employed."),
+        ("I suffer from migraines.", "The user suffers from migraines."),
+        ("I live with chronic back pain.", "The user lives with chronic back pain."),
+        ("I knit.", "The user knits."),
+        ("On Fridays we order takeaway.", "The user's household orders takeaway on Fridays."),
+        ("There's a corn snake in my son's room.", "The user's household has a corn snake."),
+        ("Our house is a Victorian terrace.", "The user's home is a Victorian terrace."),
+        ("I have two cats, Tom and Jerry.", "The user has two cats, Tom and Jerry."),
+    ],
+)
+async def test_what_the_user_is_does_or_keeps_is_kept_as_a_memory(text: str, memory: str) -> None:
+    found = await _reflect(text)
+    assert memory in [m.content for m in found.memories]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My sister is asthmatic.", "My dad suffers from migraines.", "My mum lives with arthritis.", "I'm asthmatic?"],
+)
+async def test_someone_elses_condition_is_not_the_users(text: str) -> None:
+    found = await _reflect(text)
+    assert not any(m.content.startswith(("The user is asthmatic", "The user suffers", "The user lives with"))
+                   for m in found.memories)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("I've been living in Dublin for five years.", "home_city", "Dublin"),
+        ("Since January I've been living in Seville.", "home_city", "Seville"),
+        ("I'm currently working at Initech.", "employer", "Initech"),
+        ("My husband and I split up last year.", "relationship_status", "separated"),
+    ],
+)
+async def test_tense_and_aspect_do_not_change_the_fact(text: str, slot: str, value: str) -> None:
+    assert any(c.slot == slot and value in c.summary for c in (await _reflect(text)).claims)

@@ -26,6 +26,7 @@ from agent_svc.domain.rules.lexicon import (
     RELATION_CANON,
     number_value,
 )
+from agent_svc.domain.rules.normalise import aspect
 from agent_svc.domain.rules.text import STOPWORDS
 
 _I = re.IGNORECASE
@@ -60,6 +61,20 @@ _FINITE = re.compile(
     _I,
 )
 _NAME_IS = re.compile(r"^name\s+is\b", _I)
+_DIAGNOSED = re.compile(r"^(?:recently\s+|just\s+)?diagnosed\s+with\b", _I)
+# "Last month we were in Venice", "On Fridays I swim": a time said first moves after the clause.
+_TIME_FIRST = re.compile(
+    r"^(?P<t>(?i:(?:last|next)\s+(?:week|weekend|month|year|summer|winter|spring|autumn|fall|christmas|easter|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)|"
+    r"in\s+(?:19|20)\d\d|yesterday|(?:a|one|two|three|four|five|six|\d+)\s+(?:days|weeks|months|years?)\s+ago|"
+    r"on\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)|at\s+weekends|"
+    r"every\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|month|summer|winter|year|other day|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:\s+(?:morning|evening|night|afternoon))?|"
+    r"most\s+(?:days|mornings|evenings|nights|weekends)|(?:once|twice|three times)\s+a\s+(?:day|week|month|year)|"
+    r"in the (?:mornings|evenings)|in my (?:free|spare) time|since\s+(?:(?:19|20)\d\d|last \w+|january|february|march|"
+    r"april|may|june|july|august|september|october|november|december)))"
+    r"\s*,?\s+(?P<rest>(?i:i|we)(?:'m|'ve|'re)?\s.+)$"
+)
 _BORN = re.compile(r"^born\s+(?:on\s+)?(?:the\s+)?\d", _I)
 
 # "Crowded beaches are my idea of hell" → "I hate crowded beaches".
@@ -135,6 +150,12 @@ def _topic_ok(x: str) -> bool:
     return not any(w in _POINTERS for w in x.lower().split()) and x.lower() not in STOPWORDS
 
 
+def _time_last(match: re.Match[str]) -> str:
+    """ "Last month we were in Venice" → "we were in Venice last month"."""
+    time, rest = match.group("t"), match.group("rest")
+    return f"{rest.rstrip(' .!')} {time[0].lower()}{time[1:]}"
+
+
 def implied_subject(clause: str) -> str:
     """ "moved to Glasgow" → "I moved to Glasgow"; a clause with a subject is returned unchanged."""
     text = clause.strip()
@@ -143,12 +164,16 @@ def implied_subject(clause: str) -> str:
             (match.group("t"), match.group("rest")) if match.group("t") else (match.group("u"), match.group("we"))
         )
         return f"{rest.rstrip(' .!')} {time[0].lower()}{time[1:]}"
+    if (match := _TIME_FIRST.match(text)) and len(match.group("t").split()) >= 3:
+        return _time_last(match)  # "Every Sunday morning I …": the "I" past the third word
     if text[:2] != "I " and not text[:2] == "I'":
         text = text[:1].lower() + text[1:]  # "Got a …" → "I've got a …"
     else:
         return text
     if _NAME_IS.match(text):
         text = "my " + text
+    elif _DIAGNOSED.match(text):
+        text = "I was " + text
     elif _BORN.match(text):
         text = "I was " + text
     elif _GOT.match(text):
@@ -169,7 +194,7 @@ def fronted(clause: str, greeted: bool = False) -> str:
     if not text:
         return clause
     for _ in range(2):  # "Last month we were in Venice" → "we were in Venice last month" → read again
-        text = canonical(text, greeted) or text
+        text = aspect(canonical(text, greeted) or text)
     if match := _LOWER_NAME.match(text):
         words = match.group("name").split()
         if not any(w.lower() in _NOT_NAMES for w in words):
@@ -367,6 +392,20 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:i'm\s+|i am\s+)?(?i:originally\s+)(?i:an?\s+)?(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+"
          r"(?i:girl|boy|lad|lass|native|kid)$", "I'm from {x}"),
         (r"^(?i:i'm|i am)\s+(?i:an?\s+)(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+(?i:native)$", "I'm from {x}"),
+        # a relationship's state: "we split up last year", "I got divorced in 2019"
+        (r"^(?i:we|i)\s+(?i:just\s+|recently\s+)?(?i:split up|broke up|separated|split)\b.*$", "I'm separated"),
+        (r"^(?i:we|i)\s+(?i:just\s+|recently\s+)?(?i:got divorced|divorced|are divorced|'re divorced)\b.*$",
+         "I'm divorced"),
+        (r"^(?i:we|i)(?i:'ve| have)?\s+(?i:just\s+|recently\s+|finally\s+)?(?i:got engaged)\b.*$", "I'm engaged"),
+        # pets kept: "There's a corn snake in my son's room", "Our house is full of rabbits", "I'm a dog owner"
+        (r"^(?i:there(?:'s| is| are))\s+(?P<x>(?i:an?|two|three|four|five|six|\d+|some|several)\s+(?:[\w-]+\s+){0,2}?"
+         r"(?i:" + PETS + r")s?)\s+(?i:in|at)\s+(?i:my|our)\b.*$", "we have {x}"),
+        (r"^(?i:my|our)\s+(?i:house|home|flat|place|garden)\s+(?i:is\s+full\s+of)\s+(?P<x>(?:[\w-]+\s+){0,2}?"
+         r"(?i:" + PETS + r")s?)\b.*$", "we have {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:an?\s+)(?i:proud\s+)?(?P<pet>(?i:dog|cat|horse|rabbit|bird|chicken))\s+"
+         r"(?i:owner|mum|mom|dad|parent|keeper)\b.*$", "I have a {pet}"),
+        (r"^(?i:i|we)\s+(?i:share)\s+(?i:my|our)\s+(?i:home|house|flat|place|life|bed)\s+(?i:with)\s+"
+         r"(?P<x>(?:(?i:an?|two|three|four|\d+)\s+)?(?:[\w-]+\s+){0,2}?(?i:" + PETS + r")s?)\b.*$", "we have {x}"),
         # dates: "I turn 30 on 11 December", "Mum's birthday is on 9 May", "we tied the knot on 1 September"
         (r"^(?i:i\s+(?:turn|'ll turn|will turn|am turning|'m turning))\s+(?:[\w-]+|a year older)\s+(?i:on|every)\s+"
          r"(?i:the\s+)?(?P<v>.+)$", "my birthday is {v}"),
@@ -416,13 +455,7 @@ _SYNONYM = re.compile(
     r"^(?P<my>(?i:my|our))\s+(?P<rel>(?i:gf|bf|hubby|missus|wifey|other half|better half|baby girl|baby boy|"
     r"little girl|little boy|little one))\b"
 )
-# "Last month we were in Venice" → "we were in Venice last month": a time said first moves after the clause.
-_TIME_FIRST = re.compile(
-    r"^(?P<t>(?i:(?:last|next)\s+(?:week|weekend|month|year|summer|winter|spring|autumn|fall|christmas|easter|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december)|"
-    r"in\s+(?:19|20)\d\d|yesterday|(?:a|one|two|three|four|five|six|\d+)\s+(?:days|weeks|months|years?)\s+ago))"
-    r"\s*,?\s+(?P<rest>(?i:i|we)\b.+)$"
-)
+_COUNTED_LEAD = re.compile(r"^(?:The\s+(?=[A-Z])|(?i:an?|two|three|four|five|six|\d+|some|several)\s+)")
 _FAMILY_HAS = re.compile(r"^(?i:(?:our|my|the)\s+(?:family|household))\s+(?i:has|have|owns|keeps)\s+(?P<x>.+)$")
 
 
@@ -431,8 +464,7 @@ def canonical(text: str, greeted: bool = False) -> str:
     if match := _SYNONYM.match(text):
         return f"{match.group('my')} {RELATION_CANON[match.group('rel').lower()]}{text[match.end() :]}"
     if match := _TIME_FIRST.match(text):
-        time = match.group("t")
-        return f"{match.group('rest').rstrip(' .!')} {time[0].lower()}{time[1:]}"
+        return _time_last(match)
     if match := _FAMILY_HAS.match(text):
         return f"we have {match.group('x')}"
     for pattern, template in _CANONICAL:
@@ -442,7 +474,7 @@ def canonical(text: str, greeted: bool = False) -> str:
         values = {k: v for k, v in match.groupdict().items() if v is not None}
         if "name" in values and values["name"].lower() in _NOT_NAMES | _NOT_A_NAME:
             continue
-        if "x" in values and not _topic_ok(re.sub(r"^The\s+(?=[A-Z])", "", values["x"])):
+        if "x" in values and not _topic_ok(_COUNTED_LEAD.sub("", values["x"])):
             continue
         if "rel" in values:
             values["rel"] = RELATION_CANON.get(values["rel"].lower(), values["rel"].lower())

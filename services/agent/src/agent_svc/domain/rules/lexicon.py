@@ -79,6 +79,15 @@ AVOIDING = (
     r"'ve given up|have cut out|'ve cut out|stopped eating|stopped drinking|don't drink|do not drink|never drink|"
     r"keep off|stay off"
 )
+# What the user is, said as "I'm <word>": a condition or how they work (a memory; no slot is sure).
+SELF_STATES = (
+    "asthmatic|diabetic|type 1 diabetic|type 2 diabetic|epileptic|autistic|dyslexic|dyspraxic|deaf|partially deaf|"
+    "hard of hearing|blind|partially sighted|colou?r-?blind|coeliac|celiac|anaemic|anemic|pregnant|disabled|"
+    "neurodivergent|bipolar|diabetic|immunocompromised|in recovery|sober|teetotal|a wheelchair user|"
+    "self-employed|freelance|a freelancer|part-time|full-time|retired|semi-retired|unemployed|between jobs|"
+    "on furlough|on maternity leave|on paternity leave|on parental leave|on sick leave|a contractor|"
+    "a stay-at-home (?:mum|mom|dad|parent)"
+)
 # "I'm a Londoner": who lives in a city, said of oneself.
 CITY_DWELLERS = {"londoner": "London", "berliner": "Berlin", "new yorker": "New York", "parisian": "Paris",
                  "mancunian": "Manchester", "glaswegian": "Glasgow", "liverpudlian": "Liverpool",
@@ -87,3 +96,11 @@ CITY_DWELLERS = {"londoner": "London", "berliner": "Berlin", "new yorker": "New 
                  "geordie": "Newcastle", "bostonian": "Boston", "chicagoan": "Chicago", "viennese": "Vienna",
                  "roman": "Rome", "madrileño": "Madrid", "lisboeta": "Lisbon"}  # fmt: skip
 CITY_DWELLER = "|".join(sorted(CITY_DWELLERS, key=len, reverse=True))
+# Conditions said after "I suffer from", "I live with", "I've had".
+CONDITIONS = (
+    r"migraines?|asthma|diabetes|epilepsy|arthritis|anxiety|depression|insomnia|eczema|psoriasis|ibs|crohn's|"
+    r"colitis|endometriosis|fibromyalgia|tinnitus|hay fever|back pain|chronic pain|pain|adhd|ocd|ptsd|autism|"
+    r"dyslexia|lupus|ms|multiple sclerosis|sciatica|vertigo|high blood pressure|low blood pressure|hypertension|"
+    r"cancer|long covid|chronic fatigue|me/cfs|a heart condition|a bad back|bad knees|a dodgy knee|gout|acid reflux|"
+    r"reflux|sleep apnoea|sleep apnea|panic attacks|allergies|hearing loss|a stammer|a stutter"
+)

@@ -42,6 +42,13 @@ _INTENSIFIER = re.compile(
     r"deathly|horribly|badly|dangerously|massively|hugely|super|quite badly|also|too)\s+)+",
     _I,
 )
+# "I've been living in", "I'm currently working at": the same standing fact as "I live in", "I work at".
+_ASPECT = re.compile(
+    r"^(?P<s>i|we)(?:'ve|'m|'re| have| am| are)\s+(?:been\s+)?(?:currently\s+|presently\s+|now\s+)?"
+    r"(?P<v>living|working)(?=\s+(?:in|at|for|as|near|just outside|outside)\b)",
+    _I,
+)
+_ASPECT_FORMS = {"i": "I", "we": "we", "living": "live", "working": "work"}
 # Chat spelling of the first person at a clause's start: "im allergic", "ive got".
 _LOWER_I = re.compile(r"^(?:im|ive|i)(?=\s)", _I)
 _LOWER_I_FORMS = {"im": "I'm", "ive": "I've", "i": "I"}
@@ -86,7 +93,13 @@ def normalise(text: str, intensifiers: bool = True) -> str:
     if intensifiers:
         text = _INTENSIFIER.sub(lambda m: m.group("head") + " ", text)
     text = re.sub(r"\bname's\b", "name is", text, flags=_I)
+    text = aspect(text)
     return text.strip()
+
+
+def aspect(text: str) -> str:
+    """ "I've been living in Dublin" → "I live in Dublin": the same standing fact."""
+    return _ASPECT.sub(lambda m: f"{_ASPECT_FORMS[m.group('s').lower()]} {_ASPECT_FORMS[m.group('v').lower()]}", text)
 
 
 def is_english(text: str) -> bool:

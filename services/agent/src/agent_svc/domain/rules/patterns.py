@@ -16,7 +16,7 @@ from agent_svc.domain.rules.dates import by_deadline as _by
 from agent_svc.domain.rules.dates import split_deadline
 from agent_svc.domain.rules.entities import NOT_NAMES as _NOT_NAMES
 from agent_svc.domain.rules.entities import is_name as _is_name
-from agent_svc.domain.rules.lexicon import CHANNEL, CHANNELS, PETS
+from agent_svc.domain.rules.lexicon import CHANNEL, CHANNELS, CONDITIONS, PETS, SELF_STATES
 from agent_svc.domain.rules.model import Facet, PatternMatch
 from agent_svc.domain.rules.rewriting import base_form, third_person
 from agent_svc.domain.rules.rewriting import subject_of as _subject
@@ -530,6 +530,8 @@ def _channel(m: re.Match[str], speaker: str) -> Built:
     return PatternMatch("preference", content, (Facet("contact_channel", channel, content),))
 
 
+_ROUTINE_VERBS = {"order", "watch", "play", "go", "walk", "cook", "eat", "visit", "call", "swim", "run", "cycle",
+                  "hike", "bake", "clean", "shop", "meet", "host", "volunteer", "attend", "do", "take"}  # fmt: skip
 _HOUSEHOLD_VERBS = {"just adopted": "just adopted", "took in": "took in", "adopted": "adopted", "rescued": "rescued",
                     "have": "has", "got": "has", "own": "owns", "keep": "keeps", "rent": "rents", "live in": "lives in",
                     "bought": "bought", "just bought": "just bought", "'ve got": "has", "have got": "has"}  # fmt: skip
@@ -621,6 +623,52 @@ def _trip_past(m: re.Match[str], speaker: str) -> Built:
         )
     said = told(_tidy(m.string))
     return PatternMatch("fact", said.rstrip(".!") + ".") if said else None
+
+
+def _self_state(m: re.Match[str], speaker: str) -> Built:
+    """ "I'm asthmatic", "I'm self-employed": what the user is, kept as said (a memory, no belief)."""
+    return PatternMatch("fact", f"The user is {m.group('v').lower()}{third_person(m.group('rest'), 'user')}.")
+
+
+def _condition(m: re.Match[str], speaker: str) -> Built:
+    """ "I suffer from migraines", "I live with chronic back pain": a condition of the user's."""
+    verb = {"have had": "has had", "'ve had": "has had"}.get(m.group("verb").lower(), m.group("verb").lower())
+    verb = verb.replace("suffer", "suffers").replace("live with", "lives with").replace("struggle", "struggles")
+    return PatternMatch("fact", f"The user {verb.replace('deal with', 'deals with')} {_tidy(m.group('v'))}.")
+
+
+def _home_is(m: re.Match[str], speaker: str) -> Built:
+    """ "Our house is a Victorian terrace": what the user's home is."""
+    return PatternMatch("fact", f"The user's home is {_article(_tidy(m.group('v')))}.")
+
+
+def _pets_kept(m: re.Match[str], speaker: str) -> Built:
+    """ "We have rescue rabbits": animals the user keeps, counted or not (a memory; the count is a guess)."""
+    said = told(_tidy(m.string))  # "I have two cats, Tom and Jerry": the names with them
+    if said and not m.string.lower().startswith("we"):
+        return PatternMatch("fact", said.rstrip(".!") + ".")
+    what = _tidy(m.group("v"))
+    return PatternMatch("fact", f"The user {'keeps' if m.group('verb').lower() == 'keep' else 'has'} {what}.")
+
+
+_HOBBY_VERBS = (
+    "knit|crochet|sew|quilt|paint|draw|sketch|sing|dance|swim|run|jog|cycle|climb|boulder|surf|ski|snowboard|bake|"
+    "cook|garden|fish|freelance|write|skate|row|box|golf|meditate|hike|sail|kayak|juggle|game|volunteer|teach|"
+    "tutor|commute|cycle|drive|vlog|blog|stream"
+)
+
+
+def _one_verb(m: re.Match[str], speaker: str) -> Built:
+    """ "I knit.", "I freelance.": what the user does, said in two words."""
+    verb = m.group("v").lower()
+    return PatternMatch("fact", f"The user {verb}{'es' if verb.endswith(('sh', 'ch', 'x', 'o')) else 's'}.")
+
+
+def _we_routine(m: re.Match[str], speaker: str) -> Built:
+    """ "We order takeaway on Fridays": the household's routine."""
+    verb = m.group("verb").lower()
+    verb += "es" if verb.endswith(("sh", "ch", "x", "o")) else "s"
+    return PatternMatch("fact", f"The user's household {verb} {third_person(_tidy(m.group('v')), 'user')}.")
 
 
 _ALL, _USER, _ASSISTANT = ("user", "assistant"), ("user",), ("assistant",)
@@ -734,6 +782,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|got|have|own|keep|rent|live in|just bought|bought|adopted|"
          r"rescued|just adopted|took in)\s+"
          r"(?P<v>.+)", _household, _USER),
+        (r"^(?:i|we)\s+(?P<verb>have|keep|own)\s+(?P<v>(?:(?:an?|two|three|four|five|six|\d+|some|several|a few|"
+         r"lots of)\s+)?(?:[\w-]+\s+){0,2}?(?:" + _PETS + r")s?)\b", _pets_kept, _USER),
         (r"^(?P<rel>mum|mom|dad|mam|nan|grandma|grandpa)(?:'s name is| is called| is named)\s+(?P<name>[A-Z][\w-]*)",
          _family, _USER),
         (r"^(?:my\s+)?(?P<rel>mum|mom|dad|mother|father|" + _OTHERS + r")\s+was\s+born\s+on\s+(?:the\s+)?(?P<v>.+)",
@@ -762,6 +812,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:i'll|i will|we'll|we will)\s+be\s+in\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+"
          r"(?:from|next|on|in|this|for|between|until|over)\b", _trip, _USER),
         (r"^(?:please\s+)?(?:contact|reach) me by (?P<v>" + CHANNEL + r")$", _channel, _USER),
+        (r"^i\s+(?P<v>" + _HOBBY_VERBS + r")$", _one_verb, _USER),
+        (r"^we\s+(?:usually\s+|always\s+|often\s+|normally\s+)?(?P<verb>" + "|".join(sorted(_ROUTINE_VERBS)) + r")\s+"
+         r"(?P<v>.+?\s+(?:every \w+(?: \w+)?|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
+         r"weekends|weekdays)|at weekends|each \w+|(?:once|twice|three times) a \w+))$", _we_routine, _USER),
+        (r"^i(?:'m| am)\s+(?:now\s+|currently\s+)?(?P<v>" + SELF_STATES + r")(?P<rest>\b.*)$", _self_state, _USER),
+        (r"^i\s+(?P<verb>suffer from|live with|have had|'ve had|struggle with|deal with)\s+(?P<v>(?:[\w'-]+\s+){0,3}?"
+         r"(?:" + CONDITIONS + r"))\b.*$", _condition, _USER),
+        (r"^(?:my|our)\s+(?:house|home|place|flat|apartment)\s+is\s+(?:a|an)\s+(?P<v>[\w -]{3,40})$", _home_is, _USER),
         (r"^i avoid (?P<v>.+)", _avoids, _USER),
         # preferences of the user
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",

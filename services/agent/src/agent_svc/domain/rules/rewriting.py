@@ -77,7 +77,8 @@ PRESENT_VERBS = frozenset(
     "practice practise meditate own drive ride climb hike garden knit sew fish surf ski speak help care coach "
     "lead manage build fix grow raise support attend belong prefer hate dislike miss remember wear eat drink sleep "
     "wake start finish call text meet see hear buy sell rent share save earn pay follow host organise organize "
-    "leave run teach mentor tutor babysit foster look stay commute cycle bike jog lift train compete perform record "
+    "leave suffer freelance "
+    "run teach mentor tutor babysit foster look stay commute cycle bike jog lift train compete perform record "
     "post blog stream design code program sketch photograph film edit fly sail row box skate skateboard".split()
 )
 _MODALS = frozenset("can could should would will might must may shall can't couldn't won't wouldn't shouldn't".split())

@@ -30,6 +30,7 @@ from assembler_svc.domain.gathered import (
     SessionState,
     ThreadDigest,
 )
+from assembler_svc.domain.profile import Learnt
 from lore_runtime import errors
 
 FAKE_MODEL = "fake-words"
@@ -162,6 +163,30 @@ class FakeMemorySources:
             if m.memory_type not in ("message", "tool_interaction") and self._shows(scope, m.id)
         ]
         return sorted(facts, key=lambda m: (-m.salience, m.id))[:limit]
+
+    async def user_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[Learnt]:
+        """As the adapter: the scope's user's own facts and preferences (not the org's shared ones)."""
+        await self.misbehave.enter("user_facts", timeout)
+        own = [
+            m
+            for m in self.memories
+            if m.memory_type in ("fact", "preference")
+            and scope.user_id
+            and self.scopes.get(m.id, Scope()).user_id == scope.user_id
+            and self._shows(scope, m.id)
+        ]
+        return [
+            Learnt(
+                m.id,
+                m.content,
+                m.memory_type,
+                m.importance,
+                m.valid_at,
+                m.metadata.get("speaker", ""),
+                m.memory_type,
+            )
+            for m in sorted(own, key=lambda m: (-m.salience, m.id))[:limit]
+        ]
 
     async def record_access(self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float) -> None:
         await self.misbehave.enter("record_access", timeout)

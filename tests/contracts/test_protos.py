@@ -98,7 +98,7 @@ DESIGNED_RPCS = {
             "ImportEngagement",
         ],
     },
-    "lore.assembler.v1.assembler_service_pb2": {"AssemblerService": ["AssembleContext", "Prime"]},
+    "lore.assembler.v1.assembler_service_pb2": {"AssemblerService": ["AssembleContext", "Prime", "GetUserProfile"]},
     "lore.agent.v1.agent_service_pb2": {
         "AgentService": [
             "StartSession",

@@ -48,6 +48,14 @@ class Settings(service_settings("assembler", ServerSettings)):
         ge=0.0,
         le=1.0,
     )
+    profile_max_tokens: int = env(
+        "LORE_ASSEMBLER_PROFILE_MAX_TOKENS",
+        default=300,
+        description="what a user profile may grow to with what is known (from 100 tokens), in a context "
+        "taken from the memories section's share",
+        ge=20,
+        le=4_000,
+    )
     engagement_agents: IdSet = engagement_agents(
         "comma-separated agent ids whose contexts show the engagement state; none when empty"
     )

@@ -16,6 +16,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
         source_timeout=container.settings.source_timeout_ms / 1000,
         engagement_agents=container.settings.engagement_agents,
         prime_limits=container.settings.prime_limits(),
+        profile_max_tokens=container.settings.profile_max_tokens,
     )
     return create_container_server(
         address,

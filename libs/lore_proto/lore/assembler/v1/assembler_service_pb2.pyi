@@ -112,3 +112,47 @@ class PrimeResponse(_message.Message):
     formatted_context: str
     manifest: _containers.RepeatedCompositeFieldContainer[_context_pb2.ManifestEntry]
     def __init__(self, recent_context: _Optional[_Iterable[_Union[PrimedItem, _Mapping]]] = ..., open_threads: _Optional[_Iterable[_Union[PrimedItem, _Mapping]]] = ..., salient_facts: _Optional[_Iterable[_Union[PrimedItem, _Mapping]]] = ..., observations: _Optional[_Iterable[_Union[PrimedItem, _Mapping]]] = ..., entities: _Optional[_Iterable[str]] = ..., formatted_context: _Optional[str] = ..., manifest: _Optional[_Iterable[_Union[_context_pb2.ManifestEntry, _Mapping]]] = ...) -> None: ...
+
+class GetUserProfileRequest(_message.Message):
+    __slots__ = ("user_id", "agent_id", "team_id", "user_profile", "budget_tokens")
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TEAM_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_PROFILE_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    agent_id: str
+    team_id: str
+    user_profile: str
+    budget_tokens: int
+    def __init__(self, user_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., team_id: _Optional[str] = ..., user_profile: _Optional[str] = ..., budget_tokens: _Optional[int] = ...) -> None: ...
+
+class ProfileLine(_message.Message):
+    __slots__ = ("text", "kind", "source_id", "confidence", "updated_at")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    kind: str
+    source_id: str
+    confidence: float
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, text: _Optional[str] = ..., kind: _Optional[str] = ..., source_id: _Optional[str] = ..., confidence: _Optional[float] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class UserProfile(_message.Message):
+    __slots__ = ("lines", "text", "tokens")
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    lines: _containers.RepeatedCompositeFieldContainer[ProfileLine]
+    text: str
+    tokens: int
+    def __init__(self, lines: _Optional[_Iterable[_Union[ProfileLine, _Mapping]]] = ..., text: _Optional[str] = ..., tokens: _Optional[int] = ...) -> None: ...
+
+class GetUserProfileResponse(_message.Message):
+    __slots__ = ("profile",)
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    profile: UserProfile
+    def __init__(self, profile: _Optional[_Union[UserProfile, _Mapping]] = ...) -> None: ...

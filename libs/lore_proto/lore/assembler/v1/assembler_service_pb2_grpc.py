@@ -45,6 +45,11 @@ class AssemblerServiceStub:
                 request_serializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.PrimeRequest.SerializeToString,
                 response_deserializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.PrimeResponse.FromString,
                 _registered_method=True)
+        self.GetUserProfile = channel.unary_unary(
+                '/lore.assembler.v1.AssemblerService/GetUserProfile',
+                request_serializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.GetUserProfileRequest.SerializeToString,
+                response_deserializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.GetUserProfileResponse.FromString,
+                _registered_method=True)
 
 
 class AssemblerServiceServicer:
@@ -64,6 +69,14 @@ class AssemblerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetUserProfile(self, request, context):
+        """What Lore has learnt about the user, newest truth only: the "User profile" section of a
+        context, as a read.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AssemblerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -76,6 +89,11 @@ def add_AssemblerServiceServicer_to_server(servicer, server):
                     servicer.Prime,
                     request_deserializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.PrimeRequest.FromString,
                     response_serializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.PrimeResponse.SerializeToString,
+            ),
+            'GetUserProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetUserProfile,
+                    request_deserializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.GetUserProfileRequest.FromString,
+                    response_serializer=lore_dot_assembler_dot_v1_dot_assembler__service__pb2.GetUserProfileResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -133,6 +151,33 @@ class AssemblerService:
             '/lore.assembler.v1.AssemblerService/Prime',
             lore_dot_assembler_dot_v1_dot_assembler__service__pb2.PrimeRequest.SerializeToString,
             lore_dot_assembler_dot_v1_dot_assembler__service__pb2.PrimeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetUserProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.assembler.v1.AssemblerService/GetUserProfile',
+            lore_dot_assembler_dot_v1_dot_assembler__service__pb2.GetUserProfileRequest.SerializeToString,
+            lore_dot_assembler_dot_v1_dot_assembler__service__pb2.GetUserProfileResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -54,6 +54,7 @@ from assembler_svc.domain.gathered import (
     ThreadDigest,
     Unknown,
 )
+from assembler_svc.domain.profile import Learnt
 from assembler_svc.domain.tool_results import ToolResult
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,8 @@ FACT_TYPES = (
     memory_service_pb2.MEMORY_TYPE_SKILL,
     memory_service_pb2.MEMORY_TYPE_OPINION,
 )
+# What a user profile is made of, of the memories: what was learnt about the user.
+PROFILE_TYPES = (memory_service_pb2.MEMORY_TYPE_FACT, memory_service_pb2.MEMORY_TYPE_PREFERENCE)
 CURRENT_MEMORY = (memory_service_pb2.MEMORY_STATUS_ACTIVE, memory_service_pb2.MEMORY_STATUS_WARM)
 
 
@@ -253,6 +256,20 @@ class GrpcMemorySources:
             for memory in shown_in_context(scope, response.memories, lambda m: _scope_of(m.scope), "memories")
         ]
 
+    async def user_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[Learnt]:
+        request = memory_service_pb2.ListMemoriesRequest(
+            scope=_scope(scope),
+            memory_types=PROFILE_TYPES,
+            statuses=CURRENT_MEMORY,
+            page_size=limit,
+            order_by=memory_service_pb2.MEMORY_ORDER_SALIENCE,
+            scope_match=CONTEXT,
+        )
+        response = await _call(self._memories.ListMemories(request, timeout=timeout))
+        shown = shown_in_context(scope, response.memories, lambda m: _scope_of(m.scope), "memories")
+        # The user's own only: the org's shared records (no user) are nobody's profile.
+        return [learnt_fact(memory) for memory in shown if scope.user_id and memory.scope.user_id == scope.user_id]
+
     async def record_access(self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float) -> None:
         request = memory_service_pb2.RecordAccessRequest(memory_ids=memory_ids, session_id=session_id, reason=reason)
         await _call(self._memories.RecordAccess(request, timeout=timeout))
@@ -394,6 +411,23 @@ def recalled_memory(
         session_id=memory.provenance.session_id,
         turn_ids=tuple(memory.provenance.turn_ids),
         speaker=memory.provenance.speaker,
+    )
+
+
+def learnt_fact(memory: memory_service_pb2.Memory) -> Learnt:
+    """A fact or preference memory as a profile item; its speaker is what reflection wrote in its
+    metadata ("user", "assistant"), else its provenance's (a named speaker), else unknown ("")."""
+    kind = _enum_name(memory_service_pb2.MemoryType, memory.memory_type, "MEMORY_TYPE_")
+    when = _time(memory.valid_at, memory.HasField("valid_at"))
+    when = when or _time(memory.created_at, memory.HasField("created_at"))
+    return Learnt(
+        id=memory.id,
+        text=memory.content,
+        kind=kind,
+        confidence=memory.importance,
+        updated_at=when,
+        speaker=memory.metadata.get("speaker", "") or memory.provenance.speaker,
+        detail=kind,
     )
 
 

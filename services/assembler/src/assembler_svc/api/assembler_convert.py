@@ -25,8 +25,10 @@ from assembler_svc.domain.model import (
     Section,
 )
 from assembler_svc.domain.priming import DEFAULT_BUDGET_TOKENS, PrimedItem, Priming
+from assembler_svc.domain.profile import UserProfile
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.assemble_context import AssembleInput
+from assembler_svc.usecases.user_profile import ProfileInput
 
 MAX_MESSAGE_CHARS = 4_000
 MAX_PERSONA_CHARS = 8_000
@@ -152,6 +154,32 @@ def prime_budget(value: int) -> int:
     if not 1 <= value <= MAX_PRIME_TOKENS:
         raise InvalidArgument("budget_tokens", f"must be between 1 and {MAX_PRIME_TOKENS}")
     return value
+
+
+def profile_input_from_pb(request: pb.GetUserProfileRequest) -> ProfileInput:
+    """GetUserProfile's request: a user (required), the agent and team of the context it stands for,
+    the caller's profile text (≤ 4,000 characters) and a budget of 0 (as much as is known) to 4,000."""
+    if not 0 <= request.budget_tokens <= MAX_PRIME_TOKENS:
+        raise InvalidArgument("budget_tokens", f"must be between 0 and {MAX_PRIME_TOKENS}")
+    return ProfileInput(
+        scope=Scope(
+            user_id=text(request.user_id, "user_id", MAX_ID_CHARS, required=True),
+            agent_id=text(request.agent_id, "agent_id", MAX_ID_CHARS),
+            team_id=text(request.team_id, "team_id", MAX_ID_CHARS),
+        ),
+        user_profile=text(request.user_profile, "user_profile", MAX_PROFILE_CHARS),
+        budget_tokens=request.budget_tokens,
+    )
+
+
+def user_profile_to_pb(profile: UserProfile) -> pb.GetUserProfileResponse:
+    lines = []
+    for line in profile.lines:
+        message = pb.ProfileLine(text=line.text, kind=line.kind, source_id=line.source_id, confidence=line.confidence)
+        if line.updated_at is not None:
+            message.updated_at.CopyFrom(to_timestamp(line.updated_at))
+        lines.append(message)
+    return pb.GetUserProfileResponse(profile=pb.UserProfile(lines=lines, text=profile.text, tokens=profile.tokens))
 
 
 def manifest_entry_to_pb(entry: ManifestEntry) -> context_pb2.ManifestEntry:

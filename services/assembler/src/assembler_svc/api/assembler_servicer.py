@@ -13,16 +13,18 @@ from lore_runtime import request_context
 from assembler_svc.api import assembler_convert as convert
 from assembler_svc.domain.model import AssemblyPolicy
 from assembler_svc.domain.priming import PrimeLimits
+from assembler_svc.domain.profile import MAX_TOKENS
 from assembler_svc.usecases.assemble_context import assemble_context
 from assembler_svc.usecases.ports import AssemblyServices
 from assembler_svc.usecases.prime import prime
+from assembler_svc.usecases.user_profile import user_profile
 
 # Left for converting the answers once the sources are done, out of the caller's deadline.
 RESPONSE_MARGIN_SECONDS = 0.02
 
 
 class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
-    """Context assembly and priming: the read side."""
+    """Context assembly, priming and the user profile: the read side."""
 
     def __init__(
         self,
@@ -32,7 +34,9 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
         source_timeout: float,
         engagement_agents: Collection[str] = frozenset(),
         prime_limits: PrimeLimits = PrimeLimits(),
+        profile_max_tokens: int = MAX_TOKENS,
     ) -> None:
+        self._profile_max_tokens = profile_max_tokens
         self._services = services
         self._policy = policy
         self._source_timeout = source_timeout
@@ -53,6 +57,7 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
             self._services,
             timeout=self._timeout(context),
             engagement_agents=self._engagement_agents,
+            profile_max_tokens=self._profile_max_tokens,
         )
         return pb.AssembleContextResponse(context=convert.assembly_to_pb(assembled.assembly, assembled.flags))
 
@@ -67,3 +72,13 @@ class AssemblerServicer(assembler_service_pb2_grpc.AssemblerServiceServicer):
             limits=self._prime_limits,
         )
         return convert.priming_to_pb(primed)
+
+    async def GetUserProfile(self, request: pb.GetUserProfileRequest, context: Any) -> pb.GetUserProfileResponse:
+        request_context.current()
+        profile = await user_profile(
+            convert.profile_input_from_pb(request),
+            self._services,
+            timeout=self._timeout(context),
+            max_tokens=self._profile_max_tokens,
+        )
+        return convert.user_profile_to_pb(profile)

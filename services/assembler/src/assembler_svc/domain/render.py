@@ -15,15 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from assembler_svc.domain.model import SECTION_TITLES, Candidate, Section
+from assembler_svc.domain.model import SECTION_TITLES, Candidate, Section, Source
 
 BULLET = "- "
 SECTION_SEPARATOR = "\n\n"
 PROSE_SECTIONS = frozenset({Section.PERSONA, Section.USER_PROFILE, Section.WORKING_SUMMARY})
+# Prose is what was given as text: by the caller or the session's working memory (a learnt profile
+# line, pinned too, is still a bullet).
+PROSE_SOURCES = frozenset({Source.CALLER, Source.WORKING_MEMORY})
 
 
 def is_prose(candidate: Candidate) -> bool:
-    return candidate.pinned and candidate.section in PROSE_SECTIONS
+    return candidate.pinned and candidate.section in PROSE_SECTIONS and candidate.source in PROSE_SOURCES
 
 
 def clean(text: str, prose: bool) -> str:

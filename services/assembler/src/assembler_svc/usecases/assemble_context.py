@@ -33,11 +33,13 @@ from assembler_svc.domain.model import (
     Source,
 )
 from assembler_svc.domain.pipeline import assemble
+from assembler_svc.domain.profile import MAX_TOKENS, build_profile, profile_candidates, profile_policy
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.message_search import message_searches
 from assembler_svc.usecases.ports import AssemblyServices, MemorySources, ObservationSources
 from assembler_svc.usecases.record_use import access_writes, settle
+from assembler_svc.usecases.user_profile import learnt, profile_calls
 
 RECENT_EPISODES = 1
 SEARCHED_EPISODES = 1
@@ -75,10 +77,16 @@ async def assemble_context(
     *,
     timeout: float,
     engagement_agents: Collection[str] = frozenset(),
+    profile_max_tokens: int = MAX_TOKENS,
 ) -> AssembledContext:
     memory, observations = services.memory, services.observations
     engages = request.scope.engages(engagement_agents)
-    found, unavailable = await gather(_calls(request, memory, observations, engages=engages), timeout)
+    calls = _calls(request, memory, observations, engages=engages)
+    calls += profile_calls(request.scope, memory, observations)
+    found, unavailable = await gather(calls, timeout)
+    # The user profile leads the user's section: what it states is not placed again when recalled.
+    profile = build_profile(request.user_profile, learnt(found), services.counter, max_tokens=profile_max_tokens)
+    in_profile = profile.learnt_ids
     session: SessionState = found["working_memory"]
     engagement: EngagementDigest | None = found.get("engagement")  # None: not engaged, or unavailable
     candidates = [
@@ -88,16 +96,17 @@ async def assemble_context(
             tool_results=request.tool_results,
             opinions=request.opinions,
         ),
+        *profile_candidates(profile),
         *build.session_candidates(session),
         *(build.engagement_candidates(engagement) if engagement is not None else ()),
-        *build.memory_candidates(found["recall"], session.recent_turn_ids),
+        *build.memory_candidates([m for m in found["recall"] if m.id not in in_profile], session.recent_turn_ids),
         *build.episode_candidates(build.merge_episodes(found["episode_search"], found["episodes"])),
         *build.thread_candidates(found["open_threads"], services.clock.now()),
-        *build.belief_candidates(found["beliefs"]),
+        *build.belief_candidates([b for b in found["beliefs"] if b.id not in in_profile]),
     ]
     assembly = assemble(
         candidates,
-        policy=request.policy,
+        policy=profile_policy(request.policy, profile),
         counter=services.counter,
         unavailable=unavailable,
         persona_mode=request.persona_mode,

@@ -27,6 +27,7 @@ from assembler_svc.domain.gathered import (
     ThreadDigest,
 )
 from assembler_svc.domain.model import TokenCounter
+from assembler_svc.domain.profile import Learnt
 
 
 class MemorySources(Protocol):
@@ -63,6 +64,11 @@ class MemorySources(Protocol):
     async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]: ...
 
     async def salient_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[RecalledMemory]: ...
+
+    async def user_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[Learnt]:
+        """The current facts and preferences of the scope's user's own (not the org's shared ones),
+        most salient first, each with who said what it was learnt from (``Learnt.speaker``)."""
+        ...
 
     async def record_access(
         self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float

@@ -1,0 +1,294 @@
+"""The user profile: what Lore has learnt about the user, as a few short lines a model reads first.
+
+Built from two kinds of learnt items and the caller's own text:
+
+- the caller's ``user_profile`` text: each of its lines, first, as given;
+- **beliefs** about the user (active observations whose subject is the user): the newest truth of
+  each slot — a superseded or invalidated belief is never active, so it never comes;
+- **facts and preferences** learnt from the user's own words (reflection's ``speaker`` is the
+  user; a memory written through the API carries no speaker and counts as the user's). What the
+  assistant or another speaker said is never the user's profile, nor is a line that opens on
+  "The assistant".
+
+Only what is *core* goes in — a line whose words name one of the profile's topics, in this order:
+preferred name, people and pets (with their names), home, work and studies, health, diet and
+allergies, languages, strong likes and dislikes, current goals. Everything else (what happened
+last Tuesday) is for the memories section. Lines are deduplicated against those already taken
+(beliefs before memories, the caller's lines before both): the same normalised statement, the
+same content words (``statements.same_terms``), or every content word of one within the other,
+with the same polarity.
+
+**Budget**: ``DEFAULT_TOKENS`` (100), growing with what is known — the tokens every core line
+would take, title included — up to the configured maximum (``LORE_ASSEMBLER_PROFILE_MAX_TOKENS``,
+300). Lines are taken round-robin over the topics (the best line of each topic, then the second
+best …) while they fit, so one talkative topic never crowds out the others, and shown grouped by
+topic. Nothing learnt and no caller text: no profile at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from assembler_svc.domain.dedupe import normalise_text
+from assembler_svc.domain.model import AssemblyPolicy, Candidate, Section, Source, TokenCounter
+from assembler_svc.domain.render import BULLET, title_line
+from assembler_svc.domain.statements import Statement, same_polarity, same_terms, statement
+
+DEFAULT_TOKENS = 100
+MAX_TOKENS = 300
+
+CALLER = "caller"
+BELIEF = "belief"
+FACT = "fact"
+PREFERENCE = "preference"
+
+# The profile's topics, in the order the lines are shown; a line's topic is the first that matches.
+TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        (
+            "name",
+            r"\b(?:user's (?:first |full |preferred |nick)?name|user (?:is called|goes by)|prefers? to be called)\b",
+        ),
+        (
+            "people",
+            r"\b(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|sons?|daughters?|kids?|children|"
+            r"child|bab(?:y|ies)|mother|mom|mum|father|dad|parents?|sisters?|brothers?|siblings?|"
+            r"grand(?:mother|father|ma|pa|son|daughter|parents?|kids?|children)|aunt|uncle|cousins?|nieces?|"
+            r"nephews?|friends?|family|married|twins?|adopt\w*|named|called)\b",
+        ),
+        (
+            "pets",
+            r"\b(?:dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|horses?|hamsters?|rabbits?|bunn(?:y|ies)|parrots?|"
+            r"birds?|turtles?|tortoises?|guinea pigs?|snakes?|lizards?|fish)\b",
+        ),
+        (
+            "home",
+            r"\b(?:lives?|living in|lived|moved|home|house|apartment|flat|hometown|grew up|is from|comes from|"
+            r"originally from|born in|neighbou?rhood|relocat\w*)\b",
+        ),
+        (
+            "work",
+            r"\b(?:works?|worked|working|jobs?|employer|company|career|profession\w*|business|colleagues?|boss|"
+            r"office|retired|studies|studying|student|degree|university|college|school|course|internship|"
+            r"engineer|teacher|nurse|doctor|manager|designer|developer|counsel\w*|volunteer\w*|mentor\w*)\b",
+        ),
+        (
+            "health",
+            r"\b(?:health|diagnos\w*|illness|ill|sick|injur\w*|surgery|hospital|therapy|therapist|medication|"
+            r"diabet\w*|asthma|pregnan\w*|disabilit\w*|anxiety|depression|chronic|recover\w*|condition)\b",
+        ),
+        ("diet", r"\b(?:vegan|vegetarian|pescatarian|diet|gluten|lactose|halal|kosher|allerg\w*|intoleran\w*)\b"),
+        ("languages", r"\b(?:speaks?|language|fluent|native speaker|bilingual|learning \w+ish)\b"),
+        (
+            "likes",
+            r"\b(?:loves?|likes?|enjoys?|favou?rite|prefers?|hates?|dislikes?|can't stand|passion\w*|hobb(?:y|ies)|"
+            r"fan of|into)\b",
+        ),
+        (
+            "goals",
+            r"\b(?:plans?|planning|wants? to|goals?|hopes? to|hoping to|dreams? of|aims? to|intends? to|"
+            r"going to|saving (?:up )?for|training for|working towards?|preparing|decided to|will)\b",
+        ),
+    )
+)
+_TOPIC_ORDER = {name: index for index, (name, _) in enumerate(TOPICS)}
+_KIND_TOPIC = {"operator_preference": "likes", "relationship_fact": "people"}
+_ASSISTANT = re.compile(r"^\s*(?:the )?assistant\b", re.IGNORECASE)
+_FROM_USER = ("", "user")
+
+
+@dataclass(frozen=True, slots=True)
+class Learnt:
+    """One learnt item that may go into the profile: a belief about the user or a fact or preference
+    memory of the user's own. ``speaker`` is who said what it was learnt from ("user",
+    "assistant", a name; "" when not known); ``detail`` a belief's kind, a memory's type."""
+
+    id: str
+    text: str
+    kind: str  # BELIEF | FACT | PREFERENCE
+    confidence: float
+    updated_at: datetime | None = None
+    speaker: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileLine:
+    text: str
+    kind: str
+    source_id: str
+    confidence: float
+    updated_at: datetime | None = None
+    topic: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UserProfile:
+    """``text`` is the profile as a context shows it, title line included ("" when empty); ``tokens``
+    the counter's count of exactly that text; ``budget_tokens`` what it was allowed."""
+
+    lines: tuple[ProfileLine, ...] = ()
+    text: str = ""
+    tokens: int = 0
+    budget_tokens: int = 0
+
+    @property
+    def learnt_ids(self) -> frozenset[str]:
+        return frozenset(line.source_id for line in self.lines if line.source_id)
+
+
+def topic_of(text: str, detail: str = "") -> str:
+    """The profile topic ``text`` is about, "" when none (then it is no core fact)."""
+    low = text.casefold()
+    for name, pattern in TOPICS:
+        if pattern.search(low):
+            return name
+    return _KIND_TOPIC.get(detail, "")
+
+
+def is_users(item: Learnt) -> bool:
+    """Whether ``item`` is the user's own: never what the assistant or another speaker said."""
+    return item.speaker.strip().casefold() in _FROM_USER and not _ASSISTANT.match(item.text)
+
+
+def caller_lines(text: str) -> list[ProfileLine]:
+    lines = []
+    for raw in text.splitlines():
+        line = " ".join(raw.strip().removeprefix("- ").removeprefix("* ").split())
+        if line:
+            lines.append(ProfileLine(line, CALLER, "", 1.0, topic=topic_of(line)))
+    return lines
+
+
+def core_lines(learnt: Iterable[Learnt]) -> list[ProfileLine]:
+    """The user's own core items as lines, best first within each topic: beliefs before memories,
+    then the most confident, then the newest."""
+    lines = []
+    for item in learnt:
+        text = " ".join(item.text.split())
+        topic = topic_of(text, item.detail) if text else ""
+        if topic and is_users(item):
+            lines.append(ProfileLine(text, item.kind, item.id, item.confidence, item.updated_at, topic))
+    return sorted(lines, key=_rank)
+
+
+def _rank(line: ProfileLine) -> tuple[int, int, float, float, str]:
+    when = -line.updated_at.timestamp() if line.updated_at is not None else float("inf")
+    return (_TOPIC_ORDER[line.topic], 0 if line.kind == BELIEF else 1, -line.confidence, when, line.source_id)
+
+
+def _same(a: tuple[str, Statement], b: tuple[str, Statement]) -> bool:
+    if not same_polarity(a[1], b[1]):
+        return False
+    if a[0] == b[0] or same_terms(a[1], b[1]):
+        return True
+    small, large = sorted((a[1].terms, b[1].terms), key=len)
+    return len(small) >= 2 and small <= large
+
+
+def deduplicated(lines: Sequence[ProfileLine]) -> list[ProfileLine]:
+    """``lines`` without those repeating an earlier one."""
+    kept: list[ProfileLine] = []
+    seen: list[tuple[str, Statement]] = []
+    for line in lines:
+        key = (normalise_text(line.text), statement(line.text))
+        if any(_same(key, other) for other in seen):
+            continue
+        kept.append(line)
+        seen.append(key)
+    return kept
+
+
+def _round_robin(lines: Sequence[ProfileLine]) -> list[ProfileLine]:
+    by_topic: dict[str, list[ProfileLine]] = {}
+    for line in lines:
+        by_topic.setdefault(line.topic, []).append(line)
+    order: list[ProfileLine] = []
+    depth = 0
+    while len(order) < len(lines):
+        for topic in sorted(by_topic, key=lambda name: _TOPIC_ORDER[name]):
+            if depth < len(by_topic[topic]):
+                order.append(by_topic[topic][depth])
+        depth += 1
+    return order
+
+
+def render(lines: Sequence[ProfileLine]) -> str:
+    return "\n".join([title_line(Section.USER_PROFILE), *(BULLET + line.text for line in lines)]) if lines else ""
+
+
+def build_profile(
+    caller_text: str,
+    learnt: Iterable[Learnt],
+    counter: TokenCounter,
+    *,
+    budget_tokens: int = 0,
+    max_tokens: int = MAX_TOKENS,
+) -> UserProfile:
+    """The profile within ``budget_tokens``, or (0) within what is known, between ``DEFAULT_TOKENS``
+    and ``max_tokens``. The caller's lines come first and are kept while they fit."""
+    given = deduplicated(caller_lines(caller_text))
+    everything = deduplicated([*given, *core_lines(learnt)])
+    found = everything[len(given) :]
+    if not everything:
+        return UserProfile()
+    if budget_tokens <= 0:
+        needed = counter.count(render(everything))
+        budget_tokens = max(min(DEFAULT_TOKENS, max_tokens), min(needed, max_tokens))
+    chosen: list[ProfileLine] = []
+    for line in [*given, *_round_robin(found)]:
+        if counter.count(render(_ordered([*chosen, line]))) <= budget_tokens:
+            chosen.append(line)
+    shown = _ordered(chosen)
+    text = render(shown)
+    return UserProfile(tuple(shown), text, counter.count(text) if text else 0, budget_tokens)
+
+
+def _ordered(lines: Sequence[ProfileLine]) -> list[ProfileLine]:
+    """``lines`` in the order they are shown: the caller's first, as given, the learnt ones by topic."""
+    learnt = sorted((line for line in lines if line.kind != CALLER), key=_rank)
+    return [*(line for line in lines if line.kind == CALLER), *learnt]
+
+
+# In a context, the memories section keeps at least this much of its own budget when the profile
+# grows into it (it may still take the tokens other sections leave unused).
+MEMORIES_FLOOR = 50
+
+
+def profile_candidates(profile: UserProfile) -> list[Candidate]:
+    """The learnt lines as the context's user-profile items (given context: pinned, in the profile's
+    order); the caller's own text goes in as the caller's, as before."""
+    source = {BELIEF: Source.OBSERVATION, FACT: Source.MEMORY, PREFERENCE: Source.MEMORY}
+    return [
+        Candidate(
+            source=source[line.kind],
+            id=line.source_id,
+            section=Section.USER_PROFILE,
+            text=line.text,
+            pinned=True,
+            occurred_at=line.updated_at,
+            statement=line.text,
+        )
+        for line in profile.lines
+        if line.kind in source
+    ]
+
+
+def profile_policy(policy: AssemblyPolicy, profile: UserProfile) -> AssemblyPolicy:
+    """``policy`` with the user-profile section's budget grown to what the profile needs, taken from
+    the memories section's share (which keeps ``MEMORIES_FLOOR``); a budget the caller set is kept."""
+    budgets = dict(policy.budgets)
+    section, memories = Section.USER_PROFILE, Section.MEMORIES
+    if not profile.lines or section in policy.fixed or memories in policy.fixed:
+        return policy
+    grow = min(profile.budget_tokens - budgets[section], budgets[memories] - MEMORIES_FLOOR)
+    if grow <= 0:
+        return policy
+    budgets[section] += grow
+    budgets[memories] -= grow
+    return dataclasses.replace(policy, budgets=budgets)

@@ -1,0 +1,182 @@
+"""The user profile: built from the user's own beliefs and facts, in every context and as a read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from assembler_svc.adapters.tiktoken_counter import TiktokenCounter
+from assembler_svc.domain.gathered import Belief, RecalledMemory, Scope
+from assembler_svc.domain.model import DEFAULT_BUDGETS, AssemblyPolicy, Outcome, Section, Source
+from assembler_svc.domain.profile import (
+    DEFAULT_TOKENS,
+    MEMORIES_FLOOR,
+    Learnt,
+    build_profile,
+    profile_policy,
+    topic_of,
+)
+from assembler_svc.domain.render import title_line
+from assembler_svc.usecases.assemble_context import AssembleInput, assemble_context
+from assembler_svc.usecases.ports import AssemblyServices
+from assembler_svc.usecases.user_profile import ProfileInput, user_profile
+from lore_runtime import errors
+
+from tests.fakes import FixedClock
+from tests.fakes_assembler import FakeMemorySources, FakeObservationSources
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+USER = Scope(user_id="u-rhea", agent_id="ada")
+OTHER = Scope(user_id="u-olek", agent_id="ada")
+COUNTER = TiktokenCounter()
+
+
+def fact(id_: str, content: str, memory_type: str = "fact", speaker: str = "user", days: int = 3) -> RecalledMemory:
+    return RecalledMemory(
+        id=id_,
+        content=content,
+        memory_type=memory_type,
+        similarity=0.0,
+        salience=0.8,
+        importance=0.7,
+        valid_at=NOW - timedelta(days=days),
+        metadata={"speaker": speaker} if speaker else {},
+    )
+
+
+def services(memories: FakeMemorySources, beliefs: FakeObservationSources) -> AssemblyServices:
+    return AssemblyServices(memories, beliefs, COUNTER, FixedClock(NOW))
+
+
+def rhea() -> tuple[FakeMemorySources, FakeObservationSources]:
+    memories = FakeMemorySources()
+    memories.add_memory(fact("m-dog", "The user has a beagle called Pickle."), USER)
+    memories.add_memory(fact("m-job", "The user works as a ferry engineer in Oban."), USER)
+    memories.add_memory(fact("m-tea", "The user loves smoky lapsang tea.", "preference"), USER)
+    memories.add_memory(fact("m-walk", "The user went for a walk on the pier."), USER)  # no core topic
+    # The assistant's words, another user's facts and the org's shared ones are nobody's profile here.
+    memories.add_memory(fact("m-kids", "The user has two kids who paint.", speaker="assistant"), USER)
+    memories.add_memory(fact("m-olek", "The user lives in Gdansk.", "fact"), OTHER)
+    memories.add_memory(fact("m-shared", "The user works at the harbour office."), Scope(agent_id="ada"))
+    beliefs = FakeObservationSources()
+    beliefs.add_belief(Belief("o-home", "The user lives in Oban", "world_fact", 0.9, 0.9, updated_at=NOW), USER)
+    beliefs.add_belief(Belief("o-olek", "The user is vegan", "world_fact", 0.9, 0.9, updated_at=NOW), OTHER)
+    # Shared (no user) but about this user: it belongs in the profile.
+    beliefs.add_belief(
+        Belief("o-allergy", "The user is allergic to peanuts", "world_fact", 0.8, 0.9, updated_at=NOW),
+        Scope(agent_id="ada"),
+        about="u-rhea",
+    )
+    # Shared and about nobody in particular: not the user's.
+    beliefs.add_belief(Belief("o-office", "The office moved to Leith", "world_fact", 0.9, 0.9), Scope())
+    return memories, beliefs
+
+
+async def read(memories, beliefs, **values):
+    return await user_profile(ProfileInput(USER, **values), services(memories, beliefs), timeout=0.5)
+
+
+async def test_the_profile_holds_the_users_own_core_facts_only():
+    profile = await read(*rhea())
+    assert [(line.source_id, line.kind) for line in profile.lines] == [
+        ("m-dog", "fact"),  # people and pets
+        ("o-home", "belief"),  # home
+        ("m-job", "fact"),  # work
+        ("o-allergy", "belief"),  # diet and allergies
+        ("m-tea", "preference"),  # likes
+    ]
+    assert profile.text.splitlines()[0] == title_line(Section.USER_PROFILE)
+    assert "- The user has a beagle called Pickle." in profile.text.splitlines()
+    assert profile.tokens == COUNTER.count(profile.text) <= profile.budget_tokens
+    assert {"m-kids", "m-olek", "m-shared", "o-olek", "o-office", "m-walk"}.isdisjoint(profile.learnt_ids)
+
+
+async def test_the_callers_lines_come_first_and_are_not_repeated():
+    profile = await read(*rhea(), user_profile="Prefers to be called Rhe.\nLives in Oban.")
+    texts = [line.text for line in profile.lines]
+    assert texts[:2] == ["Prefers to be called Rhe.", "Lives in Oban."]
+    assert "The user lives in Oban" not in texts  # the caller said it already
+    assert profile.lines[0].kind == "caller" and profile.lines[0].confidence == 1.0
+
+
+async def test_a_user_with_nothing_learnt_has_no_profile():
+    memories, beliefs = rhea()
+    profile = await user_profile(ProfileInput(Scope(user_id="u-new")), services(memories, beliefs), timeout=0.5)
+    assert profile.lines == () and profile.text == "" and profile.tokens == 0
+
+
+async def test_a_source_down_fails_the_read_instead_of_answering_a_part():
+    memories, beliefs = rhea()
+    beliefs.misbehave.fail.add("top_beliefs")
+    with pytest.raises(errors.DependencyUnavailable):
+        await read(memories, beliefs)
+
+
+def learnt(count: int) -> list[Learnt]:
+    pets = ["beagle", "collie", "tabby cat", "parrot", "pony", "hamster", "tortoise", "rabbit", "ferret", "goat"]
+    places = ["Oban", "Perth", "Leith", "Ayr", "Troon", "Largs", "Crieff", "Elgin", "Nairn", "Wick"]
+    found = []
+    for index in range(count):
+        found.append(Learnt(f"p-{index}", f"The user has a {pets[index % 10]} named Item{index}.", "fact", 0.9))
+        home = f"The user once lived in {places[index % 10]} for {index + 2} years."
+        found.append(Learnt(f"h-{index}", home, "fact", 0.5))
+    return found
+
+
+def test_the_budget_is_100_tokens_growing_with_what_is_known_up_to_the_maximum():
+    small = build_profile("", learnt(1), COUNTER, max_tokens=300)
+    assert small.budget_tokens == DEFAULT_TOKENS and len(small.lines) == 2
+    big = build_profile("", learnt(30), COUNTER, max_tokens=300)
+    assert big.budget_tokens == 300 and 250 < big.tokens <= 300
+    capped = build_profile("", learnt(30), COUNTER, max_tokens=160)
+    assert capped.budget_tokens == 160 and capped.tokens <= 160
+    # Round-robin over topics: a full profile still holds both the pets and the homes.
+    assert {line.topic for line in capped.lines} == {"people", "home"}
+
+
+def test_only_core_topics_count():
+    assert topic_of("The user is allergic to shellfish.") == "diet"
+    assert topic_of("The user speaks Gaelic at home.") == "home"  # first topic that matches
+    assert topic_of("The user wants to run a marathon next spring.") == "goals"
+    assert topic_of("The user watched a film yesterday.") == ""
+    assert topic_of("Something", "relationship_fact") == "people"
+
+
+def test_the_profile_grows_into_the_memories_share_not_past_its_floor():
+    profile = build_profile("", learnt(30), COUNTER, max_tokens=300)
+    policy = profile_policy(AssemblyPolicy(), profile)
+    assert policy.budgets[Section.USER_PROFILE] == DEFAULT_BUDGETS[Section.USER_PROFILE] + 100
+    assert policy.budgets[Section.MEMORIES] == MEMORIES_FLOOR
+    assert policy.budget_tokens == AssemblyPolicy().budget_tokens
+    # A budget the caller set is kept as set.
+    fixed = AssemblyPolicy().with_budgets({Section.USER_PROFILE: 40})
+    assert profile_policy(fixed, profile) == fixed
+
+
+async def test_the_context_leads_with_the_profile_right_after_the_persona():
+    memories, beliefs = rhea()
+    assembled = await assemble_context(
+        AssembleInput(message="Any idea what Pickle would like for a walk?", scope=USER, persona="You are Ada."),
+        services(memories, beliefs),
+        timeout=0.5,
+    )
+    sections = assembled.assembly.sections
+    assert [s.section for s in sections[:2]] == [Section.PERSONA, Section.USER_PROFILE]
+    first = [title_line(Section.USER_PROFILE), "- The user has a beagle called Pickle."]
+    assert sections[1].text.splitlines()[:2] == first
+    kept = [(e.source, e.id) for e in assembled.assembly.manifest if e.outcome is Outcome.KEPT]
+    # Recalled as well ("Pickle", "walk"), the fact is placed once, in the profile.
+    assert kept.count((Source.MEMORY, "m-dog")) == 1
+    placed = [item.id for section in sections for item in section.items]
+    assert placed.count("m-dog") == 1
+    assert "m-kids" not in placed and "The user has two kids" not in sections[1].text
+
+
+async def test_a_context_for_a_user_with_nothing_learnt_has_no_profile_section():
+    memories, beliefs = rhea()
+    assembled = await assemble_context(
+        AssembleInput(message="Hello there", scope=Scope(user_id="u-new", agent_id="ada")),
+        services(memories, beliefs),
+        timeout=0.5,
+    )
+    assert Section.USER_PROFILE not in [s.section for s in assembled.assembly.sections]

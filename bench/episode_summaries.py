@@ -1,22 +1,23 @@
-"""Episode summaries against LoCoMo's gold session summaries, next to a lead baseline.
+"""Episode summaries against LoCoMo's gold session summaries, next to a first-three-turns baseline.
 
-    .venv/bin/python bench/episode_summaries.py [--data ../shared/data/locomo-dev.json]
+    .venv/bin/python bench/episode_summaries.py [--data ../shared/data/locomo-dev.json] [--part tuning]
 
 Every session of every conversation goes through the agent's episode summary
-(``usecases.episodes.summarise_conversation``: likeness + coverage, rules/central.py) with the
-packaged embedding model; the conversation's first speaker is the user, the second the assistant.
-The **lead** baseline is the first sentences of two content words or more (questions too), rendered alike
-("User: … Assistant: …"), cut at the same number of characters as our summary. Both are scored
-against the gold ``session_summary``: cosine with the packaged model, and ROUGE-L F1 (word LCS,
-lower case). "wins" is the share of sessions where ours has the higher cosine. Conversations
-0-2 were used to tune (the objective, its weights, the sentence filter); 3-5 are held out.
+(``usecases.episodes.summarise_conversation``: the sentences that best cover the conversation,
+rules/central.py, told in the third person, rules/narration.py) with the packaged embedding model;
+the conversation's first speaker is the user, the second the assistant. It is scored twice:
 
-The gold is scored twice: **as written**, naming both speakers ("Caroline mentioned that she..."),
-and with the speakers written as "the user" and "the assistant" — how the issue scores extracted
-facts, and the only names a summary of a Lore session can use: its sentences are printed under
-"User:" and "Assistant:", and no summary of ours or the lead's can name a speaker the conversation
-does not. The target (≥ +0.05 cosine, better in ≥ 70 % of sessions) is judged on the second.
-CPU is the process time of one summary (embedding included), per session.
+- **speakers named**: the turns carry the speakers' names, as an import with speakers does, and
+  the summary is scored against the gold ``session_summary`` as written ("Caroline mentioned...");
+- **speakers as roles**: the turns carry no names, as an agent's own session, and the gold is
+  scored with the names written as "the user" and "the assistant".
+
+The **lead** baseline is the session's first three turns as said, each after its speaker
+("Caroline: … Melanie: …", or "User: …" without names): what a pasted transcript gives. Scores:
+cosine with the packaged model, and ROUGE-L F1 (word LCS, lower case); "wins" is the share of
+sessions where ours has the higher cosine; "pasted" counts summaries holding "User:" or
+"Assistant:" (must be 0). Conversations 0-2 tune, 3-5 are held out. CPU is the process time of
+one summary (embedding included), per session.
 """
 
 from __future__ import annotations
@@ -30,15 +31,15 @@ import time
 from pathlib import Path
 
 import numpy as np
-from agent_svc.domain.rules.central import MIN_CONTENT_WORDS, conversation_sentences, render
-from agent_svc.domain.rules.text import content_words
 from agent_svc.usecases.episodes import summarise_conversation
 from lore_embeddings import OnnxMiniLmEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
 PARTS = {"tuning (0-2)": range(0, 3), "held out (3-5)": range(3, 6)}
+LEAD_TURNS = 3
 _WORD = re.compile(r"[a-z0-9']+")
+_PASTED = re.compile(r"\b(?:User|Assistant):")
 
 
 def rouge_l(candidate: str, reference: str) -> float:
@@ -59,11 +60,10 @@ def rouge_l(candidate: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def lead(turns: list[tuple[str, str]], chars: int) -> str:
-    """The first sentences, same rendering, cut at ``chars`` characters (at a word boundary)."""
-    said = [s for s in conversation_sentences(turns) if len(content_words(s.text)) >= MIN_CONTENT_WORDS]
-    text = render(said[:50])
-    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0]
+def lead(turns: list[tuple[str, str]], names: dict[str, str]) -> str:
+    """The first three turns as said, each after its speaker."""
+    labels = names or {"user": "User", "assistant": "Assistant"}
+    return " ".join(f"{labels[role]}: {text}" for role, text in turns[:LEAD_TURNS])
 
 
 def as_roles(gold: str, user: str, assistant: str) -> str:
@@ -73,10 +73,10 @@ def as_roles(gold: str, user: str, assistant: str) -> str:
     return re.sub(r"(^|[.!?] )the ", lambda match: match.group(1) + "The ", gold)
 
 
-def sessions(conversation: dict) -> list[tuple[str, list[tuple[str, str]], str, str]]:
-    """(key, turns, gold as written, gold with the speakers as roles) per summarised session."""
+def sessions(conversation: dict) -> list[tuple[list[tuple[str, str]], dict[str, str], str, str]]:
+    """(turns, the speakers' names by role, gold as written, gold with the speakers as roles)."""
     talk = conversation["conversation"]
-    user = talk["speaker_a"]
+    user, assistant = talk["speaker_a"], talk["speaker_b"]
     found = []
     for n in range(1, 100):
         key = f"session_{n}"
@@ -84,50 +84,63 @@ def sessions(conversation: dict) -> list[tuple[str, list[tuple[str, str]], str, 
         if key not in talk or not gold:
             continue
         turns = [("user" if t["speaker"] == user else "assistant", t["text"]) for t in talk[key]]
-        found.append((key, turns, gold, as_roles(gold, user, talk["speaker_b"])))
+        found.append((turns, {"user": user, "assistant": assistant}, gold, as_roles(gold, user, assistant)))
     return found
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--part", choices=["tuning", "held", "both"], default="both")
+    parser.add_argument("--samples", type=int, default=0, help="print this many summaries of the tuning part")
     args = parser.parse_args()
     data = json.loads(args.data.read_text())
+    parts = {k: v for k, v in PARTS.items() if args.part == "both" or k.startswith(args.part)}
     embedder = OnnxMiniLmEmbedder.load()
     await embedder.embed(["warm up"])
-    header = "part            sessions  cos ours  cos lead  Δcos   wins   ROUGE-L ours  ROUGE-L lead  chars"
-    rows: dict[str, dict[str, list]] = {"as written": {}, "speakers as user/assistant": {}}
+    header = "part            sessions  cos ours  cos lead  Δcos   wins   ROUGE-L ours  ROUGE-L lead  chars  pasted"
+    tables: dict[str, dict[str, list]] = {"speakers named": {}, "speakers as roles": {}}
+    pasted: dict[str, dict[str, int]] = {table: {} for table in tables}
     cpu: list[float] = []
+    shown = 0
     try:
-        for part, indices in PARTS.items():
-            for table in rows.values():
-                table[part] = []
+        for part, indices in parts.items():
+            for table in tables:
+                tables[table][part] = []
+                pasted[table][part] = 0
             for index in indices:
-                for _, turns, *golds in sessions(data[index]):
-                    started = time.process_time()
-                    ours = await summarise_conversation(turns, embedder)
-                    cpu.append(time.process_time() - started)
-                    baseline = lead(turns, len(ours))
-                    vectors = await embedder.embed([ours, baseline, *golds])
-                    for gold, vector, table in zip(golds, vectors[2:], rows.values(), strict=True):
-                        table[part].append(
+                for turns, names, gold, gold_roles in sessions(data[index]):
+                    for table, speakers, reference in (
+                        ("speakers named", names, gold),
+                        ("speakers as roles", {}, gold_roles),
+                    ):
+                        started = time.process_time()
+                        ours = await summarise_conversation(turns, embedder, names=speakers)
+                        cpu.append(time.process_time() - started)
+                        baseline = lead(turns, speakers)
+                        if shown < args.samples and part.startswith("tuning") and speakers:
+                            print(f"--- ours\n{ours}\n--- gold\n{reference}\n")
+                            shown += 1
+                        pasted[table][part] += bool(_PASTED.search(ours))
+                        vectors = await embedder.embed([ours, baseline, reference])
+                        tables[table][part].append(
                             (
-                                float(vectors[0] @ vector),
-                                float(vectors[1] @ vector),
-                                rouge_l(ours, gold),
-                                rouge_l(baseline, gold),
+                                float(vectors[0] @ vectors[2]),
+                                float(vectors[1] @ vectors[2]),
+                                rouge_l(ours, reference),
+                                rouge_l(baseline, reference),
                                 len(ours),
                             )
                         )
-        for gold, table in rows.items():
-            print(f"gold summaries {gold}\n{header}")
-            for part, scores in table.items():
+        for table, rows in tables.items():
+            print(f"{table}\n{header}")
+            for part, scores in rows.items():
                 values = np.array(scores)
                 means = values.mean(axis=0)
                 wins = float(np.mean(values[:, 0] > values[:, 1]))
                 print(
                     f"{part:<15} {len(values):>8}  {means[0]:8.3f}  {means[1]:8.3f}  {means[0] - means[1]:+.3f}  "
-                    f"{wins:5.0%}  {means[2]:12.3f}  {means[3]:12.3f}  {means[4]:5.0f}"
+                    f"{wins:5.0%}  {means[2]:12.3f}  {means[3]:12.3f}  {means[4]:5.0f}  {pasted[table][part]:6d}"
                 )
         print(
             f"CPU per episode summary (embedding included): {1000 * statistics.median(cpu):.0f} ms median, "

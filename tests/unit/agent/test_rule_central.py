@@ -58,13 +58,20 @@ async def test_the_summary_covers_each_part_of_the_conversation_not_only_its_mai
     assert embedder.batches == [len(conversation_sentences(TURNS))], "one embedding batch"
 
 
-async def test_sentences_keep_the_conversation_order_and_name_the_speaker_when_it_changes() -> None:
+async def test_the_summary_is_told_in_the_third_person_in_the_conversation_order() -> None:
     summary = await summarise_conversation(TURNS, TopicEmbedder())
 
-    assert summary.startswith("User: ")
+    assert summary.startswith("The user and the assistant talked about"), summary
+    assert "User:" not in summary and "Assistant:" not in summary
     positions = [summary.find(part) for part in ("lease", "Biscuit hurt")]
     assert -1 not in positions and positions == sorted(positions)
-    assert summary.count("User: ") + summary.count("Assistant: ") <= summary.count(".") + summary.count("!")
+
+
+async def test_the_speakers_are_named_when_the_turns_carry_names() -> None:
+    summary = await summarise_conversation(TURNS, TopicEmbedder(), names={"user": "Ines", "assistant": "Tom"})
+
+    assert summary.startswith("Ines and Tom talked about"), summary
+    assert "the user" not in summary.lower() and "the assistant" not in summary.lower()
 
 
 async def test_the_summary_never_pastes_a_whole_turn_and_fits_its_budget() -> None:

@@ -4,12 +4,15 @@ transaction as the end, and the job turns the whole conversation into an episode
 
 An episode's times are its turns' times (an imported conversation from 2022 ends in 2022, not when
 EndSession was called). With an ``embedder`` (the default, rule-based mode) its summary is the
-sentences that best cover the conversation (domain/rules/central.py) instead of the extractor's."""
+sentences that best cover the conversation (domain/rules/central.py) told in the third person
+(domain/rules/narration.py), with the speakers' names when the turns carry them, instead of the
+extractor's; without one (a language model is configured) it is the model's, and the model's
+fallback is the rule extractor's, told alike (domain/rules/episode.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
@@ -17,12 +20,15 @@ from typing import Protocol
 import numpy as np
 from lore_runtime.clock import Clock
 
-from agent_svc.domain.extraction import Extractor, Utterance
+from agent_svc.domain.extraction import EpisodeDraft, Extractor, Utterance
 from agent_svc.domain.forget_requests import without_forgotten
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.open_threads import open_business
-from agent_svc.domain.rules.central import conversation_sentences, summary_of
+from agent_svc.domain.rules.central import conversation_sentences, pick_summary
 from agent_svc.domain.rules.episode import with_summary
+from agent_svc.domain.rules.narration import speaker_names, tellable
+from agent_svc.domain.rules.summary import MAX_TOLD, left_open, narrate_summary, topics_of
+from agent_svc.domain.transcript import Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.episode_ports import Episodes
 from agent_svc.usecases.erasure_ports import ErasureFence
@@ -35,6 +41,8 @@ PAGE = 500
 # The extractor reads at most this many turns (the most recent) of a very long conversation.
 MAX_EPISODE_TURNS = 2_000
 IDLE_SCAN_LIMIT = 500
+# What the chosen sentences may hold as said; told in the third person they grow by the names.
+PICKED_CHARS = 450
 
 
 class TextEmbedder(Protocol):
@@ -69,10 +77,9 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     ended_at = max(turn.created_at for turn in turns)
     turns = turns[-MAX_EPISODE_TURNS:]
     draft = await services.extractor.summarise([Utterance(t.role, t.content, t.id, t.created_at) for t in turns])
-    if services.embedder is not None:
-        summary = await summarise_conversation([(t.role, t.content) for t in turns], services.embedder)
-        draft = dataclasses.replace(draft, summary=summary or draft.summary)
     draft = open_business(draft)  # threads only for open questions, requests and closable plans
+    if services.embedder is not None:
+        draft = await _told(draft, turns, services.embedder)
     if (draft := with_summary(draft)) is None:
         return ""  # nothing said worth an episode (a greeting): the job is done
     if services.fence is not None and await services.fence.erasing(org_id, session.scope):
@@ -82,13 +89,46 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     return episode_id
 
 
-async def summarise_conversation(turns: Sequence[tuple[str, str]], embedder: TextEmbedder) -> str:
-    """The sentences that best cover (role, text) turns ("" when none may be quoted): one embedding
-    batch of at most MAX_SENTENCES sentences."""
-    said = conversation_sentences(turns)
+async def _told(draft: EpisodeDraft, turns: Sequence[Turn], embedder: TextEmbedder) -> EpisodeDraft:
+    """The draft with the summary told from the turns (the speakers by the names they carry)."""
+    names = speaker_names([(turn.role, turn.content, turn.speaker) for turn in turns])
+    summary = await summarise_conversation(
+        [(turn.role, turn.content) for turn in turns],
+        embedder,
+        names=names,
+        decided=draft.decisions,
+        still_open=left_open(draft.open_threads, names),
+    )
+    return dataclasses.replace(draft, summary=summary or draft.summary)
+
+
+async def summarise_conversation(
+    turns: Sequence[tuple[str, str]],
+    embedder: TextEmbedder,
+    *,
+    names: Mapping[str, str] | None = None,
+    decided: Sequence[str] = (),
+    still_open: Sequence[str] = (),
+) -> str:
+    """The summary of (role, text) turns ("" when nothing may be told): the sentences that best cover
+    the conversation (filler set aside; one embedding batch of at most MAX_SENTENCES sentences),
+    told in the third person with the speakers' ``names`` (else "the user" and "the assistant"),
+    with what was ``decided`` and what is ``still_open``."""
+    said = [
+        dataclasses.replace(sentence, quotable=tellable(sentence.text, sentence.text.rstrip().endswith("?")))
+        for sentence in conversation_sentences(turns)
+    ]
     if not any(sentence.quotable for sentence in said):
         return ""
-    return summary_of(said, await embedder.embed([sentence.text for sentence in said]))
+    vectors = await embedder.embed([sentence.text for sentence in said])
+    picked = pick_summary(vectors, said, budget=PICKED_CHARS, max_sentences=MAX_TOLD)
+    return narrate_summary(
+        [(said[i].role, said[i].text) for i in picked],
+        names or {},
+        topics=topics_of([s.text for s in said if s.quotable]),
+        decided=decided,
+        still_open=still_open,
+    )
 
 
 async def end_idle_sessions(

@@ -1,6 +1,11 @@
 """A whole conversation → an episode draft: what it was about, what was decided and promised, what
 is still open, and how the user came across.
 
+The summary is told in the third person (rules/summary.py ``episode_summary``): who talked about
+what, the most informative sentences, what was decided and what is still open. It is what an
+episode says when no embedding model chooses the sentences (usecases/episodes.py) and what a
+language model's summary falls back to.
+
 Open threads are the user's questions that got no real answer (the next assistant turns, up to the
 user's next question, only ask back, say they do not know or will check, or there are none) and
 commitments nobody reported done. Importance grows with decisions, commitments, open threads and
@@ -20,7 +25,7 @@ from agent_svc.domain.rules.agreement import agreed_proposal
 from agent_svc.domain.rules.dates import dated
 from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.memories import Statement, entities_in, statements
-from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, keyphrases, summarise
+from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, episode_summary, keyphrases, left_open
 from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, content_words, sentences
 
 MAX_TURNS = 400
@@ -167,13 +172,14 @@ def build_episode(turns: Sequence[Utterance]) -> EpisodeDraft:
         + 0.03 * min(len(threads), 3)
         + 0.15 * max((e.intensity for e in emotions), default=0.0)
     )
+    open_threads = tuple(dict.fromkeys(threads))[:MAX_ITEMS]
     return EpisodeDraft(
-        summary=summarise(spoken, ROLLING_SUMMARY_CHARS),
+        summary=episode_summary(spoken, decided=decisions, still_open=left_open(open_threads, {})),
         key_topics=topics,
         entities=entities,
         user_state=state,
         outcomes=tuple(dict.fromkeys(outcomes))[:MAX_ITEMS],
-        open_threads=tuple(dict.fromkeys(threads))[:MAX_ITEMS],
+        open_threads=open_threads,
         decisions=decisions[:MAX_ITEMS],
         action_items=tuple(dict.fromkeys(action_items))[:MAX_ITEMS],
         next_session_questions=tuple(dict.fromkeys(questions_next))[:MAX_ITEMS],

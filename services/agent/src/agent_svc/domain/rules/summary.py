@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from agent_svc.domain.extraction import Thread
+from agent_svc.domain.rules.narration import in_names, named, tellable, told, who_talked
 from agent_svc.domain.rules.text import STOPWORDS, content_words, sentences
 
 ROLLING_SUMMARY_CHARS = 600
 MAX_KEYPHRASE_WORDS = 3
+MAX_TOLD = 6  # sentences an episode summary tells
 _SPEAKER = {"user": "User", "assistant": "Assistant"}
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9+#'-]*|[^\sA-Za-z]")
 
@@ -93,3 +96,135 @@ def keyphrases(texts: Sequence[str], k: int = 5) -> tuple[str, ...]:
         if len(picked) >= k:
             break
     return tuple(" ".join(p) for p in picked)
+
+
+EPISODE_SUMMARY_CHARS = 600
+EPISODE_TOPICS = 3
+MAX_LISTED = 3  # decisions and open threads named in a summary
+
+
+def narrate_summary(
+    chosen: Sequence[tuple[str, str]],
+    names: Mapping[str, str],
+    *,
+    topics: Sequence[str] = (),
+    decided: Sequence[str] = (),
+    still_open: Sequence[str] = (),
+    budget: int = EPISODE_SUMMARY_CHARS,
+) -> str:
+    """An episode's summary: who talked about what, the (role, sentence) pairs ``chosen`` told in
+    the third person in their order, then what was decided and what is still open, at most
+    ``budget`` characters (whole sentences: the told ones are dropped from the end first)."""
+    opening = who_talked(names, topics[:EPISODE_TOPICS])
+    decided, still_open = list(decided[:MAX_LISTED]), list(still_open[:MAX_LISTED])
+    body = told(chosen, names)
+
+    def text() -> str:
+        tail = []
+        if decided:
+            tail.append("Decided: " + "; ".join(_clause(d) for d in decided) + ".")
+        if still_open:
+            tail.append("Still open: " + "; ".join(_clause(t) for t in still_open) + ".")
+        return " ".join([opening, *body, *tail])
+
+    while len(text()) > budget and (body or len(still_open) > 1 or len(decided) > 1):
+        # The told sentences go first (from the end), then the decisions and threads past the first.
+        (body if body else still_open if len(still_open) > 1 else decided).pop()
+    summary = text()
+    return summary if len(summary) <= budget else summary[: budget - 1].rsplit(" ", 1)[0] + "…"
+
+
+def topics_of(texts: Sequence[str], k: int = EPISODE_TOPICS) -> tuple[str, ...]:
+    """What a conversation was about, for a summary's opening: its keyphrases without the verbs and
+    adverbs a run of content words may start with ("finally signed", "yet")."""
+    found: list[str] = []
+    for phrase in keyphrases(texts, k=4 * k):
+        words = phrase.split()
+        while words and _NOT_A_TOPIC.search(words[0]):
+            words.pop(0)
+        while words and _NOT_A_TOPIC.search(words[-1]):
+            words.pop()
+        topic = " ".join(words[-2:])  # the head noun usually ends a run
+        if topic and topic not in found and not any(topic in other or other in topic for other in found):
+            found.append(topic)
+        if len(found) >= k:
+            break
+    return tuple(found)
+
+
+_NOT_A_TOPIC = re.compile(
+    r"(?:ly|ed|ing)$|^(?:yet|lot|lots|thing|things|stuff|way|time|today|tomorrow|yesterday|gonna|wanna|bit|sure|"
+    r"awesome|amazing|cool|great|nice|love|glad|happy|wow|super|fun|pretty|tho|though|guess|mean|feel|think|"
+    r"know|want|make|take|get|got|see|look|hope|tell|let|keep|try|sounds|totally|definitely)$"
+)
+
+
+def left_open(threads: Sequence[Thread], names: Mapping[str, str]) -> list[str]:
+    """What an episode leaves open, told: a question as the user's question, a promise or request as
+    the memory it came from (in the speakers' names), else its topic."""
+    found = []
+    for thread in threads:
+        if thread.status == "resolved":
+            continue
+        topic = " ".join(thread.topic.split())
+        if thread.context.startswith(_MEMORY_SUBJECT):
+            found.append(in_names(thread.context, names))
+        elif topic.endswith("?"):
+            found.append(f'{named("user", names)}\'s question "{topic}"')
+        else:
+            found.append(f'"{topic}"')
+    return [line[0].upper() + line[1:] for line in found if line]
+
+
+_MEMORY_SUBJECT = ("The user ", "The assistant ")
+
+
+def _clause(text: str) -> str:
+    return " ".join(text.split()).rstrip(".!;")
+
+
+def episode_summary(
+    turns: Sequence[tuple[str, str]],
+    names: Mapping[str, str] | None = None,
+    *,
+    decided: Sequence[str] = (),
+    still_open: Sequence[str] = (),
+    budget: int = EPISODE_SUMMARY_CHARS,
+) -> str:
+    """An episode's summary without an embedding model: the sentences ``summarise`` would choose
+    (filler set aside), told in the third person (``narrate_summary``)."""
+    names = names or {}
+    pool: list[tuple[int, str, str, float]] = []
+    frequency: Counter[str] = Counter()
+    per_sentence: list[tuple[str, str, int, list[str]]] = []
+    for role, text in turns:
+        if role not in _SPEAKER:
+            continue
+        for sentence in sentences(text):
+            words = content_words(sentence.clean)
+            frequency.update(words)
+            if tellable(sentence.text, sentence.is_question):
+                per_sentence.append((role, " ".join(sentence.text.split()), sentence.index, words))
+    for order, (role, sentence, index, words) in enumerate(per_sentence):
+        if words:
+            pool.append(
+                (order, role, sentence, sum(frequency[w] for w in words) / len(words) * _position_weight(index))
+            )
+    chosen: list[tuple[int, str, str]] = []
+    used = 0
+    for order, role, sentence, _ in sorted(pool, key=lambda item: (-item[3], item[0])):
+        if used + len(sentence) + 12 > budget // 2 or len(chosen) >= MAX_TOLD:
+            continue
+        chosen.append((order, role, sentence))
+        used += len(sentence) + 12
+    topics = topics_of([sentence for _, _, sentence in chosen])
+    if not chosen and not topics:
+        return ""
+    return narrate_summary(
+        [(role, sentence) for _, role, sentence in sorted(chosen)],
+        names,
+        topics=topics,
+        decided=decided,
+        still_open=still_open,
+        budget=budget,
+    )

@@ -21,6 +21,13 @@ _NO_ANSWER = re.compile(
     re.IGNORECASE,
 )
 
+# A reply that opens with a greeting, a name called out or a reaction answers nothing about the user.
+_CHATTER = re.compile(
+    r"^(?:[A-Z][a-z]+\s*!\s+)?(?:sounds (?:great|good|fun|amazing|lovely)|great to|good to|nice to|so good|wow|thanks|"
+    r"thank you|congrats|congratulations|haha|lol|aw+|hey|hi|hello|yay|omg|glad)\b",
+    re.IGNORECASE,
+)
+
 _IT_IS = re.compile(r"^(?:it's|it is|that's|that is|that would be|it'd be|it would be)\s+(?=\S)", re.IGNORECASE)
 
 # A question for a name, a date or a place ("what's your name?", "when is your birthday?"), not a view.
@@ -41,6 +48,8 @@ def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> Extracte
         answer = _IT_IS.sub("", answer)
     answer = answer.rstrip(" .!")
     if not answer or len(answer.split()) > MAX_ANSWER_WORDS or _NO_ANSWER.match(answer):
+        return None
+    if _CHATTER.match(answer):  # "Sounds great, Ana! Let's …", "Jon! Great to hear from you.": no answer
         return None
     if is_question(answer) or is_hypothetical(answer) or '"' in question:
         return None

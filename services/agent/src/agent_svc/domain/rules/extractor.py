@@ -5,7 +5,8 @@ the user told about themselves (``disclosure``: memories only, never a belief), 
 to the assistant's question about the user (``answers``); ``earlier`` serves the rolling summary,
 the plan's goal, whom a leading "he" or "she" stands for (``references``) and one easy case of
 reference: "yes, let's do that" right after the assistant proposed something becomes a decision
-to do what was proposed. A memory that still leans on a pronoun or demonstrative is not kept.
+to do what was proposed. A memory that still leans on a pronoun or demonstrative is not kept, nor
+is small talk (``substance``: feelings, resolve, cheers, promises about the chat itself).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from agent_svc.domain.rules.episode import build_episode
 from agent_svc.domain.rules.memories import statements
 from agent_svc.domain.rules.plan import extract_plan
 from agent_svc.domain.rules.references import standing_part, stands_alone
+from agent_svc.domain.rules.substance import worth_keeping
 from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, summarise
 
 
@@ -50,10 +52,13 @@ class RuleExtractor:
             else []
         )
         answer = answered_question(turn, earlier) if not found and not told else None
-        # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later.
-        found = [s for s in found if stands_alone(s.memory.content)]
+        # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later, and
+        # small talk ("The user is so grateful.", "Decided: keep going.") tells a later one nothing.
+        found = [s for s in found if stands_alone(s.memory.content) and worth_keeping(s.memory)]
         told = [dataclasses.replace(m, content=kept) for m in told if (kept := standing_part(m.content))]
-        memories = tuple(m for m in (*(s.memory for s in found), *told, answer) if m and stands_alone(m.content))
+        memories = tuple(
+            m for m in (*(s.memory for s in found), *told, answer) if m and stands_alone(m.content) and worth_keeping(m)
+        )
         if turn.said_at is not None:
             memories = tuple(dated(memory, turn.said_at) for memory in memories)
         return TurnReflection(

@@ -1,0 +1,74 @@
+"""Small talk is not stored: feelings, resolve, cheers, fragments and promises about the chat itself
+say nothing about the user a later conversation could use; the same shapes with something in them
+are kept. Sentences of our own (the LoCoMo data is for measuring only)."""
+
+from __future__ import annotations
+
+import pytest
+from agent_svc.domain.extraction import Utterance
+from agent_svc.domain.rules.extractor import RuleExtractor
+
+
+async def stored(said: str, role: str = "user", before: tuple[Utterance, ...] = ()) -> list[str]:
+    found = await RuleExtractor().reflect(Utterance(role, said, "t-1"), list(before))
+    return [memory.content for memory in found.memories]
+
+
+SMALL_TALK = [
+    "I'm so grateful!",
+    "I'm super thankful and kinda nervous too.",
+    "I won't give up.",
+    "I'm not giving up, no matter what.",
+    "I'm gonna keep going, whatever happens.",
+    "I definitely will.",
+    "I couldn't agree more.",
+    "I'm hoping so.",
+    "I'll keep you posted.",
+    "I'll send you a pic.",
+    "I'll always be there for you.",
+    "Let's keep going and never stop dreaming!",
+    "Let's keep cheering each other on and making our town better.",
+    "Since I was about nine or so.",
+    "For always having my back.",
+    "Reminds me how lucky I am.",
+    "Makes me feel at home.",
+    "Here's one I painted last spring.",
+]
+
+
+@pytest.mark.parametrize("said", SMALL_TALK)
+async def test_feelings_resolve_cheers_and_fragments_store_nothing(said) -> None:
+    assert await stored(said) == []
+
+
+SAYS_SOMETHING = [
+    ("I'm grateful to my aunt for teaching me to sail.", "sail"),
+    ("I won't give up on my pilot's licence.", "pilot"),
+    ("I'm 41.", "41"),
+    ("I'll send you the draft by Friday.", "draft"),
+    ("Let's go with Postgres.", "Postgres"),
+    ("As a kid, I lived in Seoul for three years.", "Seoul"),
+    ("I'm excited to start my new job at the library.", "library"),
+]
+
+
+@pytest.mark.parametrize(("said", "kept"), SAYS_SOMETHING)
+async def test_the_same_shapes_with_something_in_them_are_kept(said, kept) -> None:
+    assert any(kept in memory for memory in await stored(said))
+
+
+async def test_a_reply_that_greets_or_reacts_is_no_answer_to_the_question() -> None:
+    asked = Utterance("assistant", "Anything new with you lately?", "t-0")
+    assert await stored("Maya! So good to hear from you! Congrats again.", before=(asked,)) == []
+    assert await stored("Sounds great, see you then!", before=(asked,)) == []
+
+
+async def test_a_short_answer_to_a_question_about_the_user_is_still_kept() -> None:
+    asked = Utterance("assistant", "Which city do you live in?", "t-0")
+    assert await stored("Madrid!", before=(asked,)) == [
+        'Asked "Which city do you live in?", the user answered: Madrid.'
+    ]
+
+
+async def test_a_sentence_with_a_quoted_title_blanked_out_of_it_is_not_stored() -> None:
+    assert await stored('I loved "The Long Way Home" by Dana Reyes.') == []

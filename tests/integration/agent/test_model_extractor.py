@@ -15,14 +15,8 @@ from typing import Any
 
 import pytest
 import uvicorn
-from agent_svc.adapters.model_extractor import (
-    EngagementAnswer,
-    EpisodeAnswer,
-    ExtractionPaths,
-    ModelExtractor,
-    ReflectionAnswer,
-    answer_schema,
-)
+from agent_svc.adapters.model_answers import EngagementAnswer, EpisodeAnswer, ReflectionAnswer, answer_schema
+from agent_svc.adapters.model_extractor import ExtractionPaths, ModelExtractor
 from agent_svc.adapters.openai_chat import (
     LanguageModelUnavailable,
     OpenAICompatibleLanguageModel,
@@ -142,6 +136,9 @@ class ChatStub:
     port: int
     script: list[Any] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
+    # response_format types answered 422, as a server that does not know them answers (the script waits).
+    refuses: set[str] = field(default_factory=set)
+    refused: int = 0
 
     @property
     def base_url(self) -> str:
@@ -150,10 +147,14 @@ class ChatStub:
     def answer(self, *replies: Any) -> None:
         self.script = list(replies)
         self.seen.clear()
+        self.refuses, self.refused = set(), 0
 
     async def handle(self, request: Request) -> Response:
         self.seen.append(Seen(dict(request.headers), await request.json()))
-        reply = self.script[min(len(self.seen), len(self.script)) - 1]
+        if self.seen[-1].body.get("response_format", {}).get("type", "text") in self.refuses:
+            self.refused += 1
+            return JSONResponse({"detail": "unknown response_format"}, status_code=422)
+        reply = self.script[min(len(self.seen) - self.refused, len(self.script)) - 1]
         if isinstance(reply, tuple) and reply[0] == "status":
             return JSONResponse({"error": {"message": "boom"}}, status_code=reply[1])
         if isinstance(reply, tuple) and reply[0] == "raw":
@@ -266,7 +267,7 @@ async def test_a_good_answer_becomes_the_domain_reflection_without_the_rules(ext
     )
     assert reflection.emotion is None and reflection.plan is None
     assert reflection.summary.startswith("The user said they are vegetarian")
-    assert rules.calls == []
+    assert rules.calls == ["reflect"]  # the rules read every turn too (hybrid), and add nothing here
     assert extractor.paths.counts == {("reflect", "model", ""): 1}
     assert len(stub.seen) == 1
 
@@ -382,7 +383,6 @@ async def test_a_malformed_answer_is_asked_again_with_its_validation_error(
     reflection = await extractor.reflect(TURN, EARLIER)
 
     assert reflection.claims[0].slot == "diet"
-    assert rules.calls == []
     assert extractor.paths.counts == {("reflect", "retried", ""): 1}
     first, second = stub.seen
     assert "rejected" not in first.user_message
@@ -410,7 +410,7 @@ async def test_evidence_pointing_at_a_turn_never_shown_is_asked_again(extractor,
 async def test_two_malformed_answers_fall_back_to_the_rules_and_log_no_turn_text(
     extractor, stub, rules, caplog
 ) -> None:
-    stub.answer(WRONG_KIND, WRONG_SHAPE)
+    stub.answer(UNKNOWN_KEY, WRONG_SHAPE)
 
     with caplog.at_level(logging.INFO, logger="agent_svc.adapters.model_extractor"):
         reflection = await extractor.reflect(TURN, EARLIER)
@@ -537,3 +537,140 @@ async def test_a_caller_with_less_time_left_gets_a_shorter_deadline(model, stub)
 def test_open_language_model_refuses_incomplete_settings(base_url, model_name, timeout_s) -> None:
     with pytest.raises(ValueError):
         open_language_model(base_url, "", model_name, timeout_s)
+
+
+# --- constrained output where the server takes it, robust parsing where it does not -------------------------------
+
+
+async def test_a_refused_json_schema_is_asked_again_as_json_object_and_remembered(extractor, model, stub) -> None:
+    stub.answer(GOOD_REFLECTION)
+    stub.refuses = {"json_schema"}
+
+    await extractor.reflect(TURN, EARLIER)
+    await extractor.reflect(TURN, EARLIER)
+
+    formats = [request.body.get("response_format", {}).get("type") for request in stub.seen]
+    assert formats == ["json_schema", "json_object", "json_object"]  # the refusal costs one call, once
+    assert stub.seen[1].body["response_format"]["schema"] == ReflectionAnswer.model_json_schema()
+    assert model.format == "json_object"
+    assert extractor.paths.counts == {("reflect", "model", ""): 2}
+
+
+async def test_a_server_refusing_every_format_is_asked_in_plain_text(extractor, model, stub) -> None:
+    stub.answer(GOOD_REFLECTION)
+    stub.refuses = {"json_schema", "json_object"}
+
+    reflection = await extractor.reflect(TURN, EARLIER)
+
+    assert reflection.claims[0].slot == "diet"
+    assert "response_format" not in stub.seen[-1].body
+    assert model.format == "text"
+
+
+async def test_a_request_refused_in_every_format_teaches_nothing_about_the_server(model, stub) -> None:
+    stub.answer(("status", 400))  # refused whatever the format: too long, say
+
+    with pytest.raises(LanguageModelUnavailable, match="answered HTTP 400"):
+        await model.complete_json("system", "user", {"type": "object"}, "x")
+
+    assert len(stub.seen) == 3
+    assert model.format == "json_schema"
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        pytest.param("<think>The user said they are vegetarian, so...</think>\n{answer}", id="think-tags"),
+        pytest.param("```json\n{answer}\n```", id="markdown-fence"),
+        pytest.param("<think>\nhmm\n</think>Here is the JSON:\n```\n{answer}\n```\nHope this helps!", id="both"),
+        pytest.param("Okay, so the user is vegetarian.</think>{answer}", id="template-opened-think"),
+    ],
+)
+async def test_reasoning_and_fences_around_the_answer_are_cut_away(extractor, stub, wrapped) -> None:
+    stub.answer(wrapped.replace("{answer}", json.dumps(GOOD_REFLECTION)))
+
+    reflection = await extractor.reflect(TURN, EARLIER)
+
+    assert reflection.claims[0].slot == "diet"
+    assert extractor.paths.counts == {("reflect", "model", ""): 1}
+
+
+async def test_a_reply_comes_back_without_its_reasoning(model, stub) -> None:
+    stub.answer("<think>They want a database.</think>\n\nPostgres fits.")
+
+    assert await model.reply([("user", "Which database?")]) == "Postgres fits."
+
+
+ONE_BAD_MEMORY = {
+    **GOOD_REFLECTION,
+    "memories": [GOOD_REFLECTION["memories"][0], {**GOOD_REFLECTION["memories"][1], "kind": "gossip"}],
+}
+
+
+async def test_one_bad_item_never_drops_the_good_ones_in_the_same_answer(extractor, stub, rules) -> None:
+    stub.answer(ONE_BAD_MEMORY, "still not the answer")
+
+    reflection = await extractor.reflect(TURN, EARLIER)
+
+    assert [memory.content for memory in reflection.memories] == ["The user is vegetarian."]
+    assert reflection.claims[0].slot == "diet"
+    assert len(stub.seen) == 2  # asked once more, in case the second answer is whole
+    assert extractor.paths.counts == {("reflect", "partial", ""): 1}
+
+
+async def test_a_partial_answer_is_kept_when_the_retry_times_out(extractor, stub) -> None:
+    stub.answer(ONE_BAD_MEMORY, ("sleep", TIMEOUT_S + 2))
+
+    reflection = await extractor.reflect(TURN, EARLIER)
+
+    assert [memory.content for memory in reflection.memories] == ["The user is vegetarian."]
+    assert extractor.paths.counts == {("reflect", "partial", ""): 1}
+
+
+async def test_bad_evidence_drops_the_line_not_the_hypothesis(extractor, stub) -> None:
+    answer = json.loads(json.dumps(GOOD_ENGAGEMENT))
+    answer["hypotheses"][0]["evidence"].append({"statement": "Made up.", "supports": True, "turn_id": "t99"})
+    stub.answer(answer, answer)
+
+    proposal = await extractor.engagement(CONVERSATION)
+
+    (hypothesis,) = proposal.hypotheses
+    assert [line.turn_id for line in hypothesis.evidence] == ["t1"]
+    assert extractor.paths.counts == {("engagement", "partial", ""): 1}
+
+
+# --- hybrid: where the rules are sure, they stand ----------------------------------------------------------------
+
+
+class SureRules(RecordingExtractor):
+    """Rules that filled the diet slot with a correction for this turn."""
+
+    DIET = ExtractedClaim(
+        "operator_preference", "user", "", "diet", "The user is no longer vegetarian.", "not vegetarian", True
+    )
+    REFLECTION = TurnReflection(
+        memories=(ExtractedMemory("preference", "The user is no longer vegetarian.", "user", 0.7),),
+        claims=(DIET,),
+        summary="from the rules",
+    )
+
+    async def reflect(self, turn, earlier) -> TurnReflection:
+        self.calls.append("reflect")
+        return self.REFLECTION
+
+
+async def test_a_slot_the_rules_filled_stands_and_the_model_adds_the_rest(model, stub) -> None:
+    contrary = json.loads(json.dumps(GOOD_REFLECTION))
+    contrary["claims"].append({**contrary["claims"][0], "slot": "home_city", "summary": "The user lives in Leeds."})
+    stub.answer(contrary)
+
+    reflection = await ModelExtractor(model, SureRules()).reflect(TURN, EARLIER)
+
+    assert [claim.slot for claim in reflection.claims] == ["diet", "home_city"]
+    assert reflection.claims[0] is SureRules.DIET  # the model's "vegetarian" on the same slot is dropped
+    # The model's memory restating its overruled claim goes with it; its other memory is added.
+    assert [memory.content for memory in reflection.memories] == [
+        "The user is no longer vegetarian.",
+        "The user will send the report (by Friday).",
+    ]
+    assert reflection.summary == GOOD_REFLECTION["summary"]

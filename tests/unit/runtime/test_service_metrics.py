@@ -26,7 +26,7 @@ class ScriptedModel:
 
 def _count(metrics: ServiceMetrics, operation: str, path: str, reason: str = "") -> float:
     labels = {"operation": operation, "path": path, "reason": reason}
-    return metrics.registry.get_sample_value("lore_agent_extractions_total", labels) or 0.0
+    return metrics.registry.get_sample_value("lore_model_calls_total", labels) or 0.0
 
 
 async def test_each_extraction_path_is_counted_by_operation_path_and_reason():

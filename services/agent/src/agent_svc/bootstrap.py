@@ -86,13 +86,20 @@ async def _language(
     if not settings.llm_base_url:
         return rules, None
     from agent_svc.adapters.model_extractor import ModelExtractor
+    from agent_svc.adapters.model_replies import ModelReplies
     from agent_svc.adapters.openai_chat import open_language_model
 
     model = open_language_model(
-        settings.llm_base_url, settings.llm_api_key or "", settings.llm_model, settings.llm_timeout_ms / 1000
+        settings.llm_base_url,
+        settings.llm_api_key or "",
+        settings.llm_model,
+        settings.llm_timeout_ms / 1000,
+        concurrency=settings.llm_concurrency,
+        max_tokens=settings.llm_max_tokens,
     )
     stack.push_async_callback(model.aclose)
-    return ModelExtractor(model, fallback=rules, paths=paths), model
+    replies = ModelReplies(model, settings.llm_reply_timeout_ms / 1000, paths)
+    return ModelExtractor(model, fallback=rules, paths=paths), replies
 
 
 async def build(

@@ -22,6 +22,17 @@ class Settings(service_settings("agent", EmbeddingServerSettings, database="Post
     llm_model: str = env("LORE_LLM_MODEL", default="gpt-4o-mini")
     llm_api_key: str | None = env("LORE_LLM_API_KEY", default=None)
     llm_timeout_ms: int = env("LORE_LLM_TIMEOUT_MS", default=20_000, ge=100, le=600_000)
+    llm_reply_timeout_ms: int = env(
+        "LORE_LLM_REPLY_TIMEOUT_MS",
+        default=10_000,
+        ge=100,
+        le=600_000,
+        description="the reply's deadline inside the turn; past it the turn answers with the context and no reply",
+    )
+    llm_concurrency: int = env(
+        "LORE_LLM_CONCURRENCY", default=2, ge=1, le=64, description="extraction calls in flight to the model"
+    )
+    llm_max_tokens: int = env("LORE_LLM_MAX_TOKENS", default=1024, ge=16, le=32_768)
     # The durable job queue (reflection, episodes).
     jobs_enabled: bool = env("LORE_AGENT_JOBS_ENABLED", default=True, description="run the job worker in this process")
     job_concurrency: int = env("LORE_AGENT_JOB_CONCURRENCY", default=4, ge=1, le=64)

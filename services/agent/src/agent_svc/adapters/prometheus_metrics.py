@@ -1,8 +1,9 @@
 """The agent's own Prometheus metrics, on the service's registry (``lore_runtime.metrics``).
 
 The job queue's depth is sampled from the queue table when scraped (cached a few seconds), summed
-over every org: an org label would make a series per tenant. The language-model extraction paths
-are counted as they are taken (``ModelExtractor`` records each call's path).
+over every org: an org label would make a series per tenant. The language model's calls are counted
+by the path each took as it is taken (``ModelExtractor`` records each extraction's, ``ModelReplies``
+each reply's).
 """
 
 from __future__ import annotations
@@ -43,14 +44,19 @@ def queue_depth(pool: asyncpg.Pool, *, max_age: float = 10.0) -> SampledGauges:
     )
 
 
+MODEL_CALLS = "lore_model_calls_total"
+
+
 class ExtractionPathCounter:
-    """The ``PathRecorder`` of ``ModelExtractor`` as a counter: model (first answer valid), retried
-    (valid on the second ask), fallback (the rules answered; reason: unavailable or invalid)."""
+    """The ``PathRecorder`` of the model's calls as a counter: operation reflect, summarise, engagement
+    or reply; path model (first answer valid), retried (valid on the second ask), partial (good items
+    kept, bad ones dropped), fallback (the rules answered, or the turn went without a reply; reason:
+    unavailable, invalid or timeout)."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self._counter = Counter(
-            "lore_agent_extractions_total",
-            "Language-model extractions by operation, path taken and fallback reason",
+            MODEL_CALLS.removesuffix("_total"),
+            "Language-model calls by operation, path taken and fallback reason",
             ["operation", "path", "reason"],
             registry=registry,
         )

@@ -86,6 +86,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -120,6 +121,10 @@ JOB_POLL_SECONDS = 2.0
 KEPT = "MANIFEST_OUTCOME_KEPT"
 MESSAGE = "MEMORY_TYPE_MESSAGE"
 KINDS = ("message", "extracted", "belief", "episode", "thread", "other")
+EVIDENCE_PER_ITEM = 3  # an item citing many turns earns evidence credit for at most this many
+NOTHING_FOUND = "nothing relevant is remembered"  # what a context says when it found nothing
+SEARCHED = ("CANDIDATE_SOURCE_MEMORY", "CANDIDATE_SOURCE_EPISODE", "CANDIDATE_SOURCE_OBSERVATION")
+_ROLE_LABEL = re.compile(r"\b(?:User|Assistant):")
 
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
 _SESSION = re.compile(r"session_(\d+)")
@@ -143,6 +148,7 @@ class Turn:
     role: str  # user | assistant
     text: str  # as imported
     said_at: datetime
+    speaker: str = ""  # the speaker's name, imported with the turn unless --no-speakers
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +238,7 @@ def read_conversation(index: int, sample: dict[str, Any], run_id: str, limit: in
                 "user" if turn["speaker"] == talk["speaker_a"] else "assistant",
                 turn_text(turn),
                 said_at,
+                str(turn["speaker"]),
             )
             for turn in talk[f"session_{number}"]
         ]
@@ -325,8 +332,9 @@ def bm25_context(
 # -- import -------------------------------------------------------------------------------------
 
 
-async def import_conversation(lore: LoreClient, conversation: Conversation) -> float:
-    """Sessions in order: StartSession, ImportTurns, EndSession. Returns the seconds the calls took."""
+async def import_conversation(lore: LoreClient, conversation: Conversation, speakers: bool = True) -> float:
+    """Sessions in order: StartSession, ImportTurns, EndSession (``speakers``: each turn with its
+    speaker's name). Returns the seconds the calls took."""
     began = time.monotonic()
     importer = lore.with_options(timeout=300)
     for number, turns in conversation.sessions:
@@ -340,6 +348,7 @@ async def import_conversation(lore: LoreClient, conversation: Conversation) -> f
                     created_at=turn.said_at,
                     metadata={"dia_id": turn.dia_id},
                     idempotency_key=turn.dia_id,
+                    speaker=turn.speaker if speakers else "",
                 )
                 for turn in turns[offset : offset + IMPORT_BATCH]
             ]
@@ -420,6 +429,8 @@ class Attribution:
     async def memory(
         self, memory_id: str, listed: dict[str, dict[str, Any]] | None = None
     ) -> tuple[str, frozenset[str]]:
+        if not memory_id:  # a source that was unavailable: no item
+            return "other", frozenset()
         if memory_id in self.memories:
             return self.memories[memory_id]
         self.memories[memory_id] = ("other", frozenset())  # a consolidation cycle ends here
@@ -465,6 +476,8 @@ class Attribution:
         return self.beliefs[observation_id]
 
     async def of(self, source: str, item_id: str) -> tuple[str, frozenset[str]]:
+        if not item_id:  # a source that was unavailable: no item
+            return "other", frozenset()
         if source == "CANDIDATE_SOURCE_MEMORY":
             return await self.memory(item_id)
         if source == "CANDIDATE_SOURCE_OBSERVATION":
@@ -503,6 +516,27 @@ class Row:
     assemble_ms: float = 0.0
     prime_ms: float = 0.0
     control: Row | None = None
+    capped: float = 0.0  # evidence with each item's credit capped at EVIDENCE_PER_ITEM turns
+    item_tokens: int = 0  # tokens of the kept items' lines
+    idle_tokens: int = 0  # of those, the lines citing none of the question's evidence
+    nothing_found: bool = False
+    max_similarity: float = 0.0  # the best similarity of any searched candidate (kept or not)
+    lines_named: list[bool] = field(default_factory=list)  # per kept message line: names its speaker
+    prime_named: list[bool] = field(default_factory=list)
+    role_labels: int = 0  # lines (episodes) quoting with "User:"/"Assistant:" instead of who spoke
+    unavailable: int = 0  # sources the context reports SOURCE_UNAVAILABLE (a loaded machine's timeouts)
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """A context made for a question of another conversation, asked of this conversation's user."""
+
+    conversation: int
+    question: str
+    nothing_found: bool
+    max_similarity: float
+    tokens: int
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,6 +547,52 @@ class Answer:
     assemble_ms: float
     primed: Prime
     prime_ms: float
+
+
+def says_nothing_found(text: str) -> bool:
+    return NOTHING_FOUND in text.casefold()
+
+
+def max_similarity(manifest: Sequence[dict[str, Any]]) -> float:
+    """The best similarity to the message of any candidate a search found (memories, episodes, beliefs)."""
+    found = [
+        float((entry.get("score") or {}).get("similarity", 0.0))
+        for entry in manifest
+        if entry.get("source") in SEARCHED
+    ]
+    return max(found, default=0.0)
+
+
+def names_speaker(text: str, turn: Turn, names: Sequence[str]) -> bool:
+    """Whether a line quoting ``turn`` says who said it: the words before its first colon name the
+    turn's speaker and no other speaker of the conversation ("Caroline said: …"); a turn imported
+    without names must read as the user's ("The user said: …") or the assistant's ("You said: …")."""
+    label = text.partition(":")[0] if ":" in text else ""
+    if not turn.speaker or not any(name in label for name in names):
+        wanted = "the user" if turn.role == "user" else "you"
+        return label.casefold().startswith(wanted) and not any(name in label for name in names)
+    mine = re.search(rf"\b{re.escape(turn.speaker)}\b", label) is not None
+    return mine and not any(re.search(rf"\b{re.escape(n)}\b", label) for n in names if n != turn.speaker)
+
+
+async def ask_controls(lore: LoreClient, conversation: Conversation, other: Conversation, limit: int) -> list[Control]:
+    """``other``'s questions asked of ``conversation``'s user (no access recorded): what a context says
+    when nothing about the question is remembered."""
+    found = []
+    for question in other.questions[:limit]:
+        context = await lore.assemble_context(question.text, conversation.scope, options={"recordAccess": False})
+        tokens = sum(int(section.get("tokens", 0)) for section in context.sections)
+        found.append(
+            Control(
+                conversation.index,
+                question.text,
+                says_nothing_found(context.text),
+                max_similarity(context.manifest),
+                tokens,
+                context.text,
+            )
+        )
+    return found
 
 
 async def ask(lore: LoreClient, conversation: Conversation) -> list[Answer]:
@@ -532,6 +612,8 @@ async def score(
     conversation: Conversation, answers: list[Answer], attribution: Attribution, counter: TiktokenCounter
 ) -> list[Row]:
     index = Bm25([turn.text for turn in conversation.turns])
+    by_dia = {turn.dia_id: turn for turn in conversation.turns}
+    names = sorted({turn.speaker for turn in conversation.turns if turn.speaker})
     rows = []
     for question, answer in zip(conversation.questions, answers, strict=True):
         row = Row(conversation.index, question.category, question.text, question.answer, question.evidence)
@@ -539,9 +621,20 @@ async def score(
         row.assemble_ms = answer.assemble_ms
         row.text = context.text
         row.tokens = sum(int(section.get("tokens", 0)) for section in context.sections)
+        row.nothing_found = says_nothing_found(context.text)
+        row.max_similarity = max_similarity(context.manifest)
+        texts = {
+            (str(item.get("source", "")), str(item.get("id", ""))): str(item.get("text", ""))
+            for section in context.sections
+            for item in section.get("items") or ()
+        }
         covered: set[str] = set()
+        capped: set[str] = set()
         messages: set[str] = set()
         for entry in context.manifest:
+            if entry.get("outcome") == "MANIFEST_OUTCOME_SOURCE_UNAVAILABLE":
+                row.unavailable += 1
+                continue
             if entry.get("outcome") != KEPT:
                 if question.evidence & (await attribution.of(entry.get("source", ""), entry.get("id", "")))[1]:
                     outcome = str(entry.get("outcome", "")).removeprefix("MANIFEST_OUTCOME_")
@@ -550,10 +643,20 @@ async def score(
             kind, turns = await attribution.of(entry.get("source", ""), entry.get("id", ""))
             row.kept[kind] += 1
             covered |= turns
+            capped |= set(sorted(turns & question.evidence)[:EVIDENCE_PER_ITEM])
+            tokens = int(entry.get("tokens", 0))
+            row.item_tokens += tokens
+            row.idle_tokens += 0 if turns & question.evidence else tokens
+            text = texts.get((str(entry.get("source", "")), str(entry.get("id", ""))), "")
             if kind == "message":
                 messages |= turns
+                for dia_id in turns:
+                    row.lines_named.append(names_speaker(text, by_dia[dia_id], names))
+            elif kind == "episode":
+                row.role_labels += len(_ROLE_LABEL.findall(text))
         row.covered = frozenset(covered & question.evidence)
         row.evidence = len(row.covered) / len(question.evidence)
+        row.capped = len(capped) / len(question.evidence)
         row.evidence_messages = len(messages & question.evidence) / len(question.evidence)
 
         row.bm25_text, chosen, row.bm25_tokens = bm25_context(conversation, index, question.text, row.tokens, counter)
@@ -562,6 +665,10 @@ async def score(
         row.bm25_dated_text = bm25_context(conversation, index, question.text, row.tokens, counter, dated=True)[0]
 
         primed = answer.primed
+        for item in primed.salient_facts:  # the related memories are among them
+            kind, turns = await attribution.memory(item.id)
+            if kind == "message" and item.text in primed.formatted_context:
+                row.prime_named += [names_speaker(item.text, by_dia[dia_id], names) for dia_id in turns]
         row.prime_ms = answer.prime_ms
         row.prime_text = primed.formatted_context
         row.prime_tokens = counter.count(primed.formatted_context)
@@ -611,7 +718,44 @@ def figures(rows: list[Row]) -> dict[str, Any]:
         "tokens": statistics.fmean(row.tokens for row in rows) if rows else float("nan"),
         "bm25_tokens": statistics.fmean(row.bm25_tokens for row in rows) if rows else float("nan"),
         "prime_tokens": statistics.fmean(row.prime_tokens for row in rows) if rows else float("nan"),
+        "evidence_capped": statistics.fmean(row.capped for row in rows) if rows else float("nan"),
+        "median_tokens": statistics.median(row.tokens for row in rows) if rows else float("nan"),
+        "idle_token_share": _ratio(sum(row.idle_tokens for row in rows), sum(row.item_tokens for row in rows)),
+        "nothing_found": share([row.nothing_found for row in rows]),
+        "lines_named": share([named for row in rows for named in row.lines_named]),
+        "message_lines": sum(len(row.lines_named) for row in rows),
+        "prime_lines_named": share([named for row in rows for named in row.prime_named]),
+        "prime_message_lines": sum(len(row.prime_named) for row in rows),
+        "role_labels": sum(row.role_labels for row in rows),
     }
+
+
+def _ratio(part: float, whole: float) -> float:
+    return part / whole if whole else float("nan")
+
+
+def control_figures(controls: list[Control]) -> dict[str, Any]:
+    return {
+        "questions": len(controls),
+        "nothing_found": share([control.nothing_found for control in controls]),
+        "median_tokens": statistics.median(c.tokens for c in controls) if controls else float("nan"),
+    }
+
+
+def similarity_grid(rows: list[Row], controls: list[Control]) -> list[tuple[float, float, float]]:
+    """For thresholds on the best similarity: (threshold, share of real questions under it, share of
+    control questions under it), to choose the "nothing found" rule on the tuning part."""
+    grid = []
+    for step in range(10, 61, 2):
+        threshold = step / 100
+        grid.append(
+            (
+                threshold,
+                share([row.max_similarity < threshold for row in rows]),
+                share([control.max_similarity < threshold for control in controls]),
+            )
+        )
+    return grid
 
 
 HEADER = (
@@ -634,7 +778,7 @@ def table_line(name: str, f: dict[str, Any]) -> str:
     )
 
 
-def report(rows: list[Row], cpu: CpuUse | None) -> dict[str, Any]:
+def report(rows: list[Row], cpu: CpuUse | None, controls: list[Control] = ()) -> dict[str, Any]:
     parts = {name: [row for row in rows if row.conversation in members] for name, members in PARTS.items()}
     parts["overall"] = rows
     result: dict[str, Any] = {}
@@ -649,8 +793,29 @@ def report(rows: list[Row], cpu: CpuUse | None) -> dict[str, Any]:
             if chosen:
                 result[name][label] = figures(chosen)
                 print(table_line(f"{category} {label}", result[name][label]))
-        result[name]["all (1-4)"] = figures(within)
-        print(table_line("all (1-4)", result[name]["all (1-4)"]))
+        every = result[name]["all (1-4)"] = figures(within)
+        print(table_line("all (1-4)", every))
+        members = {row.conversation for row in within}
+        against = [control for control in controls if control.conversation in members]
+        result[name]["control"] = control_figures(against)
+        print(
+            f"  evidence with at most {EVIDENCE_PER_ITEM} turns per item: Lore {every['evidence_capped']:.3f} "
+            f"(BM25 {every['bm25_evidence']:.3f}); tokens median {every['median_tokens']:.0f}, "
+            f"share on lines citing no evidence {every['idle_token_share']:.3f}\n"
+            f"  speaker named: context {every['lines_named']:.3f} of {every['message_lines']} message lines, "
+            f"Prime {every['prime_lines_named']:.3f} of {every['prime_message_lines']}; "
+            f"episode lines quoting 'User:'/'Assistant:' {every['role_labels']}\n"
+            f"  'nothing relevant': real questions {every['nothing_found']:.3f}, "
+            f"another conversation's questions {result[name]['control']['nothing_found']:.3f} "
+            f"({len(against)}; median tokens {result[name]['control']['median_tokens']:.0f})"
+        )
+        if name.startswith("tuning") and against:
+            grid = similarity_grid(within, against)
+            result[name]["similarity_grid"] = grid
+            print(
+                "  best similarity under t -> real / control: "
+                + ", ".join(f"{t:.2f} {r:.2f}/{c:.2f}" for t, r, c in grid)
+            )
     kept = Counter[str]()
     for row in rows:
         kept.update(row.kept)
@@ -661,6 +826,8 @@ def report(rows: list[Row], cpu: CpuUse | None) -> dict[str, Any]:
     result["assemble_ms_p50_p95"] = [round(percentile(assemble, 50), 1), round(percentile(assemble, 95), 1)]
     result["prime_ms_p50_p95"] = [round(percentile(prime, 50), 1), round(percentile(prime, 95), 1)]
     print(f"\nkept items per context (mean, by what they are): {mean_kept}")
+    result["sources_unavailable"] = sum(row.unavailable for row in rows)
+    print(f"sources unavailable (timeouts, outages) over all contexts: {result['sources_unavailable']}")
     print(
         f"AssembleContext: p50 {result['assemble_ms_p50_p95'][0]} ms, p95 {result['assemble_ms_p50_p95'][1]} ms; "
         f"Prime: p50 {result['prime_ms_p50_p95'][0]} ms, p95 {result['prime_ms_p50_p95'][1]} ms "
@@ -677,9 +844,12 @@ def report(rows: list[Row], cpu: CpuUse | None) -> dict[str, Any]:
     return result
 
 
-def dump(rows: list[Row], path: Path) -> None:
-    """One JSON line per question: what each context held, to see why a figure is what it is."""
+def dump(rows: list[Row], path: Path, controls: Sequence[Control] = ()) -> None:
+    """One JSON line per question: what each context held, to see why a figure is what it is; then
+    one per control question ("control": true)."""
     with path.open("w") as out:
+        for control in controls:
+            out.write(json.dumps({"control": True, **dataclasses.asdict(control)}, ensure_ascii=False) + "\n")
         for row in rows:
             line = {
                 "conversation": row.conversation,
@@ -688,6 +858,9 @@ def dump(rows: list[Row], path: Path) -> None:
                 "answer": row.answer,
                 "evidence": sorted(row.evidence_ids),
                 "lore": {
+                    "max_similarity": row.max_similarity,
+                    "nothing_found": row.nothing_found,
+                    "lines_named": row.lines_named,
                     "covered": sorted(row.covered),
                     "kept": dict(row.kept),
                     "evidence_dropped": row.evidence_dropped,
@@ -724,7 +897,7 @@ async def run(
     async with LoreClient(url, api_key, timeout=60, max_retries=3) as lore:
         attributions = []
         for conversation in conversations:
-            seconds = await import_conversation(lore, conversation)
+            seconds = await import_conversation(lore, conversation, speakers=not args.no_speakers)
             waited = await wait_for_jobs(lore, args.job_timeout)
             episodes = await check_done(lore, conversation)
             if episodes != len(conversation.sessions):
@@ -771,6 +944,12 @@ async def run(
         calls = 2 * sum(len(conversation.questions) for conversation in conversations)
         cpu = await meter.stop_async(calls) if meter is not None else None
         cached = cache.line() if cache is not None else ""  # Prime's hits: the docstring says why
+        controls: list[Control] = []
+        if len(conversations) > 1 and args.control_questions > 0:
+            for position, conversation in enumerate(conversations):
+                other = conversations[(position + 1) % len(conversations)]
+                controls += await ask_controls(lore, conversation, other, args.control_questions)
+            print(f"asked {len(controls)} questions of another conversation's user", flush=True)
         by_conversation = [
             await score(conversation, answered, attribution, counter)
             for conversation, answered, attribution in zip(conversations, answers, attributions, strict=True)
@@ -784,11 +963,11 @@ async def run(
         f"{imported['jobs_s']:.1f} s after them; "
         f"questions: {len(rows)} in {asked_s:.1f} s"
     )
-    result = report(rows, cpu)
+    result = report(rows, cpu, controls)
     if cached:
         print(cached)
     if args.dump:
-        dump(rows, args.dump)
+        dump(rows, args.dump, controls)
     imported["import_s"] = round(imported["import_s"], 1)
     imported["jobs_s"] = round(imported["jobs_s"], 1)
     return {"import": imported, "questions_s": round(asked_s, 1), **result}
@@ -803,6 +982,10 @@ def main() -> None:
     parser.add_argument("--api-key", default=os.environ.get("LORE_API_KEY", ""), help="with --url (admin scope)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose `lore up` to run")
     parser.add_argument("--job-timeout", type=float, default=7200, help="seconds to wait for background jobs")
+    parser.add_argument("--no-speakers", action="store_true", help="import the turns without speaker names")
+    parser.add_argument(
+        "--control-questions", type=int, default=50, help="per conversation, questions of the next one asked of it"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the stack's data directory (its logs)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--dump", type=Path, help="write every question's contexts here (JSON lines)")

@@ -12,6 +12,7 @@ from assembler_svc.domain.model import (
     Assembly,
     AssemblyPolicy,
     Candidate,
+    ManifestEntry,
     Outcome,
     Section,
     Source,
@@ -19,6 +20,7 @@ from assembler_svc.domain.model import (
     UnavailableSource,
 )
 from assembler_svc.domain.pipeline import FIRST_SESSION_ID, assemble
+from assembler_svc.domain.relevance import NEAREST, NOTHING_FOUND_ID, SEARCHED
 from assembler_svc.domain.render import clean, is_prose, render_line
 from assembler_svc.domain.truncate import ELLIPSIS
 from hypothesis import HealthCheck, event, given, settings
@@ -117,6 +119,18 @@ def check_invariants(
     given_keys = Counter((c.source, c.id, c.section) for c in candidates)
     if assembly.first_session:
         given_keys[(Source.CALLER, FIRST_SESSION_ID, Section.GUIDANCE)] += 1
+    # Nothing relevant: searched candidates, none similar enough, no searched source down, not a first session.
+    searched = [c for c in candidates if c.source in SEARCHED and not c.pinned]
+    nothing = (
+        policy.min_relevance > 0
+        and not assembly.first_session
+        and bool(searched)
+        and not any(gap.source in SEARCHED for gap in assembly_gaps(assembly, gaps))
+        and max(c.similarity for c in searched) < policy.min_relevance
+    )
+    if nothing:
+        event("nothing relevant found")
+        given_keys[(Source.CALLER, NOTHING_FOUND_ID, Section.MEMORIES)] += 1
     assert Counter((e.source, e.id, e.section) for e in entries) == given_keys
     assert [entry.section for entry in entries] == sorted(entry.section for entry in entries)
 
@@ -133,9 +147,10 @@ def check_invariants(
             continue
         prose = is_prose(candidate)
         assert entry.tokens == counter.count(render_line(clean(candidate.text, prose), prose))
-        # The threshold: exactly the non-pinned candidates under it.
+        # The threshold: exactly the non-pinned candidates under it, or all that was recalled for the
+        # message when nothing relevant was found.
         assert (entry.outcome is Outcome.BELOW_THRESHOLD) == (
-            not candidate.pinned and entry.score.total < policy.min_score
+            not candidate.pinned and (entry.score.total < policy.min_score or (nothing and entry.section in NEAREST))
         )
         if entry.outcome is Outcome.DUPLICATE:
             assert not candidate.pinned
@@ -167,6 +182,10 @@ def check_invariants(
                     assert item.text == clean(candidate.text, is_prose(candidate))
 
 
+def assembly_gaps(assembly: Assembly, gaps: int) -> list[ManifestEntry]:
+    return list(assembly.manifest[len(assembly.manifest) - gaps :]) if gaps else []
+
+
 def _interleave(pinned: list[Candidate], ranked: list[Candidate], seed: int) -> list[Candidate]:
     """``ranked`` shuffled, with ``pinned`` spread among them in their own order."""
     rng = random.Random(seed)
@@ -186,6 +205,7 @@ def _interleave(pinned: list[Candidate], ranked: list[Candidate], seed: int) -> 
     gaps=unavailable,
     counter_name=st.sampled_from(sorted(COUNTERS)),
     min_score=st.sampled_from([0.0, 0.3, 0.6]),
+    min_relevance=st.sampled_from([0.0, 0.3, 0.6]),
     seed=st.integers(0, 10_000),
     known=st.sampled_from([None, True, False]),
 )
@@ -196,11 +216,12 @@ def test_assembly_invariants_hold_and_input_order_of_ranked_items_does_not_matte
     gaps: list[UnavailableSource],
     counter_name: str,
     min_score: float,
+    min_relevance: float,
     seed: int,
     known: bool | None,
 ) -> None:
     counter = COUNTERS[counter_name]
-    policy = AssemblyPolicy(min_score=min_score).with_budgets(overrides)
+    policy = AssemblyPolicy(min_score=min_score, min_relevance=min_relevance).with_budgets(overrides)
     candidates = pinned + ranked
 
     def run(items: list[Candidate]) -> Assembly:

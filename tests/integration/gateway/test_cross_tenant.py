@@ -330,6 +330,10 @@ def empty(*names: str) -> Callable[[httpx.Response, OrgB], bool]:
     return lambda response, b: all(response.json()[name] == [] for name in names)
 
 
+def no_profile(response: httpx.Response, b: OrgB) -> bool:
+    return response.json()["profile"].get("lines", []) == []
+
+
 def anything(response: httpx.Response, b: OrgB) -> bool:
     return True  # A's own answer; the search for B's ids and marker is the check
 
@@ -554,6 +558,11 @@ CASES: dict[tuple[str, str], Callable[[OrgB], list[Attempt]]] = {
             params={"userId": b.user},
             check=empty("recentContext", "openThreads", "salientFacts", "observations", "entities"),
         ),
+    ],
+    # B's user's profile, read with A's key: A's own user of that name, of whom A's org learnt nothing.
+    ("GET", "/v1/users/{user_id}/profile"): lambda b: [
+        own("GET", f"/v1/users/{b.user}/profile", params=params, check=no_profile)
+        for params in (None, {"agentId": B_AGENT}, {"agentId": B_AGENT, "budgetTokens": 300})
     ],
     ("POST", "/v1/context:assemble"): lambda b: [
         Attempt(

@@ -255,6 +255,8 @@ def _for_user(user: User) -> list[tuple[str, str, dict[str, Any]]]:
         ("GET", "/v1/memory/prime", {"params": {"userId": u}}),
         ("GET", "/v1/memory/prime", {"params": {"userId": u, "agentId": AGENT, "initialMessage": QUERY}}),
         ("GET", "/v1/memory/prime", {"params": {"userId": u, "agentId": AGENT, "budgetTokens": 4000}}),
+        ("GET", f"/v1/users/{u}/profile", {"params": {"agentId": AGENT}}),
+        ("GET", f"/v1/users/{u}/profile", {}),
         ("POST", "/v1/context:assemble", {"json": {"scope": scope, "message": QUERY}}),
         ("POST", "/v1/context:assemble", {"json": {"scope": {"userId": u}, "message": QUERY}}),
         ("POST", "/v1/context:assemble", {"json": {"sessionId": user.session, "scope": scope, "message": QUERY}}),
@@ -452,6 +454,12 @@ PINNED_CASES: dict[tuple[str, str], Callable[[User, dict[str, str]], list[Try]]]
         Try("GET", "/v1/sessions", own=True),
     ],
     ("GET", "/v1/sessions/{session_id}"): lambda v, r: [Try("GET", f"/v1/sessions/{v.session}")],
+    # Another user's profile: 403 USER_PINNED, however it is named.
+    ("GET", "/v1/users/{user_id}/profile"): lambda v, r: [
+        Try("GET", f"/v1/users/{v.user_id}/profile"),
+        Try("GET", f"/v1/users/{v.user_id}/profile", params={"agentId": AGENT}),
+        Try("GET", f"/v1/users/{v.user_id}/profile", params={"userProfile": "x", "budgetTokens": 300}),
+    ],
     # Who the credential is: its own user, nothing of the other's (test_whoami_and_ui checks the fields).
     ("GET", "/v1/whoami"): lambda v, r: [Try("GET", "/v1/whoami", own=True)],
     ("POST", "/v1/sessions/{session_id}:end"): lambda v, r: [Try("POST", f"/v1/sessions/{v.session}:end")],

@@ -138,6 +138,8 @@ async def test_every_tool_over_http(gateway, gateway_url, org_key):
 
         kept = await call(lore, "remember", content="Ines keeps bees on the roof of her flat.", memory_type="fact")
         fact = kept["remembered"]
+        profile = await call(lore, "get_user_profile")
+        assert [line["sourceId"] for line in profile["lines"]] == [fact["id"]] and "bees" in profile["profile"]
         context = await call(lore, "get_context", message="What do you know about my hobbies, like the bees?")
         assert "bees" in context["context"]
         primed = await call(lore, "prime", initial_message="Hi, it's Ines again.")

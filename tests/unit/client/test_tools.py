@@ -36,6 +36,7 @@ NAMES = [
     "search_memories",
     "get_context",
     "prime",
+    "get_user_profile",
     "forget_memory",
     "forget_about",
     "record_turn",

@@ -134,6 +134,7 @@ OPERATION_IDS = {
     "POST /v1/engagement:advanceWeek": "engagement.advanceWeek",
     "POST /v1/context:assemble": "context.assembleContext",
     "GET /v1/memory/prime": "context.prime",
+    "GET /v1/users/{user_id}/profile": "context.getUserProfile",
     "POST /v1/sessions": "sessions.startSession",
     "GET /v1/sessions": "sessions.listSessions",
     "GET /v1/sessions/{session_id}": "sessions.getSession",

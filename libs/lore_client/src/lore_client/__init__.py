@@ -42,6 +42,7 @@ from lore_client.models import (
     Page,
     Prime,
     PrimedItem,
+    ProfileLine,
     Provenance,
     RecallResult,
     Scope,
@@ -51,6 +52,7 @@ from lore_client.models import (
     TurnContext,
     TurnResult,
     Unknown,
+    UserProfile,
 )
 from lore_client.sync_client import SyncLoreClient
 
@@ -82,6 +84,7 @@ __all__ = [
     "Page",
     "Prime",
     "PrimedItem",
+    "ProfileLine",
     "Provenance",
     "RecallResult",
     "Scope",
@@ -92,5 +95,6 @@ __all__ = [
     "TurnContext",
     "TurnResult",
     "Unknown",
+    "UserProfile",
     "enum_name",
 ]

@@ -278,6 +278,29 @@ class Prime(JsonModel):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ProfileLine(JsonModel):
+    """One line of a user profile: ``kind`` is "caller" (the caller's own text), "belief", "fact" or
+    "preference"; ``source_id`` the belief's or memory's id ("" for a caller line)."""
+
+    text: str
+    kind: str
+    source_id: str
+    confidence: float
+    updated_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserProfile(JsonModel):
+    """What Lore has learnt about a user, newest truth only; ``text`` is the context's user-profile
+    section ("" when nothing is known), ``tokens`` its count."""
+
+    lines: tuple[ProfileLine, ...]
+    text: str
+    tokens: int
+    raw: Json = _RAW
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Evidence(JsonModel):
     id: str
     stance: str

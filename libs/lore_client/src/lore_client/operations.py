@@ -39,6 +39,7 @@ from lore_client.models import (
     TurnContext,
     TurnResult,
     Unknown,
+    UserProfile,
 )
 
 
@@ -370,6 +371,22 @@ class Operations(ClientCore[TransportT]):
         """``GET /v1/memory/prime``: what to remember at the start of a conversation."""
         params = c.query(**c.scope_query(scope), initialMessage=initial_message, budgetTokens=budget_tokens)
         return c.call("GET", "/v1/memory/prime", Prime.from_json, params=params)
+
+    @operation
+    def get_user_profile(
+        self,
+        user_id: str,
+        *,
+        agent_id: str = "",
+        team_id: str = "",
+        user_profile: str = "",
+        budget_tokens: int | None = None,
+    ) -> Call[UserProfile]:
+        """``GET /v1/users/{userId}/profile``: what Lore has learnt about the user (the context's user
+        profile), the lines of ``user_profile`` (the caller's own profile text) first."""
+        params = c.query(agentId=agent_id, teamId=team_id, userProfile=user_profile, budgetTokens=budget_tokens)
+        path = f"/v1/users/{c.quote_id(user_id)}/profile"
+        return c.call("GET", path, c.one("profile", UserProfile.from_json), params=params)
 
     @operation
     def assemble_context(

@@ -201,6 +201,17 @@ def _prime(binding: ToolBinding, args: Json) -> Generator[Call, Any, Json]:
     return {"context": primed.formatted_context, "entities": list(primed.entities)}
 
 
+def _get_user_profile(binding: ToolBinding, args: Json) -> Generator[Call, Any, Json]:
+    profile = yield Call(
+        "get_user_profile", (binding.user_id,), {"agent_id": binding.agent_id, "team_id": binding.team_id}
+    )
+    lines = [
+        {"text": line.text, "kind": line.kind, "sourceId": line.source_id, "confidence": round(line.confidence, 4)}
+        for line in profile.lines
+    ]
+    return {"profile": profile.text, "lines": lines}
+
+
 def _forget_memory(binding: ToolBinding, args: Json) -> Generator[Call, Any, Json]:
     memory_id = args["memory_id"]
     memory = yield Call("get_memory", (memory_id,))
@@ -358,6 +369,15 @@ TOOLS: tuple[Tool, ...] = (
             [],
         ),
         _prime,
+    ),
+    Tool(
+        "get_user_profile",
+        "What you have learnt about the user, newest truth only: their preferred name, the people and pets in"
+        " their life, home, work, health, diet and allergies, languages, strong likes and dislikes, current"
+        " goals. Returns the profile as text and its lines, each with its kind (belief, fact, preference),"
+        " source id and confidence.",
+        _object({}, []),
+        _get_user_profile,
     ),
     Tool(
         "forget_memory",

@@ -38,7 +38,7 @@ INSTRUCTIONS = (
 )
 
 # What each tool does to the user's memory, for hosts that ask before a change (MCP tool annotations).
-_READ_ONLY = {"search_memories", "get_context", "prime", "search_beliefs"}
+_READ_ONLY = {"search_memories", "get_context", "prime", "get_user_profile", "search_beliefs"}
 _DESTRUCTIVE = {"forget_memory"}
 
 

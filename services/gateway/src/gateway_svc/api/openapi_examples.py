@@ -215,6 +215,30 @@ PRIME = {
     "manifest": [MANIFEST_KEPT],
 }
 
+USER_PROFILE = {
+    "profile": {
+        "lines": [
+            {"text": "Goes by Noor.", "kind": "caller", "confidence": 1.0},
+            {
+                "text": "The user lives in Porto",
+                "kind": "belief",
+                "sourceId": OBSERVATION_ID,
+                "confidence": 0.82,
+                "updatedAt": "2026-11-20T09:30:00Z",
+            },
+            {
+                "text": "The user is allergic to peanuts.",
+                "kind": "fact",
+                "sourceId": MEMORY_ID,
+                "confidence": 0.8,
+                "updatedAt": "2026-11-02T18:04:00Z",
+            },
+        ],
+        "text": "## About the user\n- Goes by Noor.\n- The user lives in Porto\n- The user is allergic to peanuts.",
+        "tokens": 27,
+    }
+}
+
 RESPONSES: dict[str, dict[str, Any]] = {
     "lore.memory.v1.RememberResponse": {"memories": [MEMORY]},
     "lore.memory.v1.RecallResponse": {
@@ -402,6 +426,7 @@ RESPONSES: dict[str, dict[str, Any]] = {
     },
     "lore.assembler.v1.AssembleContextResponse": {"context": CONTEXT},
     "lore.assembler.v1.PrimeResponse": PRIME,
+    "lore.assembler.v1.GetUserProfileResponse": USER_PROFILE,
 }
 
 # Path parameters by name.
@@ -414,4 +439,5 @@ PATH_PARAMETERS: dict[str, str] = {
     "unknown_id": UNKNOWN_ID,
     "episode_id": EPISODE_ID,
     "thread_index": "0",
+    "user_id": "u-1",
 }

@@ -1,6 +1,8 @@
-"""Context routes → ``lore.assembler.v1.AssemblerService``: assembly per turn and priming.
+"""Context routes → ``lore.assembler.v1.AssemblerService``: assembly per turn, priming and the user
+profile (``GET /v1/users/{user_id}/profile``, the user from the path; a credential pinned to a user
+reads only its own profile: naming another is 403 ``USER_PINNED``).
 
-Both read memories and beliefs, so both need ``memories:read`` and ``observations:read``.
+All read memories and beliefs, so all need ``memories:read`` and ``observations:read``.
 ``GET /v1/memory/prime`` takes the scope as ``userId``/``agentId``/``teamId`` (ARCHITECTURE.md
 §6; ``query_params`` reads those shorthands).
 """
@@ -71,5 +73,21 @@ forward(
         {"scope.userId": "u-1", "scope.agentId": "agent-1", "initialMessage": "Hi again!", "budgetTokens": 800},
     ),
     response=pb.PrimeResponse,
+    pin=True,
+)
+
+
+forward(
+    router,
+    "GET",
+    "/v1/users/{user_id}/profile",
+    "get_user_profile",
+    summary="What Lore has learnt about a user, newest truth only: the context's user profile (AssemblerService"
+    ".GetUserProfile)",
+    scopes=READS,
+    rpc=ASSEMBLER.rpc("GetUserProfile"),
+    message=Query(pb.GetUserProfileRequest, {"agentId": "agent-1", "budgetTokens": 300}),
+    response=pb.GetUserProfileResponse,
+    path_field="user_id",
     pin=True,
 )

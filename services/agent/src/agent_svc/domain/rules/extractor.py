@@ -6,7 +6,8 @@ to the assistant's question about the user (``answers``); ``earlier`` serves the
 the plan's goal, whom a leading "he" or "she" stands for (``references``) and one easy case of
 reference: "yes, let's do that" right after the assistant proposed something becomes a decision
 to do what was proposed. A memory that still leans on a pronoun or demonstrative is not kept, nor
-is small talk (``substance``: feelings, resolve, cheers, promises about the chat itself).
+is small talk (``substance``: feelings, resolve, cheers, promises about the chat itself) or a joke
+said flat, words passed on and the assistant's make-believe (``figurative``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agent_svc.domain.rules.disclosure import disclosures
 from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.engagement import build_engagement
 from agent_svc.domain.rules.episode import build_episode
+from agent_svc.domain.rules.figurative import in_jest, meant
 from agent_svc.domain.rules.memories import statements
 from agent_svc.domain.rules.plan import extract_plan
 from agent_svc.domain.rules.references import standing_part, stands_alone
@@ -54,10 +56,13 @@ class RuleExtractor:
         answer = answered_question(turn, earlier) if not found and not told else None
         # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later, and
         # small talk ("The user is so grateful.", "Decided: keep going.") tells a later one nothing.
-        found = [s for s in found if stands_alone(s.memory.content) and worth_keeping(s.memory)]
+        found = [meant(s) for s in found if stands_alone(s.memory.content) and worth_keeping(s.memory)]
         told = [dataclasses.replace(m, content=kept) for m in told if (kept := standing_part(m.content))]
+        # A joke said flat ("I'm basically a professional napper") is kept as nobody's fact.
         memories = tuple(
-            m for m in (*(s.memory for s in found), *told, answer) if m and stands_alone(m.content) and worth_keeping(m)
+            m
+            for m in (*(s.memory for s in found), *told, answer)
+            if m and stands_alone(m.content) and worth_keeping(m) and not in_jest(m)
         )
         if turn.said_at is not None:
             memories = tuple(dated(memory, turn.said_at) for memory in memories)

@@ -120,6 +120,12 @@ class InMemoryEpisodeIndex:
             page, ThreadCursor(last.ended_at, last.episode_id, last.index) if more and last is not None else None
         )
 
+    async def delete(self, org_id: str, episode_id: str) -> bool:
+        if await self.get(org_id, episode_id) is None:
+            return False
+        del self._episodes[episode_id]
+        return True
+
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         doomed = [episode.id for episode in self._matching(org_id, scope)]
         for episode_id in doomed:

@@ -61,6 +61,9 @@ DESIGNED_RPCS = {
             # Beyond §1: episodes searched by meaning, their uses recorded (issue 21).
             "SearchEpisodes",
             "RecordEpisodeAccess",
+            # Beyond §1: an episode that held what the user asked to forget is rewritten or deleted.
+            "RewriteEpisode",
+            "DeleteEpisode",
         ],
     },
     "lore.observations.v1.observation_service_pb2": {

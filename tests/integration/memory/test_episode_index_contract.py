@@ -457,6 +457,23 @@ async def test_delete_scope_erases_only_the_subject_of_that_org(episode_index) -
     assert await episode_index.delete_scope(org, subject) == []  # idempotent
 
 
+async def test_delete_removes_one_episode_of_that_org_only(episode_index) -> None:
+    org, other = new_org(), new_org()
+    doomed, kept = make_episode(org, open_threads=(OpenThread("visa"),)), make_episode(org, T0 - timedelta(days=1))
+    theirs = make_episode(other)
+    await put(episode_index, doomed, kept, theirs)
+
+    assert await episode_index.delete(org, theirs.id) is False  # another org's: untouched
+    assert await episode_index.delete(org, "not-a-uuid") is False
+    assert await episode_index.delete(org, doomed.id) is True
+
+    assert await episode_index.get(org, doomed.id) is None
+    assert [e.id for e in (await episode_index.list(org, Scope(), 10)).episodes] == [kept.id]
+    assert (await episode_index.list_open_threads(org, Scope(), 10)).threads == []
+    assert await episode_index.get(other, theirs.id) == theirs
+    assert await episode_index.delete(org, doomed.id) is False  # idempotent
+
+
 # --------------------------------------------------------------------------- search, get_many, update_salience
 
 

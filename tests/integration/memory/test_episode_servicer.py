@@ -381,3 +381,79 @@ async def test_resolving_another_orgs_thread_is_not_found_and_a_bad_index_names_
         assert error_info(error).metadata["field"] == "thread_index"
     still = await stub.ListOpenThreads(pb.ListOpenThreadsRequest(), metadata=tenant(org))
     assert [t.thread.topic for t in still.threads] == ["visa"]
+
+
+# --------------------------------------------------------------------------- RewriteEpisode, DeleteEpisode
+
+
+async def test_a_rewritten_episode_says_the_new_content_and_keeps_its_identity_times_and_scope(stub) -> None:
+    org = new_org()
+    sent = episode(
+        key_topics=["lisbon", "visa"],
+        open_threads=[pb.OpenThread(topic="Which visa fits a remote job?", status=pb.THREAD_STATUS_OPEN)],
+    )
+    created = (await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=sent), metadata=tenant(org))).episode
+    content = pb.Episode(
+        conversation_id="ignored",
+        scope=scope_pb2.Scope(user_id="mallory"),
+        summary="Alice planned her move abroad.",
+        key_topics=["move"],
+        message_count=3,
+        importance=0.4,
+        metadata={"forgotten_by": "turn-9"},
+    )
+
+    first = await stub.RewriteEpisode(pb.RewriteEpisodeRequest(id=created.id, episode=content), metadata=tenant(org))
+    replay = await stub.RewriteEpisode(pb.RewriteEpisodeRequest(id=created.id, episode=content), metadata=tenant(org))
+
+    stored = (await stub.GetEpisode(pb.GetEpisodeRequest(id=created.id), metadata=tenant(org))).episode
+    assert (stored.summary, list(stored.key_topics), list(stored.open_threads)) == (content.summary, ["move"], [])
+    assert (stored.id, stored.conversation_id, stored.scope.user_id) == (created.id, created.conversation_id, "alice")
+    assert (stored.started_at, stored.ended_at, stored.created_at) == (
+        created.started_at,
+        created.ended_at,
+        created.created_at,
+    )
+    assert stored.metadata["forgotten_by"] == "turn-9" and stored.message_count == 3
+    assert first.episode.summary == replay.episode.summary == content.summary
+    found = await stub.SearchEpisodes(
+        pb.SearchEpisodesRequest(scope=scope_pb2.Scope(user_id="alice"), query="Alice planned her move abroad.", k=1),
+        metadata=tenant(org),
+    )
+    assert found.results[0].episode.id == created.id and found.results[0].similarity > 0.99  # embedded again
+    threads = await stub.ListOpenThreads(
+        pb.ListOpenThreadsRequest(scope=scope_pb2.Scope(user_id="alice")), metadata=tenant(org)
+    )
+    assert list(threads.threads) == []
+
+
+async def test_rewriting_another_orgs_episode_is_not_found_and_an_empty_summary_names_the_field(stub) -> None:
+    org = new_org()
+    created = (await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=episode()), metadata=tenant(org))).episode
+
+    missing = await failure(
+        stub.RewriteEpisode(
+            pb.RewriteEpisodeRequest(id=created.id, episode=pb.Episode(summary="x")), metadata=tenant(new_org())
+        )
+    )
+    empty = await failure(
+        stub.RewriteEpisode(pb.RewriteEpisodeRequest(id=created.id, episode=pb.Episode()), metadata=tenant(org))
+    )
+
+    assert missing.code() is grpc.StatusCode.NOT_FOUND
+    assert empty.code() is grpc.StatusCode.INVALID_ARGUMENT and "episode.summary" in empty.details()
+    stored = (await stub.GetEpisode(pb.GetEpisodeRequest(id=created.id), metadata=tenant(org))).episode
+    assert stored.summary == created.summary
+
+
+async def test_a_deleted_episode_is_gone_once_and_another_orgs_is_never_touched(stub) -> None:
+    org, other = new_org(), new_org()
+    created = (await stub.CreateEpisode(pb.CreateEpisodeRequest(episode=episode()), metadata=tenant(org))).episode
+
+    by_other = await stub.DeleteEpisode(pb.DeleteEpisodeRequest(id=created.id), metadata=tenant(other))
+    first = await stub.DeleteEpisode(pb.DeleteEpisodeRequest(id=created.id), metadata=tenant(org))
+    again = await stub.DeleteEpisode(pb.DeleteEpisodeRequest(id=created.id), metadata=tenant(org))
+
+    assert (by_other.deleted, first.deleted, again.deleted) == (False, True, False)
+    gone = await failure(stub.GetEpisode(pb.GetEpisodeRequest(id=created.id), metadata=tenant(org)))
+    assert gone.code() is grpc.StatusCode.NOT_FOUND

@@ -290,3 +290,29 @@ class RecordEpisodeAccessResponse(_message.Message):
     RECORDED_FIELD_NUMBER: _ClassVar[int]
     recorded: int
     def __init__(self, recorded: _Optional[int] = ...) -> None: ...
+
+class RewriteEpisodeRequest(_message.Message):
+    __slots__ = ("id", "episode")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    episode: Episode
+    def __init__(self, id: _Optional[str] = ..., episode: _Optional[_Union[Episode, _Mapping]] = ...) -> None: ...
+
+class RewriteEpisodeResponse(_message.Message):
+    __slots__ = ("episode",)
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    episode: Episode
+    def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ...) -> None: ...
+
+class DeleteEpisodeRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class DeleteEpisodeResponse(_message.Message):
+    __slots__ = ("deleted",)
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    deleted: bool
+    def __init__(self, deleted: _Optional[bool] = ...) -> None: ...

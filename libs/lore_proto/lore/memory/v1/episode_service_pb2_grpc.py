@@ -80,6 +80,16 @@ class EpisodeServiceStub:
                 request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessRequest.SerializeToString,
                 response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessResponse.FromString,
                 _registered_method=True)
+        self.RewriteEpisode = channel.unary_unary(
+                '/lore.memory.v1.EpisodeService/RewriteEpisode',
+                request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RewriteEpisodeRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RewriteEpisodeResponse.FromString,
+                _registered_method=True)
+        self.DeleteEpisode = channel.unary_unary(
+                '/lore.memory.v1.EpisodeService/DeleteEpisode',
+                request_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.DeleteEpisodeRequest.SerializeToString,
+                response_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.DeleteEpisodeResponse.FromString,
+                _registered_method=True)
 
 
 class EpisodeServiceServicer:
@@ -158,6 +168,26 @@ class EpisodeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RewriteEpisode(self, request, context):
+        """Replaces what an episode says (its summary, topics, entities, user state, outcomes, threads,
+        decisions, action items, next-session questions, message count, importance; metadata entries
+        are added) and embeds the summary again; its id, conversation, scope, times and uses are kept.
+        What forgetting does to an episode that held what was forgotten. Idempotent: the same content
+        leaves the same episode. Another organisation's or an unknown episode is NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteEpisode(self, request, context):
+        """Deletes an episode (an episode with nothing left once what was forgotten is taken out).
+        Idempotent: an episode already gone, another organisation's or an unknown one answers
+        `deleted` false and reveals nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EpisodeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -205,6 +235,16 @@ def add_EpisodeServiceServicer_to_server(servicer, server):
                     servicer.RecordEpisodeAccess,
                     request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessRequest.FromString,
                     response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessResponse.SerializeToString,
+            ),
+            'RewriteEpisode': grpc.unary_unary_rpc_method_handler(
+                    servicer.RewriteEpisode,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RewriteEpisodeRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.RewriteEpisodeResponse.SerializeToString,
+            ),
+            'DeleteEpisode': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteEpisode,
+                    request_deserializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.DeleteEpisodeRequest.FromString,
+                    response_serializer=lore_dot_memory_dot_v1_dot_episode__service__pb2.DeleteEpisodeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -451,6 +491,60 @@ class EpisodeService:
             '/lore.memory.v1.EpisodeService/RecordEpisodeAccess',
             lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessRequest.SerializeToString,
             lore_dot_memory_dot_v1_dot_episode__service__pb2.RecordEpisodeAccessResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RewriteEpisode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.EpisodeService/RewriteEpisode',
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.RewriteEpisodeRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.RewriteEpisodeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteEpisode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lore.memory.v1.EpisodeService/DeleteEpisode',
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.DeleteEpisodeRequest.SerializeToString,
+            lore_dot_memory_dot_v1_dot_episode__service__pb2.DeleteEpisodeResponse.FromString,
             options,
             channel_credentials,
             insecure,

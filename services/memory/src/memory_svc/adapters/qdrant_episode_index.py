@@ -128,6 +128,12 @@ class QdrantEpisodeIndex(QdrantEngine):
         older, tied = self._readers(base_conditions(org_id, scope, open_threads_only=True, scope_match=scope_match))
         return await thread_page(older, tied, page_size, cursor)
 
+    async def delete(self, org_id: str, episode_id: str) -> bool:
+        key = maybe_point_id(episode_id)
+        if key is None:
+            return False
+        return bool(await self._delete_matching(where(base_conditions(org_id, Scope()), [key])))
+
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         return await self._delete_matching(where(base_conditions(org_id, scope)))
 

@@ -113,6 +113,31 @@ class EpisodeServicer(episode_service_pb2_grpc.EpisodeServiceServicer):
         )
         return episode_service_pb2.ResolveThreadResponse(thread=episode_convert.episode_thread_to_pb(thread))
 
+    async def RewriteEpisode(
+        self, request: episode_service_pb2.RewriteEpisodeRequest, context
+    ) -> episode_service_pb2.RewriteEpisodeResponse:
+        caller = request_context.current()
+        content = episode_service_pb2.Episode()
+        content.CopyFrom(request.episode)
+        content.conversation_id = content.conversation_id or "rewritten"  # the stored one is kept
+        episode = await episodes.rewrite_episode(
+            caller.org_id,
+            request.id,
+            episode_convert.draft_from_pb(content, "episode"),
+            index=self._index,
+            embedder=self._embedder,
+            clock=self._clock,
+            half_life_days=self._half_life_days,
+        )
+        return episode_service_pb2.RewriteEpisodeResponse(episode=episode_convert.episode_to_pb(episode))
+
+    async def DeleteEpisode(
+        self, request: episode_service_pb2.DeleteEpisodeRequest, context
+    ) -> episode_service_pb2.DeleteEpisodeResponse:
+        caller = request_context.current()
+        deleted = await episodes.delete_episode(caller.org_id, request.id, index=self._index)
+        return episode_service_pb2.DeleteEpisodeResponse(deleted=deleted)
+
     async def ExportEpisodes(self, request: episode_service_pb2.ExportEpisodesRequest, context):
         caller = request_context.current()
         async for page in org_transfer.export_episodes(caller.org_id, request.page_size, index=self._index):

@@ -178,6 +178,18 @@ def resolve_thread(episode: Episode, thread_index: int, resolution: str) -> tupl
     return replace(episode, open_threads=threads), True
 
 
+def rewritten(episode: Episode, draft: EpisodeDraft) -> Episode:
+    """``episode`` saying what ``draft`` says (validated): its identity, conversation, scope, times and
+    uses kept, ``draft``'s metadata entries added (a key it repeats takes the new value)."""
+    draft = validate_draft(replace(draft, conversation_id=episode.conversation_id, scope=episode.scope))
+    return replace(
+        episode,
+        **draft_content(draft),
+        importance=episode.importance if draft.importance is None else draft.importance,
+        metadata={**episode.metadata, **draft.metadata},
+    )
+
+
 def thread_at(episode: Episode, thread_index: int) -> EpisodeThread:
     return EpisodeThread(
         episode.id, episode.conversation_id, episode.open_threads[thread_index], episode.ended_at, thread_index

@@ -116,6 +116,11 @@ class EpisodeIndex(Protocol):
         order the episode lists them. ``next_cursor`` is None on the last page."""
         ...
 
+    async def delete(self, org_id: str, episode_id: str) -> bool:
+        """Delete the episode ``org_id`` holds with this id; False when there is none (a malformed id,
+        another org's, gone already)."""
+        ...
+
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         """Erasure (ARCHITECTURE.md §2): delete every episode of ``org_id`` sharing every set field
         of ``scope`` (browse; callers refuse an empty scope); returns their ids."""

@@ -29,7 +29,15 @@ from lore_runtime.clock import Clock
 from lore_runtime.page_tokens import PageTokens, fingerprint
 from opentelemetry import trace
 
-from memory_svc.domain.episode import Episode, EpisodeDraft, EpisodeThread, new_episode, resolve_thread, thread_at
+from memory_svc.domain.episode import (
+    Episode,
+    EpisodeDraft,
+    EpisodeThread,
+    new_episode,
+    resolve_thread,
+    rewritten,
+    thread_at,
+)
 from memory_svc.domain.episode_salience import as_of
 from memory_svc.domain.model import Scope, ScopeMatch
 from memory_svc.domain.salience import DEFAULT_HALF_LIFE_DAYS
@@ -137,6 +145,39 @@ async def resolve_episode_thread(
             (vector,) = await embed_episodes([resolved], embedder)
             await index.upsert(resolved, vector)
     return thread_at(resolved, thread_index)
+
+
+async def rewrite_episode(
+    org_id: str,
+    episode_id: str,
+    draft: EpisodeDraft,
+    *,
+    index: EpisodeIndex,
+    embedder: Embedder,
+    clock: Clock,
+    half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
+) -> Episode:
+    """The episode saying what ``draft`` says, its summary embedded again (``domain.episode.rewritten``).
+    The same content again writes nothing."""
+    episode = await _stored_episode(org_id, episode_id, index)
+    changed = rewritten(episode, draft)
+    if changed != episode:
+        with tracer.start_as_current_span("memory.rewrite_episode") as span:
+            span.set_attribute("lore.org_id", org_id)
+            span.set_attribute("lore.episode_id", episode.id)
+            (vector,) = await embed_episodes([changed], embedder)
+            await index.upsert(changed, vector)
+    return as_of(changed, clock.now(), half_life_days)
+
+
+async def delete_episode(org_id: str, episode_id: str, *, index: EpisodeIndex) -> bool:
+    """Delete the episode; False when ``org_id`` holds no such episode (gone already, another org's)."""
+    if not episode_id:
+        raise errors.InvalidArgument("id", "name the episode to delete")
+    with tracer.start_as_current_span("memory.delete_episode") as span:
+        span.set_attribute("lore.org_id", org_id)
+        span.set_attribute("lore.episode_id", episode_id)
+        return await index.delete(org_id, episode_id)
 
 
 def page_size_of(page_size: int) -> int:

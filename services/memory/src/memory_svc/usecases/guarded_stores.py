@@ -135,4 +135,5 @@ class GuardedEpisodeIndex(_Switchable):
     get_many = _guarded("get_many")
     update_salience = _guarded("update_salience", writes=True)
     list_open_threads = _guarded("list_open_threads")
+    delete = _guarded("delete", writes=True)
     delete_scope = _guarded("delete_scope", writes=True)

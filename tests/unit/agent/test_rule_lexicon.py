@@ -336,3 +336,70 @@ async def test_someone_elses_condition_is_not_the_users(text: str) -> None:
 )
 async def test_tense_and_aspect_do_not_change_the_fact(text: str, slot: str, value: str) -> None:
     assert any(c.slot == slot and value in c.summary for c in (await _reflect(text)).claims)
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("Feel free to call me Dan.", "name", "Dan"),
+        ("I go by my middle name, James.", "name", "James"),
+        ("Elizabeth, but Beth for short.", "name", "Beth"),
+        ("We call our dog Rex.", "pet:dog", "Rex"),
+        ("Say hi to Biscuit, my spaniel.", "pet:spaniel", "Biscuit"),
+        ("My cat's called Mittens.", "pet:cat", "Mittens"),
+        ("My kids, Ella and Sam, love the park.", "", "Ella and Sam"),
+        ("My age is 52.", "age", "52"),
+        ("I carry an EpiPen for bee stings.", "allergy:bee_stings", "bee stings"),
+        ("I'm easiest to reach by email.", "contact_channel", "email"),
+        ("I'm a Leeds resident.", "home_city", "Leeds"),
+        ("I swapped London for Bristol last year.", "home_city", "Bristol"),
+        ("It's our anniversary on Friday.", "anniversary", "Friday"),
+        ("3 May is my birthday.", "birthday", "3 May"),
+        ("Dad's 60th is on 3 May.", "family:father:birthday", "3 May"),
+        ("I'm a proud Scot.", "nationality", "Scottish"),
+        ("I keep kosher.", "diet", "kosher"),
+    ],
+)
+async def test_more_wordings_of_a_fact_are_read(text: str, slot: str, value: str) -> None:
+    found = await _reflect(text)
+    if slot:
+        assert any(c.slot == slot and value in c.summary for c in found.claims), _slots(found)
+    else:
+        assert any(value in m.content for m in found.memories)
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        ("I try not to eat sugar.", "The user avoids sugar."),
+        ("Anything with pork in it is off-limits.", "The user avoids pork."),
+        ("I'll eat anything except olives.", "The user doesn't eat olives."),
+        ("Queues get on my nerves.", "The user hates queues."),
+        ("I've never liked cricket.", "The user dislikes cricket."),
+        ("I have a soft spot for old musicals.", "The user likes old musicals."),
+        ("Running keeps me sane.", "The user loves running."),
+    ],
+)
+async def test_more_wordings_of_a_taste_are_read(text: str, memory: str) -> None:
+    assert memory in [m.content for m in (await _reflect(text)).memories]
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("Peanuts are dangerous for my son.", "The user is allergic"),
+        ("I don't have children.", "avoids"),
+        ("I never have time to cook.", "avoids"),
+        ("I'm owned by my bank.", "household"),
+        ("Just hit 30 reps at the gym.", "years old"),
+        ("My mum's dog's called Bess.", "The user's dog"),
+        ("If I eat gluten, I might get sick.", "The user"),
+    ],
+)
+async def test_a_near_miss_of_the_new_wordings_learns_nothing_of_the_users(text: str, forbidden: str) -> None:
+    assert not any(forbidden in m.content for m in (await _reflect(text)).memories)
+
+
+async def test_a_date_in_may_is_no_hedge() -> None:
+    assert (await _reflect("3 May is my birthday.")).claims
+    assert not (await _reflect("I may move to Leeds.")).memories

@@ -28,7 +28,10 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
     spans.append((start, len(sentence)))
     merged: list[tuple[int, int]] = []
     for a, b in spans:
-        if merged and _no_clause(strip_openers(sentence[merged[-1][0] : merged[-1][1]].strip()).strip(" ,.!")):
+        if merged and (
+            _no_clause(strip_openers(sentence[merged[-1][0] : merged[-1][1]].strip()).strip(" ,.!"))
+            or _MY_ALONE.match(sentence[a:b].strip(" ,.!"))
+        ):
             a = merged.pop()[0]  # "Oh, I work at Acme": an opener is no clause of its own
         merged.append((a, b))
     return [(a, b) for a, b in merged if sentence[a:b].strip()]
@@ -36,6 +39,9 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
 
 # A name or "my <relation>" alone is no clause: "Juno, my greyhound, hates the rain", "My wife and I …".
 _BARE = re.compile(r"^(?:(?:meet|this is)\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?$|^(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+)?$", _I)
+
+
+_MY_ALONE = re.compile(r"^(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+)?$", _I)  # "Say hi to Biscuit, my spaniel"
 
 
 def _no_clause(text: str) -> bool:

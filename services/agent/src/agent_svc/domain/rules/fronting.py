@@ -20,6 +20,7 @@ from agent_svc.domain.rules.lexicon import (
     CHANNEL,
     CITY_DWELLER,
     CITY_DWELLERS,
+    DEMONYM_NOUNS,
     FAMILY,
     NUMBER_WORD,
     PETS,
@@ -306,12 +307,32 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:just\s+)?(?P<name>" + _NAME + r")\s+(?i:is fine|works|will do|is good)\b,?\s+(?i:no need for|not|"
          r"rather than|never)\s+" + _NAME + r"\b", "call me {name}"),
         (r"^(?i:my\s+(?:nick ?name|preferred name|short name)\s+is)\s+(?P<name>" + _NAME + r")$", "call me {name}"),
+        (r"^(?i:i\s+(?:usually|mostly|normally|always|tend to|actually)\s+go\s+by|i\s+go\s+by\s+my\s+(?:middle|second|"
+         r"first)\s+name,?|feel free to call me|i'd like you to call me|i would like you to call me|"
+         r"i'd prefer you to call me)"
+         r"\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
+        (r"^(?:" + _NAME + r",?\s+(?i:but\s+|or\s+just\s+|or\s+)?)?(?P<name>" + _NAME + r")\s+(?i:for short)$",
+         "call me {name}"),
+        (r"^(?i:the name is|full name\s*:|name\s*:|you're talking to|you are talking to|my (?:first|given) name is)\s+"
+         r"(?P<name>" + _NAME + r"(?: " + _NAME + r")?)$", "my name is {name}"),
+        (r"^(?i:i'm|i am)\s+(?P<name>" + _NAME + r")'s\s+(?i:mum|mom|dad|mother|father|"
+         r"parent)$", "my child is called {name}"),
         (r"^(?i:i prefer)\s+(?P<name>" + _NAME + r")\s+(?i:to|over|rather than)\s+(?P<long>" + _NAME + r")$",
          "call me {name}"),
         # who is whose: "Noodle is my cat", "Meet Rosie, my beagle", "Juno, my greyhound, hates rain"
         (r"^(?P<name>" + _NAME + r")(?:'s| is)\s+(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r")$",
          "my {rel} is called {name}"),
-        (r"^(?i:meet|this is)\s+(?P<name>" + _NAME + r"),?\s+(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r")$",
+        (r"^(?i:we|i)\s+(?i:call|called|named)\s+(?i:my|our|the)\s+(?P<rel>" + _REL + r")\s+(?P<name>" + _NAME + r")$",
+         "my {rel} is called {name}"),
+        (r"^(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r"),?\s+(?i:who(?:'s| is)\s+(?:called|"
+         r"named))\s+(?P<name>" + _NAME
+         + r"),?\s*(?P<rest>.*)$", "my {rel} {name} {rest}"),
+        (r"^(?P<name>" + _NAME + r")\s+\((?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r")\)\s*(?P<rest>[a-z].+)$",
+         "my {rel} {name} {rest}"),
+        (r"^(?i:my|our)\s+(?P<rel>(?i:kids|children|sons|daughters|boys|girls|twins|cats|dogs|pets)),\s*(?P<a>" + _NAME
+         + r")\s+(?i:and)\s+(?P<b>" + _NAME + r"),.*$", "my {rel} are called {a} and {b}"),
+        (r"^(?i:meet|this is|say hi to|say hello to)\s+(?P<name>" + _NAME + r"),?\s+(?i:my|"
+         r"our)\s+" + _ADJ + r"(?P<rel>" + _REL + r")$",
          "my {rel} is called {name}"),
         (r"^(?P<name>" + _NAME + r"),\s*(?i:my|our)\s+" + _ADJ + r"(?P<rel>" + _REL + r"),\s*(?P<rest>[a-z].+)$",
          "my {rel} {name} {rest}"),
@@ -321,7 +342,17 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"'ve got|have got)\s+(?i:a|an|another)\s+(?P<kind>(?:[\w-]+\s+){0,2}?(?P<rel>" + _REL + r"))"
          r"(?:,\s*|\s+(?i:and\s+(?:we\s+)?)?(?i:called|named)\s+(?i:(?:him|her|it)\s+)?)(?P<name>" + _NAME + r")$",
          "I have a {kind} called {name}"),
+        (r"^(?i:we(?:'re| are))\s+(?i:an?)\s+(?P<n>\w+)-(?P<pet>dog|cat|horse)\s+(?i:household|family|home)$",
+         "we have {n} {pet}s"),
+        (r"^(?i:i'm|i am|we're|we are)\s+(?i:owned by)\s+(?P<x>.+)$", "we have {x}"),
+        (r"^(?P<pet>(?i:dog|cat|rabbit|horse))\s+(?i:mum|mom|dad|parent|owner)(?i:\s+here)?$", "I have a {pet}"),
+        (r"^(?i:i|we)(?i:'ve| have)\s+had\s+(?i:my|our)\s+(?P<pet>(?i:" + PETS + r"))\s+(?i:for|since)\b.*$",
+         "I have a {pet}"),
         # an age: "I'm thirty-two", "Age: 29", "Being 24", "a 37-year-old"
+        (r"^" + _AGE + r"\s+(?i:years old|years young|y/o|yo)$", "I'm {n}"),
+        (r"^(?i:my age is|i'm aged|i am aged)\s+" + _AGE + r"$", "I'm {n}"),
+        (r"^(?i:i\s+)?(?i:just\s+)?(?i:hit|reached)\s+" + _AGE + r"(?i:\s+this year|\s+last month|\s+last week)?$",
+         "I'm {n}"),
         (r"^(?i:i'm|i am)\s+" + _AGE + r"(?i:\s+years old)?$", "I'm {n}"),
         (r"^(?i:age|aged)\s*:?\s+" + _AGE + r"$", "I'm {n}"),
         (r"^(?i:being)\s+" + _AGE + r"(?=\s+and\b|$)", "I'm {n}"),
@@ -340,7 +371,23 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:(?:(?:severely|very|really|quite|deathly|highly|badly|mildly)\s+)*allergic\s+to)\s+(?P<x>.+)$",
          "I'm allergic to {x}"),
         (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:" + ALLERGIC_REACTION + r")\b.*$", "I'm allergic to {x}"),
+        (r"^(?i:i\s+(?:always\s+)?(?:carry|have|keep)\s+an?\s+epi-?pen\s+(?:for|because of))\s+(?P<x>.+)$",
+         "I'm allergic to {x}"),
+        (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:is|are)\s+(?i:dangerous|deadly|lethal|life-threatening|poison)\s+"
+         r"(?i:for|to)\s+me$", "I'm allergic to {x}"),
         # staying off a food: "I avoid gluten", "no caffeine after noon for me", "gluten intolerant"
+        (r"^(?i:i\s+(?:try not to|try to never|never|don't|do not)\s+(?:drink|touch)|i\s+try\s+not\s+to\s+eat)\s+"
+         r"(?P<x>.+)$", "I avoid {x}"),
+        (r"^(?i:i(?:'ve| have)?\s+cut)\s+(?P<x>[a-z][\w -]{1,30}?)\s+(?i:out)\b.*$", "I avoid {x}"),
+        (r"^(?i:anything|everything|food)\s+(?i:with)\s+(?P<x>[a-z][\w -]{1,30}?)\s+(?i:in it)\s+(?i:is)\s+"
+         r"(?i:off-limits|off limits|a no|out|a no-go|not an option|off the menu)(?i:\s+for me)?$", "I avoid {x}"),
+        (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:is|are)\s+(?i:off-limits|off limits|off the menu|"
+         r"out of the question|"
+         r"banned)(?i:\s+for me)?$", "I avoid {x}"),
+        (r"^(?i:i(?:'ll| will)?\s+eat\s+(?:anything|everything)\s+(?:except|but|apart from|other than))\s+(?P<x>.+)$",
+         "I don't eat {x}"),
+        (r"^(?i:i\s+(?:only\s+)?eat\s+(?:strictly\s+|only\s+)?)(?P<d>(?i:kosher|halal))(?i:\s+only)?\b.*$", "I'm {d}"),
+        (r"^(?i:i\s+keep)\s+(?P<d>(?i:kosher|halal))\b.*$", "I'm {d}"),
         (r"^(?i:i\s+(?:always\s+|strictly\s+|try to\s+|tend to\s+|generally\s+)?(?:" + AVOIDING + r"))\s+(?P<x>.+)$",
          "I avoid {x}"),
         (r"^(?i:no|zero)\s+(?P<x>(?!problem|worries|rush|idea|need|way|chance|pressure|one|thanks)[a-z][\w-]+"
@@ -362,17 +409,46 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:the\s+)?(?i:best|easiest|quickest|fastest)\s+(?i:way)\s+(?i:to\s+)?(?i:reach|contact|get hold of|"
          r"get in touch with|get)\s+(?i:me\s+)?(?i:is\s+)(?i:by\s+|on\s+|via\s+|through\s+|over\s+)?"
          r"(?P<x>(?i:" + CHANNEL + r"))\b" + _MINE + r"$", "contact me by {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:easiest|best|quickest|easier)\s+(?i:to reach|reached|contacted|to contact|"
+         r"to get hold of)\s+"
+         r"(?i:by|on|via|over|through)\s+(?P<x>(?i:" + CHANNEL + r"))\b" + _MINE + r"$", "contact me by {x}"),
+        (r"^(?i:just\s+)?(?i:drop|shoot|send|give)\s+me\s+(?i:an?\s+)?(?P<x>(?i:email|text|message|whatsapp|dm|call))\b"
+         + _MINE + r"$", "contact me by {x}"),
         (r"^(?i:you can\s+|please\s+)?(?i:reach|contact|get hold of)\s+(?i:me\s+)?(?i:by|on|via|over|through)\s+"
          r"(?P<x>(?i:" + CHANNEL + r"))\b" + _MINE + r"$", "contact me by {x}"),
         # nationality: "I hold a Spanish passport"
         (r"^(?i:i\s+(?:have|hold|'ve got|have got|carry)\s+(?:an?\s+)?(?:(?:dual|joint)\s+)?)(?P<x>[A-Z][a-z]+)\s+"
          r"(?i:passport|citizenship|nationality)\b.*$", "I'm {x}"),
         (r"^(?i:my\s+nationality\s+is)\s+(?P<x>[A-Z][a-z]+)$", "I'm {x}"),
+        (r"^(?i:i'm|"
+         r"i am)\s+(?i:an?\s+)(?i:proud\s+)?(?P<noun>(?i:" + "|".join(DEMONYM_NOUNS) + r"))\b.*$", "I'm {noun}"),
+        (r"^(?P<x>[A-Z][a-z]+)\s+(?i:by birth|born and bred|through and through|to the core)\b.*$", "I'm {x}"),
         # likes and dislikes said of the thing: "Mayonnaise is disgusting", "The Beatles are my favourite band"
         (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:is|are)\s+(?i:absolutely\s+|just\s+|so\s+|truly\s+|utterly\s+)?"
          r"(?i:disgusting|vile|gross|revolting|unbearable|my pet hate|my pet peeve|my biggest pet peeve)$",
          "I hate {x}"),
         (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:disgusts?|repulses?|sickens?)\s+me$", "I hate {x}"),
+        (r"^(?i:i\s+have\s+(?:a|an)\s+(?:real\s+|strong\s+|huge\s+|deep\s+|serious\s+)?(?:aversion|hatred|loathing)\s+"
+         r"(?:to|of|for))\s+(?P<x>.+)$", "I hate {x}"),
+        (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:makes? my skin crawl|gets? on my nerves|drives? me (?:mad|crazy|"
+         r"nuts|up the wall)|"
+         r"is the bane of my (?:life|existence))$", "I hate {x}"),
+        (r"^(?i:i(?:'ve| have)\s+never\s+(?:liked|enjoyed|been a fan of)|i'm not keen on|i am not keen on|"
+         r"i'm not fond of|"
+         r"i have zero interest in|zero interest in)\s+(?P<x>.+)$", "I dislike {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:a sucker for|partial to)\s+(?P<x>.+)$", "I like {x}"),
+        (r"^(?i:i have)\s+(?i:a soft spot for)\s+(?P<x>.+)$", "I like {x}"),
+        (r"^(?i:i\s+)?(?i:can't get enough of|cannot get enough of)\s+(?P<x>.+)$", "I love {x}"),
+        (r"^(?i:nothing beats|you can't beat)\s+(?P<x>.+)$", "I love {x}"),
+        (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:is|are)\s+(?i:my guilty pleasure|right up my (?:street|alley)|"
+         r"my passion|"
+         r"my escape|how i (?:relax|unwind)|my hobby|my main hobby)$", "I love {x}"),
+        (r"^(?P<x>[A-Za-z][\w' -]{1,30}?ing)\s+(?i:keeps me sane|relaxes me|is what i live for)$", "I love {x}"),
+        (r"^(?P<x>(?:The\s+)?[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[a-z][\w' -]{1,40}?)\s+(?i:is)\s+(?i:the best)\s+"
+         r"(?P<topic>[a-z][a-z ]{1,25}?)\s+(?i:ever|of all time|ever made|ever written|in the world)$",
+         "my favourite {topic} is {x}"),
+        (r"^(?i:my)\s+(?i:number one|no\. ?1|top|go-to)\s+(?P<topic>[a-z][a-z ]{1,25}?)\s+(?i:is)\s+(?P<x>.+)$",
+         "my favourite {topic} is {x}"),
         (r"^(?i:nothing|few things)\s+(?i:annoys|irritates|bugs|winds up|frustrates)\s+me\s+more\s+than\s+(?P<x>.+)$",
          "I hate {x}"),
         (r"^(?P<x>(?:The\s+)?[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[a-z][\w' -]{1,40}?)\s+(?i:is|are|'s)\s+(?i:my|the)\s+"
@@ -384,6 +460,17 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # home: "I call Melbourne home", "Home for me is Cape Town", "I'm a Londoner"
         (r"^(?i:i|we)(?i:'ve| have)?\s+(?i:just\s+|recently\s+|finally\s+)?(?i:settled)\s+(?i:down\s+)?(?i:in)\s+"
          r"(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\b(?P<rest>.*)$", "I moved to {x}{rest}"),
+        (r"^(?i:i'm|i am|we're|we are)\s+(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)-based$", "I live in {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:now\s+)?(?i:an?\s+)(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+(?i:resident|local)$",
+         "I live in {x}"),
+        (r"^(?i:i'm|i am)\s+(?i:local to)\s+(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)$", "I live in {x}"),
+        (r"^(?i:i|we)(?i:'ve| have)?\s+(?i:swapped|traded|left)\s+(?:[A-Z][\w-]*(?: [A-Z][\w-]*)*|(?i:the city|"
+         r"london))\s+"
+         r"(?i:for)\s+(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\b(?P<rest>.*)$", "I moved to {x}{rest}"),
+        (r"^(?i:i|we)(?i:'ve| have)?\s+(?i:upped sticks|packed up)\s+(?i:and\s+moved\s+)?(?i:to)\s+"
+         r"(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\b(?P<rest>.*)$", "I moved to {x}{rest}"),
+        (r"^(?i:after|since|following)\s+[^,]{3,40}?\s+(?P<rest>(?i:i|we)\s+(?i:now\s+)?(?i:live|work|moved)\b.+)$",
+         "{rest}"),
         (r"^(?i:i|we)\s+(?i:call)\s+(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+(?i:home)$", "I live in {x}"),
         (r"^(?i:home for (?:me|us) is|my home is in|our home is in|home is in)\s+(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)$",
          "I live in {x}"),
@@ -420,6 +507,29 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:we)\s+(?i:married|wed|were married|tied the knot|got hitched|got wed)\s+(?i:on\s+)?(?P<v>.+)$",
          "we got married on {v}"),
         (r"^(?i:we\s+celebrate\s+our\s+(?:wedding\s+)?anniversary\s+on)\s+(?P<v>.+)$", "our anniversary is {v}"),
+        (r"^(?i:we(?:'ve| have) been married since|i got married on|i married on|i was married on)\s+(?P<v>.*\d.*)$",
+         "we got married on {v}"),
+        (r"^(?i:it's|it is)\s+(?i:our)\s+(?i:(?:wedding\s+)?anniversary)\s+(?P<v>(?i:on|this|next)\s+.+)$",
+         "our anniversary is {v}"),
+        (r"^(?i:our)\s+(?:[\w-]+\s+)?(?i:(?:wedding\s+)?anniversary)\s+(?i:is coming up|comes up|"
+         r"is)\s+(?i:on)\s+(?P<v>.+)$",
+         "our anniversary is {v}"),
+        (r"^(?P<v>(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}(?:st|nd|rd|"
+         r"th)?))\s+(?i:is)\s+"
+         r"(?i:our)\s+(?i:(?:wedding\s+)?anniversary)$", "our anniversary is {v}"),
+        (r"^(?P<v>(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}(?:st|nd|rd|"
+         r"th)?))\s+(?i:is)\s+"
+         r"(?i:my)\s+(?i:birthday)$", "my birthday is {v}"),
+        (r"^(?i:dob|d\.o\.b\.?|date of birth)\s*:?\s*(?P<v>\d.+)$", "I was born on {v}"),
+        (r"^(?i:i(?:'ll| will)\s+be)\s+[\w-]+\s+(?i:on)\s+(?P<v>.*\d.*)$", "my birthday is {v}"),
+        (r"^(?i:it's|it is)\s+(?i:my|our)\s+(?P<rel>(?i:" + FAMILY + r"))(?:'s|"
+         r"s)\s+(?i:birthday)\s+(?P<v>(?i:on|this|next)"
+         r"\s+.+)$", "my {rel}'s birthday is {v}"),
+        (r"^(?i:my|our)\s+(?P<rel>(?i:" + FAMILY + r"))\s+(?i:celebrates)\s+(?i:her|his|"
+         r"their)\s+(?i:birthday)\s+(?i:on)\s+"
+         r"(?P<v>.+)$", "my {rel}'s birthday is {v}"),
+        (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:" + FAMILY + r"))(?:'s)\s+(?:\d+(?:st|nd|rd|th)|\w+ieth)\s+(?i:birthday\s+)?"
+         r"(?i:is)\s+(?i:on\s+)?(?P<v>.+)$", "my {rel}'s birthday is {v}"),
         (r"^(?i:our|my)\s+(?i:wedding|wedding day)\s+(?i:was|is)\s+(?i:on\s+)?(?P<v>.+)$", "our anniversary is {v}"),
         (r"^(?i:our|my)\s+(?:[\w-]+\s+)?(?i:(?:wedding\s+)?anniversary)\s+(?i:falls\s+on|is\s+on|is|'s)\s+(?P<v>.+)$",
          "our anniversary is {v}"),
@@ -483,6 +593,8 @@ def canonical(text: str, greeted: bool = False) -> str:
             if age is None or not 1 <= age <= 120:
                 continue
             values["n"] = str(age)
+        if "noun" in values:
+            values["noun"] = DEMONYM_NOUNS[values["noun"].lower()]
         if "city" in values:
             values["city"] = CITY_DWELLERS[values["city"].lower()]
         if "long" in values and not values["long"].lower().startswith(values["name"].lower()[:2]):

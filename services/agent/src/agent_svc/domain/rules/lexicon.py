@@ -96,6 +96,12 @@ CITY_DWELLERS = {"londoner": "London", "berliner": "Berlin", "new yorker": "New 
                  "geordie": "Newcastle", "bostonian": "Boston", "chicagoan": "Chicago", "viennese": "Vienna",
                  "roman": "Rome", "madrileño": "Madrid", "lisboeta": "Lisbon"}  # fmt: skip
 CITY_DWELLER = "|".join(sorted(CITY_DWELLERS, key=len, reverse=True))
+# "I'm a Scot": the people's noun, and the adjective the nationality slot holds.
+DEMONYM_NOUNS = {"scot": "Scottish", "brit": "British", "welshman": "Welsh", "welshwoman": "Welsh",
+                 "irishman": "Irish", "irishwoman": "Irish", "englishman": "English", "englishwoman": "English",
+                 "frenchman": "French", "frenchwoman": "French", "dutchman": "Dutch", "dane": "Danish",
+                 "swede": "Swedish", "finn": "Finnish", "pole": "Polish", "spaniard": "Spanish", "turk": "Turkish",
+                 "swiss national": "Swiss", "kiwi": "New Zealander"}  # fmt: skip
 # Conditions said after "I suffer from", "I live with", "I've had".
 CONDITIONS = (
     r"migraines?|asthma|diabetes|epilepsy|arthritis|anxiety|depression|insomnia|eczema|psoriasis|ibs|crohn's|"

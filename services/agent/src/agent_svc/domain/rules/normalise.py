@@ -68,7 +68,8 @@ _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|suppose|supposing|assuming|assume|pretend|say i|imagine|hypothetically|in case|someday|"
     r"some day|one day|wish|were to|"
     r"might(?! want to)|perhaps|possibly|probably|could|maybe|wonder|"
-    r"(?<!by )(?<!in )(?<!on )(?<!of )may(?! want to)(?! \d)(?!\s*[.!,]|\s*$))"
+    r"(?<!by )(?<!in )(?<!on )(?<!of )(?<!\d )(?<!\dth )(?<!\dst )(?<!\dnd )(?<!\drd )"
+    r"may(?! want to)(?! \d)(?!\s*[.!,]|\s*$))"
     r"\b",
     _I,
 )

@@ -718,7 +718,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am)\s+(?:now\s+)?" + _NEG + r"(?:a|an)\s+(?P<job>[a-z][\w-]*"
          r"(?: (?!at\b|for\b|in\b|and\b|with\b)[a-z][\w-]*){0,2})"
          r"(?:\s+(?:at|for)\s+(?P<org>.+))?(?:[\s,]|$)", _job, _USER),
-        (r"^(?:my|our)\s+(?P<rel>" + _RELATIONS + "|" + _PETS + r")(?:'s name is| is called| is named| name is| is)\s+"
+        (r"^(?:my|our)\s+(?P<rel>" + _RELATIONS + "|" + _PETS + r")(?:'s name is| is called| is named| name is|"
+         r"'s called|"
+         r"'s named| is)\s+"
          r"(?P<name>[A-Z][\w-]*)",
          _family, _USER),
         (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),

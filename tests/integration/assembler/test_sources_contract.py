@@ -322,6 +322,22 @@ async def test_a_context_read_never_returns_another_users_memories_and_does_retu
     assert ann_elsewhere not in recalled[ANN] | recalled[BOB] | recalled[AGENT_WIDE]
 
 
+async def test_a_users_profile_facts_are_their_own_facts_and_preferences_only(world) -> None:
+    pet = await world.remember("Ann's cat is called Pixel", "fact", scope=ANN)
+    milk = await world.remember("Ann prefers oat milk in her coffee", "preference", scope=ANN)
+    await world.remember("Morning! How was the weekend?", "message", scope=ANN)
+    await world.remember("Bob lives in Leeds", "fact", scope=BOB)
+    await world.remember("The office is in Leeds", "fact", scope=AGENT_WIDE)  # the org's: nobody's profile
+
+    found = {fact.id: fact for fact in await world.memory.user_facts(ANN, 50, timeout=T)}
+
+    assert found.keys() == {pet, milk}
+    assert (found[pet].kind, found[pet].text, found[milk].kind) == ("fact", "Ann's cat is called Pixel", "preference")
+    assert found[pet].confidence == pytest.approx(0.7) and found[pet].updated_at is not None
+    assert found[pet].speaker == ""  # written through the API: no speaker, the user's own
+    assert await world.memory.user_facts(AGENT_WIDE, 50, timeout=T) == []
+
+
 async def test_a_context_read_never_returns_another_users_episodes_or_open_threads(world) -> None:
     ann = await world.episode("Ann planned the offsite.", NOW - timedelta(hours=3), "ann's venue", scope=ANN)
     bob = await world.episode("Bob planned his leave.", NOW - timedelta(hours=2), "bob's dates", scope=BOB)

@@ -48,6 +48,8 @@ SAYS_SOMETHING = [
     ("I'll send you the draft by Friday.", "draft"),
     ("Let's go with Postgres.", "Postgres"),
     ("As a kid, I lived in Seoul for three years.", "Seoul"),
+    ("Since my early thirties I've had migraines.", "migraines"),
+    ("Since 2019 I've lived in Leeds.", "Leeds"),
     ("I'm excited to start my new job at the library.", "library"),
 ]
 

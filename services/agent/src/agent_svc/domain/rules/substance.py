@@ -47,12 +47,16 @@ _SMALL_TALK = frozenset(
     soon later sometime someday eventually happen happens happened""".split()
 )
 
-# A clause's tail said as a sentence: a subordinator or a preposition opening it, with no main clause after.
+# A clause's tail said as a sentence: a subordinator opening it before its subject or an -ing form
+# ("Since the user was 17 or so.", "For having the user's back."), with no main clause after it (a
+# second "the user": "Since the user's late twenties the user has had IBS." is whole; "Since 2019
+# the user has lived in Leeds" opens with a time, not a clause).
 _SUBORDINATE_START = re.compile(
     r"^(?:since|for|plus|even though|even if|although|though|because|while|whereas|as|unless|like|with|without|"
-    r"just like|especially|except|and|but|or|so that)\b",
+    r"just like|especially|except|and|but|or|so that)\s+(?:the user\b|having|letting|being|getting|all the)",
     _I,
 )
+_THE_USER = re.compile(r"\bthe user\b", _I)
 # "Reminds me how …", "Makes me feel …": the "it" or "that" before the verb was dropped.
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:really|also|totally|just|definitely|always|still)\s+)?(?:reminds|makes|made|gives|gave|helps|means|"
@@ -84,7 +88,7 @@ def is_fragment(content: str) -> bool:
     text = content.strip()
     if _HOLE.search(text):
         return True
-    if _SUBORDINATE_START.match(text) and "," not in text:
+    if _SUBORDINATE_START.match(text) and "," not in text and len(_THE_USER.findall(text)) <= 1:
         return True
     return bool(_DROPPED_SUBJECT.match(text) or _POINTING.match(text))
 

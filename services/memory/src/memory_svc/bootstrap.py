@@ -2,7 +2,8 @@
 
 Qdrant: a server through qdrant-client when ``LORE_QDRANT_URL`` is set, else the embedded
 engine (qdrant-edge) under ``LORE_DATA_DIR/qdrant``, optimised by a background task — never
-on the request path. One process per embedded store: every other tool goes through this
+on the request path, and by default in a child process over a copy (``edge_maintenance.py``).
+One process per embedded store: every other tool goes through this
 service's RPCs.
 
 Stored vectors of another embedding model do not stop the service: it starts, logs one warning,
@@ -137,7 +138,10 @@ async def open_vector_stores(
     else:
         stores = await EdgeVectorStores.open(Path(settings.data_dir) / "qdrant", **model)
         stack.push_async_callback(stores.close)
-        run_in_background(stack, _optimize_periodically(stores.shards, settings.optimize_interval_seconds))
+        if settings.optimize_in_child:
+            run_in_background(stack, _optimize_in_child_periodically(stores, settings))
+        else:
+            run_in_background(stack, _optimize_periodically(stores.shards, settings.optimize_interval_seconds))
     # Times stored before the fixed-width form, rewritten once; a read of the time fields when none is.
     await repair_stored_timestamps(stores.items.store, stores.episodes.store)
     if stores.state.stale:
@@ -150,9 +154,40 @@ async def open_vector_stores(
     return stores
 
 
-# qdrant-edge 0.9 holds the GIL for a whole optimisation (building HNSW after a bulk write): the
-# process answers nothing meanwhile (15.7 s at 30k new items on this machine). Say so when it happens.
+# qdrant-edge 0.9 holds the GIL for a whole optimisation (building HNSW after a bulk write): in the
+# service's process it answers nothing meanwhile (15.7 s at 30k new items on this machine); in a
+# child only the swap pauses calls. Say so when either is longer than this.
 SLOW_OPTIMIZE_SECONDS = 1.0
+
+
+async def _optimize_in_child_periodically(stores: EdgeVectorStores, settings: Settings) -> None:
+    while True:
+        await asyncio.sleep(settings.optimize_interval_seconds)
+        log_optimize_runs(await stores.optimize(niceness=settings.optimize_niceness))
+
+
+def log_optimize_runs(runs: list[Any]) -> None:
+    """A failed run is an error (the shard stays as it was, the next run retries); a swap that held
+    calls longer than ``SLOW_OPTIMIZE_SECONDS`` a warning; a run that changed the shard an info."""
+    for run in runs:
+        if isinstance(run, Exception):
+            log.error("background Qdrant optimisation failed; the shard is unchanged", exc_info=run)
+        elif run is not None and run.optimized:
+            extra = {
+                "shard": run.label,
+                "seconds": round(run.seconds, 1),
+                "writes_held_seconds": round(run.writes_held_seconds, 3),
+                "calls_held_seconds": round(run.calls_held_seconds, 3),
+                "journaled": run.journaled,
+            }
+            slow = run.calls_held_seconds > SLOW_OPTIMIZE_SECONDS
+            log.log(
+                logging.WARNING if slow else logging.INFO,
+                "embedded Qdrant optimised in a child process in %.1f s; swapping it in held calls %.2f s",
+                run.seconds,
+                run.calls_held_seconds,
+                extra=extra,
+            )
 
 
 async def _optimize_periodically(shards: Callable[[], tuple[Any, ...]], interval: float) -> None:

@@ -21,6 +21,19 @@ class Settings(service_settings("memory", EmbeddingServerSettings, database="Pos
         default=300.0,
         description="embedded Qdrant: background index optimisation period",
     )
+    optimize_in_child: bool = env(
+        "LORE_QDRANT_OPTIMIZE_IN_CHILD",
+        default=True,
+        description="embedded Qdrant: optimise a copy of each shard in a child process and swap it in"
+        " (false: in the service's process, which answers no call while it runs)",
+    )
+    optimize_niceness: int = env(
+        "LORE_QDRANT_OPTIMIZE_NICE",
+        default=10,
+        description="embedded Qdrant: the niceness added to the optimising child process",
+        ge=0,
+        le=19,
+    )
     working_memory_turns: int = env(
         "LORE_WORKING_MEMORY_TURNS", default=20, description="turns kept per session (1..200)"
     )

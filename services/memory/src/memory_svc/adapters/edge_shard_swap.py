@@ -16,6 +16,18 @@ the next start-up replays the list before any store is opened (``finish_swap``).
 A purge (``lore erasure purge``) swaps the same way (``COMPACTION``): its copies, without the
 deleted points, are built in ``items.compact/`` and ``episodes.compact/`` under
 ``compaction_swap.json``. A copy is never resumed: one a crash left unfinished is deleted.
+
+An optimisation (``edge_maintenance.py``) swaps one store at a time, inside the store's own
+directory (``root`` for the items, ``root/episodes``)::
+
+    shard.optimizing/    a copy of the live shard, optimised by a child process, the writes
+                         made since the copy replayed into it
+    shard.previous/      the replaced shard, deleted once the swap is done
+    optimize_swap.json   the swap marker (``OPTIMIZATION``)
+
+The store completes an interrupted swap before it opens its shard (``finish_optimization_swap``);
+a copy without a marker is unfinished and deleted: the live shard holds every write anyway (the
+copy only received them a second time).
 """
 
 from __future__ import annotations
@@ -36,6 +48,10 @@ PREVIOUS = ("items.previous", "episodes.previous")
 ITEMS_COMPACT = "items.compact"
 EPISODES_COMPACT = "episodes.compact"
 COMPACTION_MARKER = "compaction_swap.json"
+
+OPTIMIZING = "shard.optimizing"
+OPTIMIZED_PREVIOUS = "shard.previous"
+OPTIMIZATION_MARKER = "optimize_swap.json"
 
 
 def _moves(items_dir: str, episodes_dir: str) -> tuple[tuple[str, str], ...]:
@@ -62,6 +78,7 @@ class SwapPlan:
 
 REINDEX = SwapPlan(MARKER, MOVES)
 COMPACTION = SwapPlan(COMPACTION_MARKER, _moves(ITEMS_COMPACT, EPISODES_COMPACT))
+OPTIMIZATION = SwapPlan(OPTIMIZATION_MARKER, (("shard", OPTIMIZED_PREVIOUS), (OPTIMIZING, "shard")))
 
 
 def write_json_durably(file: Path, document: object) -> None:
@@ -131,3 +148,35 @@ def remove_leftovers(root: Path) -> None:
 def _remove_previous(root: Path) -> None:
     for name in PREVIOUS:
         shutil.rmtree(root / name, ignore_errors=True)
+
+
+def swap_optimized(store_dir: Path, optimized: Path) -> None:
+    """Put the optimised copy (closed, complete) in place of the store's shard (closed); the
+    replaced one is left in ``shard.previous`` (``remove_optimization_leftovers``)."""
+    assert optimized == store_dir / OPTIMIZING, optimized
+    if not (optimized / "edge_config.json").exists():
+        raise FileNotFoundError(f"no optimised shard at {optimized}")
+    shutil.rmtree(store_dir / OPTIMIZED_PREVIOUS, ignore_errors=True)
+    write_json_durably(store_dir / OPTIMIZATION_MARKER, {"moves": OPTIMIZATION.moves})
+    _replay(store_dir, OPTIMIZATION)
+    (store_dir / OPTIMIZATION_MARKER).unlink()
+    _sync_directory(store_dir)
+
+
+def finish_optimization_swap(store_dir: Path) -> bool:
+    """Before a store opens its shard: complete an optimisation swap a crash interrupted. Returns
+    True when there was one."""
+    interrupted = (store_dir / OPTIMIZATION_MARKER).exists()
+    if interrupted:
+        _replay(store_dir, OPTIMIZATION)
+        (store_dir / OPTIMIZATION_MARKER).unlink()
+        _sync_directory(store_dir)
+    return interrupted
+
+
+def remove_optimization_leftovers(store_dir: Path) -> None:
+    """Once the store holds its shard (and with it the lock no other process gets): an unfinished
+    copy and a replaced shard."""
+    for name in (OPTIMIZING, OPTIMIZED_PREVIOUS):
+        if (store_dir / name).exists():
+            shutil.rmtree(store_dir / name, ignore_errors=True)

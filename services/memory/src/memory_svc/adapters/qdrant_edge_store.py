@@ -2,9 +2,12 @@
 indexes, a thread gate, the lifecycle, and the translation of the engine-neutral requests
 (``qdrant_engine.py``) into qdrant-edge calls.
 
-The engine is synchronous and allows one process per shard. Calls run in worker threads
-(``_run``) through a gate so ``close()`` waits for them; ``optimize()`` is for background
-tasks only (one at a time). The model metadata lives in ``lore_index.json`` next to
+The engine is synchronous, keeps the interpreter for every call and allows one process per
+shard. Calls run in worker threads (``_run``) through a gate so ``close()`` waits for them;
+``optimize()`` is for background tasks only (one at a time, and it holds the process for its
+whole run: ``edge_maintenance.py`` optimises a copy in a child process instead, with the
+primitives below: writes held, a snapshot and the journal of the writes after it, a swap).
+The model metadata lives in ``lore_index.json`` next to
 ``shard/`` so a mismatch is found before the shard is opened (it names ``lore reindex``).
 With ``accept_stored`` a mismatched shard is opened as it is (its own vector config), so the
 service can serve reads until ``lore reindex`` rebuilds it.
@@ -15,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
@@ -24,6 +29,7 @@ import qdrant_edge as qe
 from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.adapters import qdrant_engine as neutral
+from memory_svc.adapters.edge_shard_swap import finish_optimization_swap, remove_optimization_leftovers, swap_optimized
 from memory_svc.adapters.memory_payload import DENSE_VECTOR, SPARSE_VECTOR, IndexMetadata, check_metadata
 from memory_svc.domain.lexical import SparseVector
 
@@ -59,6 +65,51 @@ def _vector(row: neutral.Vector) -> list[float] | qe.SparseVector:
     if isinstance(row, SparseVector):
         return qe.SparseVector(list(row.indices), list(row.values))
     return row
+
+
+# ------------------------------------------------------------------ writes, as journal entries
+
+
+@dataclass(frozen=True, slots=True)
+class Upsert:
+    points: Sequence[neutral.NewPoint]
+    guard: neutral.Where | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetPayload:
+    point: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SetPayloadWhere:
+    matching: neutral.Where
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteWhere:
+    matching: neutral.Where
+
+
+Write = Upsert | SetPayload | SetPayloadWhere | DeleteWhere
+
+
+def operation(write: Write) -> qe.UpdateOperation:
+    """The engine operation of one write: the same on the live shard and, replayed, on its copy
+    (plain data, so it pickles to the maintenance child)."""
+    if isinstance(write, Upsert):
+        points = [
+            qe.Point(point.id, {name: _vector(row) for name, row in point.vectors.items()}, point.payload)
+            for point in write.points
+        ]
+        return qe.UpdateOperation.upsert_points(points, condition=None if write.guard is None else _filter(write.guard))
+    if isinstance(write, SetPayload):
+        return qe.UpdateOperation.set_payload([write.point], write.payload)
+    if isinstance(write, SetPayloadWhere):
+        return qe.UpdateOperation.set_payload_by_filter(_filter(write.matching), write.payload)
+    return qe.UpdateOperation.delete_points_by_filter(_filter(write.matching))
 
 
 def payload_schema(index: neutral.PayloadIndex) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
@@ -129,6 +180,20 @@ class EdgeShardStore(neutral.QdrantEngine):
         self._active = 0
         self._closed = False
         self._optimizing = threading.Lock()
+        # Maintenance (edge_maintenance.py): writes can be held while every other call goes on;
+        # a swap holds every call; while a copy is optimised, each write is also journaled.
+        self._active_writes = 0
+        self._writes_held = False
+        self._swapping = False
+        self._applying = threading.Lock()  # a write's engine call and its journal entry, in one order
+        self._journal: list[Write] | None = None
+        self.writes = 0  # write operations applied since the shard was opened
+        self.maintained_writes = -1  # ``writes`` when the last optimisation copied the shard
+        self._writes_open = asyncio.Event()
+        self._writes_open.set()
+        self._calls_open = asyncio.Event()
+        self._calls_open.set()
+        finish_optimization_swap(self.path)  # a crash during an optimisation's swap: completed first
         if accept_stored and self._exists():
             self._shard = self._open_stored()
         else:
@@ -138,6 +203,7 @@ class EdgeShardStore(neutral.QdrantEngine):
         except BaseException:
             self._shard.close()
             raise
+        remove_optimization_leftovers(self.path)  # after the load: its lock keeps out a second process
 
     def _config(self) -> qe.EdgeConfig:
         sparse = {SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)} if self.sparse else None
@@ -199,6 +265,7 @@ class EdgeShardStore(neutral.QdrantEngine):
         for index in indexes:
             if index.field not in present:
                 self._shard.update(qe.UpdateOperation.create_field_index(index.field, payload_schema(index)))
+                self.writes += 1
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str], **options: Any) -> Self:
@@ -207,20 +274,119 @@ class EdgeShardStore(neutral.QdrantEngine):
 
     # ------------------------------------------------------------------ thread gate
 
-    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+    def _call(self, fn: Callable[..., T], *args: Any, write: bool = False) -> T:
         with self._gate:
+            # Held calls wait on the event loop (``_run``); this only catches one that raced past it.
+            self._gate.wait_for(lambda: self._closed or not (self._swapping or (write and self._writes_held)))
             if self._closed:
                 raise FailedPrecondition(f"the {self.label} is closed", reason="STORE_CLOSED")
             self._active += 1
+            self._active_writes += write
         try:
             return fn(*args)
         finally:
             with self._gate:
                 self._active -= 1
+                self._active_writes -= write
                 self._gate.notify_all()
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(self._call, fn, *args)
+    async def _run(self, fn: Callable[..., T], *args: Any, write: bool = False) -> T:
+        # Wait here, not in a worker thread: held calls must not use up the default executor.
+        await self._calls_open.wait()
+        if write:
+            await self._writes_open.wait()
+        return await asyncio.to_thread(self._call, fn, *args, write=write)
+
+    def _engine(self, method: str, *args: Any) -> Any:
+        """``method`` of the shard live when the call runs (a swap may have replaced the one before)."""
+        return getattr(self._shard, method)(*args)
+
+    def _apply(self, write: Write) -> None:
+        """One write on the live shard, journaled (in the order applied) while a copy is optimised."""
+        built = operation(write)
+        with self._applying:
+            self._shard.update(built)
+            self.writes += 1
+            if self._journal is not None:
+                self._journal.append(write)
+
+    # ------------------------------------------------------------------ maintenance primitives
+
+    async def hold_writes(self) -> None:
+        """New writes wait (on the event loop) until ``release_writes()``; returns once none runs.
+        Reads go on."""
+        self._writes_open.clear()
+        with self._gate:
+            self._writes_held = True
+
+        def drained() -> None:
+            with self._gate:
+                self._gate.wait_for(lambda: self._active_writes == 0)
+
+        await asyncio.to_thread(drained)
+
+    def release_writes(self) -> None:
+        with self._gate:
+            self._writes_held = False
+            self._gate.notify_all()
+        self._writes_open.set()
+
+    def snapshot_sync(self, target: Path) -> None:
+        """With writes held: flush, copy the shard's files to ``target`` and start the journal, so
+        that the copy plus the journal is the live shard at every moment."""
+        assert self._writes_held, "snapshot_sync() needs hold_writes()"
+        shutil.rmtree(target, ignore_errors=True)
+        self._call(self._shard.flush)
+        shutil.copytree(self.path / SHARD_DIR, target)
+        with self._applying:
+            self._journal = []
+
+    def journal(self, start: int) -> list[Write]:
+        """The writes journaled from position ``start`` on (a copy of the list, taken at once)."""
+        journal = self._journal
+        return [] if journal is None else journal[start:]
+
+    def journal_length(self) -> int:
+        return 0 if self._journal is None else len(self._journal)
+
+    def stop_journal(self) -> None:
+        with self._applying:
+            self._journal = None
+
+    async def swap_in(self, optimized: Path) -> None:
+        """With writes held and the copy at ``optimized`` closed and complete (every journaled write
+        replayed): every call waits while the live shard is closed, the directories swap (crash-safe,
+        ``edge_shard_swap.swap_optimized``) and the copy opens in its place."""
+        assert self._writes_held, "swap_in() needs hold_writes()"
+        self._calls_open.clear()
+        try:
+            await asyncio.to_thread(self._swap_in_sync, optimized)
+        finally:
+            self._calls_open.set()
+        await asyncio.to_thread(remove_optimization_leftovers, self.path)
+
+    def _swap_in_sync(self, optimized: Path) -> None:
+        with self._gate:
+            self._swapping = True
+            self._gate.wait_for(lambda: self._active == 0)
+            if self._closed:
+                self._swapping = False
+                raise FailedPrecondition(f"the {self.label} is closed", reason="STORE_CLOSED")
+        try:
+            self._shard.close()
+            try:
+                swap_optimized(self.path, optimized)
+            except BaseException:
+                finish_optimization_swap(self.path)  # forward if the marker was written, else nothing moved
+                raise
+            finally:
+                # The copy is live now, or the old shard still is: both hold every write.
+                self._shard = self._load(None)
+                self.stop_journal()
+        finally:
+            with self._gate:
+                self._swapping = False
+                self._gate.notify_all()
 
     # ------------------------------------------------------------------ the engine calls
 
@@ -234,7 +400,7 @@ class EdgeShardStore(neutral.QdrantEngine):
             with_payload=list(request.payload) if isinstance(request.payload, tuple) else request.payload,
             with_vector=False if request.vector is None else [request.vector],
         )
-        records, after = await self._run(self._shard.scroll, scroll)
+        records, after = await self._run(self._engine, "scroll", scroll)
         name = request.vector
         stored = [
             neutral.Stored(record.id, record.payload or {}, None if name is None else (record.vector or {})[name])
@@ -250,7 +416,7 @@ class EdgeShardStore(neutral.QdrantEngine):
             with_payload=request.payload,
             with_vector=False,
         )
-        hits = await self._run(self._shard.query, query)
+        hits = await self._run(self._engine, "query", query)
         # The bindings build a payload dict on every read of ``payload``: only when asked for.
         return [
             neutral.Hit(str(hit.id), float(hit.score), hit.payload or {} if request.payload else {}) for hit in hits
@@ -258,41 +424,35 @@ class EdgeShardStore(neutral.QdrantEngine):
 
     async def _count(self, matching: neutral.Where | None) -> int:
         request = qe.CountRequest(exact=True, filter=None if matching is None else _filter(matching))
-        return int(await self._run(self._shard.count, request))
+        return int(await self._run(self._engine, "count", request))
 
     async def _facet(self, key: str, limit: int, *, what: str) -> list[str]:
-        response = await self._run(self._shard.facet, qe.FacetRequest(key=key, limit=limit, exact=True))
+        response = await self._run(self._engine, "facet", qe.FacetRequest(key=key, limit=limit, exact=True))
         return [str(hit.value) for hit in response.hits]
 
     async def _upsert(self, groups: Callable[[], neutral.Groups], *, what: str) -> None:
         # Points are built in the worker thread: the bindings take ~10 us per payload key, which
         # would otherwise block the event loop for ~0.2 ms per item.
-        await self._run(self._upsert_sync, groups)
+        await self._run(self._upsert_sync, groups, write=True)
 
     def _upsert_sync(self, groups: Callable[[], neutral.Groups]) -> None:
         for guard, points in groups():
-            built = [
-                qe.Point(point.id, {name: _vector(row) for name, row in point.vectors.items()}, point.payload)
-                for point in points
-            ]
-            for start in range(0, len(built), UPSERT_BATCH):
-                batch = built[start : start + UPSERT_BATCH]
-                self._shard.update(qe.UpdateOperation.upsert_points(batch, condition=_filter(guard)))
+            for start in range(0, len(points), UPSERT_BATCH):
+                self._apply(Upsert(tuple(points[start : start + UPSERT_BATCH]), guard))
 
     async def _set_payloads(self, writes: Callable[[], Iterable[neutral.PayloadWrite]], *, what: str) -> None:
-        await self._run(self._set_payloads_sync, writes)
+        await self._run(self._set_payloads_sync, writes, write=True)
 
     def _set_payloads_sync(self, writes: Callable[[], Iterable[neutral.PayloadWrite]]) -> None:
         for write in writes():
             if write.by_id:
                 # ~0.1 ms an item instead of ~1.1 ms for a write under a filter.
-                self._shard.update(qe.UpdateOperation.set_payload([write.point], write.payload))
+                self._apply(SetPayload(write.point, write.payload))
             else:
-                guard = _filter(neutral.org_point(write.org_id, write.point))
-                self._shard.update(qe.UpdateOperation.set_payload_by_filter(guard, write.payload))
+                self._apply(SetPayloadWhere(neutral.org_point(write.org_id, write.point), write.payload))
 
     async def _delete(self, matching: neutral.Where, *, what: str) -> None:
-        await self._run(self._shard.update, qe.UpdateOperation.delete_points_by_filter(_filter(matching)))
+        await self._run(self._apply, DeleteWhere(matching), write=True)
 
     # ------------------------------------------------------------------ purge
 
@@ -338,7 +498,7 @@ class EdgeShardStore(neutral.QdrantEngine):
             self._optimizing.release()
 
     async def flush(self) -> None:
-        await self._run(self._shard.flush)
+        await self._run(self._engine, "flush")
 
     async def close(self) -> None:
         """Wait for running calls (an ``optimize()`` included), flush and release the shard."""

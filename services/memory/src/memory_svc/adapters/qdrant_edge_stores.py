@@ -25,6 +25,7 @@ from memory_svc.adapters.collection_rebuild import (
     progress_as_dict,
     progress_from_dict,
 )
+from memory_svc.adapters.edge_maintenance import Observer, OptimizeRun, optimize_in_child
 from memory_svc.adapters.edge_shard_swap import (
     COMPACTION,
     EPISODES,
@@ -114,8 +115,26 @@ class EdgeVectorStores:
         """The live shards (for the background optimisation), whichever a swap has put in place."""
         return (self.items.store, self.episodes.store)
 
+    async def optimize(
+        self, *, niceness: int = 10, observe: Observer | None = None
+    ) -> list[OptimizeRun | Exception | None]:
+        """Each live shard optimised in a child process and swapped in (``edge_maintenance.py``);
+        per shard its run, None when nothing was written since the last one, or the error (the
+        shard as it was). Nothing while a reindex runs (its rebuilt shards replace these) and
+        never beside a purge's compaction or another optimisation."""
+        if self.state.running or self._targets is not None:
+            return []
+        results: list[OptimizeRun | Exception | None] = []
+        async with self._compacting:
+            for store in self.shards():
+                try:
+                    results.append(await optimize_in_child(store, niceness=niceness, observe=observe))
+                except Exception as error:  # the next run retries; the live shard is whole
+                    results.append(error)
+        return results
+
     async def rebuilds(self) -> tuple[CollectionRebuild, CollectionRebuild]:
-        async with self._compacting:  # a purge under way swaps the live stores: read them after it
+        async with self._compacting:  # a purge or an optimisation under way: read the live stores after it
             pass
         if self._targets is None:
             model = {"embedding_model": self.model, "dimension": self.dimension}

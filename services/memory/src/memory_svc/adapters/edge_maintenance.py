@@ -1,0 +1,273 @@
+"""The embedded engine's optimisation, off the memory service's process.
+
+qdrant-edge keeps the interpreter for the whole of ``EdgeShard.optimize()`` (building HNSW after
+30k new points: 15 s on an idle two-core machine, minutes on a busy one), so an optimisation in
+the service's process answers no call meanwhile. Here a child process optimises a **copy**:
+
+1. ``snapshot``: new writes wait (reads go on); the live shard is flushed and its directory copied
+   to ``shard.optimizing/``; from then on every write to the live shard is also journaled, in the
+   order applied. Writes resume.
+2. ``optimizing``: a child process (``python -m memory_svc.adapters.edge_maintenance``, niced)
+   loads the copy and optimises it. The service answers every call meanwhile.
+3. ``catching-up``: the journal is sent to the child, which applies it to the copy, in rounds,
+   while writes go on, until at most ``TAIL`` writes remain (or ``ROUNDS`` rounds were sent).
+4. ``swap``: writes wait again; the rest of the journal is applied; the child flushes and closes
+   the copy and exits. Every call waits while the live shard is closed, the directories swap
+   (``edge_shard_swap.swap_optimized``: marker, renames) and the copy opens in its place: the
+   only pause, as long as closing one shard and opening another takes.
+
+Nothing is lost and a crash at any step leaves a consistent store: until the marker is written
+the live shard is untouched and holds every write (the copy only received them a second time), so
+a failure, a killed child or a crash discards the copy; from the marker on the copy is complete,
+and an interrupted swap is completed before the shard is next opened. When the child finds
+nothing to optimise, the copy is dropped and nothing is swapped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import os
+import pickle
+import shutil
+import signal
+import struct
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import qdrant_edge as qe
+
+from memory_svc.adapters.edge_shard_swap import OPTIMIZING
+from memory_svc.adapters.qdrant_edge_store import EdgeShardStore, Write, operation
+
+log = logging.getLogger(__name__)
+
+# Writes left in the journal at which the catching up stops and the rest goes with writes held.
+TAIL = 256
+# Catching-up rounds at most: writes that keep arriving faster than the child applies them do not
+# keep a run from ending (the rest then goes with writes held, which only writes wait for).
+ROUNDS = 8
+# Writes per message to the child.
+CHUNK = 512
+_HEADER = struct.Struct(">I")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """Where a run is (``snapshot``, ``optimizing``, ``optimized``, ``catching-up``, ``swap``,
+    ``done``) and the child's process id once there is one."""
+
+    name: str
+    child_pid: int | None = None
+
+
+Observer = Callable[[Step], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class OptimizeRun:
+    """One run: whether the child changed anything (else nothing was swapped), the seconds it took,
+    the seconds writes waited (snapshot + tail) and the seconds every call waited (the swap)."""
+
+    label: str
+    optimized: bool
+    seconds: float
+    writes_held_seconds: float
+    calls_held_seconds: float
+    journaled: int
+
+
+class ChildFailed(RuntimeError):
+    """The maintenance child exited or answered out of turn; the copy is discarded."""
+
+
+class _Child:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def start(cls, shard_dir: os.PathLike[str], niceness: int) -> _Child:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            __name__,
+            os.fspath(shard_dir),
+            str(niceness),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        return cls(process)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def send(self, message: tuple[Any, ...]) -> None:
+        assert self.process.stdin is not None
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self.process.stdin.write(_HEADER.pack(len(data)) + data)
+            await self.process.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError) as error:
+            raise ChildFailed(f"the maintenance child is gone: {error}") from error
+
+    async def receive(self, expected: str) -> tuple[Any, ...]:
+        assert self.process.stdout is not None
+        try:
+            header = await self.process.stdout.readexactly(_HEADER.size)
+            message = pickle.loads(await self.process.stdout.readexactly(_HEADER.unpack(header)[0]))
+        except asyncio.IncompleteReadError as error:
+            code = await self.process.wait()
+            raise ChildFailed(f"the maintenance child exited with {code} before {expected!r}") from error
+        if message[0] != expected:
+            raise ChildFailed(f"the maintenance child answered {message[0]!r}, not {expected!r}")
+        return message
+
+    async def apply(self, writes: list[Write]) -> None:
+        for start in range(0, len(writes), CHUNK):
+            await self.send(("apply", writes[start : start + CHUNK]))
+            await self.receive("applied")
+
+    async def stop(self) -> None:
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+        await self.process.wait()
+
+
+async def optimize_in_child(
+    store: EdgeShardStore, *, niceness: int = 10, tail: int = TAIL, observe: Observer | None = None
+) -> OptimizeRun | None:
+    """Optimise ``store``'s shard in a child process and swap the result in (see the module's
+    docstring). None when nothing was written since the last run (nothing to do). Raises on a
+    failure, the live shard as it was (every write in it)."""
+    if store.maintained_writes == store.writes:
+        return None
+    assert store.journal_length() == 0, "one optimisation of a store at a time"
+    began = time.perf_counter()
+    copy = store.path / OPTIMIZING
+    child: _Child | None = None
+    held = 0.0
+
+    async def step(name: str) -> None:
+        if observe is not None:
+            await observe(Step(name, None if child is None else child.pid))
+
+    try:
+        await step("snapshot")
+        held_at = time.perf_counter()
+        await store.hold_writes()
+        try:
+            writes = store.writes
+            await _uncancellable(asyncio.to_thread(store.snapshot_sync, copy))
+        finally:
+            store.release_writes()
+            held += time.perf_counter() - held_at
+        child = await _Child.start(copy, niceness)
+        await step("optimizing")
+        (_, changed) = await child.receive("optimized")
+        await step("optimized")
+        if not changed:
+            store.maintained_writes = writes
+            return OptimizeRun(store.label, False, time.perf_counter() - began, held, 0.0, store.journal_length())
+        sent = 0
+        await step("catching-up")
+        for _ in range(ROUNDS):
+            if store.journal_length() - sent <= tail:
+                break
+            batch = store.journal(sent)
+            await child.apply(batch)
+            sent += len(batch)
+        held_at = time.perf_counter()
+        await store.hold_writes()
+        try:
+            rest = store.journal(sent)
+            await child.apply(rest)
+            journaled = sent + len(rest)
+            await child.send(("finish",))
+            await child.receive("closed")
+            await child.process.wait()
+            await step("swap")
+            swap_at = time.perf_counter()
+            await _uncancellable(store.swap_in(copy))
+            swapped = time.perf_counter() - swap_at
+            store.maintained_writes = store.writes
+        finally:
+            store.release_writes()
+            held += time.perf_counter() - held_at
+        await step("done")
+        return OptimizeRun(store.label, True, time.perf_counter() - began, held, swapped, journaled)
+    finally:
+        store.stop_journal()
+        if child is not None:
+            await child.stop()
+        await asyncio.to_thread(shutil.rmtree, copy, True)
+
+
+async def _uncancellable(work: Awaitable[None]) -> None:
+    """Run ``work`` to its end even when the caller is cancelled (shutdown): a copy or a swap
+    left half done in a worker thread would race the clean-up."""
+    task = asyncio.ensure_future(work)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task
+        raise
+
+
+# ---------------------------------------------------------------------------- the child
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the service that started it dies (no orphan holds the copy)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _send(out: Any, message: tuple[Any, ...]) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    out.write(_HEADER.pack(len(data)) + data)
+    out.flush()
+
+
+def _receive(source: Any) -> tuple[Any, ...] | None:
+    header = source.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    return pickle.loads(source.read(_HEADER.unpack(header)[0]))
+
+
+def main(argv: list[str]) -> int:
+    """``<shard dir> <niceness>``: load, optimise, report; then apply the journal sent on stdin
+    until ``finish`` (flush, close). Exits non-zero if the parent goes away first."""
+    _die_with_parent()
+    shard_dir, niceness = argv
+    os.nice(int(niceness))
+    source, out = sys.stdin.buffer, sys.stdout.buffer
+    shard = qe.EdgeShard.load(shard_dir, None)
+    try:
+        _send(out, ("optimized", bool(shard.optimize())))
+        while (message := _receive(source)) is not None:
+            if message[0] == "apply":
+                for write in message[1]:
+                    shard.update(operation(write))
+                _send(out, ("applied", len(message[1])))
+            elif message[0] == "finish":
+                shard.flush()
+                shard.close()
+                shard = None
+                _send(out, ("closed",))
+                return 0
+        return 1
+    finally:
+        if shard is not None:
+            shard.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,218 @@
+"""The embedded engine optimised off the service's process (adapters/edge_maintenance.py), on the real
+qdrant-edge: calls are answered while a child optimises a copy, no write is lost across the swap,
+and a failure or a crash at any step leaves a consistent store."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+import qdrant_edge as qe
+from memory_svc.adapters import qdrant_edge_store
+from memory_svc.adapters.edge_maintenance import ChildFailed, Step, optimize_in_child
+from memory_svc.adapters.edge_shard_swap import OPTIMIZATION, OPTIMIZATION_MARKER, OPTIMIZING, write_json_durably
+from memory_svc.adapters.memory_payload import DENSE_VECTOR, SPARSE_VECTOR
+from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
+from memory_svc.domain.model import MemoryItem, Scope
+
+from tests.integration.memory.conftest import DIMENSION, MODEL
+from tests.integration.memory.test_memory_index_contract import make_item, new_org, random_units
+
+STEPS = ("snapshot", "optimizing", "optimized", "catching-up", "swap")
+
+
+def low_thresholds() -> qe.EdgeConfig:
+    """The shard's own config with an indexing threshold small enough that a few hundred points
+    give the optimiser work (HNSW is built), so the copy is swapped in."""
+    return qe.EdgeConfig(
+        vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=DIMENSION, distance=qe.Distance.Cosine)},
+        sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
+    )
+
+
+async def open_store(path: Path) -> QdrantEdgeMemoryIndex:
+    return await QdrantEdgeMemoryIndex.open(path, embedding_model=MODEL, dimension=DIMENSION, config=low_thresholds())
+
+
+async def reopen(store: QdrantEdgeMemoryIndex) -> QdrantEdgeMemoryIndex:
+    await store.close()
+    return await QdrantEdgeMemoryIndex.open(store.path, embedding_model=MODEL, dimension=DIMENSION)
+
+
+async def write(store: QdrantEdgeMemoryIndex, org: str, first: int, count: int) -> list[MemoryItem]:
+    items = [make_item(org, f"memory {n}") for n in range(first, first + count)]
+    await store.upsert(items, random_units(count, seed=first + 1))
+    return items
+
+
+def indexed(store: QdrantEdgeMemoryIndex) -> int:
+    return store._shard.info().indexed_vectors_count
+
+
+def leftovers(store: QdrantEdgeMemoryIndex) -> list[str]:
+    return sorted(
+        name for name in ("shard.optimizing", "shard.previous", OPTIMIZATION_MARKER) if (store.path / name).exists()
+    )
+
+
+async def test_calls_are_answered_while_the_child_optimises(tmp_path: Path) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    try:
+        items = await write(store, org, 0, 200)
+        vectors = random_units(200, seed=1)
+        answered: list[str] = []
+
+        async def observe(step: Step) -> None:
+            if step.name == "optimizing":
+                assert step.child_pid is not None
+                os.kill(step.child_pid, 0)  # the child is there: maintenance has started, not ended
+                [(hit, _)] = await store.search(org, Scope(), vectors[7], k=1)
+                answered.append(hit)
+                await write(store, org, 200, 5)
+
+        run = await optimize_in_child(store, niceness=0, observe=observe)
+
+        assert answered == [items[7].id]
+        assert run is not None and run.optimized
+        assert indexed(store) > 0  # the optimised copy is the live shard now
+        assert await store.count(org) == 205
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("tail", [0, 10_000])
+async def test_no_write_is_lost_across_the_swap(tmp_path: Path, tail: int) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    kept = await write(store, org, 0, 100)
+    forgotten = [make_item(org, f"leaving {n}", scope=Scope(user_id="leaving")) for n in range(10)]
+    await store.upsert(forgotten, random_units(10, seed=77))
+    important = dataclasses.replace(kept[20], importance=0.9)
+    renamed = dataclasses.replace(kept[21], metadata={"renamed": "yes"})
+    written: list[MemoryItem] = []
+
+    async def keep_writing() -> None:  # beside the run, one write after another
+        for n in range(1000, 1060, 3):
+            written.extend(await write(store, org, n, 3))
+
+    async def observe(step: Step) -> None:
+        if step.name == "optimizing":  # journaled while the child optimises
+            written.extend(await write(store, org, 2000, 5))
+        if step.name == "catching-up":
+            await store.delete_scope(org, Scope(user_id="leaving"))
+            await store.replace_payloads(org, [important], ["importance"])  # by id
+            await store.replace_payloads(org, [renamed])  # under the org's filter
+            written.extend(await write(store, org, 3000, 5))
+
+    run, _ = await asyncio.gather(optimize_in_child(store, tail=tail, niceness=0, observe=observe), keep_writing())
+    try:
+        assert run is not None and run.optimized
+        assert run.journaled > 0
+        store = await reopen(store)
+        expected = {item.id for item in kept + written}
+        assert await store.count(org) == len(expected)
+        assert {item.id for item in await store.get(org, sorted(expected))} == expected
+        assert await store.get(org, [item.id for item in forgotten]) == []
+        assert await store.get(org, [important.id, renamed.id]) == [important, renamed]
+        assert leftovers(store) == []
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("step", STEPS)
+async def test_a_failure_at_any_step_leaves_the_live_shard_whole(tmp_path: Path, step: str) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    items = await write(store, org, 0, 120)
+
+    async def observe(at: Step) -> None:
+        if at.name == "catching-up":
+            items.extend(await write(store, org, 500, 4))
+        if at.name == step:
+            raise RuntimeError(f"failed at {step}")
+
+    try:
+        with pytest.raises(RuntimeError, match=f"failed at {step}"):
+            await optimize_in_child(store, tail=0, niceness=0, observe=observe)
+        assert leftovers(store) == []
+        items.extend(await write(store, org, 900, 2))  # the store still takes writes
+        store = await reopen(store)
+        assert await store.count(org) == len(items)
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("step", ["optimizing", "catching-up"])
+async def test_a_killed_child_leaves_the_live_shard_whole(tmp_path: Path, step: str) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    items = await write(store, org, 0, 120)
+
+    async def observe(at: Step) -> None:
+        if at.name == step:
+            items.extend(await write(store, org, 500, 4))
+            assert at.child_pid is not None
+            os.kill(at.child_pid, signal.SIGKILL)
+
+    try:
+        with pytest.raises(ChildFailed):
+            await optimize_in_child(store, tail=0, niceness=0, observe=observe)
+        assert leftovers(store) == []
+        store = await reopen(store)
+        assert await store.count(org) == len(items)
+    finally:
+        await store.close()
+
+
+async def test_a_crash_inside_the_swap_is_completed_when_the_store_opens(tmp_path: Path) -> None:
+    """The service died after the marker and the first rename: the complete copy goes live."""
+    org = new_org()
+    store = await open_store(tmp_path)
+    items = await write(store, org, 0, 50)
+    await store.close()
+    shutil.copytree(tmp_path / "shard", tmp_path / OPTIMIZING)  # a complete copy, as the child leaves it
+    write_json_durably(tmp_path / OPTIMIZATION_MARKER, {"moves": OPTIMIZATION.moves})
+    os.rename(tmp_path / "shard", tmp_path / "shard.previous")
+
+    store = await QdrantEdgeMemoryIndex.open(tmp_path, embedding_model=MODEL, dimension=DIMENSION)
+    try:
+        assert await store.count(org) == len(items)
+        assert leftovers(store) == []
+    finally:
+        await store.close()
+
+
+async def test_a_failed_rename_keeps_the_old_shard_live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    items = await write(store, org, 0, 120)
+
+    def refuse(store_dir: Path, optimized: Path) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(qdrant_edge_store, "swap_optimized", refuse)
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            await optimize_in_child(store, niceness=0)
+        assert await store.count(org) == len(items)
+        assert leftovers(store) == []
+    finally:
+        await store.close()
+
+
+async def test_nothing_written_since_the_last_run_is_nothing_to_do(tmp_path: Path) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    try:
+        await write(store, org, 0, 120)
+        assert (await optimize_in_child(store, niceness=0)) is not None
+        assert (await optimize_in_child(store, niceness=0)) is None
+    finally:
+        await store.close()

@@ -403,3 +403,48 @@ async def test_a_near_miss_of_the_new_wordings_learns_nothing_of_the_users(text:
 async def test_a_date_in_may_is_no_hedge() -> None:
     assert (await _reflect("3 May is my birthday.")).claims
     assert not (await _reflect("I may move to Leeds.")).memories
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("Home town? Hobart, Tasmania.", "hometown", "Hobart"),
+        ("Best film ever made? The Godfather, easily.", "favourite_film", "The Godfather"),
+        ("Favourite colour? Green.", "favourite_colour", "Green"),
+        ("Could you stick to they/them pronouns when you talk about me?", "pronouns", "they/them"),
+        ("pls call me nat, natalie feels too formal", "name", "Nat"),
+        ("They call me Sunny but my actual name is Sunita Rao.", "name", "Sunita Rao"),
+        ("I'm half Italian, half Japanese.", "nationality", "Japanese"),
+        ("My birthday falls on Bonfire Night, the fifth of November.", "birthday", "fifth of November"),
+    ],
+)
+async def test_a_question_the_user_answers_and_a_qualified_name_are_read(text: str, slot: str, value: str) -> None:
+    found = await _reflect(text)
+    assert any(c.slot == slot and value in c.summary for c in found.claims), _slots(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        ("our kids are called finn and rosie", "The user's children are called Finn and Rosie."),
+        ("I've got a stepson who lives with us half the week.", "The user has a stepson."),
+        ("I job-share, so I only work Thursdays and Fridays.", "The user works Thursdays and Fridays."),
+        ("We're in a long-distance relationship at the moment.",
+         "The user is in a long-distance relationship at the moment."),
+        ("The doctor has me on omeprazole for reflux.", "The user takes omeprazole for reflux."),
+        ("My girlfriend runs her own law firm.", "The user's girlfriend runs their own law firm."),
+        ("Leo turns seven on 22 May.", "Leo's birthday is 22 May."),
+    ],
+)  # fmt: skip
+async def test_more_of_what_the_user_says_of_their_life_is_kept(text: str, memory: str) -> None:
+    assert memory in [m.content for m in (await _reflect(text)).memories]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Could you use she/her for my sister?", "What? No.", "Job? Not sure.", "My birthday is coming up.",
+     "My friend feels that I'm vegan."],
+)  # fmt: skip
+async def test_a_question_about_someone_else_or_no_answer_gives_no_belief(text: str) -> None:
+    found = await _reflect(text)
+    assert not any(c.slot in ("pronouns", "job", "birthday", "diet") for c in found.claims)

@@ -28,8 +28,11 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
     spans.append((start, len(sentence)))
     merged: list[tuple[int, int]] = []
     for a, b in spans:
+        before = strip_openers(sentence[merged[-1][0] : merged[-1][1]].strip()).strip(" ,.!") if merged else ""
         if merged and (
-            _no_clause(strip_openers(sentence[merged[-1][0] : merged[-1][1]].strip()).strip(" ,.!"))
+            not before
+            or _MY_ALONE.match(before)
+            or (_NAMED.match(before) and _MY_LEAD.match(sentence[a:b]))
             or _MY_ALONE.match(sentence[a:b].strip(" ,.!"))
         ):
             a = merged.pop()[0]  # "Oh, I work at Acme": an opener is no clause of its own
@@ -38,11 +41,6 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
 
 
 # A name or "my <relation>" alone is no clause: "Juno, my greyhound, hates the rain", "My wife and I …".
-_BARE = re.compile(r"^(?:(?:meet|this is)\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?$|^(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+)?$", _I)
-
-
+_NAMED = re.compile(r"^(?:(?:meet|this is|say hi to)\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?$", _I)
+_MY_LEAD = re.compile(r"^\s*(?:my|our)\b", _I)
 _MY_ALONE = re.compile(r"^(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+)?$", _I)  # "Say hi to Biscuit, my spaniel"
-
-
-def _no_clause(text: str) -> bool:
-    return not text or bool(_BARE.match(text))

@@ -103,6 +103,10 @@ _NOT_TOLERATED = re.compile(
     _I,
 )
 # A name said in lower case: "call me nat", "my name is ahmed karimi" (one to three words, the clause's end).
+_LOWER_NAMES = re.compile(
+    r"^(?P<lead>(?i:my|our)\s+[a-z]+(?: [a-z]+)?(?:'s name is|\s+(?:is|are)\s+(?:called|named)))\s+"
+    r"(?P<names>[a-z]+(?:(?:\s*,\s*|\s+and\s+)[a-z]+){0,3})$"
+)
 _LOWER_NAME = re.compile(
     r"^(?P<lead>(?:(?:pls|please|just)\s+)?call me|my name is)\s+(?P<name>[a-z]+(?: [a-z]+){0,2})(?=\s*,|$)", _I
 )
@@ -196,6 +200,10 @@ def fronted(clause: str, greeted: bool = False) -> str:
         return clause
     for _ in range(2):  # "Last month we were in Venice" → "we were in Venice last month" → read again
         text = aspect(canonical(text, greeted) or text)
+    if match := _LOWER_NAMES.match(text):  # "our kids are called finn and rosie"
+        names = re.split(r"(\s*,\s*|\s+and\s+)", match.group("names"))
+        if not any(w.lower() in _NOT_NAMES for w in names[::2]):
+            return match.group("lead") + " " + "".join(w if i % 2 else w.capitalize() for i, w in enumerate(names))
     if match := _LOWER_NAME.match(text):
         words = match.group("name").split()
         if not any(w.lower() in _NOT_NAMES for w in words):
@@ -480,6 +488,13 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"(?i:girl|boy|lad|lass|native|kid)$", "I'm from {x}"),
         (r"^(?i:i'm|i am)\s+(?i:an?\s+)(?P<x>[A-Z][\w-]*(?: [A-Z][\w-]*)*)\s+(?i:native)$", "I'm from {x}"),
         # a relationship's state: "we split up last year", "I got divorced in 2019"
+        (r"^(?i:we're|we are)\s+(?P<y>(?i:in an?\s+(?:[\w-]+\s+)?relationship|expecting)\b.*)$", "I'm {y}"),
+        (r"^(?i:we)\s+(?i:got together|started dating|started going out)\s+(?i:on\s+)?(?P<v>.*\d.*)$",
+         "our anniversary is {v}"),
+        (r"^(?i:we)\s+(?i:met)\s+(?i:on\s+)?(?P<v>.*\d.*?)\s+(?i:and)\s+(?i:still\s+)?(?i:celebrate)\b.*$",
+         "our anniversary is {v}"),
+        (r"^(?i:(?:the|my)\s+(?:doctor|gp|consultant|specialist|psychiatrist|nurse|cardiologist))\s+(?i:has|'s|has put|"
+         r"put|started|has started)\s+(?i:me)\s+(?i:on)\s+(?P<x>.+)$", "I take {x}"),
         (r"^(?i:we|i)\s+(?i:just\s+|recently\s+)?(?i:split up|broke up|separated|split)\b.*$", "I'm separated"),
         (r"^(?i:we|i)\s+(?i:just\s+|recently\s+)?(?i:got divorced|divorced|are divorced|'re divorced)\b.*$",
          "I'm divorced"),

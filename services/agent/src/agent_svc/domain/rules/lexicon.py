@@ -81,12 +81,12 @@ AVOIDING = (
 )
 # What the user is, said as "I'm <word>": a condition or how they work (a memory; no slot is sure).
 SELF_STATES = (
-    "asthmatic|diabetic|type 1 diabetic|type 2 diabetic|epileptic|autistic|dyslexic|dyspraxic|deaf|partially deaf|"
-    "hard of hearing|blind|partially sighted|colou?r-?blind|coeliac|celiac|anaemic|anemic|pregnant|disabled|"
-    "neurodivergent|bipolar|diabetic|immunocompromised|in recovery|sober|teetotal|a wheelchair user|"
-    "self-employed|freelance|a freelancer|part-time|full-time|retired|semi-retired|unemployed|between jobs|"
-    "on furlough|on maternity leave|on paternity leave|on parental leave|on sick leave|a contractor|"
-    "a stay-at-home (?:mum|mom|dad|parent)"
+    r"asthmatic|diabetic|type 1 diabetic|type 2 diabetic|epileptic|autistic|dyslexic|dyspraxic|deaf|partially deaf|"
+    r"hard of hearing|blind|partially sighted|colou?r-?blind|coeliac|celiac|anaemic|anemic|pregnant|disabled|"
+    r"neurodivergent|bipolar|diabetic|immunocompromised|in recovery|sober|teetotal|a wheelchair user|"
+    r"self-employed|freelance|a freelancer|part-time|full-time|retired|semi-retired|unemployed|between jobs|"
+    r"on furlough|on maternity leave|on paternity leave|on parental leave|on sick leave|a contractor|"
+    r"a stay-at-home (?:mum|mom|dad|parent)|in an? (?:[\w-]+\s+)?relationship|child-?free|childless|expecting"
 )
 # "I'm a Londoner": who lives in a city, said of oneself.
 CITY_DWELLERS = {"londoner": "London", "berliner": "Berlin", "new yorker": "New York", "parisian": "Paris",

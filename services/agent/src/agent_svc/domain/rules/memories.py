@@ -69,14 +69,24 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
     # What "it" or "them" at a clause's end may stand for: what the assistant just offered, or a
     # verbless question the user asked first ("Raisins in anything savoury? I hate that.").
     asked = offered_topic(before) if role == "user" and before_role == "assistant" else ""
+    said_before = ""
     for sentence in sentences(text):
         if role == "user" and sentence.clean.rstrip().endswith("?"):
             asked = asked_topic(sentence.clean) or asked
         if len(sentence.clean) > MAX_SENTENCE_CHARS or (
-            len(sentence.clean.split()) < 2 and not _PRONOUN_SET.match(sentence.clean.strip())
+            len(sentence.clean.split()) < 2
+            and not _PRONOUN_SET.match(sentence.clean.strip())
+            and not _SELF_QUESTION.match(said_before.strip())
         ):
             continue
         body = normalise(sentence.clean)
+        if role == "user" and (request := _PRONOUN_REQUEST.match(body)):
+            found += [s for s in [_statement(f"use {request.group('set')}", role, sentence.text.strip())] if s]
+            continue
+        if role == "user" and (answer := _self_answer(said_before, body)):
+            found += [s for s in [_statement(fronted(answer), role, sentence.text.strip())] if s]
+            continue
+        said_before = sentence.clean
         if not body or is_question(body) or is_hypothetical(body) or is_reported(body):
             continue
         if is_sarcastic(sentence.clean):
@@ -110,6 +120,33 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
     for statement in found:  # one fact once: "Prawns give me hives - I'm allergic to them" is one allergy
         once.setdefault(statement.memory.content.lower(), statement)
     return list(once.values())[:MAX_MEMORIES_PER_TURN]
+
+
+# "Could you stick to they/them pronouns when you talk about me?": asked, but a fact about the user.
+_PRONOUN_REQUEST = re.compile(
+    r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:use|stick to|stick with|go with|refer to me (?:as|with))\s+"
+    r"(?P<set>(?:she|he|they|ze|xe)\s*/\s*[a-z]+)\b.*\b(?:me|i)\b",
+    re.IGNORECASE,
+)
+# "Home town? Hobart." / "Best film ever made? The Godfather, easily.": the user asks and answers.
+_SELF_QUESTION = re.compile(
+    r"^(?:my\s+)?(?P<t>home ?town|hometown|favou?rite\s+[a-z]+|best\s+[a-z]+(?:\s+ever(?:\s+made|\s+written)?)?|"
+    r"job|age|birthday|nationality|star sign)\s*\?$",
+    re.IGNORECASE,
+)
+_ANSWER = re.compile(r"^(?P<a>[A-Z0-9][\w' -]*(?:,\s*[A-Z][\w -]*)?)$")
+
+
+def _self_answer(question: str, answer: str) -> str:
+    """The clause a user's own question and answer make ("my hometown is Hobart, Tasmania"), or ""."""
+    asked = _SELF_QUESTION.match(question.strip())
+    said = _ANSWER.match(answer.rstrip(" .!")) if asked else None
+    if not asked or not said or len(said.group("a").split()) > 6:
+        return ""
+    topic = re.sub(r"\s+", " ", asked.group("t").lower())
+    topic = re.sub(r"^best\s+([a-z]+).*$", r"favourite \1", topic)
+    topic = "hometown" if topic.replace(" ", "") == "hometown" else topic
+    return f"my {topic} is {said.group('a')}"
 
 
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings)\b", re.IGNORECASE)

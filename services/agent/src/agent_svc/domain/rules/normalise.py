@@ -49,6 +49,8 @@ _ASPECT = re.compile(
     _I,
 )
 _ASPECT_FORMS = {"i": "I", "we": "we", "living": "live", "working": "work"}
+# "my actual name is", "my full name is": the name.
+_NAME_QUALIFIER = re.compile(r"\bmy\s+(?:actual|real|full|legal|proper|official|birth)\s+name\s+is\b", _I)
 # Chat spelling of the first person at a clause's start: "im allergic", "ive got".
 _LOWER_I = re.compile(r"^(?:im|ive|i)(?=\s)", _I)
 _LOWER_I_FORMS = {"im": "I'm", "ive": "I've", "i": "I"}
@@ -74,7 +76,8 @@ _HYPOTHETICAL = re.compile(
     _I,
 )
 _REPORTING = re.compile(
-    r"\b(?P<who>\w+)\s+(?:thinks|think|says|say|said|believes|claims|told|tells|reckons|feels|thought|mentioned)\b"
+    r"\b(?P<who>\w+)\s+(?:thinks|think|says|say|said|believes|claims|told|tells|reckons|thought|mentioned|"
+    r"feels(?=\s+(?:that|i|we|you|my|it|it's|the|he|she|they)\b))\b"
     r"|\baccording to\b",
     _I,
 )
@@ -94,6 +97,7 @@ def normalise(text: str, intensifiers: bool = True) -> str:
     if intensifiers:
         text = _INTENSIFIER.sub(lambda m: m.group("head") + " ", text)
     text = re.sub(r"\bname's\b", "name is", text, flags=_I)
+    text = _NAME_QUALIFIER.sub("my name is", text)
     text = aspect(text)
     return text.strip()
 

@@ -21,7 +21,7 @@ from agent_svc.domain.rules.model import Facet, PatternMatch
 from agent_svc.domain.rules.rewriting import base_form, third_person
 from agent_svc.domain.rules.rewriting import subject_of as _subject
 from agent_svc.domain.rules.rewriting import third_person_sentence as told
-from agent_svc.domain.rules.text import TOPIC_OF
+from agent_svc.domain.rules.text import MONTHS, TOPIC_OF
 from agent_svc.domain.rules.text import tidy as _tidy
 
 _I = re.IGNORECASE
@@ -289,7 +289,8 @@ def _relative(m: re.Match[str], speaker: str) -> Built:
     """ "My wife is a dentist": a fact about the wife, never the user's; her job, home and employer
     are beliefs on her own slots (``family:wife:job``)."""
     rel = re.sub(r"\s+", " ", m.group("rel").lower())
-    whole = told(_tidy(m.string))
+    # "My girlfriend runs her own law firm": "her" is the girlfriend's, so the memory still reads alone
+    whole = told(re.sub(r"\b(?:her|his)\b(?=\s+(?:own\b|[a-z]))", "their", _tidy(m.string)))
     if not whole or len(m.group("rest").split()) < 2:
         return None
     content = whole.rstrip(".!") + "."
@@ -374,7 +375,9 @@ def _nationality(m: re.Match[str], speaker: str) -> Built:
     value = re.sub(r"\s+", " ", m.group("v")).strip()
     value = " ".join(word.capitalize() for word in value.split())
     half = "half " if m.groupdict().get("half") else ""
-    content = f"The user is {half}{value}."
+    also = m.groupdict().get("w")  # "half Italian, half Japanese": both said, the first is the slot's
+    more = f" and {'half ' if m.groupdict().get('half2') else ''}{also.capitalize()}" if also else ""
+    content = f"The user is {half}{value}{more}."
     return PatternMatch("fact", content, (Facet("nationality", value, content),))
 
 
@@ -391,12 +394,17 @@ def _pronouns(m: re.Match[str], speaker: str) -> Built:
     return PatternMatch("fact", content, (Facet("pronouns", value, content),))
 
 
+_MONTH_NAMES = r"\b(?:" + "|".join(MONTHS) + r")\b"
+
+
 def _dated(attribute: str, template: str) -> Builder:
     """A date of the user's or a relative's life: "my daughter's birthday is 4 June"."""
 
     def build(m: re.Match[str], speaker: str) -> Built:
-        value = _cut(m.group("v"))
-        if not value or not re.search(r"\d|day\b|night\b|eve\b", value, _I):
+        said = m.group("v")
+        # "Bonfire Night, the fifth of November": a date said after the name of the day stays with it
+        value = _tidy(said) if re.search(r",\s*(?:the\s+)?\w+\s+of\s+[A-Z][a-z]+\W*$", said) else _cut(said)
+        if not value or not re.search(r"\d|day\b|night\b|eve\b|" + _MONTH_NAMES, value, _I):
             return None
         rel = (m.groupdict().get("rel") or "").lower()
         key = f"family:{_slugish(rel)}:{attribute}" if rel else attribute
@@ -627,7 +635,8 @@ def _trip_past(m: re.Match[str], speaker: str) -> Built:
 
 def _self_state(m: re.Match[str], speaker: str) -> Built:
     """ "I'm asthmatic", "I'm self-employed": what the user is, kept as said (a memory, no belief)."""
-    return PatternMatch("fact", f"The user is {m.group('v').lower()}{third_person(m.group('rest'), 'user')}.")
+    rest = re.sub(r"\bour\b", "their", third_person(m.group("rest"), "user"))
+    return PatternMatch("fact", f"The user is {m.group('v').lower()}{rest}.")
 
 
 def _condition(m: re.Match[str], speaker: str) -> Built:
@@ -656,6 +665,40 @@ _HOBBY_VERBS = (
     "cook|garden|fish|freelance|write|skate|row|box|golf|meditate|hike|sail|kayak|juggle|game|volunteer|teach|"
     "tutor|commute|cycle|drive|vlog|blog|stream"
 )
+
+
+def _takes(m: re.Match[str], speaker: str) -> Built:
+    """ "I take sertraline in the mornings": what the user takes (a memory)."""
+    what = _tidy(m.group("v"))
+    if (
+        not what
+        or _PRONOUN_OBJECT.match(what)
+        or re.match(
+            r"^(?:a|the)\s+(?:look|while|break|minute|second|"
+            r"moment)\b",
+            what,
+        )
+    ):
+        return None
+    return PatternMatch("fact", f"The user takes {third_person(what, 'user')}.")
+
+
+def _work_pattern(m: re.Match[str], speaker: str) -> Built:
+    """ "I only work Thursdays and Fridays": when and how the user works."""
+    return PatternMatch("fact", f"The user works {third_person(_tidy(m.group('v')), 'user')}.")
+
+
+def _has_relative(m: re.Match[str], speaker: str) -> Built:
+    """ "I've got a stepson who lives with us half the week": the relative, without the clause leaning on "us"."""
+    return PatternMatch("fact", f"The user has {_tidy(m.group('v'))}.")
+
+
+def _named_birthday(m: re.Match[str], speaker: str) -> Built:
+    """ "Leo turns seven on 22 May": someone named, whose birthday it is (a memory: whose Leo is is unsaid)."""
+    name, when = m.group("name"), _cut(m.group("v"))
+    if not _is_name(name) or not re.search(r"\d", when):
+        return None
+    return PatternMatch("fact", f"{name}'s birthday is {when}.")
 
 
 def _one_verb(m: re.Match[str], speaker: str) -> Built:
@@ -744,9 +787,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"(?:\s+now)?$", _count, _USER),
         (r"^i(?:'m| am)\s+(?P<v>\d{1,3})\s+(?:years old|yo)\b", _simple_fact("age", "The user is {} years old."),
          _USER),
-        (r"^my birthday is\s+(?:on\s+)?(?P<v>.+)", _simple_fact("birthday", "The user's birthday is {}."), _USER),
+        (r"^my birthday is\s+(?:on\s+)?(?P<v>.+)", _dated("birthday", "The user's birthday is {v}."), _USER),
         (r"^i(?:'m| am)\s+(?P<neg>not\s+)?(?:severely\s+|very\s+)?allergic to\s+(?P<v>.+)", _allergy, _USER),
-        (r"^i(?:'m| am)\s+(?:an?\s+)?(?P<half>half\s+)?(?P<v>" + _DEMONYMS + r")(?:\s+citizen)?\b", _nationality,
+        (r"^i(?:'m| am)\s+(?:an?\s+)?(?P<half>half\s+)?(?P<v>" + _DEMONYMS + r")(?:\s+citizen)?\b"
+         r"(?:\s*(?:,|and|/)\s*(?P<half2>half\s+)?(?P<w>" + _DEMONYMS + r")\b)?", _nationality,
          _USER),
         (r"^i(?:'ve| have)?\s+(?:became|become)\s+an?\s+(?P<v>" + _DEMONYMS + r")\s+citizen\b", _nationality, _USER),
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:recently\s+|now\s+)?(?P<v>" + _STATUS + r")\b(?!\s+to\s)", _status, _USER),
@@ -814,6 +858,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:i'll|i will|we'll|we will)\s+be\s+in\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+"
          r"(?:from|next|on|in|this|for|between|until|over)\b", _trip, _USER),
         (r"^(?:please\s+)?(?:contact|reach) me by (?P<v>" + CHANNEL + r")$", _channel, _USER),
+        (r"^i\s+(?:take|am taking|'m taking)\s+(?P<v>.+)$", _takes, _USER),
+        (r"^my\s+(?:home ?town|"
+         r"hometown)\s+is\s+(?P<v>[A-Z].+)", _simple_fact("hometown", "The user is from {}."), _USER),
+        (r"^i\s+(?:only\s+|usually\s+|mostly\s+|normally\s+|now\s+)?work\s+(?P<v>(?:on\s+)?(?:mondays|tuesdays|"
+         r"wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays|nights|evenings|mornings|lates|earlies|"
+         r"shifts|nine to five|9 to 5|from home|remotely|part-time|part time|full-time|full time|flexi-?time|"
+         r"[\w-]+ days a week|[\w-]+ hours a week)\b.*)$", _work_pattern, _USER),
+        (r"^i(?:'ve| have)?\s+(?:got\s+)?(?P<v>(?:a|an|one|two|three|four|five|\d)\s+(?:[\w-]+\s+)?(?:son|daughter|"
+         r"stepson|stepdaughter|child|kid|baby|toddler|teenager|brother|sister|stepbrother|stepsister|half-brother|"
+         r"half-sister|twin|grandchild|grandson|granddaughter)s?)\s+(?:who|that|which)\b.*$", _has_relative, _USER),
+        (r"^(?P<name>[A-Z][a-z]+)\s+(?:turns|will turn|is turning|'ll turn)\s+[\w-]+\s+on\s+(?:the\s+)?(?P<v>.+)$",
+         _named_birthday, _USER),
         (r"^i\s+(?P<v>" + _HOBBY_VERBS + r")$", _one_verb, _USER),
         (r"^we\s+(?:usually\s+|always\s+|often\s+|normally\s+)?(?P<verb>" + "|".join(sorted(_ROUTINE_VERBS)) + r")\s+"
          r"(?P<v>.+?\s+(?:every \w+(?: \w+)?|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"

@@ -96,6 +96,18 @@ def test_the_summary_ends_with_what_was_decided_and_what_is_still_open() -> None
     )
 
 
+def test_what_is_listed_as_open_is_not_told_twice() -> None:
+    summary = narrate_summary(
+        [("assistant", "I will book the vet for Tuesday.")],
+        {},
+        still_open=["The assistant will book the vet for Tuesday."],
+    )
+
+    assert summary.count("book the vet") == 1 and summary.endswith(
+        "Still open: The assistant will book the vet for Tuesday."
+    )
+
+
 def test_a_long_conversation_fits_the_budget_in_whole_sentences() -> None:
     turns = [("user", f"I repaired bicycle number {n} at the workshop on Dock Street today.") for n in range(80)]
 

@@ -128,7 +128,10 @@ async def build(
     if model is None:
         embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
     erasures = PostgresErasureStore(postgres)
-    forget = ForgetServices(GrpcForgetting(memory, observations))
+    episodes = EpisodeServices(
+        transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory), fence=erasures
+    )
+    forget = ForgetServices(GrpcForgetting(memory, observations), episodes=episodes)
     container = Container(
         settings=settings,
         postgres=postgres,
@@ -151,9 +154,7 @@ async def build(
             fence=erasures,
             forget=forget,
         ),
-        episodes=EpisodeServices(
-            transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory), fence=erasures
-        ),
+        episodes=episodes,
         erasure=ErasureServices(erasures, GrpcSubjectEraser(memory, observations), clock),
         job_queue=PgqueuerAdmin(postgres),
         tracer_provider=tracer_provider,

@@ -16,8 +16,10 @@ from agent_svc.adapters.grpc_memories import scope_to_pb
 from agent_svc.domain.extraction import EpisodeDraft
 from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Scope, Session
+from agent_svc.usecases.episode_ports import StoredEpisode
 
 TIMEOUT_S = 30.0
+PAGE = 100
 THREAD_STATUS = {
     "open": pb.THREAD_STATUS_OPEN,
     "blocked": pb.THREAD_STATUS_BLOCKED,
@@ -28,9 +30,17 @@ THREAD_STATUS = {
 def episode_to_pb(
     session: Session, draft: EpisodeDraft, message_count: int, started_at: datetime, ended_at: datetime
 ) -> pb.Episode:
+    episode = content_to_pb(draft, message_count)
+    episode.conversation_id = session.id
+    episode.scope.CopyFrom(scope_to_pb(session.scope))
+    episode.started_at.CopyFrom(to_timestamp(started_at))
+    episode.ended_at.CopyFrom(to_timestamp(ended_at))
+    return episode
+
+
+def content_to_pb(draft: EpisodeDraft, message_count: int) -> pb.Episode:
+    """What an episode says (RewriteEpisode's content; CreateEpisode adds who and when)."""
     return pb.Episode(
-        conversation_id=session.id,
-        scope=scope_to_pb(session.scope),
         summary=draft.summary,
         key_topics=list(draft.key_topics),
         entities_discussed=list(draft.entities),
@@ -48,8 +58,6 @@ def episode_to_pb(
         ],
         next_session_questions=list(draft.next_session_questions),
         message_count=message_count,
-        started_at=to_timestamp(started_at),
-        ended_at=to_timestamp(ended_at),
         importance=draft.importance,
     )
 
@@ -67,6 +75,34 @@ class GrpcEpisodes:
         )
         response = await rpc(self._stub.CreateEpisode(request, timeout=TIMEOUT_S))
         return response.episode.id
+
+    async def of_user(self, user_id: str, limit: int) -> list[StoredEpisode]:
+        found: list[StoredEpisode] = []
+        token = ""
+        while len(found) < limit:
+            request = pb.ListEpisodesRequest(
+                scope=scope_to_pb(Scope(user_id=user_id)), page_size=min(PAGE, limit - len(found)), page_token=token
+            )
+            response = await rpc(self._stub.ListEpisodes(request, timeout=TIMEOUT_S))
+            found += [_stored(episode) for episode in response.episodes]
+            token = response.next_page_token
+            if not token:
+                break
+        return found
+
+    async def rewrite(self, episode_id: str, draft: EpisodeDraft, message_count: int, forgotten_by: str) -> None:
+        content = content_to_pb(draft, message_count)
+        content.metadata["forgotten_by"] = forgotten_by
+        request = pb.RewriteEpisodeRequest(id=episode_id, episode=content)
+        try:
+            await self._stub.RewriteEpisode(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.NOT_FOUND:
+                raise from_rpc_error(error) from None  # NOT_FOUND: erased since it was listed
+
+    async def delete(self, episode_id: str) -> bool:
+        request = pb.DeleteEpisodeRequest(id=episode_id)
+        return (await rpc(self._stub.DeleteEpisode(request, timeout=TIMEOUT_S))).deleted
 
     async def open_threads(self, scope: Scope, limit: int) -> list[OpenThreadRef]:
         request = pb.ListOpenThreadsRequest(scope=scope_to_pb(scope), page_size=limit)
@@ -90,3 +126,16 @@ class GrpcEpisodes:
             if error.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
                 return  # erased, or rewritten with fewer threads, since it was listed: nothing to close
             raise from_rpc_error(error) from None
+
+
+def _stored(episode: pb.Episode) -> StoredEpisode:
+    says = [
+        episode.summary,
+        *episode.decisions,
+        *(outcome.content for outcome in episode.outcomes),
+        *(f"{thread.topic} {thread.context}" for thread in episode.open_threads),
+        *(item.task for item in episode.action_items),
+        *episode.next_session_questions,
+    ]
+    resolved = frozenset(t.topic for t in episode.open_threads if t.status == pb.THREAD_STATUS_RESOLVED)
+    return StoredEpisode(episode.id, episode.conversation_id, "\n".join(says), resolved)

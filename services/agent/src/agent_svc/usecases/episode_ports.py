@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 from agent_svc.domain.extraction import EpisodeDraft
 from agent_svc.domain.thread_closure import OpenThreadRef
 from agent_svc.domain.transcript import Scope, Session
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEpisode:
+    """An episode as forgetting reads it: what it says, in one text (summary, decisions, outcomes,
+    threads, action items, next-session questions), and the topics of its resolved threads."""
+
+    id: str
+    conversation_id: str
+    says: str
+    resolved: frozenset[str] = frozenset()
 
 
 class Episodes(Protocol):
@@ -24,4 +36,18 @@ class Episodes(Protocol):
 
     async def resolve_thread(self, episode_id: str, index: int, resolution: str) -> None:
         """EpisodeService.ResolveThread; idempotent. A thread or episode gone since is no error."""
+        ...
+
+    async def of_user(self, user_id: str, limit: int) -> list[StoredEpisode]:
+        """EpisodeService.ListEpisodes: the episodes whose scope names this user (any agent or team;
+        never the organisation's shared ones), newest first, at most ``limit``."""
+        ...
+
+    async def rewrite(self, episode_id: str, draft: EpisodeDraft, message_count: int, forgotten_by: str) -> None:
+        """EpisodeService.RewriteEpisode: the episode says what ``draft`` says (its metadata gains
+        ``forgotten_by``); an episode gone since is no error."""
+        ...
+
+    async def delete(self, episode_id: str) -> bool:
+        """EpisodeService.DeleteEpisode: False when it was gone already."""
         ...

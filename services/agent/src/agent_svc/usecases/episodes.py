@@ -21,7 +21,7 @@ import numpy as np
 from lore_runtime.clock import Clock
 
 from agent_svc.domain.extraction import EpisodeDraft, Extractor, Utterance
-from agent_svc.domain.forget_requests import without_forgotten
+from agent_svc.domain.forget_requests import content_words, without_forgotten
 from agent_svc.domain.jobs import episode_job
 from agent_svc.domain.open_threads import open_business
 from agent_svc.domain.rules.central import conversation_sentences, pick_summary
@@ -41,6 +41,7 @@ PAGE = 500
 # The extractor reads at most this many turns (the most recent) of a very long conversation.
 MAX_EPISODE_TURNS = 2_000
 IDLE_SCAN_LIMIT = 500
+EPISODES_FORGOTTEN = 500  # the user's newest episodes a request to forget reads
 # What the chosen sentences may hold as said; told in the third person they grow by the names.
 PICKED_CHARS = 450
 
@@ -66,27 +67,93 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     session = await services.transcript.get(org_id, session_id)
     if session is None or session.status != "ended" or session.ended_at is None:
         return ""
-    turns, after = [], 0
-    while page := await services.transcript.turns(org_id, session_id, PAGE, after):
-        turns += [turn for turn in page if turn.role in REFLECTED_ROLES]
-        after = page[-1].sequence
-    turns = without_forgotten(turns)  # what the user asked to forget is no part of the episode
+    # What the user asked to forget is no part of the episode.
+    turns = without_forgotten(await _session_turns(org_id, session_id, services))
     if not turns:
         return ""
     started_at = min(turn.created_at for turn in turns)
     ended_at = max(turn.created_at for turn in turns)
     turns = turns[-MAX_EPISODE_TURNS:]
-    draft = await services.extractor.summarise([Utterance(t.role, t.content, t.id, t.created_at) for t in turns])
-    draft = open_business(draft)  # threads only for open questions, requests and closable plans
-    if services.embedder is not None:
-        draft = await _told(draft, turns, services.embedder)
-    if (draft := with_summary(draft)) is None:
+    if (draft := await _draft(turns, services)) is None:
         return ""  # nothing said worth an episode (a greeting): the job is done
     if services.fence is not None and await services.fence.erasing(org_id, session.scope):
         return ""  # the erasure deletes the session with this job
     episode_id = await services.episodes.create(session, draft, len(turns), started_at, ended_at)
     await close_answered_threads(session, turns, services.episodes, episode_id, services.memories)  # issue #20
     return episode_id
+
+
+async def _draft(turns: Sequence[Turn], services: EpisodeServices) -> EpisodeDraft | None:
+    """What an episode of ``turns`` says, or None when they gave nothing to remember."""
+    draft = await services.extractor.summarise([Utterance(t.role, t.content, t.id, t.created_at) for t in turns])
+    draft = open_business(draft)  # threads only for open questions, requests and closable plans
+    if services.embedder is not None:
+        draft = await _told(draft, turns, services.embedder)
+    return with_summary(draft)
+
+
+async def _session_turns(org_id: str, session_id: str, services: EpisodeServices) -> list[Turn]:
+    turns, after = [], 0
+    while page := await services.transcript.turns(org_id, session_id, PAGE, after):
+        turns += [turn for turn in page if turn.role in REFLECTED_ROLES]
+        after = page[-1].sequence
+    return turns
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What a request to forget took away: the turns it was said in, the texts forgotten, the topic
+    words the request named (domain/forget_requests.py), and the request (``by``: the forgetting
+    turn's id, or ``request:<id>``)."""
+
+    by: str
+    turn_ids: frozenset[str] = frozenset()
+    texts: tuple[str, ...] = ()
+    words: frozenset[str] = frozenset()
+
+    def said_in(self, text: str) -> bool:
+        """Whether ``text`` says what was forgotten: a topic word, or half the words of a forgotten text."""
+        words = content_words(text)
+        if self.words & words:
+            return True
+        return any(gone and len(gone & words) * 2 >= len(gone) for gone in map(content_words, self.texts))
+
+
+async def forget_in_episodes(org_id: str, user_id: str, forgotten: Forgotten, services: EpisodeServices) -> int:
+    """Rewrite the user's episodes that hold what was forgotten (their summary says it, or their
+    session holds a forgotten turn): made again from the session's remaining turns, or deleted when
+    nothing is left to remember. Idempotent: a rewritten episode no longer says it, and making it
+    again from the same turns gives the same episode. Returns how many episodes changed."""
+    if not user_id:
+        return 0
+    sessions = set()
+    for turn_id in sorted(forgotten.turn_ids):
+        turn = await services.transcript.turn(org_id, turn_id)
+        if turn is not None:
+            sessions.add(turn.session_id)
+    changed = 0
+    for episode in await services.episodes.of_user(user_id, EPISODES_FORGOTTEN):
+        if episode.conversation_id not in sessions and not forgotten.said_in(episode.says):
+            continue
+        turns = await _session_turns(org_id, episode.conversation_id, services)
+        kept = [
+            turn
+            for turn in without_forgotten(turns)
+            if turn.id not in forgotten.turn_ids and not forgotten.said_in(turn.content)
+        ][-MAX_EPISODE_TURNS:]
+        draft = await _draft(kept, services) if kept else None
+        if draft is None:
+            changed += await services.episodes.delete(episode.id)
+            continue
+        threads = tuple(
+            dataclasses.replace(thread, status="resolved") if thread.topic in episode.resolved else thread
+            for thread in draft.open_threads
+        )  # a thread closed since stays closed
+        await services.episodes.rewrite(
+            episode.id, dataclasses.replace(draft, open_threads=threads), len(kept), forgotten.by
+        )
+        changed += 1
+    return changed
 
 
 async def _told(draft: EpisodeDraft, turns: Sequence[Turn], embedder: TextEmbedder) -> EpisodeDraft:

@@ -16,6 +16,11 @@ pointing back ("scratch that"): the memories drawn from the user's turn it point
 beliefs citing that turn or them. Memories become ARCHIVED and beliefs INVALIDATED, both with the
 reason (the forgetting turn's id) recorded. Idempotent: an archived memory is not found again, an
 invalidated belief is not current.
+
+The user's episodes that hold what was forgotten (their summary, decisions or threads say it, or
+their session holds a turn it was learnt from) are made again from their session's remaining
+turns, or deleted when nothing is left (usecases/episodes.py ``forget_in_episodes``). The
+working-memory summaries of the user's active sessions are rewritten without it.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from agent_svc.domain.forget_requests import (
     topic_words,
 )
 from agent_svc.domain.transcript import Scope, Turn, bounded_id, normalise_content
+from agent_svc.usecases.episodes import EpisodeServices, Forgotten, forget_in_episodes
 from agent_svc.usecases.forget_ports import Forgetting, FoundBelief, FoundMemory, Reason
 from agent_svc.usecases.transcript_ports import Transcript
 
@@ -59,6 +65,8 @@ SESSIONS_REWRITTEN = 50  # the user's newest active sessions whose working-memor
 @dataclass(frozen=True, slots=True)
 class ForgetServices:
     forgetting: Forgetting
+    # The user's episodes that hold what was forgotten are made again without it (or deleted).
+    episodes: EpisodeServices | None = None
 
 
 async def forget_on_request(
@@ -84,14 +92,21 @@ async def forget_on_request(
     user = Scope(user_id=scope.user_id, agent_id=scope.agent_id)
     active = await transcript.list(org_id, user, "active", SESSIONS_REWRITTEN, None)
     reason = Reason(f"request:{request_id}", "", clock.now())
-    return await forget_about(user, about, reason, services, sessions=[session.id for session in active])
+    sessions = [session.id for session in active]
+    return await forget_about(user, about, reason, services, sessions=sessions, org_id=org_id)
 
 
 async def forget_about(
-    scope: Scope, about: str, reason: Reason, services: ForgetServices, sessions: Sequence[str] = ()
+    scope: Scope,
+    about: str,
+    reason: Reason,
+    services: ForgetServices,
+    sessions: Sequence[str] = (),
+    *,
+    org_id: str = "",
 ) -> ForgetOutcome:
     """Forget what the user's records say about ``about``; ``sessions``: whose working-memory
-    summaries are rewritten without it."""
+    summaries are rewritten without it; with ``org_id``, the user's episodes too."""
     words = topic_words(about)
     query = " ".join([about, *sorted(words - content_words(about))])
     found = await services.forgetting.search_memories(scope, query, SEARCHED)
@@ -103,16 +118,29 @@ async def forget_about(
     forgotten = await _forget(chosen, picked, reason, services)
     for session_id in sessions:
         await _rewrite_summary(session_id, [item.text for item in forgotten], words, services)
+    if org_id and services.episodes is not None:
+        turn_ids = frozenset(turn_id for memory in chosen for turn_id in memory.turn_ids)
+        gone = Forgotten(reason.by, turn_ids, tuple(item.text for item in forgotten), words)
+        await forget_in_episodes(org_id, scope.user_id, gone, services.episodes)
     return ForgetOutcome(FORGOTTEN if forgotten else NOTHING_MATCHED, tuple(forgotten))
 
 
 async def forget_in_turn(
-    scope: Scope, turn: Turn, request: ForgetRequest, earlier: Sequence[Turn], services: ForgetServices
+    scope: Scope,
+    turn: Turn,
+    request: ForgetRequest,
+    earlier: Sequence[Turn],
+    services: ForgetServices,
+    *,
+    org_id: str = "",
 ) -> ForgetOutcome:
-    """The request ``turn`` makes; ``earlier``: the session's turns before it (the last two at least)."""
+    """The request ``turn`` makes; ``earlier``: the session's turns before it (the last two at least).
+    With ``org_id``, a request naming something is taken out of the user's episodes too; one pointing
+    back never needs to be: what it points at is in this session, which has no episode yet (its
+    episode is made without it)."""
     reason = Reason(turn.id, turn.session_id, turn.created_at)
     if not request.points_back:
-        return await forget_about(scope, request.about, reason, services, sessions=(turn.session_id,))
+        return await forget_about(scope, request.about, reason, services, sessions=(turn.session_id,), org_id=org_id)
     if content_words(request.said_before):
         # "My code is 4417, don't remember that": the turn itself is never stored, nothing else goes.
         return ForgetOutcome(FORGOTTEN)

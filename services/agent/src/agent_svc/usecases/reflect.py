@@ -201,7 +201,7 @@ async def _forget(
     """A request to forget: no message memory and nothing learnt from it; what it names is forgotten
     (again: ProcessTurn did it, but memories of the turn before may have been written since)."""
     if services.forget is not None:
-        await forget_in_turn(session.scope, turn, request, earlier, services.forget)
+        await forget_in_turn(session.scope, turn, request, earlier, services.forget, org_id=session.org_id)
     gone = [turn.content] + [t.content for t in earlier if t not in without_forgotten([*earlier, turn])]
     return TurnReflection(summary=summary_without(found.summary, gone, topic_words(request.about)))
 

@@ -117,7 +117,8 @@ def narrate_summary(
     ``budget`` characters (whole sentences: the told ones are dropped from the end first)."""
     opening = who_talked(names, topics[:EPISODE_TOPICS])
     decided, still_open = list(decided[:MAX_LISTED]), list(still_open[:MAX_LISTED])
-    body = told(chosen, names)
+    listed = {_clause(item).casefold() for item in (*decided, *still_open)}
+    body = [sentence for sentence in told(chosen, names) if _clause(sentence).casefold() not in listed]
 
     def text() -> str:
         tail = []

@@ -1,0 +1,105 @@
+"""Forgetting reaches the episodes summarised before the request, through REST on the real services
+with no language model: an episode that held what was forgotten is made again from its remaining
+turns (same episode, summary without it, marked with the request that forgot it), an episode with
+nothing else is deleted, another user's episode is untouched, and asking again changes nothing."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.polling import eventually
+
+AGENT = "aria"
+
+
+async def _conversation(client, user: str, lines: list[str]) -> str:
+    """A session of ``user`` saying ``lines``, ended, with its episode made; the episode's id."""
+    started = await client.post("/v1/sessions", json={"scope": {"userId": user, "agentId": AGENT}})
+    session_id = started.json()["session"]["id"]
+    for line in lines:
+        body = {"turn": {"role": "TURN_ROLE_USER", "content": line, "idempotencyKey": uuid.uuid4().hex}}
+        answer = await client.post(f"/v1/sessions/{session_id}/turns", json=body)
+        assert answer.status_code == 200, answer.text
+    ended = await client.post(f"/v1/sessions/{session_id}:end")
+    assert ended.status_code == 200, ended.text
+
+    async def episode() -> str:
+        return next((e["id"] for e in await _episodes(client, user) if e["conversationId"] == session_id), "")
+
+    return await eventually(episode, timeout=60)
+
+
+async def _episodes(client, user: str) -> list[dict]:
+    listed = await client.get("/v1/episodes", params={"userId": user, "pageSize": 50})
+    assert listed.status_code == 200, listed.text
+    return listed.json()["episodes"]
+
+
+async def _forget(client, user: str, about: str, request_id: str) -> dict:
+    answer = await client.post(
+        "/v1/memories:forget",
+        json={"scope": {"userId": user, "agentId": AGENT}, "about": about, "requestId": request_id},
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+async def test_the_forget_route_rewrites_the_episodes_that_held_it_and_deletes_those_left_empty(client_for, org_id):
+    client = await client_for(org_id)
+    user, bystander = f"u-{uuid.uuid4().hex[:8]}", f"u-{uuid.uuid4().hex[:8]}"
+    mixed = await _conversation(
+        client,
+        user,
+        [
+            "I live at 14 Juniper Road in Leeds.",
+            "I'm training for the half marathon in April.",
+            "I'm allergic to peanuts.",
+        ],
+    )
+    only = await _conversation(client, user, ["I live at 14 Juniper Road, next to the old mill."])
+    theirs = await _conversation(client, bystander, ["I live at 14 Juniper Road too, above the bakery."])
+    before = {e["id"]: e for e in await _episodes(client, user)}
+    assert "Juniper" in before[mixed]["summary"] and "Juniper" in before[only]["summary"], before
+
+    answer = await _forget(client, user, "my address", "r-episodes")
+
+    assert answer["status"] == "FORGET_STATUS_FORGOTTEN", answer
+    after = {e["id"]: e for e in await _episodes(client, user)}
+    assert list(after) == [mixed], after  # the episode that only held the address is deleted
+    kept = after[mixed]
+    assert "Juniper" not in str(kept), kept
+    assert "marathon" in kept["summary"] and "peanuts" in kept["summary"], kept
+    assert "User:" not in kept["summary"], kept
+    assert kept["metadata"]["forgotten_by"] == "request:r-episodes", kept
+    assert (kept["conversationId"], kept["endedAt"]) == (before[mixed]["conversationId"], before[mixed]["endedAt"])
+    [other] = await _episodes(client, bystander)
+    assert other["id"] == theirs and "Juniper" in other["summary"], other
+
+    await _forget(client, user, "my address", "r-episodes-again")
+
+    assert {e["id"]: e["summary"] for e in await _episodes(client, user)} == {mixed: kept["summary"]}
+
+
+async def test_a_spoken_request_to_forget_reaches_the_episodes_of_earlier_sessions(client_for, org_id):
+    client = await client_for(org_id)
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    earlier = await _conversation(
+        client, user, ["My ex is called Dorian.", "I started a pottery course at the community centre."]
+    )
+    assert "Dorian" in (await _episodes(client, user))[0]["summary"]
+    session = await client.post("/v1/sessions", json={"scope": {"userId": user, "agentId": AGENT}})
+    session_id = session.json()["session"]["id"]
+
+    said = await client.post(
+        f"/v1/sessions/{session_id}/turns",
+        json={"turn": {"role": "TURN_ROLE_USER", "content": "Please forget my ex's name.", "idempotencyKey": "f-1"}},
+    )
+    assert said.status_code == 200, said.text
+
+    async def rewritten() -> dict | None:
+        found = {e["id"]: e for e in await _episodes(client, user)}
+        return found[earlier] if "Dorian" not in found[earlier]["summary"] else None
+
+    episode = await eventually(rewritten, timeout=60)
+    assert "pottery" in episode["summary"], episode
+    assert episode["metadata"]["forgotten_by"] == said.json()["turn"]["id"], episode

@@ -3,8 +3,8 @@
 A clause that starts with "he", "she", "his" or "her" is about someone named just before — in the
 same turn or the one before it ("My wife is on nights this week." / "She's a midwife.") — and is
 read with that person put back ("my wife is a midwife"). Whatever still leans on a pronoun or a
-demonstrative ("it", "they", "this", "those" …) after that cannot be read alone later, so it is not
-stored (``stands_alone``).
+demonstrative ("it", "they", "this", "those", "that feeling", "make that happen" …) after that
+cannot be read alone later, so it is not stored (``stands_alone``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,42 @@ _REFERENCE = re.compile(
     r"(?!\s*/)",
     _I,
 )
+
+
+# "that" before a noun points back ("that feeling", "that trip", "make that happen"), unless it is a
+# conjunction ("realised that self-care matters") or opens a relative clause ("the book that changed
+# my life", "a job that pays well"): what follows is then a subject, a verb or an adverb.
+_NOT_POINTED_AT = (
+    "the a an he she it they we i you his her their my our your its this these those there here is was are were be "
+    "been has had have will would can could should shall may might must do does did not never also just really "
+    "only still even so too to of in on at for with about as and or but if when while because makes made which "
+    "who what whom took gave ran won got kept left bit saw found went came brought taught sold built told thought "
+    "felt meant lost paid sent spent stood held led read wrote drove grew knew became began broke chose fell flew "
+    "forgot hid hung lay lit rode rose sang sat slept spoke stole swam threw understood woke wore put set let cut "
+    "hit hurt"
+).split()
+_POINTING_THAT = re.compile(
+    r"\bthat\s+(?!(?:" + "|".join(_NOT_POINTED_AT) + r")\b)(?!the user\b)(?![a-z]+(?:ly|ed|s)\b)[a-z]", _I
+)
+# Verbs and adjectives "that" follows as a conjunction.
+_SAYING = frozenset(
+    """know knows knew known think thinks thought realise realises realizes realised realize realized said say
+    says feel felt believe believed
+    learn learned learnt find found hope hoped mean meant show showed notice noticed decide decided sure glad
+    proud happy sad aware agree agreed remember remembered forget forgot hear heard see saw read understand
+    understood guess reckon suppose admit admitted promise promised prove proved discover discovered""".split()
+)
+
+
+def _first_reference(text: str) -> re.Match[str] | None:
+    """The first pronoun or demonstrative in ``text`` whose referent it does not name."""
+    found = [m for m in (_REFERENCE.search(text),) if m]
+    for that in _POINTING_THAT.finditer(text):
+        before = text[: that.start()].split()
+        if not before or before[-1].lower().strip(",") not in _SAYING:
+            found.append(that)
+            break
+    return min(found, key=lambda m: m.start()) if found else None
 
 
 def antecedents(text: str, speaker: str = "user") -> list[str]:
@@ -75,7 +111,7 @@ def resolve(clause: str, known: list[str]) -> str:
 
 def stands_alone(text: str) -> bool:
     """No pronoun or demonstrative whose referent the text does not name."""
-    return not _REFERENCE.search(text)
+    return _first_reference(text) is None
 
 
 _TRAILING_CLAUSE = re.compile(r",?\s+(?:and|but|so|because|which|as|since|though|although|while)\s+|,\s+")
@@ -88,7 +124,7 @@ def standing_part(text: str) -> str | None:
     reference comes first."""
     if stands_alone(text):
         return text
-    reference = _REFERENCE.search(text)
+    reference = _first_reference(text)
     assert reference is not None
     cut = None
     for boundary in _TRAILING_CLAUSE.finditer(text, 0, reference.start()):

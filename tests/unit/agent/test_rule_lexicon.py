@@ -448,3 +448,10 @@ async def test_more_of_what_the_user_says_of_their_life_is_kept(text: str, memor
 async def test_a_question_about_someone_else_or_no_answer_gives_no_belief(text: str) -> None:
     found = await _reflect(text)
     assert not any(c.slot in ("pronouns", "job", "birthday", "diet") for c in found.claims)
+
+
+@pytest.mark.parametrize(
+    "text", ["No more for me, thanks.", "No plans for me this weekend.", "The doctor has me on a waiting list."]
+)
+async def test_what_only_looks_like_a_food_or_a_drug_is_none(text: str) -> None:
+    assert not any(m.content.startswith(("The user avoids", "The user takes")) for m in (await _reflect(text)).memories)

@@ -398,7 +398,9 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:i\s+keep)\s+(?P<d>(?i:kosher|halal))\b.*$", "I'm {d}"),
         (r"^(?i:i\s+(?:always\s+|strictly\s+|try to\s+|tend to\s+|generally\s+)?(?:" + AVOIDING + r"))\s+(?P<x>.+)$",
          "I avoid {x}"),
-        (r"^(?i:no|zero)\s+(?P<x>(?!problem|worries|rush|idea|need|way|chance|pressure|one|thanks)[a-z][\w-]+"
+        (r"^(?i:no|zero)\s+(?P<x>(?!(?:problem|worries|rush|idea|need|way|chance|pressure|one|thanks|more|"
+         r"wonder|doubt|matter|hurry|stress|drama|"
+         r"offence|offense|comment|plans?|time|judgement|judgment|excuses|complaints)\b)[a-z][\w-]+"
          r"(?: [a-z][\w-]+)?(?: (?:after|before) [\w ]+?)?)\s+(?i:for me)(?i: please| thanks)?$", "I avoid {x}"),
         (r"^(?i:i'm|i am)\s+(?i:a bit\s+|slightly\s+|quite\s+)?(?P<x>gluten|lactose|dairy|wheat|fructose|histamine|"
          r"caffeine|egg|soy|nut)[- ](?i:intolerant)\b.*$", "I can't tolerate {x}"),
@@ -494,7 +496,7 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:we)\s+(?i:met)\s+(?i:on\s+)?(?P<v>.*\d.*?)\s+(?i:and)\s+(?i:still\s+)?(?i:celebrate)\b.*$",
          "our anniversary is {v}"),
         (r"^(?i:(?:the|my)\s+(?:doctor|gp|consultant|specialist|psychiatrist|nurse|cardiologist))\s+(?i:has|'s|has put|"
-         r"put|started|has started)\s+(?i:me)\s+(?i:on)\s+(?P<x>.+)$", "I take {x}"),
+         r"put|started|has started)\s+(?i:me)\s+(?i:on)\s+(?P<x>(?!(?i:a|an|the|my|hold|notice)\b).+)$", "I take {x}"),
         (r"^(?i:we|i)\s+(?i:just\s+|recently\s+)?(?i:split up|broke up|separated|split)\b.*$", "I'm separated"),
         (r"^(?i:we|i)\s+(?i:just\s+|recently\s+)?(?i:got divorced|divorced|are divorced|'re divorced)\b.*$",
          "I'm divorced"),

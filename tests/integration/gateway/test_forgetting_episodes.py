@@ -1,11 +1,15 @@
 """Forgetting reaches the episodes summarised before the request, through REST on the real services
 with no language model: an episode that held what was forgotten is made again from its remaining
 turns (same episode, summary without it, marked with the request that forgot it), an episode with
-nothing else is deleted, another user's episode is untouched, and asking again changes nothing."""
+nothing else is deleted, another user's episode is untouched, and asking again changes nothing. The
+working-memory summary of the session the request is said in is rewritten without it too."""
 
 from __future__ import annotations
 
 import uuid
+
+from lore.memory.v1 import working_memory_service_pb2 as wm
+from lore.memory.v1 import working_memory_service_pb2_grpc
 
 from tests.polling import eventually
 
@@ -103,3 +107,35 @@ async def test_a_spoken_request_to_forget_reaches_the_episodes_of_earlier_sessio
     episode = await eventually(rewritten, timeout=60)
     assert "pottery" in episode["summary"], episode
     assert episode["metadata"]["forgotten_by"] == said.json()["turn"]["id"], episode
+
+
+async def test_the_working_memory_summary_is_rewritten_without_what_was_forgotten(client_for, org_id, services):
+    client = await client_for(org_id)
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    session = await client.post("/v1/sessions", json={"scope": {"userId": user, "agentId": AGENT}})
+    session_id = session.json()["session"]["id"]
+    stub = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(services["memory"].channel)
+    tenant = (("x-lore-org-id", org_id), ("x-lore-principal", "test"))
+
+    async def say(line: str) -> None:
+        body = {"turn": {"role": "TURN_ROLE_USER", "content": line, "idempotencyKey": uuid.uuid4().hex}}
+        assert (await client.post(f"/v1/sessions/{session_id}/turns", json=body)).status_code == 200
+
+        async def reflected() -> bool:
+            found = (await client.get(f"/v1/sessions/{session_id}")).json()["session"]
+            return found["reflectedTurns"] == found["turnCount"]
+
+        await eventually(reflected)
+
+    async def summary() -> str:
+        read = await stub.GetWorkingMemory(wm.GetWorkingMemoryRequest(session_id=session_id), metadata=tenant)
+        return read.working_memory.summary
+
+    await say("I live at 14 Juniper Road in Leeds.")
+    await say("I'm allergic to peanuts.")
+    assert "Juniper" in await summary()
+
+    await say("Forget what I said about my address.")
+
+    rewritten = await summary()
+    assert "Juniper" not in rewritten and "peanuts" in rewritten, rewritten

@@ -195,11 +195,14 @@ def implied_subject(clause: str) -> str:
 def fronted(clause: str, greeted: bool = False) -> str:
     """The clause as the patterns read it (unchanged when no shape here fits); ``greeted``: the
     sentence opened with a greeting, so "I'm Sasha" is a name, not a description."""
-    text = implied_subject(clause)
+    text = aspect(implied_subject(clause))
     if not text:
         return clause
     for _ in range(2):  # "Last month we were in Venice" → "we were in Venice last month" → read again
-        text = aspect(canonical(text, greeted) or text)
+        said = canonical(text, greeted)
+        if not said:
+            break
+        text = aspect(said)
     if match := _LOWER_NAMES.match(text):  # "our kids are called finn and rosie"
         names = re.split(r"(\s*,\s*|\s+and\s+)", match.group("names"))
         if not any(w.lower() in _NOT_NAMES for w in names[::2]):

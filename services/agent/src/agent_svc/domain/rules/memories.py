@@ -91,7 +91,7 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
             continue
         if is_sarcastic(sentence.clean):
             continue
-        if not is_english(fronted(body.rstrip(".!")) if role == "user" else body):
+        if not is_english(body) and not (role == "user" and is_english(fronted(body.rstrip(".!")))):
             continue
         topic = asked if role == "user" else ""
         greeted = bool(_GREETING.match(sentence.clean))

@@ -23,6 +23,7 @@ import random
 import statistics
 import time
 
+import grpc
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
@@ -34,17 +35,24 @@ METADATA = (("x-lore-org-id", "bench-load"), ("x-lore-principal", "bench"))
 PERIOD = 0.5
 
 
-async def probe(stub, texts: UniqueTexts, stop: asyncio.Event, samples: list[tuple[float, float]]) -> None:
-    """A Recall every ``PERIOD`` seconds until ``stop``: (start offset, latency in seconds) each."""
+async def probe(
+    stub, texts: UniqueTexts, stop: asyncio.Event, samples: list[tuple[float, float]], failures: list[str]
+) -> None:
+    """A Recall every ``PERIOD`` seconds until ``stop``: (start offset, latency in seconds) each, or
+    its error in ``failures``."""
     rng = random.Random(3)
     began = time.perf_counter()
     pending: set[asyncio.Task[None]] = set()
 
     async def one(query: str, user: str) -> None:
         started = time.perf_counter()
-        await stub.Recall(
-            pb.RecallRequest(query=query, scope=scope_pb2.Scope(user_id=user), k=10), metadata=METADATA, timeout=120
-        )
+        try:
+            await stub.Recall(
+                pb.RecallRequest(query=query, scope=scope_pb2.Scope(user_id=user), k=10), metadata=METADATA, timeout=30
+            )
+        except grpc.aio.AioRpcError as error:
+            failures.append(f"{started - began:.0f} s: {error.code().name}")
+            return
         samples.append((started - began, time.perf_counter() - started))
 
     tick = 0
@@ -85,8 +93,9 @@ async def main() -> None:
             texts = UniqueTexts(QUESTIONS, seed=9)
             await stub.Recall(pb.RecallRequest(query="warm up", k=10), metadata=METADATA, timeout=60)
             samples: list[tuple[float, float]] = []
+            failures: list[str] = []
             stop = asyncio.Event()
-            prober = asyncio.create_task(probe(stub, texts, stop, samples))
+            prober = asyncio.create_task(probe(stub, texts, stop, samples, failures))
             began = time.perf_counter()
             rate = await ingest(stub, args.items, 2)
             ingest_end = time.perf_counter() - began
@@ -102,6 +111,7 @@ async def main() -> None:
     print(summary(f"the {args.after:.0f} s after it", after))
     print(summary("all", during + after))
     slowest = max(samples, key=lambda sample: sample[1])
+    print(f"failed searches (30 s deadline): {len(failures)} {failures[:5]}")
     print(f"longest pause: {slowest[1]:.2f} s (a search started {slowest[0]:.0f} s into the run)")
     for line in log.splitlines():
         if "optimis" in line:

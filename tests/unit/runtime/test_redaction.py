@@ -524,6 +524,17 @@ SAID_WITHOUT_A_VERB = [
     ("the garage passcode 1999.", "the garage passcode [password]."),
     ("That's my PIN. It's 1987.", "That's my PIN. It's [password]."),
     ("I was born in 1987 and my PIN is 1987", "I was born in 1987 and my PIN is [password]"),
+    # asked and answered, said first, after a comma, qualified, bracketed, a door or alarm code
+    ("The wifi password? Marmalade.", "The wifi password? [password]."),
+    ("My card PIN? 1987.", "My card PIN? [password]."),
+    ("Marmalade is my password.", "[password] is my password."),
+    ("1987 is my PIN", "[password] is my PIN"),
+    ("It's 1987, my PIN.", "It's [password], my PIN."),
+    ("my pin, 1987", "my pin, [password]"),
+    ("my email password is just marmalade", "my email password is just [password]"),
+    ("pin (1987)", "pin ([password])"),
+    ("the alarm code is 1987", "the alarm code is [password]"),
+    ("door code 4821, thanks", "door code [password], thanks"),
 ]
 
 
@@ -549,6 +560,13 @@ LOOK_ALIKES_OF_PLAIN_PASSWORDS = [
     "What's the wifi password?",
     "The PIN pad at the till was broken.",
     "That's my PIN. It's 2024, the year I opened the account, not the number.",
+    "Patience is the password.",
+    "What's the wifi password? I forgot it.",
+    "That is my password",
+    "My zip code is 94103 and the area code is 0161.",
+    "The dress code is smart casual; promo code SAVE2024.",
+    "The door code is broken again.",
+    "Meeting at 1987, my time.",
 ]
 
 

@@ -17,8 +17,11 @@
   Said straight after a label that is a noun there ("my PIN …", "wifi password …", a label opening
   its clause; not "can you pin …") and ending its clause, a word of letters is one too ("wifi password
   sunflower"; not "password manager", "password again") and so are four digits like a year ("PIN
-  1987"); a year alone as the next sentence ("That's my PIN. It's 1987.") as well. A passphrase's
-  words go to the clause's end. The value alone becomes ``[password]``.
+  1987"); a year alone as the next sentence ("That's my PIN. It's 1987.") as well. Also the label
+  asked and answered ("The wifi password? Marmalade."), one's own value said first ("Marmalade is my
+  password", "1987, my PIN"), after a comma ("my PIN, 1987") or after "just"/"literally", and the
+  digits of a door, alarm, gate or lock code. A passphrase's words go to the clause's end. The value
+  alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs), the
   token after ``Bearer``/``Basic``, a value stated as an API key, token, secret or key (after a bare
@@ -139,7 +142,7 @@ _PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|num
 _PASSWORD = re.compile(
     rf"\b{_PASSWORD_LABEL}"
     r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
-    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)(?:\s*:)?\s+(?:still\s+|now\s+)?)"
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)(?:\s*:)?\s+(?:(?:still|now|just|literally|simply|only|actually|currently)\s+)?)"
     + _VALUE,
     re.IGNORECASE,
 )
@@ -167,6 +170,27 @@ _PASSWORD_CHANGED = re.compile(
     + _VALUE,
     re.IGNORECASE,
 )
+# The label asked and answered ("The wifi password? Sunflower.", "My PIN? 1987."): it must look like one.
+_PASSWORD_ASKED = re.compile(rf"\b{_PASSWORD_LABEL}\?\s+{_VALUE}", re.IGNORECASE)
+# The value said first ("Sunflower is my password", "use sunflower as the password", "1987, my PIN")
+# or after a comma ("my PIN, 1987").
+_PASSWORD_BEFORE = re.compile(
+    r"(?:(?<![\w'])(?P<bare>[^\s\"]{4,64})\s+(?:is|was)\s+|\buse\s+(?P<used>[^\s\"]{4,64})\s+as\s+)"
+    rf"(?P<det>my|the|our|a)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL}\b(?!\s+(?:for|to|of)\b)",
+    re.IGNORECASE,
+)
+_PIN_BY_COMMA = re.compile(
+    rf"(?<![\w'])(?P<bare>\d{{4,12}}),\s+(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL}\b"
+    rf"|\b(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL},\s+(?P<after>\d{{4,12}})(?![\d,.]\d)",
+    re.IGNORECASE,
+)
+# A door, alarm or lock code: digits after the code's name ("the door code is 4821", "alarm code 1987").
+_CODE = re.compile(
+    r"\b(?:door|alarm|gate|lock|safe|entry|access|garage|keypad|key\s?pad|locker|building|security)\s+code"
+    r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now)\s+|\s+)(?P<bare>\d{{4,12}})(?![\d,.]\d)",
+    re.IGNORECASE,
+)
 _URL_PASSWORD = re.compile(r"(?<=://)[^\s:/@]{1,64}:(?P<bare>[^\s/@\"]{1,128})@")
 # Words that follow "password is" without being one ("my password is too long").
 _NOT_A_VALUE = frozenset(
@@ -175,7 +199,8 @@ _NOT_A_VALUE = frozenset(
     missing empty blank reset changed saved stored there here in on at secure safe hard easy simple fine
     ok okay good bad broken locked old new what how why where when who which and or but if for to of
     with without mandatory optional needed hidden visible forgotten lost known unknown ready done never
-    nevermind wait hold sorry um uh erm hmm actually oops scratch forget""".split()
+    nevermind wait hold sorry um uh erm hmm actually oops scratch forget mine yours which whose something
+    nothing anything everything one""".split()
 )
 _TRAILING = ".,;:!?)]}'\""
 
@@ -371,8 +396,13 @@ def _value_span(found: re.Match[str]) -> tuple[int, int] | None:
     for group in ("dq", "sq", "bq"):
         if group in found.re.groupindex and found.group(group) is not None:
             return found.start(group), found.end(group)
-    start, end = found.start("bare"), found.end("bare")
-    value = found.group("bare")
+    group = next((g for g in ("bare", "used", "after") if g in found.re.groupindex and found.group(g) is not None), "")
+    if not group:
+        return None
+    start, end = found.start(group), found.end(group)
+    value = found.group(group)
+    lead = len(value) - len(value.lstrip("([{"))
+    start, value = start + lead, value[lead:]
     stripped = value.rstrip(_TRAILING)
     if not stripped:
         return None
@@ -396,6 +426,13 @@ def _password_patterns(text: str) -> Iterator[tuple[re.Pattern[str], bool]]:
             yield _PASSWORD_NEXT, True
         if " to " in lower and any(verb in lower for verb in ("changed", "set", "updated")):
             yield _PASSWORD_CHANGED, False
+        if "?" in text:
+            yield _PASSWORD_ASKED, True
+        yield _PASSWORD_BEFORE, False
+        if "," in text:
+            yield _PIN_BY_COMMA, False
+    if "code" in lower:
+        yield _CODE, False
     if "://" in text:
         yield _URL_PASSWORD, False
 
@@ -469,7 +506,7 @@ def _stated_plainly(
     """A value straight after its label that does not look like a password ("password sunflower",
     "PIN 1987") is one when the label is a noun there and the value ends its clause: a word of
     letters after a password label, four digits (a year too) after a PIN or passcode."""
-    if pattern is not _PASSWORD_UNMARKED or not _VALUE_ENDS.match(text, span[1]):
+    if pattern not in (_PASSWORD_UNMARKED, _PASSWORD_ASKED) or not _VALUE_ENDS.match(text, span[1]):
         return False
     if not _LABEL_AS_NOUN.search(text, 0, found.start()):
         return False
@@ -493,7 +530,7 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
             if span is None:
                 continue
             value = text[span[0] : span[1]]
-            bare = found.group("bare") is not None
+            bare = any(g in found.re.groupindex and found.group(g) is not None for g in ("bare", "used", "after"))
             if bare and pattern is _PASSWORD and found.group().lower().startswith("passphrase"):
                 # several words to the clause's end ("passphrase: correct horse battery staple")
                 phrase = _PASSPHRASE.match(text, span[0])
@@ -509,6 +546,10 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
                 and not _stated_plainly(text, found, span, value, pattern)
             ):
                 continue
+            # "Patience is the password": only one's own password said first may be a plain word.
+            if pattern is _PASSWORD_BEFORE and found.group("det").lower() in ("the", "a"):
+                if not _looks_like_password(value):
+                    continue
             if pattern is _PASS_LABELLED and (found.group("before") or "").lower() in _NOT_A_CREDENTIAL_PASS:
                 continue
             if bare and len(value) < 4 and value.isdigit() and _COUNT_AFTER.match(text, span[1]):

@@ -108,6 +108,18 @@ def test_what_is_listed_as_open_is_not_told_twice() -> None:
     )
 
 
+def test_a_decision_is_listed_once_with_its_label_once() -> None:
+    summary = narrate_summary(
+        [("user", "I'll post the keys to Marta by Friday.")],
+        {},
+        decided=["Decided: sell the camper van."],
+        still_open=["The user will post the keys to Marta (by Friday)."],
+    )
+
+    assert summary.count("Decided:") == 1 and "Decided: sell the camper van." in summary, summary
+    assert summary.count("post the keys") == 1, summary
+
+
 def test_a_long_conversation_fits_the_budget_in_whole_sentences() -> None:
     turns = [("user", f"I repaired bicycle number {n} at the workshop on Dock Street today.") for n in range(80)]
 

@@ -117,8 +117,8 @@ def narrate_summary(
     ``budget`` characters (whole sentences: the told ones are dropped from the end first)."""
     opening = who_talked(names, topics[:EPISODE_TOPICS])
     decided, still_open = list(decided[:MAX_LISTED]), list(still_open[:MAX_LISTED])
-    listed = {_clause(item).casefold() for item in (*decided, *still_open)}
-    body = [sentence for sentence in told(chosen, names) if _clause(sentence).casefold() not in listed]
+    listed = [set(content_words(item)) for item in (*decided, *still_open)]
+    body = [sentence for sentence in told(chosen, names) if not _repeats(sentence, listed)]
 
     def text() -> str:
         tail = []
@@ -180,8 +180,16 @@ def left_open(threads: Sequence[Thread], names: Mapping[str, str]) -> list[str]:
 _MEMORY_SUBJECT = ("The user ", "The assistant ")
 
 
+def _repeats(sentence: str, listed: Sequence[set[str]]) -> bool:
+    """Whether a told sentence says again what a decision or an open thread says (most of its words)."""
+    words = set(content_words(sentence))
+    return bool(words) and any(len(words & item) >= 0.8 * len(words) for item in listed)
+
+
 def _clause(text: str) -> str:
-    return " ".join(text.split()).rstrip(".!;")
+    """An item of a list in a summary: one line, without its own label or final stop."""
+    text = re.sub(r"^(?:decided|decision)\s*:\s*", "", " ".join(text.split()), flags=re.IGNORECASE)
+    return text.rstrip(".!;")
 
 
 def episode_summary(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from memory_svc.bootstrap import SLOW_OPTIMIZE_SECONDS, optimize_shards
+from memory_svc.adapters.edge_maintenance import OptimizeRun
+from memory_svc.bootstrap import SLOW_OPTIMIZE_SECONDS, log_optimize_runs, optimize_shards
 
 
 class Shard:
@@ -43,3 +44,15 @@ async def test_a_failed_optimisation_is_logged_and_the_other_shards_still_run(ca
 
     assert healthy.optimised == 1
     assert [record.getMessage() for record in caplog.records] == ["background Qdrant optimisation failed"]
+
+
+async def test_a_child_run_logs_its_swap_and_a_long_swap_is_a_warning(caplog) -> None:
+    quick = OptimizeRun("memory index", True, 40.0, 0.3, 0.2, 12)
+    slow = OptimizeRun("episode index", True, 9.0, 0.1, SLOW_OPTIMIZE_SECONDS + 0.5, 0)
+    untouched = OptimizeRun("episode index", False, 1.0, 0.1, 0.0, 0)
+    with caplog.at_level(logging.INFO, logger="memory_svc.bootstrap"):
+        log_optimize_runs([quick, None, untouched, slow, RuntimeError("child exited")])
+
+    levels = [(record.levelno, getattr(record, "shard", None)) for record in caplog.records]
+    assert levels == [(logging.INFO, "memory index"), (logging.WARNING, "episode index"), (logging.ERROR, None)]
+    assert caplog.records[0].calls_held_seconds == 0.2

@@ -24,6 +24,14 @@ Conversations 0-2 are the ones to look at while tuning; 3-5 are held out: both a
 marked as standing alone or holding a reference, for a closing audit.
 The data is for measuring only (non-commercial licence): the rules and their tests use sentences
 of our own.
+
+``--model URL [--model-name NAME] [--limit N]`` measures a language model instead, next to the rules on
+the same turns (``docs/language-model.md``): the held-out conversations' first speaker as the user, whole
+LoCoMo sessions in order until N turns (300 by default) are read; each turn goes through the model
+extractor as reflection calls it (prompt, JSON schema, validation, one retry) and through the rules. Three
+rows, scored as above on the gold facts of the sessions read: the **rules** alone, the **model** alone
+(nothing when its answer fell back) and the **hybrid** reflection writes (the rules where sure, the
+model's additions); then the paths the model's calls took and the time and tokens per turn.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import time
@@ -39,7 +48,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from agent_svc.domain.extraction import Utterance
+from agent_svc.domain.extraction import TurnReflection, Utterance
+from agent_svc.domain.hybrid_reflection import merge_reflections
 from agent_svc.domain.rules.extractor import RuleExtractor
 from lore_embeddings import OnnxMiniLmEmbedder
 
@@ -210,13 +220,90 @@ async def run(data: Path, sample: int = 0, seed: int = 37) -> None:
     )
 
 
+class NoRules:
+    """The model extractor's fallback when the model is measured alone: nothing."""
+
+    async def reflect(self, turn: Utterance, earlier: list[Utterance]) -> TurnReflection:
+        return TurnReflection()
+
+
+async def run_model(data: Path, url: str, model_name: str, limit: int, timeout_s: float, max_tokens: int) -> None:
+    from agent_svc.adapters.model_extractor import ExtractionPaths, ModelExtractor
+    from agent_svc.adapters.openai_chat import open_language_model
+
+    conversations = json.loads(data.read_text())
+    embedder = OnnxMiniLmEmbedder.load()
+    rules = RuleExtractor()
+    client = open_language_model(
+        url, os.environ.get("LORE_LLM_API_KEY", ""), model_name, timeout_s, max_tokens=max_tokens
+    )
+    paths = ExtractionPaths()
+    model = ModelExtractor(client, NoRules(), paths=paths)  # type: ignore[arg-type]
+    read = {"rules": Side(), "model": Side(), "hybrid": Side()}
+    turns, seconds = 0, 0.0
+    try:
+        for index in (i for i in range(len(conversations)) if i not in TUNING):
+            talk = conversations[index]["conversation"]
+            user = talk["speaker_a"]
+            window: list[Utterance] = []
+            for number in sorted(int(k.split("_")[1]) for k in talk if re.fullmatch(r"session_\d+", k)):
+                if turns >= limit:
+                    break
+                said_at = session_time(talk.get(f"session_{number}_date_time", ""))
+                for turn in talk[f"session_{number}"]:
+                    role = "user" if turn["speaker"] == user else "assistant"
+                    utterance = Utterance(role, turn.get("text") or "", turn["dia_id"], said_at)
+                    by_rules = await rules.reflect(utterance, window[-WINDOW:])
+                    fell_back = paths.count(path="fallback")
+                    began = time.perf_counter()
+                    by_model = await model.reflect(utterance, window[-WINDOW:])
+                    seconds += time.perf_counter() - began
+                    answered = paths.count(path="fallback") == fell_back
+                    hybrid = merge_reflections(by_rules, by_model) if answered else by_rules
+                    window.append(utterance)
+                    turns += 1
+                    if role == "user":
+                        for name, found in (("rules", by_rules), ("model", by_model), ("hybrid", hybrid)):
+                            read[name].extracted += [memory.content for memory in found.memories]
+                observed = conversations[index]["observation"].get(f"session_{number}_observation", {})
+                facts = [re.sub(rf"\b{re.escape(user)}\b", "the user", fact) for fact, *_ in observed.get(user, [])]
+                for side in read.values():
+                    side.facts += facts
+                print(f"conversation {index} session {number}: {turns} turns read", flush=True)
+            if turns >= limit:
+                break
+    finally:
+        await client.aclose()
+    print(f"\n{model_name} at {url}, held-out conversations, {turns} turns ({len(read['rules'].facts)} gold facts):")
+    for name, side in read.items():
+        print(f"  {name:<7}{(await score(embedder, side.facts, side.extracted)).line()}")
+    taken = ", ".join(f"{path} {paths.count(path=path)}" for path in ("model", "retried", "partial", "fallback"))
+    reasons = ", ".join(f"{reason} {paths.count(reason=reason)}" for reason in ("invalid", "unavailable"))
+    usage, per = client.usage, max(turns, 1)
+    print(f"  model paths: {taken} (fallbacks: {reasons}); response_format {client.format}")
+    print(
+        f"  per turn: {seconds / per:.2f} s of model time, {usage.calls / per:.2f} calls, "
+        f"{usage.prompt_tokens / per:.0f} prompt + {usage.completion_tokens / per:.0f} completion tokens"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--sample", type=int, default=0, help="print this many held-out memories at random")
     parser.add_argument("--seed", type=int, default=37)
+    parser.add_argument(
+        "--model", metavar="URL", help="an OpenAI-compatible server: measure its model next to the rules"
+    )
+    parser.add_argument("--model-name", default="default", help="the model's name on that server")
+    parser.add_argument("--limit", type=int, default=300, help="with --model: held-out turns to read (whole sessions)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="with --model: seconds per call")
+    parser.add_argument("--max-tokens", type=int, default=1024, help="with --model: tokens per answer")
     args = parser.parse_args()
-    asyncio.run(run(args.data, args.sample, args.seed))
+    if args.model:
+        asyncio.run(run_model(args.data, args.model, args.model_name, args.limit, args.timeout, args.max_tokens))
+    else:
+        asyncio.run(run(args.data, args.sample, args.seed))
 
 
 if __name__ == "__main__":

@@ -455,3 +455,10 @@ async def test_a_question_about_someone_else_or_no_answer_gives_no_belief(text: 
 )
 async def test_what_only_looks_like_a_food_or_a_drug_is_none(text: str) -> None:
     assert not any(m.content.startswith(("The user avoids", "The user takes")) for m in (await _reflect(text)).memories)
+
+
+@pytest.mark.parametrize("text", ["My fiancé Tom is a chef.", "Tom, my fiancé, cooks.", "My fiancée is called Rosa."])
+async def test_an_accented_relation_keeps_its_slot_in_the_slot_alphabet(text: str) -> None:
+    slots = [c.slot for c in (await _reflect(text)).claims]
+    assert slots and all(slot.isascii() and slot.startswith("family:fianc") for slot in slots)
+    assert all(slot in ("family:fiance", "family:fiancee") for slot in slots)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Callable
 
 from agent_svc.domain.rules.dates import by_deadline as _by
@@ -221,7 +222,7 @@ def _family(m: re.Match[str], speaker: str) -> Built:
         return None
     if rel in _PET_RELATIONS or re.fullmatch(_PETS, rel):
         return _fact(f"pet:{_slugish(rel)}", name, f"The user's {rel} is called {name}.")
-    return _fact(f"family:{rel}", name, f"The user's {rel} is called {name}.")
+    return _fact(f"family:{_slugish(rel)}", name, f"The user's {rel} is called {name}.")
 
 
 def _name(m: re.Match[str], speaker: str) -> Built:
@@ -252,7 +253,9 @@ def _allergy(m: re.Match[str], speaker: str) -> Built:
 
 
 def _slugish(value: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_")[:40]
+    """A slot's own word in the slot alphabet: "fiancé" → "fiance" (an accent would be cut off)."""
+    plain = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", plain.lower()).strip("_")[:40]
 
 
 def _diet(m: re.Match[str], speaker: str) -> Built:
@@ -323,7 +326,9 @@ def mentions(clause: str) -> tuple[PatternMatch, ...]:
         rel, name = match.group("rel").lower(), _cut(match.group("name"))
         if _is_name(name):
             content = f"The user's {rel} is called {name}."
-            found.append(PatternMatch("fact", content, (Facet(f"family:{rel}", name, content),), clause=clause))
+            found.append(
+                PatternMatch("fact", content, (Facet(f"family:{_slugish(rel)}", name, content),), clause=clause)
+            )
     for match in _ALLERGY_MENTION.finditer(clause):
         value = match.group("x")
         if match.start() == 0 or value.split()[0] in _NOT_NAMES - {"tree"}:

@@ -161,7 +161,7 @@ def with_budgets(overrides: Mapping[Section | int, int] | None = None) -> Mappin
 
 # Nothing relevant was found when no searched candidate is this similar to the message (chosen on the
 # tuning conversations of bench/context_quality.py, docs/assembler.md).
-MIN_RELEVANCE = 0.0
+MIN_RELEVANCE = 0.28
 
 # Where tokens a section leaves unused go first (``pipeline``): what was recalled for this message
 # before what the caller gave.

@@ -16,8 +16,8 @@ was not kept (most often there was none: recall never returned it), to see why a
 (``locomo-<sample_id>-<hex>``) talking to the agent ``companion``: speaker_a's turns are the user's,
 speaker_b's the assistant's. Every LoCoMo session in order is one Lore session: StartSession,
 ImportTurns (``POST /v1/sessions/{id}/turns:import``) with the turn's text (plus " [shares <caption>]"
-on image turns, no speaker name), its session's date and time as ``createdAt``, metadata
-``dia_id`` and the dia_id as idempotency key; then EndSession. Reflection and episode jobs run
+on image turns), its speaker's name (``--no-speakers``: none), its session's date and time as
+``createdAt``, metadata ``dia_id`` and the dia_id as idempotency key; then EndSession. Reflection and episode jobs run
 while the import goes on; after each conversation the benchmark polls ``GET /v1/admin/jobs`` until
 none is queued, running or retrying (twice in a row) — it stops with an error if any is
 dead-lettered, or if a session is not reflected to its last turn — and counts the user's episodes.
@@ -61,6 +61,18 @@ question as message, scope = the conversation's user and the agent, no session):
   much of Lore's answer lead is that rendering alone.
 - *Prime* (``GET /v1/memory/prime``) with the question as initial message: answer in its
   ``formattedContext``, same control, its tokens and latency.
+- *capped evidence*: the same share with each kept item credited for at most 3 of the question's
+  turns (a belief or episode citing many turns cannot cover a question alone);
+- *tokens*: also the median, and the share of the kept items' tokens spent on lines citing none of
+  the question's evidence;
+- *speaker named*: every kept message line (context and Prime) names the speaker its turn really
+  had — the words before its first colon hold that speaker's name and no other speaker's ("The
+  user"/"You" by role when imported without names); episode lines quoting "User:"/"Assistant:"
+  are counted apart;
+- *nothing relevant*: the share of contexts saying "Nothing relevant is remembered", for the real
+  questions and for 50 questions of the next conversation asked of each user (``--control-questions``,
+  no access recorded); on the tuning part, the share of each under a grid of thresholds on the
+  best similarity of any searched candidate, the rule's input.
 Conversations 0-2 are the ones to tune on, 3-5 are held out: tables for each part and overall.
 AssembleContext and Prime record access by default, so each call slightly changes the salience the
 next one sees: the order is fixed (questions in file order, each assembled then primed).

@@ -13,6 +13,8 @@ from assembler_svc.domain.profile import (
     MEMORIES_FLOOR,
     Learnt,
     build_profile,
+    core_lines,
+    is_core,
     profile_policy,
     topic_of,
 )
@@ -140,6 +142,33 @@ def test_only_core_topics_count():
     assert topic_of("The user wants to run a marathon next spring.") == "goals"
     assert topic_of("The user watched a film yesterday.") == ""
     assert topic_of("Something", "relationship_fact") == "people"
+
+
+def test_a_dated_event_that_is_over_is_no_core_fact_but_a_plan_or_a_start_is():
+    assert not is_core("The user went kayaking with the cousins last weekend.", "people")
+    assert not is_core("Yesterday the user had a job interview at the bakery.", "work")
+    assert not is_core("The user baked bread with the kids (3 June 2025).", "people")
+    assert is_core("The user is going to visit the sister in Cork next month.", "people")
+    assert is_core("The user started a new job at the library last month.", "work")
+    assert is_core("The user has a daughter named Ivy.", "people")
+    # The event is left to the memories section; the standing fact beside it is the profile's.
+    found = [
+        Learnt("e-trip", "Last Friday the user took the dog to the beach.", "fact", 0.9),
+        Learnt("s-dog", "The user has a collie named Fern.", "fact", 0.8),
+    ]
+    assert [line.source_id for line in core_lines(found)] == ["s-dog"]
+
+
+def test_a_goal_line_must_name_something_concrete():
+    assert not is_core("The user's goal is to stay positive.", "goals")
+    assert not is_core("The user's goal is to help others do the same.", "goals")
+    assert not is_core("The user's aim is to keep reaching for new goals.", "goals")
+    assert not is_core("The user has a few plans.", "goals")
+    assert is_core("The user's goal is to open a bike repair shop.", "goals")
+    assert is_core("The user's goal is to run the Dublin marathon.", "goals")
+    assert is_core("The user plans to learn the cello.", "goals")
+    # The concreteness test is on the goal, whichever topic the line came under.
+    assert not is_core("The user's goal is to help the family be happy.", "people")
 
 
 def test_the_profile_grows_into_the_memories_share_not_past_its_floor():

@@ -98,6 +98,33 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 _TOPIC_ORDER = {name: index for index, (name, _) in enumerate(TOPICS)}
 _KIND_TOPIC = {"operator_preference": "likes", "relationship_fact": "people"}
+
+# A one-off event in the past: a past time named ("yesterday", "last Friday", "(12 May 2023)").
+_PAST_TIME = re.compile(
+    r"\b(?:yesterday|last (?:night|week(?:end)?|month|year|time|summer|winter|spring|autumn|fall|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)(?:day)?|fri|sat|sun))\b|\(\d{1,2} \w+ \d{4}\)"
+)
+# ... unless it looks ahead (a plan) or starts something that goes on (a habit, a job).
+_AHEAD_OR_ONGOING = re.compile(
+    r"\b(?:next|later|soon|tomorrow|upcoming|will|going to|gonna|plans?|planning|started|since|every|"
+    r"each|once a|always|still)\b"
+)
+# A goal line names what it is after: "to give the kids a home", not "to stay positive".
+_GOAL_SHAPE = re.compile(r"\b(?:goal|aim|dream|plan|hope|wish)s? (?:is|was|are|were) to\b")
+_VAGUE = frozenset(
+    """
+    a about achieve achieving after all also am an and any anything are as aspirations at be been being has had was were
+    best better big by can could day do does doing done each enough every everything few for from get
+    getting go going gone good great happen happy have help helping how i if in into is it its just keep
+    keeping learn life live lives living lot lots make making many me more most much my new now of on
+    one ones only or other others our out own people person plans positive reach reaching same so some
+    something stay staying such that the their them themselves there these they things this those
+    through to try trying up upbeat user user's very vibes want way ways well what when where which
+    while who will with work would you your goal goals aim aims authentically empower individuals
+    savor savour enjoy moment moments things thing stuff dreams hope hopes hoping plan planning
+    """.split()
+)
+_WORDS = re.compile(r"[a-z][a-z']*")
 _ASSISTANT = re.compile(r"^\s*(?:the )?assistant\b", re.IGNORECASE)
 _FROM_USER = ("", "user")
 
@@ -151,6 +178,30 @@ def topic_of(text: str, detail: str = "") -> str:
     return _KIND_TOPIC.get(detail, "")
 
 
+def is_one_off_past(text: str) -> bool:
+    """Whether ``text`` tells a dated event that is over ("went hiking last week"): no core fact,
+    unless it looks ahead or starts something that goes on ("started a new job last month")."""
+    low = text.casefold()
+    return bool(_PAST_TIME.search(low)) and not _AHEAD_OR_ONGOING.search(low)
+
+
+def is_vague_goal(text: str) -> bool:
+    """Whether ``text`` is a goal that names nothing ("The user's goal is to stay positive"): what
+    follows "goal is to" must hold two words beyond the vague ones; a plan told otherwise, one."""
+    low = text.casefold()
+    shape = _GOAL_SHAPE.search(low)
+    rest = low[shape.end() :] if shape else low
+    concrete = [word for word in _WORDS.findall(rest) if word not in _VAGUE]
+    return len(concrete) < (2 if shape else 1)
+
+
+def is_core(text: str, topic: str) -> bool:
+    """Whether a learnt line about ``topic`` is a standing fact worth the profile's few lines."""
+    if is_one_off_past(text):
+        return False
+    return not ((topic == "goals" or _GOAL_SHAPE.search(text.casefold())) and is_vague_goal(text))
+
+
 def is_users(item: Learnt) -> bool:
     """Whether ``item`` is the user's own: never what the assistant or another speaker said."""
     return item.speaker.strip().casefold() in _FROM_USER and not _ASSISTANT.match(item.text)
@@ -172,7 +223,7 @@ def core_lines(learnt: Iterable[Learnt]) -> list[ProfileLine]:
     for item in learnt:
         text = " ".join(item.text.split())
         topic = topic_of(text, item.detail) if text else ""
-        if topic and is_users(item):
+        if topic and is_users(item) and is_core(text, topic):
             lines.append(ProfileLine(text, item.kind, item.id, item.confidence, item.updated_at, topic))
     return sorted(lines, key=_rank)
 

@@ -12,8 +12,11 @@ Built from two kinds of learnt items and the caller's own text:
 
 Only what is *core* goes in — a line whose words name one of the profile's topics, in this order:
 preferred name, people and pets (with their names), home, work and studies, health, diet and
-allergies, languages, strong likes and dislikes, current goals. Everything else (what happened
-last Tuesday) is for the memories section. Lines are deduplicated against those already taken
+allergies, languages, strong likes and dislikes, current goals. Everything else is for the
+memories section, and so is a topic line that is no standing fact: a dated event that is over
+("went hiking last week", "(3 June 2025)") unless it looks ahead or starts something that goes on
+("started a new job last month"), and a goal that names nothing beyond vague words ("The user's
+goal is to stay positive"). Lines are deduplicated against those already taken
 (beliefs before memories, the caller's lines before both): the same normalised statement, the
 same content words (``statements.same_terms``), or every content word of one within the other,
 with the same polarity.

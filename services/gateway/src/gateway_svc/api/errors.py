@@ -19,11 +19,13 @@ import grpc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from google.protobuf import json_format
 from grpc_status import rpc_status
 from lore_runtime import errors, grpc_errors
 from lore_runtime.errors import ERROR_DOMAIN
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import Message, Receive, Scope, Send
 
 from gateway_svc.api.http_middleware import HttpMiddleware
@@ -166,7 +168,23 @@ async def _validation_error(request: Request, error: Exception) -> JSONResponse:
 async def _http_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, StarletteHTTPException)
     code = _CODE_BY_HTTP.get(error.status_code, grpc.StatusCode.UNKNOWN)
-    return error_response(request, code, str(error.detail), http_status=error.status_code)
+    headers = dict(error.headers or {})
+    if error.status_code == 405:
+        headers["Allow"] = allowed_methods(request)
+    return error_response(request, code, str(error.detail), http_status=error.status_code, headers=headers or None)
+
+
+def allowed_methods(request: Request) -> str:
+    """The ``Allow`` of a 405 (RFC 9110): every method some route of the request's path accepts. The
+    router's own exception names only the first route whose path matched, and a path's methods are
+    often split over several routes (GET and POST on a collection), which FastAPI keeps in the
+    branches of the routers the app includes."""
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.routes):
+        route_methods = getattr(route, "methods", None)
+        if route_methods and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= route_methods
+    return ", ".join(sorted(methods))
 
 
 class UnexpectedErrorMiddleware(HttpMiddleware):

@@ -266,6 +266,27 @@ async def test_an_unknown_tool_or_bad_arguments_are_json_rpc_errors(open_mcp, ga
         assert (await rest.get("/v1/memories", params={"scope.userId": someone})).json().get("memories", []) == []
 
 
+async def test_observe_states_the_slot_the_service_requires(open_mcp, org_key):
+    """The tool's schema is the service's rule: a host that follows it never sends an observe the
+    service refuses, and one that does not is told which argument, before any REST call."""
+    _, key = org_key
+    async with open_mcp(key, user()) as lore:
+        [observe] = [tool for tool in (await lore.list_tools()).tools if tool.name == "observe"]
+        with pytest.raises(MCPError) as without_slot:
+            await lore.call_tool("observe", {"kind": "world_fact", "subject_id": "tomas", "summary": "Tomas rows."})
+        longest = await call(
+            lore, "observe", kind="world_fact", subject_id="tomas", slot="s" * 64, summary="Tomas rows at dawn."
+        )
+    assert "slot" in observe.input_schema["required"]
+    assert (
+        observe.input_schema["properties"]["slot"]["minLength"],
+        observe.input_schema["properties"]["slot"]["maxLength"],
+    ) == (1, 64)
+    assert without_slot.value.error.code == INVALID_PARAMS
+    assert without_slot.value.error.message == "observe: slot: required"
+    assert longest["outcome"] == "created" and longest["belief"]["summary"] == "Tomas rows at dawn."
+
+
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

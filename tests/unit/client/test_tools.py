@@ -150,6 +150,21 @@ def test_a_name_with_its_arguments_beside_it_is_read_too():
         ("search_memories", {"query": "q", "k": 2.5}, "k", "must be an integer"),
         ("search_memories", {"query": "q", "memory_types": "fact"}, "memory_types", "must be an array"),
         ("observe", {"kind": "world_fact", "subject_id": "s", "summary": "x", "slot": "Diet!"}, "slot", "must match"),
+        ("observe", {"kind": "world_fact", "subject_id": "s", "summary": "x"}, "slot", "observe: slot: required"),
+        ("observe", {"kind": "world_fact", "subject_id": "s", "summary": "x", "slot": ""}, "slot", "must not be empty"),
+        ("observe", {"kind": "world_fact", "subject_id": "s", "summary": "x", "slot": "d" * 65}, "slot", "at most 64"),
+        (
+            "observe",
+            {"kind": "world_fact", "subject_id": "a b", "summary": "x", "slot": "d"},
+            "subject_id",
+            "must match",
+        ),
+        (
+            "observe",
+            {"kind": "world_fact", "subject_id": "s", "summary": "x" * 1001, "slot": "d"},
+            "summary",
+            "at most",
+        ),
         ("record_turn", {"user_message": "hi"}, "assistant_reply", "required"),
         ("search_beliefs", {"query": "q", "kinds": ["gossip"]}, "kinds", "[0] must be one of"),
     ],
@@ -169,6 +184,7 @@ def test_bad_arguments_are_refused_naming_the_argument_and_the_rule(tool, argume
         ("remember", {"content": "x", "memory_type": "decision", "importance": 1, "entities": ["Lena"]}),
         ("search_memories", {"query": "q", "k": 50, "memory_types": ["fact", "preference"]}),
         ("observe", {"kind": "world_fact", "subject_id": "s", "summary": "x", "slot": "diet.v2", "detail": ""}),
+        ("observe", {"kind": "world_fact", "subject_id": "s", "summary": "x", "slot": "d" * 64}),
         ("prime", {}),
     ],
 )
@@ -330,3 +346,16 @@ async def test_record_turn_writes_to_a_bound_session_only_when_it_is_the_bound_u
         result = await resolve_tool_call(lore, bound, "record_turn", {"user_message": "Hi", "assistant_reply": "Hello"})
     assert result["error"]["message"] == "session s-lena not found"
     assert [route for route, _ in gateway.bodies()] == ["GET /v1/sessions/s-lena"], "no turn written"
+
+
+def test_the_observe_schema_states_the_observations_services_rules():
+    from observations_svc.domain import keys, limits
+
+    [observe] = [tool for tool in TOOLS if tool.name == "observe"]
+    rules = observe.parameters
+    assert "slot" in rules["required"], "the service refuses an observation without a slot"
+    slot, subject, summary = (rules["properties"][name] for name in ("slot", "subject_id", "summary"))
+    assert (slot["minLength"], slot["maxLength"]) == (1, limits.MAX_SLOT_CHARS)
+    assert slot["pattern"] == keys.SLOT_PATTERN.pattern
+    assert subject["pattern"] == keys.SUBJECT_ID_PATTERN.pattern
+    assert summary["maxLength"] == limits.MAX_SUMMARY_CHARS

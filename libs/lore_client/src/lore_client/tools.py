@@ -116,7 +116,12 @@ BELIEF_KINDS = [
     "tooling_state",
 ]
 SUBJECT_TYPES = ["entity", "project", "tool", "agent", "global"]
-SLOT = "^[a-z0-9_.-]*$"
+# The observations service's rules (observations_svc.domain.keys, .limits), stated here because the
+# client does not depend on the service; a test compares them.
+MAX_SLOT_CHARS = 64
+SLOT = f"^[a-z0-9_.-]{{1,{MAX_SLOT_CHARS}}}$"
+SUBJECT_ID = "^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$"
+MAX_SUMMARY_CHARS = 1000
 NOT_BLANK = "\\S"
 
 
@@ -279,7 +284,7 @@ def _observe(binding: ToolBinding, args: Json) -> Generator[Call, Any, Json]:
             "subject_id": args["subject_id"],
             "summary": args["summary"],
             "subject_type": args.get("subject_type", "entity"),
-            "slot": args.get("slot", ""),
+            "slot": args["slot"],
             "detail": args.get("detail", ""),
             "evidence": evidence,
             "scope": {"userId": binding.user_id, "teamId": binding.team_id},
@@ -439,24 +444,26 @@ TOOLS: tuple[Tool, ...] = (
             {
                 "kind": {"type": "string", "enum": BELIEF_KINDS, "description": "What the belief is about."},
                 "subject_id": _string(
-                    "Who or what it is about, by a stable name (noor, kitchen-renovation).", max_length=200
+                    "Who or what it is about, by a stable name (noor, kitchen-renovation).",
+                    max_length=128,
+                    pattern=SUBJECT_ID,
                 ),
-                "summary": _string("The belief in one sentence.", max_length=2000),
+                "summary": _string("The belief in one sentence.", max_length=MAX_SUMMARY_CHARS),
                 "subject_type": {
                     "type": "string",
                     "enum": SUBJECT_TYPES,
                     "description": "What kind of subject (default entity).",
                 },
                 "slot": _string(
-                    "Which attribute of the subject (diet, deadline): one current belief per subject and slot.",
-                    max_length=100,
-                    min_length=0,
+                    "Which attribute of the subject, in lower case (diet, deadline): one current belief per"
+                    " subject, kind and slot.",
+                    max_length=MAX_SLOT_CHARS,
                     pattern=SLOT,
                 ),
                 "detail": _string("More detail, if useful.", min_length=0),
                 "evidence": _string("The user's words that support it, quoted.", max_length=2000),
             },
-            ["kind", "subject_id", "summary"],
+            ["kind", "subject_id", "slot", "summary"],
         ),
         _observe,
     ),

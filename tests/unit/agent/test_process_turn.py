@@ -17,7 +17,7 @@ from agent_svc.domain.turn_loop import Opaque, TurnResult
 from agent_svc.usecases.process_turn import TurnServices, process_turn
 from agent_svc.usecases.reflect import ReflectionServices, reflect_through
 from agent_svc.usecases.sessions import end_session, start_session
-from lore_runtime.errors import FailedPrecondition, InvalidArgument
+from lore_runtime.errors import DeadlineExceeded, FailedPrecondition, InvalidArgument
 
 from tests.fakes import FixedClock
 from tests.fakes_agent import (
@@ -198,7 +198,9 @@ async def test_assembler_down_answers_with_an_empty_context(world: World) -> Non
 
     processed = await world.turn("hello")
 
-    assert processed.result == TurnResult(reply="Hi!", reply_turn_id=processed.reply_turn.id, context=b"")
+    assert processed.result == TurnResult(
+        reply="Hi!", reply_turn_id=processed.reply_turn.id, context=b"", reply_status="generated"
+    )
     assert world.model.prompts == [[("user", "hello")]], "no system message without a context"
     assert [t.role for t in world.stored()] == ["user", "assistant"]
 
@@ -212,7 +214,9 @@ async def test_with_a_model_the_reply_is_stored_as_an_assistant_turn_with_its_ow
     assert reply == processed.reply_turn
     assert (reply.sequence, reply.role, reply.content) == (2, "assistant", "Sure: here it is.")
     assert reply.idempotency_key == f"reply:{user.id}"
-    assert processed.result == TurnResult("Sure: here it is.", reply.id, b"payload:plan my week")
+    assert processed.result == TurnResult(
+        "Sure: here it is.", reply.id, b"payload:plan my week", reply_status="generated"
+    )
     assert world.model.prompts == [[("system", "context for plan my week"), ("user", "plan my week")]]
     assert world.transcript.queued == [reflect_job(ORG, world.session_id, 1), reflect_job(ORG, world.session_id, 2)]
     assert world.working_memory.appends == [(world.session_id, user.id), (world.session_id, reply.id)]
@@ -225,7 +229,29 @@ async def test_model_down_means_no_reply_but_the_turn_is_acknowledged(world: Wor
     processed = await world.turn("hello")
 
     assert processed.reply_turn is None
-    assert processed.result == TurnResult(reply="", reply_turn_id="", context=b"payload:hello")
+    assert processed.result == TurnResult(
+        reply="", reply_turn_id="", context=b"payload:hello", reply_status="unavailable"
+    )
+    assert [t.role for t in world.stored()] == ["user"]
+    assert world.transcript.queued == [reflect_job(ORG, world.session_id, 1)]
+
+
+class SlowModel(FakeLanguageModel):
+    """A model past the reply's deadline (the adapter turns its timeout into DeadlineExceeded)."""
+
+    async def reply(self, messages: list[tuple[str, str]]) -> str:
+        raise DeadlineExceeded("no answer within 8 s", reason="LANGUAGE_MODEL_TIMEOUT")
+
+
+async def test_a_reply_past_its_deadline_answers_with_the_context_and_says_why(world: World) -> None:
+    world.model = SlowModel()
+
+    processed = await world.turn("hello")
+
+    assert processed.reply_turn is None
+    assert processed.result == TurnResult(
+        reply="", reply_turn_id="", context=b"payload:hello", reply_status="timed_out"
+    )
     assert [t.role for t in world.stored()] == ["user"]
     assert world.transcript.queued == [reflect_job(ORG, world.session_id, 1)]
 
@@ -236,6 +262,7 @@ async def test_a_model_saying_nothing_printable_stores_no_reply(world: World) ->
     processed = await world.turn("hello")
 
     assert processed.reply_turn is None and processed.result.reply == ""
+    assert processed.result.reply_status == "empty"
     assert len(world.stored()) == 1
 
 

@@ -34,6 +34,14 @@ class ErasureStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERASURE_STATUS_COMPLETED: _ClassVar[ErasureStatus]
     ERASURE_STATUS_DEAD_LETTERED: _ClassVar[ErasureStatus]
 
+class ReplyStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REPLY_STATUS_UNSPECIFIED: _ClassVar[ReplyStatus]
+    REPLY_STATUS_GENERATED: _ClassVar[ReplyStatus]
+    REPLY_STATUS_TIMED_OUT: _ClassVar[ReplyStatus]
+    REPLY_STATUS_UNAVAILABLE: _ClassVar[ReplyStatus]
+    REPLY_STATUS_EMPTY: _ClassVar[ReplyStatus]
+
 class ForgetStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     FORGET_STATUS_UNSPECIFIED: _ClassVar[ForgetStatus]
@@ -58,6 +66,11 @@ ERASURE_STATUS_PENDING: ErasureStatus
 ERASURE_STATUS_RUNNING: ErasureStatus
 ERASURE_STATUS_COMPLETED: ErasureStatus
 ERASURE_STATUS_DEAD_LETTERED: ErasureStatus
+REPLY_STATUS_UNSPECIFIED: ReplyStatus
+REPLY_STATUS_GENERATED: ReplyStatus
+REPLY_STATUS_TIMED_OUT: ReplyStatus
+REPLY_STATUS_UNAVAILABLE: ReplyStatus
+REPLY_STATUS_EMPTY: ReplyStatus
 FORGET_STATUS_UNSPECIFIED: ForgetStatus
 FORGET_STATUS_FORGOTTEN: ForgetStatus
 FORGET_STATUS_NOTHING_MATCHED: ForgetStatus
@@ -193,20 +206,22 @@ class ProcessTurnRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., context_options: _Optional[_Union[_assembler_service_pb2.AssembleOptions, _Mapping]] = ...) -> None: ...
 
 class ProcessTurnResponse(_message.Message):
-    __slots__ = ("turn", "reply", "context", "reply_turn", "forgotten", "forget_status")
+    __slots__ = ("turn", "reply", "context", "reply_turn", "forgotten", "forget_status", "reply_status")
     TURN_FIELD_NUMBER: _ClassVar[int]
     REPLY_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     REPLY_TURN_FIELD_NUMBER: _ClassVar[int]
     FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
     FORGET_STATUS_FIELD_NUMBER: _ClassVar[int]
+    REPLY_STATUS_FIELD_NUMBER: _ClassVar[int]
     turn: _turn_pb2.Turn
     reply: str
     context: _context_pb2.AssembledContext
     reply_turn: _turn_pb2.Turn
     forgotten: _containers.RepeatedCompositeFieldContainer[ForgottenItem]
     forget_status: ForgetStatus
-    def __init__(self, turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., reply: _Optional[str] = ..., context: _Optional[_Union[_context_pb2.AssembledContext, _Mapping]] = ..., reply_turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., forgotten: _Optional[_Iterable[_Union[ForgottenItem, _Mapping]]] = ..., forget_status: _Optional[_Union[ForgetStatus, str]] = ...) -> None: ...
+    reply_status: ReplyStatus
+    def __init__(self, turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., reply: _Optional[str] = ..., context: _Optional[_Union[_context_pb2.AssembledContext, _Mapping]] = ..., reply_turn: _Optional[_Union[_turn_pb2.Turn, _Mapping]] = ..., forgotten: _Optional[_Iterable[_Union[ForgottenItem, _Mapping]]] = ..., forget_status: _Optional[_Union[ForgetStatus, str]] = ..., reply_status: _Optional[_Union[ReplyStatus, str]] = ...) -> None: ...
 
 class ForgottenItem(_message.Message):
     __slots__ = ("id", "type", "text")

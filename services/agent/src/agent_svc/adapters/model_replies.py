@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lore_runtime.errors import DeadlineExceeded
+
 from agent_svc.adapters.model_extractor import PathRecorder
 from agent_svc.adapters.openai_chat import (
     LanguageModelTimedOut,
@@ -19,7 +21,7 @@ from agent_svc.adapters.openai_chat import (
 
 class ModelReplies:
     """The turn loop's ``LanguageModel``: ``model.reply`` within ``timeout`` seconds, its path recorded.
-    Raises ``LanguageModelUnavailable`` (``LanguageModelTimedOut`` past the deadline) as the model does."""
+    Raises ``DeadlineExceeded`` past the deadline, ``LanguageModelUnavailable`` otherwise."""
 
     def __init__(self, model: OpenAICompatibleLanguageModel, timeout: float, paths: PathRecorder) -> None:
         self._model = model
@@ -29,9 +31,9 @@ class ModelReplies:
     async def reply(self, messages: Sequence[tuple[str, str]]) -> str:
         try:
             text = await self._model.reply(messages, timeout=self._timeout)
-        except LanguageModelTimedOut:
+        except LanguageModelTimedOut as error:
             self._paths.record("reply", "fallback", "timeout")
-            raise
+            raise DeadlineExceeded(error.message, reason=error.reason, metadata=error.metadata) from None
         except LanguageModelUnavailable:
             self._paths.record("reply", "fallback", "unavailable")
             raise

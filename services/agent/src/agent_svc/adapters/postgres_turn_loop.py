@@ -50,9 +50,9 @@ class PostgresTurnLoop:
                 row = await connection.fetchrow(
                     """
                     INSERT INTO agent.turn_results (turn_id, org_id, session_id, reply, reply_turn_id, context,
-                                                    created_at, forget_status, forgotten)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) ON CONFLICT (turn_id) DO NOTHING
-                    RETURNING reply, reply_turn_id, context, forget_status, forgotten
+                                                    created_at, forget_status, forgotten, reply_status)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10) ON CONFLICT (turn_id) DO NOTHING
+                    RETURNING reply, reply_turn_id, context, forget_status, forgotten, reply_status
                     """,
                     turn_id,
                     org_id,
@@ -63,6 +63,7 @@ class PostgresTurnLoop:
                     now,
                     result.forget_status,
                     json.dumps([[item.id, item.type, item.text] for item in result.forgotten]),
+                    result.reply_status,
                 )
                 if row is None:  # a concurrent or earlier save won: return what it kept
                     row = await _kept_result(connection, org_id, turn_id)
@@ -120,7 +121,8 @@ class PostgresTurnLoop:
 
 async def _kept_result(connection: asyncpg.Connection, org_id: str, turn_id: str) -> asyncpg.Record | None:
     return await connection.fetchrow(
-        "SELECT reply, reply_turn_id, context, created_at, forget_status, forgotten FROM agent.turn_results"
+        "SELECT reply, reply_turn_id, context, created_at, forget_status, forgotten, reply_status"
+        " FROM agent.turn_results"
         " WHERE org_id = $1 AND turn_id = $2",
         org_id,
         turn_id,
@@ -134,4 +136,5 @@ def _result(row: asyncpg.Record) -> TurnResult:
         context=bytes(row["context"]),
         forget_status=row["forget_status"],
         forgotten=tuple(ForgottenItem(*item) for item in json.loads(row["forgotten"])),
+        reply_status=row["reply_status"],
     )

@@ -30,6 +30,13 @@ FORGET_STATUS_TO_PB = {
     NOTHING_MATCHED: pb.FORGET_STATUS_NOTHING_MATCHED,
     AMBIGUOUS: pb.FORGET_STATUS_AMBIGUOUS,
 }
+REPLY_STATUS_TO_PB = {
+    "": pb.REPLY_STATUS_UNSPECIFIED,
+    "generated": pb.REPLY_STATUS_GENERATED,
+    "timed_out": pb.REPLY_STATUS_TIMED_OUT,
+    "unavailable": pb.REPLY_STATUS_UNAVAILABLE,
+    "empty": pb.REPLY_STATUS_EMPTY,
+}
 ROLE_TO_PB = proto_turns.ROLE_TO_PB
 ROLE_FROM_PB = proto_turns.ROLE_FROM_PB
 ERASURE_STATUS_TO_PB = {
@@ -90,6 +97,7 @@ def processed_to_pb(done: ProcessedTurn) -> pb.ProcessTurnResponse:
     if done.reply_turn is not None:
         response.reply_turn.CopyFrom(turn_to_pb(done.reply_turn))
     response.forget_status = FORGET_STATUS_TO_PB[done.result.forget_status]
+    response.reply_status = REPLY_STATUS_TO_PB[done.result.reply_status]
     response.forgotten.extend(forgotten_to_pb(done.result.forgotten))
     return response
 

@@ -13,6 +13,9 @@ from agent_svc.domain.transcript import Turn
 # has no model: the caller's model answers, and what it promised must be learnt too); system and
 # tool turns, and history, go through ImportTurns.
 PROCESSED_ROLES = ("user", "assistant")
+# What became of the reply a language model was asked for (lore.agent.v1.ReplyStatus).
+REPLY_STATUSES = ("generated", "timed_out", "unavailable", "empty")
+
 # Roles ProcessTurn assembles a context for: an assistant turn is an answer, not a question.
 CONTEXT_ROLES = ("user",)
 # Reflection reads what the user and the assistant said; system and tool turns are context only.
@@ -51,6 +54,8 @@ class TurnResult:
     # it asked nothing of the kind.
     forget_status: str = ""
     forgotten: tuple[ForgottenItem, ...] = ()
+    # What became of the reply (REPLY_STATUSES); "" when none was asked for (no model, an assistant turn).
+    reply_status: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,7 +122,7 @@ async def process_turn(
             return ProcessedTurn(said, kept)
         forgot = await _forget(org_id, session, said, services)
         assembled = await _assemble(session, said, options, services)
-        reply, reply_turn = await _respond(org_id, session, said, assembled, token, services)
+        reply, reply_turn, reply_status = await _respond(org_id, session, said, assembled, token, services)
         result = await services.results.save_result(
             org_id,
             session.id,
@@ -133,6 +133,7 @@ async def process_turn(
                 context=assembled.payload,
                 forget_status=forgot.status,
                 forgotten=forgot.forgotten,
+                reply_status=reply_status,
             ),
             services.clock.now(),
         )
@@ -208,22 +209,24 @@ def _reply_turn(session: Session, user_turn: Turn, text: str, services: TurnServ
 
 async def _respond(
     org_id: str, session: Session, turn: Turn, assembled: Assembled, token: int | None, services: TurnServices
-) -> tuple[str, Turn | None]:
+) -> tuple[str, Turn | None, str]:
+    """The reply, its stored turn and its status (``REPLY_STATUSES``; "" when no model is configured)."""
     if services.model is None:
-        return "", None
+        return "", None, ""
     messages = [("system", assembled.text)] if assembled.text else []
     try:
         text = await services.model.reply([*messages, ("user", turn.content)])
     except DEGRADABLE as error:
+        # The model's own deadline (LORE_LLM_REPLY_TIMEOUT_MS) or an unreachable model: the turn goes on.
         log.warning("turn %s has no reply: the language model is unavailable (%s)", turn.id, error)
-        return "", None
+        return "", None, "timed_out" if isinstance(error, DeadlineExceeded) else "unavailable"
     try:
         reply = _reply_turn(session, turn, normalise_content(text[:16_000], "reply"), services)
     except InvalidArgument:
-        return "", None  # the model said nothing printable
+        return "", None, "empty"  # the model said nothing printable
     stored = (await _store(org_id, session, reply, services)).turns[0]
     await _quietly(services.working_memory.append_turn(session.id, stored, token), "append the reply")
-    return stored.content, stored
+    return stored.content, stored, "generated"
 
 
 async def _quietly(call, what: str) -> None:

@@ -61,7 +61,7 @@ def test_a_small_turn_end_to_end() -> None:
     ]
     assert assembly.text == (
         "## Persona\nI am Lore.\nI speak plainly.\n\n"
-        "## About the user\n- The user prefers green tea.\n\n"
+        "## User profile\n- The user prefers green tea.\n\n"
         "## Guidance\n- The user seems calm.\n\n"
         "## What I remember\n- The user moved to Porto in May."
     )
@@ -77,7 +77,7 @@ def test_a_small_turn_end_to_end() -> None:
     assert weak.reason == "score 0.030 below 0.300"
     assert weak.score.total == pytest.approx(0.03)
     assert assembly.manifest[0].score == UNSCORED
-    assert assembly.total_tokens == sum(section.tokens for section in assembly.sections) == 8 + 10 + 7 + 12
+    assert assembly.total_tokens == sum(section.tokens for section in assembly.sections) == 8 + 9 + 7 + 12
     assert assembly.budget_tokens == 1400
     assert not assembly.first_session
     parts = parse_fingerprint(assembly.fingerprint)

@@ -63,7 +63,7 @@ DEFAULT_BUDGETS: Mapping[Section, int] = MappingProxyType(
 SECTION_TITLES: Mapping[Section, str] = MappingProxyType(
     {
         Section.PERSONA: "Persona",
-        Section.USER_PROFILE: "About the user",
+        Section.USER_PROFILE: "User profile",
         Section.WORKING_SUMMARY: "This conversation so far",
         Section.GUIDANCE: "Guidance",
         Section.TOOL_RESULTS: "Tool results",

@@ -234,7 +234,7 @@ USER_PROFILE = {
                 "updatedAt": "2026-11-02T18:04:00Z",
             },
         ],
-        "text": "## About the user\n- Goes by Noor.\n- The user lives in Porto\n- The user is allergic to peanuts.",
+        "text": "## User profile\n- Goes by Noor.\n- The user lives in Porto\n- The user is allergic to peanuts.",
         "tokens": 27,
     }
 }

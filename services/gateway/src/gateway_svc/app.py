@@ -13,7 +13,7 @@ from gateway_svc import bootstrap
 from gateway_svc.api import errors, idempotency, mcp_endpoint, metrics, ui
 from gateway_svc.api.auth_failures import AuthFailureMiddleware
 from gateway_svc.api.body_timeout import BodyTimeoutMiddleware
-from gateway_svc.api.openapi import with_error_responses, with_path_examples
+from gateway_svc.api.openapi import with_enforced_rules, with_error_responses, with_path_examples
 from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.api.request_ids import RequestIdMiddleware
 from gateway_svc.api.routes import (
@@ -82,7 +82,7 @@ def create_app(
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = with_path_examples(with_error_responses(generate_openapi()))
+            app.openapi_schema = with_enforced_rules(with_path_examples(with_error_responses(generate_openapi())))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -166,3 +166,64 @@ def with_path_examples(document: dict[str, Any]) -> dict[str, Any]:
                 if parameter["in"] == "path":
                     parameter["example"] = PATH_PARAMETERS[parameter["name"]]
     return document
+
+
+# Rules the services enforce that a message descriptor cannot say, stated in the document so a client
+# can keep to them. A listing's page size: (the largest one accepted, None when a larger one is served
+# as the largest, that largest).
+PAGE_SIZES: dict[str, tuple[int | None, int]] = {
+    "/v1/memories": (500, 500),
+    "/v1/sessions": (500, 500),
+    "/v1/sessions/{session_id}/turns": (500, 500),
+    "/v1/admin/jobs:list": (500, 500),
+    "/v1/observations": (None, 200),
+    "/v1/episodes": (None, 100),
+    "/v1/open-threads": (None, 100),
+}
+# Path parameters that are UUIDs (anything else is a 400 naming the parameter).
+UUID_PATH_PARAMETERS = frozenset({"session_id"})
+# Body fields a request cannot leave out or leave empty: (method, path) -> fields.
+REQUIRED_BODY_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("post", "/v1/memories:search"): ("query",),
+    ("post", "/v1/observations:search"): ("query",),
+    ("post", "/v1/context:assemble"): ("message",),
+}
+
+
+def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` stating page-size ranges, UUID path ids, required body fields, and that a body's
+    id, when given, must equal the path's."""
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "query" and parameter["name"] == "pageSize" and path in PAGE_SIZES:
+                    refused_above, largest = PAGE_SIZES[path]
+                    parameter["schema"] |= {"minimum": 0} | ({"maximum": refused_above} if refused_above else {})
+                    parameter["description"] = f"0 means the default; at most {largest}" + (
+                        "" if refused_above else f" (a larger size is served as {largest})"
+                    )
+                if parameter["in"] == "path" and parameter["name"] in UUID_PATH_PARAMETERS:
+                    parameter["schema"]["format"] = "uuid"
+            body = operation.get("requestBody")
+            if body is None:
+                continue
+            schema = body["content"]["application/json"]["schema"]
+            for name in REQUIRED_BODY_FIELDS.get((method, path), ()):
+                required = schema.setdefault("required", [])
+                required.extend([name] if name not in required else [])
+                schema["properties"][name]["minLength"] = 1
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path":
+                    _say_body_id_is_the_paths(body, schema, parameter["name"])
+    return document
+
+
+def _say_body_id_is_the_paths(body: dict[str, Any], schema: dict[str, Any], path_name: str) -> None:
+    head, *rest = path_name.split("_")
+    camel = head + "".join(part.title() for part in rest)
+    field = camel if camel in schema["properties"] else "id" if "id" in schema["properties"] else None
+    if field is None:
+        return
+    rule = f"`{field}` may be left out: the path's `{path_name}` fills it; a different value is refused (400)."
+    schema["properties"][field]["description"] = rule
+    body["description"] = (body.get("description", "") + " " + rule).strip()

@@ -47,6 +47,8 @@ PROTO_OF_MODEL: dict[type, type[Message]] = {
     models.EpisodeThread: episode_service_pb2.EpisodeThread,
     models.PrimedItem: assembler_service_pb2.PrimedItem,
     models.Prime: assembler_service_pb2.PrimeResponse,
+    models.ProfileLine: assembler_service_pb2.ProfileLine,
+    models.UserProfile: assembler_service_pb2.UserProfile,
     models.Evidence: observation_service_pb2.Evidence,
     models.Observation: observation_service_pb2.Observation,
     models.ObserveResult: observation_service_pb2.ObserveResponse,

@@ -176,7 +176,9 @@ class TurnResult(JsonModel):
     is configured (``reply`` empty and ``reply_turn`` ``None`` otherwise). When the user's turn
     asked to forget something ("forget what I said about my address"), ``forget_status`` says
     what that came to (``FORGET_STATUS_FORGOTTEN``, ``…_NOTHING_MATCHED``, ``…_AMBIGUOUS``) and
-    ``forgotten`` lists what was archived or invalidated; ``FORGET_STATUS_UNSPECIFIED`` otherwise."""
+    ``forgotten`` lists what was archived or invalidated; ``FORGET_STATUS_UNSPECIFIED`` otherwise.
+    ``reply_status`` says why ``reply`` is empty when a model is configured (``REPLY_STATUS_TIMED_OUT``,
+    ``…_UNAVAILABLE``, ``…_EMPTY``) or that it was ``REPLY_STATUS_GENERATED``."""
 
     turn: Turn
     reply: str
@@ -184,6 +186,7 @@ class TurnResult(JsonModel):
     reply_turn: Turn | None = field(metadata=read_with(_reply_turn))
     forgotten: tuple[ForgottenItem, ...] = ()
     forget_status: str = ""
+    reply_status: str = ""
     raw: Json = _RAW
 
 

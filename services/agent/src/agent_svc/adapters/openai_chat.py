@@ -33,6 +33,15 @@ FORMATS = ("json_schema", "json_object", "text")
 # What a server answers to a request it does not understand (vLLM and OpenAI 400, FastAPI-based 422).
 REFUSED = frozenset({400, 422})
 
+
+def _refused(response: httpx.Response) -> bool:
+    """Whether the server refused the request's format. llama-cpp-python's server answers a
+    response_format type it does not know with a 500 whose body names the field."""
+    if response.status_code in REFUSED:
+        return True
+    return response.status_code == 500 and b"response_format" in response.content
+
+
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED = re.compile(r"<(think|thinking|reasoning)>.*", re.DOTALL | re.IGNORECASE)
 _CLOSING = re.compile(r"^.*</(think|thinking|reasoning)>", re.DOTALL | re.IGNORECASE)
@@ -158,7 +167,7 @@ class OpenAICompatibleLanguageModel:
             response = await self._client.post(
                 self._url, json={**body, **_response_format(FORMATS[level], schema, name)}, timeout=seconds
             )
-            if response.status_code not in REFUSED or level == len(FORMATS) - 1:
+            if not _refused(response) or level == len(FORMATS) - 1:
                 break
             level += 1
         if response.status_code < 400 and FORMATS[level] != self.format:
@@ -207,8 +216,19 @@ def _response_format(kind: str, schema: dict[str, Any], name: str) -> dict[str, 
             "response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
         }
     if kind == "json_object":
-        return {"response_format": {"type": "json_object", "schema": schema}}
+        return {"response_format": {"type": "json_object", "schema": _without_lengths(schema)}}
     return {}
+
+
+def _without_lengths(schema: Any) -> Any:
+    """``schema`` without its string length bounds. llama.cpp turns a ``json_object`` schema into a
+    grammar with one nested rule per allowed character, and a 600-character bound crashes its server;
+    the answer's validation still checks every length."""
+    if isinstance(schema, dict):
+        return {key: _without_lengths(value) for key, value in schema.items() if key not in ("maxLength", "minLength")}
+    if isinstance(schema, list):
+        return [_without_lengths(value) for value in schema]
+    return schema
 
 
 def _tokens(value: Any) -> int:

@@ -57,7 +57,10 @@ async def test_imported_turns_keep_their_time_in_the_transcript_and_in_memory(ag
     assert set(by_content) == {turns[0].content, turns[1].content}, "tool turns stay in the transcript only"
     memory = by_content[turns[0].content]
     assert memory.memory_type == memory_service_pb2.MEMORY_TYPE_MESSAGE
-    assert memory.valid_at.ToDatetime(tzinfo=UTC) == SAID and dict(memory.metadata) == {"turn_ref": "D1:3"}
+    assert memory.valid_at.ToDatetime(tzinfo=UTC) == SAID and dict(memory.metadata) == {
+        "turn_ref": "D1:3",
+        "role": "user",
+    }
     assert memory.provenance.session_id == session_id and list(memory.provenance.turn_ids) == [listed.turns[0].id]
 
 

@@ -234,7 +234,9 @@ async def test_imported_turns_are_not_indexed_again_as_messages(world: World) ->
         ("I prefer tea over coffee.", "live", live[0].created_at),
         ("Thanks!", "live", live[1].created_at),
     ]
-    assert messages[0].write.metadata == {"channel": "web"} and messages[0].session_id == world.session_id
+    assert (
+        messages[0].write.metadata == {"channel": "web", "role": "user"} and messages[0].session_id == world.session_id
+    )
     assert world.memories.items[memory_id_for(reflect_key)].write.turn_ids == (imported[0].id,)
 
 

@@ -43,7 +43,7 @@ async def test_a_file_is_imported_once_into_a_new_session(gateway, migrated_pg, 
         turns = (await client.get(f"/v1/sessions/{session_id}/turns")).json()["turns"]
         found = await client.post("/v1/memories:search", json={"query": "Pixel vet", "scope": {"userId": "u-cli"}})
     assert [t["createdAt"] for t in turns] == ["2022-03-01T09:00:00Z", "2022-03-01T09:01:00Z", "2022-04-02T18:30:00Z"]
-    assert found.json()["results"][0]["memory"]["metadata"] == {"source": "chat-export"}
+    assert found.json()["results"][0]["memory"]["metadata"] == {"source": "chat-export", "role": "user"}
 
 
 async def test_reimporting_into_an_open_session_skips_every_turn(gateway, migrated_pg, tmp_path, capsys):

@@ -94,8 +94,9 @@ async def test_the_episode_counts_user_and_assistant_turns_and_spans_their_times
     assert (created.message_count, created.started_at, created.ended_at) == (2, T0 + timedelta(minutes=1), last_turn)
     assert created.draft.summary == (
         "The user and the assistant talked about vegetarian recipes. The user is vegetarian. "
-        "Still open: The assistant will suggest vegetarian recipes."
-    )
+        "The assistant will suggest vegetarian recipes."
+    ), "told as what was said then: no 'Still open' a later answer would leave stale"
+    assert [t.context for t in created.draft.open_threads] == ["The assistant will suggest vegetarian recipes."]
     assert created.session.id == session_id and created.session.status == "ended"
     assert await extract_episode(ORG, session_id, services(transcript, episodes)) == episode_id, "re-run: same id"
 

@@ -27,7 +27,7 @@ from agent_svc.domain.open_threads import open_business
 from agent_svc.domain.rules.central import conversation_sentences, pick_summary
 from agent_svc.domain.rules.episode import with_summary
 from agent_svc.domain.rules.narration import speaker_names, tellable
-from agent_svc.domain.rules.summary import MAX_TOLD, left_open, narrate_summary, topics_of
+from agent_svc.domain.rules.summary import MAX_TOLD, narrate_summary, topics_of
 from agent_svc.domain.transcript import Turn
 from agent_svc.domain.turn_loop import REFLECTED_ROLES
 from agent_svc.usecases.episode_ports import Episodes
@@ -164,7 +164,8 @@ async def _told(draft: EpisodeDraft, turns: Sequence[Turn], embedder: TextEmbedd
         embedder,
         names=names,
         decided=draft.decisions,
-        still_open=left_open(draft.open_threads, names),
+        # What was left open is not written into the summary: a summary is written once, and a
+        # thread answered later would read as open for ever. Open threads are shown live instead.
     )
     return dataclasses.replace(draft, summary=summary or draft.summary)
 

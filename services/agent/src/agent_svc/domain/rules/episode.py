@@ -25,7 +25,7 @@ from agent_svc.domain.rules.agreement import agreed_proposal
 from agent_svc.domain.rules.dates import dated
 from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.memories import Statement, entities_in, statements
-from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, episode_summary, keyphrases, left_open
+from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, episode_summary, keyphrases
 from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, content_words, sentences
 
 MAX_TURNS = 400
@@ -174,7 +174,7 @@ def build_episode(turns: Sequence[Utterance]) -> EpisodeDraft:
     )
     open_threads = tuple(dict.fromkeys(threads))[:MAX_ITEMS]
     return EpisodeDraft(
-        summary=episode_summary(spoken, decided=decisions, still_open=left_open(open_threads, {})),
+        summary=episode_summary(spoken, decided=decisions),  # open threads are shown live
         key_topics=topics,
         entities=entities,
         user_state=state,

@@ -12,6 +12,7 @@ fallback is the rule extractor's, told alike (domain/rules/episode.py)."""
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -93,6 +94,12 @@ async def _draft(turns: Sequence[Turn], services: EpisodeServices) -> EpisodeDra
 
 
 async def _session_turns(org_id: str, session_id: str, services: EpisodeServices) -> list[Turn]:
+    """The session's reflected turns; none for an episode whose conversation is no session of the
+    agent's (a client may write episodes under any conversation id: it has no transcript here)."""
+    try:
+        uuid.UUID(session_id)
+    except ValueError:
+        return []
     turns, after = [], 0
     while page := await services.transcript.turns(org_id, session_id, PAGE, after):
         turns += [turn for turn in page if turn.role in REFLECTED_ROLES]

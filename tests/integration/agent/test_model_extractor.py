@@ -7,14 +7,12 @@ import asyncio
 import json
 import logging
 import socket
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import uvicorn
 from agent_svc.adapters.model_answers import EngagementAnswer, EpisodeAnswer, ReflectionAnswer, answer_schema
 from agent_svc.adapters.model_extractor import ExtractionPaths, ModelExtractor
 from agent_svc.adapters.openai_chat import (
@@ -34,10 +32,10 @@ from agent_svc.domain.extraction import (
     TurnReflection,
     Utterance,
 )
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+
+from tests.chat_server import serving_chat
 
 TIMEOUT_S = 0.5
 MARGIN_S = 0.5
@@ -184,24 +182,8 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def stub_server() -> Iterator[ChatStub]:
     """A real uvicorn server on a free port, in its own thread, for the whole module."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    stub = ChatStub(port=listener.getsockname()[1])
-    app = Starlette(routes=[Route("/v1/chat/completions", stub.handle, methods=["POST"])])
-    config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", ws="none", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the stub server did not start"
-        time.sleep(0.01)
-    yield stub
-    server.should_exit = True
-    thread.join(timeout=5)
-    listener.close()
+    with serving_chat(lambda port: ChatStub(port=port), "the stub server") as stub:
+        yield stub
 
 
 @pytest.fixture

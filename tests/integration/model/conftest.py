@@ -12,10 +12,8 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
@@ -29,14 +27,12 @@ import agent_svc.server
 import httpx
 import pytest
 import pytest_asyncio
-import uvicorn
 from lore_devstack import free_port
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from tests.backends import fresh_migrated_database
+from tests.chat_server import serving_chat
 from tests.grpc_harness import RunningService, start_service
 
 # Deadlines of the tier's agent: long enough for SmolLM2 on two busy cores, short enough that a fault
@@ -198,22 +194,8 @@ def _completion(content: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def proxy_server(llama_server: LlamaServer) -> Iterator[FaultProxy]:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    proxy = FaultProxy(llama_server.base_url, listener.getsockname()[1])
-    app = Starlette(routes=[Route("/v1/chat/completions", proxy.handle, methods=["POST"])])
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the fault proxy did not start"
-        time.sleep(0.01)
-    yield proxy
-    server.should_exit = True
-    thread.join(timeout=5)
-    listener.close()
+    with serving_chat(lambda port: FaultProxy(llama_server.base_url, port), "the fault proxy") as proxy:
+        yield proxy
 
 
 @pytest.fixture

@@ -105,9 +105,11 @@ async def _serving(address: str) -> bool:
 
 
 async def _gateway_ready(url: str) -> bool:
+    """The gateway's own readiness answer: a 200 from whatever else holds the port is not it."""
     async with httpx.AsyncClient() as client:
-        with contextlib.suppress(httpx.HTTPError):
-            return (await client.get(f"{url}/readyz", timeout=2)).status_code == 200
+        with contextlib.suppress(httpx.HTTPError, ValueError):
+            answer = await client.get(f"{url}/readyz", timeout=2)
+            return answer.status_code == 200 and answer.json().get("dependencies") == {"postgres": "SERVING"}
     return False
 
 

@@ -56,6 +56,8 @@ SEARCHED = 30  # memories and beliefs read per search
 # Juniper Road" and 0.12 from "I'm allergic to peanuts": closeness alone cannot choose, words do.
 NAMED_CLOSENESS = 0.1
 CLOSE = 0.8
+# The type of a forgotten item that is a turn not yet reflected: nothing of it was written yet.
+PENDING_TURN = "turn"
 
 
 MAX_ABOUT = 500
@@ -133,11 +135,14 @@ async def forget_in_turn(
     services: ForgetServices,
     *,
     org_id: str = "",
+    reflected_through: int | None = None,
 ) -> ForgetOutcome:
     """The request ``turn`` makes; ``earlier``: the session's turns before it (the last two at least).
     With ``org_id``, a request naming something is taken out of the user's episodes too; one pointing
     back never needs to be: what it points at is in this session, which has no episode yet (its
-    episode is made without it)."""
+    episode is made without it). ``reflected_through``: the session's reflection watermark, when
+    known; a turn pointed at beyond it has nothing written yet, and reflection, which runs in order,
+    forgets what it learns from that turn when it reaches this request: the answer names the turn."""
     reason = Reason(turn.id, turn.session_id, turn.created_at)
     if not request.points_back:
         return await forget_about(scope, request.about, reason, services, sessions=(turn.session_id,), org_id=org_id)
@@ -155,6 +160,8 @@ async def forget_in_turn(
     picked = [belief for belief in beliefs if _own(scope, belief) and belief.source_ids & cited]
     forgotten = await _forget(chosen, picked, reason, services)
     await _rewrite_summary(turn.session_id, [said.content, *(item.text for item in forgotten)], frozenset(), services)
+    if not forgotten and reflected_through is not None and said.sequence > reflected_through:
+        forgotten = [ForgottenItem(said.id, PENDING_TURN, said.content)]
     return ForgetOutcome(FORGOTTEN if forgotten else NOTHING_MATCHED, tuple(forgotten))
 
 

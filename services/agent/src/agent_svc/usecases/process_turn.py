@@ -188,7 +188,8 @@ async def _forget(org_id: str, session: Session, turn: Turn, services: TurnServi
     try:
         earlier = await services.transcript.turns(org_id, session.id, 2, max(0, turn.sequence - 3))
         before = [other for other in earlier if other.sequence < turn.sequence]
-        return await forget_in_turn(session.scope, turn, request, before, services.forget)
+        reflected = await services.results.reflected_through(org_id, session.id)
+        return await forget_in_turn(session.scope, turn, request, before, services.forget, reflected_through=reflected)
     except DEGRADABLE as error:
         log.warning("turn %s: forgetting waits for reflection, a service is unavailable (%s)", turn.id, error)
         return ForgetOutcome("")

@@ -249,4 +249,4 @@ async def test_what_the_household_keeps_is_kept_unless_it_is_a_habit() -> None:
 
 async def test_a_cannot_after_a_dropped_i_does_not_make_the_ing_form_a_subject() -> None:
     found = await _reflect("off to crete next week, can't wait")
-    assert [m.content for m in found.memories] == ["The user is off to crete next week, can't wait."]
+    assert [m.content for m in found.memories] == ["The user is off to Crete next week, can't wait."]

@@ -12,17 +12,24 @@ _I = re.IGNORECASE
 _SUBJECT = r"(?:i|i'm|im|i'll|i've|i'd|i am|we|we've|we'll|we're|my|let's|let me|he|she|he's|she's)\b"
 # After "and" or "but", a verb that goes on with the subject already said ("… but live in Edinburgh now").
 _GOES_ON = r"(?:(?:now|also|still|currently)\s+)?(?:live|moved|relocated|settled|work|teach|study|go by)\b"
+# A status said after a comma goes on with the subject: "I'm 35, married with two kids, and …".
+_STATUS = r"(?:happily\s+|recently\s+|newly\s+)?(?:married|single|divorced|engaged|widowed|separated|retired)\b"
 _CLAUSE_BREAK = re.compile(
     rf";\s*|,\s*but\s+|\s+[-–—]+\s+|:\s+(?={_SUBJECT})|,\s*(?:and\s+|but\s+|so\s+)?(?={_SUBJECT})|"
-    rf"(?<!^me)(?<!^Me),?\s+(?:and|but|so)\s+(?={_SUBJECT})|,?\s+(?:and|but)\s+(?={_GOES_ON})",
+    rf"(?<!^me)(?<!^Me),?\s+(?:and|but|so)\s+(?={_SUBJECT})|,?\s+(?:and|but)\s+(?={_GOES_ON})|"
+    rf",\s*(?:and\s+)?(?={_STATUS})",
     _I,
 )
+# "As a nonbinary person I use xe/xem": the description ends where the "I" starts, comma or not.
+_AS_A_LEAD = re.compile(r"^as\s+an?\s+[\w' -]{2,30}?(?=\s+i\s)", _I)
 
 
 def clauses(sentence: str) -> list[tuple[int, int]]:
     """Spans of the sentence's independent clauses ("I'm vegan and I live in Porto" → two)."""
     spans, start = [], 0
-    for match in _CLAUSE_BREAK.finditer(sentence):
+    if (lead := _AS_A_LEAD.match(sentence)) and "," not in lead.group(0):
+        spans, start = [(0, lead.end())], lead.end() + 1
+    for match in _CLAUSE_BREAK.finditer(sentence, start):
         spans.append((start, match.start()))
         start = match.end()
     spans.append((start, len(sentence)))

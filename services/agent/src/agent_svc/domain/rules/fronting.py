@@ -23,6 +23,8 @@ from agent_svc.domain.rules.lexicon import (
     DEMONYM_NOUNS,
     FAMILY,
     NUMBER_WORD,
+    ORIGIN_DWELLER,
+    ORIGIN_DWELLERS,
     PETS,
     RELATION_CANON,
     number_value,
@@ -35,7 +37,8 @@ _I = re.IGNORECASE
 # "moved to Glasgow" → "I moved to Glasgow": a past-tense verb that opens a clause with no subject.
 _PAST = re.compile(
     r"^(?:just\s+|recently\s+)?(?:moved|relocated|graduated|booked|started|finished|joined|retired|studied|"
-    r"trained|grew up|turned|quit|married|adopted|bought|spent|lived|worked|visited)\b",
+    r"trained|grew up|turned|quit|married|adopted|bought|spent|lived|worked|visited|went|had|flew|drove|travelled|"
+    r"traveled|got back|came back|returned|left|switched|became|signed up|took up|picked up)\b",
     _I,
 )
 # "got a job at …" (an event) / "got a nut allergy" (what the user has).
@@ -43,7 +46,9 @@ _GOT = re.compile(r"^(?:just\s+)?got\s+(?!to\b|it\b|that\b|this\b|you\b)", _I)
 _GOT_EVENT = re.compile(r"^(?:just\s+)?got\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|role|position|married|engaged)\b", _I)
 # "doing a course in web design" → "I'm doing …".
 _ONGOING = re.compile(
-    r"^(?:currently\s+)?(?:doing|studying|learning|training|heading|flying|travelling|traveling|living|working)\b"
+    r"^(?:currently\s+|still\s+|now\s+)?(?:doing|studying|learning|training|heading|flying|travelling|traveling|"
+    r"living|working|hoping|planning|trying|aiming|saving|spending|taking|having|getting|going|practising|"
+    r"practicing|teaching|raising|expecting)\b"
     r"|^(?:just\s+)?back\s+from\b|^off\s+to\b",
     _I,
 )
@@ -62,6 +67,26 @@ _FINITE = re.compile(
     _I,
 )
 _NAME_IS = re.compile(r"^name\s+is\b", _I)
+# "Been a nurse for twenty years", "Been in Valencia since 2019": the perfect of "be", subject dropped.
+_BEEN = re.compile(r"^(?:just\s+|always\s+)?been\b(?!\s+(?:there|thinking|wondering|meaning|told)\b)", _I)
+# "Love a good crossword", "Live in Leeds with my partner": a present verb of the user's, subject dropped.
+_PRESENT = re.compile(
+    r"^(?:really\s+|absolutely\s+|totally\s+|also\s+|still\s+)?(?:love|adore|enjoy|hate|loathe|detest|despise|"
+    r"live|speak|own|drive|ride|teach|play|volunteer|suffer from|work (?:as|at|for|in|from|nights|weekends))\b"
+    r"(?!\s+(?:you|u|it|that|this|them|ya|him|her)\b)",
+    _I,
+)
+# "On citalopram since January": a treatment or plan the user is on, subject dropped.
+_ON = re.compile(
+    r"^on\s+(?!(?:the|my|our|your|his|her|their|a|an|it|that|this|time|board|top|holiday|leave|call|duty|shift|track|"
+    r"hold|second|foot|purpose|fire|way|average|paper|balance|reflection|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays|\d)\b)"
+    r"[a-z][\w-]+\s+(?:since|for|every|daily|twice|once|at|in the)\b",
+    _I,
+)
+# "Divorced, two kids", "married with three children": a status said with no subject.
+_STATUS_FIRST = re.compile(r"^(?:happily\s+|recently\s+|newly\s+)?(?:married|single|divorced|engaged|widowed|"
+                           r"separated|retired)\b(?!\s+(?:on|in|at|to|last|this|since|a|an|my)\b)", _I)  # fmt: skip
 _DIAGNOSED = re.compile(r"^(?:recently\s+|just\s+)?diagnosed\s+with\b", _I)
 # "Last month we were in Venice", "On Fridays I swim": a time said first moves after the clause.
 _TIME_FIRST = re.compile(
@@ -137,7 +162,7 @@ _WE_NAMED = re.compile(
     r"^(?i:we\s+(?:named|called)\s+(?:the|our)\s+(?P<rel>baby|son|daughter|dog|cat|puppy|kitten))\s+"
     r"(?P<name>[A-Z][a-z]+)$"
 )
-_NAME_HERE = re.compile(r"^(?P<name>[A-Z][a-z]+ [A-Z][a-z]+) here$")
+_NAME_HERE = re.compile(r"^(?P<name>[A-Z][a-z]+ [A-Z][a-z]+) here(?:,.*)?$")
 _NOT_NAMES = STOPWORDS | {"back", "later", "soon", "anytime", "whenever", "tomorrow", "tonight", "today", "maybe"}
 _QUESTION_WORDS = frozenset("what when where who why how which whose really seriously sorry pardon".split())
 _SUBJECTS = frozenset("i i'm i've my me we our you he she they it this that there here the a an".split())
@@ -183,7 +208,15 @@ def implied_subject(clause: str) -> str:
         text = "I was " + text
     elif _GOT.match(text):
         text = ("I " if _GOT_EVENT.match(text) else "I've ") + text
+    elif _STATUS_FIRST.match(text):
+        text = "I'm " + text
     elif _PAST.match(text):
+        text = "I " + text
+    elif _ON.match(text):
+        text = "I'm " + text
+    elif _BEEN.match(text):
+        text = "I've " + text
+    elif _PRESENT.match(text):
         text = "I " + text
     elif _ONGOING.match(text) and not _FINITE.search(text):
         text = "I'm " + text
@@ -242,6 +275,8 @@ def fronted(clause: str, greeted: bool = False) -> str:
 # "Eggs bring me out in a rash - I'm allergic to them": the thing the sentence opened with.
 _OPENING_TOPIC = re.compile(
     r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?:(?:bring|brings|give|gives|make|makes|set|sets|leave|leaves)\s+me\b|"
+    r"(?:terrify|terrifies|scare|scares|frighten|frightens|disgust|disgusts|annoy|annoys|bore|bores|"
+    r"creep|creeps|freak|freaks)\s+me\b|"
     r"(?:tastes?|smells?|looks?|feels?)\s+(?:like|so|really|awful|horrible|disgusting|gross|amazing|great)\b)"
 )
 _ENDS_ON_REFERENCE = re.compile(
@@ -296,7 +331,8 @@ def with_topic(clause: str, topic: str) -> str:
 # "call me Kat", "Shellfish gives me hives" → "I'm allergic to shellfish").
 _NAME = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 _REL = r"(?i:" + FAMILY + "|" + PETS + r")"
-_ADJ = r"(?i:(?:(?:little|old|oldest|youngest|eldest|older|younger|big|beloved|lovely|rescue|new|dear|best|baby)\s+)*)"
+_ADJ = r"(?i:(?:(?:little|old|oldest|youngest|eldest|older|younger|big|beloved|lovely|rescue|new|dear|best|baby|twin|"
+_ADJ += r"step|half|closest|good|lazy|grumpy|black|white|ginger|tabby)\s+)*)"
 # The rest of a clause that speaks of nobody else ("for my mum" makes it the mum's).
 _MINE = r"(?!.*\b(?i:my|his|her|their|your|our|him|them)\b).*"
 _AGE = r"(?P<n>\d{1,3}|" + NUMBER_WORD + r")"
@@ -308,7 +344,7 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
         (r"^(?P<name>" + _NAME + r") is what (?i:everyone|everybody|people|my friends|friends|most people|my family)"
          r" calls? me$", "call me {name}"),
-        (r"^(?i:i\s+(?:go by|prefer to be called|like to be called|'d like to be called|'d rather be called|"
+        (r"^(?i:i\s*(?:go by|prefer to be called|like to be called|'d like to be called|'d rather be called|"
          r"'d prefer to be called|would rather be called|'d rather you called me|would rather you called me|"
          r"'d prefer you called me|answer to))\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
         (r"^(?i:it's|its|i'm)\s+(?P<name>" + _NAME + r")\s+(?i:to (?:my )?(?:friends|family|everyone|most people))\b",
@@ -452,7 +488,7 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:i'm|i am)\s+(?i:a sucker for|partial to)\s+(?P<x>.+)$", "I like {x}"),
         (r"^(?i:i have)\s+(?i:a soft spot for)\s+(?P<x>.+)$", "I like {x}"),
         (r"^(?i:i\s+)?(?i:can't get enough of|cannot get enough of)\s+(?P<x>.+)$", "I love {x}"),
-        (r"^(?i:nothing beats|you can't beat)\s+(?P<x>.+)$", "I love {x}"),
+        (r"^(?i:nothing beats|you can't beat)\s+(?P<x>.+?)(?:\s+(?i:for me))?$", "I love {x}"),
         (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:is|are)\s+(?i:my guilty pleasure|right up my (?:street|alley)|"
          r"my passion|"
          r"my escape|how i (?:relax|unwind)|my hobby|my main hobby)$", "I love {x}"),
@@ -520,13 +556,14 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:my\s+(?:birthday|bday)\s*(?:'s|is|falls)?\s+on)\s+(?P<v>.+)$", "my birthday is {v}"),
         (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:" + FAMILY + r"))\s+(?i:turns|will turn|is turning|'ll turn)\s+[\w-]+\s+"
          r"(?i:on)\s+(?P<v>.+)$", "my {rel}'s birthday is {v}"),
-        (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:" + FAMILY + r"))(?:'s|s)\s+(?i:birthday|bday)\s+"
+        (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:" + FAMILY + r"))(?:'s|s'|s)\s+(?i:birthday|bday)\s+"
          r"(?i:falls\s+on|'s|is\s+on|is)\s+(?P<v>.+)$", "my {rel}'s birthday is {v}"),
         (r"^(?i:(?:my|our)\s+)?(?P<rel>(?i:twins|kids|children|boys|girls|sons|daughters))\s+(?i:were)\s+(?i:born)\s+"
          r"(?i:on)\s+(?P<v>.+)$", "my {rel}'s birthday is {v}"),
         (r"^(?i:we)\s+(?i:married|wed|were married|tied the knot|got hitched|got wed)\s+(?i:on\s+)?(?P<v>.+)$",
          "we got married on {v}"),
-        (r"^(?i:we\s+celebrate\s+our\s+(?:wedding\s+)?anniversary\s+on)\s+(?P<v>.+)$", "our anniversary is {v}"),
+        (r"^(?i:we\s+celebrate\s+our\s+(?:wedding\s+)?anniversary\s+(?:on|every))\s+(?:the\s+)?(?P<v>.+)$",
+         "our anniversary is {v}"),
         (r"^(?i:we(?:'ve| have) been married since|i got married on|i married on|i was married on)\s+(?P<v>.*\d.*)$",
          "we got married on {v}"),
         (r"^(?i:it's|it is)\s+(?i:our)\s+(?i:(?:wedding\s+)?anniversary)\s+(?P<v>(?i:on|this|next)\s+.+)$",
@@ -554,6 +591,52 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:our|my)\s+(?:[\w-]+\s+)?(?i:(?:wedding\s+)?anniversary)\s+(?i:falls\s+on|is\s+on|is|'s)\s+(?P<v>.+)$",
          "our anniversary is {v}"),
         (r"^(?:[\w-]+)\s+(?i:years?)\s+(?i:married)\s+(?i:this|on|next)\s+(?P<v>.+)$", "our anniversary is {v}"),
+        # the name, said with who uses it or where: "Everyone at work calls me Benji", "call me by my nickname, Sully"
+        (r"^(?i:(?:(?:everyone|everybody|people|friends|family|colleagues|mates|folks|most|all|my|at|work|home|school|"
+         r"the|office|just|usually|always|generally|mostly|back|in|uni|university|college|still|tend|to)\s+){1,6})"
+         r"calls?\s+me\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
+        (r"^(?i:(?:you can|you may|feel free to|please|just)\s+){0,3}(?i:call me)\s+(?i:by\s+)?(?i:my\s+(?:nick ?name|"
+         r"middle name|short name|second name)),?\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
+        (r"^(?i:the name is|my name is|i'm|i am|it's)\s+" + _NAME + r"(?:\s+" + _NAME + r")?,?\s+(?i:but)\s+"
+         r"(?i:please\s+|just\s+|do\s+)?(?i:use|call me|go with|stick to|go by|stick with)\s+(?P<name>" + _NAME + r")$",
+         "call me {name}"),
+        (r"^(?i:first name|forename|given name)\s*(?i:is|:)?\s+(?P<a>" + _NAME + r"),?\s+(?i:and\s+)?(?i:my\s+)?"
+         r"(?i:surname|last name|family name)\s*(?i:is|:)?\s+(?P<b>" + _NAME + r")$", "my name is {a} {b}"),
+        # the thing said first: "Sesame is something I'm allergic to", "Gardening is something I really enjoy"
+        (r"^(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?i:is|are)\s+(?i:something|one thing|the (?:one )?thing|a thing|what)\s+"
+         r"(?P<rest>(?i:i|i'm|i am|i've|i have)\s+(?!(?:it|that|this|them)\b)[\w' ]+?)$", "{rest} {x}"),
+        (r"^(?i:you(?:'d| would| could| might)\s+call\s+me)\s+(?P<y>(?i:an?)\s+[\w -]{2,40}?)(?:,.*)?$", "I'm {y}"),
+        # a parent named without "my": "mum lives with my sister in Perth"
+        (r"^(?P<rel>(?i:mum|mom|mam|dad|nan|nana|grandma|grandpa|granny|mother|father))\s+(?P<rest>(?i:is|was|lives|"
+         r"works|has|runs|teaches|loves|just|still|'s|retired|passed)\b.*)$", "my {rel} {rest}"),
+        # "I'm a Geordie": where the user comes from
+        (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:proud\s+|true\s+|born and bred\s+)?"
+         r"(?P<origin>(?i:" + ORIGIN_DWELLER + r"))\b.*$",
+         "I'm from {origin}"),
+        (r"^(?i:living with)\s+(?P<y>[\w' -]{2,40}?)\s+(?i:means|makes|has made|has meant)\b.*$", "I live with {y}"),
+        (r"^(?i:i)\s+(?i:have|'ve got|have got)\s+(?i:an?)\s+" + _ADJ + r"(?P<rel>" + _REL + r"),\s*(?P<name>" + _NAME
+         + r")$", "my {rel} is called {name}"),
+        (r"^(?i:i|we)(?i:'ve| have)\s+had\s+(?i:my|our)\s+" + _ADJ + r"(?P<pet>(?i:" + PETS + r"))\s+"
+         r"(?i:for|since)\b.*$",
+         "I have a {pet}"),
+        # how to reach the user: "The best time to reach me is after 6pm", "Best to reach me by phone"
+        (r"^(?i:the\s+)?(?i:best|easiest|ideal|only)\s+(?i:time|times)\s+(?i:to\s+)?(?i:reach|contact|call|ring|"
+         r"get hold of|message|text)\s+(?i:me\s+)?(?i:is|are)\s+(?P<v>.+)$", "contact me {v}"),
+        (r"^(?i:it's\s+|it is\s+)?(?i:best|easiest)\s+(?i:to)\s+(?i:reach|contact|call|ring|get hold of)\s+(?i:me)\s+"
+         r"(?P<v>.+)$", "contact me {v}"),
+        # "Nothing with mushrooms, please"
+        (r"^(?i:nothing|no food|no dishes)\s+(?i:with)\s+(?P<x>[a-z][\w -]{1,30}?)(?:\s+(?i:in it|in))?"
+         r"(?:\s+(?i:for me|please))?$", "I avoid {x}"),
+        # "Most weekends you'll find me out birdwatching"
+        (r"^(?:[\w ]{0,25}?\s)?(?i:you(?:'ll| will)?|you can)\s+(?i:(?:usually|always|often|normally)\s+)?(?i:find)\s+"
+         r"(?i:me)\s+(?i:(?:out|down|up|off)\s+)?(?P<x>[a-z]+ing)\b.*$", "I love {x}"),
+        # "We've got flights booked to Bali for October"
+        (r"^(?i:i|we)(?i:'ve| have)?\s+(?i:got\s+)?(?i:(?:a|an|our|my|the)\s+)?(?i:flights?|tickets?|trip|holiday)\s+"
+         r"(?i:booked)\s+(?i:to|for)\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(?P<rest>.*)$",
+         "I'm flying to {place}{rest}"),
+        # "Mum of two here", "proud dad of three"
+        (r"^(?i:(?:a\s+)?(?:proud\s+|busy\s+|single\s+|working\s+)?)(?P<r>(?i:mum|mom|mother|dad|father|parent))\s+"
+         r"(?i:of)\s+(?P<count>" + NUMBER_WORD + r"|\d)(?i:\s+here)?\b.*$", "I'm a {r} of {count}"),
     )
 )  # fmt: skip
 # "Being Scottish", "As a nurse": a clause of its own before "I …" describes the user.
@@ -566,11 +649,15 @@ _AS_A = re.compile(
 # "My wife and I", "me and my sister", "Priya and I": the user among others, said as "we".
 _AND_I_LEAD = re.compile(
     r"^(?:(?i:my|our)\s+(?:" + _REL + r")(?:\s+" + _NAME + r")?|" + _NAME + r")\s+(?i:and\s+(?:i|me))\s+(?P<rest>.+)$"
-    r"|^(?i:me and)\s+(?:(?i:my|our)\s+)?(?:(?:" + _REL + r")\s+)?(?:" + _NAME + r"|[a-z]+)\s+(?P<rest2>(?i:are|were|"
+    r"|^(?i:me and)\s+(?:(?i:my|our|the)\s+)?(?:(?:"
+    + _REL
+    + r")\s+)?(?:"
+    + _NAME
+    + r"|[a-z]+)\s+(?P<rest2>(?i:are|were|"
     r"have|went|live|moved|got|own|keep|spent|met|share|just|both|will|love)\b.*)$"
 )
 _GREETED_NAME = re.compile(r"^(?i:i'm|i am|this is)\s+(?P<name>" + _NAME + r"(?: " + _NAME + r")?)$")
-_FULL_NAME = re.compile(r"^(?i:i'm|i am)\s+(?P<name>" + _NAME + r" " + _NAME + r")$")
+_FULL_NAME = re.compile(r"^(?i:i'm|i am|this is)\s+(?P<name>" + _NAME + r" " + _NAME + r")$")
 
 
 def we_said(clause: str) -> str:
@@ -617,6 +704,8 @@ def canonical(text: str, greeted: bool = False) -> str:
             values["noun"] = DEMONYM_NOUNS[values["noun"].lower()]
         if "city" in values:
             values["city"] = CITY_DWELLERS[values["city"].lower()]
+        if "origin" in values:
+            values["origin"] = ORIGIN_DWELLERS[values["origin"].lower()]
         if "long" in values and not values["long"].lower().startswith(values["name"].lower()[:2]):
             continue  # "I prefer Nick to Nicholas" names; "I prefer Python to Java" does not
         if "x" in values and match.start("x") == 0:  # a capital that only starts the clause says nothing

@@ -92,10 +92,14 @@ SELF_STATES = (
 CITY_DWELLERS = {"londoner": "London", "berliner": "Berlin", "new yorker": "New York", "parisian": "Paris",
                  "mancunian": "Manchester", "glaswegian": "Glasgow", "liverpudlian": "Liverpool",
                  "dubliner": "Dublin", "angeleno": "Los Angeles", "torontonian": "Toronto",
-                 "edinburgher": "Edinburgh", "brummie": "Birmingham", "scouser": "Liverpool",
-                 "geordie": "Newcastle", "bostonian": "Boston", "chicagoan": "Chicago", "viennese": "Vienna",
+                 "edinburgher": "Edinburgh", "bostonian": "Boston", "chicagoan": "Chicago", "viennese": "Vienna",
                  "roman": "Rome", "madrileño": "Madrid", "lisboeta": "Lisbon"}  # fmt: skip
 CITY_DWELLER = "|".join(sorted(CITY_DWELLERS, key=len, reverse=True))
+# "I'm a Geordie": a name for where someone comes from (its accent, its roots), not where they live now.
+ORIGIN_DWELLERS = {"geordie": "Newcastle", "scouser": "Liverpool", "brummie": "Birmingham", "cockney": "London",
+                   "yorkshireman": "Yorkshire", "yorkshirewoman": "Yorkshire", "cornishman": "Cornwall",
+                   "cornishwoman": "Cornwall"}  # fmt: skip
+ORIGIN_DWELLER = "|".join(sorted(ORIGIN_DWELLERS, key=len, reverse=True))
 # "I'm a Scot": the people's noun, and the adjective the nationality slot holds.
 DEMONYM_NOUNS = {"scot": "Scottish", "brit": "British", "welshman": "Welsh", "welshwoman": "Welsh",
                  "irishman": "Irish", "irishwoman": "Irish", "englishman": "English", "englishwoman": "English",

@@ -26,6 +26,7 @@ from agent_svc.domain.rules.fronting import (
 )
 from agent_svc.domain.rules.model import Facet, PatternMatch, Statement
 from agent_svc.domain.rules.normalise import (
+    is_conditional,
     is_english,
     is_hypothetical,
     is_question,
@@ -87,7 +88,7 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
             found += [s for s in [_statement(fronted(answer), role, sentence.text.strip())] if s]
             continue
         said_before = sentence.clean
-        if not body or is_question(body) or is_hypothetical(body) or is_reported(body):
+        if not body or is_question(body) or is_conditional(body) or is_reported(body):
             continue
         if is_sarcastic(sentence.clean):
             continue
@@ -99,10 +100,14 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
         for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
             clause = normalise(clause_clean).rstrip(".!")
+            if is_hypothetical(clause):
+                continue  # "I probably should know this": the hedge takes its own clause only
             if role == "user":
                 said = clause
                 clause = _carried(clause, subject)
                 subject = _subject_of(clause) or subject
+                # "My husband Oliver and I …" is read as "we …": the husband is still named
+                together = we_said(clause) != clause and said[:2].lower() == "my"
                 clause = we_said(clause)
                 clause = with_topic(fronted(resolve(clause, known), greeted), topic)
                 topic = topic or opening_topic(clause)
@@ -113,6 +118,7 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
                 found.append(statement)
             if role == "user":
                 named = mentions(clause) + (mentions(f"with {said}") if said[:2].lower() in ("me", "my") else ())
+                named += mentions(f"with my{said[2:]}") if together else ()
                 found += [_from_match(match, role, excerpt) for match in named]
             if len(found) >= MAX_MEMORIES_PER_TURN:
                 break

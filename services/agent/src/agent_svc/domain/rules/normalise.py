@@ -5,7 +5,9 @@ The same statement must give the same fact whatever surrounds it: openers and di
 ("quick note:", "by the way", "honestly", "fun fact"), trailing meta clauses (", so keep that in
 mind", ", just so you know", ", if that helps") and intensifiers after "I'm" ("really", "severely")
 are taken off before the patterns read the clause, so "Quick note: I'm really allergic to peanuts,
-so keep that in mind." reads as "I'm allergic to peanuts".
+so keep that in mind." reads as "I'm allergic to peanuts". So are a hedge or a "how I know" lead ("I
+think", "turns out", "we found out last month that"), chat spelling ("cant", "yrs", "my husbands a
+chef") and the perfect of a state that still holds ("I've been vegan for years" → "I am vegan …").
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ _META_TAIL = re.compile(
     r"just so (?:you|u) know|just so you're aware|if that helps|if that matters|in case it matters|"
     r"for what it's worth|fwiw|for the record|by the way|btw|fyi|lol|haha|thanks|thank you|cheers|sadly|"
     r"unfortunately|honestly|to be honest|if you need it|if you must know|as you know|you know|though|"
-    r"nice to meet you|pleased to meet you|good to meet you|nice to e-meet you|literally|easily|at all|please))+"
+    r"nice to meet you|pleased to meet you|good to meet you|nice to e-meet you|literally|easily|at all|please|"
+    r"not sure (?:if|whether) (?:that|it)(?:'s| is| matters)(?: relevant| important| useful)?|"
+    r"(?:in case|if) (?:that|it)(?:'s| is) (?:useful|relevant|important|helpful)|if you need to know|"
+    r"so you can too|if you like|if you want|if you're wondering|for context|for reference))+"
     r"[\s.!,]*$",
     _I,
 )
@@ -83,27 +88,108 @@ _REPORTING = re.compile(
 )
 
 
+# A hedge or a "how I know" lead before a first-person clause says nothing about the fact itself:
+# "I think I'm allergic to hazelnuts", "Turns out I have high blood pressure", "We found out last
+# month that I'm allergic to dust mites" → the clause after it.
+_HEDGE = re.compile(
+    r"^(?:(?:i(?:\s+(?:think|guess|believe|reckon|suppose|suspect|would say)|'d say)|"
+    r"i'm (?:pretty |fairly |quite )?sure|"
+    r"pretty sure|(?:it\s+)?turns out|as it turns out|(?:i|we)(?:'ve| have)?\s+(?:recently\s+|just\s+|finally\s+)?"
+    r"(?:found out|learned|learnt|discovered|realised|realized)(?:\s+(?:recently|last\s+\w+|this\s+\w+|"
+    r"(?:a|one|two|three|\d+)\s+\w+\s+ago))?)(?:\s+that)?[\s,]+)+"
+    r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|you'd call me|you would call me)\b)",
+    _I,
+)
+# Chat spelling of common contractions: "cant", "dont", "ive" → "can't", "don't", "I've".
+_CHAT_FORMS = {"cant": "can't", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "isnt": "isn't",
+               "arent": "aren't", "wasnt": "wasn't", "havent": "haven't", "hasnt": "hasn't", "wont": "won't",
+               "couldnt": "couldn't", "shouldnt": "shouldn't", "wouldnt": "wouldn't", "ive": "I've",
+               "yrs": "years", "yr": "year", "bday": "birthday", "b-day": "birthday", "u": "you", "ur": "your",
+               "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "n": "and"}  # fmt: skip
+_CHAT = re.compile(r"(?<![\w'/-])(?:" + "|".join(sorted(_CHAT_FORMS, key=len, reverse=True)) + r")(?![\w'/-])")
+# "my husbands a chef", "my daughters birthday": a possessive written without its apostrophe.
+_RELATIVES = (
+    r"wife|husband|partner|spouse|boyfriend|girlfriend|fianc[eé]e?|son|daughter|mum|mom|dad|mother|father|"
+    r"brother|sister|sis|bro|grandma|grandpa|grandmother|grandfather|nan|aunt|uncle|cousin|niece|nephew|"
+    r"friend|mate|boss|dog|cat|baby|kid|child"
+)
+_BARE_POSSESSIVE = re.compile(
+    r"\b(?P<my>my|our)\s+(?P<rel>" + _RELATIVES + r")s\s+(?=(?:a|an|the|birthday|name|job|car|bday|called|"
+    r"named|from|in|at|still|now|just|never|always|really|so|very)\b)",
+    _I,
+)
+# "Our anniversary's on …", "my hometown's Aberdeen": "'s" after the attribute is "is".
+_ATTRIBUTE_IS = re.compile(
+    r"\b(?P<a>birthday|bday|anniversary|hometown|home town|surname|nationality|diet|job|car|age|"
+    r"(?:favou?rite|fave)\s+[a-z]+)'s\b(?!\s+(?:name|birthday|car|job|age|present|gift|party)\b)",
+    _I,
+)
+
+
 def strip_openers(text: str) -> str:
     """ "Actually, by the way, I live in Porto" → "I live in Porto"."""
     return _LEAD.sub("", text)
 
 
+# "My wife's a nurse", "my dad's from Cork": "'s" after "my <relative>" before a description is "is".
+_RELATIVE_IS = re.compile(
+    r"\b(?P<my>my|our)\s+(?P<rel>" + _RELATIVES + r")'s\s+(?=(?:a|an|the|from|in|at|still|now|just|never|always|"
+    r"really|so|very|called|named|retired|married|pregnant|vegan|vegetarian|based|originally|currently|also)\b)",
+    _I,
+)
+
+
+def chat_spelling(text: str) -> str:
+    """ "i cant have dairy", "my husbands a chef" → "i can't have dairy", "my husband is a chef"."""
+    text = _CHAT.sub(lambda m: _CHAT_FORMS[m.group(0)] if m.group(0).islower() else m.group(0), text)
+    text = _BARE_POSSESSIVE.sub(lambda m: f"{m.group('my')} {m.group('rel')}'s ", text)
+    return _RELATIVE_IS.sub(lambda m: f"{m.group('my')} {m.group('rel')} is ", text)
+
+
 def normalise(text: str, intensifiers: bool = True) -> str:
     """The clause as the patterns read it: no opener, no trailing aside, no intensifier after "I'm"
     (kept with ``intensifiers=False``, for a sentence kept in the speaker's words)."""
-    text = strip_openers(text.strip())
+    text = strip_openers(chat_spelling(text.strip()))
+    text = strip_openers(_HEDGE.sub("", text))
     text = _META_TAIL.sub("", text).strip()
     text = _LOWER_I.sub(lambda m: _LOWER_I_FORMS[m.group(0).lower()], text)
     if intensifiers:
         text = _INTENSIFIER.sub(lambda m: m.group("head") + " ", text)
     text = re.sub(r"\bname's\b", "name is", text, flags=_I)
+    text = _ATTRIBUTE_IS.sub(lambda m: f"{m.group('a')} is", text)
     text = _NAME_QUALIFIER.sub("my name is", text)
     text = aspect(text)
     return text.strip()
 
 
+# "I've been in Valencia for three years": where the user lives, said with how long.
+_BEEN_IN = re.compile(
+    r"^(?P<s>(?i:i|we))(?i:'ve| have)\s+(?i:been)\s+(?i:living\s+|based\s+)?(?i:in)\s+"
+    r"(?P<p>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)"
+    r"(?=\s+(?:for|since)\s)",
+)
+# "I've been happily married for 20 years", "been type 2 diabetic since 2019": a state that still holds.
+_BEEN_STATE = re.compile(
+    r"^(?P<s>i|we)(?:'ve| have)\s+been\s+(?!(?:a|an|in|to|at|there|here|so|too|very|really|told|asked)\b)"
+    r"(?!(?:happily\s+)?married\s+since\b)"
+    r"(?P<rest>(?![\w-]+ing\b)[\w' -]+?\s+(?:for|since)\s+.+)$",
+    _I,
+)
+# "I've been dealing with back pain for years" → "I deal with back pain".
+_BEEN_COPING = re.compile(r"^(?P<s>i|we)(?:'ve| have)\s+been\s+(?P<v>dealing|suffering|struggling|coping|living)"
+                          r"\s+(?=with\b|from\b)", _I)  # fmt: skip
+_COPING_FORMS = {"dealing": "deal", "suffering": "suffer", "struggling": "struggle", "coping": "cope",
+                 "living": "live"}  # fmt: skip
+
+
 def aspect(text: str) -> str:
     """ "I've been living in Dublin" → "I live in Dublin": the same standing fact."""
+    text = _BEEN_IN.sub(lambda m: f"{_ASPECT_FORMS[m.group('s').lower()]} live in {m.group('p')}", text)
+    text = _BEEN_COPING.sub(
+        lambda m: f"{_ASPECT_FORMS[m.group('s').lower()]} {_COPING_FORMS[m.group('v').lower()]} ", text
+    )
+    if match := _BEEN_STATE.match(text):
+        text = f"{'I am' if match.group('s').lower() == 'i' else 'we are'} {match.group('rest')}"
     return _ASPECT.sub(lambda m: f"{_ASPECT_FORMS[m.group('s').lower()]} {_ASPECT_FORMS[m.group('v').lower()]}", text)
 
 
@@ -123,6 +209,19 @@ def is_question(text: str) -> bool:
 
 def is_hypothetical(text: str) -> bool:
     return bool(_HYPOTHETICAL.search(text))
+
+
+# What makes a whole sentence unreal ("If I move to Leeds, I'll …"), as against a modal hedge
+# ("probably", "maybe") that only takes its own clause: "As a 31-year-old, I probably should know this".
+_CONDITIONAL = re.compile(
+    r"\b(?:if|unless|suppose|supposing|assuming|assume|pretend|say i|imagine|hypothetically|in case|someday|"
+    r"some day|one day|wish|were to)\b",
+    _I,
+)
+
+
+def is_conditional(text: str) -> bool:
+    return bool(_CONDITIONAL.search(text))
 
 
 def is_reported(text: str) -> bool:

@@ -58,7 +58,10 @@ _ASSISTANT_ACTIONS = _LET_ME_VERBS | {"remind", "share", "note", "save", "track"
                                      "flag", "bring", "pull", "gather", "look", "reply", "respond", "notify",
                                      "alert", "ask", "keep", "suggest", "recommend", "propose", "include",
                                      "avoid", "stick", "use", "go", "start", "finish", "do"}  # fmt: skip
-_DIET = "vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|lactose intolerant|teetotal|halal|kosher"
+_DIET = (
+    "vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten-free|lactose intolerant|teetotal|halal|kosher|"
+    "flexitarian|veggie|plant-based|plant based|lacto-vegetarian|ovo-vegetarian|raw vegan"
+)
 _DIET_FOODS = {"meat", "fish", "pork", "beef", "dairy", "gluten", "eggs", "seafood", "chicken", "alcohol", "sugar"}
 _RELATIONS = (
     "wife|husband|partner|spouse|son|daughter|mother|mom|mum|father|dad|brother|sister|boyfriend|girlfriend|fiancée?"
@@ -158,10 +161,42 @@ _SOMEWHERE_NEAR = re.compile(
 )
 
 
+# Words after "live in" or "a week in" that are no place, in a clause written all in lower case.
+_NOT_PLACES = {"fear", "hope", "denial", "peace", "luxury", "poverty", "comfort", "harmony", "squalor", "sin", "style",
+               "bed", "town", "the", "a", "an", "my", "our", "their", "his", "her", "your", "this", "that", "it",
+               "there", "here", "home", "hiding", "limbo", "pain", "debt", "sight", "love", "view", "range", "time",
+               "advance", "general", "fact", "case", "order", "total", "person", "theory", "turn", "public", "student",
+               "students", "halls", "hall", "dorm", "dorms", "residence", "accommodation", "shared", "rented",
+               "council", "social", "house", "flat", "apartment", "caravan", "van", "boat", "tent", "village", "city",
+               "suburbs", "countryside", "country", "centre", "center", "area", "part", "bit", "hotel", "hostel",
+               "uni", "university", "college", "school", "work", "lodgings", "digs", "barracks", "care", "hospital",
+               "prison", "rehab", "quarantine", "isolation", "lockdown", "secret", "silence",
+               "private", "tandem", "parallel", "one", "two", "three", "few", "couple", "week", "month", "year",
+               "weeks", "months", "years", "summer", "winter", "spring", "autumn", "june", "july", "may"}  # fmt: skip
+# A place written in lower case takes one word, or two when the first opens a place's name ("new york").
+_PLACE_LEADS = {"new", "san", "santa", "los", "las", "st", "saint", "north", "south", "east", "west", "hong", "el",
+                "la", "le", "port", "fort", "mount", "cape", "costa", "sri", "buenos", "rio", "tel", "abu",
+                "kuala"}  # fmt: skip
+
+
+def _proper(place: str, clause: str) -> str:
+    """A place as the patterns take it: capitalised as written, or, in a clause written all in lower case
+    ("i moved to seattle"), capitalised here when its first word is no common word."""
+    if not place or place[0].isupper():
+        return place
+    chat = re.sub(r"\bI(?=\b|')", "i", clause)
+    words = place.split()
+    if chat != chat.lower() or any(w in _NOT_PLACES or w in _NOT_NAMES for w in words):
+        return ""
+    if len(words) > 2 or (len(words) == 2 and words[0] not in _PLACE_LEADS):
+        return ""
+    return " ".join(word.capitalize() for word in place.split())
+
+
 def _lives(m: re.Match[str], speaker: str) -> Built:
     near = _SOMEWHERE_NEAR.match(m.group("v"))  # "a village near York": where it is, said by the town
-    place = _cut(near.group("p") if near else m.group("v"))
-    if not place or not place[0].isupper():
+    place = _proper(_cut(near.group("p") if near else m.group("v")), m.string)
+    if not place:
         return None
     denied, reversal = _denial(m, m.string)
     moved = "move" in m.group(0).lower() or "relocat" in m.group(0).lower()
@@ -201,6 +236,8 @@ def _job(m: re.Match[str], speaker: str) -> Built:
     first = job.split()[0].lower() if job else ""
     if not job or last in _NOT_JOBS or first in _NOT_JOBS or first in _TRAIT_WORDS or not _JOB_SUFFIX.search(last):
         return None
+    if re.fullmatch(_DIET, job, _I):
+        return None  # "I'm a flexitarian": a diet, said like a trade
     org = _cut(m.groupdict().get("org") or "")
     denied, reversal = _denial(m, m.string)
     verb = ("is no longer" if reversal else "is not") if denied else "is"
@@ -306,7 +343,7 @@ def _relative(m: re.Match[str], speaker: str) -> Built:
     job = _JOB_RE.match(rest)
     if job and _JOB_SUFFIX.search(job.group("job").split()[-1]) and job.group("job").split()[-1] not in _NOT_JOBS:
         facets.append(Facet(f"{key}:job", _tidy(job.group("job")), content))
-        if job.group("org"):
+        if job.group("org") and job.group("org")[0].isupper():
             facets.append(Facet(f"{key}:employer", _cut(job.group("org")), content))
     place = re.match(r"^(?:lives|is based|lives and works)\s+in\s+(?P<v>[A-Z].+)", rest)
     if place:
@@ -326,8 +363,9 @@ def mentions(clause: str) -> tuple[PatternMatch, ...]:
         rel, name = match.group("rel").lower(), _cut(match.group("name"))
         if _is_name(name):
             content = f"The user's {rel} is called {name}."
+            owner = "pet" if rel in _PET_RELATIONS or re.fullmatch(_PETS, rel) else "family"
             found.append(
-                PatternMatch("fact", content, (Facet(f"family:{_slugish(rel)}", name, content),), clause=clause)
+                PatternMatch("fact", content, (Facet(f"{owner}:{_slugish(rel)}", name, content),), clause=clause)
             )
     for match in _ALLERGY_MENTION.finditer(clause):
         value = match.group("x")
@@ -460,12 +498,20 @@ def _reminder(m: re.Match[str], speaker: str) -> Built:
 
 def _trip(m: re.Match[str], speaker: str) -> Built:
     """ "I'm flying to Lisbon next Friday": a plan, kept as said (a memory, never a belief: plans change)."""
-    place = m.group("place")  # the patterns ignore case: a place is capitalised as written
-    if not place[0].isupper() or place.split()[0].lower() in _NOT_NAMES:
+    written = m.group("place")  # the patterns ignore case: a place is capitalised as written
+    place = _proper(_cut(written), m.string)
+    if not place or place.split()[0].lower() in _NOT_NAMES:
         return None
-    said = _tidy(m.string)
+    said = _tidy(m.string.replace(_cut(written), place, 1))
     we = re.match(r"^we(?:'re| are)\s+", said, _I)
-    what = f"The user's household is {said[we.end() :]}" if we else told(said)
+    we_have = re.match(r"^we(?:'ve| have)\s+", said, _I)
+    what = (
+        f"The user's household is {said[we.end() :]}"
+        if we
+        else f"The user's household has {said[we_have.end() :]}"
+        if we_have
+        else told(said)
+    )
     return PatternMatch("fact", what.rstrip(".!") + ".") if what else None
 
 
@@ -544,9 +590,11 @@ def _channel(m: re.Match[str], speaker: str) -> Built:
 
 
 _ROUTINE_VERBS = {"order", "watch", "play", "go", "walk", "cook", "eat", "visit", "call", "swim", "run", "cycle",
-                  "hike", "bake", "clean", "shop", "meet", "host", "volunteer", "attend", "do", "take"}  # fmt: skip
+                  "hike", "bake", "clean", "shop", "meet", "host", "volunteer", "attend", "do", "take",
+                  "have"}  # fmt: skip
 _HOUSEHOLD_VERBS = {"just adopted": "just adopted", "took in": "took in", "adopted": "adopted", "rescued": "rescued",
                     "have": "has", "got": "has", "own": "owns", "keep": "keeps", "rent": "rents", "live in": "lives in",
+                    "live on": "lives on",
                     "bought": "bought", "just bought": "just bought", "'ve got": "has", "have got": "has"}  # fmt: skip
 
 
@@ -646,9 +694,21 @@ def _self_state(m: re.Match[str], speaker: str) -> Built:
 
 def _condition(m: re.Match[str], speaker: str) -> Built:
     """ "I suffer from migraines", "I live with chronic back pain": a condition of the user's."""
-    verb = {"have had": "has had", "'ve had": "has had"}.get(m.group("verb").lower(), m.group("verb").lower())
+    verb = {
+        "have had": "has had",
+        "'ve had": "has had",
+        "have": "has",
+        "'ve got": "has",
+        "have got": "has",
+        "got": "has",
+    }.get(m.group("verb").lower(), m.group("verb").lower())
     verb = verb.replace("suffer", "suffers").replace("live with", "lives with").replace("struggle", "struggles")
     return PatternMatch("fact", f"The user {verb.replace('deal with', 'deals with')} {_tidy(m.group('v'))}.")
+
+
+def _vehicle(m: re.Match[str], speaker: str) -> Built:
+    """ "Our car is a Kia Sportage": the household's vehicle (a memory)."""
+    return PatternMatch("fact", f"The user's {m.group('what').lower()} is {_article(_tidy(m.group('v')))}.")
 
 
 def _home_is(m: re.Match[str], speaker: str) -> Built:
@@ -715,7 +775,7 @@ def _one_verb(m: re.Match[str], speaker: str) -> Built:
 def _we_routine(m: re.Match[str], speaker: str) -> Built:
     """ "We order takeaway on Fridays": the household's routine."""
     verb = m.group("verb").lower()
-    verb += "es" if verb.endswith(("sh", "ch", "x", "o")) else "s"
+    verb = "has" if verb == "have" else verb + ("es" if verb.endswith(("sh", "ch", "x", "o")) else "s")
     return PatternMatch("fact", f"The user's household {verb} {third_person(_tidy(m.group('v')), 'user')}.")
 
 
@@ -761,7 +821,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'ve| have)?\s+(?:just\s+)?(?:started|got|taken|landed)\s+(?:a\s+)?(?:new\s+)?(?:job|role|position)\s+"
          r"(?:at|with)\s+(?P<org>[A-Z].+?)(?:\s+as\s+(?P<job>.+))?$", _works, _USER),
         (r"^i(?:'ve| have)?\s+(?P<neg>left|quit)\s+(?P<org>[A-Z][\w&-]*(?: [A-Z][\w&-]*)*)$", _works, _USER),
-        (r"^i\s+" + _NEG + r"work\s+as\s+(?P<job>.+?)(?:\s+(?:at|for)\s+(?P<org>.+))?$", _works, _USER),
+        (r"^i\s+" + _NEG + r"work\s+(?:in\s+[\w&' -]{2,25}?\s+)?as\s+(?P<job>.+?)(?:\s+(?:at|for)\s+(?P<org>.+))?$",
+         _works, _USER),
         (r"^i(?:'ve| have)?\s+(?:just\s+)?(?:joined|started at|got a job at)\s+(?P<org>[A-Z].+)", _works, _USER),
         (r"^i(?:'m| am)\s+(?:now\s+)?" + _NEG + r"(?:a|an)\s+(?P<job>[a-z][\w-]*"
          r"(?: (?!at\b|for\b|in\b|and\b|with\b)[a-z][\w-]*){0,2})"
@@ -771,7 +832,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"'s named| is)\s+"
          r"(?P<name>[A-Z][\w-]*)",
          _family, _USER),
-        (r"^i have an?\s+(?P<rel>" + _RELATIONS + r")\s+(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
+        (r"^i have an?\s+(?:(?:twin|older|younger|big|little|baby|step|half)\s+)?(?P<rel>" + _RELATIONS + r")\s+"
+         r"(?:called|named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
         (r"^my\s+(?P<rel>friend|best friend|mate|best mate|colleague|neighbour|neighbor|flatmate)"
          r"(?:'s name is| is called| is named)\s+(?P<name>[A-Z][\w-]*)", _family, _USER),
         (r"^(?:my|our)\s+(?P<rel>" + _RELATIONS + "|" + _PETS + r")\s+(?P<name>[A-Z][a-z][\w-]*)"
@@ -799,7 +861,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _USER),
         (r"^i(?:'ve| have)?\s+(?:became|become)\s+an?\s+(?P<v>" + _DEMONYMS + r")\s+citizen\b", _nationality, _USER),
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:recently\s+|now\s+)?(?P<v>" + _STATUS + r")\b(?!\s+to\s)", _status, _USER),
-        (r"^(?:(?:please\s+)?(?:i\s+)?(?:go by|use|prefer|stick to)\s+|my pronouns are\s+|pronouns(?: are)?:?\s+)?"
+        (r"^(?:(?:please\s+)?(?:i\s+)?(?:go by|use|prefer|stick to|refer to me as|refer to me with|"
+         r"refer to me using)\s+|"
+         r"my pronouns are\s+|pronouns(?: are)?:?\s+)?"
          r"(?P<v>(?:she|he|they|ze|xe)\s*/"
          r"\s*(?:her|hers|him|his|them|they|she|he|zir|hir|xem))\b", _pronouns, _USER),
         (r"^(?:i\s+was\s+)?born\s+(?:on\s+)?(?:the\s+)?(?P<v>\d.+)", _dated("birthday", "The user was born on {v}."),
@@ -824,14 +888,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am)?\s+(?:follow|following|on|eat|do)\s+(?:an?\s+)?(?:strict\s+)?(?P<v>" + _DIET + r")\s+"
          r"diet\b", _diet, _USER),
         (r"^i(?:'ve| have)\s+been\s+(?:a\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
-        (r"^(?:i(?:'m| am)\s+)?(?:trying|working|aiming)\s+(?:to|towards)\s+(?P<v>.+)", _goal, _USER),
+        (r"^(?:i(?:'m| am)\s+)?(?:trying|working|aiming|hoping|planning|determined|desperate|keen|striving|"
+         r"saving up)\s+(?:to|towards)\s+(?P<v>.+)", _goal, _USER),
         (r"^i\s+(?:want|plan|hope|aim|intend)\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:i'd|i would)\s+like\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:my|the)\s+(?:goal|plan|aim)\s+is\s+to\s+(?P<v>.+)", _goal, _USER),
         (r"^(?:this (?:week|weekend|month|morning|afternoon|evening)|tonight|today|for now|at the moment|"
          r"until [\w ]{2,30}?)[,\s]+i(?:'m| am)\s+.+", _temporary, _USER),
-        (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|got|have|own|keep|rent|live in|just bought|bought|adopted|"
-         r"rescued|just adopted|took in)\s+"
+        (r"^we(?:'ve| have)?\s+(?P<verb>have got|'ve got|got|have|own|keep|rent|live in|live on|just bought|bought|"
+         r"adopted|rescued|just adopted|took in)\s+"
          r"(?P<v>.+)", _household, _USER),
         (r"^(?:i|we)\s+(?P<verb>have|keep|own)\s+(?P<v>(?:(?:an?|two|three|four|five|six|\d+|some|several|a few|"
          r"lots of)\s+)?(?:[\w-]+\s+){0,2}?(?:" + _PETS + r")s?)\b", _pets_kept, _USER),
@@ -880,9 +945,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          r"(?P<v>.+?\s+(?:every \w+(?: \w+)?|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
          r"weekends|weekdays)|at weekends|each \w+|(?:once|twice|three times) a \w+))$", _we_routine, _USER),
         (r"^i(?:'m| am)\s+(?:now\s+|currently\s+)?(?P<v>" + SELF_STATES + r")(?P<rest>\b.*)$", _self_state, _USER),
-        (r"^i\s+(?P<verb>suffer from|live with|have had|'ve had|struggle with|deal with)\s+(?P<v>(?:[\w'-]+\s+){0,3}?"
+        (r"^i(?:'m| am)\s+(?P<v>an?\s+(?:proud\s+|busy\s+|single\s+|working\s+)?(?:mum|mom|mother|dad|father|parent)"
+         r"\s+of\s+(?:[a-z]+|\d+))\b", lambda m, s: PatternMatch("fact", f"The user is {m.group('v')}."), _USER),
+        (r"^i\s+(?P<verb>suffer from|live with|have had|'ve had|struggle with|deal with|have|'ve got|have got|got)\s+"
+         r"(?P<v>(?:[\w'-]+\s+){0,3}?"
          r"(?:" + CONDITIONS + r"))\b.*$", _condition, _USER),
         (r"^(?:my|our)\s+(?:house|home|place|flat|apartment)\s+is\s+(?:a|an)\s+(?P<v>[\w -]{3,40})$", _home_is, _USER),
+        (r"^(?:my|our)\s+(?P<what>car|van|motorbike|motorcycle|bike|scooter|camper|camper van|boat)\s+is\s+(?:an?\s+)?"
+         r"(?P<v>(?:[\w-]+\s+){0,2}?[A-Z][\w-]*(?:\s+[\w-]+){0,2})$", _vehicle, _USER),
         (r"^i avoid (?P<v>.+)", _avoids, _USER),
         # preferences of the user
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",

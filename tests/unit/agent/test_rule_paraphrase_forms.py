@@ -1,0 +1,130 @@
+"""The same fact is learnt whatever form the user says it in: chat spelling, hedges, a dropped
+subject, the thing said first, several facts in one breath, a name said with who uses it.
+
+Sentences are our own (the paraphrase suite's tuning half and new ones), never LoCoMo's.
+"""
+
+from __future__ import annotations
+
+import pytest
+from agent_svc.domain.extraction import TurnReflection, Utterance
+from agent_svc.domain.rules.extractor import RuleExtractor
+
+
+async def _reflect(text: str) -> TurnReflection:
+    return await RuleExtractor().reflect(Utterance("user", text), [])
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "slot"),
+    [
+        # chat spelling and a possessive without its apostrophe
+        ("i cant have dairy, it wrecks my stomach", "The user can't have dairy.", "no_dairy"),
+        ("my husbands a chef at a hotel", "The user's husband is a chef at a hotel.", "family:husband:job"),
+        (
+            "my daughters birthday is march 14",
+            "The user's daughter's birthday is march 14.",
+            "family:daughter:birthday",
+        ),
+        ("Our anniversary's on the 18th of March.", "The user's wedding anniversary is 18th of March.", "anniversary"),
+        # a hedge or a "how I know" lead before the fact
+        (
+            "I think I'm allergic to hazelnuts, I always get itchy after Nutella.",
+            "The user is allergic to hazelnuts.",
+            "allergy:hazelnuts",
+        ),
+        (
+            "We found out last month that I'm allergic to dust mites.",
+            "The user is allergic to dust mites.",
+            "allergy:dust_mites",
+        ),
+        ("I guess you'd call me a flexitarian, mostly plant-based.", "The user is flexitarian.", "diet"),
+        # the subject dropped
+        ("Been a vegetarian for a decade now.", "The user is vegetarian.", "diet"),
+        ("Went vegetarian after watching a documentary about farming.", "The user is vegetarian.", "diet"),
+        ("Been in Valencia for three years now and I love it.", "The user lives in Valencia.", "home_city"),
+        ("divorced, 2 kids, live alone", "The user is divorced.", "relationship_status"),
+        # a name said with who uses it, or after the one the user does not go by
+        ("I'd rather you called me Robbie.", "The user's name is Robbie.", "name"),
+        ("Everyone at work calls me Benji and I prefer it.", "The user's name is Benji.", "name"),
+        ("you can just call me by my nickname, Sully", "The user's name is Sully.", "name"),
+        ("The name's Christopher but please use Kit.", "The user's name is Kit.", "name"),
+        ("first name Tomasz, surname Kowalczyk", "The user's name is Tomasz Kowalczyk.", "name"),
+        ("This is Henrik Larsson.", "The user's name is Henrik Larsson.", "name"),
+        ("Hi! Siobhan Murphy here, first time using this.", "The user's name is Siobhan Murphy.", "name"),
+        ("please refer to me as she/her", "The user's pronouns are she/her.", "pronouns"),
+        ("As a nonbinary person I use xe/xem.", "The user's pronouns are xe/xem.", "pronouns"),
+        # the thing said first
+        ("Sesame is something I'm allergic to.", "The user is allergic to sesame.", "allergy:sesame"),
+        ("Spiders terrify me, I hate them.", "The user hates spiders.", "spiders"),
+        ("Nothing beats a good curry for me.", "The user loves a good curry.", "good_curry"),
+        # a hedge takes its own clause only; a place written in lower case is still a place
+        ("As a 31-year-old, I probably should know this already.", "The user is 31 years old.", "age"),
+        ("me and the kids live in stockport", "The user lives in Stockport.", "home_city"),
+        ("I'm a Geordie, grew up in Newcastle.", "The user is from Newcastle.", "hometown"),
+        ("I have a twin brother, Callum.", "The user's brother is called Callum.", "family:brother"),
+        ("I work in IT as a systems administrator.", "The user works as a systems administrator.", "job"),
+        ("The best time to reach me is after 6pm.", "The user prefers to be contacted after 6pm.", "contact_time"),
+    ],
+)
+async def test_a_fact_is_learnt_in_the_form_it_is_said(text: str, content: str, slot: str) -> None:
+    found = await _reflect(text)
+    assert content in [m.content for m in found.memories]
+    assert slot in [c.slot for c in found.claims if c.summary == content or c.slot.startswith("family:")]
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Turns out I have high blood pressure, not sure if that's relevant.", "The user has high blood pressure."),
+        ("Been dealing with chronic back pain for years.", "The user deals with chronic back pain."),
+        ("Living with multiple sclerosis means I tire quickly.", "The user lives with multiple sclerosis."),
+        ("on citalopram since january", "The user is on citalopram since january."),
+        ("Love a good crossword.", "The user loves a good crossword."),
+        ("Most weekends you will find me out birdwatching on the marshes.", "The user loves birdwatching."),
+        ("Nothing with mushrooms, please - they make me sick.", "The user avoids mushrooms."),
+        ("We've got flights booked to Bali for October.", "The user is flying to Bali for October."),
+        ("we've booked a week in crete for june", "The user's household has booked a week in Crete for june."),
+        ("Mum of two here, both under five.", "The user is a Mum of two."),
+        ("mum lives with my sister in Perth", "The user's mother lives with the user's sister in Perth."),
+        ("Our car is a Kia Sportage.", "The user's car is a Kia Sportage."),
+        ("We live on a narrowboat.", "The user's household lives on a narrowboat."),
+        ("On Sundays we always have a roast.", "The user's household has a roast on Sundays."),
+    ],
+)
+async def test_a_fact_with_no_sure_slot_is_still_kept_as_a_memory(text: str, content: str) -> None:
+    assert content in [m.content for m in (await _reflect(text)).memories]
+
+
+async def test_four_facts_in_one_breath_with_a_status_after_a_comma() -> None:
+    found = await _reflect("I'm 35, married with two kids, and we live in Sheffield.")
+    assert [c.slot for c in found.claims] == ["age", "relationship_status", "home_city"]
+
+
+async def test_a_partner_named_in_a_we_clause_is_still_named() -> None:
+    found = await _reflect("My husband Oliver and I have been married since 2012.")
+    assert ("family:husband", "The user's husband is called Oliver.") in [(c.slot, c.summary) for c in found.claims]
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("i live in student halls this year", "home_city"),  # a lower-case "place" that is a kind of home
+        ("My cat, Luna, sleeps all day.", "family:cat"),  # a pet named in passing is a pet
+        ("I guess you'd call me a flexitarian, mostly plant-based.", "job"),  # a diet said like a trade
+    ],
+)
+async def test_a_new_form_never_fills_the_wrong_slot(text: str, refused: str) -> None:
+    assert refused not in [c.slot for c in (await _reflect(text)).claims]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If I ever move to Leeds, I'll get a dog.",
+        "Maybe I'm allergic to cats, who knows.",
+        "I might be vegetarian by next year.",
+    ],
+)
+async def test_a_conditional_or_a_hedged_clause_is_no_fact(text: str) -> None:
+    assert (await _reflect(text)).claims == ()

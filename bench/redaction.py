@@ -1,19 +1,26 @@
 """Redaction: what replacing secrets costs per text and per request, no stack needed.
 
-    .venv/bin/python -m bench.redaction [--repeat 2000]
+    .venv/bin/python -m bench.redaction [--repeat 2000] [--show-misses]
 
 Times ``lore_runtime.redaction.redact`` on sentences a user says (most hold no secret; some hold
 one of each kind) and ``message_redaction.redact_message`` on a ProcessTurn request (a sentence,
 metadata, a tool result), as every service's interceptor runs it on each request. A turn crosses
 the interceptor of the agent and of each service the agent calls for it (about ten requests with
 text, reflection included), so the per-turn cost is about ten requests' worth.
+
+It first reads the secret forms of the tuning half (tests/data/paraphrase/secret_forms_tuning.json):
+how many secrets are kept raw (their value, separators removed, still in the redacted text) and how
+many look-alikes (phone, order and tracking numbers, ISBNs, dates, versions, identifiers) are changed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import statistics
 import time
+from pathlib import Path
 
 from google.protobuf import struct_pb2
 from lore.agent.v1 import agent_service_pb2
@@ -35,6 +42,27 @@ SECRETS = (
     "the deploy key is sk-proj-4fJ8kL2mN9pQ1rS7tU3vW5xY0zA6bC",
     "SSN 123-45-6789, NI number AB 12 34 56 C.",
 )
+
+
+FORMS = Path(__file__).resolve().parents[1] / "tests" / "data" / "paraphrase" / "secret_forms_tuning.json"
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[\s.\-\u2013\u2014/]", "", text).lower()
+
+
+def forms(redactor: Redactor, show_misses: bool) -> None:
+    """Secrets kept raw and look-alikes changed, over the tuning half's forms."""
+    document = json.loads(FORMS.read_text())
+    raw = [form for form in document["secrets"] if _compact(form["value"]) in _compact(redactor(form["text"]))]
+    changed = [form for form in document["not_secrets"] if redactor(form["text"]) != form["text"]]
+    print(f"secrets kept raw      {len(raw)} of {len(document['secrets'])}")
+    print(f"look-alikes changed   {len(changed)} of {len(document['not_secrets'])}")
+    if show_misses:
+        for form in raw:
+            print(f"  raw      {form['kind']:<8} {form['text']!r} -> {redactor(form['text'])!r}")
+        for form in changed:
+            print(f"  changed  {form['what']:<8} {form['text']!r} -> {redactor(form['text'])!r}")
 
 
 def _per_call_us(call, repeat: int) -> list[float]:
@@ -63,8 +91,10 @@ def _request(content: str) -> agent_service_pb2.ProcessTurnRequest:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2000)
+    parser.add_argument("--show-misses", action="store_true", help="print the forms missed")
     args = parser.parse_args()
     redactor = Redactor()
+    forms(redactor, args.show_misses)
     for label, texts in (("plain text", PLAIN), ("with a secret", SECRETS)):
         samples = [us for text in texts for us in _per_call_us(lambda text=text: redactor(text), args.repeat)]
         print(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -199,6 +201,58 @@ def test_an_api_key_or_token_is_replaced_wherever_it_stands(key):
 )
 def test_a_token_after_its_scheme_or_label_is_replaced(said, kept):
     assert redact(said) == kept
+
+
+# --- the forms people type secrets in (tests/data/paraphrase/secret_forms_tuning.json) ----------------
+
+FORMS = json.loads(
+    (Path(__file__).resolve().parents[2] / "data" / "paraphrase" / "secret_forms_tuning.json").read_text()
+)
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[\s.\-\u2013\u2014/]", "", text).lower()
+
+
+@pytest.mark.parametrize("form", FORMS["secrets"], ids=lambda form: f"{form['kind']}: {form['text']}")
+def test_every_form_of_a_secret_becomes_its_placeholder(form):
+    redacted = redact(form["text"])
+    assert redacted == form["redacted"]
+    assert _compact(form["value"]) not in _compact(redacted)
+
+
+@pytest.mark.parametrize("form", FORMS["not_secrets"], ids=lambda form: f"{form['what']}: {form['text']}")
+def test_every_look_alike_of_a_secret_stays_as_typed(form):
+    assert redact(form["text"]) == form["text"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(card_numbers(), st.sampled_from([".", "  ", " - ", "\u2013", " \u2013 ", "\u2014"]), FILLER, AFTER)
+def test_a_card_number_grouped_by_dots_double_spaces_or_dashes_with_spaces_goes(card, separator, before, after):
+    _, digits = card
+    sizes = {13: [4, 4, 5], 14: [4, 6, 4], 15: [4, 6, 5], 17: [4, 4, 4, 5], 18: [4, 4, 4, 6], 19: [4, 4, 4, 4, 3]}
+    sizes = sizes.get(len(digits), [4, 4, 4, 4])
+    typed = grouped(digits, sizes, separator)
+    assert redact(f"{before}{typed}{after}") == f"{before}[card ending {digits[-4:]}]{after}"
+
+
+@pytest.mark.parametrize("number", ["3.14159265358979", "1234.5678901234567", "4527.382910465739"])
+def test_a_decimal_number_is_never_a_card_grouped_by_dots(number):
+    assert redact(f"it came to {number} in total") == f"it came to {number} in total"
+
+
+@settings(max_examples=100, deadline=None)
+@given(ssns(), st.sampled_from([".", ""]))
+def test_a_social_security_number_with_dots_or_none_after_social_goes(ssn, separator):
+    typed = ssn.replace("-", separator).replace(" ", separator)
+    assert redact(f"my social is {typed}") == "my social is [SSN]"
+
+
+@settings(max_examples=100, deadline=None)
+@given(ninos())
+def test_a_national_insurance_number_grouped_by_dashes_goes(nino):
+    typed = re.sub(r"\s+", "-", nino) if " " in nino else nino
+    assert redact(f"NI: {typed}") == "NI: [NI number]"
 
 
 # --- not secrets stay ---------------------------------------------------------------------------------
@@ -579,7 +633,8 @@ def test_years_dates_phone_order_numbers_and_words_after_a_password_word_stay(te
 def plain_words(draw) -> str:
     """A password of letters only, as people pick them: a made-up word of two to five syllables."""
     syllables = st.sampled_from(["ka", "lo", "mi", "ru", "te", "zo", "pa", "ne", "sun", "flo", "wer", "bir"])
-    return "".join(draw(st.lists(syllables, min_size=2, max_size=5)))
+    # "mine" is a word ("the wifi password mine"), not a password
+    return draw(st.lists(syllables, min_size=2, max_size=5).map("".join).filter(lambda word: word != "mine"))
 
 
 @settings(max_examples=200, deadline=None)

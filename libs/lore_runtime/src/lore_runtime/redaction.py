@@ -2,14 +2,18 @@
 
 ``redact(text)`` replaces, wherever they stand in free text:
 
-- **card** — a payment card number: 13 to 19 digits, grouped by spaces or dashes or not at all,
+- **card** — a payment card number: 13 to 19 digits, grouped by spaces (one or two), dashes (an en
+  or em dash too, spaces around it or not) or dots (groups of three to six digits) or not at all,
   Luhn-valid and starting with a card issuer's prefix (IIN ranges of Visa, Mastercard, Amex,
   Discover, Diners, JCB, UnionPay, Maestro, Mir, RuPay), unless the nearest keyword before it names
   something else (an order, invoice, ISBN, phone, tracking or booking number). After "card",
   "visa", "credit", "debit" and the like, any Luhn-valid number counts. ``[card ending 4242]``.
+  The card's security code after "CVV", "CVC", "CSC" or "card security code" goes with it:
+  ``[card security code]``.
 - **iban** — an IBAN of a known country, of that country's length, with a valid mod-97 check
-  digit pair, in groups of four or not. ``[IBAN ending 1234]``.
-- **password** — a value stated as a password, passphrase, passcode or PIN after a verb or a sign
+  digit pair, in groups of four (by spaces, dashes or dots) or not, in any case. ``[IBAN ending 1234]``.
+- **password** — a value stated as a password (also "pw", "pwd", "p/w", "psswd", "pass is"), passphrase,
+  passcode or PIN (a PIN is a password: it opens a card, a phone or a door) after a verb or a sign
   ("my password is …", "pw: …", "pass: …", "PIN — …", "password -> …", "the wifi passcode for the
   cabin is …", "changed my password to …"), straight after the label ("password Kettle77", "pin 2291")
   or in the next sentence ("… my wifi password. It's …") when it looks like one (four or more digits,
@@ -20,21 +24,29 @@
   1987"); a year alone as the next sentence ("That's my PIN. It's 1987.") as well. Also the label
   asked and answered ("The wifi password? Marmalade."), one's own value said first ("Marmalade is my
   password", "1987, my PIN"), after a comma ("my PIN, 1987") or after "just"/"literally", and the
-  digits of a door, alarm, gate or lock code. A passphrase's words go to the clause's end. The value
-  alone becomes ``[password]``.
+  digits of a door, alarm, gate or lock code or of "the code to my phone", a lock's combination
+  ("the safe combination is 12-34-56"), the password of a login given with its user ("login:
+  jane@example.com / …", "creds: admin / …") and an environment line (``DB_PASSWORD=…``). A
+  passphrase's words go to the clause's end. The value alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
-  ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs), the
-  token after ``Bearer``/``Basic``, a value stated as an API key, token, secret or key (after a bare
-  "key" or with no verb or sign, one alternating cases and digits like a generated key), and any long
-  high-entropy string (32+ characters of base64 or base62 mixing upper and lower case and digits,
-  changing character class often: a random key, not a word, a path or a hex hash). ``[API key]``.
-- **ssn** — a US social security number, ``123-45-6789`` or ``123 45 6789`` (area not 000, 666 or
-  9xx; group not 00; serial not 0000), or nine digits after "SSN"/"social security". ``[SSN]``.
-- **nino** — a UK National Insurance number (``AB 12 34 56 C``: the prefix and suffix letters the
-  scheme allows), in capitals, or in any case after "national insurance"/"NI number". ``[NI number]``.
+  ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs, Shopify,
+  DigitalOcean, Stripe webhook, PyPI, Google OAuth, Mailgun and Telegram bot tokens, a Slack webhook's
+  path), the token after ``Bearer``/``Basic`` (in lower case, one mixing like a generated key), a
+  value stated as an API key, token, secret or key, an environment line's too
+  (``AWS_SECRET_ACCESS_KEY=…``; after a bare "key", "token" or "secret" or with no verb or sign, one
+  alternating cases and digits like a generated key), and any long high-entropy string (32+
+  characters of base64 or base62 mixing upper and lower case and digits, changing character class
+  often: a random key, not a word, a path or a hex hash). ``[API key]``.
+- **ssn** — a US social security number, ``123-45-6789``, ``123 45 6789`` or ``123.45.6789`` (area
+  not 000, 666 or 9xx; group not 00; serial not 0000), or nine digits after "SSN", "SS#", "social"
+  or "social security". ``[SSN]``.
+- **nino** — a UK National Insurance number (``AB 12 34 56 C``, ``AB-12-34-56-C``, ``AB123456C``: the
+  prefix and suffix letters the scheme allows), in capitals, or in any case after "national
+  insurance"/"NI number". ``[NI number]``.
 
-Phone numbers, order numbers, ISBNs and dates are not secrets and stay as they are: a phone number
-or a date has too few digits or the wrong shape, an ISBN-13 starts with 978/979 (no issuer's
+Phone numbers, order and tracking numbers, ISBNs, dates, version strings and identifiers (UUIDs,
+commit hashes, checksums: they name a thing, they open nothing) are not secrets and stay as they are:
+a phone number or a date has too few digits or the wrong shape, an ISBN-13 starts with 978/979 (no issuer's
 prefix), and a keyword before a number (order, ISBN, phone, …) keeps it. Placeholders never match
 a rule, so ``redact`` is idempotent. Pure: no I/O; ``LORE_REDACT`` names the kinds
 (``parse_kinds``), every kind by default.
@@ -68,6 +80,7 @@ PASSWORD = "[password]"
 API_KEY = "[API key]"
 SSN = "[SSN]"
 NINO = "[NI number]"
+CARD_CODE = "[card security code]"
 
 
 def card_placeholder(digits: str) -> str:
@@ -115,18 +128,28 @@ _NUMBER_KEYWORDS = re.compile(
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
 # A minus sign before the digits makes them a negative number (JSON kept as text), not a card.
-_CARD = re.compile(r"(?<![\w+.,/-])\d(?:[ -]?\d){12,18}(?![\w/]|[.,]\d)")
-_SSN = re.compile(r"(?<![\w-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\w-])")
-_SSN_LABELLED = re.compile(
-    r"\b(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\b\W{0,12}(?:is\s+|was\s+)?(\d{9})(?!\w)",
+# Between two digits of a card: nothing, one or two spaces, or a dash, en dash, em dash or dot with
+# a space or two around it at most.
+_CARD_SEPARATOR = r"(?:[ \t]{0,2}[-\u2013\u2014.][ \t]{0,2}|[ \t]{1,2})?"
+_CARD = re.compile(rf"(?<![\w+.,/-])\d(?:{_CARD_SEPARATOR}\d){{12,18}}(?![\w/]|[.,]\d)")
+_CARD_SEPARATORS = re.compile(r"\D+")
+# A card's security code, which no one may keep either (``[card security code]``).
+_CARD_CODE = re.compile(
+    r"\b(?:cvv2?|cvc2?|csc|card\s+(?:verification|security)\s+(?:code|value|number))"
+    r"(?:\s+(?:code|number|no\.?|#))?(?:\s*[:=#]\s*|\s+(?:is|was)\s+(?::\s*)?|['\u2019]s\s+|\s+)(?P<bare>\d{3,4})(?![\d,.]\d|\w)",
     re.IGNORECASE,
 )
-_NINO_SHAPE = r"([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?(\d{2}) ?(\d{2}) ?(\d{2}) ?([A-D])"
+_SSN = re.compile(r"(?<![\w.-])(\d{3})([- .])(\d{2})\2(\d{4})(?![\w-]|\.\d)")
+_SSN_LABELLED = re.compile(
+    r"\b(?:ssn|ss#|ss\s+(?:number|no\.?)|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)(?:\b|(?<=#))\W{0,12}(?:is\s+|was\s+)?(\d{9})(?!\w)",
+    re.IGNORECASE,
+)
+_NINO_SHAPE = r"([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z])[ -]?(\d{2})[ -]?(\d{2})[ -]?(\d{2})[ -]?([A-D])"
 _NINO = re.compile(rf"(?<![A-Za-z0-9]){_NINO_SHAPE}(?![A-Za-z0-9])")
 _NINO_ANY_CASE = re.compile(rf"(?<![A-Za-z0-9]){_NINO_SHAPE}(?![A-Za-z0-9])", re.IGNORECASE)
 _NINO_KEYWORD = re.compile(r"\b(?:national\s+insurance|ni\s+(?:number|no)|nino)\b", re.IGNORECASE)
 _NINO_REFUSED_PREFIXES = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){10,32}")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ .-]?[A-Za-z0-9]){10,32}")
 
 # A stated value: quoted (a closing quote is one followed by a space, punctuation or the end, so a quote
 # inside the value stays in it) or bare (a quote inside a bare value too, but not one ending it or
@@ -137,10 +160,10 @@ _VALUE = (
 )
 # The signs between a label and its value: an arrow, a colon, an equals sign, a dash, an en or em dash.
 _SIGN = r"\s*(?:->|=>|\u2192)\s*|\s*[:=]\s*|\s*[\u2013\u2014]\s*|\s+-{1,2}\s+"
-_PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)s?|pwd|pw|pin(?:\s+(?:code|number|no\.|#))?)"
+_PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)s?|ps?swd|pwd|pw|p/w|pword|pin(?:\s+(?:code|number|no\.|#))?)"
 # A value stated as a password: the label, what it is for, the verb or sign, then the value.
 _PASSWORD = re.compile(
-    rf"\b{_PASSWORD_LABEL}"
+    rf"(?<![A-Za-z0-9]){_PASSWORD_LABEL}"
     r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
     rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)(?:\s*:)?\s+(?:(?:still|now|just|literally|simply|only|actually|currently)\s+)?)"
     + _VALUE,
@@ -149,7 +172,15 @@ _PASSWORD = re.compile(
 # The label straight before its value ("password hunter2", "pin 4471"): the value must look like one.
 _PASSWORD_UNMARKED = re.compile(rf"\b{_PASSWORD_LABEL}\s+{_VALUE}", re.IGNORECASE)
 # "pass" alone as a label ("pass: …"), unless the word before makes it a ticket ("boarding pass: …").
-_PASS_LABELLED = re.compile(rf"(?:\b(?P<before>[a-z]+)\s+)?\bpass\s*[:=]\s*{_VALUE}", re.IGNORECASE)
+_PASS_LABELLED = re.compile(
+    rf"(?:\b(?P<before>[a-z]+)\s+)?\bpass(?:\s*[:=]\s*|['\u2019]s\s+|\s+(?:is|was)\s+){_VALUE}", re.IGNORECASE
+)
+# A login's user and password together ("login: jane@example.com / Kettle77", "creds are admin:Kettle77").
+_LOGIN_PAIR = re.compile(
+    r"\b(?:login|log-in|logon|sign-in|credentials|creds)(?:\s+(?:details|info))?(?:\s+(?:is|are)\s+|\s*[:=-]\s*)"
+    r"(?P<user>[^\s/,;:]{2,64})\s*(?:/|:|,)\s*" + _VALUE,
+    re.IGNORECASE,
+)
 _NOT_A_CREDENTIAL_PASS = frozenset(
     """boarding bus rail train travel season day week weekend guest press backstage hall ski lift gym
     park parking festival visitor visitors access all-access vip free bike museum""".split()
@@ -186,9 +217,20 @@ _PIN_BY_COMMA = re.compile(
 )
 # A door, alarm or lock code: digits after the code's name ("the door code is 4821", "alarm code 1987").
 _CODE = re.compile(
-    r"\b(?:door|alarm|gate|lock|safe|entry|access|garage|keypad|key\s?pad|locker|building|security)\s+code"
+    r"(?:\b(?:door|alarm|gate|lock|safe|entry|access|garage|keypad|key\s?pad|locker|building|(?<!card\s)security|unlock)\s+code"
     r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
+    r"|\bcode\s+(?:for|to|of)\s+(?:my|the|our|his|her|their)\s+(?:[\w-]+\s+)?(?:phone|iphone|ipad|tablet|laptop|"
+    r"computer|door|alarm|safe|lock|padlock|garage|gate|locker|keypad|building|flat|house|apartment|lockbox|"
+    r"key\s?safe|key\s?box))"
     rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now)\s+|\s+)(?P<bare>\d{{4,12}})(?![\d,.]\d)",
+    re.IGNORECASE,
+)
+# A lock's combination: digits, or numbers with dashes or spaces ("the safe combination is 12-34-56").
+_COMBINATION = re.compile(
+    r"(?:\b(?:lock|safe|padlock|locker|suitcase)\s+(?:combination|combo)"
+    r"|\b(?:combination|combo)\s+(?:for|to|of|on)\s+(?:my|the|our)\s+(?:[\w-]+\s+)?(?:lock|safe|padlock|locker|suitcase))"
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now)\s+|\s+)"
+    r"(?P<bare>\d{1,3}(?:[- ]\d{1,3}){2,4}|\d{3,8})(?![\d,.]\d|\w)",
     re.IGNORECASE,
 )
 _URL_PASSWORD = re.compile(r"(?<=://)[^\s:/@]{1,64}:(?P<bare>[^\s/@\"]{1,128})@")
@@ -218,15 +260,25 @@ _KEY_FORMATS = re.compile(
     r"|npm_[A-Za-z0-9]{36}"
     r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
     r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+    r"|shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}"
+    r"|dop_v1_[a-f0-9]{64}"
+    r"|whsec_[A-Za-z0-9+/]{24,}"
+    r"|pypi-[A-Za-z0-9_-]{50,}"
+    r"|ya29\.[A-Za-z0-9_-]{20,}"
+    r"|key-[a-z0-9]{32}"
+    r"|\d{8,10}:AA[A-Za-z0-9_-]{30,40}"
+    r"|(?<=hooks\.slack\.com/services/)T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}"
     r")(?![\w-])"
 )
 # Every format above holds one of these: the formats are searched only where one is.
 _KEY_FORMAT_HINTS = (
     "sk-", "sk_", "pk_", "rk_", "p_", "o_", "u_", "s_", "r_", "pat", "xox", "AKIA", "ASIA", "ABIA", "ACCA",
-    "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "AIza", "hf_", "npm_", "SG.", "eyJ",
+    "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "AIza", "hf_", "npm_", "SG.", "eyJ", "shp", "dop_",
+    "whsec_", "pypi-", "ya29.", "key-", ":AA", "hooks.slack",
 )  # fmt: skip
 _AUTH_SCHEME = re.compile(
-    r"\b(?:Bearer\s+(?P<bearer>[A-Za-z0-9._~+/-]{12,}=*)|Basic\s+(?P<basic>[A-Za-z0-9+/]{12,}={0,2}))"
+    r"\b(?:Bearer\s+(?P<bearer>[A-Za-z0-9._~+/-]{12,}=*)|Basic\s+(?P<basic>[A-Za-z0-9+/]{12,}={0,2})"
+    r"|(?i:bearer|basic)\s+(?P<lower>[A-Za-z0-9._~+/-]{12,}=*))"
 )
 _KEY_LABEL = (
     r"api[ _-]?(?:key|token|secret)|access[ _-]?(?:key|token)|secret[ _-]?(?:access[ _-]?)?key|"
@@ -235,7 +287,7 @@ _KEY_LABEL = (
 # A value stated as a key, token or secret; a bare "key" ("my OpenAI key is …", "key: …") is a key
 # only when its value mixes cases and digits like a generated key (not "the key to success is patience").
 _KEY_LABELLED = re.compile(
-    rf"\b(?:{_KEY_LABEL}|secret|token|(?P<key>key))s?"
+    rf"(?<![A-Za-z0-9])(?:{_KEY_LABEL}|secret|token|(?P<key>key))s?"
     r"(?:\s+(?:for|to|of|on)(?:\s+[\w.@'-]+){1,6}?)?"
     rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now)\s+)"
     r"[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{8,256})",
@@ -243,7 +295,7 @@ _KEY_LABELLED = re.compile(
 )
 # The label straight before its value ("here's my api key a8Fk29xLq0"): mixed like a generated key.
 _KEY_UNMARKED = re.compile(
-    rf"\b(?:{_KEY_LABEL})s?\s+[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{{8,256}})",
+    rf"(?<![A-Za-z0-9])(?:{_KEY_LABEL}|secret|token)s?\s+[\"'`]?(?P<bare>[A-Za-z0-9_\-./+=:]{{8,256}})",
     re.IGNORECASE,
 )
 _LONG_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-])")
@@ -297,15 +349,19 @@ def _nearest_keyword(text: str, start: int, context: str) -> str | None:
 def _card_number(raw: str) -> tuple[int, str] | None:
     """The longest run of whole groups at the start of ``raw`` that is a Luhn-valid card number
     (its length in ``raw``, its digits): a number typed before the next one ("… 1111 200") is
-    still found. One separator throughout, or none."""
-    separators = {char for char in raw if not char.isdigit()}
+    still found. One separator throughout, or none; with dots, groups of three to six digits (not a
+    decimal number)."""
+    separators = set(_CARD_SEPARATORS.findall(raw))
     if len(separators) > 1:
         return None
-    groups = raw.split(separators.pop()) if separators else [raw]
+    separator = separators.pop() if separators else ""
+    groups = raw.split(separator) if separator else [raw]
+    if "." in separator and not all(3 <= len(group) <= 6 for group in groups):
+        return None
     for count in range(len(groups), 0, -1):
         digits = "".join(groups[:count])
         if 13 <= len(digits) <= 19 and _luhn_valid(digits):
-            return len(digits) + count - 1, digits
+            return len(digits) + len(separator) * (count - 1), digits
     return None
 
 
@@ -319,6 +375,13 @@ def _cards(text: str, context: str) -> Iterator[_Span]:
         if keyword == "other" or (keyword is None and not _issuer_prefix(digits)):
             continue
         yield found.start(), found.start() + length, card_placeholder(digits)
+
+
+def _card_codes(text: str, context: str) -> Iterator[_Span]:
+    if not any(word in text.lower() for word in ("cvv", "cvc", "csc", "card")):
+        return
+    for found in _CARD_CODE.finditer(text):
+        yield found.start("bare"), found.end("bare"), CARD_CODE
 
 
 # Each IBAN country's length (the ISO 13616 registry).
@@ -359,7 +422,7 @@ def _ibans(text: str, context: str) -> Iterator[_Span]:
                     break
         if kept < length or (end < len(text) and text[end].isalnum()):
             continue
-        compact = re.sub(r"[ -]", "", text[found.start() : end]).upper()
+        compact = re.sub(r"[ .-]", "", text[found.start() : end]).upper()
         if compact[2:4].isdigit() and _iban_valid(compact):
             yield found.start(), end, iban_placeholder(compact)
 
@@ -417,7 +480,7 @@ def _password_patterns(text: str) -> Iterator[tuple[re.Pattern[str], bool]]:
     """The password rules worth running on ``text`` (each needs a word a cheap search finds first),
     each with whether its bare value must look like a password (no sign or verb said it is one)."""
     lower = text.lower()
-    if "pass" in lower or "pw" in lower or "pin" in lower:
+    if any(word in lower for word in ("pass", "pw", "pin", "psw", "pssw", "p/w", "pword")):
         yield _PASSWORD, False
         yield _PASSWORD_UNMARKED, True
         if "pass" in lower:
@@ -433,6 +496,10 @@ def _password_patterns(text: str) -> Iterator[tuple[re.Pattern[str], bool]]:
             yield _PIN_BY_COMMA, False
     if "code" in lower:
         yield _CODE, False
+    if "comb" in lower:
+        yield _COMBINATION, False
+    if any(word in lower for word in ("login", "log-in", "logon", "sign-in", "creds", "credentials")):
+        yield _LOGIN_PAIR, True
     if "://" in text:
         yield _URL_PASSWORD, False
 
@@ -479,7 +546,7 @@ _AFTER_A_PASSWORD_WORD = frozenset(
     worked keeper list file spreadsheet section question questions issue issues problem problems error errors
     stuff thing things security update updates length complexity rotation less free based authentication
     auth input dialog window request requests email emails link forgot pad pads protect plz pls thx will goes
-    reads says""".split()
+    reads says everywhere anywhere elsewhere somewhere""".split()
 )
 
 
@@ -578,11 +645,14 @@ def _api_keys(text: str, context: str) -> Iterator[_Span]:
     if any(hint in text for hint in _KEY_FORMAT_HINTS):
         for found in _KEY_FORMATS.finditer(text):
             yield found.start(), found.end(), API_KEY
-    if "Bearer" in text or "Basic" in text:
-        for found in _AUTH_SCHEME.finditer(text):
-            group = "bearer" if found.group("bearer") else "basic"
-            yield found.start(group), found.end(group), API_KEY
     lower = text.lower()
+    if "bearer" in lower or "basic" in lower:
+        for found in _AUTH_SCHEME.finditer(text):
+            group = next(name for name in ("bearer", "basic", "lower") if found.group(name))
+            # said in lower case, a scheme's word is English too ("the bearer of bad news"): a token mixes
+            if group == "lower" and not _mixes_like_a_key(found.group(group)):
+                continue
+            yield found.start(group), found.end(group), API_KEY
     if "key" not in lower and "token" not in lower and "secret" not in lower:
         yield from _long_runs(text)
         return
@@ -617,18 +687,19 @@ def _long_runs(text: str) -> Iterator[_Span]:
             yield found.start(), found.end(), API_KEY
 
 
-# In this order: where two rules claim overlapping text, the earlier rule's claim stands.
-_RULES: tuple[tuple[Kind, Callable[[str, str], Iterator[_Span]]], ...] = (
-    (Kind.API_KEY, _api_keys),
-    (Kind.PASSWORD, _passwords),
-    (Kind.IBAN, _ibans),
-    (Kind.CARD, _cards),
-    (Kind.SSN, _ssns),
-    (Kind.NINO, _ninos),
+# In this order: where two rules claim overlapping text, the earlier rule's claim stands. A rule
+# marked as a number's is run only on text with six digits in a row (at most a separator between two):
+# every card, IBAN, SSN and NI number holds them.
+_RULES: tuple[tuple[Kind, Callable[[str, str], Iterator[_Span]], bool], ...] = (
+    (Kind.API_KEY, _api_keys, False),
+    (Kind.PASSWORD, _passwords, False),
+    (Kind.IBAN, _ibans, True),
+    (Kind.CARD, _cards, True),
+    (Kind.CARD, _card_codes, False),
+    (Kind.SSN, _ssns, True),
+    (Kind.NINO, _ninos, True),
 )
-# Every card, IBAN, SSN and NI number holds six digits with at most one space or dash between two.
-_SIX_DIGITS = re.compile(r"\d(?:[ -]?\d){5}")
-_NUMBER_KINDS = frozenset({Kind.CARD, Kind.IBAN, Kind.SSN, Kind.NINO})
+_SIX_DIGITS = re.compile(r"\d(?:[ \t]{0,2}[-\u2013\u2014.]?[ \t]{0,2}\d){5}")
 
 
 # A key naming a credential: its whole value is one ("password": "…", "apiKey": "…").
@@ -686,8 +757,8 @@ def redact(text: str, kinds: frozenset[Kind] = ALL_KINDS, context: str = "") -> 
     searched = _ESCAPE.sub(_blank_escape, text) if "\\" in text else text
     numbers = _SIX_DIGITS.search(searched) is not None
     claimed: list[_Span] = []
-    for kind, rule in _RULES:
-        if kind not in kinds or (not numbers and kind in _NUMBER_KINDS):
+    for kind, rule, of_a_number in _RULES:
+        if kind not in kinds or (of_a_number and not numbers):
             continue
         for start, end, replacement in rule(searched, context):
             if all(end <= other_start or start >= other_end for other_start, other_end, _ in claimed):

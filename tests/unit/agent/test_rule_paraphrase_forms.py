@@ -65,6 +65,14 @@ async def _reflect(text: str) -> TurnReflection:
         ("I have a twin brother, Callum.", "The user's brother is called Callum.", "family:brother"),
         ("I work in IT as a systems administrator.", "The user works as a systems administrator.", "job"),
         ("The best time to reach me is after 6pm.", "The user prefers to be contacted after 6pm.", "contact_time"),
+        ("Mornings are the best time to call me.", "The user prefers to be contacted in the mornings.", "contact_time"),
+        ("Strictly vegetarian, no fish either.", "The user is vegetarian.", "diet"),
+        ("We're a vegan household.", "The user is vegan.", "diet"),
+        ("Can't go near peanuts - anaphylactic allergy.", "The user is allergic to peanuts.", "allergy:peanuts"),
+        ("Aged 45 and counting.", "The user is 45 years old.", "age"),
+        ("As someone who's 70, technology is not my friend.", "The user is 70 years old.", "age"),
+        ("Wedding anniversary: 16 October.", "The user's wedding anniversary is 16 October.", "anniversary"),
+        ("Green tea is my favourite drink.", "The user's favourite drink is green tea.", "drink"),
     ],
 )
 async def test_a_fact_is_learnt_in_the_form_it_is_said(text: str, content: str, slot: str) -> None:
@@ -90,6 +98,9 @@ async def test_a_fact_is_learnt_in_the_form_it_is_said(text: str, content: str, 
         ("Our car is a Kia Sportage.", "The user's car is a Kia Sportage."),
         ("We live on a narrowboat.", "The user's household lives on a narrowboat."),
         ("On Sundays we always have a roast.", "The user's household has a roast on Sundays."),
+        ("Currently learning French.", "The user is learning French."),
+        ("Big fan of Thai food.", "The user likes Thai food."),
+        ("Our family dog is a labrador.", "The user's dog is a labrador."),
     ],
 )
 async def test_a_fact_with_no_sure_slot_is_still_kept_as_a_memory(text: str, content: str) -> None:
@@ -128,3 +139,14 @@ async def test_a_new_form_never_fills_the_wrong_slot(text: str, refused: str) ->
 )
 async def test_a_conditional_or_a_hedged_clause_is_no_fact(text: str) -> None:
     assert (await _reflect(text)).claims == ()
+
+
+async def test_a_name_chosen_when_asked_for_one_is_the_name() -> None:
+    asked = [Utterance("assistant", "What name do you prefer?")]
+    found = await RuleExtractor().reflect(Utterance("user", "I prefer Jules."), asked)
+    assert [(c.slot, c.summary) for c in found.claims] == [("name", "The user's name is Jules.")]
+
+
+async def test_a_question_and_its_answer_name_a_favourite() -> None:
+    found = await _reflect("Fave film? Jaws, every time.")
+    assert "The user's favourite film is Jaws." in [m.content for m in found.memories]

@@ -21,14 +21,14 @@ _CLAUSE_BREAK = re.compile(
     _I,
 )
 # "As a nonbinary person I use xe/xem": the description ends where the "I" starts, comma or not.
-_AS_A_LEAD = re.compile(r"^as\s+an?\s+[\w' -]{2,30}?(?=\s+i\s)", _I)
+_AS_A_LEAD = re.compile(r"^as\s+(?:an?|someone|somebody|one)\s+[\w' -]{2,40}?(?=\s*,\s*|\s+i\s)", _I)
 
 
 def clauses(sentence: str) -> list[tuple[int, int]]:
     """Spans of the sentence's independent clauses ("I'm vegan and I live in Porto" → two)."""
     spans, start = [], 0
-    if (lead := _AS_A_LEAD.match(sentence)) and "," not in lead.group(0):
-        spans, start = [(0, lead.end())], lead.end() + 1
+    if lead := _AS_A_LEAD.match(sentence):
+        spans, start = [(0, lead.end())], lead.end() + 1 + (sentence[lead.end() :].lstrip().startswith(",") * 1)
     for match in _CLAUSE_BREAK.finditer(sentence, start):
         spans.append((start, match.start()))
         start = match.end()

@@ -67,8 +67,8 @@ def disclosures(text: str, role: str, taken: tuple[str, ...] = ()) -> list[Extra
         if is_sarcastic(sentence.clean) or is_hypothetical(sentence.clean):
             continue
         plain = _VOCATIVE_TAIL.sub("", _VOCATIVE_LEAD.sub("", sentence.clean.strip()))
-        if not is_english(plain):
-            continue
+        if not is_english(plain) and not is_english(implied_subject(plain)):
+            continue  # "Currently learning French": English once its dropped "I" is said
         plain = implied_subject(normalise(plain, intensifiers=False))
         words = plain.split()
         if not (MIN_WORDS <= len(words) <= MAX_WORDS) or sentence.is_question or plain.endswith("?"):

@@ -76,6 +76,21 @@ _PRESENT = re.compile(
     r"(?!\s+(?:you|u|it|that|this|them|ya|him|her)\b)",
     _I,
 )
+# "Strictly vegetarian, no fish either": a diet said with no subject (never "vegan food is …").
+_DIET_FIRST = re.compile(
+    r"^(?:strictly\s+|strict\s+|mostly\s+|fully\s+|completely\s+|totally\s+|an?\s+)?(?:vegetarian|vegan|"
+    r"pescatarian|pescetarian|flexitarian|veggie|teetotal|plant-based)(?=\s*(?:$|,|;|\.|!|\s(?:since|for|now|these|"
+    r"and|though|mostly|here)\b))",
+    _I,
+)
+# "Big fan of Thai food": a liking said with no subject.
+_FAN = re.compile(r"^(?:an?\s+)?(?:big|huge|massive|great|real|total|lifelong|long-time)\s+fan\s+of\b", _I)
+# "Birthday's on the 9th of June", "Wedding anniversary: 16 October": the user's own, "my" dropped.
+_ATTRIBUTE_FIRST = re.compile(
+    r"^(?:birthday|bday|(?:wedding\s+)?anniversary|hometown|home town|date of birth|dob)(?:\s+is\b|'s\b|\s*:|"
+    r"\s+falls\b)",
+    _I,
+)
 # "On citalopram since January": a treatment or plan the user is on, subject dropped.
 _ON = re.compile(
     r"^on\s+(?!(?:the|my|our|your|his|her|their|a|an|it|that|this|time|board|top|holiday|leave|call|duty|shift|track|"
@@ -208,8 +223,12 @@ def implied_subject(clause: str) -> str:
         text = "I was " + text
     elif _GOT.match(text):
         text = ("I " if _GOT_EVENT.match(text) else "I've ") + text
-    elif _STATUS_FIRST.match(text):
+    elif _STATUS_FIRST.match(text) or _DIET_FIRST.match(text):
         text = "I'm " + text
+    elif _FAN.match(text):
+        text = "I'm " + ("" if text.lower().startswith(("a ", "an ")) else "a ") + text
+    elif _ATTRIBUTE_FIRST.match(text):
+        text = "my " + text
     elif _PAST.match(text):
         text = "I " + text
     elif _ON.match(text):
@@ -219,7 +238,7 @@ def implied_subject(clause: str) -> str:
     elif _PRESENT.match(text):
         text = "I " + text
     elif _ONGOING.match(text) and not _FINITE.search(text):
-        text = "I'm " + text
+        text = "I'm " + re.sub(r"^(?:currently|still|now)\s+", "", text, flags=_I)
     else:
         return clause.strip()
     return text
@@ -300,7 +319,7 @@ _HOME_IS = re.compile(
 
 def opening_topic(clause: str) -> str:
     """What a sentence's first clause is about, when it opens with it ("Eggs bring me out in …"), else ""."""
-    match = _OPENING_TOPIC.match(clause.strip())
+    match = _OPENING_TOPIC.match(clause.strip()) or _CANNOT_NEAR.match(clause.strip())
     if not match or not _topic_ok(match.group("x")):
         return ""
     return _lower_first(match.group("x"))
@@ -321,9 +340,24 @@ def offered_topic(turn: str) -> str:
 
 
 def with_topic(clause: str, topic: str) -> str:
-    """ "I'm allergic to them" after "Eggs bring me out in a rash" → "I'm allergic to eggs"."""
+    """ "I'm allergic to them" after "Eggs bring me out in a rash" → "I'm allergic to eggs"; a bare
+    "anaphylactic allergy" after "Can't go near peanuts" → "I'm allergic to peanuts"."""
+    if topic and _BARE_ALLERGY.match(clause.strip()):
+        return f"I'm allergic to {topic}"
     match = _ENDS_ON_REFERENCE.match(clause.strip()) if topic else None
     return f"{match.group('head')} {topic}" if match else clause
+
+
+_BARE_ALLERGY = re.compile(
+    r"^(?:(?:i(?:'ve| have)?\s+(?:got\s+)?)?(?:an?\s+)?)(?:(?:severe|serious|anaphylactic|deadly|life-threatening|bad|"
+    r"proper|real|nasty|full-blown)\s+)*(?:allergy|allergic reaction)(?:\s+to (?:them|it|that))?$",
+    _I,
+)
+_CANNOT_NEAR = re.compile(
+    r"^(?:i\s+)?(?:can't|cannot|can not)\s+(?:go near|touch|be near|be around|eat|have)\s+"
+    r"(?P<x>[a-z]+(?: [a-z]+)?)$",
+    _I,
+)
 
 
 # The canonical clause a fact's other wordings mean, kind by kind (``lexicon.py`` holds the words):
@@ -407,7 +441,8 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # allergies: "a peanut allergy", "allergic to latex", "shellfish gives me hives"
         (r"^(?i:(?:i(?:'ve| have)?\s+(?:got\s+|had\s+)?|i've got\s+|got\s+)?(?:an?\s+)?)"
          r"(?i:(?:severe|serious|bad|mild|deadly|life-threatening|nasty|slight|proper|diagnosed|known|real)\s+)*"
-         r"(?P<x>(?!(?i:food|skin|seasonal|my|the)\b)[A-Za-z][\w-]*(?:\s+(?!allergy)[a-z][\w-]*)?)\s+"
+         r"(?P<x>(?!(?i:food|skin|seasonal|my|the|anaphylactic|full-blown|allergic)\b)[A-Za-z][\w-]*"
+         r"(?:\s+(?!allergy)[a-z][\w-]*)?)\s+"
          r"(?i:allergy)(?i:\s+(?:here|too|as well|actually))?$", "I'm allergic to {x}"),
         (r"^(?P<x>[A-Za-z][a-z]+(?: [a-z]+)?)\s+(?i:is|are)\s+(?i:my)\s+(?i:(?:big|main|only|worst|biggest|one|"
          r"real|serious|known)\s+)?(?i:allergy)$", "I'm allergic to {x}"),
@@ -500,7 +535,7 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "my favourite {topic} is {x}"),
         (r"^(?i:nothing|few things)\s+(?i:annoys|irritates|bugs|winds up|frustrates)\s+me\s+more\s+than\s+(?P<x>.+)$",
          "I hate {x}"),
-        (r"^(?P<x>(?:The\s+)?[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[a-z][\w' -]{1,40}?)\s+(?i:is|are|'s)\s+(?i:my|the)\s+"
+        (r"^(?P<x>(?:The\s+)?[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[A-Za-z][\w' -]{1,40}?)\s+(?i:is|are|'s)\s+(?i:my|the)\s+"
          r"(?i:absolute\s+|all-time\s+|very\s+|clear\s+|total\s+)?(?i:favou?rite|fave)\s+(?P<topic>[a-z][a-z ]{1,25}?)"
          r"(?i:\s+of all time|\s+ever)?$", "my favourite {topic} is {x}"),
         (r"^(?i:my\s+(?:all-time\s+)?(?:favou?rite|fave))\s+(?P<topic>[a-z][a-z ]{1,25}?)\s+(?i:has to be|would be|"
@@ -613,6 +648,7 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:proud\s+|true\s+|born and bred\s+)?"
          r"(?P<origin>(?i:" + ORIGIN_DWELLER + r"))\b.*$",
          "I'm from {origin}"),
+        (r"^(?i:as\s+(?:someone|somebody|a person|one))\s+(?i:who(?:'s| is))\s+(?P<y>[\w' -]{1,40})$", "I'm {y}"),
         (r"^(?i:living with)\s+(?P<y>[\w' -]{2,40}?)\s+(?i:means|makes|has made|has meant)\b.*$", "I live with {y}"),
         (r"^(?i:i)\s+(?i:have|'ve got|have got)\s+(?i:an?)\s+" + _ADJ + r"(?P<rel>" + _REL + r"),\s*(?P<name>" + _NAME
          + r")$", "my {rel} is called {name}"),

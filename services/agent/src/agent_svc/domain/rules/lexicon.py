@@ -77,7 +77,7 @@ ALLERGIC_REACTION = (
 AVOIDING = (
     r"avoid|stay away from|steer clear of|never touch|don't touch|do not touch|cut out|gave up|have given up|"
     r"'ve given up|have cut out|'ve cut out|stopped eating|stopped drinking|don't drink|do not drink|never drink|"
-    r"keep off|stay off"
+    r"keep off|stay off|can't go near|cannot go near|won't touch|can't touch"
 )
 # What the user is, said as "I'm <word>": a condition or how they work (a memory; no slot is sure).
 SELF_STATES = (

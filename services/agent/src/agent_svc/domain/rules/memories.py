@@ -71,6 +71,7 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
     # verbless question the user asked first ("Raisins in anything savoury? I hate that.").
     asked = offered_topic(before) if role == "user" and before_role == "assistant" else ""
     said_before = ""
+    name_asked = role == "user" and before_role == "assistant" and bool(_NAME_ASKED.search(before))
     for sentence in sentences(text):
         if role == "user" and sentence.clean.rstrip().endswith("?"):
             asked = asked_topic(sentence.clean) or asked
@@ -110,6 +111,8 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
                 together = we_said(clause) != clause and said[:2].lower() == "my"
                 clause = we_said(clause)
                 clause = with_topic(fronted(resolve(clause, known), greeted), topic)
+                if name_asked and (chosen := _NAME_CHOSEN.match(clause)):
+                    clause = f"call me {chosen.group('name')}"  # "I prefer Jules" to "What name do you prefer?"
                 topic = topic or opening_topic(clause)
                 known += antecedents(clause_clean, role)
             excerpt = sentence.text[a:b].strip().rstrip(",;")
@@ -136,8 +139,8 @@ _PRONOUN_REQUEST = re.compile(
 )
 # "Home town? Hobart." / "Best film ever made? The Godfather, easily.": the user asks and answers.
 _SELF_QUESTION = re.compile(
-    r"^(?:my\s+)?(?P<t>home ?town|hometown|favou?rite\s+[a-z]+|best\s+[a-z]+(?:\s+ever(?:\s+made|\s+written)?)?|"
-    r"job|age|birthday|nationality|star sign)\s*\?$",
+    r"^(?:my\s+)?(?P<t>home ?town|hometown|(?:favou?rite|fave)\s+[a-z]+|"
+    r"best\s+[a-z]+(?:\s+ever(?:\s+made|\s+written)?)?|job|age|birthday|nationality|star sign)\s*\?$",
     re.IGNORECASE,
 )
 _ANSWER = re.compile(r"^(?P<a>[A-Z0-9][\w' -]*(?:,\s*[A-Z][\w -]*)?)$")
@@ -155,6 +158,11 @@ def _self_answer(question: str, answer: str) -> str:
     return f"my {topic} is {said.group('a')}"
 
 
+# The assistant asked what to call the user; "I prefer Jules" then names, it does not like.
+_NAME_ASKED = re.compile(r"\b(?:name|call you|address you)\b[^?]*\?", re.IGNORECASE)
+_NAME_CHOSEN = re.compile(
+    r"^(?i:i\s*(?:prefer|like|'d like|would like|go by|'d go with|'ll go with))\s+(?P<name>[A-Z][a-z]+)$"
+)
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
 _PRONOUN_SET = re.compile(r"^(?:she|he|they|ze|xe)\s*/\s*(?:her|hers|him|his|them|they|she|he|zir|hir|xem)\W*$", re.I)
 # A clause that goes on with the first one's subject: "I'm from Glasgow but live in Edinburgh now".

@@ -36,7 +36,8 @@ _META_TAIL = re.compile(
     r"nice to meet you|pleased to meet you|good to meet you|nice to e-meet you|literally|easily|at all|please|"
     r"not sure (?:if|whether) (?:that|it)(?:'s| is| matters)(?: relevant| important| useful)?|"
     r"(?:in case|if) (?:that|it)(?:'s| is) (?:useful|relevant|important|helpful)|if you need to know|"
-    r"so you can too|if you like|if you want|if you're wondering|for context|for reference))+"
+    r"so you can too|if you like|if you want|if you're wondering|for context|for reference|and counting|"
+    r"every time|hands down|no contest|without a doubt|for sure|of course))+"
     r"[\s.!,]*$",
     _I,
 )
@@ -44,7 +45,7 @@ _META_TAIL = re.compile(
 _INTENSIFIER = re.compile(
     r"^(?P<head>i(?:'m| am)?|i've|i have)\s+(?:(?:really|very|so|super|seriously|severely|extremely|quite|pretty|"
     r"totally|absolutely|genuinely|truly|definitely|incredibly|terribly|awfully|highly|deeply|mildly|slightly|"
-    r"deathly|horribly|badly|dangerously|massively|hugely|super|quite badly|also|too)\s+)+",
+    r"deathly|horribly|badly|dangerously|massively|hugely|super|quite badly|also|too|currently|presently)\s+)+",
     _I,
 )
 # "I've been living in", "I'm currently working at": the same standing fact as "I live in", "I work at".
@@ -62,7 +63,8 @@ _LOWER_I_FORMS = {"im": "I'm", "ive": "I've", "i": "I"}
 # The rules read English: a clause with none of these common words is another language, and gives nothing.
 _ENGLISH = re.compile(
     r"\b(?:i|i'm|im|my|me|the|a|an|is|are|am|and|to|of|in|on|at|for|with|have|has|do|don't|not|no|it|it's|we|"
-    r"our|you|your|he|she|they|was|be|this|that|just|from|by|as|so|but|or|yes|please|call|work|live)\b",
+    r"our|you|your|he|she|they|was|be|this|that|just|from|by|as|so|but|or|yes|please|call|work|live|can't|cannot|"
+    r"won't|isn't|never|since|been|really|very)\b",
     _I,
 )
 _SARCASM = re.compile(r"^(?:yeah,? right\b|oh,? great\b|oh,? sure\b|sure,|apparently\b|as if\b)|\bin spirit\b", _I)
@@ -126,6 +128,10 @@ _ATTRIBUTE_IS = re.compile(
 )
 
 
+# "Wedding anniversary: 16 October": a date's label and its value.
+_ATTRIBUTE_COLON = re.compile(r"\b(?P<a>birthday|bday|anniversary|hometown|home town)\s*:\s*", _I)
+
+
 def strip_openers(text: str) -> str:
     """ "Actually, by the way, I live in Porto" → "I live in Porto"."""
     return _LEAD.sub("", text)
@@ -157,6 +163,7 @@ def normalise(text: str, intensifiers: bool = True) -> str:
         text = _INTENSIFIER.sub(lambda m: m.group("head") + " ", text)
     text = re.sub(r"\bname's\b", "name is", text, flags=_I)
     text = _ATTRIBUTE_IS.sub(lambda m: f"{m.group('a')} is", text)
+    text = _ATTRIBUTE_COLON.sub(lambda m: f"{m.group('a')} is ", text)
     text = _NAME_QUALIFIER.sub("my name is", text)
     text = aspect(text)
     return text.strip()

@@ -884,7 +884,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^i(?:'m| am)\s+(?:on|in)\s+the\s+[\w -]{2,30}?\s+team\s+at\s+(?P<org>[A-Z].+)", _works, _USER),
         (r"^(?:i(?:'m| am)\s+)?(?:strict\s+|lifelong\s+)?(?P<v>" + _DIET + r")\s+here\b", _diet, _USER),
         (r"^i\s+only\s+eat\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
-        (r"^we(?:'re| are)\s+(?:all\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^we(?:'re| are)\s+(?:all\s+)?(?:an?\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^(?:my|our)\s+(?:family\s+)?(?P<pet>dog|cat|horse|rabbit|pony)\s+is\s+an?\s+(?P<v>(?:[\w-]+\s+){0,2}?"
+         r"(?:" + _PETS + r"))$", lambda m, s: PatternMatch("fact", f"The user's {m.group('pet').lower()} is "
+                                                              f"{_article(m.group('v').lower())}."), _USER),
         (r"^i(?:'m| am)?\s+(?:follow|following|on|eat|do)\s+(?:an?\s+)?(?:strict\s+)?(?P<v>" + _DIET + r")\s+"
          r"diet\b", _diet, _USER),
         (r"^i(?:'ve| have)\s+been\s+(?:a\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
@@ -981,7 +984,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:please\s+)?(?P<v>text|email|e-mail|message|whatsapp) me\b(?:\s+(?:rather than|instead of)\b.*)?$",
          _channel, _USER),
         (r"^(?P<v>mornings|evenings|afternoons|weekends|weekdays)\s+(?:are|work)\s+(?:much\s+|usually\s+)?"
-         r"(?:best|better|easiest|easier|ideal)\b.*", _best_time, _USER),
+         r"(?:the\s+)?(?:best|better|easiest|easier|ideal)\b.*", _best_time, _USER),
         (r"^(?:no\s+)?(?P<neg>calls|texts|messages)\s+(?P<v>(?:after|before)\s+\d.+)", _contact, _USER),
         (r"^(?:please\s+)?(?:only\s+)?(?P<neg>don't |do not |never )?(?:call|contact|reach|ring|text|message|email|"
          r"ping) me\s+"

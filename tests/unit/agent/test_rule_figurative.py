@@ -83,3 +83,95 @@ async def test_the_assistants_pastimes_and_make_believe_are_no_promises(said, be
 async def test_the_assistants_errand_for_the_user_is_a_promise() -> None:
     found = await reflect("I'll check the train times to York tonight.", role="assistant", before="Going to York.")
     assert [m.kind for m in found.memories] == ["commitment"]
+
+
+NOT_MEANT = [
+    # taken back, winked at
+    "I'm a secret agent, jk.",
+    "I work at NASA /s",
+    "I'm a morning person. Not.",
+    "I'm a vegan 🙃",
+    "I'm a vegan. 😜",
+    "I'm a pilot, just kidding lol",
+    # a claim no one makes in earnest
+    "I'm a billionaire lol",
+    "I'm basically royalty.",
+    "I'm the CEO of naps.",
+    "I'm the queen of bad decisions.",
+    "I have a PhD in overthinking.",
+    "My kids call me the worst cook in the world.",
+    "I'm the world's okayest runner.",
+    "I'm 29 again this year.",
+    "I've been 39 for ten years now.",
+    "Danger is my middle name.",
+    "My blood type is coffee.",
+    "I live in a castle 😂",
+    "I speak fluent cat.",
+    "I just love it when my train is cancelled.",
+    "Oh yeah, I totally love doing my taxes.",
+    # someone else's words
+    "My brother keeps saying I'm allergic to work.",
+    "My mum is convinced I'm vegetarian.",
+    "My mum's convinced I'm a genius.",
+    "My sister swears I'm adopted.",
+    "My dad always jokes that I'm the milkman's son.",
+    "My friend insists I work too much at the bank.",
+    "She was like, I'm moving to Oslo.",
+    '"I\'m vegan," my flatmate announced.',
+    "My sister texted me that I'm the favourite.",
+    "Per my therapist, I'm a people pleaser.",
+    "I heard I'm getting promoted to manager.",
+    "I was told I'm allergic to penicillin, but the test was negative.",
+    "I dreamt I was a pilot in Rome.",
+    # supposed or asked without the usual marks
+    "In another life I'm a chef in Paris.",
+    "In my dreams I live in a beach house in Bali.",
+    "In a perfect world I'd work four days a week.",
+    "Were I to move to Spain, I'd learn Spanish.",
+    "Had I stayed in Leeds, I'd be a teacher now.",
+    "Let's say I'm vegan.",
+    "No idea whether I'm lactose intolerant.",
+    "Remind me whether I'm allergic to shellfish.",
+    "Guess where I live",
+    "I'm vegetarian, aren't I",
+    "I live in Leeds, right.",
+    "You think I'm a vegetarian",
+]
+
+
+@pytest.mark.parametrize("said", NOT_MEANT)
+async def test_a_sentence_taken_back_reported_supposed_or_asked_stores_no_fact(said) -> None:
+    found = await reflect(said)
+    assert found.memories == ()
+    assert [c.slot for c in found.claims if c.subject_id == ""] == []
+
+
+async def test_words_taking_back_the_sentence_before_leave_what_follows_them() -> None:
+    found = await reflect("I'm a professional footballer. jk, I'm a nurse.")
+    assert [m.content for m in found.memories] == ["The user is a nurse."]
+
+
+MEANT = [
+    ("I'm allergic to peanuts lol", "allergic to peanuts"),
+    ("I'm a nurse haha", "nurse"),
+    ("I have a dog lol, his name is Rufus.", "Rufus"),
+    ("My wife writes novels.", "writes novels"),
+    ("I'm a drag queen.", "drag queen"),
+    ("My middle name is Rhys.", "Rhys"),
+    ("I'm doing a PhD in biology.", "PhD in biology"),
+    ("I'm the head of marketing at Acme.", "head of marketing"),
+    ("I heard back from Google and I got the job.", "Google"),
+    ("I absolutely love hiking.", "hiking"),
+    ("I really love Mondays at the climbing wall.", "climbing wall"),
+    ("I'm not really into sports.", "not really into sports"),
+    ("I'm the fastest runner in my club.", "fastest runner"),
+    ("I'm 29.", "29"),
+    ("My favourite film is Alien.", "Alien"),
+    ("My house is 150 years old.", "150 years old"),
+]
+
+
+@pytest.mark.parametrize(("said", "kept"), MEANT)
+async def test_laughter_alone_and_the_shapes_jokes_resemble_keep_the_fact(said, kept) -> None:
+    found = await reflect(said)
+    assert any(kept in memory.content for memory in found.memories)

@@ -7,7 +7,9 @@ the plan's goal, whom a leading "he" or "she" stands for (``references``) and on
 reference: "yes, let's do that" right after the assistant proposed something becomes a decision
 to do what was proposed. A memory that still leans on a pronoun or demonstrative is not kept, nor
 is small talk (``substance``: feelings, resolve, cheers, promises about the chat itself) or a joke
-said flat, words passed on and the assistant's make-believe (``figurative``).
+said flat, words passed on and the assistant's make-believe (``figurative``). A sentence taken back
+("…, jk"), someone else's words, a supposition or a question without its mark is read as unsaid
+before any pattern (``figurative.unmeant``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from agent_svc.domain.rules.disclosure import disclosures
 from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.engagement import build_engagement
 from agent_svc.domain.rules.episode import build_episode
-from agent_svc.domain.rules.figurative import in_jest, meant
+from agent_svc.domain.rules.figurative import in_jest, meant, unmeant
 from agent_svc.domain.rules.memories import statements
 from agent_svc.domain.rules.plan import extract_plan
 from agent_svc.domain.rules.references import standing_part, stands_alone
@@ -43,16 +45,15 @@ class RuleExtractor:
     async def reflect(self, turn: Utterance, earlier: Sequence[Utterance]) -> TurnReflection:
         last = earlier[-1] if earlier and isinstance(earlier[-1].content, str) else None
         before, before_role = (last.content, last.role) if last else ("", "user")
-        found = statements(turn.content, turn.role, before, before_role) if isinstance(turn.content, str) else []
+        # A sentence taken back, someone else's words, a supposition or a question without its mark
+        # ("I'm a secret agent, jk", "my brother keeps saying …", "in another life …") is read as unsaid.
+        said = unmeant(turn.content) if isinstance(turn.content, str) else turn.content
+        found = statements(said, turn.role, before, before_role) if isinstance(said, str) else []
         agreed = agreed_proposal(turn, earlier) if not found else None
         if agreed:
             found = [agreed]
         window = [(t.role, t.content) for t in [*earlier, turn] if t.role in ("user", "assistant")]
-        told = (
-            disclosures(turn.content, turn.role, tuple(s.excerpt for s in found))
-            if isinstance(turn.content, str)
-            else []
-        )
+        told = disclosures(said, turn.role, tuple(s.excerpt for s in found)) if isinstance(said, str) else []
         answer = answered_question(turn, earlier) if not found and not told else None
         # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later, and
         # small talk ("The user is so grateful.", "Decided: keep going.") tells a later one nothing.

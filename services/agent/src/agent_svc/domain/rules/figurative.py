@@ -15,7 +15,20 @@ shapes below are figures of speech whatever the words in them (``figurative``):
 - numbers no one counts: "a million cousins", "a zillion emails";
 - an allergy to a day, a time or a chore ("allergic to Mondays / mornings / exercise"), fluency in
   something that is no language ("fluent in sarcasm");
-- words passed on: "word is …", "rumour has it …", "legend has it …".
+- words passed on: "word is …", "rumour has it …", "legend has it …";
+- a claim no one makes of themselves in earnest: "a billionaire", "a secret agent", "a wizard",
+  "basically royalty", "the CEO of naps", "the queen of bad decisions", "a PhD in overthinking",
+  "the worst cook in the world", "the world's okayest runner", "29 again", "39 for ten years",
+  "Danger is my middle name", "my blood type is coffee", "I live in a castle", "I speak fluent cat".
+
+A sentence may also say itself that it is not meant, or be someone else's words (``unmeant``, read on
+the turn before any pattern): it is taken back ("I'm a secret agent, jk", "I work at NASA /s", "I'm
+a morning person. Not.", "… jk, I sit at a desk all day": the sentence before is taken back), winks
+(🙃 😜 😉 after it), or reports what another said or thinks ("my brother keeps saying …", "my mum is
+convinced …", "she swears …", "she was like, …", "per my therapist …", "I heard I'm …", "I was told
+…"), or supposes or asks without the usual marks ("in another life …", "in my dreams …", "were I to
+…", "had I …", "not sure whether …", "guess where I live", "…, right", "…, aren't I"). Laughter alone
+("lol", "haha", 😂) takes nothing back: "I'm allergic to peanuts lol" is still an allergy.
 
 The assistant has no body, no town and no weekend: its "I'll check out the Hobbit", "I'll make you a
 cup of tea, virtually", "I'll look for that bakery next time I'm in town", "I'll keep my fingers
@@ -30,9 +43,13 @@ import re
 
 from agent_svc.domain.extraction import ExtractedMemory
 from agent_svc.domain.rules.model import Statement
+from agent_svc.domain.rules.normalise import strip_openers
+from agent_svc.domain.rules.text import sentences
 
 _I = re.IGNORECASE
 _BE = r"(?:is|am|are|was|'s|'m)"
+# The user as the subject of "is" ("I'm", "the user is", "they are"): what no one is in earnest.
+_SELF_BE = r"(?:\bi\s*(?:'m|\s+am|\s+was)|\bthe user\s+(?:is|was)|\bthey\s*(?:'re|\s+are|\s+were))"
 _WHOSE = r"(?:the|my|our|their|his|her|the user's)"
 # Whose unpaid driver or personal chef the user jokes to be: the household's, not an employer's.
 _HOUSEHOLD = (
@@ -94,6 +111,45 @@ _FIGURES = (
     # words passed on
     r"^(?:word is|the word is|rumou?r (?:has it|is)|legend has it|the story goes|they say|people say|"
     r"the grapevine says|a little bird told)\b",
+    # what no one is in earnest
+    rf"{_SELF_BE}\s+(?:(?:basically|actually|secretly|totally|clearly|obviously|really|also)\s+)?(?:a\s+|an\s+)?"
+    r"(?:billionaire|trillionaire|zillionaire|gazillionaire|secret agent|spy|superhero|super hero|wizard|"
+    r"vampire|werewolf|ninja|jedi|jedi master|time travell?er|alien|robot|unicorn|mermaid|dragon|demigod|"
+    r"god|goddess|royalty|immortal|living legend|legend|genius|evil genius|international man of mystery)\b",
+    # a mock office: "the CEO of naps", "the queen of bad decisions"
+    r"\b(?:ceo|queen|king|president|ruler|chief|minister|master|champion|director|professor|emperor|"
+    r"empress|lord|duke|duchess|boss|head)\s+of\s+(?:all\s+)?(?:naps?|napping|snacks?|snacking|procrastination|"
+    r"procrastinating|sarcasm|chaos|bad decisions|terrible decisions|the couch|the sofa|the remote|puns|"
+    r"dad jokes|overthinking|awkward\w*|being late|laziness|mess|memes|leftovers|the group chat|small talk|"
+    r"excuses|drama|sleep|sleeping|coffee|chocolate|biscuits|crisps|gossip|losing (?:things|keys))\b",
+    r"\b(?:phd|doctorate|degree|masters?|diploma|black belt|gold medal|olympic medal|medal)\s+in\s+"
+    r"(?:overthinking|procrastinat\w*|napping|sarcasm|online shopping|shopping|snacking|sleeping|worrying|"
+    r"complaining|binge-?watching|gossip\w*|being late|excuses|making excuses|eating|netflix|"
+    r"losing (?:things|keys)|avoiding \w+|doing nothing)\b",
+    # a superlative the size of the world
+    r"\b(?:the\s+)?(?:best|worst|greatest|fastest|slowest|laziest|clumsiest|messiest|loudest|smartest|"
+    r"coolest|funniest|okayest|most \w+|least \w+)\s+(?:[\w-]+\s+){1,3}(?:in|on|of|alive in)\s+(?:the\s+)?"
+    r"(?:whole\s+|entire\s+)?(?:world|universe|planet|galaxy|history|all time|earth|human history)\b",
+    r"\bworld['\u2019]s\s+(?:best|worst|greatest|okayest|laziest|clumsiest|messiest|loudest|\w+est)\b",
+    # an age no one is in earnest
+    r"\b(?:is|am|'m|turning|turned|be)\s+(?:18|21|25|29|30|39|40|49|50)\s+(?:again|forever)\b",
+    r"\bforever\s+(?:18|21|25|29|30|39|40|young)\b",
+    r"\b(?:is|am|'m|been|has been|have been|'ve been)\s+\d{1,2}\s+for\s+(?:\w+\s+)?(?:years|decades|ages)\b",
+    rf"{_SELF_BE}\s+(?:1[3-9]\d|[2-9]\d\d|\d{{4,}})\s+years?\s+old\b",
+    # a middle name, a blood type, a home, a language of a joke
+    r"\b(?:danger|trouble|chaos|patience|sarcasm|coffee|adventure|speed|awkward|procrastination|mischief|"
+    r"fun|caffeine)\s+is\s+(?:my|the user's|their)\s+middle\s+name\b",
+    r"\bmiddle\s+name\s+is\s+(?:danger|trouble|chaos|sarcasm|coffee|adventure|speed|awkward|"
+    r"procrastination|mischief|fun|caffeine)\b",
+    r"\bblood(?:\s+type)?\s+is\s+(?:\d+\s*%\s+|mostly\s+|pure\s+)?(?:coffee|caffeine|espresso|tea|wine|sugar|"
+    r"chocolate|prosecco|gin|cola|energy drinks?|hot sauce)\b",
+    rf"{_SELF_BE}\s+\d{{2,3}}\s*(?:%|percent|per cent)\s+(?:coffee|caffeine|tea|sugar|chocolate|pizza|spite|"
+    r"sarcasm|snacks)\b",
+    r"\blives?\s+in\s+(?:a|an|the|my|their|the user's)\s+(?:own\s+)?(?:castle|palace|cave|bubble|shoe|igloo|"
+    r"dungeon|matrix|simulation|fantasy world|fairy ?tale|la la land|head|own little world|own world)\b",
+    r"\bspeaks?\s+(?:fluent\s+)?(?:sarcasm|emoji|memes?|cat|dog|toddler|baby|gibberish|nonsense|teenager|"
+    r"sass|movie quotes|film quotes|dad jokes)\b(?!\s+(?:owners?|breeders?|lovers?|people|parents))",
+    r"\blove language is\s+(?:snacks|food|sarcasm|memes|pizza|chocolate|coffee|naps|crisps|biscuits|cake)\b",
 )
 _FIGURE = re.compile("|".join(f"(?:{figure})" for figure in _FIGURES), _I)
 
@@ -150,3 +206,120 @@ def meant(statement: Statement) -> Statement:
         if not figurative(facet.summary) and (not joke or facet.attribute.startswith(_NAMED_IN_PASSING))
     )
     return statement if facets == statement.facets else dataclasses.replace(statement, facets=facets)
+
+
+# --- sentences said but not meant (read on the turn, before any pattern) ---------------------------
+
+_LAUGH = r"(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|xd)"
+_TAKEN_BACK = (
+    r"(?:jk|j/k|jks|just kidding|just joking|only joking|i'?m (?:only |just )?(?:kidding|joking)|kidding|joking|/s)"
+)
+# Said at a sentence's end (laughter after it or not), the words take that sentence back.
+_TAKEN_BACK_AT_END = re.compile(
+    rf"(?:^|[\s,(\u2026.-]){_TAKEN_BACK}(?:\W+{_LAUGH})*[\s.!?)\u2026]*$|[,.\u2026-]\s*not\s*[.!]*$|\(not\)", _I
+)
+# Opening a sentence, they take back the one before: "jk, I sit at a desk all day", "Not.", "Kidding!"
+_TAKES_BACK_BEFORE = re.compile(
+    rf"^(?:{_LAUGH}\W+)?(?:{_TAKEN_BACK}(?=[\s,.!:;\u2026-]|$)|not(?:\s+really)?\s*[.!]*$)[\s,.!:;\u2026-]*", _I
+)
+# A wink, a tongue out, an upside-down face: not meant. Laughter (😂, "lol") alone is not a wink.
+_WINK = re.compile("[\U0001f643\U0001f61c\U0001f61d\U0001f61b\U0001f92a\U0001f609\U0001f60f]")
+# Delight in a chore: "I just love doing my taxes", "I totally love it when my train is cancelled".
+_MOCK_DELIGHT = re.compile(
+    r"\b(?:just|totally|absolutely|simply)\s+(?:love|adore|enjoy|live for)s?\s+(?:it\s+when\s+|when\s+)?"
+    r"(?:(?:doing|filing|getting|being|having|sitting|waiting|standing|spending)\s+)?(?:(?:in|on|stuck in|for)\s+)?"
+    r"(?:my\s+|the\s+|our\s+|an?\s+)?(?:hours?\s+(?:in|on)\s+(?:the\s+)?)?"
+    r"(?:taxes|tax return|paperwork|ironing|traffic|queues?|queuing|commute|commuting|mondays?|meetings?|"
+    r"dishes|laundry|hangovers?|delays?|train is (?:late|cancell?ed|delayed)|bus is (?:late|cancell?ed)|"
+    r"stuck|ignored|dentist|root canals?|jury duty|expense reports|unpaid overtime|hold music|on hold|"
+    r"roadworks|small talk|alarm at \d)",
+    _I,
+)
+# Someone else's words or views: "my brother keeps saying …", "my mum is convinced …", "she swears …",
+# "she was like, …", "per my therapist …". "I" and "we" report nothing.
+_REPORTED = re.compile(
+    r"\b(?P<who>[a-z]+)(?:['\u2019]s)?\s+(?:(?:always|still|constantly|just|once|even|literally|really|apparently|"
+    r"keeps|kept|is|was|are|were|has|have|had|likes to|used to|would|will|loves to|never stops|won't stop|also|"
+    r"often)\s+){0,3}"
+    r"(?:saying|telling\s+(?:me|everyone|people|us|them)|swears?|swore|insists?|insisted|jokes?|joked|joking|"
+    r"claimed|announced|announces|assumes?|assumed|convinced|guessed|guesses|suspects?|suspected|predicted|"
+    r"predicts|reckoned|bragged|brags|boasted|boasts|complains?|complained|warned|warns|teases?|teased|"
+    r"(?:wrote|writes|texted|posted|messaged|emailed)(?=\s+(?:that\b|me\b|to say\b)|\s*[,:\"\u201c])|"
+    r"(?:goes|went|like)(?=\s*[,:\"\u201c]))\b"
+    r"|\b(?:as\s+)?per\s+(?:my|the|his|her|their|our)\s+\w+|\bin the words of\b|\bto quote\b",
+    _I,
+)
+_NOT_A_REPORTER = frozenset(
+    """i we m s re ve d ll always still constantly just once even literally really apparently keep keeps kept is
+    was are were has have had likes used would will loves never also often sometimes""".split()
+)
+# What the user only heard, was told or dreamt.
+_HEARSAY = re.compile(
+    r"\b(?:i|we)\s+(?:(?:just|recently|once)\s+)?(?:heard|hear)\b(?!\s+(?:back|from you|you\b))"
+    r"|\b(?:i|we)(?:'m|\s+am|\s+was|\s+were|'ve been|\s+have been|\s+had been|\s+keep getting|\s+got|\s+get)\s+told\b"
+    r"|\b(?:i|we)\s+(?:dreamt|dreamed|had a dream)\b",
+    _I,
+)
+# Supposed, not lived: "in another life …", "in my dreams …", "were I to …", "had I …".
+_SUPPOSED = re.compile(
+    r"\bin\s+(?:my|his|her|their|our)\s+dreams\b"
+    r"|\bin\s+(?:another|a\s+(?:past|previous|former|different|parallel|alternate)|my\s+(?:next|past|previous))\s+"
+    r"(?:life|universe|world|timeline|reality)\b"
+    r"|\bin\s+an?\s+(?:ideal|perfect|parallel|alternate|alternative|dream)\s+(?:world|universe|life)\b"
+    r"|(?:^|[,;]\s*)(?:were|had|should)\s+(?:i|we)\b"
+    r"|\bfor\s+(?:the\s+sake\s+of\s+)?argument(?:['\u2019]s\s+sake)?\b|\btheoretically\b|\bin\s+theory\b"
+    r"|\bhypothetically\b|\blet['\u2019]?s\s+(?:say|pretend|imagine|assume)\b|\bpicture\s+(?:me|this)\b",
+    _I,
+)
+# Asked without a question mark: "not sure whether I'm …", "guess where I live", "…, right", "…, aren't I".
+_ASKED = re.compile(
+    r"^(?:(?:i'?m\s+)?not\s+(?:sure|certain)|unsure|no\s+idea|(?:i\s+)?(?:don't|do\s+not|dont)\s+know|dunno|"
+    r"(?:i\s+)?can't\s+remember|(?:i\s+)?(?:wonder|am\s+wondering|'m\s+wondering)|any\s+idea|guess|remind\s+me|"
+    r"tell\s+me|(?:can|could)\s+you\s+(?:tell|remind)\s+me|do\s+you\s+know|(?:i'?m\s+)?curious)\s+"
+    r"(?:if|whether|where|what|how|why|who|when|which)\b"
+    r"|,\s*(?:right|aren't\s+i|am\s+i\s+not|don't\s+i|didn't\s+i|haven't\s+i|isn't\s+it|wasn't\s+i|correct|innit)"
+    r"\s*[?.!]*$"
+    r"|^(?:you|u)\s+(?:think|reckon|believe|figure)\s+(?:i|i'm|i've|my)\b",
+    _I,
+)
+
+
+def reported(sentence: str) -> bool:
+    """Someone else's words or views, or what the user only heard, was told or dreamt."""
+    if _HEARSAY.search(sentence):
+        return True
+    return any(
+        found.group("who") is None or found.group("who").lower() not in _NOT_A_REPORTER
+        for found in _REPORTED.finditer(sentence)
+    )
+
+
+def _not_meant(sentence: str, gap: str, following: str) -> bool:
+    taken_back = bool(
+        _TAKEN_BACK_AT_END.search(sentence)
+        or _WINK.search(sentence)
+        or _WINK.search(gap)
+        or (following and _TAKES_BACK_BEFORE.match(following))
+    )
+    return (
+        taken_back
+        or bool(_MOCK_DELIGHT.search(sentence) or _SUPPOSED.search(sentence))
+        or reported(sentence)
+        or bool(_ASKED.search(strip_openers(sentence.strip())))
+    )
+
+
+def unmeant(text: str) -> str:
+    """``text`` with every sentence said but not meant as a fact blanked (spaces: offsets are kept),
+    and the words that take back the sentence before ("jk, …") too."""
+    found = sentences(text)
+    chars = list(text)
+    for position, sentence in enumerate(found):
+        end = sentence.start + len(sentence.text)
+        following = found[position + 1] if position + 1 < len(found) else None
+        gap = text[end : following.start if following else len(text)]
+        if _not_meant(sentence.text, gap, following.text if following else ""):
+            chars[sentence.start : end] = " " * (end - sentence.start)
+        elif opener := _TAKES_BACK_BEFORE.match(sentence.text):
+            chars[sentence.start : sentence.start + opener.end()] = " " * opener.end()
+    return "".join(chars)

@@ -207,7 +207,7 @@ POSITIVES = [
         "user",
         "Remember that my mum's birthday is on the third of June.",
         "fact",
-        "The user's mum's birthday is on the third of June.",
+        "The user's mother's birthday is third of June.",
         "",
         "",
     ),

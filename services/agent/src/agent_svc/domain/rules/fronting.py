@@ -147,6 +147,17 @@ _LOWER_NAMES = re.compile(
     r"^(?P<lead>(?i:my|our)\s+[a-z]+(?: [a-z]+)?(?:'s name is|\s+(?:is|are)\s+(?:called|named)))\s+"
     r"(?P<names>[a-z]+(?:(?:\s*,\s*|\s+and\s+)[a-z]+){0,3})$"
 )
+# In a clause written all in lower case, a word between "my <relative or pet>" and its verb is a name.
+_LOWER_APPOSITION = re.compile(
+    r"^(?P<lead>(?:my|our)\s+(?:" + FAMILY + "|" + PETS + r"))\s+(?P<name>[a-z]{3,12})\s+"
+    r"(?P<rest>(?:is|was|has|loves|lives|works|just|turned|turns|and)\b.*)$"
+)
+_NOT_APPOSED = frozenset(
+    "food bowl bed toys toy lead collar walker sitter friend friends vet insurance house car phone job boss team group "
+    "life name birthday age old new little big best eldest youngest older younger baby sister brother mum dad mother "
+    "father wife husband partner son daughter kid kids child family dog cat puppy kitten pet pets hair health school "
+    "work uni college boyfriend girlfriend cousin aunt uncle nan grandma grandpa twin twins who that which also".split()
+)
 _LOWER_NAME = re.compile(
     r"^(?P<lead>(?:(?:pls|please|just)\s+)?call me|my name is)\s+(?P<name>[a-z]+(?: [a-z]+){0,2})(?=\s*,|$)", _I
 )
@@ -255,6 +266,14 @@ def fronted(clause: str, greeted: bool = False) -> str:
         if not said:
             break
         text = aspect(said)
+    if (
+        (match := _LOWER_APPOSITION.match(text))
+        and text == text.lower()
+        and match.group("name") not in _NOT_NAMES | _NOT_APPOSED
+    ):
+        text = (
+            f"{match.group('lead')} {match.group('name').capitalize()} {match.group('rest')}"  # "our dog buster is 10"
+        )
     if match := _LOWER_NAMES.match(text):  # "our kids are called finn and rosie"
         names = re.split(r"(\s*,\s*|\s+and\s+)", match.group("names"))
         if not any(w.lower() in _NOT_NAMES for w in names[::2]):
@@ -380,6 +399,7 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r" calls? me$", "call me {name}"),
         (r"^(?i:i\s*(?:go by|prefer to be called|like to be called|'d like to be called|'d rather be called|"
          r"'d prefer to be called|would rather be called|'d rather you called me|would rather you called me|"
+         r"prefer to go by|'d prefer to go by|'d rather go by|like to go by|'d like to go by|"
          r"'d prefer you called me|answer to))\s+(?P<name>" + _NAME + r")\b", "call me {name}"),
         (r"^(?i:it's|its|i'm)\s+(?P<name>" + _NAME + r")\s+(?i:to (?:my )?(?:friends|family|everyone|most people))\b",
          "call me {name}"),
@@ -648,6 +668,15 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:proud\s+|true\s+|born and bred\s+)?"
          r"(?P<origin>(?i:" + ORIGIN_DWELLER + r"))\b.*$",
          "I'm from {origin}"),
+        (r"^(?i:i\s+(?:come|hail)\s+from)\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b.*$", "I'm from {place}"),
+        (r"^(?i:it's|it is)\s+(?i:my)\s+(?i:birthday)\s+(?P<v>(?i:on)\s+.*\d.*)$", "my birthday is {v}"),
+        (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:remote)\s+(?i:worker|employee)$", "I work remotely"),
+        (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:shift)\s+(?i:worker)$", "I work shifts"),
+        (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:night)\s+(?i:worker|shift worker)$", "I work nights"),
+        (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:part-time|part time)\s+(?i:worker|employee)$", "I work part-time"),
+        (r"^(?i:please\s+)?(?i:leave out|hold the|leave off|skip the|don't add|don't put in)\s+"
+         r"(?P<x>[a-z][\w-]*(?: [a-z][\w-]*)?)(?=\s+(?:i|i'm|it|they|as|because|cause|cos|since|please|pls)\b|\s*$).*$",
+         "I avoid {x}"),
         (r"^(?i:as\s+(?:someone|somebody|a person|one))\s+(?i:who(?:'s| is))\s+(?P<y>[\w' -]{1,40})$", "I'm {y}"),
         (r"^(?i:living with)\s+(?P<y>[\w' -]{2,40}?)\s+(?i:means|makes|has made|has meant)\b.*$", "I live with {y}"),
         (r"^(?i:i)\s+(?i:have|'ve got|have got)\s+(?i:an?)\s+" + _ADJ + r"(?P<rel>" + _REL + r"),\s*(?P<name>" + _NAME

@@ -72,6 +72,8 @@ CHANNEL = "|".join(re.escape(c) for c in sorted(CHANNELS, key=len, reverse=True)
 ALLERGIC_REACTION = (
     r"(?:gives?|gave|brings?|brought)\s+me\s+(?:out\s+in\s+)?(?:hives|a rash|rashes|anaphylaxis|an allergic reaction)"
     r"|(?:makes?|made)\s+(?:me|my (?:face|lips|throat|eyes|skin))\s+(?:swell|break out|come out in hives|itch)"
+    r"|(?:sends?|sent|puts?|put|lands?|landed)\s+me\s+(?:to|in)\s+(?:a&e|a and e|the er|er|casualty|"
+    r"(?:the\s+)?hospital)"
 )
 # Words for staying off a food or drink.
 AVOIDING = (

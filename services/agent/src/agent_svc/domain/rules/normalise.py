@@ -22,6 +22,7 @@ _LEAD = re.compile(
     r"perfect|sounds good|good|no(?=[\s,.!:;-]*(?:[,.!:;-]|i\b|i'm\b|my\b|we\b|it's\b|not\b|actually\b|sorry\b))|"
     r"nope|fine|oh and|one more thing|just to be clear|quick update|quick note|"
     r"fun fact|full disclosure|side note|random fact|heads up|just so (?:you|u) know|just so you're aware|"
+    r"just flagging(?: that)?|flagging(?: that)?|just a heads up|a heads up|just a reminder|reminder|"
     r"not that you asked|for what it's worth|fwiw|like i said|as i said|as i mentioned|ooh|ah|um|uh|hmm|"
     r"pls|please note|note|in fact|to be fair|frankly|basically|so yeah|oh by the way|also btw|lol|haha)"
     r"\b[\s,:;!.-]*)+",
@@ -37,7 +38,8 @@ _META_TAIL = re.compile(
     r"not sure (?:if|whether) (?:that|it)(?:'s| is| matters)(?: relevant| important| useful)?|"
     r"(?:in case|if) (?:that|it)(?:'s| is) (?:useful|relevant|important|helpful)|if you need to know|"
     r"so you can too|if you like|if you want|if you're wondering|for context|for reference|and counting|"
-    r"every time|hands down|no contest|without a doubt|for sure|of course))+"
+    r"every time|hands down|no contest|without a doubt|for sure|of course|if you need (?:them|it|that|to know)|"
+    r"doctor's orders|doctors orders|on medical advice|for health reasons|for religious reasons|for my health))+"
     r"[\s.!,]*$",
     _I,
 )
@@ -98,7 +100,12 @@ _HEDGE = re.compile(
     r"i'm (?:pretty |fairly |quite )?sure|"
     r"pretty sure|(?:it\s+)?turns out|as it turns out|(?:i|we)(?:'ve| have)?\s+(?:recently\s+|just\s+|finally\s+)?"
     r"(?:found out|learned|learnt|discovered|realised|realized)(?:\s+(?:recently|last\s+\w+|this\s+\w+|"
-    r"(?:a|one|two|three|\d+)\s+\w+\s+ago))?)(?:\s+that)?[\s,]+)+"
+    r"(?:a|one|two|three|\d+)\s+\w+\s+ago))?|(?:my|the)\s+(?:doctor|gp|consultant|specialist|allergist|dentist|"
+    r"nurse|therapist|psychiatrist|physio|optician|dermatologist)\s+(?:says|said|confirmed|told me|thinks|reckons|"
+    r"found|diagnosed)(?:\s+(?:recently|last\s+\w+|this\s+\w+|(?:a|one|two|three|\d+)\s+\w+\s+ago))?|"
+    r"for\s+(?:\w+\s+){0,2}reasons?|"
+    r"(?:(?:when|whenever|before|as)\s+you\s+[\w' ]{2,40}?,?\s+)?(?:please\s+)?(?:remember|note|bear in mind|"
+    r"keep in mind|don't forget))(?:\s+that)?[\s,]+)+"
     r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|you'd call me|you would call me)\b)",
     _I,
 )
@@ -107,7 +114,7 @@ _CHAT_FORMS = {"cant": "can't", "dont": "don't", "doesnt": "doesn't", "didnt": "
                "arent": "aren't", "wasnt": "wasn't", "havent": "haven't", "hasnt": "hasn't", "wont": "won't",
                "couldnt": "couldn't", "shouldnt": "shouldn't", "wouldnt": "wouldn't", "ive": "I've",
                "yrs": "years", "yr": "year", "bday": "birthday", "b-day": "birthday", "u": "you", "ur": "your",
-               "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "n": "and"}  # fmt: skip
+               "r": "are", "its": "it's", "pls": "please", "plz": "please", "thx": "thanks", "n": "and"}  # fmt: skip
 _CHAT = re.compile(r"(?<![\w'/-])(?:" + "|".join(sorted(_CHAT_FORMS, key=len, reverse=True)) + r")(?![\w'/-])")
 # "my husbands a chef", "my daughters birthday": a possessive written without its apostrophe.
 _RELATIVES = (
@@ -128,6 +135,14 @@ _ATTRIBUTE_IS = re.compile(
 )
 
 
+# "it's Liz by the way not Elizabeth": a discourse marker inside a clause says nothing either.
+_MARKER_INSIDE = re.compile(r"(?<=\w)\s*,?\s+(?:by the way|btw|fyi)\b,?\s+(?=\w)", _I)
+# "I could eat Italian food every day": a liking, not a hypothetical.
+_COULD_LIVE_ON = re.compile(
+    r"^i could (?:happily\s+|honestly\s+)?(?:eat|drink|live on|listen to|watch)\s+(?P<x>[\w' -]{2,40}?)\s+"
+    r"(?:every day|all day|forever|every night|every week|for ever)\b.*$",
+    _I,
+)
 # "Wedding anniversary: 16 October": a date's label and its value.
 _ATTRIBUTE_COLON = re.compile(r"\b(?P<a>birthday|bday|anniversary|hometown|home town)\s*:\s*", _I)
 
@@ -157,6 +172,8 @@ def normalise(text: str, intensifiers: bool = True) -> str:
     (kept with ``intensifiers=False``, for a sentence kept in the speaker's words)."""
     text = strip_openers(chat_spelling(text.strip()))
     text = strip_openers(_HEDGE.sub("", text))
+    text = _MARKER_INSIDE.sub(" ", text)
+    text = _COULD_LIVE_ON.sub(lambda m: f"I love {m.group('x')}", text)
     text = _META_TAIL.sub("", text).strip()
     text = _LOWER_I.sub(lambda m: _LOWER_I_FORMS[m.group(0).lower()], text)
     if intensifiers:

@@ -185,6 +185,7 @@ def _proper(place: str, clause: str) -> str:
     if not place or place[0].isupper():
         return place
     chat = re.sub(r"\bI(?=\b|')", "i", clause)
+    place = re.split(r"\s+(?:in|on|at|for|next|this|last|with|from|to|by|over|around|until|during|and)\b", place)[0]
     words = place.split()
     if chat != chat.lower() or any(w in _NOT_PLACES or w in _NOT_NAMES for w in words):
         return ""
@@ -238,7 +239,11 @@ def _job(m: re.Match[str], speaker: str) -> Built:
         return None
     if re.fullmatch(_DIET, job, _I):
         return None  # "I'm a flexitarian": a diet, said like a trade
-    org = _cut(m.groupdict().get("org") or "")
+    org = _cut(re.sub(r"^the\s+(?=[A-Z])", "", m.groupdict().get("org") or ""))
+    if last in _LEARNERS:  # "I'm a student at the University of Manchester": where the user studies
+        where = f" at {org}" if org[:1].isupper() else ""
+        content = f"The user is {_article(job)}{where}."
+        return PatternMatch("fact", content, (Facet("school", org, content),) if where else ())
     denied, reversal = _denial(m, m.string)
     verb = ("is no longer" if reversal else "is not") if denied else "is"
     facets = [Facet("job", job, f"The user {verb} {_article(job)}.", denied)]
@@ -246,6 +251,9 @@ def _job(m: re.Match[str], speaker: str) -> Built:
         facets.append(Facet("employer", org, f"The user works at {org}.", denied))
     content = f"The user {verb} {_article(job)}" + (f" at {org}" if org and org[0].isupper() else "") + "."
     return PatternMatch("fact", content, tuple(facets))
+
+
+_LEARNERS = {"student", "pupil", "undergraduate", "undergrad", "postgraduate", "postgrad", "schoolboy", "schoolgirl"}
 
 
 def _fact(attribute: str, value: str, content: str) -> Built:
@@ -309,7 +317,7 @@ def _family_named(m: re.Match[str], speaker: str) -> Built:
     named = _family(m, speaker)
     if named is None:
         return None
-    whole = told(_tidy(m.string))
+    whole = told(_tidy(re.sub(r"^our\b", "my", m.string, flags=_I)))  # "our dog Pepper …": the household's
     return dataclasses.replace(named, content=whole.rstrip(".!") + ".") if whole else named
 
 
@@ -541,6 +549,10 @@ def _likes(m: re.Match[str], speaker: str) -> Built:
     neg = (m.groupdict().get("neg") or "").strip().lower()
     reversal = bool(_REVERSAL.search(m.string)) or neg == "no longer"
     phrase = f"{value} over {alt}" if alt else value
+    if verb == "prefer" and not neg and value.lower() in CHANNELS:  # "I prefer texts to calls": how to reach them
+        channel = CHANNELS[value.lower()]
+        content = f"The user prefers to be contacted by {channel}."
+        return PatternMatch("preference", content, (Facet("contact_channel", channel, content),))
     if neg and reversal:
         content = f"The user no longer {verb}s {value}."
         return PatternMatch("preference", content, (Facet("", value, content, denied=True),))
@@ -631,7 +643,11 @@ def _partner(m: re.Match[str], speaker: str) -> Built:
 
 def _contact(m: re.Match[str], speaker: str) -> Built:
     when = _tidy(re.sub(r"\s+(?:pls|please)\b.*$", "", m.group("v").split(",")[0], flags=_I))
-    if not re.search(r"\b(?:morning|afternoon|evening|night|weekend|weekday|before|after|between|am|pm|\d)", when, _I):
+    if not re.search(
+        r"\b(?:morning|afternoon|evening|night|weekend|weekday|before|after|between|am|pm|during|hours|lunch|\d)",
+        when,
+        _I,
+    ):
         return None
     neg = bool((m.groupdict().get("neg") or "").strip())
     content = f"The user {'does not want' if neg else 'prefers'} to be contacted {when}."
@@ -926,7 +942,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:i(?:'m| am)|we(?:'re| are))\s+(?:doing|taking|going on)\s+(?:a|an)\s+(?:[\w-]+\s+)?(?:cruise|trip|tour|"
          r"road trip|holiday|trek|hike)\s+(?:around|to|through|of|in|across|along)\s+(?:the\s+)?"
          r"(?P<place>[A-Z][\w-]*(?:\s+[\w-]+)*)", _trip, _USER),
-        (r"^(?:i(?:'m| am)|we(?:'re| are))\s+visiting\s+(?:(?:my|our)\s+[\w ]+?\s+in\s+)?"
+        (r"^(?:i(?:'m| am)|we(?:'re| are))\s+visiting\s+(?:(?:my\s+|our\s+)?[\w ]+?\s+in\s+)?"
          r"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b", _trip, _USER),
         (r"^(?:i'll|i will|we'll|we will)\s+be\s+in\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+"
          r"(?:from|next|on|in|this|for|between|until|over)\b", _trip, _USER),

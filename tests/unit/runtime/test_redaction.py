@@ -255,6 +255,35 @@ def test_a_national_insurance_number_grouped_by_dashes_goes(nino):
     assert redact(f"NI: {typed}") == "NI: [NI number]"
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(900, 999), st.integers(1, 99), st.integers(1, 9999), st.sampled_from(["-", " "]))
+def test_a_taxpayer_number_in_the_9xx_area_goes_like_an_ssn(area, group, serial, separator):
+    typed = f"{area}{separator}{group:02d}{separator}{serial:04d}"
+    assert redact(f"my ITIN is {typed}") == "my ITIN is [SSN]"
+    assert redact(f"{typed} for the tax form") == "[SSN] for the tax form"
+
+
+@pytest.mark.parametrize("number", ["000-12-3456", "666-12-3456", "123-00-4567", "123-45-0000"])
+def test_a_number_no_ssn_can_be_goes_after_its_label_only(number):
+    assert redact(f"SSN: {number}") == "SSN: [SSN]"
+    assert redact(f"part {number} is on back order") == f"part {number} is on back order"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=2, max_size=2), st.text(string.digits, min_size=6, max_size=6))
+def test_any_letters_six_digits_and_a_suffix_go_next_to_the_ni_label(letters, digits):
+    typed = f"{letters} {digits[:2]} {digits[2:4]} {digits[4:]} C"
+    assert redact(f"My national insurance number is {typed}.") == "My national insurance number is [NI number]."
+    assert redact(f"{typed.lower()} is my NI number") == "[NI number] is my NI number"
+
+
+@settings(max_examples=100, deadline=None)
+@given(card_numbers(), st.sampled_from(["For the order, use", "The invoice is paid; charge", "Phone later. Pay with"]))
+def test_a_keyword_naming_something_else_keeps_only_the_number_it_labels(card, before):
+    typed, digits = card
+    assert redact(f"{before} {typed}") == f"{before} [card ending {digits[-4:]}]"
+
+
 # --- not secrets stay ---------------------------------------------------------------------------------
 
 NOT_SECRETS = [

@@ -5,8 +5,9 @@
 - **card** — a payment card number: 13 to 19 digits, grouped by spaces (one or two), dashes (an en
   or em dash too, spaces around it or not) or dots (groups of three to six digits) or not at all,
   Luhn-valid and starting with a card issuer's prefix (IIN ranges of Visa, Mastercard, Amex,
-  Discover, Diners, JCB, UnionPay, Maestro, Mir, RuPay), unless the nearest keyword before it names
-  something else (an order, invoice, ISBN, phone, tracking or booking number). After "card",
+  Discover, Diners, JCB, UnionPay, Maestro, Mir, RuPay), unless a keyword straight before it names
+  something else (an order, invoice, ISBN, phone, tracking or booking number: "order 4111…", "the
+  tracking number is …"; not "for the order, use 4111…"). After "card",
   "visa", "credit", "debit" and the like, any Luhn-valid number counts. ``[card ending 4242]``.
   The card's security code after "CVV", "CVC", "CSC" or "card security code" goes with it:
   ``[card security code]``.
@@ -26,8 +27,12 @@
   password", "1987, my PIN"), after a comma ("my PIN, 1987") or after "just"/"literally", and the
   digits of a door, alarm, gate or lock code or of "the code to my phone", a lock's combination
   ("the safe combination is 12-34-56"), the password of a login given with its user ("login:
-  jane@example.com / …", "creds: admin / …") and an environment line (``DB_PASSWORD=…``). A
-  passphrase's words go to the clause's end. The value alone becomes ``[password]``.
+  jane@example.com / …", "creds: admin / …"), an environment line (``DB_PASSWORD=…``), a wifi or
+  network code or key ("the wifi code is …", "the code for the wifi is …"), the label's own clause
+  or an aside before the verb ("the password I use for everything is …", "the password, by the way,
+  is …"), "the word '…'", one's own value before a comma and its label ("It's Kettle77, my
+  password") and a value to log in with ("use Kettle77 to log in"). A passphrase's words go to the
+  clause's end. The value alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs, Shopify,
   DigitalOcean, Stripe webhook, PyPI, Google OAuth, Mailgun and Telegram bot tokens, a Slack webhook's
@@ -37,12 +42,13 @@
   alternating cases and digits like a generated key), and any long high-entropy string (32+
   characters of base64 or base62 mixing upper and lower case and digits, changing character class
   often: a random key, not a word, a path or a hex hash). ``[API key]``.
-- **ssn** — a US social security number, ``123-45-6789``, ``123 45 6789`` or ``123.45.6789`` (area
-  not 000, 666 or 9xx; group not 00; serial not 0000), or nine digits after "SSN", "SS#", "social"
-  or "social security". ``[SSN]``.
+- **ssn** — a US social security number or taxpayer number (ITIN, area 9xx), ``123-45-6789``,
+  ``123 45 6789`` or ``123.45.6789`` (area not 000 or 666; group not 00; serial not 0000: after
+  "SSN", "ITIN", "social" or "social security" any such number is one), or nine digits after one of
+  those labels. ``[SSN]``.
 - **nino** — a UK National Insurance number (``AB 12 34 56 C``, ``AB-12-34-56-C``, ``AB123456C``: the
-  prefix and suffix letters the scheme allows), in capitals, or in any case after "national
-  insurance"/"NI number". ``[NI number]``.
+  prefix letters the scheme allows, or QQ, the prefix of HMRC's printed example), in capitals, or
+  any two letters in any case next to "national insurance", "NI number" or "NI is". ``[NI number]``.
 
 Phone numbers, order and tracking numbers, ISBNs, dates, version strings and identifiers (UUIDs,
 commit hashes, checksums: they name a thing, they open nothing) are not secrets and stay as they are:
@@ -125,6 +131,11 @@ _NUMBER_KEYWORDS = re.compile(
     r"isin|ean|upc|barcode))\b",
     re.IGNORECASE,
 )
+# Between a keyword and the number it labels: "number", "no.", "#", a colon, "is".
+_LABELS_IT = re.compile(
+    r"\s*(?:(?:number|numbers|no\.?|num|nr|#|id|ref|reference|code)\s*)*(?:[:#=,-]\s*|(?:is|was|are)\s+(?::\s*)?)?",
+    re.IGNORECASE,
+)
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
 # A minus sign before the digits makes them a negative number (JSON kept as text), not a card.
@@ -140,14 +151,17 @@ _CARD_CODE = re.compile(
     re.IGNORECASE,
 )
 _SSN = re.compile(r"(?<![\w.-])(\d{3})([- .])(\d{2})\2(\d{4})(?![\w-]|\.\d)")
-_SSN_LABELLED = re.compile(
-    r"\b(?:ssn|ss#|ss\s+(?:number|no\.?)|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)(?:\b|(?<=#))\W{0,12}(?:is\s+|was\s+)?(\d{9})(?!\w)",
-    re.IGNORECASE,
-)
-_NINO_SHAPE = r"([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z])[ -]?(\d{2})[ -]?(\d{2})[ -]?(\d{2})[ -]?([A-D])"
+_SSN_LABEL = r"(?:ssn|ss#|ss\s+(?:number|no\.?)|itin|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)(?:\b|(?<=#))"
+_SSN_LABELLED = re.compile(rf"\b{_SSN_LABEL}\W{{0,12}}(?:is\s+|was\s+)?(\d{{9}})(?!\w)", re.IGNORECASE)
+_SSN_KEYWORD = re.compile(rf"\b{_SSN_LABEL}|\btax(?:payer)?\s+(?:id|identification)\b", re.IGNORECASE)
+_NINO_SHAPE = r"([A-Z]{2})[ -]?(\d{2})[ -]?(\d{2})[ -]?(\d{2})[ -]?([A-D])"
 _NINO = re.compile(rf"(?<![A-Za-z0-9]){_NINO_SHAPE}(?![A-Za-z0-9])")
 _NINO_ANY_CASE = re.compile(rf"(?<![A-Za-z0-9]){_NINO_SHAPE}(?![A-Za-z0-9])", re.IGNORECASE)
-_NINO_KEYWORD = re.compile(r"\b(?:national\s+insurance|ni\s+(?:number|no)|nino)\b", re.IGNORECASE)
+# The prefix letters the scheme allows, and QQ, the prefix of the number HMRC prints as its example.
+_NINO_PREFIX = re.compile(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]|QQ")
+_NINO_KEYWORD = re.compile(
+    r"\b(?:national\s+insurance|ni\s+(?:number|no)|nino)\b|\bni\b(?=\s*(?:is\b|[:#=-]))", re.IGNORECASE
+)
 _NINO_REFUSED_PREFIXES = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ .-]?[A-Za-z0-9]){10,32}")
 
@@ -160,13 +174,18 @@ _VALUE = (
 )
 # The signs between a label and its value: an arrow, a colon, an equals sign, a dash, an en or em dash.
 _SIGN = r"\s*(?:->|=>|\u2192)\s*|\s*[:=]\s*|\s*[\u2013\u2014]\s*|\s+-{1,2}\s+"
-_PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)s?|ps?swd|pwd|pw|p/w|pword|pin(?:\s+(?:code|number|no\.|#))?)"
+_PASSWORD_LABEL = (
+    r"(?:pass(?:word|wd|phrase|code)s?|pass\s+phrase|ps?swd|pwd|pw|p/w|pword|pin(?:\s+(?:code|number|no\.|#))?"
+    r"|(?:wi-?fi|wlan|wpa2?|network|router)\s+(?:code|key)|code\s+(?:for|to|of)\s+(?:the|my|our)\s+(?:wi-?fi|router|network))"
+)
 # A value stated as a password: the label, what it is for, the verb or sign, then the value.
 _PASSWORD = re.compile(
     rf"(?<![A-Za-z0-9]){_PASSWORD_LABEL}"
-    r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?)?"
+    r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@'-]+){1,6}?"
+    r"|\s+(?:that\s+)?(?:i|we)\s+(?:use|used|have|chose|picked|set|made|gave\s+you)(?:\s+[\w.@'-]+){0,4}?)?"
+    r"(?:\s*,\s*(?:by the way|btw|fyi|for the record|just so you know|if you need it|in case you need it)\s*,)?"
     rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now|will\s+be|has\s+been\s+changed\s+to)(?:\s*:)?\s+(?:(?:still|now|just|literally|simply|only|actually|currently)\s+)?)"
-    + _VALUE,
+    r"(?:the\s+(?:word|phrase|name)\s+)?" + _VALUE,
     re.IGNORECASE,
 )
 # The label straight before its value ("password hunter2", "pin 4471"): the value must look like one.
@@ -192,7 +211,7 @@ _COUNT_AFTER = re.compile(
 )
 # The value in the next sentence ("I'll give you my password. It's …", "… my PIN. Here it is: …").
 _PASSWORD_NEXT = re.compile(
-    rf"\b(?:my|the|our|your)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL}\b[^.!?\n]{{0,60}}[.!?:]\s+"
+    rf"(?:\b(?:my|the|our|your)\s+(?:[\w'-]+\s+){{0,2}}|^\s*){_PASSWORD_LABEL}\b[^.!?\n]{{0,60}}[.!?:]\s+"
     r"(?:it['\u2019]s|it\s+is|here\s+it\s+is|here\s+you\s+go|here)\s*:?\s+" + _VALUE,
     re.IGNORECASE,
 )
@@ -208,6 +227,16 @@ _PASSWORD_ASKED = re.compile(rf"\b{_PASSWORD_LABEL}\?\s+{_VALUE}", re.IGNORECASE
 _PASSWORD_BEFORE = re.compile(
     r"(?:(?<![\w'])(?P<bare>[^\s\"]{4,64})\s+(?:is|was)\s+|\buse\s+(?P<used>[^\s\"]{4,64})\s+as\s+)"
     rf"(?P<det>my|the|our|a)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL}\b(?!\s+(?:for|to|of)\b)",
+    re.IGNORECASE,
+)
+# One's own value, then its label after a comma ("It's Kettle77, my password."): it must look like one.
+_VALUE_BY_COMMA = re.compile(
+    rf"(?<![\w'])(?P<bare>[^\s\",]{{4,64}}),\s+(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL}\b",
+    re.IGNORECASE,
+)
+# A value given to log in with ("use Kettle77 to log in"): it must look like one.
+_TO_LOG_IN = re.compile(
+    r"\b(?:use|try|it's|it\s+is)\s+(?P<bare>[^\s\"]{4,64})\s+to\s+(?:log\s*in|sign\s*in|unlock|get\s+in|connect)\b",
     re.IGNORECASE,
 )
 _PIN_BY_COMMA = re.compile(
@@ -343,7 +372,13 @@ def _nearest_keyword(text: str, start: int, context: str) -> str | None:
         last = found
     if last is None:
         return None
-    return "card" if last.group("card") else "other"
+    if last.group("card"):
+        return "card"
+    # Something else's keyword labels the number only straight before it ("order 4111…", "order
+    # number: …", "the tracking number is …"), not a sentence earlier ("for the order, use 4111…").
+    if last.end() <= len(window) - (start - max(0, start - _WINDOW)) or _LABELS_IT.fullmatch(window[last.end() :]):
+        return "other"
+    return "card" if any(found.group("card") for found in _NUMBER_KEYWORDS.finditer(window)) else None
 
 
 def _card_number(raw: str) -> tuple[int, str] | None:
@@ -430,13 +465,16 @@ def _ibans(text: str, context: str) -> Iterator[_Span]:
 def _ssns(text: str, context: str) -> Iterator[_Span]:
     for found in _SSN.finditer(text):
         area, _, group, serial = found.groups()
-        if area in ("000", "666") or area.startswith("9") or group == "00" or serial == "0000":
-            continue
+        # 9xx is an ITIN, a taxpayer's number as secret as an SSN; after its label any number is one
+        if area in ("000", "666") or group == "00" or serial == "0000":
+            window = f"{context} {text[max(0, found.start() - _WINDOW) : found.start()]}"
+            if not _SSN_KEYWORD.search(window):
+                continue
         if _nearest_keyword(text, found.start(), context) == "other":
             continue
         yield found.start(), found.end(), SSN
     lower = text.lower()
-    if "ssn" not in lower and "social" not in lower:
+    if "ssn" not in lower and "ss" not in lower and "social" not in lower and "itin" not in lower:
         return
     for found in _SSN_LABELLED.finditer(text):
         yield found.start(1), found.end(1), SSN
@@ -444,13 +482,18 @@ def _ssns(text: str, context: str) -> Iterator[_Span]:
 
 def _ninos(text: str, context: str) -> Iterator[_Span]:
     for found in _NINO.finditer(text):
-        if found.group(1) not in _NINO_REFUSED_PREFIXES:
+        if _NINO_PREFIX.fullmatch(found.group(1)) and found.group(1) not in _NINO_REFUSED_PREFIXES:
             yield found.start(), found.end(), NINO
     if not _NINO_KEYWORD.search(f"{context} {text}"):
         return
+    # After its label, any two letters, six digits and the suffix are one, in any case.
     for found in _NINO_ANY_CASE.finditer(text):
         window = f"{context} {text[max(0, found.start() - _WINDOW) : found.start()]}"
-        if found.group(1).upper() not in _NINO_REFUSED_PREFIXES and _NINO_KEYWORD.search(window):
+        if _NINO_KEYWORD.search(window):
+            yield found.start(), found.end(), NINO
+    for found in _NINO_ANY_CASE.finditer(text):
+        after = text[found.end() : found.end() + _WINDOW]
+        if _NINO_KEYWORD.search(after) and re.match(r"\s+(?:is|was)\s+(?:my|the|our|his|her)\b", after, re.IGNORECASE):
             yield found.start(), found.end(), NINO
 
 
@@ -480,7 +523,24 @@ def _password_patterns(text: str) -> Iterator[tuple[re.Pattern[str], bool]]:
     """The password rules worth running on ``text`` (each needs a word a cheap search finds first),
     each with whether its bare value must look like a password (no sign or verb said it is one)."""
     lower = text.lower()
-    if any(word in lower for word in ("pass", "pw", "pin", "psw", "pssw", "p/w", "pword")):
+    if any(
+        word in lower
+        for word in (
+            "pass",
+            "pw",
+            "pin",
+            "psw",
+            "pssw",
+            "p/w",
+            "pword",
+            "wifi",
+            "wi-fi",
+            "network",
+            "router",
+            "wlan",
+            "wpa",
+        )
+    ):
         yield _PASSWORD, False
         yield _PASSWORD_UNMARKED, True
         if "pass" in lower:
@@ -494,8 +554,11 @@ def _password_patterns(text: str) -> Iterator[tuple[re.Pattern[str], bool]]:
         yield _PASSWORD_BEFORE, False
         if "," in text:
             yield _PIN_BY_COMMA, False
+            yield _VALUE_BY_COMMA, True
     if "code" in lower:
         yield _CODE, False
+    if " to " in lower and any(word in lower for word in ("log", "sign", "unlock", "get in", "connect")):
+        yield _TO_LOG_IN, True
     if "comb" in lower:
         yield _COMBINATION, False
     if any(word in lower for word in ("login", "log-in", "logon", "sign-in", "creds", "credentials")):
@@ -546,7 +609,7 @@ _AFTER_A_PASSWORD_WORD = frozenset(
     worked keeper list file spreadsheet section question questions issue issues problem problems error errors
     stuff thing things security update updates length complexity rotation less free based authentication
     auth input dialog window request requests email emails link forgot pad pads protect plz pls thx will goes
-    reads says everywhere anywhere elsewhere somewhere""".split()
+    reads says everywhere anywhere elsewhere somewhere reminder reminders""".split()
 )
 
 
@@ -598,7 +661,7 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
                 continue
             value = text[span[0] : span[1]]
             bare = any(g in found.re.groupindex and found.group(g) is not None for g in ("bare", "used", "after"))
-            if bare and pattern is _PASSWORD and found.group().lower().startswith("passphrase"):
+            if bare and pattern is _PASSWORD and re.match(r"pass\s*phrase", found.group(), re.IGNORECASE):
                 # several words to the clause's end ("passphrase: correct horse battery staple")
                 phrase = _PASSPHRASE.match(text, span[0])
                 if phrase and not _GRAMMAR_WORDS.intersection(phrase.group().lower().split()):

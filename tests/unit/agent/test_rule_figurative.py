@@ -109,6 +109,14 @@ NOT_MEANT = [
     "I speak fluent cat.",
     "I just love it when my train is cancelled.",
     "Oh yeah, I totally love doing my taxes.",
+    "I'm a part-time superhero.",
+    "My phone is basically my boss.",
+    "My houseplants are my children.",
+    "My superpower is napping.",
+    "My spirit animal is a sloth.",
+    "I have the memory of a goldfish.",
+    "I'm a morning person, said no one ever.",
+    "As if I'd ever run a marathon.",
     # someone else's words
     "My brother keeps saying I'm allergic to work.",
     "My mum is convinced I'm vegetarian.",
@@ -167,6 +175,9 @@ MEANT = [
     ("I'm the fastest runner in my club.", "fastest runner"),
     ("I'm 29.", "29"),
     ("My favourite film is Alien.", "Alien"),
+    ("I'm a retired nurse.", "retired nurse"),
+    ("I'm a natural blonde.", "natural blonde"),
+    ("I'm a real estate agent.", "real estate agent"),
     ("My house is 150 years old.", "150 years old"),
 ]
 

@@ -113,6 +113,8 @@ _FIGURES = (
     r"the grapevine says|a little bird told)\b",
     # what no one is in earnest
     rf"{_SELF_BE}\s+(?:(?:basically|actually|secretly|totally|clearly|obviously|really|also)\s+)?(?:a\s+|an\s+)?"
+    r"(?:(?:part-time|full-time|self-made|self-proclaimed|total|real|true|secret|certified|undercover|retired|"
+    r"aspiring|budding|evil|natural|misunderstood|born|tortured|local)\s+)?"
     r"(?:billionaire|trillionaire|zillionaire|gazillionaire|secret agent|spy|superhero|super hero|wizard|"
     r"vampire|werewolf|ninja|jedi|jedi master|time travell?er|alien|robot|unicorn|mermaid|dragon|demigod|"
     r"god|goddess|royalty|immortal|living legend|legend|genius|evil genius|international man of mystery)\b",
@@ -150,6 +152,14 @@ _FIGURES = (
     r"\bspeaks?\s+(?:fluent\s+)?(?:sarcasm|emoji|memes?|cat|dog|toddler|baby|gibberish|nonsense|teenager|"
     r"sass|movie quotes|film quotes|dad jokes)\b(?!\s+(?:owners?|breeders?|lovers?|people|parents))",
     r"\blove language is\s+(?:snacks|food|sarcasm|memes|pizza|chocolate|coffee|naps|crisps|biscuits|cake)\b",
+    # a thing in a person's role, a superpower, a spirit animal, a creature in human form
+    r"\b(?:inbox|phone|laptop|job|desk|fridge|coffee machine|couch|sofa|bed|calendar|email|to-do list|kettle|"
+    r"car|bike|duvet|houseplants?|plants?|router|printer)\s+(?:is|'s|are)\s+(?:basically\s+|really\s+|clearly\s+)?"
+    r"(?:my|the user's|their)\s+(?:real\s+)?(?:boss|landlord|therapist|ceo|manager|master|overlord|roommate|flatmate|"
+    r"spouse|husband|wife|partner|soulmate|other half|nemesis|arch-?enemy|children|kids|babies)\b",
+    r"\b(?:super\s?power|spirit animal|patronus)\s+is\b",
+    r"\b(?:in human form|trapped in (?:a|an) [\w-]+ body|memory of a goldfish|human equivalent of|"
+    r"attention span of a)\b",
 )
 _FIGURE = re.compile("|".join(f"(?:{figure})" for figure in _FIGURES), _I)
 
@@ -216,7 +226,9 @@ _TAKEN_BACK = (
 )
 # Said at a sentence's end (laughter after it or not), the words take that sentence back.
 _TAKEN_BACK_AT_END = re.compile(
-    rf"(?:^|[\s,(\u2026.-]){_TAKEN_BACK}(?:\W+{_LAUGH})*[\s.!?)\u2026]*$|[,.\u2026-]\s*not\s*[.!]*$|\(not\)", _I
+    rf"(?:^|[\s,(\u2026.-]){_TAKEN_BACK}(?:\W+{_LAUGH})*[\s.!?)\u2026]*$|[,.\u2026-]\s*not\s*[.!]*$|\(not\)"
+    r"|[\s,\u2026.-]\s*said no(?: ?one| ?body)(?: ever)?\W*$|^as if\b",
+    _I,
 )
 # Opening a sentence, they take back the one before: "jk, I sit at a desk all day", "Not.", "Kidding!"
 _TAKES_BACK_BEFORE = re.compile(

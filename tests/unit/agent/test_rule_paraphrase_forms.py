@@ -190,3 +190,38 @@ async def test_a_name_chosen_when_asked_for_one_is_the_name() -> None:
 async def test_a_question_and_its_answer_name_a_favourite() -> None:
     found = await _reflect("Fave film? Jaws, every time.")
     assert "The user's favourite film is Jaws." in [m.content for m in found.memories]
+
+
+@pytest.mark.parametrize(
+    ("asked", "text", "content"),
+    [
+        (
+            "Any injuries or conditions to plan around?",
+            "Arthritis in both knees, sadly.",
+            'Asked "Any injuries or conditions to plan around?", the user answered: Arthritis in both knees.',
+        ),
+        (
+            "How was your trip?",
+            "It was lovely, Sicily is gorgeous.",
+            'Asked "How was your trip?", the user answered: the trip was lovely, Sicily is gorgeous.',
+        ),
+    ],
+)
+async def test_an_answer_to_the_assistants_question_is_kept_with_it(asked: str, text: str, content: str) -> None:
+    found = await RuleExtractor().reflect(Utterance("user", text), [Utterance("assistant", asked)])
+    assert [m.content for m in found.memories] == [content]
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("me and my gf mia are going hiking saturday", "The user's girlfriend is called Mia."),
+        ("Cantonese at home, English at work.", "The user speaks Cantonese."),
+        (
+            "we did a road trip down the west coast of the us in may",
+            "The user's household did a road trip down the west coast of the us in may.",
+        ),
+    ],
+)
+async def test_lower_case_chat_and_verbless_lists_still_say_a_fact(text: str, content: str) -> None:
+    assert content in [m.content for m in (await _reflect(text)).memories]

@@ -34,13 +34,22 @@ _IT_IS = re.compile(r"^(?:it's|it is|that's|that is|that would be|it'd be|it wou
 _ASKS_WHAT_IT_IS = re.compile(r"\b(?:what's|what is|when's|when is|where's|where is)\s+your\b", re.IGNORECASE)
 
 
+# "Any injuries or conditions to plan around?": asked of the user though "you" is left out.
+_ELLIPTICAL = re.compile(r"^(?:any|anything|how many|how much|what kind of|what sort of)\b", re.IGNORECASE)
+# The question's topic, what a leading "it" or "that" in the answer stands for.
+_YOUR_TOPIC = re.compile(r"\byour\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s*\?$", re.IGNORECASE)
+_LEADING_IT = re.compile(r"^(?:it|that)\b(?=(?:'s|\s+(?:is|was|has|had)\b))", re.IGNORECASE)
+
+
 def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> ExtractedMemory | None:
     """The user's short answer with the question it answers, or None."""
     if turn.role != "user" or not earlier or earlier[-1].role != "assistant":
         return None
     asked = earlier[-1].content.strip().split("\n")[-1].strip()
     question = re.split(r"(?<=[.!])\s+", asked)[-1]
-    if not question.endswith("?") or not _ABOUT_THE_USER.search(question) or len(question) > 160:
+    if not question.endswith("?") or len(question) > 160:
+        return None
+    if not (_ABOUT_THE_USER.search(question) or _ELLIPTICAL.match(question)):
         return None
     # "It's Mateus Silva." / "It's the 9th of December.": the "it" is the question's subject.
     answer = normalise(turn.content)
@@ -53,6 +62,8 @@ def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> Extracte
         return None
     if is_question(answer) or is_hypothetical(answer) or '"' in question:
         return None
+    if topic := _YOUR_TOPIC.search(question):  # "How was your trip?" "It was lovely": "it" is the trip
+        answer = _LEADING_IT.sub(f"the {topic.group('x')}", answer)
     said = third_person(answer, "user")
     return ExtractedMemory(
         kind="fact", content=f'Asked "{question}", the user answered: {said}.', speaker="user", importance=IMPORTANCE

@@ -22,6 +22,7 @@ from agent_svc.domain.rules.lexicon import (
     CITY_DWELLERS,
     DEMONYM_NOUNS,
     FAMILY,
+    LANGUAGES,
     NUMBER_WORD,
     ORIGIN_DWELLER,
     ORIGIN_DWELLERS,
@@ -668,6 +669,8 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:proud\s+|true\s+|born and bred\s+)?"
          r"(?P<origin>(?i:" + ORIGIN_DWELLER + r"))\b.*$",
          "I'm from {origin}"),
+        (r"^(?P<lang>(?i:" + LANGUAGES + r"))\s+(?i:at home|at work|with my [a-z]+|with family|natively|fluently|"
+         r"mostly|at school)\b.*$", "I speak {lang}"),
         (r"^(?i:i\s+(?:come|hail)\s+from)\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b.*$", "I'm from {place}"),
         (r"^(?i:it's|it is)\s+(?i:my)\s+(?i:birthday)\s+(?P<v>(?i:on)\s+.*\d.*)$", "my birthday is {v}"),
         (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:remote)\s+(?i:worker|employee)$", "I work remotely"),

@@ -102,6 +102,16 @@ ORIGIN_DWELLERS = {"geordie": "Newcastle", "scouser": "Liverpool", "brummie": "B
                    "yorkshireman": "Yorkshire", "yorkshirewoman": "Yorkshire", "cornishman": "Cornwall",
                    "cornishwoman": "Cornwall"}  # fmt: skip
 ORIGIN_DWELLER = "|".join(sorted(ORIGIN_DWELLERS, key=len, reverse=True))
+# Languages people speak, for a verbless "Cantonese at home, English at work".
+LANGUAGES = (
+    "english|french|german|spanish|italian|portuguese|dutch|danish|swedish|norwegian|finnish|icelandic|polish|czech|"
+    "slovak|hungarian|romanian|bulgarian|greek|turkish|russian|ukrainian|arabic|hebrew|farsi|persian|urdu|hindi|"
+    "bengali|punjabi|gujarati|tamil|telugu|marathi|malayalam|kannada|nepali|sinhala|mandarin|cantonese|chinese|"
+    "japanese|korean|vietnamese|thai|tagalog|filipino|indonesian|malay|swahili|amharic|yoruba|igbo|hausa|zulu|xhosa|"
+    "afrikaans|welsh|gaelic|irish|catalan|basque|galician|serbian|croatian|bosnian|slovenian|albanian|lithuanian|"
+    "latvian|estonian|maltese|somali|pashto|kurdish|armenian|georgian|azerbaijani|kazakh|uzbek|mongolian|bsl|asl|"
+    "sign language"
+)
 # "I'm a Scot": the people's noun, and the adjective the nationality slot holds.
 DEMONYM_NOUNS = {"scot": "Scottish", "brit": "British", "welshman": "Welsh", "welshwoman": "Welsh",
                  "irishman": "Irish", "irishwoman": "Irish", "englishman": "English", "englishwoman": "English",

@@ -17,7 +17,7 @@ from agent_svc.domain.rules.dates import by_deadline as _by
 from agent_svc.domain.rules.dates import split_deadline
 from agent_svc.domain.rules.entities import NOT_NAMES as _NOT_NAMES
 from agent_svc.domain.rules.entities import is_name as _is_name
-from agent_svc.domain.rules.lexicon import CHANNEL, CHANNELS, CONDITIONS, PETS, SELF_STATES
+from agent_svc.domain.rules.lexicon import CHANNEL, CHANNELS, CONDITIONS, LANGUAGES, PETS, SELF_STATES
 from agent_svc.domain.rules.model import Facet, PatternMatch
 from agent_svc.domain.rules.rewriting import base_form, third_person
 from agent_svc.domain.rules.rewriting import subject_of as _subject
@@ -365,10 +365,14 @@ def _relative(m: re.Match[str], speaker: str) -> Built:
 def mentions(clause: str) -> tuple[PatternMatch, ...]:
     """Someone named in passing ("I live in Leeds with my husband Tom"): who they are to the user."""
     found = []
+    chat = re.sub(r"\bI(?=\b|')", "i", clause)
+    if chat == chat.lower():  # "me and my gf mia are going hiking": a name in lower-case chat
+        clause = _LOWER_MENTION.sub(lambda m: f"{m.group('lead')} {m.group('name').capitalize()} ", clause)
     for match in _MENTION.finditer(clause):
         if match.start() == 0:
             continue  # the clause is about them: the patterns read it
         rel, name = match.group("rel").lower(), _cut(match.group("name"))
+        rel = {"gf": "girlfriend", "bf": "boyfriend", "hubby": "husband", "wifey": "wife"}.get(rel, rel)
         if _is_name(name):
             content = f"The user's {rel} is called {name}."
             owner = "pet" if rel in _PET_RELATIONS or re.fullmatch(_PETS, rel) else "family"
@@ -677,13 +681,15 @@ _TRIP_PLACE = re.compile(
     r"^\s*(?:(?:a|an|two|three|four|five|six|ten|\d+|the|our|my|last|this)\s+)?(?:[\w-]+\s+){0,3}?"
     r"(?:(?:to|in|around|through|across|from|at|round|down|of)\s+)(?:the\s+)?(?P<place>[A-Z][\w-]*)"
 )
+_TRIP_PLACE_CHAT = re.compile(_TRIP_PLACE.pattern.replace("[A-Z]", "[a-z]"))
 
 
 def _trip_past(m: re.Match[str], speaker: str) -> Built:
     """ "We spent two weeks in Thailand in March": a trip, kept as said (a memory, never a belief)."""
     rest = m.group("rest")
-    place = _TRIP_PLACE.match(rest)
-    if not place or place.group("place").lower() in _NOT_NAMES or len(rest.split()) > 20:
+    chat = re.sub(r"\bI(?=\b|')", "i", m.string)
+    place = _TRIP_PLACE.match(rest) or (_TRIP_PLACE_CHAT.match(rest) if chat == chat.lower() else None)
+    if not place or place.group("place").lower() in _NOT_NAMES | _NOT_PLACES or len(rest.split()) > 20:
         return None
     verb = m.group("verb").lower()
     if verb in {"had", "did"} and not re.search(
@@ -973,6 +979,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:my|our)\s+(?P<what>car|van|motorbike|motorcycle|bike|scooter|camper|camper van|boat)\s+is\s+(?:an?\s+)?"
          r"(?P<v>(?:[\w-]+\s+){0,2}?[A-Z][\w-]*(?:\s+[\w-]+){0,2})$", _vehicle, _USER),
         (r"^i avoid (?P<v>.+)", _avoids, _USER),
+        (r"^i\s+(?:speak|can speak)\s+(?P<v>(?:" + LANGUAGES + r")\b.*)$",
+         lambda m, s: PatternMatch("fact", f"The user speaks {_tidy(m.group('v'))}."), _USER),
         # preferences of the user
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:an?\s+)?(?:strict\s+|strictly\s+|mostly\s+|fully\s+)?(?P<v>" + _DIET + r")\b",
          _diet, _USER),
@@ -1017,8 +1025,16 @@ def _likes_as(m: re.Match[str], verb: str) -> Built:
     return PatternMatch("preference", content, (Facet("", value, content, negative=verb == "dislike"),))
 
 
+# In lower-case chat, the word after "my <relative>" and before a verb is taken as a name ("my gf mia are").
+_LOWER_MENTION = re.compile(
+    r"\b(?P<lead>my\s+(?:" + _RELATIONS + r"|gf|bf|hubby|wifey))\s+(?P<name>(?!(?:and|who|is|are|was|were|has|have|"
+    r"just|also|still|always|never|really|now|too|food|friend|friends|the|a|an|to|in|at|on|for)\b)[a-z]{3,12})\s+"
+    r"(?=(?:and|are|is|was|were|has|have|just|who|went|got|live|lives|love|loves)\b)"
+)
 _MENTION = re.compile(
-    r"\b(?:my|our)\s+(?P<rel>" + _RELATIONS + r")(?:\s+|,\s*(?=[A-Z][a-z][\w-]*\s*(?:,|$)))(?P<name>[A-Z][a-z][\w-]*)\b"
+    r"\b(?:my|our)\s+(?P<rel>"
+    + _RELATIONS
+    + r"|gf|bf|hubby|wifey)(?:\s+|,\s*(?=[A-Z][a-z][\w-]*\s*(?:,|$)))(?P<name>[A-Z][a-z][\w-]*)\b"
 )
 # "I carry an EpiPen because of my peanut allergy": the user's allergy, said in passing.
 _ALLERGY_MENTION = re.compile(

@@ -225,3 +225,44 @@ async def test_an_answer_to_the_assistants_question_is_kept_with_it(asked: str, 
 )
 async def test_lower_case_chat_and_verbless_lists_still_say_a_fact(text: str, content: str) -> None:
     assert content in [m.content for m in (await _reflect(text)).memories]
+
+
+@pytest.mark.parametrize(
+    ("asked", "text", "content"),
+    [
+        (
+            "Any food allergies I should know about?",
+            "Tree nuts, and it's serious.",
+            'Asked "Any food allergies I should know about?", the user answered: Tree nuts.',
+        ),
+        (
+            "Do you have any siblings?",
+            "One brother, he's older.",
+            'Asked "Do you have any siblings?", the user answered: One brother.',
+        ),
+        (
+            "How should I contact you?",
+            "By email if possible, I rarely check texts.",
+            'Asked "How should I contact you?", the user answered: By email, the user rarely checks texts.',
+        ),
+    ],
+)
+async def test_an_answer_keeps_what_reads_alone(asked: str, text: str, content: str) -> None:
+    found = await RuleExtractor().reflect(Utterance("user", text), [Utterance("assistant", asked)])
+    assert len(found.memories) == 1
+    assert found.memories[0].content.startswith(content.rstrip("."))
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Turns out the rash was hair dye - I'm allergic to it.", "The user is allergic to hair dye."),
+        ("I inject insulin four times a day.", "The user takes insulin four times a day."),
+        ("Please don't call me Katherine, Kate is fine.", "The user's name is Kate."),
+        ("my husband works in IT", "The user's husband works in IT."),
+        ("Please only text me.", "The user prefers to be contacted by text."),
+        ("We've had dogs all my life and have a spaniel now.", "The user's household has a spaniel."),
+    ],
+)
+async def test_more_forms_of_one_fact(text: str, content: str) -> None:
+    assert content in [m.content for m in (await _reflect(text)).memories]

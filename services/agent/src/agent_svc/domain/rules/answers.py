@@ -41,6 +41,11 @@ _YOUR_TOPIC = re.compile(r"\byour\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s*\?$", re.IGNOR
 _LEADING_IT = re.compile(r"^(?:it|that)\b(?=(?:'s|\s+(?:is|was|has|had)\b))", re.IGNORECASE)
 
 
+# "Tree nuts, and it's serious", "One brother, he's older": an aside that points back adds nothing
+# the answer needs, and a memory leaning on "it" or "he" would not read alone.
+_POINTING_TAIL = re.compile(r",\s*(?:and\s+|but\s+)?(?:it|he|she|they|that|this)(?:'s|'re|\s)[^,]*$", re.IGNORECASE)
+
+
 def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> ExtractedMemory | None:
     """The user's short answer with the question it answers, or None."""
     if turn.role != "user" or not earlier or earlier[-1].role != "assistant":
@@ -55,7 +60,7 @@ def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> Extracte
     answer = normalise(turn.content)
     if _ASKS_WHAT_IT_IS.search(question):
         answer = _IT_IS.sub("", answer)
-    answer = answer.rstrip(" .!")
+    answer = _POINTING_TAIL.sub("", answer.rstrip(" .!"))
     if not answer or len(answer.split()) > MAX_ANSWER_WORDS or _NO_ANSWER.match(answer):
         return None
     if _CHATTER.match(answer):  # "Sounds great, Ana! Let's …", "Jon! Great to hear from you.": no answer

@@ -11,7 +11,7 @@ _I = re.IGNORECASE
 # "I", "my", "we" or a pronoun standing for someone just named ("… and she runs a bakery").
 _SUBJECT = r"(?:i|i'm|im|i'll|i've|i'd|i am|we|we've|we'll|we're|my|let's|let me|he|she|he's|she's)\b"
 # After "and" or "but", a verb that goes on with the subject already said ("… but live in Edinburgh now").
-_GOES_ON = r"(?:(?:now|also|still|currently)\s+)?(?:live|moved|relocated|settled|work|teach|study|go by)\b"
+_GOES_ON = r"(?:(?:now|also|still|currently)\s+)?(?:live|moved|relocated|settled|work|teach|study|go by|have|own)\b"
 # A status said after a comma goes on with the subject: "I'm 35, married with two kids, and …".
 _STATUS = r"(?:happily\s+|recently\s+|newly\s+)?(?:married|single|divorced|engaged|widowed|separated|retired)\b"
 _CLAUSE_BREAK = re.compile(

@@ -339,7 +339,7 @@ _HOME_IS = re.compile(
 
 def opening_topic(clause: str) -> str:
     """What a sentence's first clause is about, when it opens with it ("Eggs bring me out in …"), else ""."""
-    match = _OPENING_TOPIC.match(clause.strip()) or _CANNOT_NEAR.match(clause.strip())
+    match = _OPENING_TOPIC.match(clause.strip()) or _CANNOT_NEAR.match(clause.strip()) or _CULPRIT.match(clause.strip())
     if not match or not _topic_ok(match.group("x")):
         return ""
     return _lower_first(match.group("x"))
@@ -371,6 +371,12 @@ def with_topic(clause: str, topic: str) -> str:
 _BARE_ALLERGY = re.compile(
     r"^(?:(?:i(?:'ve| have)?\s+(?:got\s+)?)?(?:an?\s+)?)(?:(?:severe|serious|anaphylactic|deadly|life-threatening|bad|"
     r"proper|real|nasty|full-blown)\s+)*(?:allergy|allergic reaction)(?:\s+to (?:them|it|that))?$",
+    _I,
+)
+# "Turns out the rash was hair dye": what caused a reaction.
+_CULPRIT = re.compile(
+    r"^(?:(?:it\s+)?turns out\s+)?the\s+(?:rash|reaction|culprit|cause|trigger|problem|hives)\s+(?:was|is|came from)\s+"
+    r"(?:the\s+)?(?P<x>[a-z]+(?: [a-z]+)?)$",
     _I,
 )
 _CANNOT_NEAR = re.compile(
@@ -671,6 +677,8 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "I'm from {origin}"),
         (r"^(?P<lang>(?i:" + LANGUAGES + r"))\s+(?i:at home|at work|with my [a-z]+|with family|natively|fluently|"
          r"mostly|at school)\b.*$", "I speak {lang}"),
+        (r"^(?i:(?:please\s+)?(?:don't|do not|never)\s+call\s+me)\s+" + _NAME + r",?\s+(?P<name>" + _NAME + r")\s+"
+         r"(?i:is fine|works|will do|is good|is ok|is okay|please)\b.*$", "call me {name}"),
         (r"^(?i:i\s+(?:come|hail)\s+from)\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b.*$", "I'm from {place}"),
         (r"^(?i:it's|it is)\s+(?i:my)\s+(?i:birthday)\s+(?P<v>(?i:on)\s+.*\d.*)$", "my birthday is {v}"),
         (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:remote)\s+(?i:worker|employee)$", "I work remotely"),

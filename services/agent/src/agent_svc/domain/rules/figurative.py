@@ -258,8 +258,13 @@ _REPORTED = re.compile(
     r"predicts|reckoned|bragged|brags|boasted|boasts|complains?|complained|warned|warns|teases?|teased|"
     r"(?:wrote|writes|texted|posted|messaged|emailed)(?=\s+(?:that\b|me\b|to say\b)|\s*[,:\"\u201c])|"
     r"(?:goes|went|like)(?=\s*[,:\"\u201c]))\b"
-    r"|\b(?:as\s+)?per\s+(?:my|the|his|her|their|our)\s+\w+|\bin the words of\b|\bto quote\b",
+    r"|\b(?:as\s+)?per\s+(?:my|the|his|her|their|our)\s+(?P<per>\w+)|\bin the words of\b|\bto quote\b",
     _I,
+)
+# A clinician's word about the user's health is the user's fact ("my doctor is convinced I have IBS").
+_CLINICIANS = frozenset(
+    "doctor doctors gp consultant specialist allergist dentist nurse therapist psychiatrist physio optician "
+    "dermatologist surgeon midwife".split()
 )
 _NOT_A_REPORTER = frozenset(
     """i we m s re ve d ll always still constantly just once even literally really apparently keep keeps kept is
@@ -321,7 +326,7 @@ def reported(sentence: str) -> bool:
     if _has(lower, _HEARSAY_HINTS) and _HEARSAY.search(sentence):
         return True
     return _has(lower, _REPORTED_HINTS) and any(
-        found.group("who") is None or found.group("who").lower() not in _NOT_A_REPORTER
+        (found.group("who") or found.group("per") or "").lower() not in _NOT_A_REPORTER | _CLINICIANS
         for found in _REPORTED.finditer(sentence)
     )
 

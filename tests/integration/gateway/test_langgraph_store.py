@@ -128,7 +128,11 @@ async def test_a_put_on_an_existing_key_updates_that_one_memory(lore):
     [memory] = (await lore.list_memories(user)).items
     assert memory.id == first.id and memory.memory_type == "MEMORY_TYPE_FACT"
     assert memory.content == '{"city": "Lisbon"}' and memory.status == "MEMORY_STATUS_ACTIVE"
-    assert (await store.aget(namespace, "home")).value == {"city": "Lisbon"}
+    item = await store.aget(namespace, "home")
+    assert item.value == {"city": "Lisbon"}
+    # The update shows: the memory and the item were updated after they were created.
+    assert memory.updated_at > memory.created_at == first.created_at == first.updated_at
+    assert item.updated_at == memory.updated_at and item.created_at == memory.created_at
 
 
 class CountingTransport(httpx.ASGITransport):

@@ -17,6 +17,7 @@ Payload layout (one Qdrant point per item; point id = the item's UUID):
     created_at, valid_at, last_accessed_at  -- RFC 3339, UTC, microseconds, fixed width
                                                ("YYYY-MM-DDTHH:MM:SS.ffffffZ"), datetime-indexed
                                                for range filters (RangeDateTime / DatetimeRange)
+    updated_at                          -- the same form, only once a write changed the item
 
 The payload version lives in the collection metadata (``lore_payload_version``), not in
 each point: qdrant-edge's Python bindings pay ~9 us per payload key on every Point.
@@ -103,6 +104,8 @@ def to_payload(item: MemoryItem) -> dict[str, Any]:
     }
     for name in TIMESTAMP_FIELDS:
         payload[name] = format_timestamp(getattr(item, name))
+    if item.updated_at is not None:
+        payload["updated_at"] = format_timestamp(item.updated_at)
     return payload
 
 
@@ -133,6 +136,7 @@ def from_payload(payload: Mapping[str, Any]) -> MemoryItem:
         last_accessed_at=parse_timestamp(payload["last_accessed_at"]),
         access_count=int(payload.get("access_count", 0)),
         current_salience=float(payload.get("current_salience", 1.0)),
+        updated_at=parse_timestamp(payload["updated_at"]) if payload.get("updated_at") else None,
     )
 
 

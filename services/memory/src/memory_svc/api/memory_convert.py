@@ -225,7 +225,7 @@ def memory_to_pb(item: MemoryItem, half_lives: Mapping[MemoryType, float] | None
         current_salience=item.current_salience,
         access_count=item.access_count,
         last_accessed_at=to_timestamp(item.last_accessed_at),
-        updated_at=to_timestamp(item.created_at),
+        updated_at=to_timestamp(item.changed_at),
         half_life_days=half_life_of(item.memory_type, half_lives),
     )
 

@@ -207,7 +207,11 @@ class MemoryServicer(memory_service_pb2_grpc.MemoryServiceServicer):
     async def ForgetMemory(self, request: pb.ForgetMemoryRequest, context: Any) -> pb.ForgetMemoryResponse:
         caller = request_context.current()
         await manage_memories.forget_memory(
-            caller.org_id, convert.id_from_pb(request.id, "id"), index=self._index, catalog=self._catalog
+            caller.org_id,
+            convert.id_from_pb(request.id, "id"),
+            index=self._index,
+            catalog=self._catalog,
+            clock=self._clock,
         )
         return pb.ForgetMemoryResponse()
 

@@ -105,6 +105,13 @@ class MemoryItem:
     # What the keyed write that created the item asked for (domain.idempotency): a replay of the key
     # is compared with it, not with the item as later updates left it. "" for items written before.
     write_digest: str = ""
+    # When a write last changed it (an update, an archive, a restatement folded in); None until one
+    # did, and then ``created_at`` stands. Reads, decay and consolidation's salience do not move it.
+    updated_at: datetime | None = None
+
+    @property
+    def changed_at(self) -> datetime:
+        return self.updated_at or self.created_at
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,19 +160,24 @@ async def update_memory(
     updated = dataclasses.replace(current, **{path: changes[path] for path in mask})
     if updated.status is MemoryStatus.COMPLETED and current.memory_type is not MemoryType.COMMITMENT:
         raise errors.InvalidArgument("memory.status", "only a commitment can be completed")
+    if updated == current:
+        return current  # nothing changed: nothing written, and its update time stays
+    updated = dataclasses.replace(updated, updated_at=clock.now())
     if index_text(updated) != index_text(current):
         await index.upsert([updated], *await embed_items([updated], embedder))
-    elif updated != current:
+    else:
         await catalog.replace_payloads(org_id, [updated])
     return updated
 
 
-async def forget_memory(org_id: str, memory_id: str, *, index: MemoryIndex, catalog: MemoryCatalog) -> MemoryItem:
+async def forget_memory(
+    org_id: str, memory_id: str, *, index: MemoryIndex, catalog: MemoryCatalog, clock: Clock
+) -> MemoryItem:
     """Archive: the item stops being recalled but is never lost. Idempotent."""
     current = await get_memory(org_id, memory_id, index=index)
     if current.status is MemoryStatus.ARCHIVED:
         return current
-    archived = dataclasses.replace(current, status=MemoryStatus.ARCHIVED)
+    archived = dataclasses.replace(current, status=MemoryStatus.ARCHIVED, updated_at=clock.now())
     await catalog.replace_payloads(org_id, [archived])
     return archived
 

@@ -32,7 +32,7 @@ from memory_svc.usecases.memory_ports import AccessRequest, MemoryCatalog, Memor
 # Nearest items read per new item: the same fact, if kept, is among the closest few.
 CANDIDATES = 5
 CURRENT = SearchFilter(statuses=(MemoryStatus.ACTIVE, MemoryStatus.WARM))
-REINFORCED_FIELDS = ("provenance", "entities", "importance")
+REINFORCED_FIELDS = ("provenance", "entities", "importance", "updated_at")
 REASON = "restated"
 
 
@@ -138,6 +138,7 @@ def reinforce(kept: MemoryItem, item: MemoryItem, *, counted: bool = False) -> M
         provenance=provenance,
         entities=_union(kept.entities, item.entities),
         importance=max(kept.importance, item.importance),
+        updated_at=max(kept.changed_at, item.created_at),
     )
     if not counted:
         return reinforced

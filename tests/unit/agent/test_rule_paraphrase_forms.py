@@ -161,6 +161,7 @@ async def test_a_partner_named_in_a_we_clause_is_still_named() -> None:
         ("My cat, Luna, sleeps all day.", "family:cat"),  # a pet named in passing is a pet
         ("I guess you'd call me a flexitarian, mostly plant-based.", "job"),  # a diet said like a trade
         ("I'm a remote worker.", "job"),  # how the user works, not their trade
+        ("Per my therapist, I'm a people pleaser.", "job"),  # a trait shaped like a trade
         ("I prefer texts to calls.", "texts"),  # a channel, on the contact slot
         ("my dog food is expensive", "pet:dog"),  # a lower-case word after "my dog" is no name when common
     ],

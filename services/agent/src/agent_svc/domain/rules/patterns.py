@@ -75,7 +75,8 @@ _NOT_JOBS = {"beginner", "newcomer", "fan", "user", "customer", "father", "mothe
              "brother", "sister", "parent", "owner", "other", "number", "winner", "loser", "worrier", "dreamer",
              "bit", "little", "lot", "person", "vegetarian", "vegan", "fan of", "big", "huge", "riser", "sleeper",
              "eater", "drinker", "smoker", "talker", "learner", "thinker", "walker", "listener", "introvert",
-             "extrovert", "optimist", "pessimist", "perfectionist", "procrastinator"}  # fmt: skip
+             "extrovert", "optimist", "pessimist", "perfectionist", "procrastinator", "pleaser", "overthinker",
+             "overachiever", "underachiever", "multitasker", "daydreamer", "homebody", "night owl"}  # fmt: skip
 # "An early riser", "a picky eater", "a heavy sleeper": habits and traits shaped like a job title.
 _TRAIT_WORDS = {"early", "late", "light", "heavy", "picky", "fussy", "fast", "slow", "good", "bad", "great",
                 "terrible", "quick", "messy", "neat", "night", "morning", "social", "total", "complete", "real",

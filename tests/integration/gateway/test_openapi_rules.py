@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from gateway_svc.api.openapi import PAGE_SIZES, REQUIRED_BODY_FIELDS
+from gateway_svc.api.openapi import PAGE_SIZES, REQUIRED_BODY_FIELDS, resolved
 
 from tests.integration.gateway.conftest import _create_key, asgi_client
 
@@ -66,7 +66,7 @@ async def test_session_ids_are_stated_as_uuids_and_enforced(client, document):
 @pytest.mark.parametrize(("operation", "fields"), sorted(REQUIRED_BODY_FIELDS.items()))
 async def test_required_body_fields_are_stated_and_enforced(client, document, operation, fields):
     method, path = operation
-    schema = document["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+    schema = resolved(document, document["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"])
     for field in fields:
         assert field in schema["required"] and schema["properties"][field]["minLength"] == 1
         answer = await client.request(method.upper(), path, json={})
@@ -90,9 +90,7 @@ async def test_a_body_id_must_equal_the_path_id_and_the_document_says_so(client,
         "/v1/engagement/unknowns/{unknown_id}:resolve",
     } <= stated
     end = document["paths"]["/v1/sessions/{session_id}:end"]["post"]["requestBody"]
-    assert (
-        "a different value is refused"
-        in end["content"]["application/json"]["schema"]["properties"]["id"]["description"]
-    )
+    end_schema = resolved(document, end["content"]["application/json"]["schema"])
+    assert "a different value is refused" in end_schema["properties"]["id"]["description"]
     answer = await client.post(f"/v1/sessions/{uuid.uuid4()}:end", json={"id": str(uuid.uuid4())})
     assert _refused_naming(answer, "id"), answer.text

@@ -1,15 +1,19 @@
 """The OpenAPI document says what the gateway answers (found by tests/integration/gateway/test_fuzz.py)."""
 
+import json
 import re
 
 import jsonschema_rs
 import pytest
 from fastapi import FastAPI
+from gateway_svc.api.openapi import schema_names
 from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from jsonschema import Draft202012Validator
 from lore_client import LoreClient
 from lore_runtime.settings import load_settings
+from schemathesis.specs.openapi.definitions import OPENAPI_31
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
 
@@ -39,22 +43,102 @@ def test_every_operation_documents_the_error_body_and_none_the_422_it_never_send
 
 
 def test_metrics_are_documented_as_text_and_health_routes_document_their_503():
-    paths = _document()["paths"]
+    document = _document()
+    paths = document["paths"]
 
     assert list(paths["/metrics"]["get"]["responses"]["200"]["content"]) == ["text/plain"]
     for path, field in (("/readyz", "dependencies"), ("/v1/status", "services")):
         schema = paths[path]["get"]["responses"]["503"]["content"]["application/json"]["schema"]
-        assert set(schema["properties"]) == {"status", field}
+        assert set(_resolved(document, schema)["properties"]) == {"status", field}
+
+
+def _resolved(document: dict, schema: dict) -> dict:
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].removeprefix("#/components/schemas/")]
+    return schema
 
 
 def test_request_bodies_document_that_unknown_fields_are_refused():
-    body = _document()["paths"]["/v1/memories"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    document = _document()
+    body = _resolved(
+        document, document["paths"]["/v1/memories"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    )
 
     assert body["additionalProperties"] is False
-    assert body["properties"]["memories"]["items"]["additionalProperties"] is False
-    assert body["properties"]["memories"]["items"]["properties"]["metadata"]["additionalProperties"] == {
-        "type": "string"
+    memory = _resolved(document, body["properties"]["memories"]["items"])
+    assert memory["additionalProperties"] is False
+    assert memory["properties"]["metadata"]["additionalProperties"] == {"type": "string"}
+
+
+def _json_schemas(operation: dict):
+    """Every JSON body schema of ``operation``: its request body's and each answer's."""
+    if "requestBody" in operation:
+        yield "request", operation["requestBody"]["content"]["application/json"]["schema"]
+    for status, answer in operation["responses"].items():
+        if "application/json" in answer.get("content", {}):
+            yield status, answer["content"]["application/json"]["schema"]
+
+
+def test_every_json_body_is_a_named_schema_that_resolves():
+    document = _document()
+    schemas = document["components"]["schemas"]
+
+    for label, operation in _operations(document):
+        found = list(_json_schemas(operation))
+        assert any(status == "200" for status, _ in found) or label == "GET /metrics", label
+        for status, schema in found:
+            assert set(schema) == {"$ref"}, (label, status, schema)
+            assert schema["$ref"].removeprefix("#/components/schemas/") in schemas, (label, status)
+    references = re.findall(r'"\$ref": "([^"]+)"', json.dumps(document))
+    assert references and all(ref.removeprefix("#/components/schemas/") in schemas for ref in references)
+    for name, schema in schemas.items():
+        assert schema["title"] == name, name
+
+
+def test_schema_names_are_the_proto_names_prefixed_with_their_package_only_on_a_clash():
+    document = _document()
+    schemas = document["components"]["schemas"]
+
+    assert {"RememberRequest", "RememberResponse", "Memory", "Scope", "PrimeResponse", "MemoryType"} <= set(schemas)
+    assert "`lore.memory.v1.RememberRequest`" in schemas["RememberRequest"]["description"]
+    assert "`lore.common.v1.Scope`" in schemas["Scope"]["description"]
+    assert schema_names({"lore.common.v1.Scope", "lore.memory.v1.Memory"}) == {
+        "lore.common.v1.Scope": "Scope",
+        "lore.memory.v1.Memory": "Memory",
     }
+    # A clash (here with a name taken by a schema that is not a proto's): the package comes first.
+    assert schema_names({"lore.common.v1.Scope", "lore.memory.v1.Memory"}, reserved=frozenset({"Memory"})) == {
+        "lore.common.v1.Scope": "Scope",
+        "lore.memory.v1.Memory": "MemoryV1Memory",
+    }
+
+
+def test_security_names_the_bearer_scheme_and_each_operations_scopes():
+    document = _document()
+    schemes = document["components"]["securitySchemes"]
+    operations = dict(_operations(document))
+
+    assert schemes == {"bearer": {"type": "http", "scheme": "bearer", "description": schemes["bearer"]["description"]}}
+    for label in ("GET /healthz", "GET /readyz", "GET /v1/status", "GET /metrics"):
+        assert operations[label]["security"] == [], label
+    assert operations["POST /v1/memories"]["security"] == [{"bearer": ["memories:write"]}]
+    assert operations["GET /v1/memory/prime"]["security"] == [{"bearer": ["memories:read", "observations:read"]}]
+    assert operations["GET /v1/whoami"]["security"] == [{"bearer": []}]
+    assert operations["POST /v1/admin/reindex"]["security"] == [{"bearer": ["operator"]}]
+    unguarded = {label for label, operation in operations.items() if not operation["security"]}
+    assert unguarded == {"GET /healthz", "GET /readyz", "GET /v1/status", "GET /metrics"}
+
+
+def test_the_document_is_valid_openapi_3_1():
+    document = _document()
+
+    assert document["openapi"].startswith("3.1.")
+    # The OpenAPI Initiative's schema of 3.1 documents, as schemathesis ships it (it leaves the
+    # Schema Objects to the JSON Schema dialect: each named schema is checked against 2020-12's).
+    errors = [f"{error.json_path}: {error.message}" for error in Draft202012Validator(OPENAPI_31).iter_errors(document)]
+    assert not errors, errors[:5]
+    for schema in document["components"]["schemas"].values():
+        Draft202012Validator.check_schema(schema)
 
 
 def _answer(operation: dict) -> dict:
@@ -74,13 +158,18 @@ def test_every_operation_has_an_example_answer_and_every_body_and_parameter_an_e
 
 
 def test_every_example_is_valid_against_its_own_schema():
-    validator = jsonschema_rs.Draft202012Validator
+    document = _document()
     checked = 0
-    for label, operation in _operations(_document()):
+
+    def validator(schema: dict) -> jsonschema_rs.Draft202012Validator:
+        # References point into the document's components: they resolve against a root holding them.
+        return jsonschema_rs.Draft202012Validator({"allOf": [schema], "components": document["components"]})
+
+    for label, operation in _operations(document):
         documented = [_answer(operation).get("application/json", {})]
         documented.append(operation.get("requestBody", {}).get("content", {}).get("application/json", {}))
         for media in documented:
-            if "schema" in media and "example" in media and "$ref" not in media["schema"]:
+            if "schema" in media and "example" in media and media["schema"] != {"$ref": "#/components/schemas/Error"}:
                 errors = [error.message for error in validator(media["schema"]).iter_errors(media["example"])]
                 assert not errors, (label, errors)
                 checked += 1
@@ -91,9 +180,11 @@ def test_every_example_is_valid_against_its_own_schema():
 
 
 def test_the_answer_schema_is_the_response_message_printed_with_every_field():
-    answer = _answer(_document()["paths"]["/v1/memories:search"]["post"])["application/json"]
+    document = _document()
+    answer = _answer(document["paths"]["/v1/memories:search"]["post"])["application/json"]
 
-    assert answer["schema"]["title"] == "RecallResponse"
+    assert answer["schema"] == {"$ref": "#/components/schemas/RecallResponse"}
+    assert _resolved(document, answer["schema"])["title"] == "RecallResponse"
     memory = answer["example"]["results"][0]["memory"]
     assert memory["memoryType"] == "MEMORY_TYPE_FACT"
     assert memory["provenance"]["consolidatedFrom"] == []  # defaults printed, as the gateway prints them

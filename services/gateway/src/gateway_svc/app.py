@@ -11,9 +11,17 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from gateway_svc import bootstrap
 from gateway_svc.api import errors, idempotency, mcp_endpoint, metrics, ui
+from gateway_svc.api.auth import credentials_needed
 from gateway_svc.api.auth_failures import AuthFailureMiddleware
 from gateway_svc.api.body_timeout import BodyTimeoutMiddleware
-from gateway_svc.api.openapi import with_enforced_rules, with_error_responses, with_path_examples
+from gateway_svc.api.head_requests import HeadMiddleware
+from gateway_svc.api.openapi import (
+    with_enforced_rules,
+    with_error_responses,
+    with_named_schemas,
+    with_path_examples,
+    with_security,
+)
 from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.api.request_ids import RequestIdMiddleware
 from gateway_svc.api.routes import (
@@ -77,12 +85,15 @@ def create_app(
     mcp = mcp_endpoint.install(app)  # /mcp: the tools as MCP, each call one of the routes above
     # Added last, so outermost: its "gateway" share counts every other middleware's time too.
     app.add_middleware(ServerTimingMiddleware)
+    # Outermost of all: a HEAD is the GET it mirrors to everything inside, its body dropped here.
+    app.add_middleware(HeadMiddleware)
 
     generate_openapi = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = with_enforced_rules(with_path_examples(with_error_responses(generate_openapi())))
+            document = with_named_schemas(with_path_examples(with_error_responses(generate_openapi())))
+            app.openapi_schema = with_security(with_enforced_rules(document), credentials_needed(app))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -101,6 +101,26 @@ def guards_of(app: Starlette, scope: Scope) -> tuple[Authorization, ...] | None:
     return None
 
 
+def credentials_needed(app: Starlette) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(lower-case method, path) of every route that takes a credential -> the scopes it checks
+    (none for one that only authenticates its caller): what the OpenAPI document's ``security`` says."""
+    found: dict[tuple[str, str], tuple[str, ...]] = {}
+    for route in iter_route_contexts(app.routes):
+        dependant = getattr(route, "dependant", None)
+        if not isinstance(dependant, Dependant) or not _authenticates(dependant):
+            continue
+        scopes = tuple(dict.fromkeys(scope for guard in _authorizations(dependant) for scope in guard.scopes))
+        found.update({(method.lower(), route.path): scopes for method in route.methods or ()})
+    return found
+
+
+def _authenticates(dependant: Dependant) -> bool:
+    return any(
+        dependency.call is authenticated or isinstance(dependency.call, Authorization) or _authenticates(dependency)
+        for dependency in dependant.dependencies
+    )
+
+
 def _authorizations(dependant: Dependant) -> Iterator[Authorization]:
     for dependency in dependant.dependencies:
         if isinstance(dependency.call, Authorization):

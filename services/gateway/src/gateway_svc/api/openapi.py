@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
-from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf import descriptor_pool, json_format
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from gateway_svc.api.openapi_examples import PATH_PARAMETERS, RESPONSES
@@ -32,34 +34,159 @@ _WELL_KNOWN = {
 }
 
 
-def schema_of(descriptor: Descriptor, depth: int = 0) -> dict[str, Any]:
+# Proto messages and enums stand under ``components/schemas``, one named schema each, referenced with
+# ``$ref`` (generators name their models after them). While routes are declared a reference names the
+# message's full proto name; ``with_named_schemas`` then gives each its short name and adds the schemas.
+COMPONENTS = "#/components/schemas/"
+
+
+# Named schemas of bodies that are not proto messages (the health routes', whoami's), by name.
+NAMED: dict[str, dict[str, Any]] = {}
+
+
+def named(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """A ``$ref`` to ``schema``, which ``with_named_schemas`` adds under ``components`` as ``name``."""
+    if NAMED.setdefault(name, schema) is not schema:
+        raise ValueError(f"two schemas are named {name}")
+    return {"$ref": COMPONENTS + name}
+
+
+def schema_of(descriptor: Descriptor) -> dict[str, Any]:
+    """The schema of a message: a ``$ref`` to its named schema (``with_named_schemas``), or the
+    inline schema of a well-known type."""
     if descriptor.full_name in _WELL_KNOWN:
         return dict(_WELL_KNOWN[descriptor.full_name])
-    if depth > 6:
-        return {"type": "object"}
-    properties = {}
-    for field in descriptor.fields:
-        properties[field.json_name] = _field_schema(field, depth)
+    return {"$ref": COMPONENTS + descriptor.full_name}
+
+
+def _message_schema(descriptor: Descriptor) -> dict[str, Any]:
+    properties = {field.json_name: _field_schema(field) for field in descriptor.fields}
     # The parser refuses fields the message does not have (a 400 naming the field).
-    return {"type": "object", "title": descriptor.name, "properties": properties, "additionalProperties": False}
+    return {
+        "type": "object",
+        "title": descriptor.name,
+        "description": f"The proto message `{descriptor.full_name}` in its JSON mapping",
+        "properties": properties,
+        "additionalProperties": False,
+    }
 
 
-def _field_schema(field: FieldDescriptor, depth: int) -> dict[str, Any]:
+def _field_schema(field: FieldDescriptor) -> dict[str, Any]:
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
         value = field.message_type.fields_by_name["value"]
-        return {"type": "object", "additionalProperties": _single(value, depth + 1)}
-    single = _single(field, depth + 1)
+        return {"type": "object", "additionalProperties": _single(value)}
+    single = _single(field)
     if field.is_repeated:
         return {"type": "array", "items": single}
     return single
 
 
-def _single(field: FieldDescriptor, depth: int) -> dict[str, Any]:
+def _single(field: FieldDescriptor) -> dict[str, Any]:
     if field.enum_type is not None:
-        return {"type": "string", "enum": [value.name for value in field.enum_type.values]}
+        return {"$ref": COMPONENTS + field.enum_type.full_name}
     if field.message_type is not None:
-        return schema_of(field.message_type, depth)
+        return schema_of(field.message_type)
     return dict(_SCALARS.get(field.type, {}))
+
+
+def _enum_schema(descriptor: EnumDescriptor) -> dict[str, Any]:
+    return {
+        "type": "string",
+        "title": descriptor.name,
+        "description": f"The proto enum `{descriptor.full_name}`",
+        "enum": [value.name for value in descriptor.values],
+    }
+
+
+def _short_name(full_name: str, package: str) -> str:
+    """``lore.memory.v1.Memory.Provenance`` -> ``MemoryProvenance`` (the names it is nested in, joined)."""
+    return full_name.removeprefix(package + ".").replace(".", "")
+
+
+def _prefixed_name(full_name: str, package: str) -> str:
+    """The name of a message whose short name clashes: its package's parts (but ``lore``) before it,
+    ``lore.memory.v1.Scope`` -> ``MemoryV1Scope``."""
+    parts = [part for part in package.split(".") if part != "lore"]
+    return "".join(part[:1].upper() + part[1:] for part in parts) + _short_name(full_name, package)
+
+
+def schema_names(full_names: set[str], reserved: frozenset[str] = frozenset({"Error"})) -> dict[str, str]:
+    """Each proto full name's schema name: its short name, or, when two of ``full_names`` (or one and
+    a ``reserved`` name) share it, each of those prefixed with its package. Stable: a name depends
+    only on the names that clash with it."""
+    pool = descriptor_pool.Default()
+    packages = {full_name: _package_of(pool, full_name) for full_name in full_names}
+    by_short: dict[str, list[str]] = {}
+    for full_name, package in packages.items():
+        by_short.setdefault(_short_name(full_name, package), []).append(full_name)
+    names: dict[str, str] = {}
+    for short, owners in by_short.items():
+        clash = len(owners) > 1 or short in reserved
+        for full_name in owners:
+            names[full_name] = _prefixed_name(full_name, packages[full_name]) if clash else short
+    if len(set(names.values())) != len(names) or reserved & set(names.values()):
+        raise ValueError(f"schema names are not unique: {sorted(names.items())}")
+    return names
+
+
+def _package_of(pool: descriptor_pool.DescriptorPool, full_name: str) -> str:
+    return _descriptor(pool, full_name).file.package
+
+
+def _descriptor(pool: descriptor_pool.DescriptorPool, full_name: str) -> Descriptor | EnumDescriptor:
+    try:
+        return pool.FindMessageTypeByName(full_name)
+    except KeyError:
+        return pool.FindEnumTypeByName(full_name)
+
+
+def _references(value: Any) -> Iterator[dict[str, Any]]:
+    """Every ``{"$ref": ...}`` object in ``value``, however deep."""
+    if isinstance(value, dict):
+        if isinstance(value.get("$ref"), str):
+            yield value
+        for member in value.values():
+            yield from _references(member)
+    elif isinstance(value, list):
+        for member in value:
+            yield from _references(member)
+
+
+def with_named_schemas(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with every proto message and enum its operations reference (and those these
+    reference, transitively) as a named schema under ``components/schemas``, each ``$ref`` naming it
+    (``schema_names``)."""
+    pool = descriptor_pool.Default()
+    pending = [ref["$ref"].removeprefix(COMPONENTS) for ref in _references(document.get("paths", {}))]
+    schemas: dict[str, dict[str, Any]] = {}
+    while pending:
+        full_name = pending.pop()
+        if full_name in schemas or full_name in NAMED or full_name == "Error":  # not a proto's
+            continue
+        descriptor = _descriptor(pool, full_name)
+        if isinstance(descriptor, EnumDescriptor):
+            schemas[full_name] = _enum_schema(descriptor)
+            continue
+        schemas[full_name] = _message_schema(descriptor)
+        pending.extend(ref["$ref"].removeprefix(COMPONENTS) for ref in _references(schemas[full_name]))
+    names = schema_names(set(schemas), reserved=frozenset({"Error", *NAMED}))
+    components = document.setdefault("components", {}).setdefault("schemas", {})
+    components.update({name: dict(schema, title=name) for name, schema in sorted(NAMED.items())})
+    for full_name, schema in schemas.items():
+        schema["title"] = names[full_name]
+    for ref in _references([document.get("paths", {}), list(schemas.values())]):
+        target = ref["$ref"].removeprefix(COMPONENTS)
+        if target in names:
+            ref["$ref"] = COMPONENTS + names[target]
+    components.update({names[full_name]: schema for full_name, schema in sorted(schemas.items())})
+    return document
+
+
+def resolved(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema``, or the named schema its ``$ref`` points to."""
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].removeprefix(COMPONENTS)]
+    return schema
 
 
 def json_body(
@@ -107,7 +234,7 @@ def query_parameters(
 
 
 def _parameter(name: str, field: FieldDescriptor) -> dict[str, Any]:
-    schema = _field_schema(field, 0)
+    schema = _field_schema(field)
     return {
         "name": name,
         "in": "query",
@@ -192,7 +319,14 @@ REQUIRED_BODY_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
 
 def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
     """``document`` stating page-size ranges, UUID path ids, required body fields, and that a body's
-    id, when given, must equal the path's."""
+    id, when given, must equal the path's. A rule on a body is stated in its request message's named
+    schema, which must then be the body of that operation only."""
+    bodies = Counter(
+        operation["requestBody"]["content"]["application/json"]["schema"].get("$ref")
+        for item in document.get("paths", {}).values()
+        for operation in item.values()
+        if "requestBody" in operation
+    )
     for path, item in document.get("paths", {}).items():
         for method, operation in item.items():
             for parameter in operation.get("parameters", []):
@@ -207,23 +341,50 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
             body = operation.get("requestBody")
             if body is None:
                 continue
-            schema = body["content"]["application/json"]["schema"]
-            for name in REQUIRED_BODY_FIELDS.get((method, path), ()):
-                required = schema.setdefault("required", [])
-                required.extend([name] if name not in required else [])
+            reference = body["content"]["application/json"]["schema"]
+            schema = resolved(document, reference)
+            required = REQUIRED_BODY_FIELDS.get((method, path), ())
+            path_ids = [parameter["name"] for parameter in operation.get("parameters", []) if parameter["in"] == "path"]
+            same_as_path = [(path_id, field) for path_id in path_ids if (field := _body_id_field(schema, path_id))]
+            if (required or same_as_path) and bodies[reference.get("$ref")] > 1:
+                raise ValueError(f"{method} {path}: a rule of its body would be stated for another operation's too")
+            for name in required:
+                schema["required"] = list(dict.fromkeys([*schema.get("required", []), name]))
                 schema["properties"][name]["minLength"] = 1
-            for parameter in operation.get("parameters", []):
-                if parameter["in"] == "path":
-                    _say_body_id_is_the_paths(body, schema, parameter["name"])
+            for path_id, field in same_as_path:
+                rule = (
+                    f"`{field}` may be left out: the path's `{path_id}` fills it; a different value is refused (400)."
+                )
+                schema["properties"][field]["description"] = rule
+                body["description"] = (body.get("description", "") + " " + rule).strip()
     return document
 
 
-def _say_body_id_is_the_paths(body: dict[str, Any], schema: dict[str, Any], path_name: str) -> None:
+def _body_id_field(schema: dict[str, Any], path_name: str) -> str | None:
+    """The body field the path's id fills: the id's own name in lowerCamelCase, else ``id``."""
     head, *rest = path_name.split("_")
     camel = head + "".join(part.title() for part in rest)
-    field = camel if camel in schema["properties"] else "id" if "id" in schema["properties"] else None
-    if field is None:
-        return
-    rule = f"`{field}` may be left out: the path's `{path_name}` fills it; a different value is refused (400)."
-    schema["properties"][field]["description"] = rule
-    body["description"] = (body.get("description", "") + " " + rule).strip()
+    return camel if camel in schema["properties"] else "id" if "id" in schema["properties"] else None
+
+
+# The credential every route but the probes, the metrics and the documentation takes (auth.py).
+SECURITY_SCHEMES: dict[str, Any] = {
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API key (`lore_…`), or a JWT where the deployment verifies them, as "
+        "`Authorization: Bearer <credential>`. The operation's list names the scopes the credential must hold.",
+    }
+}
+
+
+def with_security(document: dict[str, Any], guarded: dict[tuple[str, str], tuple[str, ...]]) -> dict[str, Any]:
+    """``document`` with the bearer scheme and each operation's requirement: ``guarded`` maps
+    (method, path) to the scopes its route checks (``auth.credentials_needed``); an operation not in
+    it takes no credential (``security: []``)."""
+    document.setdefault("components", {})["securitySchemes"] = SECURITY_SCHEMES
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            scopes = guarded.get((method, path))
+            operation["security"] = [] if scopes is None else [{"bearer": list(scopes)}]
+    return document

@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from gateway_svc.api.auth import authenticated
+from gateway_svc.api.openapi import named
 from gateway_svc.domain.credentials import ALL_SCOPES, Caller
 
 router = APIRouter(tags=["credentials"])
@@ -39,7 +40,8 @@ _SCHEMA = {
 @router.get(
     "/v1/whoami",
     summary="The calling credential's org, principal, pinned user and scopes",
-    responses={200: {"content": {"application/json": {"schema": _SCHEMA, "example": _EXAMPLE}}}},
+    responses={200: {"content": {"application/json": {"schema": named("Whoami", _SCHEMA), "example": _EXAMPLE}}}},
+    response_model=None,  # the schema is the named one above, not one FastAPI derives from the signature
 )
 async def whoami(caller: Caller = Depends(authenticated)) -> dict[str, Any]:
     scopes = [scope for scope in ALL_SCOPES if scope in caller.scopes]

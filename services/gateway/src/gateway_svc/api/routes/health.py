@@ -15,17 +15,19 @@ from fastapi.responses import JSONResponse
 from lore_runtime.health import serving_status
 from lore_runtime.stores import ping_postgres
 
+from gateway_svc.api.openapi import named
+
 router = APIRouter(tags=["health"])
 
 
-def _states(field: str, serving: dict[str, str]) -> dict[int | str, dict]:
+def _states(name: str, field: str, serving: dict[str, str]) -> dict[int | str, dict]:
     """OpenAPI of a health route's answers: 200 with every state SERVING, or 503 with the same body
-    (not the error shape) naming what is not."""
+    (not the error shape) naming what is not; the body's schema is named ``name``."""
     states = {"type": "object", "additionalProperties": {"type": "string"}}
-    schema = {"type": "object", "properties": {"status": {"type": "string"}, field: states}}
+    schema = named(name, {"type": "object", "properties": {"status": {"type": "string"}, field: states}})
     down = dict(serving) | {next(iter(serving)): "NOT_SERVING"}
     return {
-        200: {"content": {"application/json": {"example": {"status": "SERVING", field: serving}}}},
+        200: {"content": {"application/json": {"schema": schema, "example": {"status": "SERVING", field: serving}}}},
         503: {
             "description": "Not serving: the same body, naming what is not",
             "content": {"application/json": {"schema": schema, "example": {"status": "NOT_SERVING", field: down}}},
@@ -33,13 +35,15 @@ def _states(field: str, serving: dict[str, str]) -> dict[int | str, dict]:
     }
 
 
+_LIVENESS = named("Liveness", {"type": "object", "properties": {"status": {"type": "string"}}})
 _SERVICES = {name: "SERVING" for name in ("memory", "observations", "assembler", "agent", "gateway")}
 
 
 @router.get(
     "/healthz",
     summary="The gateway process is alive",
-    responses={200: {"content": {"application/json": {"example": {"status": "SERVING"}}}}},
+    responses={200: {"content": {"application/json": {"schema": _LIVENESS, "example": {"status": "SERVING"}}}}},
+    response_model=None,  # the schema is the named one above, not one FastAPI derives from the signature
 )
 async def healthz() -> dict[str, str]:
     return {"status": "SERVING"}
@@ -48,7 +52,7 @@ async def healthz() -> dict[str, str]:
 @router.get(
     "/readyz",
     summary="The gateway's own dependencies answer",
-    responses=_states("dependencies", {"postgres": "SERVING"}),
+    responses=_states("Readiness", "dependencies", {"postgres": "SERVING"}),
 )
 async def readyz(request: Request) -> JSONResponse:
     try:
@@ -58,7 +62,9 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "SERVING", "dependencies": {"postgres": "SERVING"}})
 
 
-@router.get("/v1/status", summary="Health of every Lore service", responses=_states("services", _SERVICES))
+@router.get(
+    "/v1/status", summary="Health of every Lore service", responses=_states("SystemStatus", "services", _SERVICES)
+)
 async def status(request: Request) -> JSONResponse:
     container = request.app.state.container
     timeout = container.settings.status_timeout_seconds

@@ -184,7 +184,8 @@ def allowed_methods(request: Request) -> str:
         route_methods = getattr(route, "methods", None)
         if route_methods and route.matches(request.scope)[0] is not Match.NONE:
             methods |= route_methods
-    return ", ".join(sorted(methods))
+    # Every path that serves GET serves HEAD too (head_requests.py).
+    return ", ".join(sorted(methods | ({"HEAD"} if "GET" in methods else set())))
 
 
 class UnexpectedErrorMiddleware(HttpMiddleware):

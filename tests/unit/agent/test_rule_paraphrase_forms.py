@@ -267,3 +267,30 @@ async def test_an_answer_keeps_what_reads_alone(asked: str, text: str, content: 
 )
 async def test_more_forms_of_one_fact(text: str, content: str) -> None:
     assert content in [m.content for m in (await _reflect(text)).memories]
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        (
+            "I break out in hives if I eat strawberries, so I'm allergic I guess.",
+            "The user is allergic to strawberries.",
+        ),
+        ("Nuts are a no-go, I'm allergic.", "The user is allergic to nuts."),
+        ("Caffeine keeps me up, so I avoid it after lunch.", "The user avoids caffeine after lunch."),
+        ("Our household is fully vegan.", "The user is vegan."),
+        ("My name is Oluwaseun Bello but call me Seun.", "The user's name is Oluwaseun Bello."),
+        ("Please call me they/them.", "The user's pronouns are they/them."),
+        ("As an Italian, I'm fussy about pasta.", "The user is Italian."),
+        ("We have twin boys.", "The user's household has twin boys."),
+        ("our parrot polly talks a lot", "The user's parrot Polly talks a lot."),
+        ("We're in Cardiff.", "The user lives in Cardiff."),
+        ("no car here, i get the train everywhere", "The user doesn't have a car."),
+    ],
+)
+async def test_a_sixth_set_of_forms(text: str, content: str) -> None:
+    assert content in [m.content for m in (await _reflect(text)).memories]
+
+
+async def test_a_condition_that_opens_the_sentence_still_takes_every_clause() -> None:
+    assert (await _reflect("If I ever move to Leeds, I'll get a dog.")).memories == ()

@@ -17,7 +17,8 @@ _STATUS = r"(?:happily\s+|recently\s+|newly\s+)?(?:married|single|divorced|engag
 _CLAUSE_BREAK = re.compile(
     rf";\s*|,\s*but\s+|\s+[-–—]+\s+|:\s+(?={_SUBJECT})|,\s*(?:and\s+|but\s+|so\s+)?(?={_SUBJECT})|"
     rf"(?<!^me)(?<!^Me),?\s+(?:and|but|so)\s+(?={_SUBJECT})|,?\s+(?:and|but)\s+(?={_GOES_ON})|"
-    rf",\s*(?:and\s+)?(?={_STATUS})",
+    rf",\s*(?:and\s+)?(?={_STATUS})|"
+    r",?\s+but\s+(?=(?:please\s+|just\s+)*(?:call me|go by)\b)",
     _I,
 )
 # "As a nonbinary person I use xe/xem": the description ends where the "I" starts, comma or not.

@@ -151,7 +151,7 @@ _LOWER_NAMES = re.compile(
 # In a clause written all in lower case, a word between "my <relative or pet>" and its verb is a name.
 _LOWER_APPOSITION = re.compile(
     r"^(?P<lead>(?:my|our)\s+(?:" + FAMILY + "|" + PETS + r"))\s+(?P<name>[a-z]{3,12})\s+"
-    r"(?P<rest>(?:is|was|has|loves|lives|works|just|turned|turns|and)\b.*)$"
+    r"(?P<rest>(?:is|was|has|loves|lives|works|just|turned|turns|and|[a-z]{2,}s)\b.*)$"
 )
 _NOT_APPOSED = frozenset(
     "food bowl bed toys toy lead collar walker sitter friend friends vet insurance house car phone job boss team group "
@@ -320,7 +320,7 @@ _OPENING_TOPIC = re.compile(
 )
 _ENDS_ON_REFERENCE = re.compile(
     r"^(?P<head>i(?:'m| am) allergic to|i can't (?:eat|have|tolerate)|i (?:really\s+)?(?:hate|loathe|love|avoid|"
-    r"can't stand))\s+(?:them|it|that)$",
+    r"can't stand))\s+(?:them|it|that)(?P<tail>\s+(?:after|before|at|in|on|during)\b.*)?$",
     _I,
 )
 # "Raisins in anything savoury?" said just before, or the assistant's "Do you fancy karaoke on Friday?".
@@ -339,6 +339,9 @@ _HOME_IS = re.compile(
 
 def opening_topic(clause: str) -> str:
     """What a sentence's first clause is about, when it opens with it ("Eggs bring me out in …"), else ""."""
+    if reacts := _REACTS_TO.match(clause.strip()):
+        x = reacts.group("x") or reacts.group("y") or reacts.group("z")
+        return _lower_first(x) if _topic_ok(x) else ""
     match = _OPENING_TOPIC.match(clause.strip()) or _CANNOT_NEAR.match(clause.strip()) or _CULPRIT.match(clause.strip())
     if not match or not _topic_ok(match.group("x")):
         return ""
@@ -365,10 +368,11 @@ def with_topic(clause: str, topic: str) -> str:
     if topic and _BARE_ALLERGY.match(clause.strip()):
         return f"I'm allergic to {topic}"
     match = _ENDS_ON_REFERENCE.match(clause.strip()) if topic else None
-    return f"{match.group('head')} {topic}" if match else clause
+    return f"{match.group('head')} {topic}{match.group('tail') or ''}" if match else clause
 
 
 _BARE_ALLERGY = re.compile(
+    r"^(?:i(?:'m| am)\s+(?:really\s+|very\s+|badly\s+|severely\s+)?allergic(?:\s+to\s+(?:them|it|that))?$)|"
     r"^(?:(?:i(?:'ve| have)?\s+(?:got\s+)?)?(?:an?\s+)?)(?:(?:severe|serious|anaphylactic|deadly|life-threatening|bad|"
     r"proper|real|nasty|full-blown)\s+)*(?:allergy|allergic reaction)(?:\s+to (?:them|it|that))?$",
     _I,
@@ -377,6 +381,16 @@ _BARE_ALLERGY = re.compile(
 _CULPRIT = re.compile(
     r"^(?:(?:it\s+)?turns out\s+)?the\s+(?:rash|reaction|culprit|cause|trigger|problem|hives)\s+(?:was|is|came from)\s+"
     r"(?:the\s+)?(?P<x>[a-z]+(?: [a-z]+)?)$",
+    _I,
+)
+# "I break out in hives if I eat strawberries", "Nuts are a no-go": what a later "I'm allergic" is about.
+_REACTS_TO = re.compile(
+    r"^i\s+(?:break out in (?:hives|a rash|spots)|get (?:hives|a rash|itchy|ill|sick)|come out in (?:hives|a rash)|"
+    r"swell up|react badly)\s+(?:if|when|whenever|after)\s+i\s+(?:eat|touch|have|drink|use)\s+"
+    r"(?:any\s+)?(?P<x>[a-z]+(?: [a-z]+)?)$|"
+    r"^(?P<y>[a-z]+(?: [a-z]+)?)\s+(?:is|are)\s+(?:a\s+)?(?:no-go|no go|off limits|off-limits|a no|big no|"
+    r"out of the question)$|"
+    r"^(?P<z>[a-z]+(?: [a-z]+)?)\s+(?:keeps|keep)\s+me\s+(?:up|awake)\b.*$",
     _I,
 )
 _CANNOT_NEAR = re.compile(
@@ -679,6 +693,9 @@ _CANONICAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"mostly|at school)\b.*$", "I speak {lang}"),
         (r"^(?i:(?:please\s+)?(?:don't|do not|never)\s+call\s+me)\s+" + _NAME + r",?\s+(?P<name>" + _NAME + r")\s+"
          r"(?i:is fine|works|will do|is good|is ok|is okay|please)\b.*$", "call me {name}"),
+        (r"^(?i:i'm|i am|we're|we are)\s+(?i:in)\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)$", "I live in {place}"),
+        (r"^(?i:no|zero)\s+(?P<thing>(?i:car|tv|telly|smartphone|pets?))\s+(?i:here|for me|for us)$",
+         "I don't have a {thing}"),
         (r"^(?i:i\s+(?:come|hail)\s+from)\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\b.*$", "I'm from {place}"),
         (r"^(?i:it's|it is)\s+(?i:my)\s+(?i:birthday)\s+(?P<v>(?i:on)\s+.*\d.*)$", "my birthday is {v}"),
         (r"^(?i:i'm|i am)\s+(?i:an?)\s+(?i:remote)\s+(?i:worker|employee)$", "I work remotely"),

@@ -101,7 +101,8 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
         for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
             clause = normalise(clause_clean).rstrip(".!")
-            if is_hypothetical(clause):
+            if is_hypothetical(clause) or is_conditional(clause.split(",")[0]) or _CONDITION_INSIDE.search(clause):
+                topic = topic or opening_topic(clause)  # "I get hives if I eat strawberries, so I'm allergic"
                 continue  # "I probably should know this": the hedge takes its own clause only
             if role == "user":
                 said = clause
@@ -158,6 +159,8 @@ def _self_answer(question: str, answer: str) -> str:
     return f"my {topic} is {said.group('a')}"
 
 
+# A condition said inside a clause ("… if I eat strawberries") takes the clause with it.
+_CONDITION_INSIDE = re.compile(r"\b(?:if|unless|whenever i|in case)\b", re.IGNORECASE)
 # The assistant asked what to call the user; "I prefer Jules" then names, it does not like.
 _NAME_ASKED = re.compile(r"\b(?:name|call you|address you)\b[^?]*\?", re.IGNORECASE)
 _NAME_CHOSEN = re.compile(

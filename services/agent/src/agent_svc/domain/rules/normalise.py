@@ -38,7 +38,8 @@ _META_TAIL = re.compile(
     r"not sure (?:if|whether) (?:that|it)(?:'s| is| matters)(?: relevant| important| useful)?|"
     r"(?:in case|if) (?:that|it)(?:'s| is) (?:useful|relevant|important|helpful)|if you need to know|"
     r"so you can too|if you like|if you want|if you're wondering|for context|for reference|and counting|"
-    r"every time|hands down|no contest|without a doubt|for sure|of course|if you need (?:them|it|that|to know)|"
+    r"every time|hands down|no contest|without a doubt|for sure|of course|i guess|i think|i suppose|i reckon|"
+    r"if you need (?:them|it|that|to know)|"
     r"doctor's orders|doctors orders|on medical advice|for health reasons|for religious reasons|for my health))+"
     r"[\s.!,]*$",
     _I,
@@ -248,7 +249,10 @@ _CONDITIONAL = re.compile(
 
 
 def is_conditional(text: str) -> bool:
-    return bool(_CONDITIONAL.search(text))
+    """The sentence opens on a condition or a wish ("If I move to Leeds, I'll …"): every clause is unreal.
+    A condition later in a sentence ("I get hives if I eat strawberries") takes its own clause only."""
+    match = _CONDITIONAL.search(text)
+    return bool(match) and not text[: match.start()].strip(" ,")
 
 
 def is_reported(text: str) -> bool:

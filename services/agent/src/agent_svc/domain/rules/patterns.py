@@ -238,8 +238,8 @@ def _job(m: re.Match[str], speaker: str) -> Built:
     first = job.split()[0].lower() if job else ""
     if not job or last in _NOT_JOBS or first in _NOT_JOBS or first in _TRAIT_WORDS or not _JOB_SUFFIX.search(last):
         return None
-    if re.fullmatch(_DIET, job, _I):
-        return None  # "I'm a flexitarian": a diet, said like a trade
+    if re.fullmatch(_DIET, job, _I) or re.fullmatch(_DEMONYMS, job, _I):
+        return None  # "I'm a flexitarian", "I'm an Italian": a diet or a nationality, said like a trade
     org = _cut(re.sub(r"^the\s+(?=[A-Z])", "", m.groupdict().get("org") or ""))
     if last in _LEARNERS:  # "I'm a student at the University of Manchester": where the user studies
         where = f" at {org}" if org[:1].isupper() else ""
@@ -617,7 +617,7 @@ _HOUSEHOLD_VERBS = {"just adopted": "just adopted", "took in": "took in", "adopt
 
 _OWNING = {"have", "got", "'ve got", "have got", "own", "adopted", "rescued", "just adopted", "took in"}
 _NOT_KEPT = re.compile(r"^(?:the|each|in|it|things|going|busy|trying|our|an eye|up|on|track|quiet|calm|faith)\b", _I)
-_COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s", _I)
+_COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|twin)\s", _I)
 
 
 def _household(m: re.Match[str], speaker: str) -> Built:
@@ -884,7 +884,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
          _USER),
         (r"^i(?:'ve| have)?\s+(?:became|become)\s+an?\s+(?P<v>" + _DEMONYMS + r")\s+citizen\b", _nationality, _USER),
         (r"^i(?:'m| am)\s+" + _NEG + r"(?:recently\s+|now\s+)?(?P<v>" + _STATUS + r")\b(?!\s+to\s)", _status, _USER),
-        (r"^(?:(?:please\s+)?(?:i\s+)?(?:go by|use|prefer|stick to|refer to me as|refer to me with|"
+        (r"^(?:(?:please\s+)?(?:i\s+)?(?:go by|use|prefer|stick to|call me|refer to me as|refer to me with|"
          r"refer to me using)\s+|"
          r"my pronouns are\s+|pronouns(?: are)?:?\s+)?"
          r"(?P<v>(?:she|he|they|ze|xe)\s*/"
@@ -908,6 +908,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Builder, tuple[str, ...]], ...] = tuple(
         (r"^(?:i(?:'m| am)\s+)?(?:strict\s+|lifelong\s+)?(?P<v>" + _DIET + r")\s+here\b", _diet, _USER),
         (r"^i\s+only\s+eat\s+(?P<v>" + _DIET + r")\b", _diet, _USER),
         (r"^we(?:'re| are)\s+(?:all\s+)?(?:an?\s+)?(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^(?:our|my)\s+(?:household|family|home)\s+is\s+(?:fully\s+|completely\s+|all\s+|strictly\s+)?"
+         r"(?P<v>" + _DIET + r")\b", _diet, _USER),
+        (r"^i\s+(?:don't|do not)\s+(?P<verb>have|own)\s+(?P<v>an?\s+(?:car|bike|tv|telly|smartphone|pet|dog|cat))\b",
+         lambda m, s: PatternMatch("fact", f"The user doesn't {m.group('verb').lower()} {m.group('v').lower()}."),
+         _USER),
         (r"^(?:my|our)\s+(?:family\s+)?(?P<pet>dog|cat|horse|rabbit|pony)\s+is\s+an?\s+(?P<v>(?:[\w-]+\s+){0,2}?"
          r"(?:" + _PETS + r"))$", lambda m, s: PatternMatch("fact", f"The user's {m.group('pet').lower()} is "
                                                               f"{_article(m.group('v').lower())}."), _USER),

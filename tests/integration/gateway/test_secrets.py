@@ -29,6 +29,7 @@ from tests.polling import eventually
 CARDS = ("4242 4242 4242 4242", "4000-0566-5566-5556", "5555555555554444", "3782 822463 10005")
 IBANS = ("GB82 WEST 1234 5698 7654 32", "DE89370400440532013000", "fr14 2004 1010 0505 0001 3m02 606")
 PASSWORDS = ("Tr0ub4dor&3", "Kx9!moonrise", "blue fox 42")
+WIFI = "Marmalade99"  # typed alone, answering the assistant's question for it
 API_KEYS = (
     "sk-proj-4fJ8kL2mN9pQ1rS7tU3vW5xY0zA6bC",
     "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
@@ -46,6 +47,7 @@ RAW = (
     *IBANS,
     *(iban.replace(" ", "").upper() for iban in IBANS),
     *PASSWORDS,
+    WIFI,
     *API_KEYS,
     *SSNS,
     "123456789",
@@ -59,6 +61,8 @@ CONVERSATION = (
     f"My card is {CARDS[0]} and my other card is {CARDS[1]}.",
     f"Please pay the rent to {IBANS[0]} from now on.",
     f"My password is {PASSWORDS[0]} and the gym locker pw: {PASSWORDS[1]}",
+    ("TURN_ROLE_ASSISTANT", "Noted. And what's the wifi password at the flat?"),
+    f"{WIFI}.",
     f"Here is my OpenAI key {API_KEYS[0]} and my GitHub token {API_KEYS[1]}.",
     f"My SSN is {SSNS[0]} and my NI number is {NINOS[0]}.",
     f"You can call me on {PHONE}; my order number {ORDER} arrives on {DATE}, with the book ISBN {ISBN}.",
@@ -171,8 +175,9 @@ async def test_no_secret_is_kept_anywhere_and_the_not_secrets_come_back_as_typed
     # A conversation, one turn through the HTTP Idempotency-Key too, retried: the retry is replayed.
     session = (await answered(await client.post("/v1/sessions", json={"scope": scope})))["session"]
     turns_url = f"/v1/sessions/{session['id']}/turns"
-    for index, line in enumerate(CONVERSATION):
-        body = {"turn": {"role": "TURN_ROLE_USER", "content": line, "idempotencyKey": f"t-{index}"}}
+    for index, said in enumerate(CONVERSATION):
+        role, line = said if isinstance(said, tuple) else ("TURN_ROLE_USER", said)
+        body = {"turn": {"role": role, "content": line, "idempotencyKey": f"t-{index}"}}
         headers = {"Idempotency-Key": f"secret-turn-{index}-{user}"}
         await answered(await client.post(turns_url, json=body, headers=headers))
     retried = await client.post(turns_url, json=body, headers=headers)

@@ -139,7 +139,14 @@ async def build(
         messages=memories,
         clock=clock,
         turns=TurnServices(
-            transcript, results, working_memory, GrpcContextAssembler(assembler), clock, model, forget=forget
+            transcript,
+            results,
+            working_memory,
+            GrpcContextAssembler(assembler),
+            clock,
+            model,
+            forget=forget,
+            redact=settings.redact,
         ),
         reflection=ReflectionServices(
             transcript,

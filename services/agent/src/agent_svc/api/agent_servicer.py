@@ -173,6 +173,7 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             transcript=self._transcript,
             messages=self._messages,
             clock=self._clock,
+            redact=self._turns.redact,
         )
         return pb.ImportTurnsResponse(imported=done.imported, skipped=done.skipped)
 

@@ -18,8 +18,10 @@ from datetime import datetime
 
 from lore_runtime.clock import Clock
 from lore_runtime.errors import FailedPrecondition, InvalidArgument
+from lore_runtime.redaction import ALL_KINDS, Kind
 
 from agent_svc.domain.jobs import Job, reflect_job
+from agent_svc.domain.secret_answers import without_answered_secret
 from agent_svc.domain.transcript import (
     ROLES,
     Appended,
@@ -48,7 +50,12 @@ class Imported:
     skipped: int
 
 
-def prepare(session_id: str, drafts: Sequence[TurnDraft], now: datetime) -> list[Turn]:
+def prepare(
+    session_id: str, drafts: Sequence[TurnDraft], now: datetime, redact: frozenset[Kind] = ALL_KINDS
+) -> list[Turn]:
+    """The batch's turns, validated; a user's bare answer to the assistant's question for a secret,
+    the turn before it in the batch, has the secret replaced (domain/secret_answers.py) before its
+    automatic key is derived from its words."""
     if not drafts:
         raise InvalidArgument("turns", "must not be empty")
     if len(drafts) > MAX_IMPORT_TURNS:
@@ -59,6 +66,8 @@ def prepare(session_id: str, drafts: Sequence[TurnDraft], now: datetime) -> list
         if draft.role not in ROLES:
             raise InvalidArgument(f"{where}.role", f"must be one of {', '.join(ROLES)}")
         content = normalise_content(draft.content, f"{where}.content")
+        if draft.role == "user" and turns and turns[-1].role == "assistant" and redact:
+            content = without_answered_secret(turns[-1].content, content, redact)
         created = draft.created_at or now
         if created > now:
             raise InvalidArgument(f"{where}.created_at", "must not be in the future")
@@ -92,11 +101,12 @@ async def import_turns(
     transcript: Transcript,
     messages: MessageIndex,
     clock: Clock,
+    redact: frozenset[Kind] = ALL_KINDS,
 ) -> Imported:
     session = await get_session(org_id, session_id, transcript=transcript)
     now = clock.now()
 
-    prepared = prepare(session.id, drafts, now)
+    prepared = prepare(session.id, drafts, now, redact)
 
     def reflect(done: Appended) -> list[Job]:
         # Raised here, inside the append's transaction: a batch with one reused key writes nothing.

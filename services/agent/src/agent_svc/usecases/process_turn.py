@@ -23,14 +23,17 @@ queued durably, catches up once the services are back).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
 from lore_runtime.clock import Clock
 from lore_runtime.errors import Conflict, DeadlineExceeded, DependencyUnavailable, FailedPrecondition, InvalidArgument
+from lore_runtime.redaction import ALL_KINDS, Kind
 
 from agent_svc.domain.forget_requests import ForgetOutcome, forget_request
 from agent_svc.domain.jobs import reflect_job
+from agent_svc.domain.secret_answers import without_answered_secret
 from agent_svc.domain.transcript import (
     Appended,
     Session,
@@ -58,6 +61,8 @@ DEGRADABLE = (DependencyUnavailable, DeadlineExceeded)
 # Working-memory writes may also find the lease lost (a turn that outlived it): a newer turn owns
 # the session's working memory now, so this one's write is skipped rather than the turn failed.
 WORKING_MEMORY_DEGRADABLE = (*DEGRADABLE, Conflict)
+# A reply this short may be a bare secret answering the assistant's question (domain/secret_answers.py).
+SECRET_ANSWER_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,8 @@ class TurnServices:
     model: LanguageModel | None = None
     # Spoken memory control ("forget what I said about X"): what such a turn forgets, before its context.
     forget: ForgetServices | None = None
+    # The secret kinds redacted (LORE_REDACT): a bare answer to the assistant's question for one is too.
+    redact: frozenset[Kind] = ALL_KINDS
 
 
 def perceive(session: Session, given: TurnDraft, services: TurnServices) -> Turn:
@@ -100,7 +107,7 @@ async def process_turn(
     org_id: str, session_id: str, given: TurnDraft, options: Opaque | None, services: TurnServices
 ) -> ProcessedTurn:
     session = await get_session(org_id, session_id, transcript=services.transcript)
-    turn = perceive(session, given, services)
+    turn = await _without_answered_secret(org_id, session, perceive(session, given, services), services)
     if session.status != "active":
         raise FailedPrecondition(f"session {session.id} has ended: it takes no more turns", reason="SESSION_ENDED")
     # A retry is recognised by the append itself (its key is already stored), under the lease: so a
@@ -143,6 +150,21 @@ async def process_turn(
     finally:
         if token is not None:
             await _quietly(services.working_memory.release_lease(session.id, turn.id), "release the session lease")
+
+
+async def _without_answered_secret(org_id: str, session: Session, turn: Turn, services: TurnServices) -> Turn:
+    """A user's bare answer to the assistant's question for a secret, with the secret replaced
+    (domain/secret_answers.py). The question is the newest turn before this one (a retry of this turn
+    finds itself stored: it is skipped, so the retry is redacted the same way); only a one-token answer
+    costs the read."""
+    if turn.role != "user" or not services.redact or len(turn.content.split()) > SECRET_ANSWER_WORDS:
+        return turn
+    newest = await services.transcript.turns(org_id, session.id, 2, max(0, session.turn_count - 2))
+    before = [other for other in newest if other.id != turn.id]
+    if not before or before[-1].role != "assistant":
+        return turn
+    content = without_answered_secret(before[-1].content, turn.content, services.redact)
+    return turn if content == turn.content else dataclasses.replace(turn, content=content)
 
 
 async def _store(org_id: str, session: Session, turn: Turn, services: TurnServices) -> Appended:

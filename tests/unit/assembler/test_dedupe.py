@@ -169,3 +169,27 @@ def test_the_blocked_matrix_product_matches_the_plain_rule_at_scale() -> None:
     found = find_duplicates(candidates, totals, 0.85)
     assert found == _reference(candidates, totals, 0.85)
     assert len(found) > 10
+
+
+def test_a_message_is_a_duplicate_by_its_vector_only_of_what_keeps_most_of_its_words() -> None:
+    # Two turns of one speaker on one topic embed close, yet the older says what the newer does not.
+    def said(key: str, words: str, days: float) -> Candidate:
+        return Candidate(
+            Source.MEMORY,
+            key,
+            Section.MEMORIES,
+            f"Jon said: {words}",
+            statement=words,
+            quotes=True,
+            vector=(1.0, 0.01 * days),
+            occurred_at=T0 + timedelta(days=days),
+        )
+
+    offered = said("offer", "Besides the classes I'm offering one-on-one mentoring to the dancers.", 1)
+    excited = said("excited", "I'm also excited to guide and mentor aspiring dancers.", 2)
+    repeated = said("again", "I'm offering one-on-one mentoring to the dancers besides classes!", 3)
+
+    assert find_duplicates([offered, excited], [0.6, 0.6], 0.85) == {}
+    assert named(
+        find_duplicates([offered, excited, repeated], [0.6, 0.6, 0.6], 0.85), [offered, excited, repeated]
+    ) == {"offer": "again"}

@@ -19,7 +19,7 @@ from assembler_svc.domain.model import (
     TokenCounter,
     UnavailableSource,
 )
-from assembler_svc.domain.pipeline import FIRST_SESSION_ID, assemble
+from assembler_svc.domain.pipeline import FIRST_SESSION_ID, WORKING_MEMORY_ID, assemble
 from assembler_svc.domain.relevance import NEAREST, NOTHING_FOUND_ID, SEARCHED
 from assembler_svc.domain.render import clean, is_prose, render_line
 from assembler_svc.domain.truncate import ELLIPSIS
@@ -158,14 +158,19 @@ def check_invariants(
             assert outcome_of[(twin.source, twin.id)] in (Outcome.KEPT, Outcome.OVER_BUDGET)
             assert twin.score.total >= policy.min_score
 
-    # Ranking: within a section, pinned first, then never a lower score above a higher one.
+    # Ranking: within a section, pinned first, then never a lower rank above a higher one; a rank is
+    # the score, or the best score of the near-duplicates the candidate stands in for.
+    stands_in: dict[str, float] = {}
+    for entry in entries:
+        if entry.outcome is Outcome.DUPLICATE and entry.duplicate_of not in (entry.id, WORKING_MEMORY_ID):
+            stands_in[entry.duplicate_of] = max(stands_in.get(entry.duplicate_of, 0.0), entry.score.total)
     for section in Section:
         ranked = [e for e in entries if e.section is section and e.source is not Source.CALLER]
         pinned = [e for e in entries if e.section is section and e.source is Source.CALLER]
         section_entries = [e for e in entries if e.section is section]
         assert section_entries == pinned + ranked
-        totals = [e.score.total for e in ranked]
-        assert totals == sorted(totals, reverse=True)
+        ranks = [max(e.score.total, stands_in.get(e.id, 0.0)) for e in ranked]
+        assert ranks == sorted(ranks, reverse=True)
 
     # Cuts end at a sentence boundary or with an ellipsis.
     for section in assembly.sections:

@@ -10,7 +10,9 @@ they have the same polarity (``statements.py``: a statement and its negation nev
   stripped; the statement is the text without what the context adds — a memory's day, a belief's
   confidence — so "… (on 8 May 2023)" does not hide a repeat);
 - or their vectors have a cosine above the threshold (vectors of different dimension, zero or
-  non-finite vectors never match; among several matching kept candidates the most similar is named);
+  non-finite vectors never match; among several matching kept candidates the most similar is named)
+  and, for a message (a turn as said), the kept one states at least half of its content words
+  (``statements.keeps_most``): two turns on one topic embed close and still say different things;
 - or their content words overlap (``statements.same_terms``: Jaccard ≥ 0.75 over three terms or
   more) — the rule for what has no vector to compare.
 
@@ -38,7 +40,8 @@ from itertools import chain
 import numpy as np
 
 from assembler_svc.domain.model import Candidate, Source
-from assembler_svc.domain.statements import Statement, same_polarity, same_terms, statement
+from assembler_svc.domain.speakers import substance
+from assembler_svc.domain.statements import Statement, keeps_most, same_polarity, same_terms, statement
 
 _TRAILING = string.punctuation + "…" + "".join(chr(c) for c in (0x2019, 0x201D, 0x3002, 0xFF01, 0xFF1F))
 
@@ -151,6 +154,13 @@ def find_duplicates(
         for row, rows in earlier.items():
             similar[positions[row]] = (rows, cosines[row], positions)
 
+    contents: dict[int, frozenset[str]] = {}
+
+    def content(index: int) -> frozenset[str]:
+        if index not in contents:
+            contents[index] = substance(statement_of(candidates[index]))
+        return contents[index]
+
     duplicates: dict[int, int] = {}
     kept_positions: set[int] = set()
     kept_texts: dict[str, int] = {}
@@ -165,6 +175,8 @@ def find_duplicates(
                 earlier = order[positions[row]]
                 if positions[row] not in kept_positions or not same_polarity(said[index], said[earlier]):
                     continue
+                if candidates[index].quotes and not keeps_most(content(index), said[earlier].terms):
+                    continue  # a message is a turn as said: close in meaning is not saying it
                 if cosines[row] > best:
                     best, of = float(cosines[row]), earlier
         if of is None:

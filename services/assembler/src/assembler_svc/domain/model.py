@@ -159,9 +159,11 @@ def with_budgets(overrides: Mapping[Section | int, int] | None = None) -> Mappin
     return MappingProxyType(merged)
 
 
-# Nothing relevant was found when no searched candidate is this similar to the message (chosen on the
+# Nothing relevant was found when no searched candidate is this similar to the message, or when the
+# message names someone no candidate mentions and none is NAME_RELEVANCE similar (both chosen on the
 # tuning conversations of bench/context_quality.py, docs/assembler.md).
-MIN_RELEVANCE = 0.28
+MIN_RELEVANCE = 0.22
+NAME_RELEVANCE = 0.6
 
 # Where tokens a section leaves unused go first (``pipeline``): what was recalled for this message
 # before what the caller gave.
@@ -185,7 +187,8 @@ class AssemblyPolicy:
     budget; every other may take the tokens other sections left unused (``share_spare``).
     ``min_relevance``: when no searched candidate is at least this similar to the message, nothing
     relevant was found and the context says so instead of placing the nearest ones (``relevance``;
-    0 turns it off)."""
+    0 turns it off). ``name_relevance``: when the message names someone no candidate mentions, the
+    similarity a candidate needs for the context to place anything (0: names are not checked)."""
 
     weights: Weights = field(default_factory=Weights)
     min_score: float = 0.3
@@ -194,12 +197,15 @@ class AssemblyPolicy:
     fixed: frozenset[Section] = frozenset()
     share_spare: bool = True
     min_relevance: float = MIN_RELEVANCE
+    name_relevance: float = NAME_RELEVANCE
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_score, int | float) and 0 <= self.min_score <= 1):
             raise ValueError(f"min_score must be between 0 and 1, got {self.min_score!r}")
         if not (isinstance(self.min_relevance, int | float) and 0 <= self.min_relevance <= 1):
             raise ValueError(f"min_relevance must be between 0 and 1, got {self.min_relevance!r}")
+        if not (isinstance(self.name_relevance, int | float) and 0 <= self.name_relevance <= 1):
+            raise ValueError(f"name_relevance must be between 0 and 1, got {self.name_relevance!r}")
         if not (isinstance(self.duplicate_cosine, int | float) and 0 < self.duplicate_cosine <= 1):
             raise ValueError(f"duplicate_cosine must be in (0, 1], got {self.duplicate_cosine!r}")
         budgets = with_budgets(self.budgets)

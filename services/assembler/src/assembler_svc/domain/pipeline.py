@@ -9,17 +9,22 @@
    working memory holds (``in_conversation``) is a DUPLICATE of ``WORKING_MEMORY_ID``. A message
    that says nothing worth placing (``filler``: small talk, an assistant's reply with nothing to
    come back to; ``speakers``) is BELOW_THRESHOLD whatever its score. When nothing a search found
-   is relevant (``relevance``: no similarity reaches ``min_relevance``), the ranked memories,
+   is relevant (``relevance``: no similarity reaches ``min_relevance``, or the message names
+   someone no candidate mentions and none reaches ``name_relevance``), the ranked memories,
    beliefs, threads and opinions are BELOW_THRESHOLD and a pinned MEMORIES item says so.
 2. Dedupe (``dedupe``) the surviving non-pinned candidates across all sections, beliefs first, then
    newest first: same polarity and equal normalised statement, cosine of the vectors above
    ``duplicate_cosine`` or the same content words → DUPLICATE, with ``duplicate_of`` the kept
-   candidate's id. Pinned candidates are never deduped. Then a message whose turn a kept learnt
-   memory came from is a DUPLICATE of that memory unless the question needs its wording
-   (``relevance.facts_over_lines``).
+   candidate's id; the kept one ranks at least as high as the best of its duplicates, so what they
+   say is placed wherever the best of them would have been. Pinned candidates are never deduped.
+   Then a message whose turn a kept learnt memory of its section came from is a DUPLICATE of that
+   memory unless the question needs its wording or the memory keeps too little of it
+   (``relevance.facts_over_lines``); the memory ranks at least as high as the message, so it takes
+   the message's place.
 3. Order within a section: pinned first in input order, then ``lead`` ones, then the others; each
-   group by total descending, ties by ``occurred_at`` descending (unknown last), then id, then
-   source; so shuffling the ranked candidates never changes the result.
+   group by rank descending (the total, or that of what it stands in for, step 2), ties by
+   ``occurred_at`` descending (unknown last), then id, then source; so shuffling the ranked
+   candidates never changes the result.
 4. Budget (``budget``) each section: the title line and each item's rendered line (``render``) are
    charged, items kept greedily, one item longer than the whole section cut at a sentence (or word)
    boundary and marked truncated (``truncate``), and the joined section text re-counted so that
@@ -45,7 +50,7 @@ Tokens are counted once per distinct text within a call (titles, repeated texts)
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from assembler_svc.domain.budget import FilledSection, Line, fill_section
 from assembler_svc.domain.dedupe import find_duplicates, normalise_text, statement_of, timestamp
@@ -59,7 +64,6 @@ from assembler_svc.domain.model import (
     ContextSection,
     ManifestEntry,
     Outcome,
-    Score,
     Section,
     Source,
     TokenCounter,
@@ -67,7 +71,6 @@ from assembler_svc.domain.model import (
 )
 from assembler_svc.domain.relevance import (
     NEAREST,
-    best_similarity,
     facts_over_lines,
     nothing_found_candidate,
     nothing_relevant,
@@ -118,10 +121,10 @@ def first_session_candidate() -> Candidate:
     return Candidate(Source.CALLER, FIRST_SESSION_ID, Section.GUIDANCE, FIRST_SESSION_TEXT, pinned=True)
 
 
-def _rank_key(candidate: Candidate, value: Score) -> tuple[int, float, int, float, str, int]:
+def _rank_key(candidate: Candidate, total: float) -> tuple[int, float, int, float, str, int]:
     when = candidate.occurred_at
     moment = _NEVER if when is None else (0, -timestamp(when))
-    return (0 if candidate.lead else 1, -value.total, *moment, candidate.id, int(candidate.source))
+    return (0 if candidate.lead else 1, -total, *moment, candidate.id, int(candidate.source))
 
 
 def _used(filled: FilledSection) -> int:
@@ -149,18 +152,28 @@ def assemble(
     mood: str = "",
     known_anything: bool | None = None,
     message: str = "",
+    known_names: Collection[str] = (),
 ) -> Assembly:
     """The context for one turn; see the module docstring for every rule. ``message``: the turn's,
-    which a message's wording may be needed for (``relevance``)."""
+    which a message's wording may be needed for and whose names must be known (``relevance``);
+    ``known_names``: names the scope knows besides what the candidates say (the user's own, the
+    speakers and entities of what was recalled)."""
     cached = _CountingCache(counter)
     first_session = is_first_session(candidates, unavailable, known_anything)
     items = [first_session_candidate(), *candidates] if first_session else list(candidates)
-    nothing = not first_session and nothing_relevant(candidates, unavailable, policy.min_relevance)
+    far = ""
+    if not first_session:
+        far = nothing_relevant(
+            candidates,
+            unavailable,
+            policy.min_relevance,
+            message=message,
+            known_names=known_names,
+            name_relevance=policy.name_relevance,
+        )
+    nothing = bool(far)
     if nothing:
         items.append(nothing_found_candidate())
-        far = f"nothing relevant found: the best similarity {best_similarity(candidates):.3f} is under " + (
-            f"{policy.min_relevance:.3f}"
-        )
 
     # 1. score, threshold, repeated ids
     scores = [score(candidate, policy.weights) for candidate in items]
@@ -206,13 +219,17 @@ def assemble(
     totals = [scores[i].total for i in survivors]
     keys = [normalise_text(statement_of(items[i])) for i in survivors]
     found = find_duplicates([items[i] for i in survivors], totals, policy.duplicate_cosine, keys)
+    # What is kept for others stands where the best of them would have: it ranks at least as high.
+    ranks = {index: value.total for index, value in enumerate(scores)}
     for position, kept in found.items():
         index = survivors[position]
         outcome[index], duplicate_of[index] = Outcome.DUPLICATE, items[survivors[kept]].id
+        ranks[survivors[kept]] = max(ranks[survivors[kept]], ranks[index])
     placeable = {index: items[index] for index in survivors if index not in outcome}
     for index, fact in facts_over_lines(placeable, message).items():
         outcome[index], duplicate_of[index] = Outcome.DUPLICATE, items[fact].id
         reasons[index] = "a fact learnt from this message is placed instead"
+        ranks[fact] = max(ranks[fact], ranks[index])
 
     # 3. order within each section
     pinned: dict[Section, list[int]] = {section: [] for section in Section}
@@ -222,7 +239,7 @@ def assemble(
 
     # 4. budgets, each section, then the unused tokens to the sections that ran out
     orders = {
-        section: pinned[section] + sorted(ranked[section], key=lambda i: _rank_key(items[i], scores[i]))
+        section: pinned[section] + sorted(ranked[section], key=lambda i: _rank_key(items[i], ranks[i]))
         for section in Section
     }
     eligible = {section: [index for index in orders[section] if index not in outcome] for section in Section}

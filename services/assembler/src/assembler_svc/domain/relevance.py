@@ -2,11 +2,15 @@
 
 **Facts over the lines they came from.** Reflection learns facts from messages, and both are
 recalled: "Noor said: I finally adopted a greyhound last week (2 March 2026). (on 9 March 2026)" and
-"The user adopted a greyhound. (on 9 March 2026)". When a learnt memory and the message it was learnt
-from (a shared turn in their provenance) both qualify, the fact is placed and the message is a
-DUPLICATE of it — unless the question needs the message's wording: it asks for what was said ("say",
-"said", "words", "quote", …), or some of its own content words are in the message and not in the
-fact.
+"The user adopted a greyhound. (on 9 March 2026)". When a learnt memory of the message's own section
+and the message it was learnt from (a shared turn in their provenance) both qualify, the fact is
+placed where the message would have been (it ranks at least as high) and the message is a DUPLICATE
+of it — unless the question needs the message's wording: it asks for what was said ("say", "said",
+"words", "quote", …), or some of its own content words are in the message and not in the fact; or
+the facts keep too little of the message: they state less than half of its content words (small
+talk aside; ``statements.keeps_most``). Reflection learns one clause of a long message ("The user is currently
+reading." from "I'm currently reading The Lean Startup and hoping it'll give me tips for my
+shop"): placing that instead would lose what the message says.
 
 **Nothing relevant.** When no candidate a search found (memories, episodes, beliefs) is at least
 ``min_relevance`` similar to the message, nothing about it is remembered: the context says so in
@@ -14,22 +18,45 @@ one line ("Nothing relevant is remembered about this.") instead of filling the b
 nearest small talk. The ranked memories, beliefs, threads and opinions are then BELOW_THRESHOLD
 (the manifest keeps them, with the best similarity found); the user's profile and what the caller
 gave stay. Not said when a searched source was unavailable: an outage is not "nothing known".
+
+**Nobody of that name.** A question about a named person or thing ("What did Tomas study?") is
+about that name, and a search by meaning cannot tell: the message is embedded without its names,
+and "what did X study" is near anyone's studies. So when the message names someone or something
+that no candidate mentions — no text, statement or speaker of any of them, not the user's own
+names, not the entities of what was recalled — nothing about it is remembered, unless a candidate
+is at least ``name_relevance`` similar to the message (then it is about something else the message
+asks and stays). A name is a capitalised word that does not start a sentence, is not an acronym
+("LGBTQ", "I"), and is not a common word written with a capital (a month, a day, a title, "Mom").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from assembler_svc.domain.dedupe import statement_of
 from assembler_svc.domain.model import Candidate, Section, Source, UnavailableSource
-from assembler_svc.domain.statements import statement
+from assembler_svc.domain.speakers import substance
+from assembler_svc.domain.statements import keeps_most, statement
 
 NOTHING_FOUND_ID = "nothing-relevant"
 NOTHING_FOUND_TEXT = "Nothing relevant is remembered about this."
 SEARCHED = frozenset({Source.MEMORY, Source.EPISODE, Source.OBSERVATION})
+MIN_SHORT_NAME = 3  # letters a name needs to be read as short for a longer one ("Mel": "Melanie")
 # What the context stops placing when nothing relevant was found: what was recalled for the message.
 NEAREST = frozenset({Section.MEMORIES, Section.OBSERVATIONS, Section.OPINIONS})
+_TOKEN = re.compile(r"\S+")
+_EDGES = "\"'“”‘’()[]{}.,;:!?…*_"
+_ENDS_SENTENCE = (".", "!", "?", ":", ";", "…")
+_ABBREVIATIONS = frozenset("mr mrs ms dr st jr sr prof mt vs etc no".split())  # "Dr." ends no sentence
+_WORDS = re.compile(r"[^\W\d_]+")
+# Capitalised, yet no name of anyone or anything the user may have spoken of.
+_COMMON = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday i i'm i've i'd i'll
+    mr mrs ms miss dr sir madam mom mum dad mother father grandma grandpa granny aunt uncle
+    god ok okay yes no hi hey hello thanks please""".split()
+)
 _ASKS_WORDING = re.compile(r"\b(say|says|said|saying|word|words|wording|quote|quoted|exactly|verbatim|phrase)\b", re.I)
 
 
@@ -39,14 +66,73 @@ def best_similarity(candidates: Sequence[Candidate]) -> float:
 
 
 def nothing_relevant(
-    candidates: Sequence[Candidate], unavailable: Sequence[UnavailableSource], min_relevance: float
-) -> bool:
-    """Whether the searches found candidates and none is relevant enough to place."""
+    candidates: Sequence[Candidate],
+    unavailable: Sequence[UnavailableSource],
+    min_relevance: float,
+    *,
+    message: str = "",
+    known_names: Collection[str] = (),
+    name_relevance: float = 0.0,
+) -> str:
+    """Why nothing relevant was found ("" when something was): no searched candidate is
+    ``min_relevance`` similar to the message, or the message names someone no candidate mentions
+    and none is ``name_relevance`` similar (see the module docstring)."""
     if min_relevance <= 0 or any(gap.source in SEARCHED for gap in unavailable):
-        return False
+        return ""
     if not any(c.source in SEARCHED and not c.pinned for c in candidates):
-        return False
-    return best_similarity(candidates) < min_relevance
+        return ""
+    best = best_similarity(candidates)
+    if best < min_relevance:
+        return f"nothing relevant found: the best similarity {best:.3f} is under {min_relevance:.3f}"
+    if best < name_relevance:
+        unknown = unknown_names(message, candidates, known_names)
+        if unknown:
+            return f"nothing relevant found: no candidate mentions {', '.join(unknown)}"
+    return ""
+
+
+def names_in(message: str) -> list[str]:
+    """The names a message speaks of, as written, in order, once each (see the module docstring)."""
+    found: list[str] = []
+    starts = True
+    for token in _TOKEN.findall(message):
+        core = token.strip(_EDGES)
+        if core.endswith(("'s", "’s")):
+            core = core[:-2]
+        named = (
+            not starts
+            and core[:1].isupper()
+            and core.isalpha()
+            and not core.isupper()
+            and core.casefold() not in _COMMON
+        )
+        if named and core not in found:
+            found.append(core)
+        ends = token.rstrip("\"'“”‘’)]").endswith(_ENDS_SENTENCE) and core.casefold() not in _ABBREVIATIONS
+        starts = ends or not core
+    return found
+
+
+def unknown_names(message: str, candidates: Iterable[Candidate], known_names: Collection[str] = ()) -> list[str]:
+    """The names in ``message`` that no candidate's text or statement mentions (a whole word, any
+    case) and that are not among ``known_names`` (the user's own, the speakers and entities known)."""
+    names = names_in(message)
+    if not names:
+        return []
+    known = {word for name in known_names for word in _WORDS.findall(name.casefold())}
+    wanted = [name for name in names if name.casefold() not in known]
+    if not wanted:
+        return []
+    for candidate in candidates:
+        known.update(_WORDS.findall(candidate.text.casefold()))
+        if candidate.statement:
+            known.update(_WORDS.findall(candidate.statement.casefold()))
+    return [name for name in wanted if not _mentioned(name.casefold(), known)]
+
+
+def _mentioned(name: str, words: Collection[str]) -> bool:
+    """``name`` is one of ``words``, or the start of one ("Mel" for "Melanie")."""
+    return name in words or (len(name) >= MIN_SHORT_NAME and any(word.startswith(name) for word in words))
 
 
 def nothing_found_candidate() -> Candidate:
@@ -69,11 +155,18 @@ def facts_over_lines(candidates: Mapping[int, Candidate], message: str) -> dict[
     for index, candidate in candidates.items():
         if not candidate.quotes or wording:
             continue
-        facts = sorted({fact for turn in candidate.turn_ids for fact in learnt_from.get(turn, ())})
+        facts = sorted(
+            fact
+            for fact in {fact for turn in candidate.turn_ids for fact in learnt_from.get(turn, ())}
+            if candidates[fact].section is candidate.section  # it takes the line's place
+        )
         if not facts:
             continue
         stated = frozenset().union(*(statement(statement_of(candidates[fact])).terms for fact in facts))
-        if asked & statement(statement_of(candidate)).terms - stated:
+        said = statement(statement_of(candidate)).terms
+        if asked & said - stated:
             continue  # the question's own words are only in the message
+        if not keeps_most(substance(statement_of(candidate)), stated):
+            continue  # the facts keep too little of what the message says
         replaced[index] = facts[0]
     return replaced

@@ -12,15 +12,25 @@ and episodes (``dedupe.py``).
   same when their Jaccard overlap is at least ``SAME_TERMS`` — symmetric on purpose: a message that
   says a fact *and more* ("My sister Ana lives in Lisbon and works as an accountant") is not a
   duplicate of the fact alone, so the extra it carries is not lost.
+- **A message is a turn as said**: what stands in for it (a near-duplicate by its vector, a fact
+  learnt from it) must state at least ``KEEPS`` of its content words (``keeps_most``). Two turns of
+  one speaker on one topic embed close ("I'm offering one-on-one mentoring and training to the
+  dancers" and "I'm excited to guide and mentor aspiring dancers" above 0.85) yet say different
+  things; a fact learnt from a long turn often keeps one clause of it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 MIN_TERMS = 3
 SAME_TERMS = 0.75
+# One call reads a text's statement several times (duplicates, facts over lines, small talk), and a
+# user's texts come back turn after turn: memoised (a Statement is immutable).
+STATEMENTS_CACHED = 4096
+KEEPS = 0.5  # the share of a message's content words what stands in for it must state
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _NEGATIONS = frozenset(
@@ -43,6 +53,7 @@ class Statement:
     terms: frozenset[str]
 
 
+@functools.lru_cache(maxsize=STATEMENTS_CACHED)
 def statement(text: str) -> Statement:
     words = _WORD.findall(text.casefold())
     negated = any(word in _NEGATIONS or word.endswith(_NEGATED_SUFFIX) for word in words)
@@ -60,6 +71,12 @@ def same_terms(a: Statement, b: Statement) -> bool:
         return False
     shared = len(a.terms & b.terms)
     return shared / len(a.terms | b.terms) >= SAME_TERMS
+
+
+def keeps_most(content: frozenset[str], terms: frozenset[str]) -> bool:
+    """Whether ``terms`` (what one text states) hold at least ``KEEPS`` of ``content`` (another's
+    content words): whether placing the one loses little of what the other says."""
+    return len(content & terms) >= KEEPS * len(content)
 
 
 def _fold(word: str) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from assembler_svc.domain import candidates as build
 from assembler_svc.domain.fingerprint import consistency_flags
-from assembler_svc.domain.gathered import EngagementDigest, Scope, SessionState
+from assembler_svc.domain.gathered import EngagementDigest, RecalledMemory, Scope, SessionState
 from assembler_svc.domain.model import (
     Assembly,
     AssemblyPolicy,
@@ -112,11 +112,21 @@ async def assemble_context(
         persona_mode=request.persona_mode,
         mood=session.mood,
         message=request.message,
+        known_names=known_names(request.scope, found["recall"]),
     )
     wrote_state = bool(request.session_id) and not any(u.source is Source.WORKING_MEMORY for u in unavailable)
     flags = consistency_flags(session.fingerprint, assembly.fingerprint) if wrote_state else ()
     await _after(request, assembly, memory, timeout, save_fingerprint=wrote_state)
     return AssembledContext(assembly, flags)
+
+
+def known_names(scope: Scope, recalled: Sequence[RecalledMemory]) -> set[str]:
+    """The names a message may use that the candidates need not say: the user's own (the words of
+    their id), and every speaker and entity of what recall found (a memory the profile states too)."""
+    names = {scope.user_id, *(memory.speaker for memory in recalled)}
+    names.update(entity for memory in recalled for entity in memory.entities)
+    names.discard("")
+    return names
 
 
 def _calls(

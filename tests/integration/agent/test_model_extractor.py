@@ -134,8 +134,10 @@ class ChatStub:
     port: int
     script: list[Any] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
-    # response_format types answered 422, as a server that does not know them answers (the script waits).
+    # response_format types answered ``refusal`` (422, as a server that does not know them answers; 500
+    # with a body naming response_format, as llama-cpp-python's server does); the script waits.
     refuses: set[str] = field(default_factory=set)
+    refusal: int = 422
     refused: int = 0
 
     @property
@@ -145,13 +147,13 @@ class ChatStub:
     def answer(self, *replies: Any) -> None:
         self.script = list(replies)
         self.seen.clear()
-        self.refuses, self.refused = set(), 0
+        self.refuses, self.refusal, self.refused = set(), 422, 0
 
     async def handle(self, request: Request) -> Response:
         self.seen.append(Seen(dict(request.headers), await request.json()))
         if self.seen[-1].body.get("response_format", {}).get("type", "text") in self.refuses:
             self.refused += 1
-            return JSONResponse({"detail": "unknown response_format"}, status_code=422)
+            return JSONResponse({"detail": "unknown response_format"}, status_code=self.refusal)
         reply = self.script[min(len(self.seen) - self.refused, len(self.script)) - 1]
         if isinstance(reply, tuple) and reply[0] == "status":
             return JSONResponse({"error": {"message": "boom"}}, status_code=reply[1])
@@ -420,7 +422,7 @@ async def test_a_slow_model_falls_back_within_the_timeout(extractor, stub, rules
     assert reflection is RecordingExtractor.REFLECTION
     assert elapsed < TIMEOUT_S + MARGIN_S
     assert len(stub.seen) == 1  # a model that is down is not asked twice
-    assert extractor.paths.counts == {("reflect", "fallback", "unavailable"): 1}
+    assert extractor.paths.counts == {("reflect", "fallback", "timeout"): 1}
     assert "no answer within 0.5 s" in caplog.text
 
 
@@ -434,6 +436,7 @@ async def test_an_http_500_falls_back_to_the_rules(extractor, stub, rules, caplo
     assert rules.calls == ["summarise"]
     assert extractor.paths.counts == {("summarise", "fallback", "unavailable"): 1}
     assert "answered HTTP 500" in caplog.text
+    assert len(stub.seen) == 1  # a 500 that does not name response_format is no refusal of the format
 
 
 async def test_a_refused_connection_falls_back_to_the_rules(rules) -> None:
@@ -451,13 +454,13 @@ async def test_a_refused_connection_falls_back_to_the_rules(rules) -> None:
     assert extractor.paths.count(path="fallback", reason="unavailable") == 1
 
 
-async def test_a_retry_that_times_out_falls_back_as_unavailable(extractor, stub, rules) -> None:
+async def test_a_retry_that_times_out_falls_back_as_a_timeout(extractor, stub, rules) -> None:
     stub.answer("not json", ("sleep", TIMEOUT_S + 2))
 
     reflection = await extractor.reflect(TURN, EARLIER)
 
     assert reflection is RecordingExtractor.REFLECTION
-    assert extractor.paths.counts == {("reflect", "fallback", "unavailable"): 1}
+    assert extractor.paths.counts == {("reflect", "fallback", "timeout"): 1}
 
 
 # --- the chat client itself ----------------------------------------------------------------------------------------
@@ -542,6 +545,19 @@ async def test_a_refused_json_schema_is_asked_again_as_json_object_and_remembere
     assert sent["required"] == full["required"] and sent["properties"].keys() == full["properties"].keys()
     assert model.format == "json_object"
     assert extractor.paths.counts == {("reflect", "model", ""): 2}
+
+
+async def test_a_500_naming_response_format_is_a_refusal_as_llama_cpp_answers_it(extractor, model, stub) -> None:
+    stub.answer(GOOD_REFLECTION)
+    stub.refuses, stub.refusal = {"json_schema"}, 500
+
+    reflection = await extractor.reflect(TURN, EARLIER)
+
+    assert reflection.claims[0].slot == "diet"
+    formats = [request.body.get("response_format", {}).get("type") for request in stub.seen]
+    assert formats == ["json_schema", "json_object"]
+    assert model.format == "json_object"
+    assert extractor.paths.counts == {("reflect", "model", ""): 1}
 
 
 async def test_a_server_refusing_every_format_is_asked_in_plain_text(extractor, model, stub) -> None:

@@ -36,14 +36,14 @@ from agent_svc.adapters.model_prompts import (
     retry_prompt,
     summarise_prompt,
 )
-from agent_svc.adapters.openai_chat import LanguageModelUnavailable
+from agent_svc.adapters.openai_chat import LanguageModelTimedOut, LanguageModelUnavailable
 from agent_svc.domain.extraction import EngagementProposal, EpisodeDraft, Extractor, TurnReflection, Utterance
 from agent_svc.domain.hybrid_reflection import merge_reflections
 
 log = logging.getLogger(__name__)
 
 # model: the first answer was valid; retried: the second was; partial: the best answer kept its good items
-# and dropped bad ones; fallback: the rules answered alone (reason: unavailable or invalid).
+# and dropped bad ones; fallback: the rules answered alone (reason: unavailable, timeout or invalid).
 ExtractionPath = Literal["model", "retried", "partial", "fallback"]
 A = TypeVar("A", bound=Answer)
 
@@ -128,7 +128,8 @@ class ModelExtractor:
         except LanguageModelUnavailable as error:
             if first is not None and first.answer is not None:
                 return self._partial(operation, first)
-            return self._fall_back(operation, "unavailable", error.message)
+            reason = "timeout" if isinstance(error, LanguageModelTimedOut) else "unavailable"
+            return self._fall_back(operation, reason, error.message)
         if second.whole:
             self.paths.record(operation, "retried")
             return second.answer

@@ -94,3 +94,27 @@ async def test_a_body_id_must_equal_the_path_id_and_the_document_says_so(client,
     assert "a different value is refused" in end_schema["properties"]["id"]["description"]
     answer = await client.post(f"/v1/sessions/{uuid.uuid4()}:end", json={"id": str(uuid.uuid4())})
     assert _refused_naming(answer, "id"), answer.text
+
+
+async def test_each_operation_takes_a_credential_exactly_when_the_document_says_so(gateway, document):
+    """Without a credential, an operation whose ``security`` names the bearer scheme is a 401 and one
+    whose ``security`` is empty is served (the probes and metrics)."""
+    checked = 0
+    async with asgi_client(gateway) as anonymous:
+        for path, item in document["paths"].items():
+            for method, operation in item.items():
+                concrete = path
+                for parameter in operation.get("parameters", []):
+                    if parameter["in"] == "path":
+                        concrete = concrete.replace(f"{{{parameter['name']}}}", str(parameter["example"]))
+                answer = await anonymous.request(
+                    method.upper(), concrete, json={} if "requestBody" in operation else None
+                )
+                if operation["security"]:
+                    assert operation["security"] == [{"bearer": operation["security"][0]["bearer"]}]
+                    assert answer.status_code == 401, (method, path, answer.status_code)
+                    assert answer.headers["www-authenticate"].startswith("Bearer")
+                else:
+                    assert answer.status_code in (200, 503), (method, path, answer.status_code)
+                checked += 1
+    assert checked == sum(len(item) for item in document["paths"].values())

@@ -2,7 +2,7 @@
 measured through the public API.
 
     nice -n 19 .venv/bin/python -m bench.paraphrase [--half held_out|tuning|both] [--concurrency 4]
-        [--url http://127.0.0.1:8080 --api-key KEY] [--show-misses] [--json figures.json]
+        [--url http://127.0.0.1:8080 --api-key KEY] [--show-misses] [--json figures.json] [--ids REGEX]
 
 Each phrasing and each trap is a fresh user's session (``lore_client``, as an application would):
 StartSession, the ``previous_turn`` when it has one, then the sentence (ProcessTurn, REST); the
@@ -414,6 +414,13 @@ def report(
     }
 
 
+def selected(cases: list[Case], ids: str = "", every: int = 0) -> list[Case]:
+    """The cases whose id ``ids`` finds (all when empty), then every ``every``-th of them (all when 0)."""
+    if ids:
+        cases = [case for case in cases if re.search(ids, case.id)]
+    return cases[::every] if every else cases
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--half", choices=(*HALVES, "both"), default="both")
@@ -425,12 +432,12 @@ def main() -> None:
     parser.add_argument("--show-held-out-misses", action="store_true", help="the closing audit only")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--every", type=int, default=0, help="only every Nth case (a quick look; 0: all)")
+    parser.add_argument("--ids", default="", help="only the cases whose id this regular expression finds")
     args = parser.parse_args()
 
     halves = HALVES if args.half == "both" else (args.half,)
     kinds, chatter, cases = load_suite(halves)
-    if args.every:
-        cases = cases[:: args.every]
+    cases = selected(cases, args.ids, args.every)
     began = time.monotonic()
     if args.url:
         stored = asyncio.run(measure(args.url, args.api_key, cases, args.concurrency))

@@ -3,9 +3,10 @@ and reads every answer as its response model: the document names its schemas and
 well enough for a generator to keep each success answer (Prime, StartSession and ProcessTurn
 among them).
 
-The generator is not one of Lore's dependencies (its typer pin conflicts with the lock's): its
-exact versions are installed with ``--no-deps`` into a folder of this test session and run with it
-before the project's environment, which holds the rest of its tree at the versions it needs.
+The generator is not one of Lore's dependencies (its typer pin conflicts with the lock's):
+``scripts/bootstrap --dev`` installs its exact versions (requirements-generator.lock) with
+``--no-deps`` into .venv/generator, which runs before the project's environment, holding the rest of
+its tree at the versions it needs.
 """
 
 from __future__ import annotations
@@ -24,17 +25,15 @@ import pytest
 
 from tests.integration.gateway.conftest import _create_key, asgi_client
 
-# openapi-python-client and the part of its tree that requirements.lock does not hold.
-GENERATOR = ("openapi-python-client==0.29.1", "Jinja2==3.1.6", "ruamel.yaml==0.19.1", "typer==0.27.3")
+# Where scripts/bootstrap --dev installs openapi-python-client (requirements-generator.lock).
+GENERATOR = Path(__file__).resolve().parents[3] / ".venv" / "generator"
 PACKAGE = "lore_generated_client"
 
 
 @pytest.fixture(scope="session")
-def generator(tmp_path_factory) -> Path:
-    target = tmp_path_factory.mktemp("openapi-python-client")
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"]
-    subprocess.run([*pip, "--target", str(target), *GENERATOR], check=True, timeout=600)
-    return target
+def generator() -> Path:
+    assert (GENERATOR / "openapi_python_client").is_dir(), f"{GENERATOR} is missing: run scripts/bootstrap --dev"
+    return GENERATOR
 
 
 @pytest.fixture(scope="session")

@@ -294,3 +294,23 @@ async def test_a_sixth_set_of_forms(text: str, content: str) -> None:
 
 async def test_a_condition_that_opens_the_sentence_still_takes_every_clause() -> None:
     assert (await _reflect("If I ever move to Leeds, I'll get a dog.")).memories == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Enjoy the rest of your weekend!",  # an imperative, not the user's liking
+        "Love and patience make a good teacher.",
+        "Been a tough month, but things are looking up.",
+        "Having a garden really lifts my mood.",
+        "I'm certain if I practise daily, I'll pass the exam!",  # a condition governs the clause after it
+        "We have a laugh together.",
+    ],
+)
+async def test_conversation_that_only_looks_like_a_dropped_subject_gives_no_fact(text: str) -> None:
+    assert (await _reflect(text)).memories == ()
+
+
+async def test_its_as_a_possessive_stays_one() -> None:
+    found = await _reflect("My faith in the plan and its chances keep me going.")
+    assert not any("it's" in m.content for m in found.memories)

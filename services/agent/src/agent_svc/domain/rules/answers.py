@@ -35,7 +35,11 @@ _ASKS_WHAT_IT_IS = re.compile(r"\b(?:what's|what is|when's|when is|where's|where
 
 
 # "Any injuries or conditions to plan around?": asked of the user though "you" is left out.
-_ELLIPTICAL = re.compile(r"^(?:any|anything|how many|how much|what kind of|what sort of)\b", re.IGNORECASE)
+_ELLIPTICAL = re.compile(
+    r"^(?:any|anything|how many|what kind of|what sort of)\s+(?:\w+\s+){0,2}?(?:allerg|injur|condition|pets?\b|kids?\b|"
+    r"child|sibling|brother|sister|diet|food|medic|health|hobb|language|car\b|cars\b|vehicle)",
+    re.IGNORECASE,
+)
 # The question's topic, what a leading "it" or "that" in the answer stands for.
 _YOUR_TOPIC = re.compile(r"\byour\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s*\?$", re.IGNORECASE)
 _LEADING_IT = re.compile(r"^(?:it|that)\b(?=(?:'s|\s+(?:is|was|has|had)\b))", re.IGNORECASE)

@@ -48,7 +48,7 @@ _GOT_EVENT = re.compile(r"^(?:just\s+)?got\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|r
 # "doing a course in web design" → "I'm doing …".
 _ONGOING = re.compile(
     r"^(?:currently\s+|still\s+|now\s+)?(?:doing|studying|learning|training|heading|flying|travelling|traveling|"
-    r"living|working|hoping|planning|trying|aiming|saving|spending|taking|having|getting|going|practising|"
+    r"living|working|hoping|planning|trying|aiming|saving|spending|taking|going|practising|"
     r"practicing|teaching|raising|expecting)\b"
     r"|^(?:just\s+)?back\s+from\b|^off\s+to\b",
     _I,
@@ -69,12 +69,18 @@ _FINITE = re.compile(
 )
 _NAME_IS = re.compile(r"^name\s+is\b", _I)
 # "Been a nurse for twenty years", "Been in Valencia since 2019": the perfect of "be", subject dropped.
-_BEEN = re.compile(r"^(?:just\s+|always\s+)?been\b(?!\s+(?:there|thinking|wondering|meaning|told)\b)", _I)
+_BEEN = re.compile(
+    r"^(?:just\s+|always\s+)?been\s+(?=(?:an?\s+(?!long\b|while\b|bit\b|lot\b|few\b|great\b|good\b|tough\b|"
+    r"rough\b|busy\b|crazy\b|hard\b|wild\b)\w+|(?-i:in|at)\s+[A-Z]|(?:(?:happily\s+)?(?:married|single|divorced|"
+    r"engaged|widowed|separated)|vegan|vegetarian|pescatarian|pescetarian|veggie|type\s+[12]|diabetic|allergic|sober|"
+    r"teetotal|dealing|suffering|struggling|living|working|learning|studying|teaching|taking|on\s+[a-z]+\s+"
+    r"(?:since|for))\b))",
+    _I,
+)
 # "Love a good crossword", "Live in Leeds with my partner": a present verb of the user's, subject dropped.
 _PRESENT = re.compile(
-    r"^(?:really\s+|absolutely\s+|totally\s+|also\s+|still\s+)?(?:love|adore|enjoy|hate|loathe|detest|despise|"
-    r"live|speak|own|drive|ride|teach|play|volunteer|suffer from|work (?:as|at|for|in|from|nights|weekends))\b"
-    r"(?!\s+(?:you|u|it|that|this|them|ya|him|her)\b)",
+    r"^(?:really\s+|absolutely\s+|totally\s+|also\s+|still\s+)?(?:(?:love|adore|hate|loathe|detest|despise)"
+    r"(?=\s+an?\s)|live|speak|own|drive|ride|teach|volunteer|suffer from|work (?:as|at|for|in|from|nights|weekends))\b",
     _I,
 )
 # "Strictly vegetarian, no fish either": a diet said with no subject (never "vegan food is …").

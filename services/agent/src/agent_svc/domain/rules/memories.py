@@ -98,10 +98,14 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
         topic = asked if role == "user" else ""
         greeted = bool(_GREETING.match(sentence.clean))
         subject = ""
+        unreal = False
         for a, b in clauses(sentence.clean):
             clause_clean = sentence.clean[a:b]
             clause = normalise(clause_clean).rstrip(".!")
-            if is_hypothetical(clause) or is_conditional(clause.split(",")[0]) or _CONDITION_INSIDE.search(clause):
+            if unreal or _CONDITION_OPENS.match(clause):
+                unreal = True  # "I'm sure if I keep pushing, I'll reach my dreams": the clauses after it too
+                continue
+            if is_hypothetical(clause) or _CONDITION_INSIDE.search(clause):
                 topic = topic or opening_topic(clause)  # "I get hives if I eat strawberries, so I'm allergic"
                 continue  # "I probably should know this": the hedge takes its own clause only
             if role == "user":
@@ -161,6 +165,8 @@ def _self_answer(question: str, answer: str) -> str:
 
 # A condition said inside a clause ("… if I eat strawberries") takes the clause with it.
 _CONDITION_INSIDE = re.compile(r"\b(?:if|unless|whenever i|in case)\b", re.IGNORECASE)
+# A condition that opens a clause ("if I keep pushing", "I'm sure if …", "but if …") governs what follows it.
+_CONDITION_OPENS = re.compile(r"^(?:[\w']+\s+){0,3}?(?:if|unless|in case|suppose|supposing|assuming)\b", re.IGNORECASE)
 # The assistant asked what to call the user; "I prefer Jules" then names, it does not like.
 _NAME_ASKED = re.compile(r"\b(?:name|call you|address you)\b[^?]*\?", re.IGNORECASE)
 _NAME_CHOSEN = re.compile(

@@ -107,7 +107,8 @@ _HEDGE = re.compile(
     r"for\s+(?:\w+\s+){0,2}reasons?|"
     r"(?:(?:when|whenever|before|as)\s+you\s+[\w' ]{2,40}?,?\s+)?(?:please\s+)?(?:remember|note|bear in mind|"
     r"keep in mind|don't forget))(?:\s+that)?[\s,]+)+"
-    r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|you'd call me|you would call me)\b)",
+    r"(?=(?:i'm|im|i am|i've|ive|i have|i was|i had|i\s+(?:have|take|suffer|get|work|live|speak|only|eat|can't|"
+    r"cannot|don't|break)|my|we're|we've|we have|we are|you'd call me|you would call me)\b)",
     _I,
 )
 # Chat spelling of common contractions: "cant", "dont", "ive" → "can't", "don't", "I've".
@@ -115,7 +116,7 @@ _CHAT_FORMS = {"cant": "can't", "dont": "don't", "doesnt": "doesn't", "didnt": "
                "arent": "aren't", "wasnt": "wasn't", "havent": "haven't", "hasnt": "hasn't", "wont": "won't",
                "couldnt": "couldn't", "shouldnt": "shouldn't", "wouldnt": "wouldn't", "ive": "I've",
                "yrs": "years", "yr": "year", "bday": "birthday", "b-day": "birthday", "u": "you", "ur": "your",
-               "r": "are", "its": "it's", "pls": "please", "plz": "please", "thx": "thanks", "n": "and"}  # fmt: skip
+               "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "n": "and"}  # fmt: skip
 _CHAT = re.compile(r"(?<![\w'/-])(?:" + "|".join(sorted(_CHAT_FORMS, key=len, reverse=True)) + r")(?![\w'/-])")
 # "my husbands a chef", "my daughters birthday": a possessive written without its apostrophe.
 _RELATIVES = (
@@ -124,8 +125,7 @@ _RELATIVES = (
     r"friend|mate|boss|dog|cat|baby|kid|child"
 )
 _BARE_POSSESSIVE = re.compile(
-    r"\b(?P<my>my|our)\s+(?P<rel>" + _RELATIVES + r")s\s+(?=(?:a|an|the|birthday|name|job|car|bday|called|"
-    r"named|from|in|at|still|now|just|never|always|really|so|very)\b)",
+    r"\b(?P<my>my|our)\s+(?P<rel>" + _RELATIVES + r")s\s+(?=(?:a|an|birthday|name|job|car|bday)\b)",
     _I,
 )
 # "Our anniversary's on …", "my hometown's Aberdeen": "'s" after the attribute is "is".
@@ -175,6 +175,7 @@ def normalise(text: str, intensifiers: bool = True) -> str:
     """The clause as the patterns read it: no opener, no trailing aside, no intensifier after "I'm"
     (kept with ``intensifiers=False``, for a sentence kept in the speaker's words)."""
     text = strip_openers(chat_spelling(text.strip()))
+    text = re.sub(r"^its\b(?=\s+(?!own\b)\w)", "it's", text, flags=_I)  # "its Liz" opening a clause is "it's"
     text = strip_openers(_HEDGE.sub("", text))
     text = _MARKER_INSIDE.sub("", text)
     text = _COULD_LIVE_ON.sub(lambda m: f"I love {m.group('x')}", text)

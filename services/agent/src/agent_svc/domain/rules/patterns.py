@@ -173,7 +173,11 @@ _NOT_PLACES = {"fear", "hope", "denial", "peace", "luxury", "poverty", "comfort"
                "uni", "university", "college", "school", "work", "lodgings", "digs", "barracks", "care", "hospital",
                "prison", "rehab", "quarantine", "isolation", "lockdown", "secret", "silence",
                "private", "tandem", "parallel", "one", "two", "three", "few", "couple", "week", "month", "year",
-               "weeks", "months", "years", "summer", "winter", "spring", "autumn", "june", "july", "may"}  # fmt: skip
+               "weeks", "months", "years", "summer", "winter", "spring", "autumn", "june", "july", "may", "shelter",
+               "gym", "beach", "park", "pub", "shops", "shop", "office", "library", "church", "store", "mall", "cinema",
+               "museum", "zoo", "lake", "river", "sea", "mountains", "woods", "market", "festival", "concert",
+               "doctor", "dentist", "vet", "airport", "station", "front", "back", "end", "middle", "moment", "pool",
+               "club", "bar", "restaurant", "cafe", "kitchen", "garden", "studio", "event", "party"}  # fmt: skip
 # A place written in lower case takes one word, or two when the first opens a place's name ("new york").
 _PLACE_LEADS = {"new", "san", "santa", "los", "las", "st", "saint", "north", "south", "east", "west", "hong", "el",
                 "la", "le", "port", "fort", "mount", "cape", "costa", "sri", "buenos", "rio", "tel", "abu",
@@ -617,6 +621,11 @@ _HOUSEHOLD_VERBS = {"just adopted": "just adopted", "took in": "took in", "adopt
 
 _OWNING = {"have", "got", "'ve got", "have got", "own", "adopted", "rescued", "just adopted", "took in"}
 _NOT_KEPT = re.compile(r"^(?:the|each|in|it|things|going|busy|trying|our|an eye|up|on|track|quiet|calm|faith)\b", _I)
+_NOT_OWNED = re.compile(
+    r"^(?:an?\s+|some\s+|regular\s+)*(?:blast|ball|laugh|time|chat|look|go|try|think|word|break|rest|party|parties|"
+    r"meeting|meetings|event|events|talk|feeling|dream|plan|plans|idea|lot|bit|great|good|lovely|fun)\b",
+    _I,
+)
 _COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|twin)\s", _I)
 
 
@@ -628,6 +637,8 @@ def _household(m: re.Match[str], speaker: str) -> Built:
         return None
     if verb in _OWNING and not (_COUNTED.match(what) or re.search(r"\bevery\b", what, _I)):
         return None  # "we've got the right attitude": things counted ("a pup", "two cats") or a routine
+    if verb in _OWNING and _NOT_OWNED.search(what):
+        return None  # "we have a blast together", "we have regular meetings": no thing kept
     if verb == "keep" and _NOT_KEPT.match(what):
         return None  # "we keep bees" is owning; "we keep each other going" is not
     return PatternMatch("fact", f"The user's household {_HOUSEHOLD_VERBS.get(verb, verb)} {what}.")

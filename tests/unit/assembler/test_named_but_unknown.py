@@ -102,3 +102,10 @@ def test_names_are_not_checked_when_name_relevance_is_zero() -> None:
     assembly = assemble(memory_candidates(REMEMBERED), policy=policy, counter=COUNTER, message="What did Caroline do?")
 
     assert NOTHING_FOUND_TEXT not in assembly.text
+
+
+def test_a_short_name_is_never_the_start_of_an_ordinary_word() -> None:
+    # "Tim" starts "time" and "Al" starts "also": only a word written with a capital can be a longer name.
+    candidates = memory_candidates([said("m-5", "Noor", "I spend time at the pottery class, also on Sundays.")])
+    assert unknown_names("What does Tim do at the weekend?", candidates) == ["Tim"]
+    assert unknown_names("What does Noo do?", candidates) == []  # the start of a speaker's name

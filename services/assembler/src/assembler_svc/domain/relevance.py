@@ -123,16 +123,19 @@ def unknown_names(message: str, candidates: Iterable[Candidate], known_names: Co
     wanted = [name for name in names if name.casefold() not in known]
     if not wanted:
         return []
+    # Written with a capital: what a short name may be the start of ("Mel" of "Melanie", not "Tim" of "time").
+    capitalised = set(known)
     for candidate in candidates:
-        known.update(_WORDS.findall(candidate.text.casefold()))
-        if candidate.statement:
-            known.update(_WORDS.findall(candidate.statement.casefold()))
-    return [name for name in wanted if not _mentioned(name.casefold(), known)]
+        for text in (candidate.text, candidate.statement):
+            words = _WORDS.findall(text or "")
+            known.update(word.casefold() for word in words)
+            capitalised.update(word.casefold() for word in words if word[:1].isupper())
+    return [name for name in wanted if not _mentioned(name.casefold(), known, capitalised)]
 
 
-def _mentioned(name: str, words: Collection[str]) -> bool:
-    """``name`` is one of ``words``, or the start of one ("Mel" for "Melanie")."""
-    return name in words or (len(name) >= MIN_SHORT_NAME and any(word.startswith(name) for word in words))
+def _mentioned(name: str, words: Collection[str], capitalised: Collection[str]) -> bool:
+    """``name`` is one of ``words``, or the start of a word written with a capital ("Mel" for "Melanie")."""
+    return name in words or (len(name) >= MIN_SHORT_NAME and any(word.startswith(name) for word in capitalised))
 
 
 def nothing_found_candidate() -> Candidate:

@@ -16,6 +16,8 @@ from assembler_svc.domain.profile import (
     core_lines,
     is_core,
     profile_policy,
+    standing_alone,
+    their,
     topic_of,
 )
 from assembler_svc.domain.render import title_line
@@ -169,6 +171,59 @@ def test_a_goal_line_must_name_something_concrete():
     assert is_core("The user plans to learn the cello.", "goals")
     # The concreteness test is on the goal, whichever topic the line came under.
     assert not is_core("The user's goal is to help the family be happy.", "people")
+
+
+def test_a_line_said_to_the_listener_or_cut_apart_is_no_fact_about_the_user():
+    assert not is_core("The user loves how you caught the light on the water.", "likes")
+    assert not is_core("The user enjoys your day.", "likes")
+    assert not is_core("The user loves and kindness should be for everyone.", "likes")
+    assert is_core("The user loves sailing and kindness to strangers.", "likes")
+
+
+def test_a_liking_of_one_thing_just_shown_is_a_reaction_not_a_standing_like():
+    assert not is_core("The user loves the green and gold.", "likes")
+    assert not is_core("The user likes that little boat in the picture.", "likes")
+    assert not is_core("The user loves all the details.", "likes")
+    assert is_core("The user loves sea kayaking.", "likes")
+
+
+def test_what_no_longer_holds_is_no_standing_fact():
+    assert not is_core("The user used to love playing the trumpet.", "likes")
+    assert is_core("The user loves playing the trumpet.", "likes")
+
+
+def test_into_and_passion_name_a_like_only_when_they_say_one():
+    assert topic_of("The user is stepping into the unknown.") == ""
+    assert topic_of("The user's passion for the meeting.") == ""
+    assert topic_of("The user is really into bouldering.") == "likes"
+    assert topic_of("The user is passionate about birdwatching.") == "likes"
+
+
+def test_pastimes_a_shop_and_a_household_have_their_topics():
+    assert topic_of("Sketching helps the user unwind; the user does pottery on Sundays.") == "likes"
+    assert topic_of("The user opened an online bicycle shop.") == "work"
+    assert topic_of("The user's household has a blast together.") == "people"
+
+
+def test_a_line_stands_alone_without_the_turn_it_answered():
+    answer = "Yup, the user does - Bramble, the user's tortoise."
+    assert standing_alone(answer) == "The user does - Bramble, their tortoise."
+    assert standing_alone("Priya, the user's family has been great.") == "The user's family has been great."
+    assert standing_alone("Oh wow, the user has a new bike.") == "The user has a new bike."
+    # A time said first is no name: it stays, and the event stays an event.
+    assert standing_alone("Yesterday, the user went to the dentist.") == "Yesterday, the user went to the dentist."
+    found = [Learnt("m-yup", "Yeah, the user has a cat called Miso.", "fact", 0.9)]
+    assert [line.text for line in core_lines(found)] == ["The user has a cat called Miso."]
+
+
+def test_the_user_is_named_once_then_their_and_them():
+    assert their("The user lost the user's job at the mill.") == "The user lost their job at the mill."
+    family = "The user's family motivates the user to keep going."
+    assert their(family) == "The user's family motivates them to keep going."
+    # The user as the subject of a clause of its own stays named.
+    helped = "Rob helped the user move and the user is grateful."
+    assert their(helped) == helped
+    assert their("The user thinks of the user is here.") == "The user thinks of the user is here."
 
 
 def test_the_profile_grows_into_the_memories_share_not_past_its_floor():

@@ -16,7 +16,11 @@ allergies, languages, strong likes and dislikes, current goals. Everything else 
 memories section, and so is a topic line that is no standing fact: a dated event that is over
 ("went hiking last week", "(3 June 2025)") unless it looks ahead or starts something that goes on
 ("started a new job last month"), and a goal that names nothing beyond vague words ("The user's
-goal is to stay positive"). Lines are deduplicated against those already taken
+goal is to stay positive"), a line said to or about the listener ("loves how you …"), a liking of
+one thing just shown ("loves the red and blue"), what no longer holds ("used to …") and a sentence
+cut apart ("loves and …"). A line is made to stand alone: an opening answer word or interjection
+("Yup, …") and the listener's name said to them ("Sam, …") go, and the user is named once, then
+"their" and "them" ("The user lost their job"). Lines are deduplicated against those already taken
 (beliefs before memories, the caller's lines before both): the same normalised statement, the
 same content words (``statements.same_terms``), or every content word of one within the other,
 with the same polarity.
@@ -62,7 +66,7 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|sons?|daughters?|kids?|children|"
             r"child|bab(?:y|ies)|mother|mom|mum|father|dad|parents?|sisters?|brothers?|siblings?|"
             r"grand(?:mother|father|ma|pa|son|daughter|parents?|kids?|children)|aunt|uncle|cousins?|nieces?|"
-            r"nephews?|friends?|family|married|twins?|adopt\w*|named|called)\b",
+            r"nephews?|friends?|family|household|missus|married|twins?|adopt\w*|named|called)\b",
         ),
         (
             "pets",
@@ -78,7 +82,8 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "work",
             r"\b(?:works?|worked|working|jobs?|employer|company|career|profession\w*|business|colleagues?|boss|"
             r"office|retired|studies|studying|student|degree|university|college|school|course|internship|"
-            r"engineer|teacher|nurse|doctor|manager|designer|developer|counsel\w*|volunteer\w*|mentor\w*)\b",
+            r"engineer|teacher|nurse|doctor|manager|designer|developer|counsel\w*|volunteer\w*|mentor\w*|"
+            r"store|shop|studio|startup|clients?|customers?|projects?)\b",
         ),
         (
             "health",
@@ -89,8 +94,12 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("languages", r"\b(?:speaks?|language|fluent|native speaker|bilingual|learning \w+ish)\b"),
         (
             "likes",
-            r"\b(?:loves?|likes?|enjoys?|favou?rite|prefers?|hates?|dislikes?|can't stand|passion\w*|hobb(?:y|ies)|"
-            r"fan of|into)\b",
+            r"\b(?:loves?|likes?|enjoys?|favou?rite|prefers?|hates?|dislikes?|can't stand|passionate about|"
+            r"hobb(?:y|ies)|fan of|(?:is|am|are|really|so|big|huge) into|"
+            # pastimes: what a person does for its own sake
+            r"paint(?:s|ing)?|art|drawing|pottery|music|guitar|piano|sing(?:s|ing)?|danc(?:e|es|ing)|yoga|"
+            r"camping|hiking|climbing|running|swimming|cycling|reading|books?|writing|poetry|photography|"
+            r"cooking|baking|garden(?:s|ing)?|knitting|gaming|video games|chess|football|soccer|basketball)\b",
         ),
         (
             "goals",
@@ -128,6 +137,29 @@ _VAGUE = frozenset(
     """.split()
 )
 _WORDS = re.compile(r"[a-z][a-z']*")
+# A line about the listener, or a reaction to them ("loves how you got the light", "enjoys your
+# day"): said to the other speaker, it is no fact about the user.
+_ADDRESSED = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b")
+# A liking verb with nothing liked: the sentence was cut apart ("The user loves and acceptance …").
+_NO_OBJECT = re.compile(r"\b(?:loves?|likes?|enjoys?|hates?|prefers?)\s+(?:and|or|but|so|because)\b")
+# A liking of one thing just shown or told ("loves the red and blue", "loves that theme", "loves
+# all the details"): a reaction, where a standing like names a kind of thing ("loves horses").
+_REACTION = re.compile(r"\b(?:loves?|likes?|enjoys?)\s+(?:all )?(?:the|that|this|these|those|it)\b")
+# What no longer holds: "used to love the studio".
+_FORMER = re.compile(r"\bused to\b")
+# What a line opens on that leans on the turn before it: an answer word or interjection
+# ("Yup, the user does …") or the other speaker's name, said to them ("Sam, the user's family …").
+_OPENER = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|yea|no|nope|oh|ah|aw+|wow|well|hey|hi|haha|lol|omg|ok|okay|sure|thanks|"
+    r"sorry|totally|definitely|absolutely|right|so|and|but|also|now)\b[\s,!.\-]*)+",
+    re.IGNORECASE,
+)
+_VOCATIVE = re.compile(
+    r"^(?!(?:Yesterday|Today|Tonight|Tomorrow|Lately|Recently|Sometimes|Honestly|Actually|Anyway|Besides|"
+    r"Plus|However|Still|Then|Later|Finally|Luckily|Sadly|Unfortunately|Fortunately|Normally|Usually|"
+    r"Also|Now|Meanwhile|Otherwise|Overall|Initially|Eventually|Currently|Nowadays|Sorry|Please)\b)"
+    r"[A-Z][a-z]+,\s+(?=[a-z])"
+)
 _ASSISTANT = re.compile(r"^\s*(?:the )?assistant\b", re.IGNORECASE)
 _FROM_USER = ("", "user")
 
@@ -198,9 +230,45 @@ def is_vague_goal(text: str) -> bool:
     return len(concrete) < (2 if shape else 1)
 
 
+def standing_alone(text: str) -> str:
+    """``text`` without what leans on the turn it was said in: an opening answer word or
+    interjection, the listener's name said to them; capitalised again."""
+    rest = _VOCATIVE.sub("", _OPENER.sub("", text.strip()))
+    rest = _VOCATIVE.sub("", _OPENER.sub("", rest))
+    rest = their(rest)
+    return rest[:1].upper() + rest[1:] if rest else ""
+
+
+_POSSESSIVE = re.compile(r"\b(the user)'s\b", re.IGNORECASE)
+# The user as the object of a preposition or of a verb ("helped the user", "for the user"), not
+# as the subject of a clause of its own ("… and the user is").
+_OBJECT = re.compile(
+    r"\b(to|for|with|about|of|from|by|at|on|helped|helps|motivates|motivated|invited|keeps|kept|gives|gave|"
+    r"makes|made|told|taught|showed|inspires|inspired|reminds|reminded) the user\b(?!'s| (?:is|was|has|had|will)\b)",
+    re.IGNORECASE,
+)
+
+
+def their(text: str) -> str:
+    """``text`` with "the user's" after the first mention of the user written "their", as a person
+    would say it ("The user lost the user's job" → "The user lost their job")."""
+    first = re.search(r"\bthe user\b", text, re.IGNORECASE)
+    if first is None:
+        return text
+    head, tail = text[: first.end()], text[first.end() :]
+    return head + _OBJECT.sub(r"\1 them", _POSSESSIVE.sub("their", tail))
+
+
+def is_about_user(text: str) -> bool:
+    """Whether ``text`` can be a fact about the user: not said to or about the listener ("you"),
+    not a sentence cut apart ("loves and …")."""
+    low = text.casefold()
+    return not any(pattern.search(low) for pattern in (_ADDRESSED, _NO_OBJECT, _REACTION, _FORMER))
+
+
 def is_core(text: str, topic: str) -> bool:
     """Whether a learnt line about ``topic`` is a standing fact worth the profile's few lines."""
-    if is_one_off_past(text):
+    if is_one_off_past(text) or not is_about_user(text):
         return False
     return not ((topic == "goals" or _GOAL_SHAPE.search(text.casefold())) and is_vague_goal(text))
 
@@ -224,7 +292,7 @@ def core_lines(learnt: Iterable[Learnt]) -> list[ProfileLine]:
     then the most confident, then the newest."""
     lines = []
     for item in learnt:
-        text = " ".join(item.text.split())
+        text = standing_alone(" ".join(item.text.split()))
         topic = topic_of(text, item.detail) if text else ""
         if topic and is_users(item) and is_core(text, topic):
             lines.append(ProfileLine(text, item.kind, item.id, item.confidence, item.updated_at, topic))

@@ -26,12 +26,13 @@ The data is for measuring only (non-commercial licence): the rules and their tes
 of our own.
 
 ``--model URL [--model-name NAME] [--limit N]`` measures a language model instead, next to the rules on
-the same turns (``docs/language-model.md``): the held-out conversations' first speaker as the user, whole
-LoCoMo sessions in order until N turns (300 by default) are read; each turn goes through the model
-extractor as reflection calls it (prompt, JSON schema, validation, one retry) and through the rules. Three
-rows, scored as above on the gold facts of the sessions read: the **rules** alone, the **model** alone
-(nothing when its answer fell back) and the **hybrid** reflection writes (the rules where sure, the
-model's additions); then the paths the model's calls took and the time and tokens per turn.
+the same turns (``docs/language-model.md``): the held-out conversations' first speaker as the user, their
+LoCoMo sessions in order until N turns (300 by default) are read (a session cut short is scored on the
+gold facts whose evidence turns were read); each turn goes through the model extractor as reflection
+calls it (prompt, JSON schema, validation, one retry) and through the rules. Three rows, scored as
+above on the gold facts read: the **rules** alone, the **model** alone (nothing when its answer fell
+back) and the **hybrid** reflection writes (the rules where sure, the model's additions); then the
+paths the model's calls took and the time and tokens per turn, the rules' time beside them.
 """
 
 from __future__ import annotations
@@ -240,7 +241,7 @@ async def run_model(data: Path, url: str, model_name: str, limit: int, timeout_s
     paths = ExtractionPaths()
     model = ModelExtractor(client, NoRules(), paths=paths)  # type: ignore[arg-type]
     read = {"rules": Side(), "model": Side(), "hybrid": Side()}
-    turns, seconds = 0, 0.0
+    turns, seconds, rules_seconds = 0, 0.0, 0.0
     try:
         for index in (i for i in range(len(conversations)) if i not in TUNING):
             talk = conversations[index]["conversation"]
@@ -250,10 +251,16 @@ async def run_model(data: Path, url: str, model_name: str, limit: int, timeout_s
                 if turns >= limit:
                     break
                 said_at = session_time(talk.get(f"session_{number}_date_time", ""))
+                heard: set[str] = set()
                 for turn in talk[f"session_{number}"]:
+                    if turns >= limit:
+                        break
+                    heard.add(turn["dia_id"])
                     role = "user" if turn["speaker"] == user else "assistant"
                     utterance = Utterance(role, turn.get("text") or "", turn["dia_id"], said_at)
+                    began = time.perf_counter()
                     by_rules = await rules.reflect(utterance, window[-WINDOW:])
+                    rules_seconds += time.perf_counter() - began
                     fell_back = paths.count(path="fallback")
                     began = time.perf_counter()
                     by_model = await model.reflect(utterance, window[-WINDOW:])
@@ -266,7 +273,12 @@ async def run_model(data: Path, url: str, model_name: str, limit: int, timeout_s
                         for name, found in (("rules", by_rules), ("model", by_model), ("hybrid", hybrid)):
                             read[name].extracted += [memory.content for memory in found.memories]
                 observed = conversations[index]["observation"].get(f"session_{number}_observation", {})
-                facts = [re.sub(rf"\b{re.escape(user)}\b", "the user", fact) for fact, *_ in observed.get(user, [])]
+                # A session cut by --limit is scored on the gold facts whose evidence was read.
+                facts = [
+                    re.sub(rf"\b{re.escape(user)}\b", "the user", fact)
+                    for fact, *evidence in observed.get(user, [])
+                    if heard >= set(re.findall(r"D\d+:\d+", str(evidence)))
+                ]
                 for side in read.values():
                     side.facts += facts
                 print(f"conversation {index} session {number}: {turns} turns read", flush=True)
@@ -278,12 +290,13 @@ async def run_model(data: Path, url: str, model_name: str, limit: int, timeout_s
     for name, side in read.items():
         print(f"  {name:<7}{(await score(embedder, side.facts, side.extracted)).line()}")
     taken = ", ".join(f"{path} {paths.count(path=path)}" for path in ("model", "retried", "partial", "fallback"))
-    reasons = ", ".join(f"{reason} {paths.count(reason=reason)}" for reason in ("invalid", "unavailable"))
+    reasons = ", ".join(f"{reason} {paths.count(reason=reason)}" for reason in ("invalid", "unavailable", "timeout"))
     usage, per = client.usage, max(turns, 1)
     print(f"  model paths: {taken} (fallbacks: {reasons}); response_format {client.format}")
     print(
         f"  per turn: {seconds / per:.2f} s of model time, {usage.calls / per:.2f} calls, "
-        f"{usage.prompt_tokens / per:.0f} prompt + {usage.completion_tokens / per:.0f} completion tokens"
+        f"{usage.prompt_tokens / per:.0f} prompt + {usage.completion_tokens / per:.0f} completion tokens; "
+        f"the rules {1000 * rules_seconds / per:.1f} ms, no tokens"
     )
 
 
@@ -296,7 +309,7 @@ def main() -> None:
         "--model", metavar="URL", help="an OpenAI-compatible server: measure its model next to the rules"
     )
     parser.add_argument("--model-name", default="default", help="the model's name on that server")
-    parser.add_argument("--limit", type=int, default=300, help="with --model: held-out turns to read (whole sessions)")
+    parser.add_argument("--limit", type=int, default=300, help="with --model: held-out turns to read")
     parser.add_argument("--timeout", type=float, default=60.0, help="with --model: seconds per call")
     parser.add_argument("--max-tokens", type=int, default=1024, help="with --model: tokens per answer")
     args = parser.parse_args()

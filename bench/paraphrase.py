@@ -3,6 +3,7 @@ measured through the public API.
 
     nice -n 19 .venv/bin/python -m bench.paraphrase [--half held_out|tuning|both] [--concurrency 4]
         [--url http://127.0.0.1:8080 --api-key KEY] [--show-misses] [--json figures.json] [--ids REGEX]
+        [--model URL --model-name NAME [--max-tokens N]]
 
 Each phrasing and each trap is a fresh user's session (``lore_client``, as an application would):
 StartSession, the ``previous_turn`` when it has one, then the sentence (ProcessTurn, REST); the
@@ -25,7 +26,9 @@ The held-out half is reported per kind and per class only; what it misses is pri
 held-out half is never tuned on). ``--show-misses`` prints the tuning half's misses.
 
 Without ``--url`` it starts a stack of its own in a temporary directory (bench.local_stack, rate
-limits off) and stops it at the end.
+limits off) and stops it at the end; ``--model URL`` gives that stack an OpenAI-compatible language
+model (``LORE_LLM_BASE_URL``), so the same cases measure the hybrid reflection (the rules where sure,
+the model's additions) next to a run without it (``docs/language-model.md``).
 """
 
 from __future__ import annotations
@@ -414,6 +417,17 @@ def report(
     }
 
 
+def model_settings(args: argparse.Namespace) -> dict[str, str]:
+    """The stack's language-model settings for ``--model``: none without it (the rules alone)."""
+    if not args.model:
+        return {}
+    return {
+        "LORE_LLM_BASE_URL": args.model,
+        "LORE_LLM_MODEL": args.model_name,
+        "LORE_LLM_MAX_TOKENS": str(args.max_tokens),
+    }
+
+
 def selected(cases: list[Case], ids: str = "", every: int = 0) -> list[Case]:
     """The cases whose id ``ids`` finds (all when empty), then every ``every``-th of them (all when 0)."""
     if ids:
@@ -433,6 +447,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--every", type=int, default=0, help="only every Nth case (a quick look; 0: all)")
     parser.add_argument("--ids", default="", help="only the cases whose id this regular expression finds")
+    parser.add_argument("--model", metavar="URL", default="", help="the stack of our own uses this language model")
+    parser.add_argument("--model-name", default="default", help="with --model: the model's name on that server")
+    parser.add_argument("--max-tokens", type=int, default=1024, help="with --model: tokens per answer")
     args = parser.parse_args()
 
     halves = HALVES if args.half == "both" else (args.half,)
@@ -440,11 +457,13 @@ def main() -> None:
     cases = selected(cases, args.ids, args.every)
     began = time.monotonic()
     if args.url:
+        if args.model:
+            parser.error("--model configures the stack of our own: set LORE_LLM_BASE_URL on the one at --url")
         stored = asyncio.run(measure(args.url, args.api_key, cases, args.concurrency))
     else:
         with tempfile.TemporaryDirectory() as temporary:
             data_dir = Path(temporary) / "data"
-            env, url = stack_environment(data_dir, KEY, LORE_RATE_LIMIT="0")
+            env, url = stack_environment(data_dir, KEY, LORE_RATE_LIMIT="0", **model_settings(args))
             process, ready = start(data_dir, env, url, root=args.root)
             print(f"stack ready in {ready:.1f} s", file=sys.stderr)
             try:

@@ -14,6 +14,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
@@ -27,6 +28,10 @@ import agent_svc.server
 import httpx
 import pytest
 import pytest_asyncio
+from agent_svc.adapters.model_answers import ReflectionAnswer, answer_schema
+from agent_svc.adapters.model_prompts import reflect_prompt
+from agent_svc.adapters.openai_chat import open_language_model
+from agent_svc.domain.extraction import Utterance
 from lore_devstack import free_port
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -35,10 +40,11 @@ from tests.backends import fresh_migrated_database
 from tests.chat_server import serving_chat
 from tests.grpc_harness import RunningService, start_service
 
-# Deadlines of the tier's agent: long enough for SmolLM2 on two busy cores, short enough that a fault
+# Deadlines of the tier's agent: long enough for SmolLM2 on two cores shared with other work (a reply took
+# 10-15 s at load average 15), short enough that a fault
 # case waiting them out stays cheap.
-CALL_TIMEOUT_MS = 20_000
-REPLY_TIMEOUT_MS = 15_000
+CALL_TIMEOUT_MS = 40_000
+REPLY_TIMEOUT_MS = 30_000
 MAX_TOKENS = 48
 SERVER_START_S = 180.0
 
@@ -71,8 +77,10 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
     log = tmp_path_factory.mktemp("llama") / "server.log"
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()), "--model_alias", "smollm2",
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--verbose", "False",
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1", "--verbose", "False",
     ]  # fmt: skip
+    # One thread: the tier's stack runs beside the model, and llama.cpp's threads wait for each other
+    # by spinning, so two threads on two shared cores are slower than one.
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
     server = LlamaServer(f"http://127.0.0.1:{port}", process, log)
@@ -87,9 +95,11 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
                 pass
             assert time.monotonic() < deadline, f"llama_cpp.server not ready in {SERVER_START_S:g} s"
             time.sleep(0.2)
-        # The first completion is much slower than the next ones: paid here, not by a reply's deadline.
+        # The first completions are much slower than the next ones (the model paged in, the first
+        # schema's grammar, the system prompt's cache): paid here, not by a test's deadline.
         warm = {"messages": [{"role": "user", "content": "Hi."}], "max_tokens": 4}
-        assert httpx.post(f"{server.base_url}/v1/chat/completions", json=warm, timeout=120).status_code == 200
+        assert httpx.post(f"{server.base_url}/v1/chat/completions", json=warm, timeout=300).status_code == 200
+        asyncio.run(_warm_extraction(server.base_url))
         yield server
     finally:
         process.terminate()
@@ -98,6 +108,16 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+async def _warm_extraction(base_url: str) -> None:
+    """One reflection asked as the agent asks it (its prompt, its schema, the format ladder)."""
+    model = open_language_model(base_url, "", "smollm2", 300.0, max_tokens=MAX_TOKENS)
+    try:
+        system, user = reflect_prompt(Utterance("user", "I'm vegetarian, by the way."), ())
+        await model.complete_json(system, user, answer_schema(ReflectionAnswer), ReflectionAnswer.schema_name)
+    finally:
+        await model.aclose()
 
 
 @dataclass
@@ -128,6 +148,14 @@ class FaultProxy:
     delay: float = 0.0
     answers: dict[str, str] = field(default_factory=dict)
     seen: list[Exchange] = field(default_factory=list)
+    # Requests still being answered, also those whose caller hung up at its deadline: llama.cpp's server
+    # goes on with those, so a test starting before they end would find the server busy.
+    in_flight: int = 0
+    _idle: threading.Condition = field(default_factory=threading.Condition)
+
+    def wait_idle(self, timeout: float) -> None:
+        with self._idle:
+            assert self._idle.wait_for(lambda: self.in_flight == 0, timeout), "the model server stayed busy"
 
     @property
     def base_url(self) -> str:
@@ -151,7 +179,14 @@ class FaultProxy:
         # Recorded on arrival: a caller past its deadline hangs up before the answer.
         exchange = Exchange(kind, asked, 0, raw.decode())
         self.seen.append(exchange)
-        status, content = await self._answer(fault, kind, asked, raw)
+        with self._idle:
+            self.in_flight += 1
+        try:
+            status, content = await self._answer(fault, kind, asked, raw)
+        finally:
+            with self._idle:
+                self.in_flight -= 1
+                self._idle.notify_all()
         exchange.status = status
         if content is None:
             return JSONResponse({"error": {"message": "fault injected"}}, status_code=status)
@@ -200,6 +235,7 @@ def proxy_server(llama_server: LlamaServer) -> Iterator[FaultProxy]:
 
 @pytest.fixture
 def proxy(proxy_server: FaultProxy, llama_server: LlamaServer) -> Iterator[FaultProxy]:
+    proxy_server.wait_idle(SERVER_START_S)  # the last test's abandoned requests answered
     proxy_server.reset()
     yield proxy_server
     proxy_server.reset()

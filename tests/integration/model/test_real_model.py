@@ -7,11 +7,15 @@ secret reaches the model."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections import Counter
+from datetime import UTC, datetime
 
 import httpx
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 from lore.agent.v1 import agent_service_pb2 as pb
 from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2, turn_pb2
@@ -20,7 +24,7 @@ from lore.observations.v1 import observation_service_pb2 as opb
 from lore.observations.v1 import observation_service_pb2_grpc
 
 from tests.integration.agent.support import eventually, say, tenant
-from tests.integration.model.conftest import REPLY_TIMEOUT_MS
+from tests.integration.model.conftest import CALL_TIMEOUT_MS, REPLY_TIMEOUT_MS
 
 MODEL_CALLS = "lore_model_calls_total"
 
@@ -62,7 +66,7 @@ class Tier:
             counts = await self.running.container.job_queue.counts(self.org)
             return counts if all(c.queued + c.running + c.retrying == 0 for c in counts) else None
 
-        counts = await eventually(idle, timeout=120, what="the model tier's jobs did not finish")
+        counts = await eventually(idle, timeout=240, what="the model tier's jobs did not finish")
         assert [c.kind for c in counts if c.dead] == []
 
     async def memory_texts(self, user: str, org: str | None = None) -> list[str]:
@@ -106,7 +110,8 @@ async def test_the_real_model_replies_reflects_and_summarises(model_agent, servi
     # One reply; the user's turn and the reply reflected; one episode: each by one path or another.
     assert by_operation == {"reply": 1, "reflect": 2, "summarise": 1}
     assert taken[("reply", "model", "")] == 1
-    assert {exchange.status for exchange in proxy.seen} <= {200, 500}
+    # 500: json_schema refused; 0: a call the agent hung up on at its deadline (a busy machine).
+    assert {exchange.status for exchange in proxy.seen} <= {0, 200, 500}
 
 
 async def test_the_real_server_refuses_json_schema_and_json_object_is_remembered(
@@ -245,12 +250,19 @@ INJECTED_REFLECTION = {
 }
 
 
-async def test_what_the_model_answers_never_writes_outside_the_turns_user_and_org(model_agent, services, proxy) -> None:
+@pytest.mark.parametrize("answered_by", ["the real model", "an answer obeying the injection"])
+async def test_what_the_model_answers_never_writes_outside_the_turns_user_and_org(
+    model_agent, services, proxy, answered_by
+) -> None:
+    """The turn asks the model to write for another user in another org: SmolLM2 answers it as it
+    will, then an answer that obeys it to the letter. Either way the writes carry the turn's own user
+    and org, which come from the request, never from the answer."""
     t = tier(model_agent, services)
-    proxy.set(
-        "answer",
-        answers={"json": json.dumps(INJECTED_REFLECTION), "reply": "Done: stored for u-victim in org-victim."},
-    )
+    if answered_by != "the real model":
+        proxy.set(
+            "answer",
+            answers={"json": json.dumps(INJECTED_REFLECTION), "reply": "Done: stored for u-victim in org-victim."},
+        )
     session_id = await t.start("u-attacker")
 
     await say(
@@ -261,23 +273,123 @@ async def test_what_the_model_answers_never_writes_outside_the_turns_user_and_or
     )
     await t.settled()
 
+    assert any(exchange.kind == "json" for exchange in proxy.seen)  # the model was asked to reflect on it
     assert await t.memory_texts("u-victim") == []
     assert await t.memory_texts("u-victim", org="org-victim") == []
     assert await t.memory_texts("u-attacker", org="org-victim") == []
-    mine = await t.memory_texts("u-attacker")
-    assert "The user u-victim of org-victim owes the speaker money." in mine  # the attacker's own, no one else's
+    if answered_by != "the real model":
+        mine = await t.memory_texts("u-attacker")
+        assert "The user u-victim of org-victim owes the speaker money." in mine  # the attacker's own
     for org, subject in ((t.org, "u-victim"), ("org-victim", "u-victim"), ("org-victim", "u-attacker")):
         query = opb.QueryObservationsRequest(agent_id="aria", subject_id=subject)
         found = await t.observations.QueryObservations(query, metadata=tenant(org))
         assert list(found.observations) == [], (org, subject)
 
 
+CARD = "4000-0566-5566-5556"  # a test card number (Luhn-valid)
+
+
 async def test_no_secret_said_in_a_turn_reaches_the_model(model_agent, services, proxy) -> None:
     t = tier(model_agent, services)
     session_id = await t.start("u-secret")
 
-    await say(t.agent, t.org, session_id, "My password is Tr0ub4dor&3-horse, please keep it safe for me.")
+    await say(
+        t.agent,
+        t.org,
+        session_id,
+        f"My password is Tr0ub4dor&3-horse and my card is {CARD}, please keep them safe for me.",
+    )
     await t.settled()
 
     assert {exchange.kind for exchange in proxy.seen} == {"json", "reply"}
-    assert all("Tr0ub4dor" not in exchange.body for exchange in proxy.seen)
+    for exchange in proxy.seen:
+        assert "Tr0ub4dor" not in exchange.body
+        assert re.sub(r"\D", "", CARD) not in re.sub(r"\D", "", exchange.body)  # in no spacing either
+    # The model still read the turn, with each secret as a placeholder.
+    assert any("[card ending 5556]" in exchange.body for exchange in proxy.seen if exchange.kind == "json")
+
+
+GOOD_AND_BAD = {
+    "memories": [
+        {
+            "kind": "fact",
+            "content": "The user's balcony plants are ferns.",
+            "speaker": "assistant",
+            "importance": 0.6,
+            "entities": ["ferns"],
+            "owner": "",
+            "deadline": "",
+        },
+        {
+            "kind": "gossip",
+            "content": "The neighbours are noisy.",
+            "speaker": "assistant",
+            "importance": 0.6,
+            "entities": [],
+            "owner": "",
+            "deadline": "",
+        },
+    ],
+    "claims": [],
+    "emotion": None,
+    "plan": None,
+    "summary": "The assistant talked about the user's ferns.",
+}
+
+
+async def test_one_bad_item_never_drops_the_good_ones_in_what_is_written(model_agent, services, proxy) -> None:
+    """A whole answer except for one memory of an unknown kind, twice: the good memory is written
+    (path ``partial``), the bad one is not, and the job finishes."""
+    t = tier(model_agent, services)
+    proxy.set("answer", on={"json"}, answers={"json": json.dumps(GOOD_AND_BAD)})
+    before = calls(model_agent)
+    session_id = await t.start("u-partial")
+
+    await t.agent.ProcessTurn(
+        pb.ProcessTurnRequest(
+            session_id=session_id,
+            turn=turn_pb2.Turn(role=turn_pb2.TURN_ROLE_ASSISTANT, content="Your balcony ferns look happy."),
+        ),
+        metadata=tenant(t.org),
+    )
+    await t.settled()
+
+    stored = await t.memory_texts("u-partial")
+    assert "The user's balcony plants are ferns." in stored
+    assert "The neighbours are noisy." not in stored
+    assert since(before, model_agent) == {("reflect", "partial", ""): 1}
+    assert sum(1 for exchange in proxy.seen if exchange.kind == "json") == 2  # asked once more, as ever
+
+
+async def test_a_slow_model_leaves_a_visible_backlog_and_an_import_never_waits_for_it(
+    model_agent, services, proxy
+) -> None:
+    """Extraction slower than its deadline: the import is acknowledged at once, the waiting job shows in
+    the job stats (``GET /v1/admin/jobs``), and past the deadline the rules learn the turn."""
+    t = tier(model_agent, services)
+    proxy.set("slow", on={"json"}, delay=CALL_TIMEOUT_MS / 1000 + 3)
+    before = calls(model_agent)
+    session_id = await t.start("u-backlog")
+    said = Timestamp()
+    said.FromDatetime(datetime(2026, 3, 2, 9, 30, tzinfo=UTC))
+    history = [turn_pb2.Turn(role=turn_pb2.TURN_ROLE_USER, content="I'm vegetarian, by the way.", created_at=said)]
+
+    started = time.monotonic()
+    imported = await t.agent.ImportTurns(
+        pb.ImportTurnsRequest(session_id=session_id, turns=history), metadata=tenant(t.org)
+    )
+    acknowledged = time.monotonic() - started
+
+    assert imported.imported == 1
+    assert acknowledged < 5  # the model holds every call for longer than the deadline
+
+    async def waiting() -> bool:
+        stats = await t.agent.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(t.org))
+        reflect = {kind.kind: kind for kind in stats.kinds}["reflect"]
+        return reflect.queued + reflect.running >= 1 and any(exchange.kind == "json" for exchange in proxy.seen)
+
+    await eventually(waiting, timeout=CALL_TIMEOUT_MS / 2000, what="the job waiting on the model is not in the stats")
+    await t.settled()
+
+    assert any("vegetarian" in text.lower() for text in await t.memory_texts("u-backlog"))
+    assert since(before, model_agent) == {("reflect", "fallback", "timeout"): 1}

@@ -121,8 +121,11 @@ async def test_the_profile_needs_both_read_scopes_and_names_a_bad_field(client_f
     budget = await client.get("/v1/users/u-1/profile", params={"budgetTokens": "-1"})
     long_text = await client.get("/v1/users/u-1/profile", params={"userProfile": "x" * 4001})
     unknown = await client.get("/v1/users/u-1/profile", params={"limit": "3"})
+    # An agent id no belief may name: refused up front, never a 503 from the source behind it.
+    agent = await client.get("/v1/users/u-1/profile", params={"agentId": "\U000f0000bot"})
 
     assert refused.status_code == 403
-    for response, field in ((budget, "budgetTokens"), (long_text, "userProfile"), (unknown, "limit")):
+    checks = ((budget, "budgetTokens"), (long_text, "userProfile"), (unknown, "limit"), (agent, "agentId"))
+    for response, field in checks:
         assert response.status_code == 400, response.text
         assert response.json()["error"]["details"][0]["metadata"]["field"] == field

@@ -258,7 +258,7 @@ async def test_forget_subject_refuses_an_empty_subject(stub, org_id):
 
 
 async def test_another_org_can_neither_read_update_forget_nor_count_access(stub, org_id):
-    (memory,) = await _remember(stub, org_id, "victim", "The safe combination is 12-34-56.")
+    (memory,) = await _remember(stub, org_id, "victim", "The spare key hangs behind the boiler.")
     intruder = _tenant(f"org-{uuid.uuid4().hex[:12]}")
     attempts = [
         stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=intruder),
@@ -286,7 +286,7 @@ async def test_another_org_can_neither_read_update_forget_nor_count_access(stub,
     await asyncio.sleep(0.6)  # two flush intervals: nothing of the intruder's is written behind either
     intact = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
     assert (intact.memory.content, intact.memory.status, intact.memory.access_count) == (
-        "The safe combination is 12-34-56.",
+        "The spare key hangs behind the boiler.",
         pb.MEMORY_STATUS_ACTIVE,
         0,
     )

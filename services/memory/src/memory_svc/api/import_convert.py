@@ -138,7 +138,16 @@ def memory_from_pb(memory: pb.Memory, org_id: str, field: str) -> MemoryItem:
         last_accessed_at=_required_time(memory, "last_accessed_at", field),
         access_count=_count(memory.access_count, f"{field}.access_count"),
         current_salience=_salience(memory.current_salience, f"{field}.current_salience"),
+        updated_at=_update_time(memory, field),
     )
+
+
+def _update_time(memory: pb.Memory, field: str) -> datetime | None:
+    """The exported update time, kept when a write changed the memory after it was created (an
+    export of a memory never changed says its creation time, or nothing)."""
+    updated = from_timestamp(memory, "updated_at", f"{field}.updated_at")
+    created = _required_time(memory, "created_at", field)
+    return updated if updated is not None and updated > created else None
 
 
 def memories_from_pb(request: pb.ImportMemoriesRequest, org_id: str) -> list[MemoryItem]:

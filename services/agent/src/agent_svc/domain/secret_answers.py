@@ -54,18 +54,26 @@ def asked_kind(question: str) -> Kind | None:
     return None
 
 
-def without_answered_secret(question: str, answer: str, kinds: frozenset[Kind]) -> str:
-    """``answer`` with its bare secret replaced when ``question`` (the assistant's turn just before)
-    asked for one of ``kinds``; ``answer`` unchanged otherwise."""
-    kind = asked_kind(question)
-    if kind is None or kind not in kinds:
-        return answer
+def bare_answer_start(answer: str) -> int | None:
+    """Where the bare token of ``answer`` starts (after "it's", "sure," …), or None when ``answer`` is
+    no bare answer (a sentence, a question, a refusal, a placeholder already): what is worth reading
+    the question for."""
     text = answer.strip()
     lead = _LEAD.match(text)
     start = lead.end() if lead else 0
     bare = _TOKEN.match(text[start:])
     token = bare.group("token") if bare else ""
     if not token or token.endswith("?") or token.rstrip(".!").lower() in _NOT_A_SECRET or "[" in token:
+        return None
+    return start
+
+
+def without_answered_secret(question: str, answer: str, kinds: frozenset[Kind]) -> str:
+    """``answer`` with its bare secret replaced when ``question`` (the assistant's turn just before)
+    asked for one of ``kinds``; ``answer`` unchanged otherwise."""
+    kind = asked_kind(question)
+    start = bare_answer_start(answer)
+    if kind is None or kind not in kinds or start is None:
         return answer
     placeholder = API_KEY if kind is Kind.API_KEY else PASSWORD
-    return f"{text[:start]}{placeholder}"
+    return f"{answer.strip()[:start]}{placeholder}"

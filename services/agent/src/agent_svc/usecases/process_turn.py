@@ -33,7 +33,7 @@ from lore_runtime.redaction import ALL_KINDS, Kind
 
 from agent_svc.domain.forget_requests import ForgetOutcome, forget_request
 from agent_svc.domain.jobs import reflect_job
-from agent_svc.domain.secret_answers import without_answered_secret
+from agent_svc.domain.secret_answers import bare_answer_start, without_answered_secret
 from agent_svc.domain.transcript import (
     Appended,
     Session,
@@ -61,8 +61,6 @@ DEGRADABLE = (DependencyUnavailable, DeadlineExceeded)
 # Working-memory writes may also find the lease lost (a turn that outlived it): a newer turn owns
 # the session's working memory now, so this one's write is skipped rather than the turn failed.
 WORKING_MEMORY_DEGRADABLE = (*DEGRADABLE, Conflict)
-# A reply this short may be a bare secret answering the assistant's question (domain/secret_answers.py).
-SECRET_ANSWER_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +153,9 @@ async def process_turn(
 async def _without_answered_secret(org_id: str, session: Session, turn: Turn, services: TurnServices) -> Turn:
     """A user's bare answer to the assistant's question for a secret, with the secret replaced
     (domain/secret_answers.py). The question is the newest turn before this one (a retry of this turn
-    finds itself stored: it is skipped, so the retry is redacted the same way); only a one-token answer
-    costs the read."""
-    if turn.role != "user" or not services.redact or len(turn.content.split()) > SECRET_ANSWER_WORDS:
+    finds itself stored: it is skipped, so the retry is redacted the same way); only a turn shaped like
+    a bare answer costs the read."""
+    if turn.role != "user" or not services.redact or bare_answer_start(turn.content) is None:
         return turn
     newest = await services.transcript.turns(org_id, session.id, 2, max(0, session.turn_count - 2))
     before = [other for other in newest if other.id != turn.id]

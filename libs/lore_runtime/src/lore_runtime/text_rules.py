@@ -19,6 +19,7 @@ document, keys included. Pure: no I/O, no protobuf (``request_text`` walks messa
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -28,6 +29,10 @@ MAX_TEXT_CHARS = 65_536
 MAX_ID_CHARS = 256
 
 SURROGATE_RULE = "must be valid Unicode (no unpaired surrogate)"
+# The ids a belief may name as its subject or agent (the observations service's keys): the agent
+# service and the assembler hold what they pass on to it to the same rule.
+OBSERVABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
+OBSERVABLE_ID_RULE = "1..128 characters of [A-Za-z0-9._@/-], starting alphanumeric"
 NUL_RULE = "must not contain U+0000 (NUL)"
 ID_CHARACTERS_RULE = (
     "must not contain control, format or bidirectional characters "
@@ -112,3 +117,10 @@ def json_problem(document: Any, path: str = "") -> tuple[str, str] | None:
         elif isinstance(value, list):
             stack.extend((item, f"{where}[{index}]") for index, item in reversed(list(enumerate(value))))
     return None
+
+
+def check_agent_id(value: str, field: str = "agent_id") -> str:
+    """``value`` when it is empty or an ``OBSERVABLE_ID``, else ``InvalidArgument`` naming ``field``."""
+    if value and not OBSERVABLE_ID.match(value):
+        raise InvalidArgument(field, f"must be empty or {OBSERVABLE_ID_RULE}")
+    return value

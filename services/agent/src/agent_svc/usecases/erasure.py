@@ -42,13 +42,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from lore_runtime.clock import Clock
 from lore_runtime.errors import DeadlineExceeded, InvalidArgument, NotFound
+from lore_runtime.text_rules import OBSERVABLE_ID
 
 from agent_svc.domain.jobs import erase_job
 from agent_svc.domain.transcript import Scope, bounded_id
@@ -56,8 +56,6 @@ from agent_svc.usecases.erasure_ports import Erasure, ErasureStore, SubjectErase
 
 # The observations service's MAX_SOURCE_IDS_TO_ERASE: source ids per EraseSubject call.
 SOURCE_IDS_PER_CALL = 1_000
-# The ids the observations service accepts as a subject (its SUBJECT_ID_PATTERN).
-OBSERVABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
 # How long one run waits for the subject's sessions' jobs to stop, and how often it looks; a job
 # still running then fails this run, and the queue retries the erasure with its backoff.
 JOBS_WAIT_S = 60.0

@@ -15,6 +15,7 @@ from lore.assembler.v1 import assembler_service_pb2 as pb
 from lore.common.v1 import context_pb2, scope_pb2, turn_pb2
 from lore_runtime.errors import InvalidArgument
 from lore_runtime.proto_time import from_timestamp, to_timestamp
+from lore_runtime.text_rules import check_agent_id
 
 from assembler_svc.domain.gathered import Scope
 from assembler_svc.domain.model import (
@@ -30,9 +31,6 @@ from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.assemble_context import AssembleInput
 from assembler_svc.usecases.user_profile import ProfileInput
 
-# The agent ids a belief may name (the observations service's rule): a profile reads beliefs, so its
-# request is held to it here, a 400 naming the field rather than a source failing behind it.
-AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
 MAX_MESSAGE_CHARS = 4_000
 MAX_PERSONA_CHARS = 8_000
 MAX_PROFILE_CHARS = 4_000
@@ -167,20 +165,13 @@ def profile_input_from_pb(request: pb.GetUserProfileRequest) -> ProfileInput:
     return ProfileInput(
         scope=Scope(
             user_id=text(request.user_id, "user_id", MAX_ID_CHARS, required=True),
-            agent_id=_agent_id(request.agent_id),
+            # A profile reads beliefs: an agent id none may name is refused here, not by a source behind it.
+            agent_id=check_agent_id(request.agent_id),
             team_id=text(request.team_id, "team_id", MAX_ID_CHARS),
         ),
         user_profile=text(request.user_profile, "user_profile", MAX_PROFILE_CHARS),
         budget_tokens=request.budget_tokens,
     )
-
-
-def _agent_id(value: str) -> str:
-    if value and not AGENT_ID.match(value):
-        raise InvalidArgument(
-            "agent_id", "must be empty or 1..128 characters of [A-Za-z0-9._@/-], starting alphanumeric"
-        )
-    return value
 
 
 def user_profile_to_pb(profile: UserProfile) -> pb.GetUserProfileResponse:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from lore_runtime.errors import InvalidArgument
-from lore_runtime.text_rules import check_id
+from lore_runtime.text_rules import OBSERVABLE_ID, OBSERVABLE_ID_RULE, check_agent_id, check_id
 
 from observations_svc.domain.limits import MAX_SLOT_CHARS
 from observations_svc.domain.model import KINDS, SUBJECT_TYPES
@@ -14,7 +14,7 @@ from observations_svc.domain.model import KINDS, SUBJECT_TYPES
 MAX_SCOPE_ID_CHARS = 128
 SLOT_PATTERN = re.compile(rf"^[a-z0-9_.-]{{1,{MAX_SLOT_CHARS}}}$")
 # No ':' in a subject id, so a key splits back into its parts unambiguously.
-SUBJECT_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$")
+SUBJECT_ID_PATTERN = OBSERVABLE_ID
 AGENT_ID_PATTERN = SUBJECT_ID_PATTERN
 
 
@@ -31,7 +31,7 @@ def validate_subject(subject_type: str, subject_id: str, field: str = "subject_i
         if subject_id:
             raise InvalidArgument(field, "global subjects have no id")
     elif not SUBJECT_ID_PATTERN.match(subject_id):
-        raise InvalidArgument(field, "must be 1..128 characters of [A-Za-z0-9._@/-], starting alphanumeric")
+        raise InvalidArgument(field, f"must be {OBSERVABLE_ID_RULE}")
 
 
 def validate_scope_id(value: str, field: str) -> str:
@@ -45,9 +45,7 @@ def validate_scope_id(value: str, field: str) -> str:
 
 
 def validate_agent_id(agent_id: str, field: str = "agent_id") -> str:
-    if agent_id and not AGENT_ID_PATTERN.match(agent_id):
-        raise InvalidArgument(field, "must be empty or 1..128 characters of [A-Za-z0-9._@/-], starting alphanumeric")
-    return agent_id
+    return check_agent_id(agent_id, field)
 
 
 def canonical_key(subject_type: str, subject_id: str, kind: str, slot: str) -> str:

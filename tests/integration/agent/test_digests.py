@@ -174,3 +174,32 @@ async def test_a_digest_tells_only_its_own_scopes_episodes_never_another_users(s
     for (user, _), content in told.items():
         mentioned = {owner for owner in owners if f"with {owner} " in content}
         assert mentioned == {{"u-ann": "ann", "u-bob": "bob", "": "agent"}[user]}, content
+
+
+async def test_a_forget_rewrites_the_digests_that_told_it_and_archives_one_left_empty(services, digests):
+    org, user = f"org-{uuid.uuid4().hex[:12]}", "u-digest-forget"
+    scope, today = Scope(user_id=user, agent_id="aria"), datetime.now(UTC).date()
+    earlier = today - timedelta(days=2)
+    told = (
+        f"{today}: 2 conversations.\n- The user said their brother Casimir is moving to Oslo.\n"
+        "- The user talked about their cello lessons.\nDecided: Visit Casimir in Oslo; Practise the cello daily."
+    )
+    await digests.timeline.write_digest(org, scope, Digest(today, told, 2))
+    await digests.timeline.write_digest(org, scope, Digest(earlier, f"{earlier}: 1 conversation.\n- Casimir.", 1))
+    agent = agent_service_pb2_grpc.AgentServiceStub(services["agent"].channel)
+    request = pb.ForgetAboutRequest(
+        scope=scope_pb2.Scope(user_id=user, agent_id="aria"), about="my brother Casimir", request_id="r-digest"
+    )
+
+    await agent.ForgetAbout(request, metadata=tenant(org))
+    await agent.ForgetAbout(request, metadata=tenant(org))
+
+    found = {m.metadata["date"]: m for m in await digests_of(services, org, user)}
+    kept, emptied = found[today.isoformat()], found[earlier.isoformat()]
+    assert kept.content == (
+        f"{today}: 2 conversations.\n- The user talked about their cello lessons.\nDecided: Practise the cello daily."
+    )
+    assert (
+        kept.status == memory_service_pb2.MEMORY_STATUS_ACTIVE and kept.metadata["forgotten_by"] == "request:r-digest"
+    )
+    assert emptied.status == memory_service_pb2.MEMORY_STATUS_ARCHIVED

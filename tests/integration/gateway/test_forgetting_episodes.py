@@ -139,3 +139,30 @@ async def test_the_working_memory_summary_is_rewritten_without_what_was_forgotte
 
     rewritten = await summary()
     assert "Juniper" not in rewritten and "peanuts" in rewritten, rewritten
+
+
+async def test_after_a_forget_nothing_a_reader_sees_names_what_an_earlier_episode_held(client_for, org_id):
+    """An episode summarised before the request: afterwards the Prime, a context, the episode listing
+    and the browser's listing of the user's live memories hold none of it; what else was said stays."""
+    client = await client_for(org_id)
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    scope = {"userId": user, "agentId": AGENT}
+    episode_id = await _conversation(
+        client, user, ["My brother Casimir is moving to Oslo next month.", "I'm learning to play the cello."]
+    )
+    assert "Casimir" in (await _episodes(client, user))[0]["summary"]
+
+    answer = await _forget(client, user, "my brother Casimir", "r-readers")
+
+    assert answer["status"] == "FORGET_STATUS_FORGOTTEN", answer
+    [episode] = await _episodes(client, user)
+    assert episode["id"] == episode_id and "cello" in episode["summary"], episode
+    assert "casimir" not in str(episode).lower(), episode
+    prime = await client.get("/v1/memory/prime", params={"scope.userId": user, "scope.agentId": AGENT})
+    assert prime.status_code == 200 and "casimir" not in prime.text.lower(), prime.text
+    context = await client.post("/v1/context:assemble", json={"scope": scope, "message": "Who is moving to Oslo?"})
+    assert context.status_code == 200 and "casimir" not in context.text.lower(), context.text
+    listed = await client.get("/v1/memories", params={"scope.userId": user, "pageSize": 200})
+    live = [m for m in listed.json()["memories"] if m["status"] != "MEMORY_STATUS_ARCHIVED"]
+    assert any("cello" in m["content"] for m in live), live
+    assert "casimir" not in str(live).lower(), live

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 from agent_svc.domain.forget_requests import (
     ForgetRequest,
+    digest_without,
     forget_request,
     summary_without,
     topic_words,
@@ -79,3 +80,15 @@ def test_a_summary_is_made_without_what_was_forgotten_nor_the_request():
     summary = "The user is allergic to peanuts. The user lives at 14 Juniper Road. Marisol is a nurse."
     kept = summary_without(summary, ["I live at 14 Juniper Road."], topic_words("Marisol"))
     assert kept == "The user is allergic to peanuts."
+
+
+def test_a_digest_loses_only_the_lines_and_items_that_say_what_was_forgotten():
+    digest = (
+        "2026-03-01: 2 conversations.\n- Talked about the flat on Juniper Road.\n- Talked about the half marathon.\n"
+        "Decided: Repaint the Juniper Road flat; Train three times a week."
+    )
+
+    told = digest_without(digest, ["I live at 14 Juniper Road"], frozenset({"juniper"}))
+
+    assert told == "2026-03-01: 2 conversations.\n- Talked about the half marathon.\nDecided: Train three times a week."
+    assert digest_without("2026-03-01: 1 conversation.\n- Juniper Road.", [], frozenset({"juniper"})) == ""

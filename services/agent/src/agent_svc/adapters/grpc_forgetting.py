@@ -75,14 +75,21 @@ class GrpcForgetting:
             return False
         if current.memory.status == mpb.MEMORY_STATUS_ARCHIVED:
             return False  # forgotten already (or archived before): nothing changes
-        metadata = dict(current.memory.metadata)
-        noted = {"forgotten_by": reason.by, "forgotten_session": reason.session_id, "forgotten_at": _iso(reason)}
-        for key, value in noted.items():
-            if value and (key in metadata or len(metadata) < MAX_METADATA):
-                metadata[key] = value
+        metadata = _noted(dict(current.memory.metadata), reason)
         request = mpb.UpdateMemoryRequest(
             memory=mpb.Memory(id=memory_id, status=mpb.MEMORY_STATUS_ARCHIVED, metadata=metadata),
             update_mask=field_mask_pb2.FieldMask(paths=["status", "metadata"]),
+        )
+        return await rpc_unless_gone(self._memories.UpdateMemory(request, timeout=TIMEOUT_S)) is not None
+
+    async def rewrite(self, memory_id: str, content: str, reason: Reason) -> bool:
+        current = await rpc_unless_gone(self._memories.GetMemory(mpb.GetMemoryRequest(id=memory_id), timeout=TIMEOUT_S))
+        if current is None:
+            return False
+        metadata = _noted(dict(current.memory.metadata), reason)
+        request = mpb.UpdateMemoryRequest(
+            memory=mpb.Memory(id=memory_id, content=content, metadata=metadata),
+            update_mask=field_mask_pb2.FieldMask(paths=["content", "metadata"]),
         )
         return await rpc_unless_gone(self._memories.UpdateMemory(request, timeout=TIMEOUT_S)) is not None
 
@@ -155,6 +162,15 @@ class GrpcForgetting:
             update_mask=field_mask_pb2.FieldMask(paths=["summary"]),
         )
         await rpc_unless_gone(self._working.UpdateWorkingMemory(request, timeout=TIMEOUT_S))
+
+
+def _noted(metadata: dict[str, str], reason: Reason) -> dict[str, str]:
+    """``metadata`` with the reason's keys (a memory with no room left keeps its own first)."""
+    noted = {"forgotten_by": reason.by, "forgotten_session": reason.session_id, "forgotten_at": _iso(reason)}
+    for key, value in noted.items():
+        if value and (key in metadata or len(metadata) < MAX_METADATA):
+            metadata[key] = value
+    return metadata
 
 
 def _iso(reason: Reason) -> str:

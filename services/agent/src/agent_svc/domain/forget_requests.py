@@ -278,6 +278,30 @@ def summary_without(summary: str, forgotten: Iterable[str], about: frozenset[str
     return " ".join(part for part in kept if part)
 
 
+_DIGEST_LIST = re.compile(r"^(?P<title>[A-Z][a-z ]{1,20}): (?P<items>.+?)\.?$")
+
+
+def digest_without(digest: str, forgotten: Iterable[str], about: frozenset[str]) -> str:
+    """A daily digest (domain/digest.py: a dated first line, one line per conversation, then lists
+    such as "Decided: a; b.") without what says what was forgotten, by the rule of ``summary_without``;
+    "" when no conversation line nor list item is left (the digest then goes as a whole)."""
+    gone = list(forgotten)
+    head, *lines = digest.strip().splitlines() or [""]
+    kept = []
+    for line in lines:
+        if line.startswith("- "):
+            told = summary_without(line[2:], gone, about)
+            if told:
+                kept.append(f"- {told}")
+        elif listed := _DIGEST_LIST.match(line):
+            items = [item for item in listed["items"].split("; ") if summary_without(item, gone, about)]
+            if items:
+                kept.append(f"{listed['title']}: " + "; ".join(items) + ".")
+        elif summary_without(line, gone, about):
+            kept.append(line)
+    return "\n".join([head, *kept]) if kept else ""
+
+
 T = TypeVar("T")
 
 

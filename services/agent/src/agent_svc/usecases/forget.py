@@ -19,7 +19,8 @@ invalidated belief is not current.
 
 The user's episodes that hold what was forgotten (their summary, decisions or threads say it, or
 their session holds a turn it was learnt from) are made again from their session's remaining
-turns, or deleted when nothing is left (usecases/episodes.py ``forget_in_episodes``). The
+turns, or deleted when nothing is left (usecases/episodes.py ``forget_in_episodes``); a daily
+digest that tells it is rewritten without those lines (archived when none is left). The
 working-memory summaries of the user's active sessions are rewritten without it.
 """
 
@@ -41,6 +42,7 @@ from agent_svc.domain.forget_requests import (
     ForgottenItem,
     antecedent_position,
     content_words,
+    digest_without,
     summary_without,
     topic_words,
 )
@@ -58,6 +60,9 @@ NAMED_CLOSENESS = 0.1
 CLOSE = 0.8
 # The type of a forgotten item that is a turn not yet reflected: nothing of it was written yet.
 PENDING_TURN = "turn"
+# A daily digest tells a day's episodes: it is rewritten without what was forgotten, like they are,
+# and archived only when nothing else is left in it.
+DIGEST = "daily_digest"
 
 
 MAX_ABOUT = 500
@@ -117,7 +122,10 @@ async def forget_about(
     beliefs = await services.forgetting.search_beliefs(scope, query, SEARCHED)
     cited = _cited(chosen)
     picked = [b for b in beliefs if _own(scope, b) and (b.source_ids & cited or _matches(words, b.text, b.similarity))]
+    digests = [memory for memory in chosen if memory.kind == DIGEST]
+    chosen = [memory for memory in chosen if memory.kind != DIGEST]
     forgotten = await _forget(chosen, picked, reason, services)
+    await _rewrite_digests(digests, [item.text for item in forgotten], words, reason, services)
     for session_id in sessions:
         await _rewrite_summary(session_id, [item.text for item in forgotten], words, services)
     if org_id and services.episodes is not None:
@@ -213,6 +221,21 @@ async def _forget(
         if await services.forgetting.invalidate(belief.id, reason, request_id):
             forgotten.append(ForgottenItem(belief.id, "belief", belief.text))
     return forgotten
+
+
+async def _rewrite_digests(
+    digests: Sequence[FoundMemory],
+    texts: Sequence[str],
+    words: frozenset[str],
+    reason: Reason,
+    services: ForgetServices,
+) -> None:
+    for digest in {memory.id: memory for memory in digests}.values():
+        told = digest_without(digest.text, texts, words)
+        if not told:
+            await services.forgetting.archive(digest.id, reason)
+        elif told != digest.text.strip():
+            await services.forgetting.rewrite(digest.id, told, reason)
 
 
 async def _rewrite_summary(

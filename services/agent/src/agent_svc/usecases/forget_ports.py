@@ -50,6 +50,10 @@ class Forgetting(Protocol):
         """The memory becomes archived with ``reason`` in its metadata; False when it is gone."""
         ...
 
+    async def rewrite(self, memory_id: str, content: str, reason: Reason) -> bool:
+        """The memory's content becomes ``content``, ``reason`` in its metadata; False when it is gone."""
+        ...
+
     async def search_beliefs(self, scope: Scope, query: str, limit: int) -> list[FoundBelief]:
         """The current beliefs a context for ``scope`` may show (the user's and the org's), nearest first."""
         ...

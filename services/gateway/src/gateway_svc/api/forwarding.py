@@ -1,7 +1,9 @@
 """Routes that are one RPC: a request message read from the body, the query string or the path,
 sent to one service, its answer printed as proto3 JSON. Most of the gateway's routes are only that
 (with the user pin, the path's id and an owner check around the call), so they are declared with
-``forward``; a route that does more keeps a function of its own, built from the same pieces.
+``forward``; a route that does more keeps a function of its own (``declared_route``), built from the
+same pieces. Either way, what the operation is (method, path, scopes, messages, summary) is its entry
+in ``route_table``.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request, Response
 from google.protobuf.message import Message
 
-from gateway_svc.api.auth import authorized
+from gateway_svc.api.auth import authenticated, authorized
 from gateway_svc.api.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.api.openapi import json_body, json_response, query_parameters
 from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.route_table import Route, route
 from gateway_svc.api.user_pin import check_readable, check_writable, pin_request
 from gateway_svc.domain.credentials import Caller
 
@@ -28,6 +31,8 @@ _PATH_PARAMETER = re.compile(r"{(\w+)}")
 Check = Callable[[Request, Caller, str], Awaitable[None]]
 # After the call: the caller, the service's answer and the path's id.
 AnswerCheck = Callable[[Caller, Any, str], None]
+# Rewrites a decoded body before it is parsed (a route's shorthand spellings).
+Prepare = Callable[[dict[str, Any]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +69,7 @@ class Body:
     message: type[Message]
     example: dict[str, Any]
     optional: bool = False
-    prepare: Callable[[dict[str, Any]], None] | None = None
+    prepare: Prepare | None = None
 
     async def read(self, request: Request) -> Message:
         return await body_message(request, self.message, empty=self.optional, prepare=self.prepare)
@@ -100,31 +105,75 @@ class PathOnly:
         return json_response(response)
 
 
+def reading(declared: Route, example: dict[str, Any] | None = None, prepare: Prepare | None = None) -> Reading:
+    """How the request message of ``declared`` is read, as its table entry says (``Route.reads``)."""
+    if declared.request is None or not declared.reads:
+        raise ValueError(f"{declared.label} reads no request message")
+    if declared.reads == "query":
+        return Query(declared.request, example)
+    if declared.reads == "path":
+        return PathOnly(declared.request)
+    return Body(declared.request, example or {}, optional=declared.reads == "optional body", prepare=prepare)
+
+
+def openapi_of(declared: Route, example: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The OpenAPI entry of ``declared`` beyond what FastAPI writes: its request (body or query
+    parameters, with ``example``) and its 200 answer, from the messages its table entry names."""
+    if declared.response is None:
+        return {}
+    return reading(declared, example).openapi(declared.response)
+
+
+def guard(operation_id: str) -> Any:
+    """The dependency that checks the credential of the operation ``operation_id`` (its table entry's
+    scopes; ``()``: any credential): it gives the route its caller."""
+    declared = route(operation_id)
+    if declared.scopes is None:
+        raise ValueError(f"{declared.label} takes no credential")
+    return authorized(*declared.scopes, org_wide=declared.org_wide) if declared.scopes else authenticated
+
+
+def declared_route(
+    router: APIRouter, operation_id: str, *, example: dict[str, Any] | None = None, **options: Any
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the endpoint serves the operation ``operation_id`` of the route table, at its method
+    and path, named, summarised and tagged as the table says, documented from its messages
+    (``openapi_of``); ``options`` go to FastAPI (``responses``, ``response_class``...)."""
+    declared = route(operation_id)
+    extra = openapi_of(declared, example)
+    return router.api_route(
+        declared.path,
+        methods=[declared.method],
+        name=declared.name,
+        summary=declared.summary,
+        tags=declared.tags,
+        **({"openapi_extra": extra} if extra else {}),
+        **options,
+    )
+
+
 def forward(
     router: APIRouter,
-    method: str,
-    path: str,
-    name: str,
+    operation_id: str,
     *,
-    summary: str,
-    scopes: tuple[str, ...],
     rpc: Rpc,
-    message: Body | Query | PathOnly,
-    response: type[Message],
+    example: dict[str, Any] | None = None,
+    prepare: Prepare | None = None,
     path_field: str = "",
     pin: bool = False,
     before: Check | None = None,
     after: AnswerCheck | None = None,
-    org_wide: bool = False,
-    tags: list[str] | None = None,
 ) -> None:
-    """Add the route ``method path`` (its operation named ``name``) to ``router``: the caller holds
-    ``scopes``; the request message is read as ``message`` says, the path's id set in its
-    ``path_field`` (``with_path_id``), the users it names pinned to the caller's (``pin``); ``before``
-    checks the record the path names, ``rpc`` answers, ``after`` checks the answer, which is printed."""
-    path_ids = _PATH_PARAMETER.findall(path)
+    """Add the operation ``operation_id`` of the route table to ``router``: the caller holds its
+    scopes; the request message is read as the table says (``reading``; ``example`` documents it,
+    ``prepare`` rewrites a body before it is parsed), the path's id set in its ``path_field``
+    (``with_path_id``), the users it names pinned to the caller's (``pin``); ``before`` checks the
+    record the path names, ``rpc`` answers, ``after`` checks the answer, which is printed."""
+    declared = route(operation_id)
+    message = reading(declared, example, prepare)
+    path_ids = _PATH_PARAMETER.findall(declared.path)
     if len(path_ids) > 1 or bool(path_ids) != bool(path_field):
-        raise ValueError(f"{path}: a forwarded route has one path id and the field it fills, or neither")
+        raise ValueError(f"{declared.path}: a forwarded route has one path id and the field it fills, or neither")
     path_id = path_ids[0] if path_ids else ""
 
     async def endpoint(**arguments: Any) -> Response:
@@ -146,18 +195,18 @@ def forward(
     # FastAPI reads the route's parameters from its endpoint's signature: the path's id, then
     # the request and the authorized caller, as a route written out by hand declares them.
     keyword = inspect.Parameter.KEYWORD_ONLY
-    authorized_caller = Depends(authorized(*scopes, org_wide=org_wide))
     endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
             *([inspect.Parameter(path_id, keyword, annotation=str)] if path_id else []),
             inspect.Parameter("request", keyword, annotation=Request),
-            inspect.Parameter("caller", keyword, annotation=Caller, default=authorized_caller),
+            inspect.Parameter("caller", keyword, annotation=Caller, default=Depends(guard(operation_id))),
         ],
         return_annotation=Response,
     )
-    router.api_route(
-        path, methods=[method], name=name, summary=summary, tags=tags, openapi_extra=message.openapi(response)
-    )(endpoint)
+    declared_route(router, operation_id, example=example)(endpoint)
+
+
+Reading = Body | Query | PathOnly
 
 
 def owned(get: Rpc, get_request: type[Message], kind: str) -> Check:

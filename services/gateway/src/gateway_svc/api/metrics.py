@@ -18,6 +18,7 @@ from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway_svc.api.forwarding import declared_route
 from gateway_svc.api.http_middleware import HttpMiddleware
 
 UNMATCHED = "<unmatched>"
@@ -114,11 +115,9 @@ def install(app: FastAPI) -> GatewayMetrics:
 
     app.add_middleware(MetricsMiddleware, metrics=metrics)
 
-    @app.get(
-        "/metrics",
-        name="metrics",
-        tags=["health"],
-        summary="Prometheus metrics of the gateway (text format)",
+    @declared_route(
+        app.router,
+        "health.metrics",
         response_class=PlainTextResponse,  # documents text/plain; the page sets Prometheus' exact type
         responses={200: {"content": {"text/plain": {"example": _EXAMPLE}}}},
     )

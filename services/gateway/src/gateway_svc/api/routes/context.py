@@ -12,17 +12,15 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from lore.assembler.v1 import assembler_service_pb2 as pb
 
-from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message
-from gateway_svc.api.forwarding import Query, forward
-from gateway_svc.api.openapi import json_body
+from gateway_svc.api.forwarding import declared_route, forward, guard
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.routes.sessions import check_session
 from gateway_svc.api.upstreams import ASSEMBLER
 from gateway_svc.api.user_pin import pin_request
 from gateway_svc.domain.credentials import Caller
 
-router = APIRouter(tags=["context"])
+router = APIRouter()  # each route tagged as the route table says
 
 ASSEMBLE_EXAMPLE = {
     "sessionId": "s-1",
@@ -48,12 +46,8 @@ ASSEMBLE_EXAMPLE = {
 READS = ("memories:read", "observations:read")
 
 
-@router.post(
-    "/v1/context:assemble",
-    summary="A ranked, deduplicated, token-budgeted context with its manifest (AssemblerService.AssembleContext)",
-    openapi_extra=json_body(pb.AssembleContextRequest, ASSEMBLE_EXAMPLE, pb.AssembleContextResponse),
-)
-async def assemble_context(request: Request, caller: Caller = Depends(authorized(*READS))) -> Response:
+@declared_route(router, "context.assembleContext", example=ASSEMBLE_EXAMPLE)
+async def assemble_context(request: Request, caller: Caller = Depends(guard("context.assembleContext"))) -> Response:
     message = pin_request(caller, await body_message(request, pb.AssembleContextRequest))
     if message.session_id:  # the context reads and writes the session's working memory: its user's only
         await check_session(request, caller, message.session_id, change=True, for_user=message.scope.user_id)
@@ -62,32 +56,18 @@ async def assemble_context(request: Request, caller: Caller = Depends(authorized
 
 forward(
     router,
-    "GET",
-    "/v1/memory/prime",
-    "prime",
-    summary='"What I remember" at the start of a conversation (AssemblerService.Prime)',
-    scopes=READS,
+    "context.prime",
     rpc=ASSEMBLER.rpc("Prime"),
-    message=Query(
-        pb.PrimeRequest,
-        {"scope.userId": "u-1", "scope.agentId": "agent-1", "initialMessage": "Hi again!", "budgetTokens": 800},
-    ),
-    response=pb.PrimeResponse,
+    example={"scope.userId": "u-1", "scope.agentId": "agent-1", "initialMessage": "Hi again!", "budgetTokens": 800},
     pin=True,
 )
 
 
 forward(
     router,
-    "GET",
-    "/v1/users/{user_id}/profile",
-    "get_user_profile",
-    summary="What Lore has learnt about a user, newest truth only: the context's user profile (AssemblerService"
-    ".GetUserProfile)",
-    scopes=READS,
+    "context.getUserProfile",
     rpc=ASSEMBLER.rpc("GetUserProfile"),
-    message=Query(pb.GetUserProfileRequest, {"agentId": "agent-1", "budgetTokens": 300}),
-    response=pb.GetUserProfileResponse,
+    example={"agentId": "agent-1", "budgetTokens": 300},
     path_field="user_id",
     pin=True,
 )

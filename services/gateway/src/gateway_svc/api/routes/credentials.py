@@ -12,11 +12,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 
-from gateway_svc.api.auth import authenticated
+from gateway_svc.api.forwarding import declared_route, guard
 from gateway_svc.api.openapi import named
 from gateway_svc.domain.credentials import ALL_SCOPES, Caller
 
-router = APIRouter(tags=["credentials"])
+router = APIRouter()  # each route tagged as the route table says
 
 _EXAMPLE = {"orgId": "acme", "principal": "tutor-app", "userId": "", "scopes": ["memories:read", "sessions:read"]}
 _SCHEMA = {
@@ -37,12 +37,12 @@ _SCHEMA = {
 }
 
 
-@router.get(
-    "/v1/whoami",
-    summary="The calling credential's org, principal, pinned user and scopes",
+@declared_route(
+    router,
+    "credentials.whoami",
     responses={200: {"content": {"application/json": {"schema": named("Whoami", _SCHEMA), "example": _EXAMPLE}}}},
     response_model=None,  # the schema is the named one above, not one FastAPI derives from the signature
 )
-async def whoami(caller: Caller = Depends(authenticated)) -> dict[str, Any]:
+async def whoami(caller: Caller = Depends(guard("credentials.whoami"))) -> dict[str, Any]:
     scopes = [scope for scope in ALL_SCOPES if scope in caller.scopes]
     return {"orgId": caller.org_id, "principal": caller.principal, "userId": caller.user_id, "scopes": scopes}

@@ -5,12 +5,11 @@ One state per organisation, so a credential pinned to one user (``user_pin``) ha
 from __future__ import annotations
 
 from fastapi import APIRouter
-from lore.observations.v1 import engagement_service_pb2 as pb
 
-from gateway_svc.api.forwarding import Body, PathOnly, forward
+from gateway_svc.api.forwarding import forward
 from gateway_svc.api.upstreams import ENGAGEMENT
 
-router = APIRouter(tags=["engagement"])
+router = APIRouter()  # each route tagged as the route table says
 
 HYPOTHESIS_EXAMPLE = {
     "statement": "Churn comes from onboarding, not price.",
@@ -38,114 +37,59 @@ WRITE = ("observations:write",)
 
 forward(
     router,
-    "GET",
-    "/v1/engagement",
-    "get_engagement",
-    summary="The organisation's engagement state; reading writes nothing (GetEngagement)",
-    scopes=READ,
-    org_wide=True,
+    "engagement.getEngagement",
     rpc=ENGAGEMENT.rpc("GetEngagement"),
-    message=PathOnly(pb.GetEngagementRequest),
-    response=pb.GetEngagementResponse,
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement/hypotheses",
-    "form_hypothesis",
-    summary="Form a hypothesis (EngagementService.FormHypothesis)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.formHypothesis",
     rpc=ENGAGEMENT.rpc("FormHypothesis"),
-    message=Body(pb.FormHypothesisRequest, HYPOTHESIS_EXAMPLE),
-    response=pb.FormHypothesisResponse,
+    example=HYPOTHESIS_EXAMPLE,
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement/hypotheses/{hypothesis_id}/evidence",
-    "add_hypothesis_evidence",
-    summary="Add evidence; the confidence follows the documented rule (AddHypothesisEvidence)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.addHypothesisEvidence",
     rpc=ENGAGEMENT.rpc("AddHypothesisEvidence"),
-    message=Body(pb.AddHypothesisEvidenceRequest, EVIDENCE_EXAMPLE),
-    response=pb.AddHypothesisEvidenceResponse,
+    example=EVIDENCE_EXAMPLE,
     path_field="hypothesis_id",
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement/hypotheses/{hypothesis_id}:revise",
-    "revise_hypothesis",
-    summary="Set the confidence with a reason (ReviseHypothesis)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.reviseHypothesis",
     rpc=ENGAGEMENT.rpc("ReviseHypothesis"),
-    message=Body(pb.ReviseHypothesisRequest, REVISE_EXAMPLE),
-    response=pb.ReviseHypothesisResponse,
+    example=REVISE_EXAMPLE,
     path_field="hypothesis_id",
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement/hypotheses/{hypothesis_id}:promote",
-    "promote_hypothesis",
-    summary="Turn a hypothesis into a finding (PromoteHypothesis)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.promoteHypothesis",
     rpc=ENGAGEMENT.rpc("PromoteHypothesis"),
-    message=Body(pb.PromoteHypothesisRequest, PROMOTE_EXAMPLE, optional=True),
-    response=pb.PromoteHypothesisResponse,
+    example=PROMOTE_EXAMPLE,
     path_field="hypothesis_id",
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement/hypotheses/{hypothesis_id}:archive",
-    "archive_hypothesis",
-    summary="Archive a hypothesis with a note (ArchiveHypothesis)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.archiveHypothesis",
     rpc=ENGAGEMENT.rpc("ArchiveHypothesis"),
-    message=Body(pb.ArchiveHypothesisRequest, ARCHIVE_EXAMPLE),
-    response=pb.ArchiveHypothesisResponse,
+    example=ARCHIVE_EXAMPLE,
     path_field="hypothesis_id",
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement/unknowns",
-    "add_unknown",
-    summary="Record an open question (AddUnknown)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.addUnknown",
     rpc=ENGAGEMENT.rpc("AddUnknown"),
-    message=Body(pb.AddUnknownRequest, UNKNOWN_EXAMPLE),
-    response=pb.AddUnknownResponse,
+    example=UNKNOWN_EXAMPLE,
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement/unknowns/{unknown_id}:resolve",
-    "resolve_unknown",
-    summary="Resolve an unknown with its answer (ResolveUnknown)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.resolveUnknown",
     rpc=ENGAGEMENT.rpc("ResolveUnknown"),
-    message=Body(pb.ResolveUnknownRequest, RESOLVE_EXAMPLE),
-    response=pb.ResolveUnknownResponse,
+    example=RESOLVE_EXAMPLE,
     path_field="unknown_id",
 )
 forward(
     router,
-    "POST",
-    "/v1/engagement:advanceWeek",
-    "advance_week",
-    summary="Start the next week, only ever by this explicit call (AdvanceWeek)",
-    scopes=WRITE,
-    org_wide=True,
+    "engagement.advanceWeek",
     rpc=ENGAGEMENT.rpc("AdvanceWeek"),
-    message=Body(pb.AdvanceWeekRequest, ADVANCE_EXAMPLE, optional=True),
-    response=pb.AdvanceWeekResponse,
+    example=ADVANCE_EXAMPLE,
 )

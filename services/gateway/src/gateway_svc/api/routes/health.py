@@ -15,9 +15,10 @@ from fastapi.responses import JSONResponse
 from lore_runtime.health import serving_status
 from lore_runtime.stores import ping_postgres
 
+from gateway_svc.api.forwarding import declared_route
 from gateway_svc.api.openapi import named
 
-router = APIRouter(tags=["health"])
+router = APIRouter()  # each route tagged as the route table says
 
 
 def _states(name: str, field: str, serving: dict[str, str]) -> dict[int | str, dict]:
@@ -39,9 +40,9 @@ _LIVENESS = named("Liveness", {"type": "object", "properties": {"status": {"type
 _SERVICES = {name: "SERVING" for name in ("memory", "observations", "assembler", "agent", "gateway")}
 
 
-@router.get(
-    "/healthz",
-    summary="The gateway process is alive",
+@declared_route(
+    router,
+    "health.healthz",
     responses={200: {"content": {"application/json": {"schema": _LIVENESS, "example": {"status": "SERVING"}}}}},
     response_model=None,  # the schema is the named one above, not one FastAPI derives from the signature
 )
@@ -49,11 +50,7 @@ async def healthz() -> dict[str, str]:
     return {"status": "SERVING"}
 
 
-@router.get(
-    "/readyz",
-    summary="The gateway's own dependencies answer",
-    responses=_states("Readiness", "dependencies", {"postgres": "SERVING"}),
-)
+@declared_route(router, "health.readyz", responses=_states("Readiness", "dependencies", {"postgres": "SERVING"}))
 async def readyz(request: Request) -> JSONResponse:
     try:
         await asyncio.wait_for(ping_postgres(request.app.state.container.postgres), timeout=2.0)
@@ -62,9 +59,7 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "SERVING", "dependencies": {"postgres": "SERVING"}})
 
 
-@router.get(
-    "/v1/status", summary="Health of every Lore service", responses=_states("SystemStatus", "services", _SERVICES)
-)
+@declared_route(router, "health.status", responses=_states("SystemStatus", "services", _SERVICES))
 async def status(request: Request) -> JSONResponse:
     container = request.app.state.container
     timeout = container.settings.status_timeout_seconds

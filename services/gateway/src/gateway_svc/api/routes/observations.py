@@ -5,15 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from lore.observations.v1 import observation_service_pb2 as pb
 
-from gateway_svc.api.auth import authorized
-from gateway_svc.api.forwarding import Body, PathOnly, Query, forward, owned, readable
-from gateway_svc.api.openapi import json_response
+from gateway_svc.api.forwarding import declared_route, forward, guard, owned, readable
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.upstreams import OBSERVATIONS
 from gateway_svc.api.user_pin import check_readable
 from gateway_svc.domain.credentials import Caller
 
-router = APIRouter(tags=["observations"])
+router = APIRouter()  # each route tagged as the route table says
 
 OBSERVE_EXAMPLE = {
     "agentId": "agent-1",
@@ -40,65 +38,37 @@ CHANGEABLE_OBSERVATION = owned(OBSERVATIONS.rpc("GetObservation"), pb.GetObserva
 
 forward(
     router,
-    "GET",
-    "/v1/observations",
-    "query_observations",
-    summary="Observations by filters, best first (ObservationService.QueryObservations)",
-    scopes=("observations:read",),
+    "observations.queryObservations",
     rpc=OBSERVATIONS.rpc("QueryObservations"),
-    message=Query(
-        pb.QueryObservationsRequest,
-        {"agentId": "agent-1", "subjectId": "caroline", "minConfidence": 0.5, "pageSize": 20},
-    ),
-    response=pb.QueryObservationsResponse,
+    example={"agentId": "agent-1", "subjectId": "caroline", "minConfidence": 0.5, "pageSize": 20},
     pin=True,
 )
 forward(
     router,
-    "POST",
-    "/v1/observations:search",
-    "search_observations",
-    summary="Observations by meaning and words (ObservationService.SearchObservations)",
-    scopes=("observations:read",),
+    "observations.searchObservations",
     rpc=OBSERVATIONS.rpc("SearchObservations"),
-    message=Body(pb.SearchObservationsRequest, SEARCH_EXAMPLE),
-    response=pb.SearchObservationsResponse,
+    example=SEARCH_EXAMPLE,
     pin=True,
 )
 forward(
     router,
-    "POST",
-    "/v1/observations:observe",
-    "observe",
-    summary="Create, support, contradict or supersede a belief (ObservationService.Observe)",
-    scopes=("observations:write",),
+    "observations.observe",
     rpc=OBSERVATIONS.rpc("Observe"),
-    message=Body(pb.ObserveRequest, OBSERVE_EXAMPLE),
-    response=pb.ObserveResponse,
+    example=OBSERVE_EXAMPLE,
     pin=True,
 )
 forward(
     router,
-    "GET",
-    "/v1/observations/{observation_id}",
-    "get_observation",
-    summary="One observation with its evidence (GetObservation)",
-    scopes=("observations:read",),
+    "observations.getObservation",
     rpc=OBSERVATIONS.rpc("GetObservation"),
-    message=PathOnly(pb.GetObservationRequest),
-    response=pb.GetObservationResponse,
     path_field="id",
     after=readable("observation"),
 )
 
 
-@router.get(
-    "/v1/observations/{observation_id}/history",
-    summary="The supersession chain both ways, newest first (GetObservationHistory)",
-    openapi_extra=json_response(pb.GetObservationHistoryResponse),
-)
+@declared_route(router, "observations.observationHistory")
 async def observation_history(
-    observation_id: str, request: Request, caller: Caller = Depends(authorized("observations:read"))
+    observation_id: str, request: Request, caller: Caller = Depends(guard("observations.observationHistory"))
 ) -> Response:
     message = pb.GetObservationHistoryRequest(id=observation_id)
     found = await OBSERVATIONS.rpc("GetObservationHistory")(request, caller, message)
@@ -109,27 +79,17 @@ async def observation_history(
 
 forward(
     router,
-    "POST",
-    "/v1/observations/{observation_id}:confirm",
-    "confirm_observation",
-    summary="An operator confirms a belief (ObservationService.ConfirmObservation)",
-    scopes=("observations:write",),
+    "observations.confirmObservation",
     rpc=OBSERVATIONS.rpc("ConfirmObservation"),
-    message=Body(pb.ConfirmObservationRequest, CONFIRM_EXAMPLE, optional=True),
-    response=pb.ConfirmObservationResponse,
+    example=CONFIRM_EXAMPLE,
     path_field="id",
     before=CHANGEABLE_OBSERVATION,
 )
 forward(
     router,
-    "POST",
-    "/v1/observations/{observation_id}:contradict",
-    "contradict_observation",
-    summary="A correction becomes contradicting evidence (ObservationService.ContradictObservation)",
-    scopes=("observations:write",),
+    "observations.contradictObservation",
     rpc=OBSERVATIONS.rpc("ContradictObservation"),
-    message=Body(pb.ContradictObservationRequest, CONTRADICT_EXAMPLE),
-    response=pb.ContradictObservationResponse,
+    example=CONTRADICT_EXAMPLE,
     path_field="id",
     before=CHANGEABLE_OBSERVATION,
 )

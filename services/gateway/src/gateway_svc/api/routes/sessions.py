@@ -14,15 +14,13 @@ from lore.agent.v1 import agent_service_pb2 as pb
 from lore_runtime import errors
 
 from gateway_svc.api import turn_roles
-from gateway_svc.api.auth import authorized
-from gateway_svc.api.forwarding import Body, PathOnly, Query, forward, readable
-from gateway_svc.api.openapi import json_response
+from gateway_svc.api.forwarding import declared_route, forward, guard, readable
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.upstreams import AGENT
 from gateway_svc.api.user_pin import check_readable, check_writable
 from gateway_svc.domain.credentials import Caller
 
-router = APIRouter(tags=["sessions"])
+router = APIRouter()  # each route tagged as the route table says
 
 IMPORT_EXAMPLE = {
     "turns": [
@@ -88,65 +86,37 @@ async def _readable_session(request: Request, caller: Caller, session_id: str) -
 
 forward(
     router,
-    "POST",
-    "/v1/sessions",
-    "start_session",
-    summary="Start a session; a repeated requestId returns the same one; with initialMessage or includePrime,"
-    " the Prime of its scope too (AgentService.StartSession)",
-    scopes=("sessions:write",),
+    "sessions.startSession",
     rpc=AGENT.rpc("StartSession"),
-    message=Body(pb.StartSessionRequest, START_EXAMPLE, optional=True),
-    response=pb.StartSessionResponse,
+    example=START_EXAMPLE,
     pin=True,
 )
 forward(
     router,
-    "GET",
-    "/v1/sessions",
-    "list_sessions",
-    summary="Sessions, newest first, by scope and status (AgentService.ListSessions)",
-    scopes=("sessions:read",),
+    "sessions.listSessions",
     rpc=AGENT.rpc("ListSessions"),
-    message=Query(pb.ListSessionsRequest, {"scope.userId": "u-1", "status": "SESSION_STATUS_ACTIVE"}),
-    response=pb.ListSessionsResponse,
+    example={"scope.userId": "u-1", "status": "SESSION_STATUS_ACTIVE"},
     pin=True,
 )
 forward(
     router,
-    "GET",
-    "/v1/sessions/{session_id}",
-    "get_session",
-    summary="One session (AgentService.GetSession)",
-    scopes=("sessions:read",),
+    "sessions.getSession",
     rpc=AGENT.rpc("GetSession"),
-    message=PathOnly(pb.GetSessionRequest),
-    response=pb.GetSessionResponse,
     path_field="id",
     after=readable("session"),
 )
 forward(
     router,
-    "POST",
-    "/v1/sessions/{session_id}:end",
-    "end_session",
-    summary="End a session (AgentService.EndSession); the body may be left out",
-    scopes=("sessions:write",),
+    "sessions.endSession",
     rpc=AGENT.rpc("EndSession"),
-    message=Body(pb.EndSessionRequest, {}, optional=True),
-    response=pb.EndSessionResponse,
     path_field="id",
     before=_writable_session,
 )
 forward(
     router,
-    "GET",
-    "/v1/sessions/{session_id}/turns",
-    "list_turns",
-    summary="The session's transcript in order (AgentService.ListTurns)",
-    scopes=("sessions:read",),
+    "sessions.listTurns",
     rpc=AGENT.rpc("ListTurns"),
-    message=Query(pb.ListTurnsRequest, {"pageSize": 50}),
-    response=pb.ListTurnsResponse,
+    example={"pageSize": 50},
     path_field="session_id",
     before=_readable_session,
 )
@@ -154,43 +124,28 @@ forward(
 # which the caller must be allowed to write to.
 forward(
     router,
-    "POST",
-    "/v1/sessions/{session_id}/turns",
-    "process_turn",
-    summary="The per-turn loop: store the turn, assemble context, reply when a model is configured, queue reflection;"
-    ' role "assistant" stores the caller\'s own reply, with no context (AgentService.ProcessTurn)',
-    scopes=("sessions:write",),
+    "sessions.processTurn",
     rpc=AGENT.rpc("ProcessTurn"),
-    message=Body(pb.ProcessTurnRequest, TURN_EXAMPLE, prepare=turn_roles.in_turn),
-    response=pb.ProcessTurnResponse,
+    example=TURN_EXAMPLE,
+    prepare=turn_roles.in_turn,
     path_field="session_id",
     before=_writable_session,
 )
 forward(
     router,
-    "POST",
-    "/v1/sessions/{session_id}/turns:import",
-    "import_turns",
-    summary="Historical turns with their real timestamps, indexed as message memories (AgentService.ImportTurns)",
-    scopes=("sessions:write",),
+    "sessions.importTurns",
     rpc=AGENT.rpc("ImportTurns"),
-    message=Body(pb.ImportTurnsRequest, IMPORT_EXAMPLE, prepare=turn_roles.in_turns),
-    response=pb.ImportTurnsResponse,
+    example=IMPORT_EXAMPLE,
+    prepare=turn_roles.in_turns,
     path_field="session_id",
     before=_writable_session,
 )
 
 
 # Two ids in the path (``forward`` takes one): written out, from the same pieces.
-@router.get(
-    "/v1/sessions/{session_id}/turns/{turn_id}/context",
-    name="get_turn_context",
-    summary="The context assembled for a turn, with its manifest, while the turn's result is kept; or why there is"
-    " none (an assistant or imported turn) or no longer one (past the retention) (AgentService.GetTurnContext)",
-    openapi_extra=json_response(pb.GetTurnContextResponse),
-)
+@declared_route(router, "sessions.getTurnContext")
 async def get_turn_context(
-    session_id: str, turn_id: str, request: Request, caller: Caller = Depends(authorized("sessions:read"))
+    session_id: str, turn_id: str, request: Request, caller: Caller = Depends(guard("sessions.getTurnContext"))
 ) -> Response:
     await _readable_session(request, caller, session_id)
     message = pb.GetTurnContextRequest(session_id=session_id, turn_id=turn_id)

@@ -17,27 +17,22 @@ from lore.agent.v1 import agent_service_pb2_grpc
 from lore.common.v1 import scope_pb2
 from lore_runtime.text_rules import check_id
 
-from gateway_svc.api.auth import authorized
 from gateway_svc.api.calls import body_message, rpc_options
-from gateway_svc.api.openapi import json_body
+from gateway_svc.api.forwarding import declared_route, guard
 from gateway_svc.api.proto_json import ProtoJSONResponse
 from gateway_svc.api.upstreams import AGENT
 from gateway_svc.api.user_pin import pin_request
 from gateway_svc.domain.credentials import Caller
 from gateway_svc.domain.idempotency_subjects import subject_ids
 
-router = APIRouter(tags=["erasure"])
+router = APIRouter()  # each route tagged as the route table says
 SESSIONS_PAGE = 500  # the agent's largest ListSessions page
 
 FORGET_EXAMPLE = {"subject": {"userId": "u-1"}, "requestId": "erase-u-1"}
 
 
-@router.post(
-    "/v1/subjects:forget",
-    summary="Erase a subject's data everywhere, as a durable job that leaves a tombstone (AgentService.ForgetSubject)",
-    openapi_extra=json_body(pb.ForgetSubjectRequest, FORGET_EXAMPLE, pb.ForgetSubjectResponse),
-)
-async def forget_subject(request: Request, caller: Caller = Depends(authorized("subjects:forget"))) -> Response:
+@declared_route(router, "erasure.forgetSubject", example=FORGET_EXAMPLE)
+async def forget_subject(request: Request, caller: Caller = Depends(guard("erasure.forgetSubject"))) -> Response:
     message = pin_request(caller, await body_message(request, pb.ForgetSubjectRequest))
     agent = AGENT.on(request)
     for name in ("userId", "agentId", "teamId"):  # named as written, not as the session listing's scope

@@ -147,7 +147,7 @@ class CountingTransport(httpx.ASGITransport):
         return await super().handle_async_request(request)
 
 
-async def test_a_batch_of_puts_is_one_remember_until_a_key_changes(gateway, migrated_pg, org_id):
+async def test_a_batch_of_puts_is_one_remember_and_a_key_seen_before_one_update(gateway, migrated_pg, org_id):
     transport = CountingTransport(gateway)
     key = await _create_key(migrated_pg.owner_dsn, org_id)
     namespace = ("users", _user(), "notes")
@@ -159,12 +159,19 @@ async def test_a_batch_of_puts_is_one_remember_until_a_key_changes(gateway, migr
         transport.requests.clear()
         changed, added = {"text": "Note zero, rewritten."}, {"text": "A sixth note."}
         await store.abatch([PutOp(namespace, "n-0", changed), PutOp(namespace, "n-5", added)])
-        # The shared Remember is refused (n-0 holds another value): each put on its own, n-0 updated by id.
-        rewritten = (await store.aget(namespace, "n-0")).value
-        remember, update = "POST /v1/memories", f"PATCH /v1/memories/{store._ids[(namespace, 'n-0')]}"
-        assert transport.requests[:4] == [remember, remember, update, remember] and rewritten == changed
+        assert transport.requests == [f"PATCH /v1/memories/{store._ids[(namespace, 'n-0')]}", "POST /v1/memories"]
+
+        # A store that has not seen the keys: the shared Remember is refused (n-1 holds another
+        # value), so each put goes on its own and n-1 is updated by the id the refusal names.
+        transport.requests.clear()
+        fresh = LoreStore(client)
+        again = {"text": "Note one, rewritten."}
+        await fresh.abatch([PutOp(namespace, "n-1", again), PutOp(namespace, "n-6", added)])
+        remember, update = "POST /v1/memories", f"PATCH /v1/memories/{fresh._ids[(namespace, 'n-1')]}"
+        assert transport.requests == [remember, remember, update, remember]
         values = {item.key: item.value for item in await LoreStore(client).asearch(namespace, limit=10)}
-    assert values == {"n-0": changed, "n-5": added} | {f"n-{i}": {"text": f"Note number {i}."} for i in range(1, 5)}
+    notes = {f"n-{i}": {"text": f"Note number {i}."} for i in range(2, 5)}
+    assert values == {"n-0": changed, "n-1": again, "n-5": added, "n-6": added} | notes
 
 
 async def test_lores_own_lifecycle_never_hides_an_item(lore):
@@ -271,8 +278,6 @@ async def test_a_namespace_naming_no_scope_is_refused_before_any_call(lore):
     assert await store.aget(("users", user), "fine") is None
     with pytest.raises(TypeError, match="needs a SyncLoreClient"):
         store.put(("users", "u-1"), "k", {"text": "x"})
-    with pytest.raises(NotImplementedError, match="TTL"):
-        await store.aput(("users", "u-1"), "k", {"text": "x"}, ttl=5)
 
 
 class Recall(TypedDict, total=False):

@@ -98,7 +98,7 @@ def test_another_memory_of_the_scope_is_not_an_item():
     [
         (["not", "a", "mapping"], "value: a store value is a mapping"),
         ({"when": object()}, "value: must be JSON-serialisable"),
-        ({"text": "x" * 40_000}, "a Lore memory keeps at most 30,720"),
+        ({"text": "x" * 40_000}, "a Lore memory keeps at most 29,696"),
     ],
 )
 def test_a_value_lore_cannot_hold_is_refused_naming_the_limit(value, message):

@@ -18,25 +18,33 @@ What each operation costs (docs/integrations.md):
   puts share one Remember per 100 until one of them changes an existing key.
 - ``get`` / ``delete``: Lore finds a memory by id, not by key, and a client cannot compute the id
   (it hashes the org, which the credential hides). So an item this store has seen (put, got,
-  searched, listed) is one GetMemory by the id it remembers; any other is a listing of its scope's
-  facts (500 a page), which remembers every item it reads.
+  searched, listed) is one GetMemory by the id it remembers; any other (or more than a few of one
+  scope in a batch) a listing of its scope's facts (500 a page), which remembers every item it reads.
 - ``search`` with ``query``: one Recall of the 100 best matches of the prefix's scope, then the
-  prefix and ``filter`` applied to them; without: a listing of the scope, newest first.
+  prefix and ``filter`` applied to them; without: a listing of the scope, newest update first.
 - ``list_namespaces``: a listing of the scope the prefix names (of everything the credential sees
   when it names none): Lore keeps no index of namespaces.
+
+A batch lists a scope at most once, and the operations ``aput``, ``aget`` … that callers start at
+the same time (``asyncio.gather`` of thousands) run as one batch, so they cost a few calls.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 try:
     from langgraph.store.base import (
         BaseStore,
         GetOp,
+        IndexConfig,
         InvalidNamespaceError,
         Item,
         ListNamespacesOp,
@@ -45,6 +53,7 @@ try:
         Result,
         SearchItem,
         SearchOp,
+        TTLConfig,
         get_text_at_path,
         validate_op_namespace,
     )
@@ -76,6 +85,18 @@ PAGE_SIZE = 500  # the memory service's largest ListMemories page
 SEARCH_K = 100  # Recall's largest k
 REMEMBER_BATCH = 100  # Remember's largest batch
 KNOWN_IDS = 10_000
+BY_ID_AT_MOST = 4  # more known items of one scope in a batch: one listing rather than a GetMemory each
+
+
+@dataclass
+class _Reading:
+    """What one batch has read: each scope listed once, the clock read once, the expired items met
+    (archived at the batch's end) and the items whose expiry a read moves."""
+
+    now: float
+    listings: dict[tuple[tuple[str, str], ...], list[StoredItem]] = field(default_factory=dict)
+    expired: dict[str, StoredItem] = field(default_factory=dict)
+    refreshed: dict[str, StoredItem] = field(default_factory=dict)
 
 
 class LoreStore(BaseStore):
@@ -83,18 +104,29 @@ class LoreStore(BaseStore):
 
     ``clients``: a ``LoreClient`` (for ``abatch``: ``ainvoke``, ``astream``, ``aput`` …), a
     ``SyncLoreClient`` (for ``batch``: ``invoke``, ``put`` …), or both, on the same credential.
-    ``fields``: the value's paths whose text is embedded and searched (LangGraph's path syntax;
-    ``$``, the whole value as JSON, by default); ``put(..., index=[...])`` chooses per item, and
-    ``index=False`` falls back to the whole value (Lore embeds every memory).
+    ``index``: LangGraph's ``IndexConfig``; its ``fields`` are the value's paths whose text is
+    embedded and searched (LangGraph's path syntax; ``$``, the whole value as JSON, by default).
+    ``put(..., index=[...])`` chooses per item, and ``index=False`` stores an item that a search by
+    meaning does not find (only as an unscored filler, as ``InMemoryStore`` answers). Lore embeds
+    with its own model: an ``embed`` or ``dims`` is ignored with a warning. ``fields`` is the same
+    as ``index={"fields": ...}``.
+    ``ttl``: LangGraph's ``TTLConfig`` (``default_ttl`` in minutes, ``refresh_on_read``); an
+    expired item is never read again and is archived when a read meets it.
 
     A credential pinned to one user (a JWT with the user claim) makes the gateway refuse any
     namespace of another user (403 ``USER_PINNED``): the wall then holds even if the app's
-    namespace is wrong. TTLs are not supported (Lore decays salience; it never expires an item).
+    namespace is wrong.
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
-    def __init__(self, *clients: LoreClient | SyncLoreClient, fields: Sequence[str] = ("$",)) -> None:
+    def __init__(
+        self,
+        *clients: LoreClient | SyncLoreClient,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        fields: Sequence[str] | None = None,
+    ) -> None:
         self._async: LoreClient | None = None
         self._sync: SyncLoreClient | None = None
         for client in clients:
@@ -106,11 +138,22 @@ class LoreStore(BaseStore):
                 raise TypeError("LoreStore takes one LoreClient, one SyncLoreClient, or one of each")
         if not clients:
             raise TypeError("LoreStore needs a LoreClient (abatch), a SyncLoreClient (batch), or both")
-        self.fields = tuple(fields)
+        if index is not None and ("embed" in index or "dims" in index):
+            warnings.warn(
+                "LoreStore: Lore embeds every item with its own model; index's embed and dims are ignored",
+                stacklevel=2,
+            )
+        self.index_config = dict(index) if index is not None else None
+        self.fields = tuple(fields or (index or {}).get("fields") or ("$",))
+        self.ttl_config = ttl
+        self._clock: Callable[[], float] = time.time
         # (namespace, key) -> memory id: ids never change (org, scope and key fix them), so an
         # entry is never wrong; an erased item answers 404 and reads as absent.
         self._ids: OrderedDict[tuple[tuple[str, ...], str], str] = OrderedDict()
         self._ids_lock = threading.Lock()
+        # Operations waiting to run as one batch, per event loop (abatch).
+        self._waiting: dict[asyncio.AbstractEventLoop, list[tuple[list[Op], asyncio.Future[list[Result]]]]] = {}
+        self._sending: set[asyncio.Task[None]] = set()
 
     # -- the two flavours -------------------------------------------------------------------
 
@@ -119,39 +162,100 @@ class LoreStore(BaseStore):
             raise TypeError(
                 "LoreStore.batch (invoke, put, get …) needs a SyncLoreClient: LoreStore(..., SyncLoreClient(url, key))"
             )
-        return run_sync(self._batch(list(ops)), self._sync)
+        ops = list(ops)
+        self._check(ops)
+        return run_sync(self._batch(ops), self._sync)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Runs ``ops`` together with every other ``abatch`` (``aput``, ``aget`` …) started on this
+        event loop before the batch goes out: thousands of concurrent operations cost a few calls.
+        Each caller's operations are checked on their own first, so a bad one fails its caller only;
+        a call that fails the joint batch is retried caller by caller."""
         if self._async is None:
             raise TypeError(
                 "LoreStore.abatch (ainvoke, aput, aget …) needs a LoreClient: LoreStore(LoreClient(url, key), ...)"
             )
-        return await run(self._batch(list(ops)), self._async)
+        ops = list(ops)
+        self._check(ops)
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[list[Result]] = loop.create_future()
+        waiting = self._waiting.setdefault(loop, [])
+        waiting.append((ops, answer))
+        if len(waiting) == 1:
+            # The task runs after every task already ready has queued its operations.
+            sending = loop.create_task(self._send(loop))
+            self._sending.add(sending)
+            sending.add_done_callback(self._sending.discard)
+        return await answer
+
+    async def _send(self, loop: asyncio.AbstractEventLoop) -> None:
+        waiting = self._waiting.pop(loop, [])
+        assert self._async is not None
+        try:
+            results = await run(self._batch([op for ops, _ in waiting for op in ops]), self._async)
+        except Exception as error:
+            if len(waiting) == 1:
+                _settle_future(waiting[0][1], error=error)
+                return
+            for ops, answer in waiting:  # on its own, each caller gets its own answer or error
+                try:
+                    _settle_future(answer, results=await run(self._batch(ops), self._async))
+                except Exception as own:
+                    _settle_future(answer, error=own)
+            return
+        except BaseException as error:  # cancelled: so are the callers
+            for _, answer in waiting:
+                answer.cancel()
+            raise error
+        start = 0
+        for ops, answer in waiting:
+            _settle_future(answer, results=results[start : start + len(ops)])
+            start += len(ops)
+
+    def _check(self, ops: list[Op]) -> None:
+        """Refuse a batch Lore cannot run, before anything is sent."""
+        for op in ops:
+            if not isinstance(op, GetOp | SearchOp | ListNamespacesOp | PutOp):
+                raise ValueError(f"unknown store operation: {type(op).__name__}")
+            validate_op_namespace(op)
+            if isinstance(op, PutOp):
+                self._written(op, 0.0)
 
     # -- one batch ----------------------------------------------------------------------------
 
     def _batch(self, ops: list[Op]) -> Plan:
         """Reads first, then writes (the last put of a key wins), as ``InMemoryStore`` does: a
         batch's reads see the store as it was before its writes."""
-        for op in ops:
-            if not isinstance(op, GetOp | SearchOp | ListNamespacesOp | PutOp):
-                raise ValueError(f"unknown store operation: {type(op).__name__}")
-            validate_op_namespace(op)
+        reading = _Reading(now=self._clock())
         puts = {(tuple(op.namespace), op.key): op for op in ops if isinstance(op, PutOp)}
-        writes = [(op, self._written(op)) for op in puts.values()]  # refused before anything is sent
+        writes = [(op, self._written(op, reading.now)) for op in puts.values()]
         results: list[Result] = [None] * len(ops)
         gets = {position: op for position, op in enumerate(ops) if isinstance(op, GetOp)}
-        found = yield from self._get_many([(op.namespace, op.key) for op in gets.values()])
+        found = yield from self._get_many([(op.namespace, op.key) for op in gets.values()], reading)
         for position, op in gets.items():
-            results[position] = _item(found.get((tuple(op.namespace), op.key)))
+            item = found.get((tuple(op.namespace), op.key))
+            if item is not None and op.refresh_ttl:
+                item = self._refresh(item, reading)
+            results[position] = _item(item)
+        searched: dict[tuple[Any, ...], list[SearchItem]] = {}
         for position, op in enumerate(ops):
             if isinstance(op, SearchOp):
-                results[position] = yield from self._search(op)
+                same = (op.namespace_prefix, repr(op.filter), op.limit, op.offset, op.query, op.refresh_ttl)
+                if same not in searched:
+                    searched[same] = yield from self._search(op, reading)
+                results[position] = list(searched[same])
             elif isinstance(op, ListNamespacesOp):
-                results[position] = yield from self._list_namespaces(op)
-        for op, written in writes:
-            if written is None:
-                yield from self._delete(op)
+                results[position] = yield from self._list_namespaces(op, reading)
+        for item in reading.refreshed.values():
+            yield from self._write_refresh(item, reading)
+        for item in reading.expired.values():
+            yield from self._archive(item.memory_id)
+        deletes = [(tuple(op.namespace), op.key) for op, written in writes if written is None]
+        if deletes:
+            gone = yield from self._get_many(deletes, reading)
+            for item in gone.values():
+                if item.memory_id not in reading.expired:
+                    yield from self._archive(item.memory_id)
         yield from self._put_all([(op, written) for op, written in writes if written is not None])
         return results
 
@@ -170,16 +274,26 @@ class LoreStore(BaseStore):
             while len(self._ids) > KNOWN_IDS:
                 self._ids.popitem(last=False)
 
-    def _read(self, memory: Memory) -> StoredItem | None:
-        """The live store item ``memory`` holds (``None``: another memory, or an archived item)."""
+    def _read(self, memory: Memory, reading: _Reading) -> StoredItem | None:
+        """The live store item ``memory`` holds (``None``: another memory, an archived or an
+        expired item; an expired one is archived at the batch's end)."""
         item = s.decode(memory)
         if item is None:
             return None
         self._remember(item.namespace, item.key, item.memory_id)
-        return None if memory.status == ARCHIVED else item
+        if memory.status == ARCHIVED:
+            return None
+        if item.expired(reading.now):
+            reading.expired[item.memory_id] = item
+            return None
+        return item
 
-    def _scan(self, scope: dict[str, str]) -> Plan:
-        """Every live item of the store in ``scope`` (and the scopes under it), newest first."""
+    def _scan(self, scope: dict[str, str], reading: _Reading) -> Plan:
+        """Every live item of the store in ``scope`` (and the scopes under it), newest first; each
+        scope listed once per batch."""
+        listed = tuple(sorted(scope.items()))
+        if listed in reading.listings:
+            return reading.listings[listed]
         items: list[StoredItem] = []
         token = ""
         while True:
@@ -192,40 +306,46 @@ class LoreStore(BaseStore):
                 page_size=PAGE_SIZE,
                 page_token=token,
             )
-            items += [item for item in map(self._read, page.items) if item is not None]
+            items += [item for item in (self._read(memory, reading) for memory in page.items) if item is not None]
             if not page.next_page_token or page.next_page_token == token:
+                reading.listings[listed] = items
                 return items
             token = page.next_page_token
 
-    def _get_many(self, wanted: list[tuple[Sequence[str], str]]) -> Plan:
-        """The live items of ``wanted`` (namespace, key) that exist: a GetMemory for each known id,
-        one listing for each scope holding unknown ones."""
+    def _get_many(self, wanted: list[tuple[Sequence[str], str]], reading: _Reading) -> Plan:
+        """The live items of ``wanted`` (namespace, key) that exist: a GetMemory for each known id
+        (up to a few per scope), one listing for each scope holding the others."""
         found: dict[tuple[tuple[str, ...], str], StoredItem] = {}
-        unknown: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+        by_scope: dict[tuple[tuple[str, str], ...], list[tuple[tuple[str, ...], str]]] = {}
+        scopes: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
         for namespace, key in dict.fromkeys((tuple(n), k) for n, k in wanted):
             scope = self._scope(namespace)
-            memory_id = self._ids.get((namespace, key))
-            if memory_id is None:
-                unknown[tuple(sorted(scope.items()))] = scope
+            scopes[tuple(sorted(scope.items()))] = scope
+            by_scope.setdefault(tuple(sorted(scope.items())), []).append((namespace, key))
+        for listed, keys in by_scope.items():
+            known = [(self._ids.get(wanted_key), wanted_key) for wanted_key in keys]
+            if listed not in reading.listings and len(keys) <= BY_ID_AT_MOST and all(i for i, _ in known):
+                for memory_id, wanted_key in known:
+                    item = yield from self._by_id(memory_id, reading)
+                    if item is not None and (item.namespace, item.key) == wanted_key:
+                        found[wanted_key] = item
                 continue
-            item = yield from self._by_id(memory_id)
-            if item is not None and (item.namespace, item.key) == (namespace, key):
-                found[(namespace, key)] = item
-        for scope in unknown.values():
-            for item in (yield from self._scan(scope)):
-                found.setdefault((item.namespace, item.key), item)
+            wanted_keys = set(keys)
+            for item in (yield from self._scan(scopes[listed], reading)):
+                if (item.namespace, item.key) in wanted_keys:
+                    found.setdefault((item.namespace, item.key), item)
         return found
 
-    def _by_id(self, memory_id: str) -> Plan:
+    def _by_id(self, memory_id: str | None, reading: _Reading) -> Plan:
         try:
             memory = yield from call("get_memory", memory_id)
         except LoreApiError as error:
             if error.status == 404:
                 return None  # erased (ForgetSubject): gone for good
             raise
-        return self._read(memory)
+        return self._read(memory, reading)
 
-    def _search(self, op: SearchOp) -> Plan:
+    def _search(self, op: SearchOp, reading: _Reading) -> Plan:
         scope, _ = s.scope_of(op.namespace_prefix)
         if op.limit <= 0:
             return []
@@ -237,10 +357,13 @@ class LoreStore(BaseStore):
                 and s.matches_filter(item.value, op.filter)
             )
 
+        def answered(item: StoredItem, score: float | None) -> SearchItem:
+            return _search_item(self._refresh(item, reading) if op.refresh_ttl else item, score)
+
         if not op.query:
-            items = [item for item in (yield from self._scan(scope)) if selected(item)]
+            items = [item for item in (yield from self._scan(scope, reading)) if selected(item)]
             items.sort(key=lambda item: item.updated_at or item.created_at, reverse=True)
-            return [_search_item(item, None) for item in items[op.offset : op.offset + op.limit]]
+            return [answered(item, None) for item in items[op.offset : op.offset + op.limit]]
         hits = yield from call(
             "search",
             op.query,
@@ -250,37 +373,76 @@ class LoreStore(BaseStore):
             statuses=PRESENT,
             record_access=False,  # 100 candidates are read to return a few: none is a use of the memory
         )
-        kept = [(item, hit.score) for hit in hits if selected(item := self._read(hit.memory))]
-        return [_search_item(item, score) for item, score in kept[op.offset : op.offset + op.limit]]
+        kept = [
+            (item, hit.score)
+            for hit in hits
+            if selected(item := self._read(hit.memory, reading)) and item is not None and item.indexed
+        ]
+        chosen: list[tuple[StoredItem, float | None]] = list(kept[op.offset : op.offset + op.limit])
+        if len(chosen) < op.limit:
+            # As InMemoryStore: items without indexed text fill what the scored ones leave, unscored.
+            unscored = [item for item in (yield from self._scan(scope, reading)) if not item.indexed and selected(item)]
+            chosen += [(item, None) for item in unscored[: op.limit - len(chosen)]]
+        return [answered(item, score) for item, score in chosen]
 
-    def _list_namespaces(self, op: ListNamespacesOp) -> Plan:
+    def _list_namespaces(self, op: ListNamespacesOp, reading: _Reading) -> Plan:
         conditions = op.match_conditions or ()
         prefixes = [c.path for c in conditions if c.match_type == "prefix"]
         scope, _ = s.scope_of(prefixes[0]) if prefixes else ({}, 0)
-        namespaces = {item.namespace for item in (yield from self._scan(scope))}
+        namespaces = {item.namespace for item in (yield from self._scan(scope, reading))}
         chosen = [n for n in namespaces if all(s.matches_path(n, c.match_type, c.path) for c in conditions)]
         if op.max_depth is not None:
             chosen = list({n[: op.max_depth] for n in chosen})
         return sorted(chosen)[op.offset : op.offset + op.limit]
 
+    # -- expiry --------------------------------------------------------------------------------
+
+    def _refresh(self, item: StoredItem, reading: _Reading) -> StoredItem:
+        """``item`` with its expiry moved to a full TTL from now (written at the batch's end)."""
+        if item.ttl is None:
+            return item
+        reading.refreshed[item.memory_id] = item
+        return item
+
+    def _write_refresh(self, item: StoredItem, reading: _Reading) -> Plan:
+        entry = s.item_entry(indexed=item.indexed, ttl=item.ttl, now=reading.now, updated=item.updated_at)
+        metadata = {**(item.metadata or {}), s.ITEM_KEY: entry or ""}
+        try:
+            yield from call("update_memory", item.memory_id, metadata=metadata)
+        except LoreApiError as error:
+            if error.status != 404:
+                raise  # erased meanwhile: nothing to keep alive
+
+    def _archive(self, memory_id: str) -> Plan:
+        try:
+            yield from call("forget_memory", memory_id)  # archived: out of every read, kept for audit
+        except LoreApiError as error:
+            if error.status != 404:
+                raise
+
     # -- writing -------------------------------------------------------------------------------
 
-    def _texts(self, op: PutOp) -> Callable[[dict[str, Any]], list[str]]:
-        paths = ("$",) if op.index is False else self.fields if op.index is None else op.index
+    def _paths(self, op: PutOp) -> Sequence[str]:
+        return () if op.index is False else self.fields if op.index is None else op.index
 
-        def texts_of(value: dict[str, Any]) -> list[str]:
-            return [text for path in paths for text in get_text_at_path(value, path)]
-
-        return texts_of
-
-    def _written(self, op: PutOp) -> NewMemory | None:
+    def _written(self, op: PutOp, now: float) -> NewMemory | None:
         """The memory a put writes (``None`` for a delete); raises for a namespace or value Lore
         cannot hold, naming the rule."""
         namespace = tuple(op.namespace)
         scope = self._scope(namespace)
         if op.value is None:
             return None
-        content, metadata = s.encode(namespace, op.key, op.value, self._texts(op))
+        paths = self._paths(op)
+        texts: list[str] = []
+
+        def texts_of(value: dict[str, Any]) -> list[str]:
+            texts.extend(text for path in paths for text in get_text_at_path(value, path) if text.strip())
+            return texts
+
+        content, metadata = s.encode(namespace, op.key, op.value, texts_of)  # refuses what JSON cannot hold
+        entry = s.item_entry(indexed=bool(texts), ttl=op.ttl, now=now)
+        if entry is not None:
+            metadata[s.ITEM_KEY] = entry
         return NewMemory(
             content=content,
             memory_type=ITEM_TYPE,
@@ -290,10 +452,24 @@ class LoreStore(BaseStore):
         )
 
     def _put_all(self, writes: list[tuple[PutOp, NewMemory]]) -> Plan:
-        """Up to 100 puts in one Remember (one embedding call on the server). Remember writes all of
-        a call or nothing, so when one key already holds another value the chunk goes put by put."""
-        for start in range(0, len(writes), REMEMBER_BATCH):
-            chunk = writes[start : start + REMEMBER_BATCH]
+        """A key this store has seen is one UpdateMemory by its id (a put always moves the item's
+        update time, as ``InMemoryStore``'s does); the others go up to 100 in one Remember (one
+        embedding call on the server). Remember writes all of a call or nothing, so when one of
+        those keys already holds another value the chunk goes put by put."""
+        fresh: list[tuple[PutOp, NewMemory]] = []
+        for op, memory in writes:
+            memory_id = self._ids.get((tuple(op.namespace), op.key))
+            if memory_id is None:
+                fresh.append((op, memory))
+                continue
+            try:
+                yield from self._settle(op, memory, None, memory_id)
+            except LoreApiError as error:
+                if error.status != 404:
+                    raise
+                yield from self._put(op, memory)  # erased: Remember says whether it may be written again
+        for start in range(0, len(fresh), REMEMBER_BATCH):
+            chunk = fresh[start : start + REMEMBER_BATCH]
             stored = None
             if len(chunk) > 1:
                 try:
@@ -333,13 +509,6 @@ class LoreStore(BaseStore):
         if changes:
             yield from call("update_memory", memory_id, **changes)
 
-    def _delete(self, op: PutOp) -> Plan:
-        namespace = tuple(op.namespace)
-        found = yield from self._get_many([(namespace, op.key)])
-        item = found.get((namespace, op.key))
-        if item is not None:
-            yield from call("forget_memory", item.memory_id)  # archived: out of every read, kept for audit
-
 
 def _item(item: StoredItem | None) -> Item | None:
     if item is None:
@@ -351,3 +520,14 @@ def _item(item: StoredItem | None) -> Item | None:
 
 def _search_item(item: StoredItem, score: float | None) -> SearchItem:
     return SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at, score)  # type: ignore[arg-type]
+
+
+def _settle_future(
+    answer: asyncio.Future[list[Result]], *, results: Any = None, error: Exception | None = None
+) -> None:
+    if answer.done():  # the caller was cancelled meanwhile
+        return
+    if error is not None:
+        answer.set_exception(error)
+    else:
+        answer.set_result(results)

@@ -11,7 +11,11 @@ otherwise write into the organisation's shared memory, which every user's contex
 **Storage.** One memory per (namespace, key): its ``content`` is the text to find it by (the
 value's indexed fields, LangGraph's ``$`` — the whole value as JSON — by default); its metadata
 holds the namespace, the key and the exact value as JSON (in 1,024-character pieces, the memory
-service's limit per metadata value). Metadata is never embedded, so the value comes back exactly.
+service's limit per metadata value), and ``langgraph.item`` what the store keeps about the item
+when there is any: ``{"index": false}`` for an item not to be found by meaning, ``ttl`` (minutes)
+and ``expires`` (seconds since the epoch) for one that expires, ``updated`` for one whose expiry a
+read moved (the item's update time stays the put's). Metadata is never embedded, so the value comes
+back exactly.
 Its ``idempotency_key`` is derived from (namespace, key), so the memory service gives the item a
 deterministic id (a UUIDv5 of org, scope and key; ``memory_svc.domain.ids``).
 """
@@ -22,7 +26,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from lore_client.models import Memory
@@ -31,9 +35,10 @@ SCOPE_KINDS = {"users": "userId", "agents": "agentId", "teams": "teamId"}
 NAMESPACE_KEY = "langgraph.namespace"
 KEY_KEY = "langgraph.key"
 VALUE_KEY = "langgraph.value."
+ITEM_KEY = "langgraph.item"
 # The memory service's limits (memory_svc.domain.limits): 32 metadata entries of 1,024 characters.
 METADATA_VALUE_CHARS = 1_024
-VALUE_PIECES = 30
+VALUE_PIECES = 29  # 32 less the namespace, the key and the item's own entry
 MAX_CONTENT_CHARS = 16_000
 
 
@@ -82,14 +87,38 @@ class StoredItem:
     value: dict[str, Any]
     created_at: datetime | None
     updated_at: datetime | None
+    content: str = ""
+    metadata: Mapping[str, str] | None = None
+    indexed: bool = True
+    ttl: float | None = None  # minutes
+    expires: float | None = None  # seconds since the epoch
+
+    def expired(self, now: float) -> bool:
+        return self.expires is not None and self.expires <= now
+
+
+def item_entry(*, indexed: bool, ttl: float | None, now: float, updated: datetime | None = None) -> str | None:
+    """The ``langgraph.item`` entry of an item (``None``: nothing to keep)."""
+    entry: dict[str, Any] = {}
+    if not indexed:
+        entry["index"] = False
+    if ttl is not None:
+        entry |= {"ttl": ttl, "expires": round(now + ttl * 60, 3)}
+        if updated is not None:
+            entry["updated"] = updated.astimezone(UTC).isoformat()
+    return json.dumps(entry, separators=(",", ":")) if entry else None
 
 
 def encode(
-    namespace: Sequence[str], key: str, value: Mapping[str, Any], texts_of: Callable[[dict[str, Any]], list[str]]
+    namespace: Sequence[str],
+    key: str,
+    value: Mapping[str, Any],
+    texts_of: Callable[[dict[str, Any]], list[str]],
+    entry: str | None = None,
 ) -> tuple[str, dict[str, str]]:
     """The ``content`` and ``metadata`` of the memory holding ``value``; ``texts_of`` gives the
-    value's indexed texts (the whole value as JSON when there are none). Raises ``ValueError``
-    naming the limit a value exceeds."""
+    value's indexed texts (the whole value as JSON when there are none); ``entry`` the item's
+    ``langgraph.item`` (``item_entry``). Raises ``ValueError`` naming the limit a value exceeds."""
     if not isinstance(value, Mapping):
         raise ValueError(f"value: a store value is a mapping (a JSON object), not {type(value).__name__}")
     try:
@@ -116,6 +145,8 @@ def encode(
         )
     metadata = {NAMESPACE_KEY: joined, KEY_KEY: key}
     metadata |= {f"{VALUE_KEY}{position}": piece for position, piece in enumerate(pieces)}
+    if entry is not None:
+        metadata[ITEM_KEY] = entry
     return content, metadata
 
 
@@ -133,13 +164,24 @@ def decode(memory: Memory) -> StoredItem | None:
         return None  # someone else's metadata under our names: not an item of this store
     if not isinstance(value, dict):
         return None
+    try:
+        entry = json.loads(metadata.get(ITEM_KEY) or "{}")
+        ttl, expires = entry.get("ttl"), entry.get("expires")
+        updated = datetime.fromisoformat(entry["updated"]) if "updated" in entry else None
+    except (ValueError, TypeError, AttributeError):
+        return None
     return StoredItem(
         memory_id=memory.id,
         namespace=tuple(metadata[NAMESPACE_KEY].split(".")),
         key=metadata[KEY_KEY],
         value=value,
         created_at=memory.created_at,
-        updated_at=memory.updated_at or memory.created_at,
+        updated_at=updated or memory.updated_at or memory.created_at,
+        content=memory.content,
+        metadata=dict(metadata),
+        indexed=entry.get("index", True) is not False,
+        ttl=float(ttl) if ttl is not None else None,
+        expires=float(expires) if expires is not None else None,
     )
 
 

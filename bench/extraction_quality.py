@@ -52,6 +52,7 @@ import numpy as np
 from agent_svc.domain.extraction import TurnReflection, Utterance
 from agent_svc.domain.hybrid_reflection import merge_reflections
 from agent_svc.domain.rules.extractor import RuleExtractor
+from agent_svc.domain.rules.kinds import KindReader
 from lore_embeddings import OnnxMiniLmEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,15 +188,18 @@ async def score(embedder: OnnxMiniLmEmbedder, facts: list[str], memories: list[s
     )
 
 
-async def run(data: Path, sample: int = 0, seed: int = 37) -> None:
+async def run(data: Path, sample: int = 0, seed: int = 37, part_only: str = "", patterns_only: bool = False) -> None:
     conversations = json.loads(data.read_text())
     embedder = OnnxMiniLmEmbedder.load()
-    extractor = RuleExtractor()
+    # As the agent service runs it: the packaged model also vouches for facts the patterns missed.
+    extractor = RuleExtractor(None if patterns_only else KindReader(embedder))
     cpu: list[float] = []
     totals = {name: {"extractor": Tally(), "copy": Tally()} for name in ("tuning", "held out")}
     held_out_memories: list[str] = []
     for index, conversation in enumerate(conversations):
         part = "tuning" if index in TUNING else "held out"
+        if part_only and part != part_only:
+            continue
         talk = conversation["conversation"]
         for user in (talk["speaker_a"], talk["speaker_b"]):
             side = await read_side(conversation, user, extractor, cpu)
@@ -207,6 +211,8 @@ async def run(data: Path, sample: int = 0, seed: int = 37) -> None:
                 held_out_memories += side.extracted
             print(f"conversation {index} ({part}), {user} as the user: extractor {extracted.line()}")
     for part, tallies in totals.items():
+        if part_only and part != part_only:
+            continue
         print(f"\n{part} (conversations {'0-2' if part == 'tuning' else '3-5'}):")
         print(f"  extractor      {tallies['extractor'].line()}")
         print(f"  copy baseline  {tallies['copy'].line()}")
@@ -312,11 +318,15 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=300, help="with --model: held-out turns to read")
     parser.add_argument("--timeout", type=float, default=60.0, help="with --model: seconds per call")
     parser.add_argument("--max-tokens", type=int, default=1024, help="with --model: tokens per answer")
+    parser.add_argument(
+        "--part", choices=("tuning", "held out"), default="", help="read these conversations only (0-2 or 3-5)"
+    )
+    parser.add_argument("--patterns-only", action="store_true", help="without the kind reader (domain/rules/kinds.py)")
     args = parser.parse_args()
     if args.model:
         asyncio.run(run_model(args.data, args.model, args.model_name, args.limit, args.timeout, args.max_tokens))
     else:
-        asyncio.run(run(args.data, args.sample, args.seed))
+        asyncio.run(run(args.data, args.sample, args.seed, args.part, args.patterns_only))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from agent_svc.config import Settings
 from agent_svc.domain import jobs
 from agent_svc.domain.extraction import Extractor
 from agent_svc.domain.rules import RuleExtractor
+from agent_svc.domain.rules.kinds import KindReader
 from agent_svc.usecases.digests import DigestServices, run_daily_digests
 from agent_svc.usecases.episodes import EpisodeServices, end_idle_sessions, extract_episode
 from agent_svc.usecases.erasure import ErasureServices, run_erasure
@@ -121,12 +122,14 @@ async def build(
     working_memory = GrpcWorkingMemory(memory)
     metrics = overrides.metrics or ServiceMetrics()
     paths = prometheus_metrics.register(metrics.registry, postgres)
-    extractor, model = await _language(settings, stack, overrides.extractor or RuleExtractor(), paths)
     # Rule-based mode (no model): an episode summary is the sentences that best cover the conversation,
-    # chosen with the packaged embedding model (domain/rules/central.py).
+    # chosen with the packaged embedding model (domain/rules/central.py), and the same model vouches
+    # for the kind of a fact the patterns missed (domain/rules/kinds.py).
     embedder = None
-    if model is None:
+    if not settings.llm_base_url:
         embedder = overrides.embedder or await settings.open_embedder(stack, open_embedder)
+    rules = overrides.extractor or RuleExtractor(KindReader(embedder) if embedder is not None else None)
+    extractor, model = await _language(settings, stack, rules, paths)
     erasures = PostgresErasureStore(postgres)
     episodes = EpisodeServices(
         transcript, extractor, GrpcEpisodes(memory), embedder, GrpcMemories(memory), fence=erasures

@@ -32,6 +32,7 @@ from agent_svc.domain.rules.emotion import detect_emotion
 from agent_svc.domain.rules.engagement import build_engagement
 from agent_svc.domain.rules.episode import build_episode
 from agent_svc.domain.rules.figurative import in_jest, meant, unmeant
+from agent_svc.domain.rules.kinds import KindReader
 from agent_svc.domain.rules.memories import statements
 from agent_svc.domain.rules.plan import extract_plan
 from agent_svc.domain.rules.references import standing_part, stands_alone
@@ -40,7 +41,12 @@ from agent_svc.domain.rules.summary import ROLLING_SUMMARY_CHARS, summarise
 
 
 class RuleExtractor:
-    """Reads conversations with patterns and a lexicon; same input, same output."""
+    """Reads conversations with patterns and a lexicon; same input, same output. With ``kinds``
+    (the packaged embedding model behind it), a second reader finds the first-person facts the
+    patterns missed in a long line or in words no pattern knows (``kinds.py``)."""
+
+    def __init__(self, kinds: KindReader | None = None) -> None:
+        self._kinds = kinds
 
     async def reflect(self, turn: Utterance, earlier: Sequence[Utterance]) -> TurnReflection:
         last = earlier[-1] if earlier and isinstance(earlier[-1].content, str) else None
@@ -49,6 +55,9 @@ class RuleExtractor:
         # ("I'm a secret agent, jk", "my brother keeps saying …", "in another life …") is read as unsaid.
         said = unmeant(turn.content) if isinstance(turn.content, str) else turn.content
         found = statements(said, turn.role, before, before_role) if isinstance(said, str) else []
+        if self._kinds is not None and turn.role == "user" and isinstance(said, str):
+            # What the patterns found but cannot keep (it leans on "it") is read again by meaning.
+            found += await self._kinds.read(said, [s for s in found if stands_alone(s.memory.content)])
         agreed = agreed_proposal(turn, earlier) if not found else None
         if agreed:
             found = [agreed]

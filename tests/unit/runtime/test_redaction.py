@@ -674,3 +674,72 @@ def plain_words(draw) -> str:
 )
 def test_any_word_after_a_password_label_that_ends_its_clause_is_replaced(word, label, after):
     assert redact(f"{label} {word}{after}") == f"{label} [password]{after}"
+
+
+# --- slashes, underscores, spelled PINs, PEM blocks, dotted tokens; and what only looks like one ---------
+
+
+@settings(max_examples=200, deadline=None)
+@given(card_numbers(), st.sampled_from(["/", " / ", "_"]), FILLER, AFTER)
+def test_a_card_number_grouped_by_slashes_or_underscores_goes(card, separator, before, after):
+    _, digits = card
+    sizes = {13: [4, 4, 5], 14: [4, 6, 4], 15: [4, 6, 5], 17: [4, 4, 4, 5], 18: [4, 4, 4, 6], 19: [4, 4, 4, 4, 3]}
+    typed = grouped(digits, sizes.get(len(digits), [4, 4, 4, 4]), separator)
+    assert redact(f"{before}{typed}{after}") == f"{before}[card ending {digits[-4:]}]{after}"
+
+
+DIGIT_WORDS = ["zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(DIGIT_WORDS), min_size=4, max_size=8),
+    st.sampled_from(["my pin is ", "PIN: ", "the alarm code is ", "my passcode's "]),
+    st.sampled_from(["", ".", ", ok?"]),
+)
+def test_a_pin_read_out_as_words_goes_whole(words, label, after):
+    assert redact(f"{label}{' '.join(words)}{after}") == f"{label}[password]{after}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.tuples(*[st.integers(0, 255)] * 4).map(lambda parts: ".".join(map(str, parts))),
+        st.tuples(st.integers(1, 28), st.integers(1, 12), st.integers(1900, 2099)).flatmap(
+            lambda d: st.sampled_from(
+                [f"{d[0]:02}/{d[1]:02}/{d[2]}", f"{d[2]}/{d[1]:02}/{d[0]:02}", f"{d[2]}.{d[1]}.{d[0]}"]
+            )
+        ),
+        st.tuples(*[st.integers(0, 99)] * 3, st.integers(0, 9999)).map(lambda v: "v{}.{}.{}.{}".format(*v)),
+        st.lists(st.integers(0, 9999), min_size=2, max_size=3).map(lambda v: "/".join(f"{n:04}" for n in v)),
+    ),
+    st.sampled_from(["the address is ", "it happened on ", "version ", "we moved it to ", ""]),
+)
+def test_addresses_dates_versions_and_short_slashed_numbers_stay(value, before):
+    assert redact(f"{before}{value} today") == f"{before}{value} today"
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=8, max_size=64), min_size=1, max_size=6
+    )
+)
+def test_a_pem_private_key_block_goes_whole(lines):
+    block = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END PRIVATE KEY-----"
+    assert redact(f"my key:\n{block}\nthanks") == "my key:\n[private key]\nthanks"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=string.ascii_lowercase, min_size=4, max_size=10), min_size=3, max_size=5))
+def test_a_dotted_name_of_lower_case_words_is_no_token(parts):
+    name = ".".join(parts)
+    assert redact(f"open {name} please") == f"open {name} please"
+
+
+def test_a_random_dotted_token_goes_and_a_long_dotted_version_stays():
+    pick = random.Random(7)
+    token = "".join(pick.choice(string.ascii_letters + string.digits) for _ in range(30))
+    dotted = ".".join(token[i : i + 10] for i in range(0, 30, 10))
+    assert redact(f"put {dotted} in the header") == "put [API key] in the header"
+    assert redact("build 2026.1129.0154.4242.1234 shipped") == "build 2026.1129.0154.4242.1234 shipped"

@@ -3,7 +3,8 @@
 ``redact(text)`` replaces, wherever they stand in free text:
 
 - **card** — a payment card number: 13 to 19 digits, grouped by spaces (one or two), dashes (an en
-  or em dash too, spaces around it or not) or dots (groups of three to six digits) or not at all,
+  or em dash too, spaces around it or not) or dots, slashes or underscores (groups of three to six
+  digits) or not at all,
   Luhn-valid and starting with a card issuer's prefix (IIN ranges of Visa, Mastercard, Amex,
   Discover, Diners, JCB, UnionPay, Maestro, Mir, RuPay), unless a keyword straight before it names
   something else (an order, invoice, ISBN, phone, tracking or booking number: "order 4111…", "the
@@ -32,7 +33,9 @@
   or an aside before the verb ("the password I use for everything is …", "the password, by the way,
   is …"), "the word '…'", one's own value before a comma and its label ("It's Kettle77, my
   password") and a value to log in with ("use Kettle77 to log in"). A passphrase's words go to the
-  clause's end. The value alone becomes ``[password]``.
+  clause's end. A PIN or code read out as four or more digit words ("four four one seven") goes whole,
+  and after "pass:" or "pass=" a single word ending its clause is one ("pass: swordfish"; not "the
+  pass is valid"). The value alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs, Shopify,
   DigitalOcean, Stripe webhook, PyPI, Google OAuth, Mailgun and Telegram bot tokens, a Slack webhook's
@@ -41,7 +44,10 @@
   (``AWS_SECRET_ACCESS_KEY=…``; after a bare "key", "token" or "secret" or with no verb or sign, one
   alternating cases and digits like a generated key), and any long high-entropy string (32+
   characters of base64 or base62 mixing upper and lower case and digits, changing character class
-  often: a random key, not a word, a path or a hex hash). ``[API key]``.
+  often: a random key, not a word, a path or a hex hash), or such a string of 24+ characters cut into
+  three or more runs by dots (a session or bot token; not a version, a host or a file name).
+  ``[API key]``. A PEM private key block (``-----BEGIN … PRIVATE KEY-----`` to its END line, or to
+  where its base64 stops when cut off) goes whole: ``[private key]``.
 - **ssn** — a US social security number or taxpayer number (ITIN, area 9xx), ``123-45-6789``,
   ``123 45 6789`` or ``123.45.6789`` (area not 000 or 666; group not 00; serial not 0000: after
   "SSN", "ITIN", "social" or "social security" any such number is one), or nine digits after one of
@@ -141,7 +147,7 @@ _ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
 # A minus sign before the digits makes them a negative number (JSON kept as text), not a card.
 # Between two digits of a card: nothing, one or two spaces, or a dash, en dash, em dash or dot with
 # a space or two around it at most.
-_CARD_SEPARATOR = r"(?:[ \t]{0,2}[-\u2013\u2014.][ \t]{0,2}|[ \t]{1,2})?"
+_CARD_SEPARATOR = r"(?:[ \t]{0,2}[-\u2013\u2014./_][ \t]{0,2}|[ \t]{1,2})?"
 _CARD = re.compile(rf"(?<![\w+.,/-])\d(?:{_CARD_SEPARATOR}\d){{12,18}}(?![\w/]|[.,]\d)")
 _CARD_SEPARATORS = re.compile(r"\D+")
 # A card's security code, which no one may keep either (``[card security code]``).
@@ -192,7 +198,7 @@ _PASSWORD = re.compile(
 _PASSWORD_UNMARKED = re.compile(rf"\b{_PASSWORD_LABEL}\s+{_VALUE}", re.IGNORECASE)
 # "pass" alone as a label ("pass: …"), unless the word before makes it a ticket ("boarding pass: …").
 _PASS_LABELLED = re.compile(
-    rf"(?:\b(?P<before>[a-z]+)\s+)?\bpass(?:\s*[:=]\s*|['\u2019]s\s+|\s+(?:is|was)\s+){_VALUE}", re.IGNORECASE
+    rf"(?:\b(?P<before>[a-z]+)\s+)?\b(?P<pass>pass)(?:\s*[:=]\s*|['\u2019]s\s+|\s+(?:is|was)\s+){_VALUE}", re.IGNORECASE
 )
 # A login's user and password together ("login: jane@example.com / Kettle77", "creds are admin:Kettle77").
 _LOGIN_PAIR = re.compile(
@@ -244,6 +250,9 @@ _PIN_BY_COMMA = re.compile(
     rf"|\b(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}{_PASSWORD_LABEL},\s+(?P<after>\d{{4,12}})(?![\d,.]\d)",
     re.IGNORECASE,
 )
+# A PIN read out as words ("my pin is four four one seven"): four or more digit words in a row.
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_SPELLED_DIGITS = re.compile(rf"{_DIGIT_WORD}(?:(?:\s*[,-]\s*|\s+){_DIGIT_WORD}){{3,}}\b", re.IGNORECASE)
 # A door, alarm or lock code: digits after the code's name ("the door code is 4821", "alarm code 1987").
 _CODE = re.compile(
     r"(?:\b(?:door|alarm|gate|lock|safe|entry|access|garage|keypad|key\s?pad|locker|building|(?<!card\s)security|unlock)\s+code"
@@ -251,7 +260,8 @@ _CODE = re.compile(
     r"|\bcode\s+(?:for|to|of)\s+(?:my|the|our|his|her|their)\s+(?:[\w-]+\s+)?(?:phone|iphone|ipad|tablet|laptop|"
     r"computer|door|alarm|safe|lock|padlock|garage|gate|locker|keypad|building|flat|house|apartment|lockbox|"
     r"key\s?safe|key\s?box))"
-    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now)\s+|\s+)(?P<bare>\d{{4,12}})(?![\d,.]\d)",
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was|is\s+now)\s+|\s+)"
+    rf"(?P<bare>\d{{4,12}}|(?={_SPELLED_DIGITS.pattern}){_DIGIT_WORD})(?![\d,.]\d)",
     re.IGNORECASE,
 )
 # A lock's combination: digits, or numbers with dashes or spaces ("the safe combination is 12-34-56").
@@ -295,6 +305,7 @@ _KEY_FORMATS = re.compile(
     r"|pypi-[A-Za-z0-9_-]{50,}"
     r"|ya29\.[A-Za-z0-9_-]{20,}"
     r"|key-[a-z0-9]{32}"
+    r"|sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}"
     r"|\d{8,10}:AA[A-Za-z0-9_-]{30,40}"
     r"|(?<=hooks\.slack\.com/services/)T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}"
     r")(?![\w-])"
@@ -303,7 +314,7 @@ _KEY_FORMATS = re.compile(
 _KEY_FORMAT_HINTS = (
     "sk-", "sk_", "pk_", "rk_", "p_", "o_", "u_", "s_", "r_", "pat", "xox", "AKIA", "ASIA", "ABIA", "ACCA",
     "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "AIza", "hf_", "npm_", "SG.", "eyJ", "shp", "dop_",
-    "whsec_", "pypi-", "ya29.", "key-", ":AA", "hooks.slack",
+    "whsec_", "pypi-", "ya29.", "key-", ":AA", "hooks.slack", "sq0",
 )  # fmt: skip
 _AUTH_SCHEME = re.compile(
     r"\b(?:Bearer\s+(?P<bearer>[A-Za-z0-9._~+/-]{12,}=*)|Basic\s+(?P<basic>[A-Za-z0-9+/]{12,}={0,2})"
@@ -328,6 +339,17 @@ _KEY_UNMARKED = re.compile(
     re.IGNORECASE,
 )
 _LONG_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-])")
+# Three or more runs joined by dots, each of four or more ("AbC12dEf.GhI34jKl.MnO56pQr"): a token
+# when the whole, dots left out, is random (a version, a host name or a file name is not).
+_DOTTED_RUN = re.compile(r"(?<![\w.+/-])[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]{4,}){2,}(?![\w+/-]|\.\w)")
+_DOTTED_MIN = 24
+# A PEM private key block, from its BEGIN line to its END line, or to where its base64 stops when the
+# paste was cut off; headers ("Proc-Type: 4,ENCRYPTED") are part of it.
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s+(?!-----)[A-Za-z0-9+/=:,-]+)*"
+    r"(?:\s*-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?"
+)
+PRIVATE_KEY = "[private key]"
 
 
 def _luhn_valid(digits: str) -> bool:
@@ -384,14 +406,14 @@ def _nearest_keyword(text: str, start: int, context: str) -> str | None:
 def _card_number(raw: str) -> tuple[int, str] | None:
     """The longest run of whole groups at the start of ``raw`` that is a Luhn-valid card number
     (its length in ``raw``, its digits): a number typed before the next one ("… 1111 200") is
-    still found. One separator throughout, or none; with dots, groups of three to six digits (not a
-    decimal number)."""
+    still found. One separator throughout, or none; with dots, slashes or underscores, groups of three
+    to six digits (not a decimal number, not a date)."""
     separators = set(_CARD_SEPARATORS.findall(raw))
     if len(separators) > 1:
         return None
     separator = separators.pop() if separators else ""
     groups = raw.split(separator) if separator else [raw]
-    if "." in separator and not all(3 <= len(group) <= 6 for group in groups):
+    if any(sign in separator for sign in "./_") and not all(3 <= len(group) <= 6 for group in groups):
         return None
     for count in range(len(groups), 0, -1):
         digits = "".join(groups[:count])
@@ -628,6 +650,7 @@ def _year_may_be_one(text: str, span: tuple[int, int], pattern: re.Pattern[str])
 
 
 _SENTENCE_ENDS = re.compile(r"\s*(?:[.!]|$)")
+_SIGNED = re.compile(r"\s*[:=]")
 
 
 def _stated_plainly(
@@ -636,9 +659,13 @@ def _stated_plainly(
     """A value straight after its label that does not look like a password ("password sunflower",
     "PIN 1987") is one when the label is a noun there and the value ends its clause: a word of
     letters after a password label, four digits (a year too) after a PIN or passcode."""
-    if pattern not in (_PASSWORD_UNMARKED, _PASSWORD_ASKED) or not _VALUE_ENDS.match(text, span[1]):
+    if pattern not in (_PASSWORD_UNMARKED, _PASSWORD_ASKED, _PASS_LABELLED) or not _VALUE_ENDS.match(text, span[1]):
         return False
-    if not _LABEL_AS_NOUN.search(text, 0, found.start()):
+    if pattern is _PASS_LABELLED:
+        # "pass: swordfish", "pass=swordfish": the sign says it, not "the pass is valid"
+        if not _SIGNED.match(text, found.end("pass")):
+            return False
+    elif not _LABEL_AS_NOUN.search(text, 0, found.start()):
         return False
     label = found.group().split()[0].lower()
     if value.isdigit():
@@ -661,6 +688,9 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
                 continue
             value = text[span[0] : span[1]]
             bare = any(g in found.re.groupindex and found.group(g) is not None for g in ("bare", "used", "after"))
+            if bare and (spelled := _SPELLED_DIGITS.match(text, span[0])):
+                yield span[0], spelled.end(), PASSWORD
+                continue
             if bare and pattern is _PASSWORD and re.match(r"pass\s*phrase", found.group(), re.IGNORECASE):
                 # several words to the clause's end ("passphrase: correct horse battery staple")
                 phrase = _PASSPHRASE.match(text, span[0])
@@ -687,10 +717,10 @@ def _passwords(text: str, context: str) -> Iterator[_Span]:
             yield span[0], span[1], PASSWORD
 
 
-def _looks_random(token: str) -> bool:
+def _looks_random(token: str, shortest: int = 32) -> bool:
     """A key rather than a word, a path or a hash: every character class, often changing, spread out."""
     body = token.rstrip("=")
-    if len(body) < 32 or body.startswith("/"):  # a path, not a key
+    if len(body) < shortest or body.startswith("/"):  # a path, not a key
         return False
     classes = ["l" if char.islower() else "u" if char.isupper() else "d" for char in body if char.isalnum()]
     if not {"l", "u", "d"} <= set(classes):
@@ -705,6 +735,9 @@ def _looks_random(token: str) -> bool:
 
 
 def _api_keys(text: str, context: str) -> Iterator[_Span]:
+    if "PRIVATE KEY" in text:
+        for found in _PRIVATE_KEY.finditer(text):
+            yield found.start(), found.end(), PRIVATE_KEY
     if any(hint in text for hint in _KEY_FORMAT_HINTS):
         for found in _KEY_FORMATS.finditer(text):
             yield found.start(), found.end(), API_KEY
@@ -745,6 +778,10 @@ def _mixes_like_a_key(value: str) -> bool:
 
 
 def _long_runs(text: str) -> Iterator[_Span]:
+    if "." in text:
+        for found in _DOTTED_RUN.finditer(text):
+            if _looks_random(found.group().replace(".", ""), _DOTTED_MIN):
+                yield found.start(), found.end(), API_KEY
     for found in _LONG_RUN.finditer(text):
         if _looks_random(found.group()):
             yield found.start(), found.end(), API_KEY
@@ -762,7 +799,7 @@ _RULES: tuple[tuple[Kind, Callable[[str, str], Iterator[_Span]], bool], ...] = (
     (Kind.SSN, _ssns, True),
     (Kind.NINO, _ninos, True),
 )
-_SIX_DIGITS = re.compile(r"\d(?:[ \t]{0,2}[-\u2013\u2014.]?[ \t]{0,2}\d){5}")
+_SIX_DIGITS = re.compile(r"\d(?:[ \t]{0,2}[-\u2013\u2014./_]?[ \t]{0,2}\d){5}")
 
 
 # A key naming a credential: its whole value is one ("password": "…", "apiKey": "…").

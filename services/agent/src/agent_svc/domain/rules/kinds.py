@@ -50,6 +50,7 @@ _I = re.IGNORECASE
 # Calibrated on the paraphrase suite's tuning half and tuning traps (docs/extraction.md).
 THRESHOLD = 0.4
 MARGIN = 0.05
+READER_EASING = 0.15  # a slot reader's own words already name the kind: its bar is this much lower
 MAX_SPANS_PER_SENTENCE = 8
 
 
@@ -126,13 +127,24 @@ def _clause_at(text: str) -> str:
     return text[: end.start() if end else len(text)].strip()
 
 
+# A hedge reaches no further back than a turn of the line ("we might get a dog but honestly im
+# allergic to dog hair": the allergy is said plainly).
+_TURN = re.compile(r"\b(?:but|anyway|anyways|however)\b", _I)
+
+
+def _hedged(before: str) -> bool:
+    """Whether the words before a span hedge it (only those since the line's last turn count)."""
+    turns = list(_TURN.finditer(before))
+    return bool(_HEDGED.search(before[turns[-1].end() :] if turns else before))
+
+
 def _spans(sentence: str) -> list[str]:
     starts = {m.start() for m in _FIRST_PERSON.finditer(sentence)} | {m.end() for m in _CONNECTOR.finditer(sentence)}
     starts = sorted(starts - {0})
     spans: list[str] = []
     for start in starts:
-        if _HEDGED.search(sentence[:start]):
-            break  # every later span has the hedge before it too
+        if _hedged(sentence[:start]):
+            continue
         span = _clause_at(sentence[start:].strip(" ,;:"))
         if len(span.split()) >= 3:
             spans.append(span)
@@ -144,6 +156,7 @@ _PET = (
     r"turtle|snake|lizard|horse|pony|ferret|rat|mouse|greyhound|labrador|lab|collie|border collie|spaniel|"
     r"terrier|poodle|beagle|pug|dachshund|retriever|husky|whippet|lurcher|tabby)"
 )
+_NOW = r"(?!(?:old|late|former|previous|first|dead|childhood|last)\b)"  # a pet the user has no more
 _NAME = r"(?P<name>[a-z][a-z'-]{1,15})"
 _NOT_A_NAME = frozenset(
     "a an the and but so is was he she it they keeps has had who which that too very just really always never "
@@ -160,13 +173,21 @@ _RELATIVE = (
 _PLACE = r"(?P<place>[a-z][a-z'-]+(?:\s+(?:upon\s+)?[a-z][a-z'-]+)?)"
 _NOT_A_PLACE = frozenset("the a my our town city village house flat home work bed here there".split())
 
+# Someone else named before a reader's words: the pet, the allergy, the date may be theirs.
+_OTHERS = re.compile(
+    r"\b(?:his|her|their|he|she|they|he's|she's|hes|shes|they're|theyre)\b|\b(?:my|our)\s+(?:[a-z]+\s+)?(?:sister|brother|"
+    r"friend|mate|neighbou?r|mum|mom|dad|mother|father|son|daughter|wife|husband|partner|boyfriend|girlfriend|"
+    r"boss|colleague|cousin|aunt|uncle|flatmate|housemate|kids?|children)\b(?!'s\s+birthday)",
+    _I,
+)
+
 # Kind-specific slot readers: the value where the kind's words put it, said again plainly.
 _READERS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "pet_named",
         re.compile(
-            rf"\b(?:my|our|the)\s+(?:[a-z]+\s+)?(?P<pet>{_PET})\b.{{0,60}}?\b(?:(?:her|his|its)\s+name\s+is|"
-            rf"(?:is\s+)?(?:named|called)|we\s+(?:called|named|call)\s+(?:him|her|it))\s+{_NAME}",
+            rf"\b(?:my|our|the|a|an)\s+(?:{_NOW}[a-z]+\s+){{0,2}}(?P<pet>{_PET})\b.{{0,60}}?\b(?:(?:her|his|its)\s+name\s+is|"
+            rf"(?<!was\s)(?<!were\s)(?:named|called)|we\s+(?:called|named|call)\s+(?:him|her|it))\s+{_NAME}",
             _I,
         ),
         "my {pet} is called {name}",
@@ -309,6 +330,18 @@ def _names(statement: Statement) -> bool:
     return any(facet.attribute == "name" for facet in statement.facets)
 
 
+# Kinds a span about one of them is often nearest instead ("i react badly to shellfish" reads as a diet).
+_FAMILY: dict[str, tuple[str, ...]] = {
+    "allergy": ("food_avoidance", "diet", "health_condition"),
+    "food_avoidance": ("diet", "allergy", "strong_dislike"),
+    "pet_named": ("pet_kind",),
+    "home_city": ("moved", "hometown"),
+    "anniversary": ("family_birthday", "birthday", "partner"),
+    "family_birthday": ("birthday", "anniversary"),
+    "contact_preference": (),
+}
+
+
 def _fits(kind: str, statement: Statement) -> bool:
     slots = KIND_SLOTS.get(kind)
     return slots is not None and any(slots.search(facet.attribute) for facet in statement.facets)
@@ -367,7 +400,7 @@ class KindReader:
             lowered = clean.lower()
             for kind, reader, template in _READERS:
                 match = reader.search(lowered)
-                if not match or _HEDGED.search(lowered[: match.start()]):
+                if not match or _hedged(lowered[: match.start()]) or _OTHERS.search(lowered[: match.start()]):
                     continue
                 if any(match.group(0) in excerpt for excerpt in read):
                     continue
@@ -406,17 +439,18 @@ class KindReader:
         return kept
 
     def _vouched(self, kind: str, statement: Statement, ranked: list[tuple[str, float]]) -> bool:
-        """The span is nearest a kind the statement's slots fit, by ``margin`` over any kind they do
-        not fit and over no fact; a slot reader's words (``kind`` given) need only be as near a
-        fitting kind as anything else, within ``margin``."""
+        """A span is nearest a kind its facts' slots fit, by ``margin`` over any kind they do not fit
+        and over no fact. A slot reader's words (``kind`` given: the reader knows the kind) need
+        only be near it or a kind of its family, among the nearest three and not nearest no fact."""
         if ranked[0][0] == "none":
             return False
+        if kind:
+            family = {kind, *_FAMILY.get(kind, ())}
+            return any(label in family and score >= self.threshold - READER_EASING for label, score in ranked[:3])
         fitting = next(((label, score) for label, score in ranked if _fits(label, statement)), None)
         if fitting is None or fitting[1] < self.threshold:
             return False
         other = next((score for label, score in ranked if not _fits(label, statement)), -1.0)
-        if kind:
-            return fitting[1] >= other - self.margin
         return fitting[1] - other >= self.margin
 
 

@@ -110,8 +110,8 @@ def test_there_are_at_least_150_traps_in_two_sizeable_halves_over_every_class():
     held_out, tuning = len(TRAPS["held_out"]), len(TRAPS["tuning"])
     assert held_out + tuning >= 150
     # New traps go into the tuning half (README.md), so it may outgrow the held-out half, which was
-    # committed first and stays a sizeable share of the suite; neither half is thin.
-    assert held_out >= 0.4 * (held_out + tuning)
+    # committed first and stays a sizeable share of the suite (a third at least); neither half is thin.
+    assert held_out >= (held_out + tuning) / 3
     assert tuning >= 0.8 * held_out
     for half in HALVES:
         classes = Counter(trap["class"] for trap in TRAPS[half])

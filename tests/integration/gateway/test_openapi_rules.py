@@ -5,11 +5,17 @@ refused with a 400 it could not predict."""
 
 from __future__ import annotations
 
+import copy
+import re
 import uuid
 
 import pytest
-from gateway_svc.api.openapi import PAGE_SIZES, REQUIRED_BODY_FIELDS, resolved
+from gateway_svc.api.openapi import PAGE_SIZES, resolved
+from gateway_svc.app import create_app
+from gateway_svc.config import Settings
+from lore_runtime.settings import load_settings
 
+from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import _create_key, asgi_client
 
 
@@ -63,14 +69,166 @@ async def test_session_ids_are_stated_as_uuids_and_enforced(client, document):
     assert _refused_naming(answer, "session"), answer.text
 
 
-@pytest.mark.parametrize(("operation", "fields"), sorted(REQUIRED_BODY_FIELDS.items()))
-async def test_required_body_fields_are_stated_and_enforced(client, document, operation, fields):
-    method, path = operation
-    schema = resolved(document, document["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"])
-    for field in fields:
-        assert field in schema["required"] and schema["properties"][field]["minLength"] == 1
-        answer = await client.request(method.upper(), path, json={})
-        assert _refused_naming(answer, field), (path, answer.text)
+# The keywords a request body's rule is stated with (openapi.BODY_RULES), and how each is broken.
+RULE_KEYWORDS = ("required", "minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems")
+RULE_KEYWORDS += ("maxProperties",)
+
+
+def _stated_rules(document: dict, schema: dict, field: str = "", seen: frozenset = frozenset()):
+    """(field, keyword, value) of every rule a request body's schema states, however deep: ``field``
+    in JSON names, dotted, ``[]`` for an array's items."""
+    name = schema.get("$ref", "")
+    if name in seen:
+        return
+    schema = resolved(document, schema)
+    for prop, prop_schema in schema.get("properties", {}).items():
+        path = f"{field}.{prop}" if field else prop
+        if prop in schema.get("required", []):
+            yield path, "required", True
+        for keyword in RULE_KEYWORDS[1:]:
+            if keyword in prop_schema:
+                yield path, keyword, prop_schema[keyword]
+        inner = prop_schema.get("items", prop_schema) if prop_schema.get("type") == "array" else prop_schema
+        if "$ref" in inner:
+            yield from _stated_rules(document, inner, path + ("[]" if inner is not prop_schema else ""), seen | {name})
+
+
+def _documented_rules() -> dict[str, list[tuple[str, str, object]]]:
+    """Operation id -> the rules its request body states (read when the tests are collected; the
+    document depends on no setting)."""
+    placeholders = {"LORE_DATABASE_URL": "postgresql://collect@localhost/unused", **SERVICE_TOKEN_ENV}
+    document = create_app(load_settings(Settings, placeholders)).openapi()
+    found = {}
+    for item in document["paths"].values():
+        for operation in item.values():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+            rules = list(_stated_rules(document, body["schema"])) if body else []
+            if rules:
+                found[operation["operationId"]] = rules
+    return found
+
+
+DOCUMENTED_RULES = _documented_rules()
+
+
+def _holder(body, field: str):
+    """The object holding ``field`` in ``body`` (an array's first item), and the field's name in it."""
+    *parents, last = field.split(".")
+    holder = body
+    for part in parents:
+        holder = holder[part.removesuffix("[]")]
+        if part.endswith("[]"):
+            holder = holder[0]
+    return holder, last
+
+
+def _copies(current, count: int) -> list:
+    """``count`` items like an array's first."""
+    return [copy.deepcopy(current[0]) if current else f"t{index}" for index in range(count)]
+
+
+# The limits with a value at the limit itself to try: it must be served.
+BOUNDARIES = {"maxLength": "x", "minimum": 0, "maximum": 0, "maxItems": [], "maxProperties": {}}
+
+
+WRITE_KEYS = ("idempotencyKey", "requestId")
+
+
+def _without_keys(value):
+    """``value`` without idempotency keys and request ids: each names one write, and the example's was made."""
+    if isinstance(value, dict):
+        return {name: _without_keys(item) for name, item in value.items() if name not in WRITE_KEYS}
+    if isinstance(value, list):
+        return [_without_keys(item) for item in value]
+    return value
+
+
+def _at_limit(body, field: str, keyword: str, value):
+    """A copy of ``body`` (``_without_keys``) whose ``field`` is at the limit ``keyword: value`` itself."""
+    body = _without_keys(body)
+    holder, last = _holder(body, field)
+    if keyword == "maxLength":
+        holder[last] = "x" * value
+    elif keyword in ("minimum", "maximum"):
+        holder[last] = value
+    elif keyword == "maxItems":
+        holder[last] = _copies(holder.get(last), value)
+    elif keyword == "maxProperties":
+        holder[last] = {f"k{index}": "v" for index in range(value)}
+    return body
+
+
+def _broken(body, field: str, keyword: str, value):
+    """A copy of ``body`` whose ``field`` breaks the rule ``keyword: value`` (an array's first item)."""
+    body = copy.deepcopy(body)
+    holder, last = _holder(body, field)
+    if keyword == "required":
+        holder.pop(last, None)
+    elif keyword == "minLength" or (keyword == "pattern" and value == "\\S"):
+        holder[last] = " " if keyword == "pattern" else ""
+    elif keyword == "pattern":
+        holder[last] = "Not A Slot!"
+    elif keyword == "maxLength":
+        holder[last] = "x" * (value + 1)
+    elif keyword == "minimum":
+        holder[last] = value - 1
+    elif keyword == "maximum":
+        holder[last] = value + 1
+    elif keyword == "minItems":
+        holder[last] = []
+    elif keyword == "maxItems":
+        holder[last] = _copies(holder.get(last), value + 1)
+    elif keyword == "maxProperties":
+        holder[last] = {f"k{index}": "v" for index in range(value + 1)}
+    return body
+
+
+def _named(field: str) -> str:
+    """A field's name as the services' errors may spell it, for comparing: no case, no ``_``, no index."""
+    return re.sub(r"\[\d*\]", "", field).replace("_", "").lower()
+
+
+@pytest.mark.parametrize("operation_id", sorted(DOCUMENTED_RULES))
+async def test_each_rule_a_request_body_states_is_the_services_rule(client, document, operation_id):
+    """For each operation, every rule its body's schema states: the documented example is served,
+    the example with that one rule broken is a 400 naming the field, and one at a limit itself (the
+    longest string, the largest number or array) is not refused for that field: the document is
+    neither looser nor stricter than the services."""
+    [(method, path, operation)] = [
+        (method, path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if operation["operationId"] == operation_id
+    ]
+    concrete = path
+    for parameter in operation.get("parameters", []):
+        if parameter["in"] == "path":
+            value = str(parameter["example"])
+            if parameter["name"] == "session_id":  # a session that exists: an unknown one is a 404 first
+                value = (await client.post("/v1/sessions", json={"scope": {"userId": "u-rules"}})).json()
+                value = value["session"]["id"]
+            concrete = concrete.replace(f"{{{parameter['name']}}}", value)
+    example = operation["requestBody"]["content"]["application/json"]["example"]
+    served = await client.request(method.upper(), concrete, json=example)
+    assert served.status_code == 200, (operation_id, served.text)
+    for field, keyword, value in DOCUMENTED_RULES[operation_id]:
+        answer = await client.request(method.upper(), concrete, json=_broken(example, field, keyword, value))
+        error = answer.json().get("error", {})
+        named = _named(f"{error.get('message', '')} {error.get('details', '')}")
+        assert answer.status_code == 400 and _named(field) in named, (operation_id, field, keyword, answer.text)
+        if keyword in BOUNDARIES:
+            answer = await client.request(method.upper(), concrete, json=_at_limit(example, field, keyword, value))
+            assert answer.status_code == 200, (operation_id, field, keyword, value, answer.text[:500])
+
+
+def test_the_rules_of_observe_search_and_remember_are_stated():
+    """The rules a client most often trips over stand in the document (the test above holds every
+    stated one to the services)."""
+    assert ("memories[].memoryType", "required", True) in DOCUMENTED_RULES["memories.remember"]
+    assert ("candidate.slot", "pattern", "^[a-z0-9_.-]{1,64}$") in DOCUMENTED_RULES["observations.observe"]
+    assert ("query", "required", True) in DOCUMENTED_RULES["memories.search"]
+    assert ("query", "required", True) in DOCUMENTED_RULES["observations.searchObservations"]
+    assert ("message", "required", True) in DOCUMENTED_RULES["context.assembleContext"]
 
 
 async def test_a_body_id_must_equal_the_path_id_and_the_document_says_so(client, document):

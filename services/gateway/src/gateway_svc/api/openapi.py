@@ -309,24 +309,61 @@ PAGE_SIZES: dict[str, tuple[int | None, int]] = {
 }
 # Path parameters that are UUIDs (anything else is a 400 naming the parameter).
 UUID_PATH_PARAMETERS = frozenset({"session_id"})
-# Body fields a request cannot leave out or leave empty: (method, path) -> fields.
-REQUIRED_BODY_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("post", "/v1/memories:search"): ("query",),
-    ("post", "/v1/observations:search"): ("query",),
-    ("post", "/v1/context:assemble"): ("message",),
+# What the services refuse in a request body beyond its message's shape, stated in the document so a
+# client can keep to it: operation id -> {field: JSON Schema keywords}. A field is written with its
+# JSON names, dotted, ``[]`` for an array's items (``memories[].memoryType``); ``"required": True``
+# puts it in its object's ``required``. Each rule is stated in the named schema holding the field,
+# which must then belong to that operation's request alone (``with_enforced_rules`` refuses to state
+# it for another operation's body or an answer too). tests/integration/gateway/test_openapi_rules.py
+# breaks each rule on a real stack and asks for a 400 naming the field.
+NOT_BLANK = "\\S"  # holds a character that is not a space: the services trim before they check
+BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
+    "memories.remember": {
+        "memories": {"required": True, "minItems": 1, "maxItems": 100},
+        "memories[].content": {"required": True, "minLength": 1, "maxLength": 16_000, "pattern": NOT_BLANK},
+        "memories[].memoryType": {"required": True},
+        "memories[].importance": {"minimum": 0, "maximum": 1},
+        "memories[].metadata": {"maxProperties": 32},
+        "memories[].idempotencyKey": {"maxLength": 256},
+    },
+    "memories.search": {
+        "query": {"required": True, "minLength": 1, "maxLength": 4_000, "pattern": NOT_BLANK},
+        "k": {"minimum": 0, "maximum": 100},
+    },
+    "memories.forgetAbout": {"about": {"required": True, "minLength": 1, "maxLength": 500}},
+    "observations.searchObservations": {
+        "query": {"required": True, "minLength": 1, "maxLength": 2_000, "pattern": NOT_BLANK},
+        "k": {"minimum": 0, "maximum": 100},
+    },
+    "observations.observe": {
+        "candidate": {"required": True},
+        "candidate.kind": {"required": True},
+        "candidate.subjectType": {"required": True},
+        "candidate.slot": {"required": True, "minLength": 1, "maxLength": 64, "pattern": "^[a-z0-9_.-]{1,64}$"},
+        "candidate.summary": {"required": True, "minLength": 1, "maxLength": 1_000, "pattern": NOT_BLANK},
+        "candidate.detail": {"maxLength": 4_000},
+        "candidate.tags": {"maxItems": 20},
+        "candidate.evidence": {"maxItems": 50},
+    },
+    "sessions.processTurn": {"turn": {"required": True}},
+    "sessions.importTurns": {"turns": {"required": True, "minItems": 1, "maxItems": 500}},
+    "context.assembleContext": {
+        "message": {"required": True, "minLength": 1, "maxLength": 4_000, "pattern": NOT_BLANK},
+    },
 }
 
 
 def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
-    """``document`` stating page-size ranges, UUID path ids, required body fields, and that a body's
-    id, when given, must equal the path's. A rule on a body is stated in its request message's named
-    schema, which must then be the body of that operation only."""
+    """``document`` stating page-size ranges, UUID path ids, the body rules (``BODY_RULES``), and that
+    a body's id, when given, must equal the path's. A rule on a body is stated in the named schema
+    holding its field, which must then belong to that operation's request only."""
     bodies = Counter(
         operation["requestBody"]["content"]["application/json"]["schema"].get("$ref")
         for item in document.get("paths", {}).values()
         for operation in item.values()
         if "requestBody" in operation
     )
+    owners = _schema_owners(document)
     for path, item in document.get("paths", {}).items():
         for method, operation in item.items():
             for parameter in operation.get("parameters", []):
@@ -343,14 +380,12 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
                 continue
             reference = body["content"]["application/json"]["schema"]
             schema = resolved(document, reference)
-            required = REQUIRED_BODY_FIELDS.get((method, path), ())
             path_ids = [parameter["name"] for parameter in operation.get("parameters", []) if parameter["in"] == "path"]
             same_as_path = [(path_id, field) for path_id in path_ids if (field := _body_id_field(schema, path_id))]
-            if (required or same_as_path) and bodies[reference.get("$ref")] > 1:
+            if same_as_path and bodies[reference.get("$ref")] > 1:
                 raise ValueError(f"{method} {path}: a rule of its body would be stated for another operation's too")
-            for name in required:
-                schema["required"] = list(dict.fromkeys([*schema.get("required", []), name]))
-                schema["properties"][name]["minLength"] = 1
+            for field, rule in BODY_RULES.get(operation.get("operationId", ""), {}).items():
+                _state_rule(document, owners, (method, path), reference, field, rule)
             for path_id, field in same_as_path:
                 rule = (
                     f"`{field}` may be left out: the path's `{path_id}` fills it; a different value is refused (400)."
@@ -358,6 +393,54 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
                 schema["properties"][field]["description"] = rule
                 body["description"] = (body.get("description", "") + " " + rule).strip()
     return document
+
+
+def _schema_owners(document: dict[str, Any]) -> dict[str, set[tuple[str, str, str]]]:
+    """Each named schema -> the (method, path, "request" or "response") whose bodies reach it."""
+    owners: dict[str, set[tuple[str, str, str]]] = {}
+    schemas = document.get("components", {}).get("schemas", {})
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            roots = [("request", operation.get("requestBody", {}))]
+            roots += [("response", answer) for answer in operation.get("responses", {}).values()]
+            roots += [("request", parameter) for parameter in operation.get("parameters", [])]
+            for role, root in roots:
+                pending = [ref["$ref"].removeprefix(COMPONENTS) for ref in _references(root)]
+                seen: set[str] = set()
+                while pending:
+                    name = pending.pop()
+                    if name in seen or name not in schemas:
+                        continue
+                    seen.add(name)
+                    owners.setdefault(name, set()).add((method, path, role))
+                    pending.extend(ref["$ref"].removeprefix(COMPONENTS) for ref in _references(schemas[name]))
+    return owners
+
+
+def _state_rule(
+    document: dict[str, Any],
+    owners: dict[str, set[tuple[str, str, str]]],
+    operation: tuple[str, str],
+    reference: dict[str, Any],
+    field: str,
+    rule: dict[str, Any],
+) -> None:
+    """State ``rule`` on ``field`` of the request body ``reference`` points to (``BODY_RULES``)."""
+    *parents, name = field.split(".")
+    holder = reference
+    for part in parents:
+        holder = resolved(document, holder)["properties"][part.removesuffix("[]")]
+        if part.endswith("[]"):
+            holder = holder["items"]
+    named = holder.get("$ref", "").removeprefix(COMPONENTS)
+    if owners.get(named) != {(*operation, "request")}:
+        raise ValueError(f"{operation}: the rule on {field} would be stated for {sorted(owners.get(named, ()))} too")
+    schema = resolved(document, holder)
+    keywords = dict(rule)
+    if keywords.pop("required", False):
+        schema["required"] = list(dict.fromkeys([*schema.get("required", []), name.removesuffix("[]")]))
+    if keywords:
+        schema["properties"][name.removesuffix("[]")].update(keywords)
 
 
 def _body_id_field(schema: dict[str, Any], path_name: str) -> str | None:

@@ -77,12 +77,31 @@ async def test_a_buried_fact_is_learnt_in_the_users_frame(
         "if we ever moved i think derby thats where i live would be the place to leave",
         "do you think the 6th of june is our anniversary or was it the 7th",
         "haha my brother keeps telling everyone im allergic to mondays",
+        "the kids next door have a tortoise called gerald and it escapes every week",
+        "my old cat was called tiger but she went to live with my aunt",
+        "sorry busy day my neighbour has a parrot called polly that screams all day",
     ],
 )
 async def test_a_supposition_someone_elses_fact_or_a_question_gives_no_fact(reader: KindReader, text: str) -> None:
     found = await _reflect(reader, text)
     assert not [c for c in found.claims if c.slot.startswith(("allergy", "pet:", "home_city", "anniversary"))]
     assert not [m for m in found.memories if "walnut" in m.content.lower() or "mondays" in m.content.lower()]
+    assert not [m for m in found.memories if m.content.startswith(("The user's tortoise", "The user's cat"))]
+    assert not [m for m in found.memories if m.content.startswith("The user's parrot")]
+
+
+async def test_a_hedge_reaches_back_only_to_the_lines_last_turn(reader: KindReader) -> None:
+    found = await _reflect(reader, "we might adopt a cat one day but honestly im allergic to cat hair lol")
+    assert [c.slot for c in found.claims] == ["allergy:cat_hair"]
+    hedged = await _reflect(reader, "we might adopt a cat one day if im not allergic to cat hair")
+    assert not [c for c in hedged.claims if c.slot.startswith("allergy")]
+
+
+async def test_what_self_disclosure_wrote_is_not_cut_down_and_written_again(reader: KindReader) -> None:
+    text = "I'm 52 and semi-retired, so I have plenty of time for the garden."
+    plain = await RuleExtractor().reflect(Utterance("user", text), [])
+    with_kinds = await _reflect(reader, text)
+    assert [m.content for m in with_kinds.memories] == [m.content for m in plain.memories]
 
 
 async def test_a_line_the_patterns_read_is_not_read_twice(reader: KindReader) -> None:

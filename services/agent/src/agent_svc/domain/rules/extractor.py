@@ -55,14 +55,15 @@ class RuleExtractor:
         # ("I'm a secret agent, jk", "my brother keeps saying …", "in another life …") is read as unsaid.
         said = unmeant(turn.content) if isinstance(turn.content, str) else turn.content
         found = statements(said, turn.role, before, before_role) if isinstance(said, str) else []
-        if self._kinds is not None and turn.role == "user" and isinstance(said, str):
-            # What the patterns found but cannot keep (it leans on "it") is read again by meaning.
-            found += await self._kinds.read(said, [s for s in found if stands_alone(s.memory.content)])
         agreed = agreed_proposal(turn, earlier) if not found else None
         if agreed:
             found = [agreed]
         window = [(t.role, t.content) for t in [*earlier, turn] if t.role in ("user", "assistant")]
         told = disclosures(said, turn.role, tuple(s.excerpt for s in found)) if isinstance(said, str) else []
+        if self._kinds is not None and turn.role == "user" and isinstance(said, str):
+            # What the patterns found but cannot keep (it leans on "it") is read again by meaning.
+            kept = [s for s in found if stands_alone(s.memory.content)]
+            found += await self._kinds.read(said, kept, tuple(m.content for m in told))
         answer = answered_question(turn, earlier) if not found and not told else None
         # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later, and
         # small talk ("The user is so grateful.", "Decided: keep going.") tells a later one nothing.

@@ -51,6 +51,7 @@ _I = re.IGNORECASE
 THRESHOLD = 0.4
 MARGIN = 0.05
 READER_EASING = 0.15  # a slot reader's own words already name the kind: its bar is this much lower
+UNTYPED_EASING = 0.05  # an untyped memory's bar is this much higher
 MAX_SPANS_PER_SENTENCE = 8
 
 
@@ -102,11 +103,13 @@ _CONNECTOR = re.compile(
     r"\b(?:so|cos|coz|because|since|anyway|anyways|but|and|tbh|honestly|lol|now|today|basically|actually)\s+", _I
 )
 # Words before a span that make it no statement of the user's: a supposition, a wish, someone
-# else's words, a denial, a question, a joke, a quotation.
+# else's words, a denial, a question, a joke, a quotation, a part played ("in the school play i'm a …").
 _HEDGED = re.compile(
     r"\b(?:if|unless|wish|wished|hope|hoping|would|wd|could|might|maybe|imagine|pretend\w*|dream\w*|says?|said|"
     r"saying|tell|tells|told|think|thinks|thought|reckons?|asks?|asked|whether|suppose|supposed|used to|not|"
-    r"never|no longer|joke|joking|kidding|jk|lyrics?|song|film|movie|book|show|character|game|quote|when)\b"
+    r"never|no longer|joke|joking|kidding|jk|lyrics?|song|film|movie|book|show|character|game|quote|when|"
+    r"story|novel|series|episode|scene|script|acting|costume|halloween|fancy dress|role|roleplay)\b"
+    r"|\b(?:the|a|my|our|this|that)\s+(?:[a-z]+\s+)?(?:play|panto|pantomime|musical|sketch|video)\b"
     r"|[?\"“”]",
     _I,
 )
@@ -177,7 +180,9 @@ _NOT_A_PLACE = frozenset("the a my our town city village house flat home work be
 _OTHERS = re.compile(
     r"\b(?:his|her|their|he|she|they|he's|she's|hes|shes|they're|theyre)\b|\b(?:my|our)\s+(?:[a-z]+\s+)?(?:sister|brother|"
     r"friend|mate|neighbou?r|mum|mom|dad|mother|father|son|daughter|wife|husband|partner|boyfriend|girlfriend|"
-    r"boss|colleague|cousin|aunt|uncle|flatmate|housemate|kids?|children)\b(?!'s\s+birthday)",
+    r"boss|colleague|cousin|aunt|uncle|flatmate|housemate|kids?|children)\b(?!'s\s+birthday)"
+    r"|\bthe\s+(?:kids|neighbou?rs?|people|family|guy|girl|man|woman|couple|lady|bloke)\b|\bnext\s+door\b"
+    r"|\b(?!(?:it|that|there|what|here|he|she|who)'s)[a-z]+'s\s+(?!birthday)",
     _I,
 )
 
@@ -326,6 +331,13 @@ def _said_again(template: str, groups: dict[str, str]) -> str:
 _GOES_BY = re.compile(r"\b(?:calls?\s+me|call\s+me|go(?:es)?\s+by|known\s+as)\b", _I)
 
 
+_WORDS = re.compile(r"[a-z0-9']+")
+
+
+def _content_words(memory: str) -> set[str]:
+    return set(_WORDS.findall(memory.lower())) - {"the", "user", "user's", "is", "a", "an", "has", "s"}
+
+
 def _names(statement: Statement) -> bool:
     return any(facet.attribute == "name" for facet in statement.facets)
 
@@ -380,8 +392,9 @@ class KindReader:
             out.append(sorted(best.items(), key=lambda item: -item[1]))
         return out
 
-    async def read(self, text: str, found: Sequence[Statement]) -> list[Statement]:
-        """Statements about the user the patterns missed in ``text`` (a user's turn, already read)."""
+    async def read(self, text: str, found: Sequence[Statement], told: Sequence[str] = ()) -> list[Statement]:
+        """Statements about the user the patterns missed in ``text`` (a user's turn, already read);
+        ``told``: the memories the turn's other disclosures wrote, which an untyped one may not repeat."""
         from agent_svc.domain.rules.memories import statements  # memories reads kinds' callers only
 
         taken_slots = {facet.attribute for s in found for facet in s.facets}
@@ -395,15 +408,22 @@ class KindReader:
             body = normalise(clean)
             if not body or is_question(body) or is_conditional(body) or is_reported(body) or is_sarcastic(clean):
                 continue
-            if is_hypothetical(body):
-                continue
+            # A supposition is judged span by span: "we might get a dog but im allergic to dog hair".
             lowered = clean.lower()
             for kind, reader, template in _READERS:
                 match = reader.search(lowered)
-                if not match or _hedged(lowered[: match.start()]) or _OTHERS.search(lowered[: match.start()]):
+                if not match:
+                    continue
+                before = lowered[: match.start()]
+                if _hedged(before) or is_hypothetical(normalise(match.group(0))):
+                    continue
+                ours = bool(re.search(r"\b(?:my|our)\s", match.group(0)))
+                if not ours and _OTHERS.search(before):
                     continue
                 if any(match.group(0) in excerpt for excerpt in read):
                     continue
+                if kind == "pet_named" and not ours and not _FIRST_PERSON.search(before) and len(before.split()) > 2:
+                    continue  # "the kids next door have a tortoise called …": whose is it?
                 groups = {key: value for key, value in match.groupdict().items() if value}
                 if not _value_ok(kind, groups):
                     continue
@@ -412,15 +432,18 @@ class KindReader:
             # A name and the name the user goes by in one line: which is which is the patterns' call.
             nicknamed = bool(_GOES_BY.search(lowered))
             for span in _spans(clean):
-                if any(span.lower() in excerpt for excerpt in read):
-                    continue  # the patterns read these words already
+                if any(span.lower() in excerpt for excerpt in read) or is_hypothetical(normalise(span)):
+                    continue  # the patterns read these words already, or they suppose
                 for statement in statements(span, "user"):
-                    if statement.facets and not (nicknamed and _names(statement)):
+                    if not (nicknamed and _names(statement)):
                         candidates.append(("", span, statement))
+        told_words = [set(_WORDS.findall(memory.lower())) for memory in told]
         fresh = [
             (kind, span, s)
             for kind, span, s in candidates
-            if s.memory.content.lower() not in taken and not {f.attribute for f in s.facets} & taken_slots
+            if s.memory.content.lower() not in taken
+            and not {f.attribute for f in s.facets} & taken_slots
+            and not (not s.facets and any(_content_words(s.memory.content) <= words for words in told_words))
         ]
         if not fresh:
             return []
@@ -447,6 +470,11 @@ class KindReader:
         if kind:
             family = {kind, *_FAMILY.get(kind, ())}
             return any(label in family and score >= self.threshold - READER_EASING for label, score in ranked[:3])
+        if not statement.facets:
+            # An untyped memory ("The user lives with crohns disease."): a kind, clearly, over no fact.
+            score = ranked[0][1]
+            no_fact = next(s for label, s in ranked if label == "none")
+            return score >= self.threshold + UNTYPED_EASING and score - no_fact >= 2 * self.margin
         fitting = next(((label, score) for label, score in ranked if _fits(label, statement)), None)
         if fitting is None or fitting[1] < self.threshold:
             return False

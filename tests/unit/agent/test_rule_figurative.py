@@ -30,6 +30,8 @@ JOKES = [
     "I'm fluent in dad jokes.",
     "Rumour has it I'm the new head of marketing.",
     "Legend has it I was born in a taxi.",
+    "My favourite pastime is misplacing my keys.",
+    "My cardio is chasing the bus every morning.",
 ]
 
 
@@ -57,6 +59,7 @@ REAL_FACTS = [
     ("I work as a personal assistant to the CEO.", "personal assistant"),
     ("I'm fluent in Portuguese.", "Portuguese"),
     ("I have two nephews.", "nephews"),
+    ("My main hobby is running marathons.", "marathons"),
 ]
 
 
@@ -144,6 +147,8 @@ NOT_MEANT = [
     "I'm vegetarian, aren't I",
     "I live in Leeds, right.",
     "You think I'm a vegetarian",
+    "In the panto this year I'm a pirate captain.",
+    "In my novel, I live in a lighthouse in Cornwall.",
 ]
 
 
@@ -180,6 +185,8 @@ MEANT = [
     ("I'm a natural blonde.", "natural blonde"),
     ("I'm a real estate agent.", "real estate agent"),
     ("My house is 150 years old.", "150 years old"),
+    ("I'm in the school play this spring.", "school play"),
+    ("In my book club I'm the only vegetarian.", "vegetarian"),
 ]
 
 

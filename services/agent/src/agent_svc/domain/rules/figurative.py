@@ -14,7 +14,8 @@ shapes below are figures of speech whatever the words in them (``figurative``):
   coffee", "runs on caffeine", "married to my job", "my second home is the gym";
 - numbers no one counts: "a million cousins", "a zillion emails";
 - an allergy to a day, a time or a chore ("allergic to Mondays / mornings / exercise"), fluency in
-  something that is no language ("fluent in sarcasm");
+  something that is no language ("fluent in sarcasm"), a pastime or a workout that is a mishap ("my
+  main hobby is losing socks", "my cardio is running late");
 - words passed on: "word is …", "rumour has it …", "legend has it …";
 - a claim no one makes of themselves in earnest: "a billionaire", "a secret agent", "a wizard",
   "basically royalty", "the CEO of naps", "the queen of bad decisions", "a PhD in overthinking",
@@ -27,8 +28,9 @@ a morning person. Not.", "… jk, I sit at a desk all day": the sentence before 
 (🙃 😜 😉 after it), or reports what another said or thinks ("my brother keeps saying …", "my mum is
 convinced …", "she swears …", "she was like, …", "per my therapist …", "I heard I'm …", "I was told
 …"), or supposes or asks without the usual marks ("in another life …", "in my dreams …", "were I to
-…", "had I …", "not sure whether …", "guess where I live", "…, right", "…, aren't I"). Laughter alone
-("lol", "haha", 😂) takes nothing back: "I'm allergic to peanuts lol" is still an allergy.
+…", "had I …", a part played: "in the school play I'm …", "not sure whether …", "guess where I
+live", "…, right", "…, aren't I"). Laughter alone ("lol", "haha", 😂) takes nothing back: "I'm
+allergic to peanuts lol" is still an allergy.
 
 The assistant has no body, no town and no weekend: its "I'll check out the Hobbit", "I'll make you a
 cup of tea, virtually", "I'll look for that bakery next time I'm in town", "I'll keep my fingers
@@ -158,6 +160,12 @@ _FIGURES = (
     r"(?:my|the user's|their)\s+(?:real\s+)?(?:boss|landlord|therapist|ceo|manager|master|overlord|roommate|flatmate|"
     r"spouse|husband|wife|partner|soulmate|other half|nemesis|arch-?enemy|children|kids|babies)\b",
     r"\b(?:super\s?power|spirit animal|patronus)\s+is\b",
+    # a pastime or a workout that is a mishap: "my main hobby is losing socks", "my cardio is running late"
+    r"\b(?:hobby|hobbies|pastime|sport|talent|skill|cardio|workout|exercise|gym session)\s+(?:is|are|'s)\s+"
+    r"(?:(?:mostly|basically|apparently|just|clearly|now|officially)\s+)?(?:losing|forgetting|misplacing|breaking|"
+    r"dropping|spilling|burning|tripping|stubbing|oversleeping|overthinking|worrying|complaining|procrastinating|"
+    r"doomscrolling|running (?:late|for the bus|after (?:the|my) \w+)|being late|"
+    r"chasing (?:the|my) (?:bus|train|kids|dog)|arguing|sighing|panicking|snoozing|avoiding)\b",
     r"\b(?:in human form|trapped in (?:a|an) [\w-]+ body|memory of a goldfish|human equivalent of|"
     r"attention span of a)\b",
 )
@@ -285,7 +293,11 @@ _SUPPOSED = re.compile(
     r"|\bin\s+an?\s+(?:ideal|perfect|parallel|alternate|alternative|dream)\s+(?:world|universe|life)\b"
     r"|(?:^|[,;]\s*)(?:were|had|should)\s+(?:i|we)\b"
     r"|\bfor\s+(?:the\s+sake\s+of\s+)?argument(?:['\u2019]s\s+sake)?\b|\btheoretically\b|\bin\s+theory\b"
-    r"|\bhypothetically\b|\blet['\u2019]?s\s+(?:say|pretend|imagine|assume)\b|\bpicture\s+(?:me|this)\b",
+    r"|\bhypothetically\b|\blet['\u2019]?s\s+(?:say|pretend|imagine|assume)\b|\bpicture\s+(?:me|this)\b"
+    # a part played: "in the school play I'm a doctor", "in my novel, I live in Cairo"
+    r"|^in\s+(?:the|my|our|a|this|that|his|her|their)\s+(?:[\w&'-]+\s+){0,2}(?:play|musical|panto|pantomime|"
+    r"film|movie|show|sketch|skit|story|novel|book|game|campaign|role-?play|dream|fantasy)\s*,?\s+"
+    r"(?:i\b|i['\u2019]m\b|my\b)",
     _I,
 )
 # Asked without a question mark: "not sure whether I'm …", "guess where I live", "…, right", "…, aren't I".
@@ -310,7 +322,8 @@ _REPORTED_HINTS = (
 _HEARSAY_HINTS = ("hear", "told", "dream")
 _SUPPOSED_HINTS = (
     "dream", "life", "universe", "world", "timeline", "reality", "were", "had", "should", "argument", "theor",
-    "hypothetic", "let", "picture",
+    "hypothetic", "let", "picture", "play", "panto", "film", "movie", "show", "sketch", "skit", "story", "novel",
+    "book", "game", "campaign", "fantasy",
 )  # fmt: skip
 _TAKEN_BACK_HINTS = ("jk", "j/k", "kidding", "joking", "/s", "not", "said no", "as if")
 _DELIGHT_HINTS = ("love", "adore", "enjoy", "live for")

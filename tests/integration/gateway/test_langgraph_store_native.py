@@ -10,17 +10,29 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from langgraph.store.base import BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, PutOp, SearchOp
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    PutOp,
+    SearchOp,
+)
 from langgraph.store.memory import InMemoryStore
-from lore_client import LoreClient
+from lore_client import LoreClient, SyncLoreClient
 from lore_client.integrations.langgraph_store import LoreStore
 
 from tests.integration.gateway.conftest import _create_key
 from tests.integration.gateway.test_langgraph_store import CountingTransport
+from tests.integration.gateway.test_lore_client import served_gateway  # noqa: F401 - a fixture
 
 
 @pytest.fixture
@@ -297,3 +309,43 @@ def _comparable(answer):
     if isinstance(answer, list):
         return [(i.namespace, i.key, i.value) if isinstance(i, Item) else i for i in answer]
     return (answer.namespace, answer.key, answer.value) if isinstance(answer, Item) else answer
+
+
+class CountingSyncTransport(httpx.HTTPTransport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests = 0
+        self._lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        with self._lock:
+            self.requests += 1
+        return super().handle_request(request)
+
+
+async def test_threads_batches_go_out_together(served_gateway, migrated_pg, org_id):  # noqa: F811
+    """LangGraph's threaded mix (10 threads): a thread's batch waits only while another is being
+    sent, then goes out with every batch queued meanwhile — fewer requests than operations, the
+    answers each thread would get on its own."""
+    url, _ = served_gateway
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    user = _user()
+    namespace = ("users", user, "notes")
+    transport = CountingSyncTransport()
+
+    def threaded() -> tuple[list, list]:
+        with SyncLoreClient(url, key, transport=transport) as client:
+            store = LoreStore(client)
+            with ThreadPoolExecutor(max_workers=10) as pool:
+                puts = [pool.submit(store.put, namespace, f"k{i}", {"text": f"Note {i}."}) for i in range(100)]
+                [future.result() for future in puts]
+                gets = [pool.submit(store.get, namespace, f"k{i}") for i in range(100)]
+                bad = pool.submit(store.put, ("memories",), "k", {"text": "x"})
+                got = [future.result() for future in gets]
+                with pytest.raises(InvalidNamespaceError):
+                    bad.result()
+            return got, store.search(namespace, limit=200)
+
+    got, listed = await asyncio.to_thread(threaded)
+    assert [item.value for item in got] == [{"text": f"Note {i}."} for i in range(100)]
+    assert len(listed) == 100 and transport.requests < 150

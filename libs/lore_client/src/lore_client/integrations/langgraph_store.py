@@ -85,6 +85,7 @@ PAGE_SIZE = 500  # the memory service's largest ListMemories page
 SEARCH_K = 100  # Recall's largest k
 REMEMBER_BATCH = 100  # Remember's largest batch
 KNOWN_IDS = 10_000
+SENDING_AT_ONCE = 4  # threads' batches in flight at once (batch); the others queue and go out together
 BY_ID_AT_MOST = 4  # more known items of one scope in a batch: one listing rather than a GetMemory each
 
 
@@ -97,6 +98,22 @@ class _Reading:
     listings: dict[tuple[tuple[str, str], ...], list[StoredItem]] = field(default_factory=dict)
     expired: dict[str, StoredItem] = field(default_factory=dict)
     refreshed: dict[str, StoredItem] = field(default_factory=dict)
+
+
+class _Turn:
+    """One thread's batch waiting for the thread sending batches (``LoreStore.batch``)."""
+
+    def __init__(self, ops: list[Op]) -> None:
+        self.ops = ops
+        self.done = threading.Event()
+        self.results: list[Result] | None = None
+        self.error: Exception | None = None
+
+    def answer(self) -> list[Result]:
+        if self.error is not None:
+            raise self.error
+        assert self.results is not None
+        return self.results
 
 
 class LoreStore(BaseStore):
@@ -154,17 +171,75 @@ class LoreStore(BaseStore):
         # Operations waiting to run as one batch, per event loop (abatch).
         self._waiting: dict[asyncio.AbstractEventLoop, list[tuple[list[Op], asyncio.Future[list[Result]]]]] = {}
         self._sending: set[asyncio.Task[None]] = set()
+        # Batches other threads started while one is being sent (batch).
+        self._turns: list[_Turn] = []
+        self._turns_lock = threading.Lock()
+        self._leading = 0  # threads sending batches
 
     # -- the two flavours -------------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Runs ``ops``. Up to 4 threads' batches are sent at once; batches other threads start
+        meanwhile wait and go out together as the next one, so many threads cost fewer calls (a
+        batch is never held back to wait for more). Each caller's operations are checked on their
+        own first; a call that fails a joint batch is retried caller by caller."""
         if self._sync is None:
             raise TypeError(
                 "LoreStore.batch (invoke, put, get …) needs a SyncLoreClient: LoreStore(..., SyncLoreClient(url, key))"
             )
         ops = list(ops)
         self._check(ops)
-        return run_sync(self._batch(ops), self._sync)
+        turn = _Turn(ops)
+        with self._turns_lock:
+            self._turns.append(turn)
+            leading = self._leading < SENDING_AT_ONCE
+            self._leading += leading
+        if not leading:
+            turn.done.wait()  # a thread sending batches sends this one too
+            return turn.answer()
+        while True:  # lead: send what has queued, together, until nothing has
+            with self._turns_lock:
+                turns, self._turns = self._turns, []
+                if not turns:
+                    self._leading -= 1
+                    break
+            try:
+                self._send_sync(turns)
+            except BaseException:  # interrupted: no thread is left waiting for a leader
+                with self._turns_lock:
+                    self._leading -= 1
+                    stranded = turns + (self._turns if not self._leading else [])
+                    if not self._leading:
+                        self._turns = []
+                for waiting in stranded:
+                    if not waiting.done.is_set():
+                        waiting.error = RuntimeError("LoreStore: the thread sending this batch was interrupted")
+                        waiting.done.set()
+                raise
+        turn.done.wait()  # another sending thread may have taken this batch
+        return turn.answer()
+
+    def _send_sync(self, turns: list[_Turn]) -> None:
+        assert self._sync is not None
+        try:
+            results = run_sync(self._batch([op for waiting in turns for op in waiting.ops]), self._sync)
+        except Exception as error:
+            if len(turns) == 1:
+                turns[0].error = error
+                turns[0].done.set()
+                return
+            for waiting in turns:  # on its own, each caller gets its own answer or error
+                try:
+                    waiting.results = run_sync(self._batch(waiting.ops), self._sync)
+                except Exception as own:
+                    waiting.error = own
+                waiting.done.set()
+            return
+        start = 0
+        for waiting in turns:
+            waiting.results = results[start : start + len(waiting.ops)]
+            start += len(waiting.ops)
+            waiting.done.set()
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Runs ``ops`` together with every other ``abatch`` (``aput``, ``aget`` …) started on this
@@ -250,12 +325,15 @@ class LoreStore(BaseStore):
             yield from self._write_refresh(item, reading)
         for item in reading.expired.values():
             yield from self._archive(item.memory_id)
+        # A delete archives by the id this store knows (archiving twice is harmless); it looks up
+        # only the others (together).
         deletes = [(tuple(op.namespace), op.key) for op, written in writes if written is None]
-        if deletes:
-            gone = yield from self._get_many(deletes, reading)
-            for item in gone.values():
-                if item.memory_id not in reading.expired:
-                    yield from self._archive(item.memory_id)
+        known = [memory_id for wanted in deletes if (memory_id := self._ids.get(wanted)) is not None]
+        unknown = [wanted for wanted in deletes if wanted not in self._ids]
+        gone = (yield from self._get_many(unknown, reading)) if unknown else {}
+        for memory_id in dict.fromkeys([*known, *(item.memory_id for item in gone.values())]):
+            if memory_id not in reading.expired:
+                yield from self._archive(memory_id)
         yield from self._put_all([(op, written) for op, written in writes if written is not None])
         return results
 

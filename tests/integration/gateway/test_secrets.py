@@ -26,7 +26,7 @@ from tests.integration.gateway.mcp_requests import tool_call, tool_result
 from tests.polling import eventually
 
 # Each secret as typed, in several formats: none of these strings may be found anywhere afterwards.
-CARDS = ("4242 4242 4242 4242", "4000-0566-5566-5556", "5555555555554444", "3782 822463 10005")
+CARDS = ("4242 4242 4242 4242", "4000-0566-5566-5556", "5555555555554444", "3782 822463 10005", "4527/3829/1046/5739")
 IBANS = ("GB82 WEST 1234 5698 7654 32", "DE89370400440532013000", "fr14 2004 1010 0505 0001 3m02 606")
 PASSWORDS = ("Tr0ub4dor&3", "Kx9!moonrise", "blue fox 42")
 WIFI = "Marmalade99"  # typed alone, answering the assistant's question for it
@@ -36,14 +36,18 @@ API_KEYS = (
     "AKIAIOSFODNN7EXAMPLE",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "q7RzT2mWx9KdL4pVb8NcY3fHs6JgA1eUo5Zi0QwE",
+    "AbC12dEf.GhI34jKl.MnO56pQr.StU78vWx",
 )
+# A private key pasted whole: none of its lines may be kept.
+PRIVATE_KEY_LINES = ("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACDx")
 SSNS = ("123-45-6789", "219 09 9999")
 NINOS = ("AB 12 34 56 C", "JG103759A")
 
 # Everything that must be gone: as typed and, for numbers, as bare digits or compact characters.
 RAW = (
     *CARDS,
-    *(card.replace(" ", "").replace("-", "") for card in CARDS),
+    *(card.replace(" ", "").replace("-", "").replace("/", "") for card in CARDS),
+    *PRIVATE_KEY_LINES,
     *IBANS,
     *(iban.replace(" ", "").upper() for iban in IBANS),
     *PASSWORDS,
@@ -64,6 +68,10 @@ CONVERSATION = (
     ("TURN_ROLE_ASSISTANT", "Noted. And what's the wifi password at the flat?"),
     f"{WIFI}.",
     f"Here is my OpenAI key {API_KEYS[0]} and my GitHub token {API_KEYS[1]}.",
+    f"The old debit card was {CARDS[4]}; put {API_KEYS[5]} in the header.",
+    "The server key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    + "\n".join(PRIVATE_KEY_LINES)
+    + "\n-----END OPENSSH PRIVATE KEY-----",
     f"My SSN is {SSNS[0]} and my NI number is {NINOS[0]}.",
     f"You can call me on {PHONE}; my order number {ORDER} arrives on {DATE}, with the book ISBN {ISBN}.",
     "Do you remember which card I said I use for the rent?",

@@ -1,0 +1,172 @@
+/**
+ * `LoreApiError` and the retry rule against a real gateway, as lore_client's tests check them:
+ * the gateway's code, reason, field and request id on an error; an Idempotency-Key replaying the
+ * first answer; a 429 waited out after `Retry-After` only for a GET or a request with an
+ * Idempotency-Key (a second gateway with a small rate limit); a refused connection tried again on
+ * the same terms; a server that never answers timed out.
+ */
+import assert from "node:assert/strict";
+import { createServer, type Server, type Socket } from "node:net";
+import { test } from "node:test";
+
+import { createLoreClient, type FetchResult, LoreApiError, unwrap } from "../src/index.js";
+import { client, setting, unique } from "./stack.js";
+
+/** A `fetch` that remembers the status of each attempt (0: no answer), sending through the real one. */
+function recording(): { statuses: number[]; fetch: (request: Request) => Promise<Response> } {
+  const statuses: number[] = [];
+  return {
+    statuses,
+    fetch: async (request) => {
+      try {
+        const response = await fetch(request);
+        statuses.push(response.status);
+        return response;
+      } catch (error) {
+        statuses.push(0);
+        throw error;
+      }
+    },
+  };
+}
+
+async function rejection(call: Promise<unknown>): Promise<LoreApiError> {
+  try {
+    await call;
+  } catch (error) {
+    assert.ok(error instanceof LoreApiError, String(error));
+    return error;
+  }
+  assert.fail("the call succeeded");
+}
+
+test("a missing record is a LoreApiError with the gateway's code and request id", async () => {
+  const lore = client();
+  const missing = await rejection(
+    unwrap(lore.GET("/v1/memories/{memory_id}", { params: { path: { memory_id: crypto.randomUUID() } } })),
+  );
+  assert.equal(missing.status, 404);
+  assert.equal(missing.code, "NOT_FOUND");
+  assert.ok(missing.requestId);
+  assert.match(String(missing), /^LoreApiError: 404 NOT_FOUND: /);
+});
+
+test("bad input names the field; a missing credential names the reason", async () => {
+  const invalid = await rejection(unwrap(client().POST("/v1/memories:search", { body: { query: "anything", k: 1000 } })));
+  assert.equal(invalid.status, 400);
+  assert.equal(invalid.code, "INVALID_ARGUMENT");
+  assert.equal(invalid.field, "k");
+  const anonymous = createLoreClient({ baseUrl: setting("LORE_URL") });
+  const refused = await rejection(unwrap(anonymous.GET("/v1/sessions")));
+  assert.equal(refused.status, 401);
+  assert.equal(refused.reason, "MISSING_CREDENTIAL");
+});
+
+test("an Idempotency-Key replays the first answer and refuses another body", async () => {
+  const lore = client();
+  const key = unique("key");
+  const scope = { userId: unique("u-idem") };
+  const body = { memories: [{ content: "Ana keeps bees.", memoryType: "MEMORY_TYPE_FACT" as const, scope }] };
+  const first = await unwrap(lore.POST("/v1/memories", { body, headers: { "Idempotency-Key": key } }));
+  const again = await unwrap(lore.POST("/v1/memories", { body, headers: { "Idempotency-Key": key } }));
+  assert.deepEqual(again, first);
+  const other = { memories: [{ content: "Ana keeps goats.", memoryType: "MEMORY_TYPE_FACT" as const, scope }] };
+  const reused = await rejection(unwrap(lore.POST("/v1/memories", { body: other, headers: { "Idempotency-Key": key } })));
+  assert.equal(reused.status, 409);
+  assert.equal(reused.reason, "IDEMPOTENCY_KEY_REUSED");
+});
+
+test("a 429 carries Retry-After; a GET and a keyed POST wait it out, a POST without a key does not", async () => {
+  const options = { baseUrl: setting("LORE_LIMITED_URL"), apiKey: setting("LORE_LIMITED_KEY") };
+  const once = createLoreClient({ ...options, maxRetries: 0 });
+  /** Spends the bucket of memories:read until the gateway answers 429; that error. */
+  async function exhaust(): Promise<LoreApiError> {
+    for (;;) {
+      const { error, response } = await once.GET("/v1/memories");
+      if (response.status === 429) return LoreApiError.fromResponse(response, error);
+      assert.equal(response.status, 200);
+    }
+  }
+  const limited = await exhaust();
+  assert.equal(limited.code, "RESOURCE_EXHAUSTED");
+  assert.equal(limited.reason, "RATE_LIMITED");
+  assert.equal(limited.retryAfter, 1);
+  assert.equal(limited.metadata["scope"], "memories:read");
+
+  const gets = recording();
+  const patient = createLoreClient({ ...options, fetch: gets.fetch });
+  await exhaust();
+  const page = await unwrap(patient.GET("/v1/memories"));
+  assert.deepEqual(page.memories ?? [], []);
+  assert.deepEqual(gets.statuses, [429, 200]);
+
+  const unkeyed = recording();
+  await exhaust();
+  const search = { body: { query: "bees", scope: { userId: "u-limited" } } };
+  const refused = await rejection(unwrap(createLoreClient({ ...options, fetch: unkeyed.fetch }).POST("/v1/memories:search", search)));
+  assert.equal(refused.status, 429);
+  assert.deepEqual(unkeyed.statuses, [429]);
+
+  const keyed = recording();
+  await exhaust();
+  const keyedClient = createLoreClient({ ...options, fetch: keyed.fetch });
+  await unwrap(keyedClient.POST("/v1/memories:search", { ...search, headers: { "Idempotency-Key": unique("search") } }));
+  assert.deepEqual(keyed.statuses, [429, 200]);
+
+  const impatient = recording();
+  await exhaust();
+  const short = createLoreClient({ ...options, fetch: impatient.fetch, maxRetryWaitMs: 500 });
+  const notWaited = await rejection(unwrap(short.GET("/v1/memories")));
+  assert.equal(notWaited.retryAfter, 1);
+  assert.deepEqual(impatient.statuses, [429]);
+});
+
+/** A loopback server that closes each connection, or (`answer` false) accepts it and never answers. */
+async function listening(answer: boolean): Promise<{ server: Server; url: string; sockets: Set<Socket> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    if (answer) socket.end();
+    else sockets.add(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  assert.ok(address && typeof address === "object");
+  return { server, url: `http://127.0.0.1:${address.port}`, sockets };
+}
+
+test("a refused connection is tried again for a GET and a keyed POST only, then UNAVAILABLE", async () => {
+  const { server, url } = await listening(true);
+  await new Promise((resolve) => server.close(resolve)); // nothing listens there now
+  type Lore = ReturnType<typeof createLoreClient>;
+  const cases: [(lore: Lore) => Promise<FetchResult<unknown>>, number][] = [
+    [(lore) => lore.GET("/v1/sessions"), 3],
+    [(lore) => lore.POST("/v1/sessions", { body: {} }), 1],
+    [(lore) => lore.POST("/v1/sessions", { body: {}, headers: { "Idempotency-Key": "k" } }), 3],
+  ];
+  for (const [call, attempts] of cases) {
+    const seen = recording();
+    const lore = createLoreClient({ baseUrl: url, apiKey: "unused", fetch: seen.fetch, maxRetries: 2 });
+    const failed = await rejection(unwrap(call(lore)));
+    assert.equal(failed.status, 0);
+    assert.equal(failed.code, "UNAVAILABLE");
+    assert.deepEqual(seen.statuses, Array(attempts).fill(0));
+  }
+});
+
+test("a server that never answers times out as DEADLINE_EXCEEDED", async () => {
+  const { server, url, sockets } = await listening(false);
+  try {
+    const lore = createLoreClient({ baseUrl: url, timeoutMs: 300, maxRetries: 0 });
+    const began = Date.now();
+    const timedOut = await rejection(unwrap(lore.GET("/v1/status")));
+    assert.equal(timedOut.code, "DEADLINE_EXCEEDED");
+    assert.ok(Date.now() - began < 5_000);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("maxRetries below 0 is refused", () => {
+  assert.throws(() => createLoreClient({ maxRetries: -1 }), RangeError);
+});

@@ -113,6 +113,9 @@ class FakeMemorySources:
                         vector=memory.vector if with_vectors else None,
                         entities=memory.entities,
                         metadata=memory.metadata,
+                        session_id=memory.session_id,
+                        turn_ids=memory.turn_ids,
+                        speaker=memory.speaker,
                     )
                 )
         best = sorted(scored, key=lambda m: (-m.similarity, m.id))[:k]
@@ -184,6 +187,7 @@ class FakeMemorySources:
                 m.valid_at,
                 m.metadata.get("speaker", ""),
                 m.memory_type,
+                m.turn_ids,
             )
             for m in sorted(own, key=lambda m: (-m.salience, m.id))[:limit]
         ]

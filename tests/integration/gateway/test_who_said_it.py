@@ -121,3 +121,32 @@ async def test_another_named_speakers_statements_are_theirs_in_an_import(client_
     context, primed = await read_back(client, scope, "Noor wants to paint again, any ideas?")
     assert "Noor said: I'm thinking about taking up painting again." in context + primed
     assert "love that" not in context and "love that" not in primed  # small talk, on either side
+
+
+async def test_a_message_the_user_profile_states_is_not_spent_again_in_what_i_remember(client_for, org_id):
+    client = await client_for(org_id)
+    scope = {"userId": "u-profile-lines", "agentId": "aria"}
+    sister = "My sister Ana lives in Lisbon and we talk on the phone every single evening after dinner."
+    said = [("user", sister, "Noor"), ("assistant", "That sounds lovely, give her my best!", "Ilse")]
+    await converse(client, scope, [turn(role, text, i, who) for i, (role, text, who) in enumerate(said)])
+    listed = await client.get(
+        "/v1/memories", params={"userId": "u-profile-lines", "memoryTypes": "MEMORY_TYPE_MESSAGE"}
+    )
+    [message] = [m["id"] for m in listed.json()["memories"] if "Lisbon" in m["content"]]
+
+    async def answer(question: str) -> dict:
+        found = await client.post("/v1/context:assemble", json={"scope": scope, "message": question})
+        assert found.status_code == 200, found.text
+        return found.json()["context"]
+
+    context = await answer("Where does Noor's sister live?")
+    [profile] = [s for s in context["sections"] if s["kind"] == "SECTION_KIND_USER_PROFILE"]
+    [line] = [item for item in profile["items"] if "Lisbon" in item["text"]]
+    [entry] = [e for e in context["manifest"] if e["id"] == message]
+    # The profile states it (learnt from this very turn): the message is not spent a second time.
+    assert entry["outcome"] == "MANIFEST_OUTCOME_DUPLICATE" and entry["duplicateOf"] == line["id"], entry
+    assert sister not in context["text"], context["text"]
+
+    # Asked about what only the message says, its own words are placed.
+    asked = await answer("When does Noor talk to Ana on the phone?")
+    assert f"Noor said: {sister}" in asked["text"], asked["text"]

@@ -15,6 +15,7 @@ from assembler_svc.domain.profile import (
     build_profile,
     core_lines,
     is_core,
+    naming_listener,
     profile_policy,
     standing_alone,
     their,
@@ -180,6 +181,43 @@ def test_a_line_said_to_the_listener_or_cut_apart_is_no_fact_about_the_user():
     assert is_core("The user loves sailing and kindness to strangers.", "likes")
 
 
+def test_love_as_a_noun_and_like_as_as_are_no_cut_sentence_nor_reaction():
+    assert is_core("The user's family has been great - their love and support carried the user.", "people")
+    assert is_core("The user mentors a teen just like the user.", "work")
+
+
+def test_something_shown_a_moment_judged_or_what_might_be_is_no_standing_fact():
+    assert not is_core("The user has been busy painting - here's something the user just finished.", "likes")
+    assert not is_core("The user did a watercolour too, take a look.", "likes")
+    assert not is_core("Check out the user's pottery bowl in the pic.", "likes")
+    assert not is_core("Seeing the user's kids so happy at the lake was the best.", "people")
+    assert not is_core("The user could add a café corner to their bike shop.", "work")
+    assert is_core("The user runs a bike shop in Leith.", "work")
+
+
+def test_the_other_speaker_as_the_object_is_named_or_the_line_is_dropped():
+    assert naming_listener("The user likes me.", "Sam") == "The user likes Sam."
+    assert (
+        naming_listener("The user is grateful to you for the lift.", "Sam")
+        == "The user is grateful to Sam for the lift."
+    )
+    assert naming_listener("The user likes me.", "") == "The user likes me."
+    assert not is_core("The user likes me.", "likes")
+    assert not is_core("The user trusts you.", "people")
+    learnt_lines = [
+        Learnt("m-me", "The user likes me.", "fact", 0.9),
+        Learnt("m-you", "The user's best friend is you.", "fact", 0.9),
+        Learnt("m-dog", "The user has a dog called Pip.", "fact", 0.9),
+    ]
+    # Nobody named: the lines about "me" and "you" are no fact about the user.
+    assert [line.source_id for line in core_lines(learnt_lines)] == ["m-dog"]
+    named = {line.source_id: line.text for line in core_lines(learnt_lines, listener="Sam")}
+    assert named == {"m-me": "The user likes Sam.", "m-you": "The user's best friend is Sam.", "m-dog": named["m-dog"]}
+    profile = build_profile("", learnt_lines, COUNTER, listener="Sam")
+    assert "- The user likes Sam." in profile.text.splitlines()
+    assert " me." not in profile.text and " you." not in profile.text
+
+
 def test_a_liking_of_one_thing_just_shown_is_a_reaction_not_a_standing_like():
     assert not is_core("The user loves the green and gold.", "likes")
     assert not is_core("The user likes that little boat in the picture.", "likes")
@@ -264,3 +302,27 @@ async def test_a_context_for_a_user_with_nothing_learnt_has_no_profile_section()
         timeout=0.5,
     )
     assert Section.USER_PROFILE not in [s.section for s in assembled.assembly.sections]
+
+
+async def test_in_a_context_between_named_people_the_other_speaker_is_named_in_the_profile():
+    memories = FakeMemorySources()
+    memories.add_memory(fact("m-me", "The user loves hiking with me."), USER)
+    sam = RecalledMemory(
+        id="m-sam",
+        content="Sam: I finished the canoe I was building, so proud of it.",
+        memory_type="message",
+        similarity=0.0,
+        salience=0.5,
+        importance=0.5,
+        valid_at=NOW - timedelta(days=2),
+        metadata={"role": "assistant"},
+        speaker="Sam",
+    )
+    memories.add_memory(sam, USER)
+    assembled = await assemble_context(
+        AssembleInput(message="How is the canoe Sam was building?", scope=USER),
+        services(memories, FakeObservationSources()),
+        timeout=0.5,
+    )
+    profile = next(s for s in assembled.assembly.sections if s.section is Section.USER_PROFILE)
+    assert "- The user loves hiking with Sam." in profile.text.splitlines()

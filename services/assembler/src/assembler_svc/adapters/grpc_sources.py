@@ -428,6 +428,7 @@ def learnt_fact(memory: memory_service_pb2.Memory) -> Learnt:
         updated_at=when,
         speaker=memory.metadata.get("speaker", "") or memory.provenance.speaker,
         detail=kind,
+        turn_ids=tuple(memory.provenance.turn_ids),
     )
 
 

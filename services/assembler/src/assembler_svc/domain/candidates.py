@@ -150,6 +150,7 @@ def memory_candidates(
                 turn_ids=memory.turn_ids,
                 quotes=quotes,
                 filler=quotes and filler(words, memory.role, memory.speaker, names),
+                by_user=quotes and memory.role == "user",
             )
         )
     return found

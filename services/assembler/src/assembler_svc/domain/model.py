@@ -101,7 +101,8 @@ class Candidate:
     the caller has them already, so it is a DUPLICATE of working memory. ``turn_ids`` are the
     transcript turns a memory was learnt from (a message: its own turn), ``quotes`` marks a message
     as said (a fact learnt from the same turn is placed instead, ``relevance``), ``filler`` one that
-    says nothing worth placing (``speakers``): BELOW_THRESHOLD whatever its score.
+    says nothing worth placing (``speakers``): BELOW_THRESHOLD whatever its score. ``by_user`` marks
+    a message the user said (its turn's role), whose words a belief about the user may state.
     """
 
     source: Source
@@ -120,6 +121,7 @@ class Candidate:
     turn_ids: tuple[str, ...] = ()
     quotes: bool = False
     filler: bool = False
+    by_user: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,9 @@
    Then a message whose turn a kept learnt memory of its section came from is a DUPLICATE of that
    memory unless the question needs its wording or the memory keeps too little of it
    (``relevance.facts_over_lines``); the memory ranks at least as high as the message, so it takes
-   the message's place.
+   the message's place. A line of the user profile learnt from the message, or a belief about the
+   user stating what the user said, stands in for it whatever share of it it keeps, unless the
+   question needs its wording.
 3. Order within a section: pinned first in input order, then ``lead`` ones, then the others; each
    group by rank descending (the total, or that of what it stands in for, step 2), ties by
    ``occurred_at`` descending (unknown last), then id, then source; so shuffling the ranked
@@ -226,7 +228,8 @@ def assemble(
         outcome[index], duplicate_of[index] = Outcome.DUPLICATE, items[survivors[kept]].id
         ranks[survivors[kept]] = max(ranks[survivors[kept]], ranks[index])
     placeable = {index: items[index] for index in survivors if index not in outcome}
-    for index, fact in facts_over_lines(placeable, message).items():
+    shown = {index: c for index, c in enumerate(items) if c.pinned and c.section is Section.USER_PROFILE}
+    for index, fact in facts_over_lines(placeable, message, shown).items():
         outcome[index], duplicate_of[index] = Outcome.DUPLICATE, items[fact].id
         reasons[index] = "a fact learnt from this message is placed instead"
         ranks[fact] = max(ranks[fact], ranks[index])

@@ -16,10 +16,14 @@ allergies, languages, strong likes and dislikes, current goals. Everything else 
 memories section, and so is a topic line that is no standing fact: a dated event that is over
 ("went hiking last week", "(3 June 2025)") unless it looks ahead or starts something that goes on
 ("started a new job last month"), and a goal that names nothing beyond vague words ("The user's
-goal is to stay positive"), a line said to or about the listener ("loves how you …"), a liking of
-one thing just shown ("loves the red and blue"), what no longer holds ("used to …") and a sentence
-cut apart ("loves and …"). A line is made to stand alone: an opening answer word or interjection
-("Yup, …") and the listener's name said to them ("Sam, …") go, and the user is named once, then
+goal is to stay positive"), a line said to or about the listener ("loves how you …", "likes me")
+unless the listener is named in it, a liking of one thing just shown ("loves the red and blue"),
+something shown in the turn ("here's …", "take a look"), a moment judged ("… was the best"), what
+might be ("could add …"), what no longer holds ("used to …") and a sentence cut apart ("loves and
+…"). In a conversation between named people, the other speaker as a line's object ("The user likes
+me") is named ("The user likes Sam") when the caller knows who they are (``listener``). A line is
+made to stand alone: an opening answer word or interjection ("Yup, …") and the listener's name said
+to them ("Sam, …") go, and the user is named once, then
 "their" and "them" ("The user lost their job"). Lines are deduplicated against those already taken
 (beliefs before memories, the caller's lines before both): the same normalised statement, the
 same content words (``statements.same_terms``), or every content word of one within the other,
@@ -138,13 +142,25 @@ _VAGUE = frozenset(
 )
 _WORDS = re.compile(r"[a-z][a-z']*")
 # A line about the listener, or a reaction to them ("loves how you got the light", "enjoys your
-# day"): said to the other speaker, it is no fact about the user.
-_ADDRESSED = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b")
+# day", "is proud of me"): said to or of the other speaker, it is no fact about the user, unless
+# the other speaker is named in it (``naming_listener``).
+_ADDRESSED = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|me)\b")
 # A liking verb with nothing liked: the sentence was cut apart ("The user loves and acceptance …").
-_NO_OBJECT = re.compile(r"\b(?:loves?|likes?|enjoys?|hates?|prefers?)\s+(?:and|or|but|so|because)\b")
+# The verb as a line says it of the user ("loves"), never the noun ("their love and support").
+_NO_OBJECT = re.compile(r"\b(?:loves|likes|enjoys|hates|prefers)\s+(?:and|or|but|so|because)\b")
 # A liking of one thing just shown or told ("loves the red and blue", "loves that theme", "loves
 # all the details"): a reaction, where a standing like names a kind of thing ("loves horses").
-_REACTION = re.compile(r"\b(?:loves?|likes?|enjoys?)\s+(?:all )?(?:the|that|this|these|those|it)\b")
+# "like" alone is as often "as" ("a teen just like the user") and is not read as a liking.
+_REACTION = re.compile(r"\b(?:loves?|likes|enjoys?)\s+(?:all )?(?:the|that|this|these|those|it)\b")
+# Something shown in the turn ("here's what I made", "take a look", "check out my pottery in the
+# pic"): a moment of the conversation, not a standing fact.
+_SHOWING = re.compile(
+    r"\b(?:here's|here is|here are|take a look|have a look|check (?:it |this |these )?out|look at (?:this|these|it)|"
+    r"in the (?:pic|picture|photo)|(?:this|the) (?:pic|picture|photo) (?:of|i|the user))\b"
+    # ... or a moment judged ("Seeing the kids so happy was the best"), or what might be ("could
+    # add dance-inspired items"): neither is who the user is.
+    r"|\b(?:was|is) (?:the best|awesome|amazing|incredible|so fun)\W*$|\b(?:could|might|should)\b"
+)
 # What no longer holds: "used to love the studio".
 _FORMER = re.compile(r"\bused to\b")
 # What a line opens on that leans on the turn before it: an answer word or interjection
@@ -177,6 +193,7 @@ class Learnt:
     updated_at: datetime | None = None
     speaker: str = ""
     detail: str = ""
+    turn_ids: tuple[str, ...] = ()  # the transcript turns a memory was learnt from
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +204,7 @@ class ProfileLine:
     confidence: float
     updated_at: datetime | None = None
     topic: str = ""
+    turn_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +281,7 @@ def is_about_user(text: str) -> bool:
     """Whether ``text`` can be a fact about the user: not said to or about the listener ("you"),
     not a sentence cut apart ("loves and …")."""
     low = text.casefold()
-    return not any(pattern.search(low) for pattern in (_ADDRESSED, _NO_OBJECT, _REACTION, _FORMER))
+    return not any(pattern.search(low) for pattern in (_ADDRESSED, _NO_OBJECT, _REACTION, _FORMER, _SHOWING))
 
 
 def is_core(text: str, topic: str) -> bool:
@@ -287,16 +305,34 @@ def caller_lines(text: str) -> list[ProfileLine]:
     return lines
 
 
-def core_lines(learnt: Iterable[Learnt]) -> list[ProfileLine]:
+def core_lines(learnt: Iterable[Learnt], listener: str = "") -> list[ProfileLine]:
     """The user's own core items as lines, best first within each topic: beliefs before memories,
-    then the most confident, then the newest."""
+    then the most confident, then the newest. ``listener``: the other speaker's name, when known."""
     lines = []
     for item in learnt:
-        text = standing_alone(" ".join(item.text.split()))
+        text = naming_listener(standing_alone(" ".join(item.text.split())), listener)
         topic = topic_of(text, item.detail) if text else ""
         if topic and is_users(item) and is_core(text, topic):
-            lines.append(ProfileLine(text, item.kind, item.id, item.confidence, item.updated_at, topic))
+            line = ProfileLine(text, item.kind, item.id, item.confidence, item.updated_at, topic, item.turn_ids)
+            lines.append(line)
     return sorted(lines, key=_rank)
+
+
+# The other speaker as the object of a line about the user: "me" (whoever wrote the line down)
+# anywhere, "you" where a clause ends or a preposition or adverb follows ("loves you", "thanked you for").
+_LISTENER = re.compile(
+    r"\bme\b|\byou\b(?=\s*(?:[.,!?;:)\-]|$|(?:and|but|so|too|a lot|so much|very much|more|again|back|"
+    r"for|to|with|about|in|on|at|through|when|because|since)\b))",
+    re.IGNORECASE,
+)
+
+
+def naming_listener(text: str, listener: str) -> str:
+    """``text`` with the other speaker, as an object ("The user likes me"), named ("The user likes
+    Sam") when their name is known; unnamed, the line stays as it is and is no fact about the
+    user (``is_about_user``): "me" or "you" read without the conversation names nobody."""
+    name = listener.strip()
+    return _LISTENER.sub(name, text) if name else text
 
 
 def _rank(line: ProfileLine) -> tuple[int, int, float, float, str]:
@@ -351,11 +387,13 @@ def build_profile(
     *,
     budget_tokens: int = 0,
     max_tokens: int = MAX_TOKENS,
+    listener: str = "",
 ) -> UserProfile:
     """The profile within ``budget_tokens``, or (0) within what is known, between ``DEFAULT_TOKENS``
-    and ``max_tokens``. The caller's lines come first and are kept while they fit."""
+    and ``max_tokens``. The caller's lines come first and are kept while they fit. ``listener``:
+    the name of the one other speaker of the user's conversations, when the caller knows it."""
     given = deduplicated(caller_lines(caller_text))
-    everything = deduplicated([*given, *core_lines(learnt)])
+    everything = deduplicated([*given, *core_lines(learnt, listener)])
     found = everything[len(given) :]
     if not everything:
         return UserProfile()
@@ -395,6 +433,7 @@ def profile_candidates(profile: UserProfile) -> list[Candidate]:
             pinned=True,
             occurred_at=line.updated_at,
             statement=line.text,
+            turn_ids=line.turn_ids,
         )
         for line in profile.lines
         if line.kind in source

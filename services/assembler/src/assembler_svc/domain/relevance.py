@@ -11,6 +11,9 @@ the facts keep too little of the message: they state less than half of its conte
 talk aside; ``statements.keeps_most``). Reflection learns one clause of a long message ("The user is currently
 reading." from "I'm currently reading The Lean Startup and hoping it'll give me tips for my
 shop"): placing that instead would lose what the message says.
+What the user profile states is placed whatever happens: a profile line learnt from the message
+(a shared turn), or a belief of the profile whose content words the user's own message all says,
+stands in for it whatever share of it it keeps, unless the question needs the message's wording.
 
 **Nothing relevant.** When no candidate a search found (memories, episodes, beliefs) is at least
 ``min_relevance`` similar to the message, nothing about it is remembered: the context says so in
@@ -37,7 +40,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from assembler_svc.domain.dedupe import statement_of
 from assembler_svc.domain.model import Candidate, Section, Source, UnavailableSource
 from assembler_svc.domain.speakers import substance
-from assembler_svc.domain.statements import keeps_most, statement
+from assembler_svc.domain.statements import Statement, keeps_most, same_polarity, statement
 
 NOTHING_FOUND_ID = "nothing-relevant"
 NOTHING_FOUND_TEXT = "Nothing relevant is remembered about this."
@@ -142,34 +145,61 @@ def nothing_found_candidate() -> Candidate:
     return Candidate(Source.CALLER, NOTHING_FOUND_ID, Section.MEMORIES, NOTHING_FOUND_TEXT, pinned=True)
 
 
-def facts_over_lines(candidates: Mapping[int, Candidate], message: str) -> dict[int, int]:
-    """``{index of a message: index of the learnt memory placed instead}`` among ``candidates`` (the
-    ones still placeable, by index)."""
+def facts_over_lines(
+    candidates: Mapping[int, Candidate], message: str, shown: Mapping[int, Candidate] | None = None
+) -> dict[int, int]:
+    """``{index of a message: index of the learnt item placed instead}`` among ``candidates`` (the
+    ones still placeable, by index). ``shown``: what the context places whatever happens, by index
+    (the user profile's learnt lines): a line of it learnt from a message, or a belief of it stating
+    what the user said, stands in for that message whatever share of it it keeps."""
+    if _ASKS_WORDING.search(message) is not None:
+        return {}
+    shown = shown or {}
     learnt_from: dict[str, list[int]] = {}
-    for index, candidate in candidates.items():
+    for index, candidate in [*candidates.items(), *shown.items()]:
         if candidate.source is Source.MEMORY and not candidate.quotes:
             for turn in candidate.turn_ids:
                 learnt_from.setdefault(turn, []).append(index)
-    if not learnt_from:
+    beliefs = [(index, statement(statement_of(c))) for index, c in shown.items() if c.source is Source.OBSERVATION]
+    if not learnt_from and not beliefs:
         return {}
     asked = statement(message).terms
-    wording = _ASKS_WORDING.search(message) is not None
     replaced: dict[int, int] = {}
     for index, candidate in candidates.items():
-        if not candidate.quotes or wording:
+        if not candidate.quotes:
             continue
+        said = statement(statement_of(candidate))
+        from_turn = {fact for turn in candidate.turn_ids for fact in learnt_from.get(turn, ())}
+        # What the context shows anyway (the user profile) stands in for the message whatever share
+        # of it it keeps: the message is spent only when the question needs its wording.
+        standing = sorted(fact for fact in from_turn if fact in shown)
+        if candidate.by_user:
+            standing += [fact for fact, belief in beliefs if _states(belief, said)]
+        if standing:
+            stated = frozenset().union(*(statement(statement_of(shown[fact])).terms for fact in standing))
+            if not asked & said.terms - stated:
+                replaced[index] = standing[0]
+                continue
         facts = sorted(
             fact
-            for fact in {fact for turn in candidate.turn_ids for fact in learnt_from.get(turn, ())}
-            if candidates[fact].section is candidate.section  # it takes the line's place
+            for fact in from_turn
+            if fact in candidates and candidates[fact].section is candidate.section  # it takes the line's place
         )
         if not facts:
             continue
         stated = frozenset().union(*(statement(statement_of(candidates[fact])).terms for fact in facts))
-        said = statement(statement_of(candidate)).terms
-        if asked & said - stated:
+        if asked & said.terms - stated:
             continue  # the question's own words are only in the message
         if not keeps_most(substance(statement_of(candidate)), stated):
             continue  # the facts keep too little of what the message says
         replaced[index] = facts[0]
     return replaced
+
+
+MIN_BELIEF_TERMS = 2  # the content words a belief needs to be read as stating a message by its words
+
+
+def _states(belief: Statement, said: Statement) -> bool:
+    """Whether a belief states what a message says: every content word of it (two or more) in the
+    message, with the same polarity ("The user likes pottery" of "I like pottery and the kiln")."""
+    return len(belief.terms) >= MIN_BELIEF_TERMS and belief.terms <= said.terms and same_polarity(belief, said)

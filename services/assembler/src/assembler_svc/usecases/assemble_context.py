@@ -85,7 +85,13 @@ async def assemble_context(
     calls += profile_calls(request.scope, memory, observations)
     found, unavailable = await gather(calls, timeout)
     # The user profile leads the user's section: what it states is not placed again when recalled.
-    profile = build_profile(request.user_profile, learnt(found), services.counter, max_tokens=profile_max_tokens)
+    profile = build_profile(
+        request.user_profile,
+        learnt(found),
+        services.counter,
+        max_tokens=profile_max_tokens,
+        listener=listener(found["recall"]),
+    )
     in_profile = profile.learnt_ids
     session: SessionState = found["working_memory"]
     engagement: EngagementDigest | None = found.get("engagement")  # None: not engaged, or unavailable
@@ -118,6 +124,13 @@ async def assemble_context(
     flags = consistency_flags(session.fingerprint, assembly.fingerprint) if wrote_state else ()
     await _after(request, assembly, memory, timeout, save_fingerprint=wrote_state)
     return AssembledContext(assembly, flags)
+
+
+def listener(recalled: Sequence[RecalledMemory]) -> str:
+    """The other speaker of the user's conversations by name, when recall found messages of exactly
+    one named speaker in the assistant's role (an import between two people); "" otherwise."""
+    names = {memory.speaker for memory in recalled if memory.speaker and memory.role == "assistant"}
+    return names.pop() if len(names) == 1 else ""
 
 
 def known_names(scope: Scope, recalled: Sequence[RecalledMemory]) -> set[str]:

@@ -104,6 +104,23 @@ async def test_what_self_disclosure_wrote_is_not_cut_down_and_written_again(read
     assert [m.content for m in with_kinds.memories] == [m.content for m in plain.memories]
 
 
+async def test_a_request_without_its_mark_and_a_report_after_the_fact_still_tell_it(reader: KindReader) -> None:
+    asked = await _reflect(reader, "can you find me a climbing wall in stirling thats where i live")
+    assert "home_city" in [c.slot for c in asked.claims]
+    reported_after = await _reflect(reader, "my aunt was born on the 8th of may which she says makes her a taurus")
+    assert "family:aunt:birthday" in [c.slot for c in reported_after.claims]
+
+
+async def test_a_buried_statement_self_disclosure_would_keep_is_kept(reader: KindReader) -> None:
+    found = await _reflect(reader, "rough night, im a midwife so i never know when ill get to bed")
+    assert "The user is a midwife." in [m.content for m in found.memories]
+
+
+async def test_words_passed_on_are_not_read_from_the_middle(reader: KindReader) -> None:
+    found = await _reflect(reader, "rumour has it i'm being moved to the glasgow office next year")
+    assert not [m for m in found.memories if "glasgow" in m.content.lower()]
+
+
 async def test_a_line_the_patterns_read_is_not_read_twice(reader: KindReader) -> None:
     plain = await RuleExtractor().reflect(Utterance("user", "I'm allergic to peanuts."), [])
     with_kinds = await _reflect(reader, "I'm allergic to peanuts.")

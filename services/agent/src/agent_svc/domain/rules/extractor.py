@@ -63,7 +63,8 @@ class RuleExtractor:
         if self._kinds is not None and turn.role == "user" and isinstance(said, str):
             # What the patterns found but cannot keep (it leans on "it") is read again by meaning.
             kept = [s for s in found if stands_alone(s.memory.content)]
-            found += await self._kinds.read(said, kept, tuple(m.content for m in told))
+            written = tuple(c for m in told if (c := standing_part(m.content)) and stands_alone(c))
+            found += await self._kinds.read(said, kept, written)
         answer = answered_question(turn, earlier) if not found and not told else None
         # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later, and
         # small talk ("The user is so grateful.", "Decided: keep going.") tells a later one nothing.

@@ -33,6 +33,7 @@ from typing import Protocol
 
 import numpy as np
 
+from agent_svc.domain.rules.figurative import figurative, reported
 from agent_svc.domain.rules.kind_prototypes import NO_FACT, PROTOTYPES
 from agent_svc.domain.rules.model import Statement
 from agent_svc.domain.rules.normalise import (
@@ -100,15 +101,21 @@ KIND_SLOTS: dict[str, re.Pattern[str]] = {
 # Where a first-person statement may start inside a longer sentence.
 _FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|i'm|im|i've|ive|i'd|my|our|we|we're|we've|me and)\b", _I)
 _CONNECTOR = re.compile(
-    r"\b(?:so|cos|coz|because|since|anyway|anyways|but|and|tbh|honestly|lol|now|today|basically|actually)\s+", _I
+    r"\b(?:so|cos|coz|cause|because|anyway|anyways|but|and|tbh|honestly|lol|now|today|basically|actually|"
+    r"also|plus|btw|fyi|oh|that)\s+",
+    _I,
 )
+# A request said without its question mark: what follows it may still be a statement
+# ("can you find a yoga class in york thats where i live").
+_REQUEST = re.compile(r"^(?:(?:ok|okay|so|hey|hi|pls|please|um)\s+)*(?:can|could|would|will)\s+you\b", _I)
 # Words before a span that make it no statement of the user's: a supposition, a wish, someone
 # else's words, a denial, a question, a joke, a quotation, a part played ("in the school play i'm a …").
 _HEDGED = re.compile(
     r"\b(?:if|unless|wish|wished|hope|hoping|would|wd|could|might|maybe|imagine|pretend\w*|dream\w*|says?|said|"
     r"saying|tell|tells|told|think|thinks|thought|reckons?|asks?|asked|whether|suppose|supposed|used to|not|"
     r"never|no longer|joke|joking|kidding|jk|lyrics?|song|film|movie|book|show|character|game|quote|when|"
-    r"story|novel|series|episode|scene|script|acting|costume|halloween|fancy dress|role|roleplay)\b"
+    r"story|novel|series|episode|scene|script|acting|costume|halloween|fancy dress|role|roleplay|rumou?rs?|"
+    r"legend|word is|apparently|supposedly|allegedly|heard)\b"
     r"|\b(?:the|a|my|our|this|that)\s+(?:[a-z]+\s+)?(?:play|panto|pantomime|musical|sketch|video)\b"
     r"|[?\"“”]",
     _I,
@@ -141,17 +148,27 @@ def _hedged(before: str) -> bool:
     return bool(_HEDGED.search(before[turns[-1].end() :] if turns else before))
 
 
-def _spans(sentence: str) -> list[str]:
-    starts = {m.start() for m in _FIRST_PERSON.finditer(sentence)} | {m.end() for m in _CONNECTOR.finditer(sentence)}
-    starts = sorted(starts - {0})
-    spans: list[str] = []
+def _spans(sentence: str) -> list[tuple[int, str, bool]]:
+    """Each span with where it starts and whether it opens a clause (after a connector or a comma),
+    not a phrase inside one ("… back to my home country", "the gig i went to")."""
+    connected = {m.end() for m in _CONNECTOR.finditer(sentence)}
+    starts = sorted(({m.start() for m in _FIRST_PERSON.finditer(sentence)} | connected) - {0})
+    spans: list[tuple[int, str, bool]] = []
     for start in starts:
-        if _hedged(sentence[:start]):
-            continue
         span = _clause_at(sentence[start:].strip(" ,;:"))
+        if _hedged(sentence[:start]) or _HEDGED.match(span):
+            continue
         if len(span.split()) >= 3:
-            spans.append(span)
+            opens = start in connected or sentence[:start].rstrip()[-1:] in ",;:"
+            spans.append((start, span, opens))
     return spans[:MAX_SPANS_PER_SENTENCE]
+
+
+# An untyped memory that ends on a filler tells a later conversation nothing ("The user is learning a ton.").
+_VAGUE = re.compile(
+    r"\b(?:a ton|tons|a lot|lots|loads|so much|my time|the user's time|things|stuff|everything|anything|it all)\.?$", _I
+)
+_CLAUSE = re.compile(r"The user (?!'s)\w+ \w+")
 
 
 _PET = (
@@ -395,7 +412,8 @@ class KindReader:
     async def read(self, text: str, found: Sequence[Statement], told: Sequence[str] = ()) -> list[Statement]:
         """Statements about the user the patterns missed in ``text`` (a user's turn, already read);
         ``told``: the memories the turn's other disclosures wrote, which an untyped one may not repeat."""
-        from agent_svc.domain.rules.memories import statements  # memories reads kinds' callers only
+        from agent_svc.domain.rules.disclosure import disclosures  # both import what imports this module
+        from agent_svc.domain.rules.memories import statements
 
         taken_slots = {facet.attribute for s in found for facet in s.facets}
         taken = {s.memory.content.lower() for s in found}
@@ -406,8 +424,13 @@ class KindReader:
             if len(clean) > MAX_SENTENCE_CHARS or len(clean.split()) < 4:
                 continue
             body = normalise(clean)
-            if not body or is_question(body) or is_conditional(body) or is_reported(body) or is_sarcastic(clean):
+            if not body or clean.endswith("?") or (is_question(body) and not _REQUEST.match(body)):
                 continue
+            if is_conditional(body) or is_sarcastic(clean) or figurative(clean) or reported(clean):
+                continue
+            # Someone else's words are judged up to the candidate's end: "my grandad was born on the
+            # 1st of april which he says explains a lot" reports only after the date.
+            reports = is_reported(body)
             # A supposition is judged span by span: "we might get a dog but im allergic to dog hair".
             lowered = clean.lower()
             for kind, reader, template in _READERS:
@@ -416,6 +439,8 @@ class KindReader:
                     continue
                 before = lowered[: match.start()]
                 if _hedged(before) or is_hypothetical(normalise(match.group(0))):
+                    continue
+                if reports and is_reported(normalise(lowered[: match.end()])):
                     continue
                 ours = bool(re.search(r"\b(?:my|our)\s", match.group(0)))
                 if not ours and _OTHERS.search(before):
@@ -431,12 +456,23 @@ class KindReader:
                     candidates.append((kind, match.group(0), statement))
             # A name and the name the user goes by in one line: which is which is the patterns' call.
             nicknamed = bool(_GOES_BY.search(lowered))
-            for span in _spans(clean):
+            for start, span, opens in _spans(clean):
                 if any(span.lower() in excerpt for excerpt in read) or is_hypothetical(normalise(span)):
                     continue  # the patterns read these words already, or they suppose
-                for statement in statements(span, "user"):
-                    if not (nicknamed and _names(statement)):
-                        candidates.append(("", span, statement))
+                if reports and is_reported(normalise(clean[: start + len(span)])):
+                    continue
+                read_here = statements(span, "user")
+                if not read_here:  # what self-disclosure would keep, had the line begun here
+                    read_here = [Statement(m, span) for m in disclosures(span, "user")]
+                for statement in read_here:
+                    if nicknamed and _names(statement):
+                        continue
+                    # An untyped memory must be a whole clause about the user ("The user is a
+                    # midwife."), never a phrase cut from the middle of one ("The user's home country.").
+                    content = statement.memory.content
+                    if not statement.facets and not (opens and _CLAUSE.match(content) and not _VAGUE.search(content)):
+                        continue
+                    candidates.append(("", span, statement))
         told_words = [set(_WORDS.findall(memory.lower())) for memory in told]
         fresh = [
             (kind, span, s)

@@ -5,10 +5,12 @@ line ("ugh cant focus today my cat mochi keeps walking across the keyboard lol")
 pattern knows ("kiwi makes my mouth swell up") is missed. This reader looks again at a turn the
 patterns read, in two cheap steps and one check:
 
-1. **Spans.** Each sentence the filters let through (no question, supposition, someone else's words,
-   sarcasm) is read again from every place a first-person statement may start ("my …", "i'm …",
-   "we …", after "so", "cos", "anyway" …), unless the words before that place hedge it ("if",
-   "wish", "says", "not" …). The whole pattern pipeline (``memories.statements``) reads each span.
+1. **Spans.** Each sentence the filters let through (no question mark, condition, sarcasm, figure
+   of speech or words passed on) is read again from every place a first-person statement may start
+   ("my …", "i'm …", "we …", after "so", "cos", "anyway" …), unless the words before that place
+   hedge it ("if", "wish", "says", "not", "in the school play" …) since the line's last "but". The
+   whole pattern pipeline (``memories.statements``) reads each span; a span no pattern reads and
+   that opens a clause is offered to self-disclosure (an untyped memory).
 2. **Slot readers.** A few kinds have a reader of their own that finds the value where the kind's
    words put it (a pet's name after "named"/"called" or next to the animal, a food before "makes
    my throat swell", a city before "thats where i live", a date before "is our anniversary") and
@@ -17,9 +19,11 @@ patterns read, in two cheap steps and one check:
 3. **The check.** A candidate is kept only when the packaged sentence embedding model puts the span
    nearest to prototype sentences of a kind (``kind_prototypes.py``: our own sentences) whose
    belief slots the candidate's facts fit, with a similarity over ``threshold`` and a margin over
-   the nearest sentence of any other kind or of the "no fact" class (small talk, other people,
-   wishes, questions). Two readers that must agree: the words find the value, the meaning vouches
-   for the kind. A fact already read by the patterns is not read twice.
+   the nearest sentence of any other kind and of the "no fact" class (small talk, feelings of the
+   moment, requests); a slot reader's candidate needs its kind or one of its family among the
+   three nearest, an untyped memory a clear margin over no fact. Two readers that must agree: the
+   words find the value, the meaning vouches for the kind. A fact already read by the patterns,
+   a slot they filled or a memory self-disclosure wrote is not written twice.
 
 Only candidates are embedded (most turns have none), in one batch per turn; the prototypes are
 embedded once per process.

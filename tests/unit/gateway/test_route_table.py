@@ -76,3 +76,12 @@ def test_the_command_writes_the_table_between_the_markers(tmp_path):
     assert "old rows" not in written and written.endswith(f"{route_table.TABLE_END}\n\nafter\n")
     assert f"{route_table.TABLE_START}\n{markdown_table()}\n{route_table.TABLE_END}" in written
     assert "| `POST /v1/memories` | `memories.remember` | `memories:write` |" in written
+
+
+def test_the_clients_copy_of_the_body_rules_is_the_one_the_table_writes():
+    written = (README.parent / route_table.CLIENT_RULES).read_text()
+
+    assert written == route_table.client_rules(), (
+        f"{route_table.CLIENT_RULES} is stale: python -m gateway_svc.api.route_table --write-client-rules"
+        f" {route_table.CLIENT_RULES}"
+    )

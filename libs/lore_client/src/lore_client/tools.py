@@ -37,6 +37,7 @@ from lore_client.errors import LoreApiError
 from lore_client.inputs import NewEvidence, NewMemory
 from lore_client.models import Memory, Observation, Scope, Turn
 from lore_client.plans import Call
+from lore_client.route_rules import ROUTE_RULES
 
 Json = dict[str, Any]
 
@@ -116,13 +117,39 @@ BELIEF_KINDS = [
     "tooling_state",
 ]
 SUBJECT_TYPES = ["entity", "project", "tool", "agent", "global"]
-# The observations service's rules (observations_svc.domain.keys, .limits), stated here because the
-# client does not depend on the service; a test compares them.
-MAX_SLOT_CHARS = 64
-SLOT = f"^[a-z0-9_.-]{{1,{MAX_SLOT_CHARS}}}$"
+# The observations service's rules for a subject id (observations_svc.domain.keys), stated here
+# because the client does not depend on the service and the document cannot say them (a global
+# subject has no id); a test compares them.
 SUBJECT_ID = "^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$"
-MAX_SUMMARY_CHARS = 1000
 NOT_BLANK = "\\S"
+# The agent's limit on a turn's content (agent_svc.domain.transcript): the turn is a message the
+# answers carry too, so the document states no rule on it; a test compares it.
+MAX_TURN_CHARS = 16_000
+
+# The route field each tool argument is sent as, where the gateway states rules for that field: the
+# argument's schema is made from them (``route_rules.py``, generated from the gateway's document), so
+# a tool never allows what the route refuses nor refuses what it takes. The MCP endpoint and the
+# stdio server list these same schemas.
+ARGUMENT_FIELDS: dict[tuple[str, str], tuple[str, str]] = {
+    ("remember", "content"): ("memories.remember", "memories[].content"),
+    ("remember", "importance"): ("memories.remember", "memories[].importance"),
+    ("search_memories", "query"): ("memories.search", "query"),
+    ("get_context", "message"): ("context.assembleContext", "message"),
+    ("forget_about", "about"): ("memories.forgetAbout", "about"),
+    ("search_beliefs", "query"): ("observations.searchObservations", "query"),
+    ("observe", "slot"): ("observations.observe", "candidate.slot"),
+    ("observe", "summary"): ("observations.observe", "candidate.summary"),
+    ("observe", "detail"): ("observations.observe", "candidate.detail"),
+}
+
+
+def _argument(tool: str, name: str, description: str) -> Json:
+    """The schema of argument ``name`` of ``tool``: its route field's rules (``ARGUMENT_FIELDS``), but
+    whether it is required, which the tool's own list says."""
+    operation_id, field = ARGUMENT_FIELDS[(tool, name)]
+    rules = {keyword: value for keyword, value in ROUTE_RULES[operation_id][field].items() if keyword != "required"}
+    kind = "number" if {"minimum", "maximum"} & set(rules) else "string"
+    return {"type": kind, "description": description, **rules}
 
 
 def _string(description: str, *, max_length: int = 4000, min_length: int = 1, **more: Any) -> Json:
@@ -302,18 +329,15 @@ TOOLS: tuple[Tool, ...] = (
         " small talk or what is already remembered. Returns the stored memory and its id.",
         _object(
             {
-                "content": _string("The statement to remember, self-contained."),
+                "content": _argument("remember", "content", "The statement to remember, self-contained."),
                 "memory_type": {
                     "type": "string",
                     "enum": MEMORY_TYPES,
                     "description": "What kind of statement it is (default fact).",
                 },
-                "importance": {
-                    "type": "number",
-                    "minimum": 0,
-                    "maximum": 1,
-                    "description": "How much it matters, 0 to 1 (default: Lore's estimate).",
-                },
+                "importance": _argument(
+                    "remember", "importance", "How much it matters, 0 to 1 (default: Lore's estimate)."
+                ),
                 "entities": {
                     "type": "array",
                     "items": _string("A name.", max_length=200),
@@ -333,7 +357,7 @@ TOOLS: tuple[Tool, ...] = (
         ' live?"). Returns the best memories first, each with its id, content, type, when, and score.',
         _object(
             {
-                "query": _string("What to look for, as a question or a phrase."),
+                "query": _argument("search_memories", "query", "What to look for, as a question or a phrase."),
                 "k": K,
                 "memory_types": {
                     "type": "array",
@@ -351,7 +375,10 @@ TOOLS: tuple[Tool, ...] = (
         "Assemble what you should know to answer the user's message: relevant memories, beliefs, the recent"
         " conversation and open threads, ranked and fitted to a budget. Call it with the user's latest message"
         " before replying when the answer may depend on the past. Returns the context as text.",
-        _object({"message": _string("The user's message you are about to answer.", max_length=16000)}, ["message"]),
+        _object(
+            {"message": _argument("get_context", "message", "The user's message you are about to answer.")},
+            ["message"],
+        ),
         _get_context,
     ),
     Tool(
@@ -397,7 +424,7 @@ TOOLS: tuple[Tool, ...] = (
         " memories about it are archived and the beliefs drawn from them invalidated. Say what it is in the"
         " user's words. Returns what was forgotten, or status FORGET_STATUS_NOTHING_MATCHED when nothing of"
         " theirs matched well enough (nothing is forgotten then).",
-        _object({"about": _string('What to forget, e.g. "my home address".', max_length=500)}, ["about"]),
+        _object({"about": _argument("forget_about", "about", 'What to forget, e.g. "my home address".')}, ["about"]),
         _forget_about,
     ),
     Tool(
@@ -407,8 +434,8 @@ TOOLS: tuple[Tool, ...] = (
         " contexts. Call it once per exchange, after replying. Returns the session and the two turns stored.",
         _object(
             {
-                "user_message": _string("The user's message, verbatim.", max_length=32000),
-                "assistant_reply": _string("Your reply to it, verbatim.", max_length=32000),
+                "user_message": _string("The user's message, verbatim.", max_length=MAX_TURN_CHARS),
+                "assistant_reply": _string("Your reply to it, verbatim.", max_length=MAX_TURN_CHARS),
             },
             ["user_message", "assistant_reply"],
         ),
@@ -421,7 +448,7 @@ TOOLS: tuple[Tool, ...] = (
         " with its id, summary, kind, subject, confidence and status.",
         _object(
             {
-                "query": _string("What to look for."),
+                "query": _argument("search_beliefs", "query", "What to look for."),
                 "k": K,
                 "kinds": {
                     "type": "array",
@@ -448,19 +475,19 @@ TOOLS: tuple[Tool, ...] = (
                     max_length=128,
                     pattern=SUBJECT_ID,
                 ),
-                "summary": _string("The belief in one sentence.", max_length=MAX_SUMMARY_CHARS),
+                "summary": _argument("observe", "summary", "The belief in one sentence."),
                 "subject_type": {
                     "type": "string",
                     "enum": SUBJECT_TYPES,
                     "description": "What kind of subject (default entity).",
                 },
-                "slot": _string(
+                "slot": _argument(
+                    "observe",
+                    "slot",
                     "Which attribute of the subject, in lower case (diet, deadline): one current belief per"
                     " subject, kind and slot.",
-                    max_length=MAX_SLOT_CHARS,
-                    pattern=SLOT,
                 ),
-                "detail": _string("More detail, if useful.", min_length=0),
+                "detail": _argument("observe", "detail", "More detail, if useful."),
                 "evidence": _string("The user's words that support it, quoted.", max_length=2000),
             },
             ["kind", "subject_id", "slot", "summary"],

@@ -330,7 +330,7 @@ BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
         "query": {"required": True, "minLength": 1, "maxLength": 4_000, "pattern": NOT_BLANK},
         "k": {"minimum": 0, "maximum": 100},
     },
-    "memories.forgetAbout": {"about": {"required": True, "minLength": 1, "maxLength": 500}},
+    "memories.forgetAbout": {"about": {"required": True, "minLength": 1, "maxLength": 500, "pattern": NOT_BLANK}},
     "observations.searchObservations": {
         "query": {"required": True, "minLength": 1, "maxLength": 2_000, "pattern": NOT_BLANK},
         "k": {"minimum": 0, "maximum": 100},

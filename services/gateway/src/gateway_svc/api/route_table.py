@@ -11,11 +11,12 @@ examples the document shows); what the operation *is* stands here and nowhere el
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from google.protobuf.message import Message
 from lore.agent.v1 import agent_service_pb2 as agent
@@ -24,6 +25,8 @@ from lore.memory.v1 import episode_service_pb2 as episodes
 from lore.memory.v1 import memory_service_pb2 as memory
 from lore.observations.v1 import engagement_service_pb2 as engagement
 from lore.observations.v1 import observation_service_pb2 as observations
+
+from gateway_svc.api.openapi import BODY_RULES
 
 # Where the request message is read from: the JSON body, a JSON body that may be left out ("no
 # options"), the query string, or nowhere (the path's id at most); "" for a route of no proto message.
@@ -383,15 +386,50 @@ def with_table(text: str, table: str) -> str:
     return text[:start] + "\n" + table + "\n" + text[end:]
 
 
+# The typed client's copy of the body rules (lore_client does not depend on the gateway): its tools'
+# argument schemas are made from it.
+CLIENT_RULES = Path("libs/lore_client/src/lore_client/route_rules.py")
+
+
+def _python(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(key)}: {_python(item)}" for key, item in value.items()) + "}"
+    return repr(value) if isinstance(value, bool | int | float) else json.dumps(value)
+
+
+def client_rules() -> str:
+    """``route_rules.py`` of lore_client: ``openapi.BODY_RULES``, the rules the document states on
+    request bodies, as Python."""
+    lines = [
+        '"""The rules the gateway holds request body fields to, by operation id and field (JSON names,',
+        "dotted, ``[]`` for an array's items): the tools' argument schemas are made from them (``tools.py``).",
+        "",
+        "Generated from the gateway's ``openapi.BODY_RULES`` by ``python -m gateway_svc.api.route_table",
+        f"--write-client-rules {CLIENT_RULES}``:",
+        'do not edit (tests/unit/gateway/test_route_table.py fails when it differs)."""',
+        "",
+        "from typing import Any",
+        "",
+        "ROUTE_RULES: dict[str, dict[str, dict[str, Any]]] = {",
+    ]
+    for operation_id, fields in BODY_RULES.items():
+        lines.append(f"    {json.dumps(operation_id)}: {{")
+        lines += [f"        {json.dumps(field)}: {_python(rule)}," for field, rule in fields.items()]
+        lines.append("    },")
+    return "\n".join([*lines, "}", ""])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Print the gateway's route table, or write it into a README.")
     parser.add_argument("--write", type=Path, help="replace the table between the markers of this file")
+    parser.add_argument("--write-client-rules", type=Path, help=f"write the client's body rules ({CLIENT_RULES})")
     arguments = parser.parse_args(argv)
-    if arguments.write is None:
+    if arguments.write_client_rules is not None:
+        arguments.write_client_rules.write_text(client_rules())
+    if arguments.write is not None:
+        arguments.write.write_text(with_table(arguments.write.read_text(), markdown_table()))
+    if arguments.write is None and arguments.write_client_rules is None:
         print(markdown_table())
-        return 0
-    text = arguments.write.read_text()
-    arguments.write.write_text(with_table(text, markdown_table()))
     return 0
 
 

@@ -7,6 +7,9 @@ Sentences are our own, never LoCoMo's nor the paraphrase suite's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pytest
 from agent_svc.domain.extraction import TurnReflection, Utterance
 from agent_svc.domain.rules.extractor import RuleExtractor
@@ -139,6 +142,18 @@ async def test_the_model_vouches_only_for_a_kind_the_facts_fit(reader: KindReade
     assert ranked[0][0] == "none"
     found = await _reflect(reader, "stuck in traffic again so tired right now and my car is making a noise")
     assert not [c for c in found.claims if c.slot.startswith(("pet:", "allergy"))]
+
+
+class _Broken:
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        raise RuntimeError("embedder is closed")
+
+
+async def test_a_failing_model_leaves_the_patterns_reading() -> None:
+    text = "long week at work honestly but anyway my birthday is on the 2nd of november and i want a quiet one"
+    plain = await RuleExtractor().reflect(Utterance("user", text), [])
+    found = await RuleExtractor(KindReader(_Broken())).reflect(Utterance("user", text), [])
+    assert [m.content for m in found.memories] == [m.content for m in plain.memories]
 
 
 def test_every_kind_has_prototypes_and_the_slots_are_kinds() -> None:

@@ -488,7 +488,10 @@ class KindReader:
         if not fresh:
             return []
         spans = list(dict.fromkeys(span for _, span, _ in fresh))
-        ranked = dict(zip(spans, await self.nearest(spans), strict=True))
+        try:
+            ranked = dict(zip(spans, await self.nearest(spans), strict=True))
+        except Exception:  # the model failed (closed, out of memory): the patterns' reading stands
+            return []
         kept: list[Statement] = []
         for kind, span, statement in fresh:
             if self._vouched(kind, statement, ranked[span]):

@@ -11,7 +11,7 @@ export const CATALOGUE = [
           "type": "string",
           "description": "The statement to remember, self-contained.",
           "minLength": 1,
-          "maxLength": 4000,
+          "maxLength": 16000,
           "pattern": "\\S"
         },
         "memory_type": {
@@ -29,9 +29,9 @@ export const CATALOGUE = [
         },
         "importance": {
           "type": "number",
+          "description": "How much it matters, 0 to 1 (default: Lore's estimate).",
           "minimum": 0,
-          "maximum": 1,
-          "description": "How much it matters, 0 to 1 (default: Lore's estimate)."
+          "maximum": 1
         },
         "entities": {
           "type": "array",
@@ -112,7 +112,7 @@ export const CATALOGUE = [
           "type": "string",
           "description": "The user's message you are about to answer.",
           "minLength": 1,
-          "maxLength": 16000,
+          "maxLength": 4000,
           "pattern": "\\S"
         }
       },
@@ -206,14 +206,14 @@ export const CATALOGUE = [
           "type": "string",
           "description": "The user's message, verbatim.",
           "minLength": 1,
-          "maxLength": 32000,
+          "maxLength": 16000,
           "pattern": "\\S"
         },
         "assistant_reply": {
           "type": "string",
           "description": "Your reply to it, verbatim.",
           "minLength": 1,
-          "maxLength": 32000,
+          "maxLength": 16000,
           "pattern": "\\S"
         }
       },
@@ -234,7 +234,7 @@ export const CATALOGUE = [
           "type": "string",
           "description": "What to look for.",
           "minLength": 1,
-          "maxLength": 4000,
+          "maxLength": 2000,
           "pattern": "\\S"
         },
         "k": {
@@ -319,7 +319,6 @@ export const CATALOGUE = [
         "detail": {
           "type": "string",
           "description": "More detail, if useful.",
-          "minLength": 0,
           "maxLength": 4000
         },
         "evidence": {

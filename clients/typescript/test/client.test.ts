@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
 import { test } from "node:test";
 
-import { createLoreClient, type FetchResult, LoreApiError, unwrap } from "../src/index.js";
+import { createLoreClient, type FetchResult, LoreApiError, unwrap } from "@lore/client";
 import { client, setting, unique } from "./stack.js";
 
 /** A `fetch` that remembers the status of each attempt (0: no answer), sending through the real one. */

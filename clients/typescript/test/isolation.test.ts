@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
-import { LoreApiError, type LoreClient, unwrap } from "../src/index.js";
+import { LoreApiError, type LoreClient, unwrap } from "@lore/client";
 import { client, setting, unique } from "./stack.js";
 
 const agent = "aria";

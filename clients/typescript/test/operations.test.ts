@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { before, test } from "node:test";
 
-import { type LoreClient, unwrap } from "../src/index.js";
+import { type LoreClient, unwrap } from "@lore/client";
 import { client, eventually, unique } from "./stack.js";
 
 /** Left out: store-wide (reindex: the operator's, every org) and destructive (erasure of a subject). */

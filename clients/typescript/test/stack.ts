@@ -3,7 +3,7 @@
  * tests/integration/typescript_client/test_typescript_client.py (which serves a real gateway), and
  * polling for background work.
  */
-import { createLoreClient, type LoreClient, type LoreClientOptions } from "../src/index.js";
+import { createLoreClient, type LoreClient, type LoreClientOptions } from "@lore/client";
 
 export function setting(name: string): string {
   const value = process.env[name];

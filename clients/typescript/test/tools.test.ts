@@ -19,7 +19,7 @@ import {
   ToolCallError,
   unwrap,
   UnknownToolError,
-} from "../src/index.js";
+} from "@lore/client";
 import { client, unique } from "./stack.js";
 
 interface PythonTools {

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ from tests.polling import eventually
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "clients" / "typescript"
 NODE_TIMEOUT = 600
+NODE_ONLY = re.compile(r"""\bfrom ["']node:|\brequire\(|\bprocess\.|\bBuffer\b|\b__dirname\b""")
 
 
 # Arguments the Python catalogue refuses: the TypeScript one must refuse them with the same message.
@@ -144,7 +146,11 @@ def test_npm_pack_gives_a_tarball_a_project_installs_and_imports(built, tmp_path
     )
     printed = _run(["node", "--input-type=module", "-e", script], project)
     assert printed.split() == ["function", str(len(openai_tools())), "LoreApiError"]
-    assert not (project / "node_modules" / "@lore" / "client" / "src").exists()  # only dist/ is shipped
+    installed = project / "node_modules" / "@lore" / "client"
+    assert not (installed / "src").exists()  # only dist/ is shipped
+    # fetch only: nothing of Node's, so edge runtimes (which have no process, Buffer or node: modules) load it.
+    for module in (installed / "dist").glob("*.js"):
+        assert not NODE_ONLY.search(module.read_text()), f"{module.name} uses a Node-only API"
 
 
 async def test_node_tests_pass_against_a_real_gateway(built, services, migrated_pg, redis_url, tmp_path):

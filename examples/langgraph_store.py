@@ -36,7 +36,7 @@ async def recall(state: State, config: RunnableConfig, *, store: BaseStore) -> d
 async def main() -> None:
     url = os.environ.get("LORE_URL", "http://127.0.0.1:8080")
     async with LoreClient(url, os.environ["LORE_API_KEY"]) as lore:
-        store = LoreStore(lore, fields=["text"])  # embed the "text" field of each value
+        store = LoreStore(lore, index={"fields": ["text"]})  # embed the "text" field of each value
         memories = ("users", "u-ada", "memories")
         await store.aput(memories, "diet", {"text": "Ada is vegetarian and allergic to peanuts."})
         await store.aput(memories, "hobby", {"text": "Ada plays the violin in a string quartet."})

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from gateway_svc.app import create_app
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -30,7 +31,7 @@ from langgraph.store.memory import InMemoryStore
 from lore_client import LoreClient, SyncLoreClient
 from lore_client.integrations.langgraph_store import LoreStore
 
-from tests.integration.gateway.conftest import _create_key
+from tests.integration.gateway.conftest import _create_key, gateway_settings
 from tests.integration.gateway.test_langgraph_store import CountingTransport
 from tests.integration.gateway.test_lore_client import served_gateway  # noqa: F401 - a fixture
 
@@ -349,3 +350,18 @@ async def test_threads_batches_go_out_together(served_gateway, migrated_pg, org_
     got, listed = await asyncio.to_thread(threaded)
     assert [item.value for item in got] == [{"text": f"Note {i}."} for i in range(100)]
     assert len(listed) == 100 and transport.requests < 150
+
+
+async def test_a_rate_limited_update_or_archive_is_waited_out(services, migrated_pg, redis_url, org_id):
+    """The client repeats only GETs and keyed POSTs after a 429; the store's own PATCHes and
+    DELETEs set what they name, so the store waits out ``Retry-After`` and repeats them."""
+    app = create_app(gateway_settings(services, migrated_pg, redis_url, LORE_RATE_LIMITS="memories:write=2:3"))
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    namespace = ("users", _user(), "notes")
+    async with app.router.lifespan_context(app):
+        async with LoreClient("http://gateway", key, transport=httpx.ASGITransport(app=app)) as client:
+            store = LoreStore(client)
+            await store.abatch([PutOp(namespace, f"k{i}", {"text": f"Note {i}."}) for i in range(3)])  # 1 write
+            await store.abatch([PutOp(namespace, f"k{i}", {"text": f"Note {i}, again."}) for i in range(3)])
+            await store.abatch([PutOp(namespace, f"k{i}", None) for i in range(3)])  # well past the burst
+            assert await store.asearch(namespace) == []

@@ -85,7 +85,9 @@ PAGE_SIZE = 500  # the memory service's largest ListMemories page
 SEARCH_K = 100  # Recall's largest k
 REMEMBER_BATCH = 100  # Remember's largest batch
 KNOWN_IDS = 10_000
-SENDING_AT_ONCE = 4  # threads' batches in flight at once (batch); the others queue and go out together
+RATE_LIMITED_REPEATS = 5  # a write this store repeats after a 429 (_setting)
+MAX_RATE_LIMITED_WAIT = 30.0
+SENDING_AT_ONCE = 1  # threads sending batches at once (batch); the others queue and go out together
 BY_ID_AT_MOST = 4  # more known items of one scope in a batch: one listing rather than a GetMemory each
 
 
@@ -179,7 +181,7 @@ class LoreStore(BaseStore):
     # -- the two flavours -------------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Runs ``ops``. Up to 4 threads' batches are sent at once; batches other threads start
+        """Runs ``ops``. One thread sends batches at a time; batches other threads start
         meanwhile wait and go out together as the next one, so many threads cost fewer calls (a
         batch is never held back to wait for more). Each caller's operations are checked on their
         own first; a call that fails a joint batch is retried caller by caller."""
@@ -486,14 +488,14 @@ class LoreStore(BaseStore):
         entry = s.item_entry(indexed=item.indexed, ttl=item.ttl, now=reading.now, updated=item.updated_at)
         metadata = {**(item.metadata or {}), s.ITEM_KEY: entry or ""}
         try:
-            yield from call("update_memory", item.memory_id, metadata=metadata)
+            yield from _setting("update_memory", item.memory_id, metadata=metadata)
         except LoreApiError as error:
             if error.status != 404:
                 raise  # erased meanwhile: nothing to keep alive
 
     def _archive(self, memory_id: str) -> Plan:
         try:
-            yield from call("forget_memory", memory_id)  # archived: out of every read, kept for audit
+            yield from _setting("forget_memory", memory_id)  # archived: out of every read, kept for audit
         except LoreApiError as error:
             if error.status != 404:
                 raise
@@ -585,7 +587,22 @@ class LoreStore(BaseStore):
         if stored is None or stored.status != ACTIVE:
             changes["status"] = "active"  # a put after a delete brings the item back
         if changes:
-            yield from call("update_memory", memory_id, **changes)
+            yield from _setting("update_memory", memory_id, **changes)
+
+
+def _setting(method: str, *args: Any, **kwargs: Any) -> Plan:
+    """A call that sets what it names (UpdateMemory's fields, ForgetMemory): doing it twice is
+    doing it once, so a 429 is waited out (``Retry-After``) and the call repeated, as the client
+    repeats its GETs and keyed POSTs; the client itself never repeats a PATCH or DELETE."""
+    for attempt in range(RATE_LIMITED_REPEATS + 1):
+        try:
+            return (yield from call(method, *args, **kwargs))
+        except LoreApiError as error:
+            wait = error.retry_after if error.retry_after is not None else 0.25 * 2**attempt
+            if error.status != 429 or attempt == RATE_LIMITED_REPEATS or wait > MAX_RATE_LIMITED_WAIT:
+                raise
+            yield from call("_sleep", wait)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _item(item: StoredItem | None) -> Item | None:

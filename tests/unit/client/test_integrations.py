@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 import pytest
 from lore_client.integrations import store_items as s
@@ -142,3 +143,16 @@ def test_namespace_conditions_match_at_either_end_with_wildcards():
     assert s.matches_path(namespace, "suffix", ("aria", "notes"))
     assert not s.matches_path(namespace, "suffix", ("aria",))
     assert not s.matches_path(("users",), "prefix", ("users", "u-1"))
+
+
+def test_the_items_own_entry_keeps_index_expiry_and_update_time():
+    entry = s.item_entry(indexed=False, ttl=1.5, now=1_000.0, updated=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    content, metadata = s.encode(("users", "u-1"), "k", {"n": 1}, lambda v: [])
+    item = s.decode(_memory(content, metadata | {s.ITEM_KEY: entry}))
+    assert item.indexed is False and item.ttl == 1.5 and item.expires == 1_090.0
+    assert item.updated_at == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert item.expired(1_089.9) is False and item.expired(1_090.0) is True
+    assert s.item_entry(indexed=True, ttl=None, now=1_000.0) is None  # nothing to keep: no entry
+    plain = s.decode(_memory(content, metadata))
+    assert plain.indexed is True and plain.expires is None and plain.expired(1e12) is False
+    assert s.decode(_memory(content, metadata | {s.ITEM_KEY: "[1, 2]"})) is None  # not this store's entry

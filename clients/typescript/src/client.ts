@@ -62,6 +62,27 @@ export async function unwrap<T>(call: Promise<FetchResult<T>> | FetchResult<T>):
   return data as T;
 }
 
+/**
+ * Every item of a list route, page after page, as `lore_client`'s `iter_*` methods read them:
+ * `page(token)` asks for one page (`pageToken: token`), `key` names the list in its answer.
+ *
+ *     for await (const memory of pages((pageToken) =>
+ *       lore.GET("/v1/memories", { params: { query: { "scope.userId": "u-1", pageToken } } }), "memories")) { ... }
+ */
+export async function* pages<K extends string, T>(
+  page: (pageToken: string) => Promise<FetchResult<{ [key in K]?: T[] } & { nextPageToken?: string }>>,
+  key: K,
+): AsyncGenerator<T> {
+  let token = "";
+  for (;;) {
+    const answer = await unwrap(page(token));
+    yield* answer[key] ?? [];
+    const next = answer.nextPageToken ?? "";
+    if (!next || next === token) return; // the last page (or a token that repeats)
+    token = next;
+  }
+}
+
 /** A `fetch` that times each attempt out and repeats what `lore_client` repeats (see the module's note). */
 export function retryingFetch(options: LoreClientOptions = {}): (request: Request) => Promise<Response> {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));

@@ -5,7 +5,7 @@
  *   with `lore_client`'s retries; `unwrap` gives an answer or throws `LoreApiError`.
  * - Tools for a model (`aiSdkTools`, `openaiTools`, `anthropicTools`, `resolveToolCall`), as `lore_client.tools`.
  */
-export { createLoreClient, retryingFetch, unwrap, RETRIED_STATUSES } from "./client.js";
+export { createLoreClient, pages, retryingFetch, unwrap, RETRIED_STATUSES } from "./client.js";
 export type { FetchResult, LoreClient, LoreClientOptions } from "./client.js";
 export { LoreApiError, parseRetryAfter } from "./errors.js";
 export type { LoreApiErrorFields } from "./errors.js";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
 import { test } from "node:test";
 
-import { createLoreClient, type FetchResult, LoreApiError, unwrap } from "@lore/client";
+import { createLoreClient, type FetchResult, LoreApiError, pages, unwrap } from "@lore/client";
 import { client, setting, unique } from "./stack.js";
 
 /** A `fetch` that remembers the status of each attempt (0: no answer), sending through the real one. */
@@ -186,4 +186,22 @@ test("a server that never answers times out as DEADLINE_EXCEEDED", async () => {
 
 test("maxRetries below 0 is refused", () => {
   assert.throws(() => createLoreClient({ maxRetries: -1 }), RangeError);
+});
+
+test("pages reads every item of a list route across its pages", async () => {
+  const lore = client();
+  const scope = { userId: unique("u-pages") };
+  const memories = Array.from({ length: 5 }, (_, n) => ({ content: `Fact number ${n} about the garden.`, memoryType: "MEMORY_TYPE_FACT" as const, scope }));
+  const stored = await unwrap(lore.POST("/v1/memories", { body: { memories } }));
+  const asked: string[] = [];
+  const seen: string[] = [];
+  const query = (pageToken: string) => ({ "scope.userId": scope.userId, pageSize: 2, ...(pageToken ? { pageToken } : {}) });
+  for await (const memory of pages((pageToken) => {
+    asked.push(pageToken);
+    return lore.GET("/v1/memories", { params: { query: query(pageToken) } });
+  }, "memories")) {
+    seen.push(memory.id ?? "");
+  }
+  assert.deepEqual([...seen].sort(), (stored.memories ?? []).map((m) => m.id ?? "").sort());
+  assert.equal(asked.length, 3);
 });

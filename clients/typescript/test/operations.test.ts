@@ -11,7 +11,11 @@ import { before, test } from "node:test";
 import { type LoreClient, unwrap } from "@lore/client";
 import { client, eventually, unique } from "./stack.js";
 
-/** Left out: store-wide (reindex: the operator's, every org) and destructive (erasure of a subject). */
+/**
+ * Left out, as by the generated Python client's test: store-wide (reindex re-embeds every org's
+ * memories, operator scope) and destructive (erasure of a subject); their own tests cover them.
+ * Purging erased data has no REST operation (`lore erasure purge`).
+ */
 const NOT_CALLED = new Set(["POST /v1/admin/reindex", "POST /v1/subjects:forget"]);
 
 const called = new Set<string>();

@@ -743,3 +743,133 @@ def test_a_random_dotted_token_goes_and_a_long_dotted_version_stays():
     dotted = ".".join(token[i : i + 10] for i in range(0, 30, 10))
     assert redact(f"put {dotted} in the header") == "put [API key] in the header"
     assert redact("build 2026.1129.0154.4242.1234 shipped") == "build 2026.1129.0154.4242.1234 shipped"
+
+
+# --- secrets known by their shape: unlabelled passwords, seed phrases, backup and one-time codes, sessions
+
+WORDS = st.text(alphabet=string.ascii_lowercase, min_size=3, max_size=8)
+
+
+@st.composite
+def password_shaped(draw) -> str:
+    """One word mixing letters, digits and a symbol inside it ("Kettle!42", "gr33n*Lamp")."""
+    letters = draw(st.text(alphabet=string.ascii_letters, min_size=3, max_size=8))
+    digits = draw(st.text(alphabet=string.digits, min_size=1, max_size=4))
+    symbol = draw(st.sampled_from("!%^&*?~#|"))
+    tail = draw(st.text(alphabet=string.ascii_letters + string.digits, min_size=3, max_size=6))
+    return draw(st.sampled_from([f"{letters}{symbol}{digits}{tail}", f"{letters}{digits}{symbol}{tail}"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    password_shaped(),
+    st.sampled_from(["use {}", "try {} for the router", "just type {} when it asks", "{} is the admin login"]),
+)
+def test_a_password_shaped_word_beside_a_credential_word_is_replaced(token, said):
+    redacted = redact(said.format(token))
+    assert redacted == said.format("[password]")
+    assert token not in redacted
+
+
+@st.composite
+def generated_passwords(draw) -> str:
+    """What a password generator writes: upper and lower case, digits and symbols, the class changing
+    at almost every character."""
+    classes = [string.ascii_uppercase, string.ascii_lowercase, string.digits, "#%^&*~|!?"]
+    groups = draw(st.lists(st.permutations(classes), min_size=3, max_size=4))
+    chars = [draw(st.sampled_from(alphabet)) for group in groups for alphabet in group]
+    return "".join(chars) + draw(st.sampled_from(string.ascii_lowercase))
+
+
+@settings(max_examples=200, deadline=None)
+@given(generated_passwords())
+def test_a_generated_password_alone_is_replaced(token):
+    assert redact(f"{token} ok") == "[password] ok"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.tuples(*[st.integers(0, 30)] * 4).map(lambda v: "v{}.{}.{}-rc{}".format(*v)),
+        st.tuples(WORDS, st.integers(1, 9)).map(lambda v: f"{v[0]}_v{v[1]}_final.docx"),
+        st.tuples(WORDS, st.integers(0, 9999)).map(lambda v: f"{v[0]}{v[1]}@example.com"),
+        st.tuples(WORDS, *[st.integers(0, 30)] * 3).map(lambda v: "{}@{}.{}.{}".format(*v)),
+        st.tuples(WORDS, WORDS, st.integers(0, 9999)).map(lambda v: "{}_{}={}".format(*v)),
+        st.tuples(WORDS, st.integers(0, 9999)).map(lambda v: f"#{v[0].title()}{v[1]}"),
+        st.tuples(WORDS, st.integers(0, 9999)).map(lambda v: f"@{v[0]}_{v[1]}"),
+        st.text(alphabet="0123456789abcdef", min_size=6, max_size=6).map(lambda v: f"#{v}"),
+        st.text(alphabet="0123456789abcdef", min_size=40, max_size=40),
+        st.sampled_from(["C++17", "C++20", "R2-D2", "SKU-4471-B", "BA2490", "9:30am", "#ff8800", "US$1,299.99"]),
+        st.tuples(WORDS, st.integers(0, 99)).map(lambda v: f"https://example.com/{v[0]}?page={v[1]}&lang=en"),
+    ),
+    st.sampled_from(["use {} for the account", "try {}", "the router said {}", "log in after {} ships"]),
+)
+def test_versions_files_addresses_settings_tags_colours_and_hashes_beside_a_credential_word_stay(value, said):
+    assert redact(said.format(value)) == said.format(value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(WORDS, min_size=12, max_size=24),
+    st.sampled_from(["my seed phrase is ", "recovery phrase: ", "the wallet's mnemonic: ", "seed words are "]),
+)
+def test_a_seed_phrase_after_its_label_goes_whole(words, label):
+    assert redact(f"{label}{' '.join(words)}.") == f"{label}[password]."
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.integers(1000, 9999), st.integers(1000, 9999)).map(lambda v: f"{v[0]}-{v[1]}"),
+            st.text(alphabet=string.ascii_lowercase + string.digits, min_size=8, max_size=8).filter(
+                lambda v: any(c.isdigit() for c in v)
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from(["my backup codes are ", "2FA recovery codes: ", "recovery code: "]),
+    st.sampled_from([", ", " ", "; "]),
+)
+def test_every_backup_or_recovery_code_in_a_list_is_replaced(codes, label, separator):
+    assert redact(f"{label}{separator.join(codes)}") == label + separator.join(["[password]"] * len(codes))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.text(alphabet=string.digits, min_size=4, max_size=8),
+    st.sampled_from(["OTP ", "my verification code is ", "the 2fa code: ", "one-time code ", "SMS code - "]),
+)
+def test_a_one_time_code_is_a_password(code, label):
+    assert redact(f"{label}{code}, quick") == f"{label}[password], quick"
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(["sid", "PHPSESSID", "JSESSIONID", "connect.sid", "laravel_session", "session_id", "sessionid"]),
+    st.text(alphabet=string.ascii_letters + string.digits + "%-_", min_size=16, max_size=48),
+    st.sampled_from(["{}", "Cookie: theme=dark; {}; lang=en", "set {} in the browser"]),
+)
+def test_a_session_cookies_value_becomes_its_placeholder(name, value, said):
+    assert redact(said.format(f"{name}={value}")) == said.format(f"{name}=[session token]")
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("the pass is swordfish", "the pass is [password]"),
+        ("My wifi pass is pelican.", "My wifi pass is [password]."),
+        ("the code is hunter two", "the code is [password]"),
+        ("the bus pass is expired", "the bus pass is expired"),
+        ("The pass is free.", "The pass is free."),
+        ("the mountain pass is closed", "the mountain pass is closed"),
+        ("my boarding pass is on my phone", "my boarding pass is on my phone"),
+        ("the code is on the fridge", "the code is on the fridge"),
+        ("OTP is short for one-time password", "OTP is short for one-time password"),
+        ("the confirmation code is K7X9QZ", "the confirmation code is K7X9QZ"),
+        ("the session was great, sid=Sidney", "the session was great, sid=Sidney"),
+    ],
+)
+def test_a_word_after_pass_is_or_code_is_is_a_password_unless_it_names_a_tickets_state(said, kept):
+    assert redact(said) == kept

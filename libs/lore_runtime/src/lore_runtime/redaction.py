@@ -208,8 +208,30 @@ _LOGIN_PAIR = re.compile(
 )
 _NOT_A_CREDENTIAL_PASS = frozenset(
     """boarding bus rail train travel season day week weekend guest press backstage hall ski lift gym
-    park parking festival visitor visitors access all-access vip free bike museum""".split()
+    park parking festival visitor visitors access all-access vip free bike museum mountain alpine high
+    narrow annual monthly yearly student family rover national hall-pass""".split()
 )
+# What a pass is when it is a ticket or a road ("the pass is free", "the pass is closed").
+_PASS_STATES = frozenset(
+    """free valid invalid gone open closed shut steep narrow cheap dear pricey included digital paper
+    printed plastic yours ours theirs his hers mine useless worthless great fine good full void active
+    inactive due late blue red green gold silver black white""".split()
+)
+_STATE_ENDINGS = ("ed", "ing", "ly", "able", "ible", "ful", "less", "ous", "ive", "al", "ic", "ent", "ant", "ary")
+
+
+def _names_not_a_state(value: str) -> bool:
+    """A word after "pass is" that can be a password: letters, not a state a ticket or a road is in."""
+    lower = value.lower()
+    return (
+        value.isalpha()
+        and len(value) >= 4
+        and lower not in _PASS_STATES
+        and lower not in _NOT_A_VALUE
+        and not lower.endswith(_STATE_ENDINGS)
+    )
+
+
 # A count the value is ("my password is 8 characters long"): no PIN has fewer than four digits.
 _COUNT_AFTER = re.compile(
     r"\s+(?:characters?|chars|letters?|digits?|numbers?|symbols?|words?|long|times|days|weeks|months|years)\b",
@@ -662,8 +684,9 @@ def _stated_plainly(
     if pattern not in (_PASSWORD_UNMARKED, _PASSWORD_ASKED, _PASS_LABELLED) or not _VALUE_ENDS.match(text, span[1]):
         return False
     if pattern is _PASS_LABELLED:
-        # "pass: swordfish", "pass=swordfish": the sign says it, not "the pass is valid"
-        if not _SIGNED.match(text, found.end("pass")):
+        # "pass: swordfish", "pass=swordfish": the sign says it; "the pass is swordfish" too, but not
+        # a ticket's state ("the pass is valid", "the pass is free", "the mountain pass is closed")
+        if not _SIGNED.match(text, found.end("pass")) and not _names_not_a_state(value):
             return False
     elif not _LABEL_AS_NOUN.search(text, 0, found.start()):
         return False
@@ -787,11 +810,167 @@ def _long_runs(text: str) -> Iterator[_Span]:
             yield found.start(), found.end(), API_KEY
 
 
+# --- secrets by their shape --------------------------------------------------------------------------
+
+SESSION = "[session token]"
+
+# A password spelled with number words ("the code is hunter two", "the password is kettle seventy seven").
+_NUMBER_WORD = (
+    r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)"
+)
+_SPELLED_PASSWORD = re.compile(
+    rf"(?<![A-Za-z0-9])(?:{_PASSWORD_LABEL}|code)(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was)\s+)"
+    rf"(?P<bare>(?P<word>[A-Za-z]{{3,20}})(?:[ \t-]+{_NUMBER_WORD})+)(?=\s*(?:$|[.!?,;\n]))",
+    re.IGNORECASE,
+)
+# A wallet's seed or recovery phrase: twelve to twenty-four words of lower-case letters after its label.
+_SEED_PHRASE = re.compile(
+    r"\b(?:(?:secret\s+)?(?:seed|recovery|backup|wallet|mnemonic)\s+(?:phrase|words)|mnemonic)"
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|are|was|were)\s+(?::\s*)?)"
+    r"(?P<bare>[a-z]{3,8}(?:(?:[ \t]+|\s*,\s*)[a-z]{3,8}){11,23})\b"
+)
+# An account's 2FA backup or recovery codes, each replaced ("my backup codes are 4821-9937, 1120-4471").
+_BACKUP_CODES = re.compile(
+    r"\b(?:(?:2fa|mfa|two[- ]factor|2-step)\s+)?(?:backup|recovery)\s+codes?"
+    rf"(?:{_SIGN}|\s+(?:are|is|were|was)\s+(?::\s*)?)"
+    r"(?P<list>[A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{3,12})?(?:(?:\s*[,;]\s*(?:and\s+)?|\s+and\s+|[ \t]+)"
+    r"[A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{3,12})?)*)",
+    re.IGNORECASE,
+)
+_BACKUP_CODE = re.compile(r"[A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{3,12})?")
+# A one-time code: a password while it is valid, and no one can say here when it stops being valid.
+_ONE_TIME_CODE = re.compile(
+    r"\b(?:otp|one[- ]time\s+(?:code|password|pin)|verification\s+code|(?:2fa|mfa|sms|login|sign[- ]in|two[- ]factor|"
+    r"auth(?:entication|enticator)?)\s+code)"
+    rf"(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was)\s+(?::\s*)?|\s+)"
+    r"(?P<bare>\d{3}[ -]\d{3}|\d{4,8})(?![\w,.]\w|\w|[ -]\d)",
+    re.IGNORECASE,
+)
+# A session cookie's value: ``sid=…``, ``PHPSESSID=…``, ``connect.sid=…``, ``laravel_session=…``.
+_SESSION_NAME = r"(?:[A-Za-z0-9]+[_.-])*(?:php|j|asp\.net_)?(?:sess(?:ion)?(?:[_-]?(?:id|key|token))?|sid)"
+_SESSION_VALUE = r"(?P<value>[A-Za-z0-9%._~+/=-]{8,512})"
+_SESSION_PAIR = re.compile(rf"(?<![\w.-]){_SESSION_NAME}\s*[=:]\s*{_SESSION_VALUE}", re.IGNORECASE)
+_SESSION_STATED = re.compile(
+    rf"\bsession\s+(?:cookie|id|token|key)s?(?:{_SIGN}|['\u2019]s\s+|\s+(?:is|was)\s+){_SESSION_VALUE}",
+    re.IGNORECASE,
+)
+# A ``Cookie:`` header's pairs: a session's value, or any value shaped like a generated one.
+_COOKIE_HEADER = re.compile(r"\b(?:set-)?cookie\s*:\s*(?P<pairs>[^\n]+)", re.IGNORECASE)
+_COOKIE_PAIR = re.compile(r"(?P<name>[^\s=;,]+)=(?P<value>[^\s;,]+)")
+_SECRET_COOKIE_NAME = re.compile(r"sess|sid|token|auth|jwt|remember|login|csrf|xsrf|secret|key", re.IGNORECASE)
+
+
+def _session_value(value: str) -> bool:
+    """A session's value, not a word or a count: eight or more characters holding a digit and a
+    letter, or sixteen or more."""
+    value = value.rstrip(_TRAILING)
+    return len(value) >= 16 or (len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+
+
+def _sessions(text: str, context: str) -> Iterator[_Span]:
+    lower = text.lower()
+    if "cookie" in lower:
+        for header in _COOKIE_HEADER.finditer(text):
+            for pair in _COOKIE_PAIR.finditer(text, header.start("pairs"), header.end("pairs")):
+                value = pair.group("value").rstrip(_TRAILING)
+                if _SECRET_COOKIE_NAME.search(pair.group("name")) or _looks_random(value, 16):
+                    if value and not _is_placeholder(value):
+                        yield pair.start("value"), pair.start("value") + len(value), SESSION
+    if "sid" in lower or "sess" in lower:
+        for pattern in (_SESSION_PAIR, _SESSION_STATED):
+            for found in pattern.finditer(text):
+                value = found.group("value").rstrip(_TRAILING)
+                if _session_value(value) and not _is_placeholder(value):
+                    yield found.start("value"), found.start("value") + len(value), SESSION
+
+
+# A password-shaped token: one word mixing letters, digits and a symbol ("p@ssw0rd!23", "Tr0ub4dor&3").
+_SYMBOLS = "!$%^&*=?~@#|+"
+_HAS_SYMBOL_INSIDE = re.compile(r"[A-Za-z0-9][!$%^&*=?~@#|+]")
+_TOKEN = re.compile(r"(?<!\S)\S{8,80}(?!\S)")
+_LETTERS = re.compile(r"[A-Za-z]{2}")  # two letters in a row: a word's piece, not a formula (x^2+y^2=25)
+_NOT_A_PASSWORD_TOKEN = re.compile(
+    r".*[/\\].*"  # a path or a URL
+    r"|.*[\"{}\[\]<>].*"  # code or JSON, not a word
+    r"|[^@\s]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"  # an email address
+    r"|[\w.-]+@v?\d+(?:\.\w+)*"  # a package at its version (lodash@4.17.21)
+    r"|[A-Za-z_][\w.-]{2,}[:=].*"  # a setting (max_connections=200)
+    r"|.*\+\+.*"  # C++, Notepad++
+    r"|[A-Z]{0,3}[$\u20ac\u00a3\u00a5][\d.,]+[kKmM]?"  # an amount (US$1,299.99)
+    r"|.*[?&]\w+=.*"  # a query string (?ref=abc123)
+)
+# Words near a token that make it a credential ("use …", "try … for the router", "login is …").
+_CREDENTIAL_CUE = re.compile(
+    r"\b(?:use|using|try|type|enter|login|log|logon|sign|password|passwd|pwd|pw|pass|passcode|code|key|wi-?fi|"
+    r"router|account|vpn|admin|unlock|credentials?|creds)\b",
+    re.IGNORECASE,
+)
+_CUE_WORDS_BEFORE = 6
+_CUE_WORDS_AFTER = 4
+
+
+def _password_shaped(token: str) -> bool:
+    """Letters, a digit and a symbol inside, eight characters or more; not a path, a URL, an email
+    address, a package's version, a setting, an amount or a tag (#, @ first)."""
+    if len(token) < 8 or _is_placeholder(token) or _NOT_A_PASSWORD_TOKEN.fullmatch(token):
+        return False
+    if not any(char.isdigit() for char in token) or not any(char.isalpha() for char in token):
+        return False
+    return any(char in _SYMBOLS for char in token[1:])
+
+
+def _generated(token: str) -> bool:
+    """A password no one needs to call one: ten or more characters of lower and upper case, digits
+    and symbols, changing class at most characters."""
+    classes = ["l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "s" for c in token]
+    if len(token) < 10 or set(classes) != {"l", "u", "d", "s"}:
+        return False
+    return sum(1 for before, after in pairwise(classes) if before != after) / (len(classes) - 1) >= 0.6
+
+
+def _cued(text: str, start: int, end: int) -> bool:
+    before = text[max(0, start - 80) : start].split()[-_CUE_WORDS_BEFORE:]
+    after = text[end : end + 60].split()[:_CUE_WORDS_AFTER]
+    return _CREDENTIAL_CUE.search(" ".join((*before, *after))) is not None
+
+
+def _shaped_passwords(text: str, context: str) -> Iterator[_Span]:
+    lower = text.lower()
+    if "seed" in lower or "phrase" in lower or "mnemonic" in lower or "words" in lower:
+        for found in _SEED_PHRASE.finditer(text):
+            yield found.start("bare"), found.end("bare"), PASSWORD
+    if "codes" in lower or "code " in lower or "code:" in lower:
+        for found in _BACKUP_CODES.finditer(text):
+            for code in _BACKUP_CODE.finditer(text, found.start("list"), found.end("list")):
+                if any(char.isdigit() for char in code.group()) and code.group().lower() != "and":
+                    yield code.start(), code.end(), PASSWORD
+    if any(word in lower for word in ("otp", "one-time", "one time", "code")):
+        for found in _ONE_TIME_CODE.finditer(text):
+            yield found.start("bare"), found.end("bare"), PASSWORD
+    if any(word in lower for word in ("code", "pass", "pw", "pin", "pwd")):
+        for found in _SPELLED_PASSWORD.finditer(text):
+            word = found.group("word").lower()
+            if word not in _NOT_A_VALUE and word not in _GRAMMAR_WORDS and not word.endswith(("ed", "ly")):
+                yield found.start("bare"), found.end("bare"), PASSWORD
+    if _HAS_SYMBOL_INSIDE.search(text) is None:
+        return
+    for found in _TOKEN.finditer(text):
+        raw = found.group()
+        lead = len(raw) - len(raw.lstrip("([{\"'`"))
+        token = raw[lead:].rstrip(_TRAILING + "`")
+        start, end = found.start() + lead, found.start() + lead + len(token)
+        if _password_shaped(token) and (_generated(token) or (_LETTERS.search(token) and _cued(text, start, end))):
+            yield start, end, PASSWORD
+
+
 # In this order: where two rules claim overlapping text, the earlier rule's claim stands. A rule
 # marked as a number's is run only on text with six digits in a row (at most a separator between two):
 # every card, IBAN, SSN and NI number holds them.
 _RULES: tuple[tuple[Kind, Callable[[str, str], Iterator[_Span]], bool], ...] = (
+    (Kind.API_KEY, _sessions, False),
     (Kind.API_KEY, _api_keys, False),
+    (Kind.PASSWORD, _shaped_passwords, False),
     (Kind.PASSWORD, _passwords, False),
     (Kind.IBAN, _ibans, True),
     (Kind.CARD, _cards, True),

@@ -41,6 +41,8 @@ API_KEYS = (
 # A private key pasted whole: none of its lines may be kept.
 PRIVATE_KEY_LINES = ("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACDx")
 SSNS = ("123-45-6789", "219 09 9999")
+# Known by their shape only: a session cookie's value and a password no label names.
+SESSION_ID, SHAPED_PASSWORD = "9u4kq1b7f0l3m2n8p6r5s4t2v1", "p@ssw0rd!23"
 NINOS = ("AB 12 34 56 C", "JG103759A")
 
 # Everything that must be gone: as typed and, for numbers, as bare digits or compact characters.
@@ -55,6 +57,8 @@ RAW = (
     *API_KEYS,
     *SSNS,
     "123456789",
+    SESSION_ID,
+    SHAPED_PASSWORD,
     *NINOS,
     "AB123456C",
 )
@@ -74,6 +78,7 @@ CONVERSATION = (
     + "\n-----END OPENSSH PRIVATE KEY-----",
     f"My SSN is {SSNS[0]} and my NI number is {NINOS[0]}.",
     f"You can call me on {PHONE}; my order number {ORDER} arrives on {DATE}, with the book ISBN {ISBN}.",
+    f"The site set PHPSESSID={SESSION_ID}; try {SHAPED_PASSWORD} for the router.",
     "Do you remember which card I said I use for the rent?",
 )
 
@@ -330,6 +335,7 @@ async def test_no_secret_is_kept_anywhere_and_the_not_secrets_come_back_as_typed
     assert "[card ending 4242]" in transcript and "[IBAN ending 5432]" in transcript
     assert "[password]" in transcript and "[API key]" in transcript
     assert "[SSN]" in transcript and "[NI number]" in transcript
+    assert "PHPSESSID=[session token]; try [password] for the router" in transcript
     assert "[card ending 0005]" in memories and "[NI number]" in memories
     for kept in (PHONE, ORDER, ISBN, DATE):
         assert kept in transcript, kept

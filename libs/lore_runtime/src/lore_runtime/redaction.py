@@ -34,8 +34,17 @@
   is …"), "the word '…'", one's own value before a comma and its label ("It's Kettle77, my
   password") and a value to log in with ("use Kettle77 to log in"). A passphrase's words go to the
   clause's end. A PIN or code read out as four or more digit words ("four four one seven") goes whole,
-  and after "pass:" or "pass=" a single word ending its clause is one ("pass: swordfish"; not "the
-  pass is valid"). The value alone becomes ``[password]``.
+  and after "pass:" or "pass=" a single word ending its clause is one ("pass: swordfish"), after "pass
+  is" one that is not a state a ticket or a road is in ("the pass is swordfish"; not "the pass is valid",
+  "the mountain pass is closed", "the bus pass is expired"). A password spelled with number words ("the
+  code is hunter two"). By its shape alone, one word mixing letters, digits and a symbol inside it, eight
+  characters or more ("p@ssw0rd!23"), near a credential word ("use …", "try … for the router", "the
+  admin login is …") or anywhere when it changes between lower and upper case, digits and symbols like
+  a generated password; never a path, a URL, an email address, a package's version (``lodash@4.17.21``),
+  a setting (``max_connections=200``), an amount, a query string, a tag (``#Summer2024``, ``@handle``) or
+  code. A wallet's seed or recovery phrase (twelve to twenty-four words after its label), each of an
+  account's 2FA backup or recovery codes, and a one-time code (OTP, 2FA, verification or SMS code: a
+  password while it is valid) too. The value alone becomes ``[password]``.
 - **api_key** — common key and token formats (``sk-…``, ``sk_live_…``, ``ghp_…``, ``github_pat_…``,
   ``glpat-…``, ``xox?-…``, ``AKIA…``, ``AIza…``, ``hf_…``, ``npm_…``, SendGrid keys, JWTs, Shopify,
   DigitalOcean, Stripe webhook, PyPI, Google OAuth, Mailgun and Telegram bot tokens, a Slack webhook's
@@ -46,8 +55,10 @@
   characters of base64 or base62 mixing upper and lower case and digits, changing character class
   often: a random key, not a word, a path or a hex hash), or such a string of 24+ characters cut into
   three or more runs by dots (a session or bot token; not a version, a host or a file name).
-  ``[API key]``. A PEM private key block (``-----BEGIN … PRIVATE KEY-----`` to its END line, or to
-  where its base64 stops when cut off) goes whole: ``[private key]``.
+  ``[API key]``. A session's value (``sid=…``, ``PHPSESSID=…``, ``connect.sid=…``, "the session cookie
+  is …", a ``Cookie:`` header's session or generated-looking values): ``[session token]``. A PEM
+  private key block (``-----BEGIN … PRIVATE KEY-----`` to its END line, or to where its base64 stops
+  when cut off) goes whole: ``[private key]``.
 - **ssn** — a US social security number or taxpayer number (ITIN, area 9xx), ``123-45-6789``,
   ``123 45 6789`` or ``123.45.6789`` (area not 000 or 666; group not 00; serial not 0000: after
   "SSN", "ITIN", "social" or "social security" any such number is one), or nine digits after one of

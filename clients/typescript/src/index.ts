@@ -26,4 +26,12 @@ export {
   parseToolCall,
   resolveToolCall,
 } from "./tools.js";
-export type { AiSdkTool, ToolName, ToolOutcome } from "./tools.js";
+export type {
+  AiSdkTool,
+  AnthropicTool,
+  OpenAIChatTool,
+  OpenAIResponsesTool,
+  ToolName,
+  ToolOutcome,
+  ToolParameters,
+} from "./tools.js";

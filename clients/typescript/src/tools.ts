@@ -106,27 +106,63 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** A tool's JSON Schema: an object of named arguments. */
+export interface ToolParameters {
+  [rule: string]: unknown;
+  type: "object";
+  properties: Record<string, unknown>;
+  required: string[];
+}
+
+/** A function definition of OpenAI's Chat Completions `tools` (`ChatCompletionTool`). */
+export interface OpenAIChatTool {
+  type: "function";
+  function: { name: string; description: string; parameters: ToolParameters };
+}
+
+/** A function definition of OpenAI's Responses API `tools` (`FunctionTool`). */
+export interface OpenAIResponsesTool {
+  type: "function";
+  name: string;
+  description: string;
+  parameters: ToolParameters;
+  strict: boolean;
+}
+
+/** A tool definition of Anthropic's Messages API `tools`. */
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: ToolParameters;
+}
+
 /** Function definitions for OpenAI's Chat Completions `tools`, or, with `responsesApi`, the Responses API's flat form. */
-export function openaiTools(options: { responsesApi?: boolean } = {}): Json[] {
+export function openaiTools(options?: { responsesApi?: false }): OpenAIChatTool[];
+export function openaiTools(options: { responsesApi: true }): OpenAIResponsesTool[];
+export function openaiTools(options: { responsesApi?: boolean } = {}): OpenAIChatTool[] | OpenAIResponsesTool[] {
   if (options.responsesApi) {
     // strict: false — strict mode would make every argument required; most of these are optional.
     return CATALOGUE.map((t) => ({
       type: "function",
       name: t.name,
       description: t.description,
-      parameters: copy(t.parameters),
+      parameters: copy(t.parameters) as unknown as ToolParameters,
       strict: false,
     }));
   }
   return CATALOGUE.map((t) => ({
     type: "function",
-    function: { name: t.name, description: t.description, parameters: copy(t.parameters) },
+    function: { name: t.name, description: t.description, parameters: copy(t.parameters) as unknown as ToolParameters },
   }));
 }
 
 /** Tool definitions for Anthropic's Messages API `tools` (`name`, `description`, `input_schema`). */
-export function anthropicTools(): Json[] {
-  return CATALOGUE.map((t) => ({ name: t.name, description: t.description, input_schema: copy(t.parameters) }));
+export function anthropicTools(): AnthropicTool[] {
+  return CATALOGUE.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: copy(t.parameters) as unknown as ToolParameters,
+  }));
 }
 
 /** A Vercel AI SDK tool: `inputSchema` (AI SDK 5) and `parameters` (AI SDK 4) hold the same schema. */
@@ -134,7 +170,8 @@ export interface AiSdkTool<Schema> {
   description: string;
   inputSchema: Schema;
   parameters: Schema;
-  execute: (args: Json) => Promise<Json>;
+  /** Takes the model's arguments as the SDK gives them (checked here, as `resolveToolCall` checks them). */
+  execute: (args: unknown) => Promise<Json>;
 }
 
 /**
@@ -142,22 +179,23 @@ export interface AiSdkTool<Schema> {
  * (`import { jsonSchema } from "ai"`), which wraps each JSON Schema; without it the plain schema is given.
  * `execute` checks the arguments (throwing `ToolArgumentError`) and answers an error result when Lore refuses.
  */
-export function aiSdkTools<Schema = Json>(
+export function aiSdkTools<Schema = ToolParameters>(
   lore: LoreClient,
   binding: ToolBinding,
-  options: { jsonSchema?: (schema: Json) => Schema } = {},
+  options: { jsonSchema?: (schema: ToolParameters) => Schema } = {},
 ): Record<ToolName, AiSdkTool<Schema>> {
-  const wrap = options.jsonSchema ?? ((schema: Json) => schema as Schema);
+  const wrap = options.jsonSchema ?? ((schema: ToolParameters) => schema as Schema);
   const tools: Partial<Record<ToolName, AiSdkTool<Schema>>> = {};
   for (const t of CATALOGUE) {
-    const schema = wrap(copy(t.parameters) as Json);
+    const schema = wrap(copy(t.parameters) as unknown as ToolParameters);
     tools[t.name] = {
       description: t.description,
       inputSchema: schema,
       parameters: schema,
-      execute: async (args: Json) => {
-        checkArguments(t.name, args);
-        return (await executeTool(lore, binding, t.name, args)).result;
+      execute: async (args: unknown) => {
+        const parsed = parseArguments(t.name, args);
+        checkArguments(t.name, parsed);
+        return (await executeTool(lore, binding, t.name, parsed)).result;
       },
     };
   }

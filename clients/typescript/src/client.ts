@@ -64,16 +64,17 @@ export async function unwrap<T>(call: Promise<FetchResult<T>> | FetchResult<T>):
 
 /**
  * Every item of a list route, page after page, as `lore_client`'s `iter_*` methods read them:
- * `page(token)` asks for one page (`pageToken: token`), `key` names the list in its answer.
+ * `page(token)` asks for one page (`pageToken: token`; `undefined` for the first, so it is left out
+ * of the query), `key` names the list in its answer.
  *
  *     for await (const memory of pages((pageToken) =>
  *       lore.GET("/v1/memories", { params: { query: { "scope.userId": "u-1", pageToken } } }), "memories")) { ... }
  */
 export async function* pages<K extends string, T>(
-  page: (pageToken: string) => Promise<FetchResult<{ [key in K]?: T[] } & { nextPageToken?: string }>>,
+  page: (pageToken: string | undefined) => Promise<FetchResult<{ [key in K]?: T[] } & { nextPageToken?: string }>>,
   key: K,
 ): AsyncGenerator<T> {
-  let token = "";
+  let token: string | undefined;
   for (;;) {
     const answer = await unwrap(page(token));
     yield* answer[key] ?? [];

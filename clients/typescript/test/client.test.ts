@@ -193,15 +193,15 @@ test("pages reads every item of a list route across its pages", async () => {
   const scope = { userId: unique("u-pages") };
   const memories = Array.from({ length: 5 }, (_, n) => ({ content: `Fact number ${n} about the garden.`, memoryType: "MEMORY_TYPE_FACT" as const, scope }));
   const stored = await unwrap(lore.POST("/v1/memories", { body: { memories } }));
-  const asked: string[] = [];
+  const asked: (string | undefined)[] = [];
   const seen: string[] = [];
-  const query = (pageToken: string) => ({ "scope.userId": scope.userId, pageSize: 2, ...(pageToken ? { pageToken } : {}) });
   for await (const memory of pages((pageToken) => {
     asked.push(pageToken);
-    return lore.GET("/v1/memories", { params: { query: query(pageToken) } });
+    return lore.GET("/v1/memories", { params: { query: { "scope.userId": scope.userId, pageSize: 2, pageToken } } });
   }, "memories")) {
     seen.push(memory.id ?? "");
   }
   assert.deepEqual([...seen].sort(), (stored.memories ?? []).map((m) => m.id ?? "").sort());
   assert.equal(asked.length, 3);
+  assert.equal(asked[0], undefined);
 });

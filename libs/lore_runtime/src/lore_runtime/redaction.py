@@ -898,7 +898,8 @@ def _sessions(text: str, context: str) -> Iterator[_Span]:
 
 # A password-shaped token: one word mixing letters, digits and a symbol ("p@ssw0rd!23", "Tr0ub4dor&3").
 _SYMBOLS = "!$%^&*=?~@#|+"
-_HAS_SYMBOL_INSIDE = re.compile(r"[A-Za-z0-9][!$%^&*=?~@#|+]")
+# A symbol after a letter or digit ("!" and "?" only inside a word: at its end they end a sentence).
+_HAS_SYMBOL_INSIDE = re.compile(r"[A-Za-z0-9](?:[$%^&*=~@#|+]|[!?]+[^\s.,;:!?)\]}'\"])")
 _TOKEN = re.compile(r"(?<!\S)\S{8,80}(?!\S)")
 _LETTERS = re.compile(r"[A-Za-z]{2}")  # two letters in a row: a word's piece, not a formula (x^2+y^2=25)
 _NOT_A_PASSWORD_TOKEN = re.compile(
@@ -964,7 +965,7 @@ def _shaped_passwords(text: str, context: str) -> Iterator[_Span]:
             word = found.group("word").lower()
             if word not in _NOT_A_VALUE and word not in _GRAMMAR_WORDS and not word.endswith(("ed", "ly")):
                 yield found.start("bare"), found.end("bare"), PASSWORD
-    if _HAS_SYMBOL_INSIDE.search(text) is None:
+    if not any(symbol in text for symbol in _SYMBOLS) or _HAS_SYMBOL_INSIDE.search(text) is None:
         return
     for found in _TOKEN.finditer(text):
         raw = found.group()

@@ -193,5 +193,10 @@ async def test_node_tests_pass_against_a_real_gateway(built, services, migrated_
             node, "--test", "--test-reporter=spec", *tests,
             cwd=built, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         )  # fmt: skip
-        output, _ = await asyncio.wait_for(process.communicate(), timeout=NODE_TIMEOUT)
+        try:
+            output, _ = await asyncio.wait_for(process.communicate(), timeout=NODE_TIMEOUT)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            pytest.fail(f"node --test did not finish within {NODE_TIMEOUT} s")
     assert process.returncode == 0, output.decode()[-20000:]

@@ -69,6 +69,13 @@ async def test_session_ids_are_stated_as_uuids_and_enforced(client, document):
     assert _refused_naming(answer, "session"), answer.text
 
 
+async def test_a_thread_index_is_stated_as_ascii_digits_and_enforced(client, document):
+    parameter = _parameter(document, "post", "/v1/open-threads/{episode_id}/{thread_index}:resolve", "thread_index")
+    assert parameter["schema"]["pattern"] == "^[0-9]+$"
+    answer = await client.post(f"/v1/open-threads/{uuid.uuid4()}/%C2%B9:resolve")  # "¹", a digit to str.isdigit
+    assert _refused_naming(answer, "threadIndex"), answer.text
+
+
 # The keywords a request body's rule is stated with (openapi.BODY_RULES), and how each is broken.
 RULE_KEYWORDS = ("required", "minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems")
 RULE_KEYWORDS += ("maxProperties",)

@@ -67,7 +67,9 @@ async def test_resolving_names_the_bad_field_and_another_orgs_thread_is_not_foun
     client = await client_for(org_id)
     stranger = await client_for(f"org-{uuid.uuid4().hex[:10]}")
 
-    for path in (f"/v1/open-threads/{episode}/5:resolve", f"/v1/open-threads/{episode}/x:resolve"):
+    # "¹" and "٣" are digits to str.isdigit, not to the path: refused like any other non-index.
+    bad = ("5", "x", "%C2%B9", "%D9%A3")
+    for path in (f"/v1/open-threads/{episode}/{index}:resolve" for index in bad):
         refused = await client.post(path)
         assert refused.status_code == 400, refused.text
         assert "threadIndex" in refused.text

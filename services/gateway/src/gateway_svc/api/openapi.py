@@ -309,6 +309,8 @@ PAGE_SIZES: dict[str, tuple[int | None, int]] = {
 }
 # Path parameters that are UUIDs (anything else is a 400 naming the parameter).
 UUID_PATH_PARAMETERS = frozenset({"session_id"})
+# Path parameters held to a pattern (anything else is a 400 naming the parameter).
+PATH_PATTERNS = {"thread_index": "^[0-9]+$"}
 # What the services refuse in a request body beyond its message's shape, stated in the document so a
 # client can keep to it: operation id -> {field: JSON Schema keywords}. A field is written with its
 # JSON names, dotted, ``[]`` for an array's items (``memories[].memoryType``); ``"required": True``
@@ -375,6 +377,8 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
                     )
                 if parameter["in"] == "path" and parameter["name"] in UUID_PATH_PARAMETERS:
                     parameter["schema"]["format"] = "uuid"
+                if parameter["in"] == "path" and parameter["name"] in PATH_PATTERNS:
+                    parameter["schema"]["pattern"] = PATH_PATTERNS[parameter["name"]]
             body = operation.get("requestBody")
             if body is None:
                 continue

@@ -128,7 +128,8 @@ async def resolve_thread(
     message = with_path_id(
         await body_message(request, episode_service_pb2.ResolveThreadRequest, empty=True), "episode_id", episode_id
     )
-    if not thread_index.isdigit() or int(thread_index) > MAX_THREAD_INDEX:
+    # ASCII digits only: str.isdigit() takes "¹" too, which int() refuses.
+    if not (thread_index.isascii() and thread_index.isdigit()) or int(thread_index) > MAX_THREAD_INDEX:
         raise errors.InvalidArgument("threadIndex", "must be the thread's index in the episode: 0, 1, 2...")
     if message.thread_index and message.thread_index != int(thread_index):
         raise errors.InvalidArgument("threadIndex", "must match the index in the path, or be left out")

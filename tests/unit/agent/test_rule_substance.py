@@ -74,3 +74,57 @@ async def test_a_short_answer_to_a_question_about_the_user_is_still_kept() -> No
 
 async def test_a_sentence_with_a_quoted_title_blanked_out_of_it_is_not_stored() -> None:
     assert await stored('I loved "The Long Way Home" by Dana Reyes.') == []
+
+
+CONVERSATION_MOVES = [
+    "I just wanted to check in.",
+    "I'm always here to listen or help however I can.",
+    "Count me in, I'm totally in for the party.",
+    "I'm getting there, slowly.",
+    "Check out my quilt from the county fair!",
+    "I've been busy knitting - here's something I just made.",
+    "I'll do my best to dig up a few links.",
+    "I'll start thinking about what we can do.",
+]
+
+
+@pytest.mark.parametrize("said", CONVERSATION_MOVES)
+async def test_moves_in_the_conversation_store_nothing(said) -> None:
+    assert await stored(said) == []
+
+
+PLACEHOLDERS = [
+    "I had a similar experience.",
+    "Lately I've been puzzled about something.",
+    "I have a few plans.",
+    "Last weekend I did something new.",
+]
+
+
+@pytest.mark.parametrize("said", PLACEHOLDERS)
+async def test_a_stand_in_for_what_comes_next_stores_nothing(said) -> None:
+    assert await stored(said) == []
+
+
+NAMED = [
+    ("I'm looking for someone to share a flat in Leeds.", "Leeds"),
+    ("I'm looking for someone to share my flat near the canal.", "flat"),
+    ("I had a similar operation on my knee in 2019.", "knee"),
+    ("I'm in for surgery on Monday.", "surgery"),
+    ("I'll do my best to finish the thesis by June.", "thesis"),
+    ("I'll do my best to finish the essay this week.", "essay"),
+    ("I'm here for a conference on glaciers.", "glaciers"),
+]
+
+
+@pytest.mark.parametrize(("said", "kept"), NAMED)
+async def test_the_same_shapes_naming_their_subject_are_kept(said, kept) -> None:
+    assert any(kept in memory for memory in await stored(said))
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [("I can't drink anything fizzy.", "fizzy"), ("I stay away from anything with sesame.", "sesame")],
+)
+async def test_anything_with_a_kind_named_is_kept(said, kept) -> None:
+    assert any(kept in memory for memory in await stored(said))

@@ -19,7 +19,13 @@ vid." None of it tells a later conversation anything about the user. A memory is
 - a user's promise is about the user's life, not the chat: "The user will send the assistant a
   vid.", "… make the assistant proud", "… always be there for the assistant" are said to the listener
   about the conversation itself (``to_the_listener``); with a time said ("I'll send you the draft by
-  Friday") it is a promise to keep.
+  Friday") it is a promise to keep;
+- it is not a move in the conversation (``is_conversation_move``): checking in, offering an ear,
+  joining in ("The user is in for the show."), pointing at a picture ("Check out the user's quilt.",
+  "… - here's something the user just made"), trying one's best, "what we can do";
+- it names what it is about (``is_placeholder``): "The user had a similar experience.", "The user
+  has been puzzled about something.", "The user has a few plans." announce what the next sentence
+  says; "The user is looking for someone to share a flat in Leeds" names it.
 """
 
 from __future__ import annotations
@@ -71,6 +77,29 @@ _HOLE = re.compile(r"\S {3,}\S")
 _LISTENER = re.compile(r"\bthe assistant(?:'s)?\b", _I)
 
 
+# Moves in the conversation rather than facts of the user's life.
+_CONVERSATION_MOVE = re.compile(
+    r"\bwanted to (?:check in|say hi|say hello|catch up)\b"
+    r"|\bis (?:always |just )?here (?:to|for) (?:lend|help|listen|chat|talk|the assistant)\b"
+    r"|\bis (?:\w+ )?in for (?:the|it|that|this)\b"
+    r"|\bis getting there\b"
+    r"|^(?:check out|take a look at|have a look at|look at)\b"
+    r"|\bhere's (?:something|one|a pic|a photo|a picture)\b"
+    r"|\bwill (?:do|try) (?:their|the user's) (?:very )?best\b"
+    r"|\bwhat we can do\b"
+    r"|\bhowever the user can\b",
+    _I,
+)
+# A stand-in for what the next sentence says, and the words that say no more than it does.
+_PLACEHOLDER = re.compile(
+    r"\b(?:something|someone|somebody|anything|a similar \w+|the same thing|a few (?:plans|things|ideas|options))\b",
+    _I,
+)
+_VAGUE = frozenset(
+    """something someone somebody anything similar same thing things few plans ideas options experience new
+    different did done doing had has have got gotten lately recently just also""".split()
+)
+_ASIDE = re.compile(r"\([^)]*\)")
 _NAME_OR_NUMBER = re.compile(r"\d|(?<=\w)[\s,:;(]+(?!The\b|User\b)[A-Z][a-z]")
 
 
@@ -91,6 +120,27 @@ def is_fragment(content: str) -> bool:
     if _SUBORDINATE_START.match(text) and "," not in text and len(_THE_USER.findall(text)) <= 1:
         return True
     return bool(_DROPPED_SUBJECT.match(text) or _POINTING.match(text))
+
+
+def is_conversation_move(memory: ExtractedMemory) -> bool:
+    """Checking in, offering to help, joining in, pointing at a picture: the chat, not the user's
+    life. A promise with a time or a name said ("… do their best to finish the thesis by June") is kept."""
+    if memory.kind == "commitment" and (
+        memory.deadline.strip().lower() not in _VAGUE_DEADLINE or _NAME_OR_NUMBER.search(memory.content)
+    ):
+        return False
+    return bool(_CONVERSATION_MOVE.search(memory.content.strip()))
+
+
+def is_placeholder(content: str) -> bool:
+    """ "The user did something new.": a stand-in for what it is about (a resolved date in brackets
+    names nothing), with at most one other content word and no name or figure: "anything spicy" names a
+    class of things, "something" alone does not."""
+    text = _ASIDE.sub("", content)
+    if not _PLACEHOLDER.search(text) or _NAME_OR_NUMBER.search(text):
+        return False
+    said = [w for w in words(text) if len(w) > 2 and w not in STOPWORDS and w not in _SMALL_TALK and w not in _VAGUE]
+    return len(said) <= 1
 
 
 def is_exhortation(content: str) -> bool:
@@ -117,6 +167,6 @@ def worth_keeping(memory: ExtractedMemory) -> bool:
     content = memory.content
     if memory.kind == "decision":
         return not is_exhortation(content) and informative(content)
-    if to_the_listener(memory) or is_fragment(content):
+    if to_the_listener(memory) or is_fragment(content) or is_conversation_move(memory) or is_placeholder(content):
         return False
     return informative(content)

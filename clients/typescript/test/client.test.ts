@@ -6,6 +6,7 @@
  * the same terms; a server that never answers timed out.
  */
 import assert from "node:assert/strict";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import { test } from "node:test";
 
@@ -204,4 +205,34 @@ test("pages reads every item of a list route across its pages", async () => {
   assert.deepEqual([...seen].sort(), (stored.memories ?? []).map((m) => m.id ?? "").sort());
   assert.equal(asked.length, 3);
   assert.equal(asked[0], undefined);
+});
+
+test("a proxy's body-less 502 reads as UNAVAILABLE; its 503 is waited out after Retry-After for a GET", async () => {
+  // A loopback HTTP server standing where a proxy in front of the gateway would: it answers 502 with
+  // text, and 503 with Retry-After: 0 before answering 200.
+  const answers: [number, Record<string, string>, string][] = [
+    [502, { "Content-Type": "text/html" }, "<html>Bad Gateway</html>"],
+    [503, { "Retry-After": "0" }, ""],
+    [200, { "Content-Type": "application/json" }, '{"status":"SERVING","services":{}}'],
+  ];
+  const server = createHttpServer((request, response) => {
+    const [status, headers, body] = answers.shift() ?? [500, {}, ""];
+    response.writeHead(status, headers).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  assert.ok(address && typeof address === "object");
+  try {
+    const seen = recording();
+    const lore = createLoreClient({ baseUrl: `http://127.0.0.1:${address.port}`, fetch: seen.fetch });
+    const proxied = await rejection(unwrap(lore.POST("/v1/memories:search", { body: { query: "x" } })));
+    assert.equal(proxied.status, 502);
+    assert.equal(proxied.code, "UNAVAILABLE");
+    assert.equal(proxied.message, "<html>Bad Gateway</html>");
+    const status = await unwrap(lore.GET("/v1/status"));
+    assert.equal(status.status, "SERVING");
+    assert.deepEqual(seen.statuses, [502, 503, 200]);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

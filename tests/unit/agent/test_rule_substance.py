@@ -128,3 +128,21 @@ async def test_the_same_shapes_naming_their_subject_are_kept(said, kept) -> None
 )
 async def test_anything_with_a_kind_named_is_kept(said, kept) -> None:
     assert any(kept in memory for memory in await stored(said))
+
+
+@pytest.mark.parametrize(
+    "said", ["Remember that staying calm is really important.", "Remember that eating slowly is so important!"]
+)
+async def test_a_maxim_about_no_one_stores_nothing(said) -> None:
+    assert await stored(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Keeping bees is my favourite hobby.", "bees"),
+        ("most weekends i go sailing on the river", "river"),
+    ],
+)
+async def test_the_same_shapes_about_someone_are_kept(said, kept) -> None:
+    assert any(kept in memory for memory in await stored(said))

@@ -25,7 +25,9 @@ vid." None of it tells a later conversation anything about the user. A memory is
   "… - here's something the user just made"), trying one's best, "what we can do";
 - it names what it is about (``is_placeholder``): "The user had a similar experience.", "The user
   has been puzzled about something.", "The user has a few plans." announce what the next sentence
-  says; "The user is looking for someone to share a flat in Leeds" names it.
+  says; "The user is looking for someone to share a flat in Leeds" names it;
+- a fact is about someone (``about_no_one``): "Staying calm is very important." is advice or a
+  maxim; a fact naming the user, a person or a figure is kept ("Leo turns seven on 22 May.").
 """
 
 from __future__ import annotations
@@ -143,6 +145,23 @@ def is_placeholder(content: str) -> bool:
     return len(said) <= 1
 
 
+_SOMEONE = re.compile(r"\b(?:the user|they|them|their|themselves|he|him|she|his|her|we|us|our|i|me|my|you|your)\b", _I)
+
+
+def about_no_one(memory: ExtractedMemory) -> bool:
+    """A fact naming no one and no figure: a maxim or advice ("Staying calm is key.", "It is all about
+    balance."). A capitalised first word may be a name ("Leo loves dinosaurs."): only an -ing form or
+    a function word opens one."""
+    content = memory.content.strip()
+    first = (words(content) or [""])[0]
+    return (
+        memory.kind == "fact"
+        and (first.endswith("ing") or first in STOPWORDS)
+        and not _SOMEONE.search(content)
+        and not _NAME_OR_NUMBER.search(content)
+    )
+
+
 def is_exhortation(content: str) -> bool:
     """ "Decided: keep going and …": a cheer, not a choice."""
     return bool(_EXHORTATION.match(content.strip()))
@@ -168,5 +187,7 @@ def worth_keeping(memory: ExtractedMemory) -> bool:
     if memory.kind == "decision":
         return not is_exhortation(content) and informative(content)
     if to_the_listener(memory) or is_fragment(content) or is_conversation_move(memory) or is_placeholder(content):
+        return False
+    if about_no_one(memory):
         return False
     return informative(content)

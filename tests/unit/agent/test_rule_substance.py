@@ -98,6 +98,7 @@ PLACEHOLDERS = [
     "Lately I've been puzzled about something.",
     "I have a few plans.",
     "Last weekend I did something new.",
+    "Last month I did something that had an effect on me.",
 ]
 
 

@@ -99,7 +99,8 @@ _PLACEHOLDER = re.compile(
 )
 _VAGUE = frozenset(
     """something someone somebody anything similar same thing things few plans ideas options experience new
-    different did done doing had has have got gotten lately recently just also""".split()
+    different did done doing had has have got gotten lately recently just also last weekend week month year
+    yesterday today tonight""".split()
 )
 _ASIDE = re.compile(r"\([^)]*\)")
 _NAME_OR_NUMBER = re.compile(r"\d|(?<=\w)[\s,:;(]+(?!The\b|User\b)[A-Z][a-z]")

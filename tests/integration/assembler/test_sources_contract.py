@@ -200,13 +200,20 @@ def _pb(scope: Scope) -> scope_pb2.Scope:
 
 
 @pytest.fixture(params=["fake", "services"])
-async def world(request):
+def backend(request):
+    """The real services only for their half; asked for outside the event loop, because the
+    session fixture starts them with a loop of its own."""
+    return request.getfixturevalue("services") if request.param == "services" else None
+
+
+@pytest.fixture
+async def world(backend):
     caller = request_context.RequestContext(org_id=f"org-{uuid.uuid4().hex[:12]}", principal="contract")
     with request_context.bound(caller):
-        if request.param == "fake":
+        if backend is None:
             yield FakeWorld()
             return
-        seeded = ServiceWorld(request.getfixturevalue("services"))
+        seeded = ServiceWorld(backend)
         yield seeded
         for channel in seeded.channels:
             await channel.close()

@@ -175,3 +175,16 @@ async def test_a_short_answer_is_kept_with_the_question_it_answers() -> None:
 async def test_a_change_is_a_claim_on_the_same_slot(text: str, slot: str, summary: str, contradicts: bool) -> None:
     claims = (await _reflect(text)).claims
     assert (claims[0].slot, claims[0].summary, claims[0].contradicts) == (slot, summary, contradicts)
+
+
+@pytest.mark.parametrize(
+    ("text", "learnt"),
+    [
+        ("I love running my own studio.", "The user loves running their own studio."),
+        ("I really enjoy walking my dog before work.", "The user enjoys walking their dog before work."),
+    ],
+)
+async def test_a_fact_about_the_user_keeps_no_my_of_the_words_it_was_made_from(text: str, learnt: str) -> None:
+    found = await _reflect(text)
+    assert [m.content for m in found.memories] == [learnt]
+    assert all(" my " not in f" {c.summary} " for c in found.claims)

@@ -11,6 +11,7 @@ third person ("The user is vegetarian.") so they stand alone when recalled in an
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agent_svc.domain.extraction import ExtractedMemory
 from agent_svc.domain.rules.clauses import clauses
@@ -36,7 +37,13 @@ from agent_svc.domain.rules.normalise import (
 )
 from agent_svc.domain.rules.patterns import match_clause, mentions
 from agent_svc.domain.rules.references import antecedents, resolve
-from agent_svc.domain.rules.rewriting import base_form, sentence_case, third_person
+from agent_svc.domain.rules.rewriting import (
+    base_form,
+    no_first_person_left,
+    sentence_case,
+    third_person,
+    user_words,
+)
 from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, sentences
 
 __all__ = [
@@ -204,6 +211,8 @@ def _statement(clause: str, role: str, excerpt: str) -> Statement | None:
 
 def _from_match(match: PatternMatch, role: str, excerpt: str) -> Statement:
     clause = match.clause
+    if role == "user":
+        match = _without_first_person(match)
     memory = ExtractedMemory(
         kind=match.kind,
         content=sentence_case(match.content),
@@ -221,6 +230,14 @@ def _from_match(match: PatternMatch, role: str, excerpt: str) -> Statement:
         proposal=match.proposal,
         task=match.task,
     )
+
+
+def _without_first_person(match: PatternMatch) -> PatternMatch:
+    facets = tuple(
+        replace(facet, value=user_words(facet.value), summary=no_first_person_left(facet.summary))
+        for facet in match.facets
+    )
+    return replace(match, content=no_first_person_left(match.content), facets=facets)
 
 
 _PROJECT = re.compile(r"\b(?:for|on|in)\s+(?:the\s+)?(?P<p>[A-Z][\w-]+)\s+project\b|\bproject\s+(?P<q>[A-Z][\w-]+)")

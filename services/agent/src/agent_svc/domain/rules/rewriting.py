@@ -33,6 +33,24 @@ def third_person(text: str, speaker: str) -> str:
     return _PERSON_WORD.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), text)
 
 
+_LEFT_FIRST_PERSON = re.compile(r"\b(?:my|me|myself|mine)\b")  # lower case: "Me Before You" is a title
+_LEFT_FOR_USER = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs"}
+
+
+def no_first_person_left(content: str) -> str:
+    """A fact framed about the user keeps no "my" or "me" of the words it was made from.
+
+    Patterns rewrite the subject and keep the rest as said, so "I love running my own studio" came
+    out as "The user loves running my own studio", which a later reader takes as their own studio.
+    """
+    return user_words(content) if content.lower().startswith("the user") else content
+
+
+def user_words(phrase: str) -> str:
+    """The user's leftover "my"/"me" in a phrase of a fact about them, as a reader says it."""
+    return _LEFT_FIRST_PERSON.sub(lambda m: _LEFT_FOR_USER[m.group(0)], phrase)
+
+
 def subject_of(speaker: str) -> str:
     return "The assistant" if speaker == "assistant" else "The user"
 

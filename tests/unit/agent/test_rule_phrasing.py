@@ -188,3 +188,11 @@ async def test_a_fact_about_the_user_keeps_no_my_of_the_words_it_was_made_from(t
     found = await _reflect(text)
     assert [m.content for m in found.memories] == [learnt]
     assert all(" my " not in f" {c.summary} " for c in found.claims)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Right now I'm reading 'The Long Field' and loving it.", 'My favourite film is "Night Train" and I own it.'],
+)
+async def test_a_fact_whose_object_was_a_quoted_title_is_not_stored_without_it(text: str) -> None:
+    assert await _contents(text) == []

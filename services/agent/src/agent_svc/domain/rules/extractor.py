@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from agent_svc.domain.extraction import (
     EngagementProposal,
     EpisodeDraft,
+    ExtractedMemory,
     TurnReflection,
     Utterance,
 )
@@ -33,7 +34,7 @@ from agent_svc.domain.rules.engagement import build_engagement
 from agent_svc.domain.rules.episode import build_episode
 from agent_svc.domain.rules.figurative import in_jest, meant, unmeant
 from agent_svc.domain.rules.kinds import KindReader
-from agent_svc.domain.rules.memories import statements
+from agent_svc.domain.rules.memories import object_quoted_away, statements
 from agent_svc.domain.rules.plan import extract_plan
 from agent_svc.domain.rules.references import standing_part, stands_alone
 from agent_svc.domain.rules.substance import worth_keeping
@@ -68,13 +69,17 @@ class RuleExtractor:
         answer = answered_question(turn, earlier) if not found and not told else None
         # A fact that leans on "it", "they", "this" … it does not name cannot be read alone later, and
         # small talk ("The user is so grateful.", "Decided: keep going.") tells a later one nothing.
-        found = [meant(s) for s in found if stands_alone(s.memory.content) and worth_keeping(s.memory)]
+        found = [
+            meant(s)
+            for s in found
+            if stands_alone(s.memory.content) and worth_keeping(s.memory) and not _lost_object(s.memory, said)
+        ]
         told = [dataclasses.replace(m, content=kept) for m in told if (kept := standing_part(m.content))]
         # A joke said flat ("I'm basically a professional napper") is kept as nobody's fact.
         memories = tuple(
             m
             for m in (*(s.memory for s in found), *told, answer)
-            if m and stands_alone(m.content) and worth_keeping(m) and not in_jest(m)
+            if m and stands_alone(m.content) and worth_keeping(m) and not in_jest(m) and not _lost_object(m, said)
         )
         if turn.said_at is not None:
             memories = tuple(dated(memory, turn.said_at) for memory in memories)
@@ -91,3 +96,7 @@ class RuleExtractor:
 
     async def engagement(self, turns: Sequence[Utterance]) -> EngagementProposal:
         return build_engagement(turns)
+
+
+def _lost_object(memory: ExtractedMemory, said: object) -> bool:
+    return isinstance(said, str) and object_quoted_away(memory.content, said)

@@ -44,7 +44,7 @@ from agent_svc.domain.rules.rewriting import (
     third_person,
     user_words,
 )
-from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, sentences
+from agent_svc.domain.rules.text import MAX_SENTENCE_CHARS, clean, sentences
 
 __all__ = [
     "IMPORTANCE",
@@ -200,6 +200,20 @@ def _carried(clause: str, subject: str) -> str:
     if not subject or not _CARRIED_VERB.match(clause):
         return clause
     return f"{'I' if subject.lower() == 'i' else 'we'} {clause}"
+
+
+_BEFORE_BLANK = re.compile(r"(?P<word>[\w']+) {3,}")
+
+
+def object_quoted_away(content: str, said: str) -> bool:
+    """A fact ending on the word before a quoted title or code, which the rules blank as someone
+    else's words: "I'm reading 'Dune'" would be stored as "The user is reading.", its object lost."""
+    ending = content.rstrip(" .!").lower()
+    blanked = clean(said)
+    return any(
+        said[m.end("word") : m.end()].strip() and ending.endswith(m.group("word").lower())
+        for m in _BEFORE_BLANK.finditer(blanked)
+    )
 
 
 def _statement(clause: str, role: str, excerpt: str) -> Statement | None:

@@ -114,10 +114,15 @@ SKIPPED_CHECKS = {
     # strings, enum numbers, the proto's snake_case names), so "invalid" input the parser rightly
     # takes would be reported as accepted.
     "negative_data_rejection",
-    # Not yet: the document states the body rules of openapi.BODY_RULES, page sizes and session ids,
-    # but not yet every rule the services hold any string, id and enum to (no control characters in
-    # ids, no UNSPECIFIED value in a list of enums, minSalience >= 0, ...), so a request the schema
-    # allows can still be a 400. test_openapi_rules.py holds each stated rule to the services.
+    # The document states the every-string and id rules of lore_runtime.text_rules on every string,
+    # the body rules of openapi.BODY_RULES, page sizes and path ids; a schema-valid request can still
+    # be refused for rules JSON Schema cannot relate or know: a body id must equal the path's
+    # (``sessionId``, ``id``, ``userId``), a ``pageToken`` must be one the service issued, ``about``
+    # must name more than pronouns and stop words, ``updateMask`` an updatable field, a contradiction
+    # its evidence; and for field rules not stated yet (timestamps within 1900..2999, ``budgetTokens``
+    # 1..4000, consolidation's ``threshold`` in [0.8, 1), ``expectedWeekNumber`` >= 1, the
+    # observations' subject and agent ids, ``personaMode``, metadata key lengths, a NUL inside a
+    # Struct such as ``toolInteractions[].result``, an UNSPECIFIED enum where one is refused).
     "positive_data_acceptance",
 }
 CHECKS = [check for check in CHECK_REGISTRY.get_all() if check.__name__ not in SKIPPED_CHECKS]

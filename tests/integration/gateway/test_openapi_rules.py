@@ -10,10 +10,11 @@ import re
 import uuid
 
 import pytest
-from gateway_svc.api.openapi import PAGE_SIZES, resolved
+from gateway_svc.api.openapi import MAX_SCOPE_ID_CHARS, PAGE_SIZES, resolved, string_schema
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from lore_runtime.settings import load_settings
+from lore_runtime.text_rules import is_id_name
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import _create_key, asgi_client
@@ -92,12 +93,24 @@ def _stated_rules(document: dict, schema: dict, field: str = "", seen: frozenset
         path = f"{field}.{prop}" if field else prop
         if prop in schema.get("required", []):
             yield path, "required", True
+        general = _general_rules(prop, prop_schema)
         for keyword in RULE_KEYWORDS[1:]:
-            if keyword in prop_schema:
+            if keyword in prop_schema and general.get(keyword) != prop_schema[keyword]:
                 yield path, keyword, prop_schema[keyword]
         inner = prop_schema.get("items", prop_schema) if prop_schema.get("type") == "array" else prop_schema
         if "$ref" in inner:
             yield from _stated_rules(document, inner, path + ("[]" if inner is not prop_schema else ""), seen | {name})
+
+
+def _general_rules(name: str, schema: dict) -> dict:
+    """The rules every string of its kind states (``openapi.string_schema``: text_rules' no NUL, an
+    id's characters and length): held to the services by the tests of text rules below, not here."""
+    single = schema.get("items", schema)
+    if single.get("type") != "string" or (schema is not single and schema.get("type") != "array"):
+        return {}
+    general = string_schema(id_rule=is_id_name(name)) if schema is single else {}
+    scoped = schema.get("maxLength") == MAX_SCOPE_ID_CHARS and name in ("userId", "agentId", "teamId")
+    return general | ({"maxLength": MAX_SCOPE_ID_CHARS} if scoped else {})
 
 
 def _documented_rules() -> dict[str, list[tuple[str, str, object]]]:
@@ -283,3 +296,57 @@ async def test_each_operation_takes_a_credential_exactly_when_the_document_says_
                     assert answer.status_code in (200, 503), (method, path, answer.status_code)
                 checked += 1
     assert checked == sum(len(item) for item in document["paths"].values())
+
+
+@pytest.mark.parametrize(
+    ("operation_id", "field"),
+    [("sessions.startSession", "scope.userId"), ("memories.remember", "memories[].scope.agentId")],
+)
+async def test_the_id_rule_every_id_field_states_is_the_services_rule(client, document, operation_id, field):
+    """The id rule (``openapi.string_schema``) stated on a scope's id: a bidi override or a line break
+    in it is a 400 naming it, one character past MAX_SCOPE_ID_CHARS too, and an id at the limit is served."""
+    [(method, path, operation)] = [
+        (method, path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if operation["operationId"] == operation_id
+    ]
+    body = resolved(document, operation["requestBody"]["content"]["application/json"]["schema"])
+    *parents, name = field.split(".")
+    holder = body
+    for part in parents:
+        holder = resolved(document, holder["properties"][part.removesuffix("[]")])
+        holder = resolved(document, holder.get("items", holder))
+    assert holder["properties"][name] == {
+        "type": "string",
+        **string_schema(id_rule=True),
+        "maxLength": MAX_SCOPE_ID_CHARS,
+    }
+    example = _without_keys(operation["requestBody"]["content"]["application/json"]["example"])
+    for value in ("u\u202eevil", "u\nx", "u" * (MAX_SCOPE_ID_CHARS + 1)):
+        broken = copy.deepcopy(example)
+        container, last = _holder(broken, field)
+        container[last] = value
+        answer = await client.request(method.upper(), path, json=broken)
+        error = answer.json().get("error", {})
+        assert answer.status_code == 400 and _named(field) in _named(error.get("message", "")), (value, answer.text)
+        assert re.search(holder["properties"][name]["pattern"], value) is None or len(value) > MAX_SCOPE_ID_CHARS
+    at_limit = copy.deepcopy(example)
+    container, last = _holder(at_limit, field)
+    container[last] = "u" * MAX_SCOPE_ID_CHARS
+    answer = await client.request(method.upper(), path, json=at_limit)
+    assert answer.status_code != 400, answer.text[:500]
+
+
+async def test_a_nul_in_any_string_or_map_key_is_refused_as_the_document_states(client, document):
+    """The every-string rule stated on free text and on a map's keys: a NUL in either is a 400 naming the field."""
+    remember = document["paths"]["/v1/memories"]["post"]["requestBody"]["content"]["application/json"]
+    memory = resolved(document, resolved(document, remember["schema"])["properties"]["memories"]["items"])
+    metadata = memory["properties"]["metadata"]
+    assert re.search(metadata["propertyNames"]["pattern"], "k\x00") is None
+    assert re.search(metadata["additionalProperties"]["pattern"], "v\x00") is None
+    for metadata_value in ({"k\x00": "v"}, {"k": "v\x00"}):
+        body = _without_keys(remember["example"])
+        body["memories"][0]["metadata"] = metadata_value
+        answer = await client.post("/v1/memories", json=body)
+        assert answer.status_code == 400 and "metadata" in answer.json()["error"]["message"], answer.text

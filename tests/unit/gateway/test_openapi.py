@@ -6,13 +6,14 @@ import re
 import jsonschema_rs
 import pytest
 from fastapi import FastAPI
-from gateway_svc.api.openapi import schema_names
+from gateway_svc.api.openapi import MAX_SCOPE_ID_CHARS, PATH_PATTERNS, TEXT_PATTERN, id_pattern, schema_names
 from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from jsonschema import Draft202012Validator
 from lore_client import LoreClient
 from lore_runtime.settings import load_settings
+from lore_runtime.text_rules import MAX_ID_CHARS, id_problem, is_id_name
 from schemathesis.specs.openapi.definitions import OPENAPI_31
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
@@ -67,7 +68,8 @@ def test_request_bodies_document_that_unknown_fields_are_refused():
     assert body["additionalProperties"] is False
     memory = _resolved(document, body["properties"]["memories"]["items"])
     assert memory["additionalProperties"] is False
-    assert memory["properties"]["metadata"]["additionalProperties"] == {"type": "string"}
+    assert memory["properties"]["metadata"]["additionalProperties"] == {"type": "string", "pattern": TEXT_PATTERN}
+    assert memory["properties"]["metadata"]["propertyNames"] == {"pattern": TEXT_PATTERN}
 
 
 def _json_schemas(operation: dict):
@@ -282,3 +284,53 @@ def test_a_documented_route_without_a_tag_is_refused_when_the_app_is_built():
 
 async def internal_probe() -> dict[str, str]:
     return {}
+
+
+def _strings(document: dict):
+    """(where, name, schema) of every string of the proto messages' schemas and of every parameter."""
+    for name, schema in document["components"]["schemas"].items():
+        if not schema.get("description", "").startswith("The proto message"):
+            continue
+        for field, member in schema.get("properties", {}).items():
+            single = member.get("items", member)
+            if single.get("type") == "string" and "format" not in single:
+                yield f"{name}.{field}", field, single
+    for label, operation in _operations(document):
+        for parameter in operation.get("parameters", []):
+            schema = parameter["schema"]
+            single = schema.get("items", schema)
+            if single.get("type") == "string" and "format" not in single and "enum" not in single:
+                yield f"{label} {parameter['name']}", parameter["name"].rpartition(".")[2], single
+
+
+def test_every_string_states_the_text_rules_and_every_id_the_id_rule():
+    document = _document()
+    checked = 0
+    for where, name, schema in _strings(document):
+        if name in PATH_PATTERNS or name == "updateMask":  # a FieldMask: its own syntax
+            continue
+        is_path_id = where.split(" ")[-1] in {"memory_id", "turn_id", "observation_id", "hypothesis_id"}
+        if is_id_name(name) or is_path_id:
+            limit = MAX_SCOPE_ID_CHARS if where.split(".")[0].endswith("Scope") and name != "id" else MAX_ID_CHARS
+            if " scope." in where:  # a query parameter of a scope's id
+                limit = MAX_SCOPE_ID_CHARS
+            assert schema.get("pattern") == id_pattern() and schema.get("maxLength") == limit, where
+        elif "pattern" not in schema or schema["pattern"] == TEXT_PATTERN:
+            assert schema.get("pattern") == TEXT_PATTERN, where
+        checked += 1
+    assert checked > 100
+
+
+def test_the_id_pattern_refuses_exactly_the_characters_text_rules_refuses_in_ids():
+    """Every code point but the surrogates (no JSON Schema regex engine takes them; the every-string
+    rule refuses an unpaired one), through the validator schemathesis uses and through Python's re."""
+
+    validator = jsonschema_rs.validator_for({"type": "string", "pattern": id_pattern()})
+    compiled = re.compile(id_pattern())
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        value = f"a{chr(code)}b"
+        refused = id_problem(value) is not None
+        assert validator.is_valid(value) is not refused, hex(code)
+        assert (compiled.search(value) is None) is refused, hex(code)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from google.protobuf import descriptor_pool, json_format
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
+from lore_runtime.text_rules import MAX_ID_CHARS, is_id_name
 
 from gateway_svc.api.openapi_examples import PATH_PARAMETERS, RESPONSES
 from gateway_svc.api.proto_json import to_json
@@ -74,7 +78,8 @@ def _message_schema(descriptor: Descriptor) -> dict[str, Any]:
 def _field_schema(field: FieldDescriptor) -> dict[str, Any]:
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
         value = field.message_type.fields_by_name["value"]
-        return {"type": "object", "additionalProperties": _single(value)}
+        keys = {"propertyNames": {"pattern": TEXT_PATTERN}}  # a map's keys are strings too
+        return {"type": "object", "additionalProperties": _single(value), **keys}
     single = _single(field)
     if field.is_repeated:
         return {"type": "array", "items": single}
@@ -86,7 +91,56 @@ def _single(field: FieldDescriptor) -> dict[str, Any]:
         return {"$ref": COMPONENTS + field.enum_type.full_name}
     if field.message_type is not None:
         return schema_of(field.message_type)
+    if field.type == FieldDescriptor.TYPE_STRING:
+        schema = string_schema(id_rule=is_id_name(field.name))
+        if field.containing_type.name == "Scope" and field.name in _SCOPE_IDS:
+            schema["maxLength"] = MAX_SCOPE_ID_CHARS
+        return schema
     return dict(_SCALARS.get(field.type, {}))
+
+
+# lore_runtime.text_rules, stated on every string: no NUL (a surrogate cannot be written in a
+# schema-valid JSON string's UTF-8 and is refused too); an id (``text_rules.is_id_name``) holds no
+# character of the categories text_rules refuses in ids, and at most MAX_ID_CHARS characters.
+# The patterns are ECMA-262 in Unicode mode (the ``u`` flag JSON Schema 2020-12 asks for) and Python
+# ``re`` alike: ``\uXXXX`` escapes, and the few refused characters above U+FFFF written as themselves
+# (ECMA's ``\u{...}`` is not Python's).
+# Surrogates (Cs) are left out of the class: no regex engine of JSON Schema's takes them, and the
+# every-string rule refuses an unpaired one in any string.
+_ID_REFUSED_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))  # text_rules._REFUSED_IN_IDS but Cs
+TEXT_PATTERN = "^[^\\u0000]*$"
+# A scope's ids are held to a tighter length by every service that keys on them (memory_svc's
+# limits.MAX_SCOPE_ID_CHARS, observations_svc's keys.MAX_SCOPE_ID_CHARS, the agent's).
+MAX_SCOPE_ID_CHARS = 128
+_SCOPE_IDS = frozenset(("user_id", "agent_id", "team_id"))
+
+
+def _class_member(code: int) -> str:
+    return f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
+
+
+@cache
+def id_pattern() -> str:
+    """A pattern matching exactly the strings ``text_rules.id_problem`` finds no character problem in
+    (this Python's Unicode database, the one the services check with)."""
+    ranges: list[list[int]] = []
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)) in _ID_REFUSED_CATEGORIES:
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    members = "".join(
+        _class_member(low) if low == high else f"{_class_member(low)}-{_class_member(high)}" for low, high in ranges
+    )
+    return f"^[^{members}]*$"
+
+
+def string_schema(*, id_rule: bool) -> dict[str, Any]:
+    """The schema of a string field: an id's rule or the every-string rule (``text_rules``)."""
+    if id_rule:
+        return {"type": "string", "maxLength": MAX_ID_CHARS, "pattern": id_pattern()}
+    return {"type": "string", "pattern": TEXT_PATTERN}
 
 
 def _enum_schema(descriptor: EnumDescriptor) -> dict[str, Any]:
@@ -379,6 +433,8 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
                     parameter["schema"]["format"] = "uuid"
                 if parameter["in"] == "path" and parameter["name"] in PATH_PATTERNS:
                     parameter["schema"]["pattern"] = PATH_PATTERNS[parameter["name"]]
+                elif parameter["in"] == "path" and parameter["name"] not in UUID_PATH_PARAMETERS:
+                    parameter["schema"] |= string_schema(id_rule=True)
             body = operation.get("requestBody")
             if body is None:
                 continue

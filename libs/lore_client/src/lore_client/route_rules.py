@@ -19,6 +19,7 @@ ROUTE_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "memories.search": {
         "query": {"required": True, "minLength": 1, "maxLength": 4000, "pattern": "\\S"},
         "k": {"minimum": 0, "maximum": 100},
+        "minSalience": {"minimum": 0},
     },
     "memories.forgetAbout": {
         "about": {"required": True, "minLength": 1, "maxLength": 500, "pattern": "\\S"},

@@ -385,6 +385,7 @@ BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "memories.search": {
         "query": {"required": True, "minLength": 1, "maxLength": 4_000, "pattern": NOT_BLANK},
         "k": {"minimum": 0, "maximum": 100},
+        "minSalience": {"minimum": 0},
     },
     "memories.forgetAbout": {"about": {"required": True, "minLength": 1, "maxLength": 500, "pattern": NOT_BLANK}},
     "observations.searchObservations": {

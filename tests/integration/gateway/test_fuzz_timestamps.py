@@ -88,7 +88,7 @@ def test_every_operation_with_a_timestamp_is_covered():
 @pytest.mark.parametrize("value", OUT_OF_RANGE)
 @pytest.mark.parametrize(("label", "where", "field"), TIMESTAMP_FIELDS)
 async def test_an_out_of_range_time_in_any_timestamp_field_is_a_4xx(fuzzed, label, where, field, value):
-    schema, client, key = fuzzed
+    schema, client, key = fuzzed.schema, fuzzed.client, fuzzed.keys["org-wide"]
     method, path = label.split(" ", 1)
     operation = schema[path][method]
     loop = asyncio.get_running_loop()

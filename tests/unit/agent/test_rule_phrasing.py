@@ -180,7 +180,7 @@ async def test_a_change_is_a_claim_on_the_same_slot(text: str, slot: str, summar
 @pytest.mark.parametrize(
     ("text", "learnt"),
     [
-        ("I love running my own studio.", "The user loves running their own studio."),
+        ("I love fixing up my own bikes.", "The user loves fixing up their own bikes."),
         ("I really enjoy walking my dog before work.", "The user enjoys walking their dog before work."),
     ],
 )

@@ -77,14 +77,14 @@ async def test_a_sentence_with_a_quoted_title_blanked_out_of_it_is_not_stored() 
 
 
 CONVERSATION_MOVES = [
-    "I just wanted to check in.",
+    "Only popping by to check in on you.",
     "I'm always here to listen or help however I can.",
     "Count me in, I'm totally in for the party.",
     "I'm getting there, slowly.",
     "Check out my quilt from the county fair!",
     "I've been busy knitting - here's something I just made.",
     "I'll do my best to dig up a few links.",
-    "I'll start thinking about what we can do.",
+    "I'll have a think about what the two of us can do.",
 ]
 
 
@@ -97,7 +97,7 @@ PLACEHOLDERS = [
     "I had a similar experience.",
     "Lately I've been puzzled about something.",
     "I have a few plans.",
-    "Last weekend I did something new.",
+    "Over the weekend I did something new.",
     "Last month I did something that had an effect on me.",
 ]
 

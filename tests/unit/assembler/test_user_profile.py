@@ -182,7 +182,7 @@ def test_a_line_said_to_the_listener_or_cut_apart_is_no_fact_about_the_user():
 
 
 def test_love_as_a_noun_and_like_as_as_are_no_cut_sentence_nor_reaction():
-    assert is_core("The user's family has been great - their love and support carried the user.", "people")
+    assert is_core("The user's sisters have been great - their care and support carried the user.", "people")
     assert is_core("The user mentors a teen just like the user.", "work")
 
 

@@ -249,7 +249,7 @@ NO_FACT: tuple[str, ...] = (
     "i'm so tired today",
     "thanks that's really helpful",
     "can you help me write an email",
-    "i'm not sure what to do",
+    "no idea what to do about any of it",
     "do you know any good restaurants",
     "i'm feeling a bit stressed this week",
     "i'm stuck in traffic right now",

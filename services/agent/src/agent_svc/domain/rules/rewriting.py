@@ -40,8 +40,8 @@ _LEFT_FOR_USER = {"my": "their", "me": "them", "myself": "themselves", "mine": "
 def no_first_person_left(content: str) -> str:
     """A fact framed about the user keeps no "my" or "me" of the words it was made from.
 
-    Patterns rewrite the subject and keep the rest as said, so "I love running my own studio" came
-    out as "The user loves running my own studio", which a later reader takes as their own studio.
+    Patterns rewrite the subject and keep the rest as said, so "I love fixing up my own bikes" came
+    out as "The user loves fixing up my own bikes", which a later reader takes as their own bikes.
     """
     return user_words(content) if content.lower().startswith("the user") else content
 

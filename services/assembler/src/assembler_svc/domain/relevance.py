@@ -8,9 +8,9 @@ placed where the message would have been (it ranks at least as high) and the mes
 of it — unless the question needs the message's wording: it asks for what was said ("say", "said",
 "words", "quote", …), or some of its own content words are in the message and not in the fact; or
 the facts keep too little of the message: they state less than half of its content words (small
-talk aside; ``statements.keeps_most``). Reflection learns one clause of a long message ("The user is currently
-reading." from "I'm currently reading The Lean Startup and hoping it'll give me tips for my
-shop"): placing that instead would lose what the message says.
+talk aside; ``statements.keeps_most``). Reflection learns one clause of a long message ("The user runs a bakery."
+from "I run a bakery, and lately I'm reading about pricing in the hope of finding ideas for
+it"): placing that instead would lose what the message says.
 What the user profile states is placed whatever happens: a profile line learnt from the message
 (a shared turn), or a belief of the profile whose content words the user's own message all says,
 stands in for it whatever share of it it keeps, unless the question needs the message's wording.

@@ -14,8 +14,8 @@ and episodes (``dedupe.py``).
   duplicate of the fact alone, so the extra it carries is not lost.
 - **A message is a turn as said**: what stands in for it (a near-duplicate by its vector, a fact
   learnt from it) must state at least ``KEEPS`` of its content words (``keeps_most``). Two turns of
-  one speaker on one topic embed close ("I'm offering one-on-one mentoring and training to the
-  dancers" and "I'm excited to guide and mentor aspiring dancers" above 0.85) yet say different
+  one speaker on one topic embed close ("I'm giving private coaching sessions to the
+  swimmers at the club" and "I'm thrilled to coach young swimmers" above 0.85) yet say different
   things; a fact learnt from a long turn often keeps one clause of it.
 """
 

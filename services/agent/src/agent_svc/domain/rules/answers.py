@@ -67,7 +67,7 @@ def answered_question(turn: Utterance, earlier: Sequence[Utterance]) -> Extracte
     answer = _POINTING_TAIL.sub("", answer.rstrip(" .!"))
     if not answer or len(answer.split()) > MAX_ANSWER_WORDS or _NO_ANSWER.match(answer):
         return None
-    if _CHATTER.match(answer):  # "Sounds great, Ana! Let's …", "Jon! Great to hear from you.": no answer
+    if _CHATTER.match(answer):  # "Sounds great, Ana! Let's …", "Priya! Lovely to hear from you.": no answer
         return None
     if is_question(answer) or is_hypothetical(answer) or '"' in question:
         return None

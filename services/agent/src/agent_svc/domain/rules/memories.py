@@ -110,7 +110,7 @@ def statements(text: str, role: str, before: str = "", before_role: str = "user"
             clause_clean = sentence.clean[a:b]
             clause = normalise(clause_clean).rstrip(".!")
             if unreal or _CONDITION_OPENS.match(clause):
-                unreal = True  # "I'm sure if I keep pushing, I'll reach my dreams": the clauses after it too
+                unreal = True  # "I bet if I keep training, I'll run a marathon": the clauses after it too
                 continue
             if is_hypothetical(clause) or _CONDITION_INSIDE.search(clause):
                 topic = topic or opening_topic(clause)  # "I get hives if I eat strawberries, so I'm allergic"

@@ -3,12 +3,12 @@ someone's life, not the small talk around it.
 
 Conversations between people who like each other are full of warmth that reads like a statement
 once written in the third person: "The user is so grateful.", "The user won't give up.", "The user
-definitely will.", "Decided: keep going and chase our dreams.", "The user will send the assistant a
+definitely will.", "Decided: keep at it and follow our hopes.", "The user will send the assistant a
 vid." None of it tells a later conversation anything about the user. A memory is kept when:
 
 - it says something beyond feelings, resolve and agreement (``informative``): a content word that
   is none of "grateful", "excited", "give up", "keep going", "agree", "definitely" …; "The user is
-  grateful for the chance to share their story" says something, "The user is super thankful" does
+  grateful for the chance to tell the club about their trek" says something, "The user is super thankful" does
   not;
 - it is a whole clause (``is_fragment``): not the tail of one ("Since the user was 17 or so.", "For
   having the user's back."), nor one whose "it" was dropped ("Reminds the user how awesome life

@@ -185,9 +185,9 @@ def test_a_message_is_a_duplicate_by_its_vector_only_of_what_keeps_most_of_its_w
             occurred_at=T0 + timedelta(days=days),
         )
 
-    offered = said("offer", "Besides the classes I'm offering one-on-one mentoring to the dancers.", 1)
-    excited = said("excited", "I'm also excited to guide and mentor aspiring dancers.", 2)
-    repeated = said("again", "I'm offering one-on-one mentoring to the dancers besides classes!", 3)
+    offered = said("offer", "Besides the lessons I'm giving private coaching to the swimmers.", 1)
+    excited = said("excited", "I'm also thrilled to coach and train young swimmers.", 2)
+    repeated = said("again", "I'm giving private coaching to the swimmers besides lessons!", 3)
 
     assert find_duplicates([offered, excited], [0.6, 0.6], 0.85) == {}
     assert named(

@@ -76,7 +76,7 @@ def test_a_fact_of_another_section_does_not_stand_in_for_the_line() -> None:
 
 
 def test_a_fact_keeping_too_little_of_its_line_does_not_stand_in_for_it() -> None:
-    line = memory("m-1", "I'm currently reading The Lean Startup and hoping for tips for my bakery.", "t-1", 0.9)
+    line = memory("m-1", "I'm currently reading a pricing guide and hoping for tips for my bakery.", "t-1", 0.9)
     fact = memory("f-1", "The user is currently reading.", "t-1", 0.8, memory_type="fact")
 
     found = placed([line, fact], budget=200)

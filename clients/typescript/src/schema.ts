@@ -1765,8 +1765,8 @@ export interface components {
          * @description The proto message `lore.observations.v1.AddUnknownRequest` in its JSON mapping
          */
         AddUnknownRequest: {
-            question?: string;
-            whyItMatters?: string;
+            question: string;
+            whyItMatters: string;
             requestId?: string;
         };
         /**
@@ -1911,7 +1911,7 @@ export interface components {
          * @description The proto message `lore.observations.v1.FormHypothesisRequest` in its JSON mapping
          */
         FormHypothesisRequest: {
-            statement?: string;
+            statement: string;
             evidence?: components["schemas"]["HypothesisEvidenceInput"][];
             requestId?: string;
         };

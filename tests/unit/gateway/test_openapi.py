@@ -6,14 +6,22 @@ import re
 import jsonschema_rs
 import pytest
 from fastapi import FastAPI
-from gateway_svc.api.openapi import MAX_SCOPE_ID_CHARS, PATH_PATTERNS, TEXT_PATTERN, id_pattern, schema_names
+from gateway_svc.api.openapi import (
+    MAX_SCOPE_ID_CHARS,
+    OBSERVABLE,
+    PATH_PATTERNS,
+    TEXT_PATTERN,
+    id_pattern,
+    schema_names,
+)
 from gateway_svc.api.operation_ids import operation_id
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from jsonschema import Draft202012Validator
 from lore_client import LoreClient
+from lore_runtime.errors import InvalidArgument
 from lore_runtime.settings import load_settings
-from lore_runtime.text_rules import MAX_ID_CHARS, id_problem, is_id_name
+from lore_runtime.text_rules import MAX_ID_CHARS, check_agent_id, id_problem, is_id_name
 from schemathesis.specs.openapi.definitions import OPENAPI_31
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
@@ -314,11 +322,27 @@ def test_every_string_states_the_text_rules_and_every_id_the_id_rule():
             limit = MAX_SCOPE_ID_CHARS if where.split(".")[0].endswith("Scope") and name != "id" else MAX_ID_CHARS
             if " scope." in where:  # a query parameter of a scope's id
                 limit = MAX_SCOPE_ID_CHARS
+            if schema.get("pattern") == OBSERVABLE["pattern"]:  # ASCII only: narrower than the id rule
+                assert schema.get("maxLength", limit + 1) <= limit, where
+                checked += 1
+                continue
             assert schema.get("pattern") == id_pattern() and schema.get("maxLength") == limit, where
         elif "pattern" not in schema or schema["pattern"] == TEXT_PATTERN:
             assert schema.get("pattern") == TEXT_PATTERN, where
         checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("value", ["", "a", "A9._@/-z", "x" * 128, "x" * 129, "-a", "a b", "a:b", "é", "a\n"])
+def test_an_observable_id_is_stated_as_text_rules_checks_it(value):
+    """The pattern and length an observation's agent and subject ids state (``openapi.OBSERVABLE``)
+    take exactly the values ``text_rules.check_agent_id`` takes."""
+    try:
+        taken = check_agent_id(value) == value
+    except InvalidArgument:
+        taken = False
+    stated = jsonschema_rs.validator_for({"type": "string", **OBSERVABLE}).is_valid(value)
+    assert stated is taken
 
 
 def test_the_id_pattern_refuses_exactly_the_characters_text_rules_refuses_in_ids():

@@ -27,16 +27,30 @@ ROUTE_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "observations.searchObservations": {
         "query": {"required": True, "minLength": 1, "maxLength": 2000, "pattern": "\\S"},
         "k": {"minimum": 0, "maximum": 100},
+        "minConfidence": {"minimum": 0, "maximum": 1},
+        "agentId": {"maxLength": 128, "pattern": "^$|^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$"},
     },
     "observations.observe": {
+        "agentId": {"maxLength": 128, "pattern": "^$|^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$"},
         "candidate": {"required": True},
         "candidate.kind": {"required": True},
         "candidate.subjectType": {"required": True},
+        "candidate.subjectId": {"maxLength": 128, "pattern": "^$|^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$"},
         "candidate.slot": {"required": True, "minLength": 1, "maxLength": 64, "pattern": "^[a-z0-9_.-]{1,64}$"},
         "candidate.summary": {"required": True, "minLength": 1, "maxLength": 1000, "pattern": "\\S"},
         "candidate.detail": {"maxLength": 4000},
         "candidate.tags": {"maxItems": 20},
         "candidate.evidence": {"maxItems": 50},
+    },
+    "engagement.formHypothesis": {
+        "statement": {"required": True, "minLength": 1, "maxLength": 500, "pattern": "\\S"},
+    },
+    "engagement.addUnknown": {
+        "question": {"required": True, "minLength": 1, "maxLength": 1000, "pattern": "\\S"},
+        "whyItMatters": {"required": True, "minLength": 1, "maxLength": 1000, "pattern": "\\S"},
+    },
+    "engagement.advanceWeek": {
+        "expectedWeekNumber": {"minimum": 1},
     },
     "sessions.processTurn": {
         "turn": {"required": True},
@@ -46,5 +60,8 @@ ROUTE_RULES: dict[str, dict[str, dict[str, Any]]] = {
     },
     "context.assembleContext": {
         "message": {"required": True, "minLength": 1, "maxLength": 4000, "pattern": "\\S"},
+    },
+    "admin.runConsolidation": {
+        "threshold": {"minimum": 0.8, "exclusiveMaximum": 1},
     },
 }

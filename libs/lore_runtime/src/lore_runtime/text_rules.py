@@ -121,6 +121,6 @@ def json_problem(document: Any, path: str = "") -> tuple[str, str] | None:
 
 def check_agent_id(value: str, field: str = "agent_id") -> str:
     """``value`` when it is empty or an ``OBSERVABLE_ID``, else ``InvalidArgument`` naming ``field``."""
-    if value and not OBSERVABLE_ID.match(value):
+    if value and not OBSERVABLE_ID.fullmatch(value):
         raise InvalidArgument(field, f"must be empty or {OBSERVABLE_ID_RULE}")
     return value

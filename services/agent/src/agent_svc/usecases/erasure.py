@@ -124,7 +124,7 @@ def observation_subject(subject: Scope) -> tuple[str, str] | None:
         found = "agent", subject.agent_id
     else:
         return None
-    return found if OBSERVABLE_ID.match(found[1]) else None
+    return found if OBSERVABLE_ID.fullmatch(found[1]) else None
 
 
 async def run_erasure(org_id: str, erasure_id: str, services: ErasureServices) -> Erasure | None:

@@ -12,7 +12,7 @@ from typing import Any
 from google.protobuf import descriptor_pool, json_format
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
-from lore_runtime.text_rules import MAX_ID_CHARS, is_id_name
+from lore_runtime.text_rules import MAX_ID_CHARS, OBSERVABLE_ID, is_id_name
 
 from gateway_svc.api.openapi_examples import PATH_PARAMETERS, RESPONSES
 from gateway_svc.api.proto_json import to_json
@@ -373,6 +373,8 @@ PATH_PATTERNS = {"thread_index": "^[0-9]+$"}
 # it for another operation's body or an answer too). tests/integration/gateway/test_openapi_rules.py
 # breaks each rule on a real stack and asks for a 400 naming the field.
 NOT_BLANK = "\\S"  # holds a character that is not a space: the services trim before they check
+# An agent or subject id an observation may name: empty, or ``text_rules.OBSERVABLE_ID``.
+OBSERVABLE = {"maxLength": 128, "pattern": f"^$|{OBSERVABLE_ID.pattern}"}
 BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "memories.remember": {
         "memories": {"required": True, "minItems": 1, "maxItems": 100},
@@ -391,22 +393,35 @@ BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "observations.searchObservations": {
         "query": {"required": True, "minLength": 1, "maxLength": 2_000, "pattern": NOT_BLANK},
         "k": {"minimum": 0, "maximum": 100},
+        "minConfidence": {"minimum": 0, "maximum": 1},
+        "agentId": OBSERVABLE,
     },
     "observations.observe": {
+        "agentId": OBSERVABLE,
         "candidate": {"required": True},
         "candidate.kind": {"required": True},
         "candidate.subjectType": {"required": True},
+        "candidate.subjectId": OBSERVABLE,
         "candidate.slot": {"required": True, "minLength": 1, "maxLength": 64, "pattern": "^[a-z0-9_.-]{1,64}$"},
         "candidate.summary": {"required": True, "minLength": 1, "maxLength": 1_000, "pattern": NOT_BLANK},
         "candidate.detail": {"maxLength": 4_000},
         "candidate.tags": {"maxItems": 20},
         "candidate.evidence": {"maxItems": 50},
     },
+    "engagement.formHypothesis": {
+        "statement": {"required": True, "minLength": 1, "maxLength": 500, "pattern": NOT_BLANK},
+    },
+    "engagement.addUnknown": {
+        "question": {"required": True, "minLength": 1, "maxLength": 1_000, "pattern": NOT_BLANK},
+        "whyItMatters": {"required": True, "minLength": 1, "maxLength": 1_000, "pattern": NOT_BLANK},
+    },
+    "engagement.advanceWeek": {"expectedWeekNumber": {"minimum": 1}},
     "sessions.processTurn": {"turn": {"required": True}},
     "sessions.importTurns": {"turns": {"required": True, "minItems": 1, "maxItems": 500}},
     "context.assembleContext": {
         "message": {"required": True, "minLength": 1, "maxLength": 4_000, "pattern": NOT_BLANK},
     },
+    "admin.runConsolidation": {"threshold": {"minimum": 0.8, "exclusiveMaximum": 1}},
 }
 
 

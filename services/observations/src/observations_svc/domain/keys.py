@@ -30,7 +30,7 @@ def validate_subject(subject_type: str, subject_id: str, field: str = "subject_i
     if subject_type == "global":
         if subject_id:
             raise InvalidArgument(field, "global subjects have no id")
-    elif not SUBJECT_ID_PATTERN.match(subject_id):
+    elif not SUBJECT_ID_PATTERN.fullmatch(subject_id):
         raise InvalidArgument(field, f"must be {OBSERVABLE_ID_RULE}")
 
 

@@ -10,7 +10,14 @@ import re
 import uuid
 
 import pytest
-from gateway_svc.api.openapi import MAX_SCOPE_ID_CHARS, OBSERVABLE, PAGE_SIZES, resolved, string_schema
+from gateway_svc.api.openapi import (
+    MAX_SCOPE_ID_CHARS,
+    OBSERVABLE,
+    PAGE_SIZES,
+    QUERY_RULES,
+    resolved,
+    string_schema,
+)
 from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from lore_runtime.settings import load_settings
@@ -58,6 +65,28 @@ async def test_page_sizes_are_stated_and_enforced(client, document, path):
     if refused_above is not None:
         too_many = await client.get(concrete, params={"pageSize": refused_above + 1})
         assert _refused_naming(too_many, "page"), (path, too_many.text)
+
+
+QUERY_CASES = [
+    (path, name, keyword, value)
+    for path, rules in sorted(QUERY_RULES.items())
+    for name, rule in rules.items()
+    for keyword, value in rule.items()
+]
+
+
+@pytest.mark.parametrize(("path", "name", "keyword", "value"), QUERY_CASES)
+async def test_query_rules_are_stated_and_enforced(client, document, path, name, keyword, value):
+    """A query parameter's stated rule (``openapi.QUERY_RULES``): broken, a 400 naming it; at its limit, served."""
+    assert _parameter(document, "get", path, name)["schema"][keyword] == value
+    concrete = path.replace("{user_id}", "u-rules")
+    broken = {"minimum": lambda: value - 1, "maximum": lambda: value + 1, "maxLength": lambda: "x" * (value + 1)}
+    answer = await client.get(concrete, params={name: broken.get(keyword, lambda: "Not An Id!")()})
+    assert answer.status_code == 400 and _named(name) in _named(answer.text), (path, name, keyword, answer.text)
+    if keyword in BOUNDARIES:
+        at_limit = "x" * value if keyword == "maxLength" else value
+        answer = await client.get(concrete, params={name: at_limit})
+        assert answer.status_code == 200, (path, name, keyword, answer.text[:500])
 
 
 async def test_session_ids_are_stated_as_uuids_and_enforced(client, document):

@@ -375,6 +375,13 @@ PATH_PATTERNS = {"thread_index": "^[0-9]+$"}
 NOT_BLANK = "\\S"  # holds a character that is not a space: the services trim before they check
 # An agent or subject id an observation may name: empty, or ``text_rules.OBSERVABLE_ID``.
 OBSERVABLE = {"maxLength": 128, "pattern": f"^$|{OBSERVABLE_ID.pattern}"}
+# Path -> its query parameters' rules the services enforce (budgets, unit intervals, observable ids).
+QUERY_RULES: dict[str, dict[str, dict[str, Any]]] = {
+    "/v1/memory/prime": {"budgetTokens": {"minimum": 0, "maximum": 4_000}},
+    "/v1/users/{user_id}/profile": {"budgetTokens": {"minimum": 0, "maximum": 4_000}, "agentId": OBSERVABLE},
+    "/v1/observations": {"minConfidence": {"minimum": 0, "maximum": 1}, "agentId": OBSERVABLE, "subjectId": OBSERVABLE},
+}
+
 BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "memories.remember": {
         "memories": {"required": True, "minItems": 1, "maxItems": 100},
@@ -426,9 +433,10 @@ BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
-    """``document`` stating page-size ranges, UUID path ids, the body rules (``BODY_RULES``), and that
-    a body's id, when given, must equal the path's. A rule on a body is stated in the named schema
-    holding its field, which must then belong to that operation's request only."""
+    """``document`` stating page-size ranges, UUID path ids, the query rules (``QUERY_RULES``), the
+    body rules (``BODY_RULES``), and that a body's id, when given, must equal the path's. A rule on a
+    body is stated in the named schema holding its field, which must then belong to that operation's
+    request only."""
     bodies = Counter(
         operation["requestBody"]["content"]["application/json"]["schema"].get("$ref")
         for item in document.get("paths", {}).values()
@@ -445,6 +453,8 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
                     parameter["description"] = f"0 means the default; at most {largest}" + (
                         "" if refused_above else f" (a larger size is served as {largest})"
                     )
+                if parameter["in"] == "query" and parameter["name"] in QUERY_RULES.get(path, {}):
+                    parameter["schema"] |= QUERY_RULES[path][parameter["name"]]
                 if parameter["in"] == "path" and parameter["name"] in UUID_PATH_PARAMETERS:
                     parameter["schema"]["format"] = "uuid"
                 if parameter["in"] == "path" and parameter["name"] in PATH_PATTERNS:

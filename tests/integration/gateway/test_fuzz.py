@@ -115,14 +115,16 @@ SKIPPED_CHECKS = {
     # takes would be reported as accepted.
     "negative_data_rejection",
     # The document states the every-string and id rules of lore_runtime.text_rules on every string,
-    # the body rules of openapi.BODY_RULES, page sizes and path ids; a schema-valid request can still
-    # be refused for rules JSON Schema cannot relate or know: a body id must equal the path's
-    # (``sessionId``, ``id``, ``userId``), a ``pageToken`` must be one the service issued, ``about``
-    # must name more than pronouns and stop words, ``updateMask`` an updatable field, a contradiction
-    # its evidence; and for field rules not stated yet (timestamps within 1900..2999, ``budgetTokens``
-    # 1..4000, consolidation's ``threshold`` in [0.8, 1), ``expectedWeekNumber`` >= 1, the
-    # observations' subject and agent ids, ``personaMode``, metadata key lengths, a NUL inside a
-    # Struct such as ``toolInteractions[].result``, an UNSPECIFIED enum where one is refused).
+    # the body and query rules of openapi.BODY_RULES and QUERY_RULES, page sizes and path ids; a
+    # schema-valid request can still be refused for rules JSON Schema cannot relate or know: a body id
+    # must equal the path's (``sessionId``, ``id``, ``userId``), a ``pageToken`` must be one the
+    # service issued, ``about`` must name more than pronouns and stop words, ``updateMask`` an
+    # updatable field, a contradiction its evidence, a subject that is not global its ``subjectId``;
+    # and for field rules not stated yet (timestamps within 1900..2999, ``options.recallK`` 1..100 on
+    # the options AssembleContext and ProcessTurn share, ``personaMode``, metadata keys 1..64
+    # characters and values at most 512, a NUL inside a Struct such as ``toolInteractions[].result``
+    # or in a field whose not-blank pattern stands in for the every-string one, an UNSPECIFIED enum
+    # where one is refused).
     "positive_data_acceptance",
 }
 CHECKS = [check for check in CHECK_REGISTRY.get_all() if check.__name__ not in SKIPPED_CHECKS]

@@ -606,6 +606,32 @@ def test_a_key_pinned_to_a_user_shows_only_that_users_memory(tab: Tab, stack: St
     assert not tab.api_calls("/v1/engagement")
 
 
+def test_what_is_typed_into_a_thread_survives_the_list_being_drawn_again(tab: Tab) -> None:
+    # A later load of the open threads lands while a resolution is being typed: the list is drawn
+    # again, and what was typed stays. The load is held until the text is in, then let go.
+    expect = _expect()
+    tab.sign_in()
+    tab.page.get_by_role("link", name="Episodes and threads").click()
+    tab.page.get_by_label("User id").fill(USER)
+    tab.page.get_by_role("button", name="Show").click()
+    threads = tab.page.get_by_role("list", name="Open threads")
+    expect(threads.locator("li.thread", has_text=THREAD)).to_be_visible()
+    held = []
+    tab.page.route("**/v1/open-threads?*", lambda route: held.append(route))
+    with tab.page.expect_request("**/v1/open-threads?*"):
+        tab.page.get_by_role("button", name="Show").click()
+    typed = threads.locator("li.thread", has_text=THREAD).get_by_label("How it was resolved (optional)")
+    typed.fill("The shop on the corner has one.")
+    assert len(held) == 1, "the second load of the open threads was not held"
+    drawn = typed.element_handle()
+    held[0].continue_()
+    tab.page.wait_for_function("input => !input.isConnected", arg=drawn)
+    expect(threads.locator("li.thread", has_text=THREAD).get_by_label("How it was resolved (optional)")).to_have_value(
+        "The shop on the corner has one."
+    )
+    tab.page.unroute("**/v1/open-threads?*")
+
+
 def test_an_open_thread_is_closed_from_the_episodes_view(tab: Tab, stack: Stack) -> None:
     expect = _expect()
     tab.sign_in()

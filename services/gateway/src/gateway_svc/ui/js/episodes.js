@@ -27,7 +27,18 @@ function episodeCard(episode) {
   );
 }
 
-function threadCard(item, ctx, reload) {
+function threadKey(item) {
+  return `${item.episodeId}/${item.index}`;
+}
+
+// What was typed into the threads' resolution fields, so a list that is drawn again (a later load
+// landing while someone types) keeps it.
+function typedResolutions(list) {
+  const inputs = [...list.querySelectorAll("input[name=resolution]")].filter((input) => input.value);
+  return new Map(inputs.map((input) => [input.dataset.thread, input.value]));
+}
+
+function threadCard(item, ctx, reload, typed) {
   const thread = item.thread || {};
   const card = h(
     "li",
@@ -42,6 +53,8 @@ function threadCard(item, ctx, reload) {
   );
   if (ctx.can("memories:write")) {
     const resolution = h("input", { name: "resolution", type: "text", autocomplete: "off" });
+    resolution.dataset.thread = threadKey(item);
+    resolution.value = typed.get(threadKey(item)) || "";
     const form = h("form", { class: "bar", "aria-label": `Close thread ${thread.topic}` }, field("How it was resolved (optional)", resolution), h("button", { type: "submit" }, "Close thread"));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -73,7 +86,8 @@ export async function render(root, ctx) {
   const threadPages = pager(async (token, fresh) => {
     const answer = await get("/v1/open-threads", { ...params(), pageSize: PAGE_SIZE, pageToken: token });
     if (!fresh()) return STALE;
-    clear(threads).append(...(answer.threads || []).map((item) => threadCard(item, ctx, () => threadPages.start())));
+    const typed = typedResolutions(threads);
+    clear(threads).append(...(answer.threads || []).map((item) => threadCard(item, ctx, () => threadPages.start(), typed)));
     if (!(answer.threads || []).length) threads.append(h("li", { class: "muted" }, "No open threads."));
     return answer.nextPageToken || "";
   });

@@ -41,6 +41,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from lore_runtime.interceptors import GuardingInterceptor
+from lore_runtime.loop_lag import EventLoopLag
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,8 @@ class MetricsInterceptor(GuardingInterceptor):
 
 
 class ServiceMetrics:
-    """One service instance's registry, with the gRPC call metrics and the process collectors."""
+    """One service instance's registry, with the gRPC call metrics, the process collectors and the
+    event loop's lag (``loop_lag``: measured once started, which ``lore_runtime.service`` does)."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -117,6 +119,7 @@ class ServiceMetrics:
         ProcessCollector(registry=self.registry)
         PlatformCollector(registry=self.registry)
         GCCollector(registry=self.registry)
+        self.loop_lag = EventLoopLag(self.registry)
 
     def interceptor(self) -> MetricsInterceptor:
         return MetricsInterceptor(self.requests, self.latency)

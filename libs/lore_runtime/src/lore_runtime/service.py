@@ -4,7 +4,8 @@ A service's ``__main__`` calls ``run(...)`` with its name, its settings model, i
 ``bootstrap.build`` and its ``server.create_server``. This function owns the process
 lifecycle: configuration errors exit with status 2 and a list of what is wrong; logging
 and tracing are set up before anything connects; the Prometheus page is served on
-``LORE_<SVC>_METRICS_ADDR`` when set; everything ``build`` opened is closed after the
+``LORE_<SVC>_METRICS_ADDR`` when set, with the event loop's lag measured from the start
+(``lore_runtime.loop_lag``); everything ``build`` opened is closed after the
 server drained.
 """
 
@@ -59,6 +60,8 @@ async def _serve(
     async with AsyncExitStack() as stack:
         container = await build(settings, stack, tracer_provider=provider)
         server = create_server(container, address_of(settings))
+        server.metrics.loop_lag.start()
+        stack.push_async_callback(server.metrics.loop_lag.stop)
         if settings.metrics_addr:
             endpoint = serve_metrics(settings.metrics_addr, server.metrics.registry)
             stack.callback(endpoint.close)

@@ -39,7 +39,12 @@ from memory_svc.adapters.postgres_access_log import PostgresAccessLog
 from memory_svc.adapters.postgres_erased_memories import PostgresErasedMemories
 from memory_svc.adapters.postgres_order_generations import PostgresOrderGenerations
 from memory_svc.adapters.postgres_subject_fence import PostgresSubjectFence
-from memory_svc.adapters.prometheus_metrics import access_behind_metrics, collection_sizes
+from memory_svc.adapters.prometheus_metrics import (
+    MaintenanceState,
+    access_behind_metrics,
+    collection_sizes,
+    maintenance_metrics,
+)
 from memory_svc.adapters.qdrant_client_stores import ClientVectorStores
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.adapters.redis_calls import RedisCalls
@@ -126,9 +131,11 @@ class Container:
 
 
 async def open_vector_stores(
-    settings: Settings, stack: AsyncExitStack, embedder: Embedder
+    settings: Settings, stack: AsyncExitStack, embedder: Embedder, maintenance: MaintenanceState | None = None
 ) -> ClientVectorStores | EdgeVectorStores:
-    """The items and episodes collections: on a Qdrant server, else two embedded shards."""
+    """The items and episodes collections: on a Qdrant server, else two embedded shards, whose
+    background optimisation reports its runs to ``maintenance`` (the metrics page)."""
+    maintenance = maintenance or MaintenanceState()
     model = {"embedding_model": embedder.model_name, "dimension": embedder.dimension}
     stores: ClientVectorStores | EdgeVectorStores
     if settings.qdrant_url:
@@ -139,9 +146,10 @@ async def open_vector_stores(
         stores = await EdgeVectorStores.open(Path(settings.data_dir) / "qdrant", **model)
         stack.push_async_callback(stores.close)
         if settings.optimize_in_child:
-            run_in_background(stack, _optimize_in_child_periodically(stores, settings))
+            run_in_background(stack, _optimize_in_child_periodically(stores, settings, maintenance))
         else:
-            run_in_background(stack, _optimize_periodically(stores.shards, settings.optimize_interval_seconds))
+            interval = settings.optimize_interval_seconds
+            run_in_background(stack, _optimize_periodically(stores.shards, interval, maintenance))
     # Times stored before the fixed-width form, rewritten once; a read of the time fields when none is.
     await repair_stored_timestamps(stores.items.store, stores.episodes.store)
     if stores.state.stale:
@@ -160,10 +168,14 @@ async def open_vector_stores(
 SLOW_OPTIMIZE_SECONDS = 1.0
 
 
-async def _optimize_in_child_periodically(stores: EdgeVectorStores, settings: Settings) -> None:
+async def _optimize_in_child_periodically(
+    stores: EdgeVectorStores, settings: Settings, maintenance: MaintenanceState
+) -> None:
     while True:
         await asyncio.sleep(settings.optimize_interval_seconds)
-        log_optimize_runs(await stores.optimize(niceness=settings.optimize_niceness))
+        async with maintenance.optimising():
+            runs = await stores.optimize(niceness=settings.optimize_niceness, observe=maintenance.observe)
+        log_optimize_runs(runs)
 
 
 def log_optimize_runs(runs: list[Any]) -> None:
@@ -190,10 +202,13 @@ def log_optimize_runs(runs: list[Any]) -> None:
             )
 
 
-async def _optimize_periodically(shards: Callable[[], tuple[Any, ...]], interval: float) -> None:
+async def _optimize_periodically(
+    shards: Callable[[], tuple[Any, ...]], interval: float, maintenance: MaintenanceState
+) -> None:
     while True:
         await asyncio.sleep(interval)
-        await optimize_shards(shards())  # the live shards: a reindex may have swapped them
+        async with maintenance.optimising("in-process"):
+            await optimize_shards(shards())  # the live shards: a reindex may have swapped them
 
 
 async def optimize_shards(shards: tuple[Any, ...], timer: Callable[[], float] = time.perf_counter) -> None:
@@ -270,12 +285,18 @@ def start_access_behind(
 
 
 def start_purges(
-    settings: Settings, stack: AsyncExitStack, stores: ClientVectorStores | EdgeVectorStores | None, client: redis.Redis
+    settings: Settings,
+    stack: AsyncExitStack,
+    stores: ClientVectorStores | EdgeVectorStores | None,
+    client: redis.Redis,
+    maintenance: MaintenanceState | None = None,
 ) -> PurgeSchedule:
     """Purges of erased data (usecases/purge.py): the deferred ones run in the background; with the
-    embedded stores a pending one is kept as a file beside them, so it survives a restart."""
+    embedded stores a pending one is kept as a file beside them, so it survives a restart, and their
+    compaction is reported to ``maintenance`` while it runs."""
     pending = FileFlag(stores.root / PURGE_PENDING_FILE) if isinstance(stores, EdgeVectorStores) else None
-    files = [*([stores] if stores is not None else []), RedisFiles(client)]
+    vector_files = [] if stores is None else [stores if maintenance is None else maintenance.compacting(stores)]
+    files = [*vector_files, RedisFiles(client)]
     purges = PurgeSchedule(files, pending, delay=settings.erasure_purge_delay_seconds)
     run_in_background(stack, purges.run_forever())
     return purges
@@ -297,11 +318,12 @@ async def build(
     # Searches embed one query each: an LRU answers the ones asked again (LORE_EMBEDDING_CACHE_SIZE).
     embedder = overrides.embedder or await settings.open_query_embedder(stack, open_query_embedder)
     stores: ClientVectorStores | EdgeVectorStores | None = None
+    maintenance = MaintenanceState()
     if overrides.index is not None and overrides.episodes is not None:
         index, episodes = overrides.index, overrides.episodes
         state = VectorState()
     else:
-        stores = await open_vector_stores(settings, stack, embedder)
+        stores = await open_vector_stores(settings, stack, embedder, maintenance)
         index, episodes, state = stores.items, stores.episodes, stores.state
     clock = overrides.clock or SystemClock()
     metrics = overrides.metrics or ServiceMetrics()
@@ -311,7 +333,9 @@ async def build(
     generations = overrides.generations or PostgresOrderGenerations(postgres)
     if settings.maintenance_interval_seconds > 0:
         start_maintenance(settings, stack, postgres, index, clock, metrics, generations, episodes)
-    purges = start_purges(settings, stack, stores, redis_client)
+    purges = start_purges(settings, stack, stores, redis_client, maintenance)
+    if isinstance(stores, EdgeVectorStores):
+        metrics.registry.register(maintenance_metrics(maintenance, stores, lambda: purges.pending))
     access_log = overrides.access_log or PostgresAccessLog(postgres)
     behind = start_access_behind(settings, stack, index, access_log, clock, metrics)
     return Container(

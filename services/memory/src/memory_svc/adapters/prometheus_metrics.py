@@ -1,11 +1,14 @@
 """The memory service's own Prometheus metrics, on the service's registry (``lore_runtime.metrics``):
 points per Qdrant collection, counted when scraped (cached a few seconds), and the uses of memories
-written behind the answers (offered, written, dropped by reason, pending). Decay and consolidation
-runs are counted by the scheduled job's wrapper (``ScheduledRunMetrics``)."""
+written behind the answers (offered, written, dropped by reason, pending), and the embedded
+engine's maintenance (an optimisation or a purge's compaction running or due, and the step of the
+running optimisation). Decay and consolidation runs are counted by the scheduled job's wrapper
+(``ScheduledRunMetrics``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 from lore_runtime.metrics import GaugeFamily, SampledGauges, Samples
@@ -63,3 +66,102 @@ class _AccessBehindCollector(Collector):
 
 def access_behind_metrics(stats: AccessBehindStats) -> Collector:
     return _AccessBehindCollector(stats)
+
+
+MAINTENANCE_RUNNING = "lore_memory_maintenance_running"
+MAINTENANCE_PENDING = "lore_memory_maintenance_pending"
+OPTIMISATION_STEP = "lore_memory_optimisation_step"
+SHARD_WRITES = "lore_memory_shard_writes"
+SHARD_WRITES_OPTIMISED = "lore_memory_shard_writes_optimised"
+# edge_maintenance.Step's names, and "in-process" for LORE_QDRANT_OPTIMIZE_IN_CHILD=false.
+OPTIMISATION_STEPS = ("snapshot", "optimizing", "optimized", "catching-up", "swap", "done", "in-process")
+
+
+class MaintenanceState:
+    """What the embedded engine's maintenance is doing, as the bootstrap sees it: the background
+    optimisation's step (``edge_maintenance.Step``, through ``observe``) while a run lasts, and
+    whether a purge's compaction runs (``compacting``: wraps the stores a ``PurgeSchedule`` gets)."""
+
+    def __init__(self) -> None:
+        self.optimisations = 0
+        self.step: str | None = None
+        self.compactions = 0
+
+    async def observe(self, step: Any) -> None:
+        self.step = step.name
+
+    @contextlib.asynccontextmanager
+    async def optimising(self, step: str | None = None) -> AsyncIterator[None]:
+        """One optimisation of the shards runs inside; ``step`` until ``observe`` is told another."""
+        self.optimisations += 1
+        self.step = step
+        try:
+            yield
+        finally:
+            self.optimisations -= 1
+            self.step = None
+
+    def compacting(self, files: Any) -> Any:
+        """``files`` (a ``StoreFiles``) whose ``compact()`` is counted as running while it runs."""
+        return _CountedCompaction(files, self)
+
+
+class _CountedCompaction:
+    def __init__(self, files: Any, state: MaintenanceState) -> None:
+        self._files = files
+        self._state = state
+
+    async def compact(self) -> list[Any]:
+        self._state.compactions += 1
+        try:
+            return await self._files.compact()
+        finally:
+            self._state.compactions -= 1
+
+
+class _MaintenanceCollector(Collector):
+    def __init__(self, state: MaintenanceState, stores: Any, purge_pending: Callable[[], bool]) -> None:
+        self._state = state
+        self._stores = stores
+        self._purge_pending = purge_pending
+
+    def collect(self) -> Iterable[Metric]:
+        live = {"memory_items": self._stores.items.store, "episodes": self._stores.episodes.store}
+        applied = GaugeMetricFamily(
+            SHARD_WRITES, "Write operations applied to each embedded shard since it was opened", labels=["collection"]
+        )
+        optimised = GaugeMetricFamily(
+            SHARD_WRITES_OPTIMISED,
+            "Of those, the writes the last finished background optimisation covered",
+            labels=["collection"],
+        )
+        behind = False
+        for collection, store in live.items():
+            writes, maintained = int(getattr(store, "writes", 0)), int(getattr(store, "maintained_writes", 0))
+            applied.add_metric([collection], writes)
+            optimised.add_metric([collection], max(0, maintained))
+            behind = behind or maintained != writes
+        running = GaugeMetricFamily(
+            MAINTENANCE_RUNNING, "1 while a background optimisation or a purge's compaction runs", labels=["kind"]
+        )
+        running.add_metric(["optimisation"], float(self._state.optimisations > 0))
+        running.add_metric(["compaction"], float(self._state.compactions > 0))
+        pending = GaugeMetricFamily(
+            MAINTENANCE_PENDING,
+            "1 while a shard has writes no optimisation has covered yet (optimisation), or a purge is due (compaction)",
+            labels=["kind"],
+        )
+        pending.add_metric(["optimisation"], float(behind))
+        pending.add_metric(["compaction"], float(self._purge_pending()))
+        step = GaugeMetricFamily(
+            OPTIMISATION_STEP, "1 for the step the running background optimisation is at", labels=["step"]
+        )
+        for name in OPTIMISATION_STEPS:
+            step.add_metric([name], float(self._state.step == name))
+        return [running, pending, step, applied, optimised]
+
+
+def maintenance_metrics(state: MaintenanceState, stores: Any, purge_pending: Callable[[], bool]) -> Collector:
+    """The embedded stores' maintenance, read when scraped (no store query: counters the stores keep).
+    ``stores``: ``EdgeVectorStores``, read at each scrape since a reindex or a purge swaps the live ones."""
+    return _MaintenanceCollector(state, stores, purge_pending)

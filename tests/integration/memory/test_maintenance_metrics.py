@@ -1,0 +1,102 @@
+"""The embedded engine's maintenance on the memory service's metrics page (adapters/prometheus_metrics.py,
+wired by the bootstrap): on real qdrant-edge shards, an optimisation is pending after writes, running
+(at its step) while a child optimises, and neither once the run covered them; a purge's compaction
+is due once asked for and running while it runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_svc.adapters.prometheus_metrics import (
+    MAINTENANCE_PENDING,
+    MAINTENANCE_RUNNING,
+    OPTIMISATION_STEP,
+    SHARD_WRITES,
+    SHARD_WRITES_OPTIMISED,
+    MaintenanceState,
+    maintenance_metrics,
+)
+from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
+from memory_svc.usecases.maintenance_ports import PurgedStore
+from memory_svc.usecases.purge import PurgeSchedule
+from prometheus_client import CollectorRegistry
+
+from tests.integration.memory.conftest import DIMENSION, MODEL
+from tests.integration.memory.test_memory_index_contract import make_item, new_org, random_units
+
+
+def value(registry: CollectorRegistry, name: str, **labels: str) -> float:
+    found = registry.get_sample_value(name, labels)
+    assert found is not None, f"{name}{labels} is not on the page"
+    return found
+
+
+async def test_an_optimisation_is_pending_after_writes_running_while_it_runs_and_neither_after(
+    tmp_path: Path,
+) -> None:
+    stores = await EdgeVectorStores.open(tmp_path, embedding_model=MODEL, dimension=DIMENSION)
+    state = MaintenanceState()
+    registry = CollectorRegistry()
+    registry.register(maintenance_metrics(state, stores, lambda: False))
+    try:
+        org = new_org()
+        items = [make_item(org, f"the user mentioned lantern number {n}") for n in range(40)]
+        await stores.items.store.upsert(items, random_units(40, seed=3))
+        assert value(registry, MAINTENANCE_PENDING, kind="optimisation") == 1
+        assert value(registry, MAINTENANCE_RUNNING, kind="optimisation") == 0
+        written = value(registry, SHARD_WRITES, collection="memory_items")
+        assert written >= 1
+        assert value(registry, SHARD_WRITES_OPTIMISED, collection="memory_items") == 0
+
+        seen: dict[str, tuple[float, float]] = {}
+
+        async def observe(step) -> None:
+            await state.observe(step)
+            seen[step.name] = (
+                value(registry, MAINTENANCE_RUNNING, kind="optimisation"),
+                value(registry, OPTIMISATION_STEP, step=step.name),
+            )
+
+        async with state.optimising():
+            await stores.optimize(niceness=0, observe=observe)
+
+        assert seen["optimizing"] == (1, 1)  # running, at that step, while the child works
+        assert value(registry, MAINTENANCE_RUNNING, kind="optimisation") == 0
+        assert value(registry, MAINTENANCE_PENDING, kind="optimisation") == 0
+        assert value(registry, SHARD_WRITES_OPTIMISED, collection="memory_items") == written
+        assert value(registry, OPTIMISATION_STEP, step="optimizing") == 0
+    finally:
+        await stores.close()
+
+
+class WatchedFiles:
+    """Store files whose compaction reads the page while it runs."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+        self.running_during: float | None = None
+
+    async def compact(self) -> list[PurgedStore]:
+        self.running_during = value(self.registry, MAINTENANCE_RUNNING, kind="compaction")
+        return [PurgedStore("watched", "compacted")]
+
+
+async def test_a_purge_is_pending_once_asked_and_its_compaction_running_while_it_runs(tmp_path: Path) -> None:
+    stores = await EdgeVectorStores.open(tmp_path, embedding_model=MODEL, dimension=DIMENSION)
+    state = MaintenanceState()
+    registry = CollectorRegistry()
+    watched = WatchedFiles(registry)
+    purges = PurgeSchedule([state.compacting(watched)], delay=3600)
+    registry.register(maintenance_metrics(state, stores, lambda: purges.pending))
+    try:
+        assert value(registry, MAINTENANCE_PENDING, kind="compaction") == 0
+        purges.request()
+        assert value(registry, MAINTENANCE_PENDING, kind="compaction") == 1
+
+        await purges.run_now()
+
+        assert watched.running_during == 1
+        assert value(registry, MAINTENANCE_RUNNING, kind="compaction") == 0
+        assert value(registry, MAINTENANCE_PENDING, kind="compaction") == 0
+    finally:
+        await stores.close()

@@ -131,3 +131,21 @@ async def test_the_domain_metrics_are_exported(observed_stack: Stack):
     assert set(agent["lore_agent_jobs_oldest_queued_seconds"]) == {
         frozenset({("kind", kind)}) for kind in ("reflect", "episode", "erase")
     }
+
+
+async def test_every_service_measures_its_event_loop_and_the_memory_service_its_maintenance(observed_stack: Stack):
+    async def woken(url: str) -> bool:
+        samples = await scrape(url)
+        return value(samples, "lore_event_loop_lag_seconds_count") >= 1 and "lore_event_loop_lag_max_seconds" in samples
+
+    for name, url in observed_stack.metrics.items():
+        await eventually(lambda url=url: woken(url), what=f"the {name} service never measured its event loop")
+
+    memory = await scrape(observed_stack.metrics["memory"])
+    kinds = {frozenset({("kind", "optimisation")}), frozenset({("kind", "compaction")})}
+    assert set(memory["lore_memory_maintenance_running"]) == kinds
+    assert set(memory["lore_memory_maintenance_pending"]) == kinds
+    assert value(memory, "lore_memory_maintenance_running", kind="compaction") == 0
+    collections = {frozenset({("collection", "memory_items")}), frozenset({("collection", "episodes")})}
+    assert set(memory["lore_memory_shard_writes"]) == collections
+    assert set(memory["lore_memory_shard_writes_optimised"]) == collections

@@ -30,7 +30,9 @@ from assembler_svc.domain.gathered import (
     SessionState,
     ThreadDigest,
 )
+from assembler_svc.domain.memory_reads import ContextUse, MemoryGathered, MemoryReads
 from assembler_svc.domain.profile import Learnt
+from assembler_svc.usecases.memory_gather import gather_each, record_each
 from lore_runtime import errors
 
 FAKE_MODEL = "fake-words"
@@ -84,6 +86,16 @@ class FakeMemorySources:
 
     def _shows(self, context: Scope, record_id: str) -> bool:
         return context.shows(self.scopes.get(record_id, Scope()))
+
+    async def gather(self, reads: MemoryReads, *, timeout: float) -> MemoryGathered:
+        """As the service's one call: every part through the read of its own (so ``fail`` and
+        ``hang`` of a read fail or stall that part only), recall's vector reused by the search."""
+        self.misbehave.calls.append("gather")
+        return await gather_each(self, reads, timeout=timeout)
+
+    async def record_use(self, use: ContextUse, *, timeout: float) -> None:
+        self.misbehave.calls.append("record_use")
+        await record_each(self, use, timeout=timeout)
 
     async def working_memory(self, session_id: str, *, timeout: float) -> SessionState:
         await self.misbehave.enter("working_memory", timeout)

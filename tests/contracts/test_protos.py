@@ -66,6 +66,10 @@ DESIGNED_RPCS = {
             "DeleteEpisode",
         ],
     },
+    # Beyond §1: a context's reads of the memory service in one call, and what it kept in one.
+    "lore.memory.v1.context_source_service_pb2": {
+        "ContextSourceService": ["GatherContext", "RecordContextUse"],
+    },
     "lore.observations.v1.observation_service_pb2": {
         "ObservationService": [
             "Observe",

@@ -22,6 +22,14 @@ from assembler_svc.domain.gathered import (
     SessionState,
     ThreadDigest,
 )
+from assembler_svc.domain.memory_reads import (
+    ContextUse,
+    EpisodeSearchRead,
+    EpisodesRead,
+    ListRead,
+    MemoryReads,
+    RecallRead,
+)
 from google.protobuf import field_mask_pb2
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import (
@@ -396,3 +404,94 @@ async def test_a_context_read_never_returns_another_users_beliefs_and_does_retur
     assert await seen(BOB) == ({bob, org}, {bob, org})
     assert await seen(NEWCOMER) == ({org}, {org}), "a new user of the org sees only the org's beliefs"
     assert await seen(AGENT_WIDE) == ({org}, {org}), "a context without a user sees no user's beliefs"
+
+
+# --- One call: the gather and the use of a context ------------------------------------------------
+
+
+def every_part(scope: Scope, query: str, session_id: str = "s-1") -> MemoryReads:
+    return MemoryReads(
+        working_memory=session_id,
+        recall=RecallRead(query, scope, 10, session_id, with_vectors=True),
+        recent_episodes=EpisodesRead(scope, 10, 0.3),
+        episode_search=EpisodeSearchRead(query, scope, 10),
+        open_threads=ListRead(scope, 10),
+        salient_facts=ListRead(scope, 10),
+        user_facts=ListRead(scope, 50),
+    )
+
+
+async def test_a_gather_answers_each_part_as_its_own_read_does(world) -> None:
+    await world.remember("Ann is repainting the kitchen in sage green", "fact", scope=ANN)
+    await world.remember("Ann prefers matte paint", "preference", scope=ANN)
+    await world.episode("Ann chose the kitchen paint colours.", NOW - timedelta(hours=1), "paint samples", scope=ANN)
+    await world.session("s-1", "Choosing paint.", "curious")
+    query = "repainting the kitchen"
+
+    gathered = await world.memory.gather(every_part(ANN, query), timeout=T)
+    recalled = await world.memory.recall(query, ANN, 10, "s-1", with_vectors=True, timeout=T)
+
+    assert gathered.failures == {}
+    assert gathered.working_memory == await world.memory.working_memory("s-1", timeout=T)
+    assert [m.id for m in gathered.recall.memories] == [m.id for m in recalled.memories]
+    assert all(m.vector for m in gathered.recall.memories), "the memories' vectors, as asked"
+    assert gathered.recall.query_vector == recalled.query_vector
+    assert [e.id for e in gathered.recent_episodes] == [
+        e.id for e in await world.memory.recent_episodes(ANN, 10, 0.3, timeout=T)
+    ]
+    searched = await world.memory.search_episodes(query, ANN, 10, 0.0, timeout=T)
+    assert [(e.id, round(e.similarity, 4)) for e in gathered.episode_search] == [
+        (e.id, round(e.similarity, 4)) for e in searched
+    ]
+    assert gathered.open_threads == await world.memory.open_threads(ANN, 10, timeout=T)
+    facts = await world.memory.salient_facts(ANN, 10, timeout=T)
+    assert [m.id for m in gathered.salient_facts] == [m.id for m in facts]
+    assert [f.id for f in gathered.user_facts] == [f.id for f in await world.memory.user_facts(ANN, 50, timeout=T)]
+    assert len(gathered.user_facts) == 2
+
+
+async def test_a_gather_reads_only_the_parts_asked_for(world) -> None:
+    await world.remember("Ann is repainting the kitchen in sage green", "fact", scope=ANN)
+
+    gathered = await world.memory.gather(MemoryReads(salient_facts=ListRead(ANN, 10)), timeout=T)
+
+    assert gathered.failures == {} and len(gathered.salient_facts) == 1
+    assert (gathered.recall, gathered.working_memory, gathered.user_facts) == (None, None, None)
+
+
+async def test_a_gather_never_returns_another_users_records_in_any_part(world) -> None:
+    ann = {
+        await world.remember("Ann's garden shed gets a green roof", "fact", scope=ANN),
+        await world.episode("Ann planned the garden shed.", NOW - timedelta(hours=2), "shed roof", scope=ANN),
+    }
+    bob = {
+        await world.remember("Bob's garden shed gets a red roof", "fact", scope=BOB),
+        await world.episode("Bob planned his garden shed.", NOW - timedelta(hours=1), "shed door", scope=BOB),
+    }
+    org = {await world.remember("The garden shed kits come from the timber yard", "fact", scope=ORG_WIDE)}
+
+    def found(gathered) -> set[str]:
+        ids = {m.id for m in gathered.recall.memories} | {m.id for m in gathered.salient_facts}
+        ids |= {e.id for e in gathered.recent_episodes} | {e.id for e in gathered.episode_search}
+        ids |= {t.episode_id for t in gathered.open_threads} | {f.id for f in gathered.user_facts}
+        return ids
+
+    seen = {who: found(await world.memory.gather(every_part(who, "garden shed roof"), timeout=T)) for who in (ANN, BOB)}
+    newcomer = found(await world.memory.gather(every_part(NEWCOMER, "garden shed roof"), timeout=T))
+
+    assert seen[ANN] == ann | org and seen[BOB] == bob | org and newcomer == org
+
+
+async def test_the_use_of_a_context_records_access_and_writes_the_fingerprint(world) -> None:
+    fact = await world.remember("Ann is repainting the kitchen in sage green", "fact", scope=ANN)
+    episode = await world.episode("Ann chose the paint.", NOW - timedelta(hours=1), "paint samples", scope=ANN)
+    await world.session("s-2", "Choosing paint.", "calm")
+
+    await world.memory.record_use(
+        ContextUse("s-2", "assembled_context", (fact,), (episode,), "abc;persona=;mood=calm;sections="), timeout=T
+    )
+    await world.memory.record_use(ContextUse("", "prime", (fact,)), timeout=T)  # no session, no fingerprint
+    await world.memory.record_use(ContextUse("s-2", "prime"), timeout=T)  # nothing to write
+
+    state = await world.memory.working_memory("s-2", timeout=T)
+    assert (state.summary, state.fingerprint) == ("Choosing paint.", "abc;persona=;mood=calm;sections=")

@@ -4,7 +4,7 @@ Every call leaving a service carries the caller's tenant and principal (from the
 ``RequestContext``), the trace context (OpenTelemetry's aio client interceptors) and a
 deadline (the caller's, else a default). Transparent retries on UNAVAILABLE are enabled
 through gRPC's service config, and only for methods that are safe to repeat: reads
-(Get/List/Query/Search/Recall/Export/Prime) — a write is never retried behind the caller's back.
+(Get/List/Query/Search/Recall/Export/Prime/Gather) — a write is never retried behind the caller's back.
 
 Calls are balanced per call, not per connection: the service config picks ``round_robin``, which
 keeps a connection to every address the target's name resolves to (gRPC's default resolver is DNS;
@@ -25,7 +25,12 @@ from typing import Any
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from lore.assembler.v1 import assembler_service_pb2
-from lore.memory.v1 import episode_service_pb2, memory_service_pb2, working_memory_service_pb2
+from lore.memory.v1 import (
+    context_source_service_pb2,
+    episode_service_pb2,
+    memory_service_pb2,
+    working_memory_service_pb2,
+)
 from lore.observations.v1 import engagement_service_pb2, observation_service_pb2
 from opentelemetry.instrumentation.grpc import aio_client_interceptors
 from opentelemetry.sdk.trace import TracerProvider
@@ -35,7 +40,7 @@ from lore_runtime.server import MAX_MESSAGE_BYTES
 from lore_runtime.service_auth import ServiceCredentialSettings, ServiceTokens, token_interceptors
 from lore_runtime.tls import MutualTls, open_channel
 
-IDEMPOTENT_PREFIXES = ("Get", "List", "Query", "Search", "Recall", "Export", "Prime")
+IDEMPOTENT_PREFIXES = ("Get", "List", "Query", "Search", "Recall", "Export", "Prime", "Gather")
 DEFAULT_TIMEOUT_SECONDS = 5.0
 LOAD_BALANCING = [{"round_robin": {}}]
 
@@ -142,7 +147,7 @@ def create_channel(
 
 # Each service's gRPC APIs, as ``*_pb2`` modules: a channel to the service retries the reads of all of them.
 SERVICE_PROTOS: dict[str, tuple[Any, ...]] = {
-    "memory": (memory_service_pb2, working_memory_service_pb2, episode_service_pb2),
+    "memory": (memory_service_pb2, working_memory_service_pb2, episode_service_pb2, context_source_service_pb2),
     "observations": (observation_service_pb2, engagement_service_pb2),
     "assembler": (assembler_service_pb2,),
 }

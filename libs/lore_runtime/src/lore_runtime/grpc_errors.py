@@ -80,6 +80,20 @@ def error_info_of(error: grpc.aio.AioRpcError | grpc.RpcError) -> error_details_
     return None
 
 
+def error_for_code(code: int, message: str, reason: str = "") -> errors.LoreError:
+    """The domain error of a status reported inside an answer (a part of a batched call) by its
+    numeric ``google.rpc.Code``, as ``from_rpc_error`` reads a failed call's."""
+    status = next((known for known in grpc.StatusCode if known.value[0] == code), grpc.StatusCode.UNKNOWN)
+    message = message or status.name
+    reason = reason or status.name
+    if status in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+        return errors.DependencyUnavailable(message, reason=reason)
+    cls = _ERROR_BY_CODE.get(status, errors.LoreError)
+    if cls is errors.InvalidArgument:  # names no field here: the message says which
+        cls = errors.LoreError
+    return cls(message, reason=reason)
+
+
 def from_rpc_error(error: grpc.aio.AioRpcError) -> errors.LoreError:
     """Re-raise a downstream failure as the domain error it stands for."""
     code = error.code()

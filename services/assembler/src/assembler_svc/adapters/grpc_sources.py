@@ -1,5 +1,6 @@
 """The context sources over gRPC: the memory service (working memory, recall, episodes, open
-threads, access) and the observations service (beliefs, engagement).
+threads, facts, access: gathered in one call, ContextSourceService) and the observations service
+(beliefs, engagement).
 
 Each call carries its own deadline (``timeout``); the caller's tenant travels in metadata by the
 channel's interceptor. A downstream failure is re-raised as the ``LoreError`` it stands for;
@@ -19,12 +20,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import field_mask_pb2, json_format, timestamp_pb2
 from lore.common.v1 import scope_pb2, turn_pb2
 from lore.memory.v1 import (
+    context_source_service_pb2,
+    context_source_service_pb2_grpc,
     episode_service_pb2,
     episode_service_pb2_grpc,
     memory_service_pb2,
@@ -38,7 +41,8 @@ from lore.observations.v1 import (
     observation_service_pb2,
     observation_service_pb2_grpc,
 )
-from lore_runtime.grpc_errors import from_rpc_error
+from lore_runtime.errors import DependencyUnavailable, LoreError
+from lore_runtime.grpc_errors import error_for_code, from_rpc_error
 
 from assembler_svc.domain.gathered import (
     Belief,
@@ -54,8 +58,18 @@ from assembler_svc.domain.gathered import (
     ThreadDigest,
     Unknown,
 )
+from assembler_svc.domain.memory_reads import (
+    ContextUse,
+    EpisodeSearchRead,
+    EpisodesRead,
+    ListRead,
+    MemoryGathered,
+    MemoryReads,
+    RecallRead,
+)
 from assembler_svc.domain.profile import Learnt
 from assembler_svc.domain.tool_results import ToolResult
+from assembler_svc.usecases.memory_gather import gather_each, record_each
 
 log = logging.getLogger(__name__)
 
@@ -152,53 +166,75 @@ SESSION_READ = field_mask_pb2.FieldMask(
 
 
 class GrpcMemorySources:
+    """The memory service's sources. ``gather`` and ``record_use`` are one call each
+    (ContextSourceService); a service that answers them UNIMPLEMENTED (an older replica during a
+    rolling upgrade) is asked one RPC per part instead, with the same requests."""
+
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._memories = memory_service_pb2_grpc.MemoryServiceStub(channel)
         self._episodes = episode_service_pb2_grpc.EpisodeServiceStub(channel)
         self._working = working_memory_service_pb2_grpc.WorkingMemoryServiceStub(channel)
+        self._context = context_source_service_pb2_grpc.ContextSourceServiceStub(channel)
+
+    async def gather(self, reads: MemoryReads, *, timeout: float) -> MemoryGathered:
+        request = gather_request(reads)
+        try:
+            response = await self._context.GatherContext(request, timeout=timeout)
+        except grpc.aio.AioRpcError as error:
+            if error.code() is grpc.StatusCode.UNIMPLEMENTED:
+                log.info("the memory service does not gather a context in one call: one call per source")
+                return await gather_each(self, reads, timeout=timeout)
+            failure = from_rpc_error(error)
+            return MemoryGathered(failures=dict.fromkeys(reads.asked(), failure))
+        return gathered(reads, response)
+
+    async def record_use(self, use: ContextUse, *, timeout: float) -> None:
+        if not use.writes_anything():
+            return
+        request = context_source_service_pb2.RecordContextUseRequest()
+        if use.memory_ids:
+            request.memory_access.CopyFrom(_access_request(use))
+        if use.episode_ids:
+            request.episode_access.CopyFrom(
+                episode_service_pb2.RecordEpisodeAccessRequest(
+                    episode_ids=use.episode_ids, session_id=use.session_id, reason=use.reason
+                )
+            )
+        if use.fingerprint is not None:
+            request.session_id = use.session_id
+            request.context_fingerprint = use.fingerprint
+        try:
+            response = await self._context.RecordContextUse(request, timeout=timeout)
+        except grpc.aio.AioRpcError as error:
+            if error.code() is grpc.StatusCode.UNIMPLEMENTED:
+                return await record_each(self, use, timeout=timeout)
+            raise from_rpc_error(error) from None
+        failed = [
+            f"{name}: {part_failure(getattr(response, name).error)}"
+            for name in ("memory_access", "episode_access", "context_fingerprint")
+            if response.HasField(name) and getattr(response, name).WhichOneof("outcome") == "error"
+        ]
+        if failed:
+            raise DependencyUnavailable("; ".join(failed), reason="UNAVAILABLE")
 
     async def working_memory(self, session_id: str, *, timeout: float) -> SessionState:
-        request = working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id, read_mask=SESSION_READ)
+        request = _working_memory_request(session_id)
         found = (await _call(self._working.GetWorkingMemory(request, timeout=timeout))).working_memory
         return session_state(found)
 
     async def recall(
         self, query: str, scope: Scope, k: int, session_id: str, *, with_vectors: bool, timeout: float
     ) -> Recalled:
-        request = memory_service_pb2.RecallRequest(
-            query=query,
-            scope=_scope(scope),
-            k=k,
-            record_access=False,
-            include_embeddings=with_vectors,
-            session_id=session_id,
-            include_query_embedding=True,
-            scope_match=CONTEXT,
-        )
-        response = await _call(self._memories.Recall(request, timeout=timeout))
-        vector = QueryVector(tuple(response.query_embedding), response.embedding_model)
-        memories = [
-            recalled_memory(
-                result.memory,
-                similarity=result.similarity,
-                salience=result.salience,
-                vector=tuple(result.embedding) or None,
-            )
-            for result in shown_in_context(scope, response.results, lambda r: _scope_of(r.memory.scope), "memories")
-        ]
-        return Recalled(memories, vector if vector.values else None)
+        read = RecallRead(query, scope, k, session_id, with_vectors)
+        response = await _call(self._memories.Recall(_recall_request(read), timeout=timeout))
+        return recalled(response, scope)
 
     async def recent_episodes(
         self, scope: Scope, limit: int, min_salience: float, *, timeout: float
     ) -> list[EpisodeDigest]:
-        request = episode_service_pb2.ListEpisodesRequest(
-            scope=_scope(scope), page_size=limit, min_salience=min_salience, scope_match=CONTEXT
-        )
+        request = _episodes_request(EpisodesRead(scope, limit, min_salience))
         response = await _call(self._episodes.ListEpisodes(request, timeout=timeout))
-        return [
-            episode_digest(episode)
-            for episode in shown_in_context(scope, response.episodes, lambda e: _scope_of(e.scope), "episodes")
-        ]
+        return listed_episodes(response, scope)
 
     async def search_episodes(
         self,
@@ -210,13 +246,10 @@ class GrpcMemorySources:
         query_vector: QueryVector | None = None,
         timeout: float,
     ) -> list[EpisodeDigest]:
-        request = episode_service_pb2.SearchEpisodesRequest(
-            scope=_scope(scope), scope_match=CONTEXT, query=query, k=k, min_salience=min_salience
-        )
+        request = _episode_search_request(EpisodeSearchRead(query, scope, k, min_salience))
         _send_vector(request, query_vector)
         response = await _call(self._episodes.SearchEpisodes(request, timeout=timeout))
-        shown = shown_in_context(scope, response.results, lambda r: _scope_of(r.episode.scope), "episodes")
-        return [episode_digest(result.episode, result.similarity) for result in shown]
+        return searched_episodes(response, scope)
 
     async def record_episode_access(
         self, episode_ids: Sequence[str], session_id: str, reason: str, *, timeout: float
@@ -227,48 +260,16 @@ class GrpcMemorySources:
         await _call(self._episodes.RecordEpisodeAccess(request, timeout=timeout))
 
     async def open_threads(self, scope: Scope, limit: int, *, timeout: float) -> list[ThreadDigest]:
-        # An open thread names its episode, not the episode's scope: the service's match is the wall.
-        request = episode_service_pb2.ListOpenThreadsRequest(scope=_scope(scope), page_size=limit, scope_match=CONTEXT)
-        response = await _call(self._episodes.ListOpenThreads(request, timeout=timeout))
-        return [
-            ThreadDigest(
-                episode_id=found.episode_id,
-                conversation_id=found.conversation_id,
-                topic=found.thread.topic,
-                context=found.thread.context,
-                ended_at=_time(found.ended_at, found.HasField("ended_at")),
-            )
-            for found in response.threads
-        ]
+        request = _threads_request(ListRead(scope, limit))
+        return open_threads(await _call(self._episodes.ListOpenThreads(request, timeout=timeout)))
 
     async def salient_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[RecalledMemory]:
-        request = memory_service_pb2.ListMemoriesRequest(
-            scope=_scope(scope),
-            memory_types=FACT_TYPES,
-            statuses=CURRENT_MEMORY,
-            page_size=limit,
-            order_by=memory_service_pb2.MEMORY_ORDER_SALIENCE,
-            scope_match=CONTEXT,
-        )
-        response = await _call(self._memories.ListMemories(request, timeout=timeout))
-        return [
-            recalled_memory(memory, similarity=0.0, salience=memory.current_salience)
-            for memory in shown_in_context(scope, response.memories, lambda m: _scope_of(m.scope), "memories")
-        ]
+        request = _facts_request(ListRead(scope, limit), FACT_TYPES)
+        return salient_facts(await _call(self._memories.ListMemories(request, timeout=timeout)), scope)
 
     async def user_facts(self, scope: Scope, limit: int, *, timeout: float) -> list[Learnt]:
-        request = memory_service_pb2.ListMemoriesRequest(
-            scope=_scope(scope),
-            memory_types=PROFILE_TYPES,
-            statuses=CURRENT_MEMORY,
-            page_size=limit,
-            order_by=memory_service_pb2.MEMORY_ORDER_SALIENCE,
-            scope_match=CONTEXT,
-        )
-        response = await _call(self._memories.ListMemories(request, timeout=timeout))
-        shown = shown_in_context(scope, response.memories, lambda m: _scope_of(m.scope), "memories")
-        # The user's own only: the org's shared records (no user) are nobody's profile.
-        return [learnt_fact(memory) for memory in shown if scope.user_id and memory.scope.user_id == scope.user_id]
+        request = _facts_request(ListRead(scope, limit), PROFILE_TYPES)
+        return user_facts(await _call(self._memories.ListMemories(request, timeout=timeout)), scope)
 
     async def record_access(self, memory_ids: Sequence[str], session_id: str, reason: str, *, timeout: float) -> None:
         request = memory_service_pb2.RecordAccessRequest(memory_ids=memory_ids, session_id=session_id, reason=reason)
@@ -281,6 +282,167 @@ class GrpcMemorySources:
             update_mask=field_mask_pb2.FieldMask(paths=["context_fingerprint"]),
         )
         await _call(self._working.UpdateWorkingMemory(request, timeout=timeout))
+
+
+# --- The requests of the memory service's reads, one per part of a gather -----------------------
+
+
+def _working_memory_request(session_id: str) -> working_memory_service_pb2.GetWorkingMemoryRequest:
+    return working_memory_service_pb2.GetWorkingMemoryRequest(session_id=session_id, read_mask=SESSION_READ)
+
+
+def _recall_request(read: RecallRead) -> memory_service_pb2.RecallRequest:
+    return memory_service_pb2.RecallRequest(
+        query=read.query,
+        scope=_scope(read.scope),
+        k=read.k,
+        record_access=False,
+        include_embeddings=read.with_vectors,
+        session_id=read.session_id,
+        include_query_embedding=True,
+        scope_match=CONTEXT,
+    )
+
+
+def _episodes_request(read: EpisodesRead) -> episode_service_pb2.ListEpisodesRequest:
+    return episode_service_pb2.ListEpisodesRequest(
+        scope=_scope(read.scope), page_size=read.limit, min_salience=read.min_salience, scope_match=CONTEXT
+    )
+
+
+def _episode_search_request(read: EpisodeSearchRead) -> episode_service_pb2.SearchEpisodesRequest:
+    return episode_service_pb2.SearchEpisodesRequest(
+        scope=_scope(read.scope), scope_match=CONTEXT, query=read.query, k=read.k, min_salience=read.min_salience
+    )
+
+
+def _threads_request(read: ListRead) -> episode_service_pb2.ListOpenThreadsRequest:
+    return episode_service_pb2.ListOpenThreadsRequest(
+        scope=_scope(read.scope), page_size=read.limit, scope_match=CONTEXT
+    )
+
+
+def _facts_request(read: ListRead, memory_types: Sequence[int]) -> memory_service_pb2.ListMemoriesRequest:
+    return memory_service_pb2.ListMemoriesRequest(
+        scope=_scope(read.scope),
+        memory_types=memory_types,
+        statuses=CURRENT_MEMORY,
+        page_size=read.limit,
+        order_by=memory_service_pb2.MEMORY_ORDER_SALIENCE,
+        scope_match=CONTEXT,
+    )
+
+
+def _access_request(use: ContextUse) -> memory_service_pb2.RecordAccessRequest:
+    return memory_service_pb2.RecordAccessRequest(
+        memory_ids=use.memory_ids, session_id=use.session_id, reason=use.reason
+    )
+
+
+def gather_request(reads: MemoryReads) -> context_source_service_pb2.GatherContextRequest:
+    """The GatherContext request of ``reads``: each part the request of its own RPC."""
+    request = context_source_service_pb2.GatherContextRequest()
+    if reads.working_memory is not None:
+        request.working_memory.CopyFrom(_working_memory_request(reads.working_memory))
+    if reads.recall is not None:
+        request.recall.CopyFrom(_recall_request(reads.recall))
+    if reads.recent_episodes is not None:
+        request.recent_episodes.CopyFrom(_episodes_request(reads.recent_episodes))
+    if reads.episode_search is not None:
+        request.episode_search.CopyFrom(_episode_search_request(reads.episode_search))
+    if reads.open_threads is not None:
+        request.open_threads.CopyFrom(_threads_request(reads.open_threads))
+    if reads.salient_facts is not None:
+        request.salient_facts.CopyFrom(_facts_request(reads.salient_facts, FACT_TYPES))
+    if reads.user_facts is not None:
+        request.user_facts.CopyFrom(_facts_request(reads.user_facts, PROFILE_TYPES))
+    return request
+
+
+def gathered(reads: MemoryReads, response: context_source_service_pb2.GatherContextResponse) -> MemoryGathered:
+    """Each part of ``response`` as its own RPC's answer is read, or its failure."""
+    converters: dict[str, Callable[[Any], Any]] = {
+        "working_memory": lambda found: session_state(found.working_memory),
+        "recall": lambda found: recalled(found, reads.recall.scope),  # type: ignore[union-attr]
+        "recent_episodes": lambda found: listed_episodes(found, reads.recent_episodes.scope),  # type: ignore[union-attr]
+        "episode_search": lambda found: searched_episodes(found, reads.episode_search.scope),  # type: ignore[union-attr]
+        "open_threads": open_threads,
+        "salient_facts": lambda found: salient_facts(found, reads.salient_facts.scope),  # type: ignore[union-attr]
+        "user_facts": lambda found: user_facts(found, reads.user_facts.scope),  # type: ignore[union-attr]
+    }
+    found: dict[str, Any] = {}
+    failures: dict[str, Exception] = {}
+    for name in reads.asked():
+        part = getattr(response, name)
+        outcome = part.WhichOneof("outcome") if response.HasField(name) else None
+        if outcome == "response":
+            found[name] = converters[name](part.response)
+        elif outcome == "error":
+            failures[name] = part_failure(part.error)
+        else:
+            failures[name] = DependencyUnavailable(f"the memory service did not answer {name}", reason="UNAVAILABLE")
+    return MemoryGathered(**found, failures=failures)
+
+
+def part_failure(error: context_source_service_pb2.PartError) -> LoreError:
+    """A part's error as the domain error its own RPC would have been re-raised as."""
+    return error_for_code(error.code, error.message, error.reason)
+
+
+# --- The answers of the memory service's reads, as the fan-out's values --------------------------
+
+
+def recalled(response: memory_service_pb2.RecallResponse, scope: Scope) -> Recalled:
+    vector = QueryVector(tuple(response.query_embedding), response.embedding_model)
+    memories = [
+        recalled_memory(
+            result.memory,
+            similarity=result.similarity,
+            salience=result.salience,
+            vector=tuple(result.embedding) or None,
+        )
+        for result in shown_in_context(scope, response.results, lambda r: _scope_of(r.memory.scope), "memories")
+    ]
+    return Recalled(memories, vector if vector.values else None)
+
+
+def listed_episodes(response: episode_service_pb2.ListEpisodesResponse, scope: Scope) -> list[EpisodeDigest]:
+    return [
+        episode_digest(episode)
+        for episode in shown_in_context(scope, response.episodes, lambda e: _scope_of(e.scope), "episodes")
+    ]
+
+
+def searched_episodes(response: episode_service_pb2.SearchEpisodesResponse, scope: Scope) -> list[EpisodeDigest]:
+    shown = shown_in_context(scope, response.results, lambda r: _scope_of(r.episode.scope), "episodes")
+    return [episode_digest(result.episode, result.similarity) for result in shown]
+
+
+def open_threads(response: episode_service_pb2.ListOpenThreadsResponse) -> list[ThreadDigest]:
+    # An open thread names its episode, not the episode's scope: the service's match is the wall.
+    return [
+        ThreadDigest(
+            episode_id=found.episode_id,
+            conversation_id=found.conversation_id,
+            topic=found.thread.topic,
+            context=found.thread.context,
+            ended_at=_time(found.ended_at, found.HasField("ended_at")),
+        )
+        for found in response.threads
+    ]
+
+
+def salient_facts(response: memory_service_pb2.ListMemoriesResponse, scope: Scope) -> list[RecalledMemory]:
+    return [
+        recalled_memory(memory, similarity=0.0, salience=memory.current_salience)
+        for memory in shown_in_context(scope, response.memories, lambda m: _scope_of(m.scope), "memories")
+    ]
+
+
+def user_facts(response: memory_service_pb2.ListMemoriesResponse, scope: Scope) -> list[Learnt]:
+    shown = shown_in_context(scope, response.memories, lambda m: _scope_of(m.scope), "memories")
+    # The user's own only: the org's shared records (no user) are nobody's profile.
+    return [learnt_fact(memory) for memory in shown if scope.user_id and memory.scope.user_id == scope.user_id]
 
 
 class GrpcObservationSources:

@@ -1,6 +1,7 @@
 """AssembleContext: fan out to every source in parallel, then rank, dedupe and budget (pure).
 
-Sources, each with its own deadline (``fan_out``): the session's working memory, hybrid recall
+Sources, each with its own deadline (``fan_out``) and the memory service's read in one call
+(``memory_gather``: its parts answer or fail alone): the session's working memory, hybrid recall
 of the message (with stored vectors, for near-duplicate removal; access is *not* recorded by
 recall), recent salient episodes, open threads, active beliefs (searched by the message, at
 least the minimum confidence) and — only when the scope's agent is one of
@@ -9,9 +10,11 @@ agent GetEngagement is not called and the context has no engagement candidate. E
 stored memory is made for a context of the request's scope (``ports``): never another user's
 records. After the pipeline:
 
-- access is recorded for the memories the context kept, and only those (``RecordAccess``);
+- access is recorded for the memories and episodes the context kept, and only those;
 - the context's fingerprint is written to working memory, and compared with the previous
   turn's to flag a mood or persona switch.
+
+Both in one call (``MemorySources.record_use``).
 
 Both writes are best effort: the context is already assembled, so a failure is logged, never
 turned into a failed call (a lost access count only makes a memory fade a little sooner).
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field
 from assembler_svc.domain import candidates as build
 from assembler_svc.domain.fingerprint import consistency_flags
 from assembler_svc.domain.gathered import EngagementDigest, RecalledMemory, Scope, SessionState
+from assembler_svc.domain.memory_reads import EpisodesRead, ListRead
 from assembler_svc.domain.model import (
     Assembly,
     AssemblyPolicy,
@@ -36,9 +40,10 @@ from assembler_svc.domain.pipeline import assemble
 from assembler_svc.domain.profile import MAX_TOKENS, build_profile, profile_candidates, profile_policy
 from assembler_svc.domain.tool_results import ToolResult
 from assembler_svc.usecases.fan_out import SourceCall, gather
+from assembler_svc.usecases.memory_gather import MemoryGather
 from assembler_svc.usecases.message_search import message_searches
 from assembler_svc.usecases.ports import AssemblyServices, MemorySources, ObservationSources
-from assembler_svc.usecases.record_use import access_writes, settle
+from assembler_svc.usecases.record_use import context_use, record_use
 from assembler_svc.usecases.user_profile import learnt, profile_calls
 
 RECENT_EPISODES = 1
@@ -81,8 +86,9 @@ async def assemble_context(
 ) -> AssembledContext:
     memory, observations = services.memory, services.observations
     engages = request.scope.engages(engagement_agents)
-    calls = _calls(request, memory, observations, engages=engages)
-    calls += profile_calls(request.scope, memory, observations)
+    reads = MemoryGather(memory)  # the memory service's parts of the fan-out, read in one call
+    calls = _calls(request, reads, observations, engages=engages)
+    calls += profile_calls(request.scope, reads, observations)
     found, unavailable = await gather(calls, timeout)
     # The user profile leads the user's section: what it states is not placed again when recalled.
     profile = build_profile(
@@ -143,7 +149,7 @@ def known_names(scope: Scope, recalled: Sequence[RecalledMemory]) -> set[str]:
 
 
 def _calls(
-    request: AssembleInput, memory: MemorySources, observations: ObservationSources, *, engages: bool
+    request: AssembleInput, memory: MemoryGather, observations: ObservationSources, *, engages: bool
 ) -> list[SourceCall]:
     scope, message = request.scope, request.message
     searches = message_searches(
@@ -163,7 +169,7 @@ def _calls(
             "working_memory",
             Source.WORKING_MEMORY,
             Section.WORKING_SUMMARY,
-            (lambda t: memory.working_memory(request.session_id, timeout=t)) if request.session_id else _no_session,
+            memory.read("working_memory", request.session_id) if request.session_id else _no_session,
             SessionState(),
         ),
         SourceCall(
@@ -177,7 +183,7 @@ def _calls(
             "episodes",
             Source.EPISODE,
             Section.MEMORIES,
-            lambda t: memory.recent_episodes(scope, RECENT_EPISODES, EPISODE_MIN_SALIENCE, timeout=t),
+            memory.read("recent_episodes", EpisodesRead(scope, RECENT_EPISODES, EPISODE_MIN_SALIENCE)),
             [],
         ),
         SourceCall("episode_search", Source.EPISODE, Section.MEMORIES, searches.episodes, []),
@@ -185,7 +191,7 @@ def _calls(
             "open_threads",
             Source.OPEN_THREAD,
             Section.MEMORIES,
-            lambda t: memory.open_threads(scope, OPEN_THREADS, timeout=t),
+            memory.read("open_threads", ListRead(scope, OPEN_THREADS)),
             [],
         ),
         SourceCall(
@@ -216,9 +222,10 @@ async def _no_session(timeout: float) -> SessionState:
 async def _after(
     request: AssembleInput, assembly: Assembly, memory: MemorySources, timeout: float, *, save_fingerprint: bool
 ) -> None:
-    writes = []
-    if request.record_access:
-        writes += access_writes(assembly.manifest, memory, request.session_id, ACCESS_REASON, timeout)
-    if save_fingerprint:
-        writes.append(memory.save_fingerprint(request.session_id, assembly.fingerprint, timeout=timeout))
-    await settle(writes, "after assembling a context")
+    use = context_use(
+        assembly.manifest if request.record_access else (),
+        request.session_id,
+        ACCESS_REASON,
+        fingerprint=assembly.fingerprint if save_fingerprint else None,
+    )
+    await record_use(use, memory, timeout, "after assembling a context")

@@ -26,11 +26,27 @@ from assembler_svc.domain.gathered import (
     SessionState,
     ThreadDigest,
 )
+from assembler_svc.domain.memory_reads import ContextUse, MemoryGathered, MemoryReads
 from assembler_svc.domain.model import TokenCounter
 from assembler_svc.domain.profile import Learnt
 
 
 class MemorySources(Protocol):
+    """The memory service's sources. A context, a Prime and a profile read them in one call
+    (``gather``) and write what they kept in one (``record_use``); the per-source reads and writes
+    are what those are made of when the service cannot answer them in one (``gather_each``)."""
+
+    async def gather(self, reads: MemoryReads, *, timeout: float) -> MemoryGathered:
+        """Every part ``reads`` asks for, concurrently, within ``timeout``. Never raises: a part
+        that fails or does not answer in time is in ``failures`` and leaves the others. The episode
+        search reuses recall's query vector when both search the same text."""
+        ...
+
+    async def record_use(self, use: ContextUse, *, timeout: float) -> None:
+        """Access for what a context kept and its session's fingerprint: every write is tried; raises
+        (after all were tried) when any failed."""
+        ...
+
     async def working_memory(self, session_id: str, *, timeout: float) -> SessionState: ...
 
     async def recall(

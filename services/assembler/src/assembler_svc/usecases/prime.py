@@ -1,6 +1,7 @@
 """Prime: gather "what I remember" about a user at the start of a conversation.
 
-In parallel, each with its own deadline: recent salient episodes, open threads, the most
+In parallel, each with its own deadline (the memory service's reads in one call, each part
+answering or failing alone): recent salient episodes, open threads, the most
 salient facts and, with an initial message, a recall of it (for the memories that share its
 entities), a search of the episodes and of the beliefs by it; without one, the most confident
 beliefs. Every read is
@@ -15,11 +16,13 @@ from __future__ import annotations
 from assembler_svc.domain import priming
 from assembler_svc.domain.candidates import merge_episodes
 from assembler_svc.domain.gathered import Scope
+from assembler_svc.domain.memory_reads import EpisodesRead, ListRead
 from assembler_svc.domain.model import Section, Source
 from assembler_svc.usecases.fan_out import SourceCall, gather
+from assembler_svc.usecases.memory_gather import MemoryGather
 from assembler_svc.usecases.message_search import message_searches
 from assembler_svc.usecases.ports import AssemblyServices, MemorySources
-from assembler_svc.usecases.record_use import access_writes, settle
+from assembler_svc.usecases.record_use import context_use, record_use
 
 RECALL_K = 10
 MIN_CONFIDENCE = 0.5
@@ -36,19 +39,20 @@ async def prime(
     limits: priming.PrimeLimits = priming.PrimeLimits(),
 ) -> priming.Priming:
     memory, observations = services.memory, services.observations
+    reads = MemoryGather(memory)  # the memory service's parts of the fan-out, read in one call
     calls = [
         SourceCall(
             "episodes",
             Source.EPISODE,
             Section.MEMORIES,
-            lambda t: memory.recent_episodes(scope, limits.episodes, limits.min_salience, timeout=t),
+            reads.read("recent_episodes", EpisodesRead(scope, limits.episodes, limits.min_salience)),
             [],
         ),
         SourceCall(
             "open_threads",
             Source.OPEN_THREAD,
             Section.GUIDANCE,
-            lambda t: memory.open_threads(scope, limits.threads, timeout=t),
+            reads.read("open_threads", ListRead(scope, limits.threads)),
             [],
         ),
         SourceCall(
@@ -56,7 +60,7 @@ async def prime(
             Source.MEMORY,
             Section.MEMORIES,
             # A few more than shown: the ones a belief already states are dropped.
-            lambda t: memory.salient_facts(scope, limits.facts + priming.OBSERVATIONS, timeout=t),
+            reads.read("salient_facts", ListRead(scope, limits.facts + priming.OBSERVATIONS)),
             [],
         ),
     ]
@@ -64,7 +68,7 @@ async def prime(
         searches = message_searches(
             initial_message,
             scope,
-            memory=memory,
+            memory=reads,
             observations=observations,
             recall_k=RECALL_K,
             session_id="",
@@ -107,4 +111,4 @@ async def prime(
 
 async def _record_use(primed: priming.Priming, memory: MemorySources, timeout: float) -> None:
     """Access is recorded for the memories and episodes the formatted text kept (best effort)."""
-    await settle(access_writes(primed.manifest, memory, "", ACCESS_REASON, timeout), "recording access after priming")
+    await record_use(context_use(primed.manifest, "", ACCESS_REASON), memory, timeout, "recording access after priming")

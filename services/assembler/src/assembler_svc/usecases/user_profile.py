@@ -19,10 +19,12 @@ from typing import Any
 from lore_runtime.errors import DependencyUnavailable
 
 from assembler_svc.domain.gathered import Belief, Scope
+from assembler_svc.domain.memory_reads import ListRead
 from assembler_svc.domain.model import Section, Source
 from assembler_svc.domain.profile import BELIEF, MAX_TOKENS, Learnt, UserProfile, build_profile
 from assembler_svc.usecases.fan_out import SourceCall, gather
-from assembler_svc.usecases.ports import AssemblyServices, MemorySources, ObservationSources
+from assembler_svc.usecases.memory_gather import MemoryGather
+from assembler_svc.usecases.ports import AssemblyServices, ObservationSources
 
 PROFILE_FACTS = 200
 PROFILE_BELIEFS = 50
@@ -38,8 +40,9 @@ class ProfileInput:
     budget_tokens: int = 0  # 0: as much as is known, between the default and ``max_tokens``
 
 
-def profile_calls(scope: Scope, memory: MemorySources, observations: ObservationSources) -> list[SourceCall]:
-    """The reads a profile is built from; none for a scope without a user (nobody to describe)."""
+def profile_calls(scope: Scope, memory: MemoryGather, observations: ObservationSources) -> list[SourceCall]:
+    """The reads a profile is built from; none for a scope without a user (nobody to describe). The
+    user's facts are a part of ``memory``'s gather (a context's, when the profile is in one)."""
     if not scope.user_id:
         return []
     return [
@@ -47,7 +50,7 @@ def profile_calls(scope: Scope, memory: MemorySources, observations: Observation
             FACTS_CALL,
             Source.MEMORY,
             Section.USER_PROFILE,
-            lambda t: memory.user_facts(scope, PROFILE_FACTS, timeout=t),
+            memory.read("user_facts", ListRead(scope, PROFILE_FACTS)),
             [],
         ),
         SourceCall(
@@ -72,7 +75,8 @@ def learnt(found: Mapping[str, Any]) -> list[Learnt]:
 async def user_profile(
     request: ProfileInput, services: AssemblyServices, *, timeout: float, max_tokens: int = MAX_TOKENS
 ) -> UserProfile:
-    found, unavailable = await gather(profile_calls(request.scope, services.memory, services.observations), timeout)
+    calls = profile_calls(request.scope, MemoryGather(services.memory), services.observations)
+    found, unavailable = await gather(calls, timeout)
     if unavailable:  # a read answers the whole profile or says why not: never a part of it as if all
         raise DependencyUnavailable("; ".join(gap.reason for gap in unavailable), reason="UNAVAILABLE")
     return build_profile(

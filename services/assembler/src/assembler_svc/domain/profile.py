@@ -39,6 +39,7 @@ topic. Nothing learnt and no caller text: no profile at all.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,8 @@ from assembler_svc.domain.statements import Statement, same_polarity, same_terms
 
 DEFAULT_TOKENS = 100
 MAX_TOKENS = 300
+# Learnt texts whose reading as a profile line is kept (``_core_reading``): a few users' worth.
+LINES_CACHED = 8192
 
 CALLER = "caller"
 BELIEF = "belief"
@@ -310,12 +313,20 @@ def core_lines(learnt: Iterable[Learnt], listener: str = "") -> list[ProfileLine
     then the most confident, then the newest. ``listener``: the other speaker's name, when known."""
     lines = []
     for item in learnt:
-        text = naming_listener(standing_alone(" ".join(item.text.split())), listener)
-        topic = topic_of(text, item.detail) if text else ""
-        if topic and is_users(item) and is_core(text, topic):
+        text, topic = _core_reading(item.text, item.detail, listener)
+        if topic and is_users(item):
             line = ProfileLine(text, item.kind, item.id, item.confidence, item.updated_at, topic, item.turn_ids)
             lines.append(line)
     return sorted(lines, key=_rank)
+
+
+@functools.lru_cache(maxsize=LINES_CACHED)
+def _core_reading(said: str, detail: str, listener: str) -> tuple[str, str]:
+    """A learnt text as a profile line and its topic; no topic when it is no core fact. Memoised:
+    a user's facts come back turn after turn, and reading one is a dozen regular expressions."""
+    text = naming_listener(standing_alone(" ".join(said.split())), listener)
+    topic = topic_of(text, detail) if text else ""
+    return (text, topic) if topic and is_core(text, topic) else (text, "")
 
 
 # The other speaker as the object of a line about the user: "me" (whoever wrote the line down)
@@ -345,18 +356,30 @@ def _same(a: tuple[str, Statement], b: tuple[str, Statement]) -> bool:
         return False
     if a[0] == b[0] or same_terms(a[1], b[1]):
         return True
-    small, large = sorted((a[1].terms, b[1].terms), key=len)
+    small, large = (a[1].terms, b[1].terms) if len(a[1].terms) <= len(b[1].terms) else (b[1].terms, a[1].terms)
     return len(small) >= 2 and small <= large
 
 
 def deduplicated(lines: Sequence[ProfileLine]) -> list[ProfileLine]:
-    """``lines`` without those repeating an earlier one."""
+    """``lines`` without those repeating an earlier one.
+
+    Two lines can be the same (``_same``) only when their texts are equal or they share a term, so
+    a line is compared only with the kept lines found through its text and its terms: the same
+    answer as comparing every pair, without the square of a long list."""
     kept: list[ProfileLine] = []
     seen: list[tuple[str, Statement]] = []
+    by_text: dict[str, list[int]] = {}
+    by_term: dict[str, list[int]] = {}
     for line in lines:
         key = (normalise_text(line.text), statement(line.text))
-        if any(_same(key, other) for other in seen):
+        near = set(by_text.get(key[0], ()))
+        for term in key[1].terms:
+            near.update(by_term.get(term, ()))
+        if any(_same(key, seen[place]) for place in near):
             continue
+        by_text.setdefault(key[0], []).append(len(seen))
+        for term in key[1].terms:
+            by_term.setdefault(term, []).append(len(seen))
         kept.append(line)
         seen.append(key)
     return kept

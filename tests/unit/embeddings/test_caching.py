@@ -1,5 +1,6 @@
-"""The query-embedding LRU: one-text calls are answered from it, in LRU order, without letting a
-caller change what the next one gets; batches bypass it; 0 turns it off."""
+"""The embedding LRU: one-text calls and each text of a small call are answered from it, in LRU
+order, without letting a caller change what the next one gets; large calls bypass it; 0 turns it
+off."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from lore_embeddings import (
     cached_for_queries,
     register_cache_metrics,
 )
+from lore_embeddings.caching import SMALL_CALL
 from prometheus_client import CollectorRegistry
 
 
@@ -106,17 +108,33 @@ async def test_size_zero_disables_it():
         CachingEmbedder(model, -1)
 
 
-async def test_batches_bypass_it():
+async def test_large_calls_bypass_it():
     model = Model()
-    cache = CachingEmbedder(model, 8)
-    batch = await cache.embed(["doc one", "doc two"])
-    assert batch.shape == (2, 3) and len(cache) == 0
-    await cache.embed(["doc one"])
-    await cache.embed(["doc one", "doc two"])
-    assert model.runs == ["doc one", "doc two", "doc one", "doc one", "doc two"]
+    cache = CachingEmbedder(model, 64)
+    docs = [f"doc {number}" for number in range(SMALL_CALL + 1)]
+    batch = await cache.embed(docs)
+    assert batch.shape == (len(docs), 3) and len(cache) == 0
+    await cache.embed(docs)
+    assert model.runs == docs + docs
     assert (await cache.embed([])).shape[0] == 0
     with pytest.raises(TypeError):
         await cache.embed("a bare string")  # type: ignore[arg-type]
+
+
+async def test_a_small_call_runs_only_the_texts_not_held_in_one_model_call():
+    model = Model()
+    cache = CachingEmbedder(model, 8)
+    query = await cache.embed(["I moved to Porto."])
+    written = await cache.embed(["I moved to Porto.", "The user lives in Porto.", "I moved to Porto."])
+    assert model.runs == ["I moved to Porto.", "The user lives in Porto."]
+    expected = await model.embed(["I moved to Porto.", "The user lives in Porto.", "I moved to Porto."])
+    assert np.array_equal(written, expected) and np.array_equal(written[0], query[0])
+    again = await cache.embed(["The user lives in Porto.", "I moved to Porto."])
+    assert len(model.runs) == 5  # the two texts, then the three of the expected vectors above
+    assert np.array_equal(again, expected[[1, 0]])
+    assert (cache.hits, cache.misses) == (4, 2)  # a text said twice in one call is one run, two hits
+    again[0, 0] = -1.0
+    assert (await cache.embed(["The user lives in Porto.", "x"]))[0, 0] != -1.0
 
 
 async def test_another_model_is_another_key():

@@ -1,11 +1,14 @@
-"""A per-process LRU of query embeddings: an agent asks the same thing again, the model runs once.
+"""A per-process LRU of embeddings by exact text: an agent asks or says the same thing again, the
+model runs once.
 
-:class:`CachingEmbedder` wraps any :class:`Embedder`. A call of exactly one text (how every search
-embeds its query) is looked up by ``(model_name, text)``; a call of several texts (Remember's
-batches, imports, reindex, episode summaries) goes straight to the wrapped embedder and neither
-reads nor fills the cache, so bulk writes do not sweep the queries out. A service hands one
-embedder to its reads and its writes, so a write of a single text (one memory, one observation)
-passes through the cache too: it costs an entry, never a wrong vector. The cache holds at most
+:class:`CachingEmbedder` wraps any :class:`Embedder`. A call of one text (how every search embeds its
+query) is looked up by ``(model_name, text)``, and so is each text of a small call (at most
+``SMALL_CALL`` texts: what reflection writes for one turn, a message and the facts learnt from it,
+which a restated fact or a repeated message makes again): only the texts not held go to the model,
+in one call. A larger call (imports, reindex, a batch of episode summaries) goes straight to the
+wrapped embedder and neither reads nor fills the cache, so bulk writes do not sweep the queries out.
+A service hands one embedder to its reads and its writes: a write costs an entry, never a wrong
+vector (a text gets the same vector whatever call it is in). The cache holds at most
 ``max_entries`` vectors (384 float32 = 1.5 KiB each: 1.5 MiB at the default 1024), least recently
 used evicted first; 0 turns it off (:func:`cached_for_queries` then returns the embedder itself).
 
@@ -30,6 +33,8 @@ from lore_embeddings.factory import open_embedder
 from lore_embeddings.port import Embedder, check_texts
 
 DEFAULT_CACHE_SIZE = 1024
+# Calls of at most this many texts are looked up text by text; larger ones bypass the cache.
+SMALL_CALL = 8
 
 _Key = tuple[str, str]
 
@@ -62,8 +67,10 @@ class CachingEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         items = check_texts(texts)
-        if len(items) != 1 or self.max_entries == 0:
+        if not items or len(items) > SMALL_CALL or self.max_entries == 0:
             return await self.inner.embed(items)
+        if len(items) > 1:
+            return await self._embed_small(items)
         key = (self.inner.model_name, items[0])
         with self._lock:
             vector = self._entries.get(key)
@@ -79,6 +86,27 @@ class CachingEmbedder:
             self._running[(loop, key)] = running
         # Shielded: a caller that gives up does not cancel the run the others wait for.
         return (await asyncio.shield(running))[None, :].copy()
+
+    async def _embed_small(self, items: list[str]) -> np.ndarray:
+        """Each text from the cache when held; the others in one call to the model, then kept."""
+        model = self.inner.model_name
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for text in items:
+                vector = self._entries.get((model, text))
+                if vector is not None:
+                    self._entries.move_to_end((model, text))
+                    found[text] = vector
+            self.hits += sum(1 for text in items if text in found)
+            missing = list(dict.fromkeys(text for text in items if text not in found))
+            self.misses += len(missing)
+        if missing:
+            for text, vector in zip(missing, await self.inner.embed(missing), strict=True):
+                stored = np.array(vector, dtype=np.float32)
+                stored.setflags(write=False)
+                self._store((model, text), stored)
+                found[text] = stored
+        return np.stack([found[text] for text in items]).astype(np.float32, copy=True)
 
     async def _compute(self, loop: asyncio.AbstractEventLoop, key: _Key) -> np.ndarray:
         try:

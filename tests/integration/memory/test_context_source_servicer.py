@@ -320,6 +320,12 @@ async def test_record_context_use_writes_access_and_the_fingerprint_in_one_call(
         )
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert field_violation(raised.value) == "memory_access.reason"
+    with pytest.raises(grpc.aio.AioRpcError) as no_session:
+        await org.context.RecordContextUse(
+            pb.RecordContextUseRequest(context_fingerprint="abc;persona=;mood=;sections="), metadata=org.metadata
+        )
+    assert no_session.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert field_violation(no_session.value) == "session_id"
 
 
 async def test_the_calls_are_refused_without_the_service_credential_or_a_tenant(services) -> None:

@@ -14,10 +14,9 @@ records. After the pipeline:
 - the context's fingerprint is written to working memory, and compared with the previous
   turn's to flag a mood or persona switch.
 
-Both in one call (``MemorySources.record_use``).
-
-Both writes are best effort: the context is already assembled, so a failure is logged, never
-turned into a failed call (a lost access count only makes a memory fade a little sooner).
+Both are written in one call (``MemorySources.record_use``), best effort: the context is already
+assembled, so a failure is logged, never turned into a failed call (a lost access count only
+makes a memory fade a little sooner).
 """
 
 from __future__ import annotations

@@ -31,6 +31,13 @@ from lore.memory.v1 import context_source_service_pb2_grpc, episode_service_pb2,
 from lore.memory.v1 import working_memory_service_pb2 as wm_pb
 from lore_runtime import errors
 from lore_runtime.grpc_errors import grpc_code_for
+from lore_runtime.interceptors import UNSTORABLE_TEXT
+from lore_runtime.stores import (
+    POSTGRES_DRIVER_UNAVAILABLE,
+    REDIS_DRIVER_UNAVAILABLE,
+    postgres_unavailable,
+    redis_unavailable,
+)
 
 from memory_svc.api.episode_servicer import EpisodeServicer
 from memory_svc.api.memory_servicer import MemoryServicer
@@ -104,7 +111,9 @@ class ContextSourceServicer(context_source_service_pb2_grpc.ContextSourceService
                 working_memory=wm_pb.WorkingMemory(context_fingerprint=request.context_fingerprint),
                 update_mask=FINGERPRINT_MASK,
             )
-            parts["context_fingerprint"] = _one(self._working_memory.UpdateWorkingMemory(update, context))
+            parts["context_fingerprint"] = _fingerprint_written(
+                self._working_memory.UpdateWorkingMemory(update, context)
+            )
         answered = await _answer_all(parts, budget)
         response = pb.RecordContextUseResponse()
         for name, (recorded, error) in answered.items():
@@ -166,9 +175,17 @@ async def _recorded(call: Awaitable[Any]) -> int:
     return (await call).recorded
 
 
-async def _one(call: Awaitable[Any]) -> int:
-    await call
+async def _fingerprint_written(call: Awaitable[Any]) -> int:
+    """1 once written; bad input names the request's own fields (``session_id``, ``context_fingerprint``)."""
+    try:
+        await call
+    except errors.InvalidArgument as error:
+        raise _OwnField(error.field.removeprefix("working_memory."), error.description, reason=error.reason) from None
     return 1
+
+
+class _OwnField(errors.InvalidArgument):
+    """Bad input naming a field of the call's own request, not of a part's."""
 
 
 def _part_budget(context: Any) -> float | None:
@@ -189,13 +206,15 @@ async def _answer_all(
     invalid = [(name, outcome) for name, outcome in zip(names, outcomes, strict=True) if isinstance(outcome, Exception)]
     if invalid:
         name, error = invalid[0]
-        raise errors.InvalidArgument(f"{name}.{error.field}", error.description, reason=error.reason)
+        field = error.field if isinstance(error, _OwnField) else f"{name}.{error.field}"
+        raise errors.InvalidArgument(field, error.description, reason=error.reason)
     return dict(zip(names, outcomes, strict=True))
 
 
 async def _answer(
     name: str, call: Awaitable[T], budget: float | None
 ) -> tuple[T | None, pb.PartError | None] | errors.InvalidArgument:
+    """A part's answer or its error, as the server's error interceptor would have made its status."""
     try:
         return await asyncio.wait_for(call, budget), None
     except errors.InvalidArgument as error:
@@ -203,7 +222,15 @@ async def _answer(
     except TimeoutError:
         return None, _error(errors.DeadlineExceeded(f"{name} did not answer before the call's deadline"))
     except errors.LoreError as error:
+        if isinstance(error, errors.DependencyUnavailable):
+            log.warning("dependency unavailable in context part %s: %s", name, error.message)
         return None, _error(error)
+    except POSTGRES_DRIVER_UNAVAILABLE as error:
+        return None, _error(postgres_unavailable(error))
+    except REDIS_DRIVER_UNAVAILABLE as error:
+        return None, _error(redis_unavailable(error))
+    except UNSTORABLE_TEXT:
+        return errors.InvalidArgument("request", "text must not contain U+0000 (NUL) or characters the store refuses")
     except Exception:
         log.exception("context part %s failed", name)
         return None, pb.PartError(code=grpc_code_for(errors.LoreError("")).value[0], message="internal error")

@@ -13,8 +13,9 @@ data directory, free ports), then, at once:
   one new session per ``--session-turns`` turns, spread over four users. A file is started every
   ``--session-turns / --import-rate`` seconds, and earlier ones still running go on beside it (at
   most ``--importers``), so the import is offered at no less than ``--import-rate`` turns/s; each
-  CLI sends its batches of 200 back to back. A batch's latency is read from the CLI's progress bar
-  (the time between two updates: one ``POST …/turns:import`` each);
+  CLI sends its batches of 200 back to back. A batch's latency is read from the CLI's progress bar,
+  drawn with the seconds since it started (``TQDM_BAR_FORMAT``): the CLI's own clock between two
+  updates, one ``POST …/turns:import`` each;
 - ``--clients`` clients, each with a session of its own, call every ``--pace`` seconds (the next
   call waits for the last: a stalled call shows as a gap), alternately a ProcessTurn
   (``lore_client`` ``process_turn``, a remark of its own) and a memory search (``lore_client``
@@ -47,7 +48,9 @@ What it prints:
   apart: sampled each second, so a lower bound; the rest of the memory service's CPU is its own),
   where a call is a client's turn or search or one imported turn;
 - the memory service's peak resident memory, its own and its children's separately (sampled);
-- how long the wait for maintenance took, and the optimisation runs seen (from their steps).
+- how long the wait for maintenance took, and the optimisation runs seen (from their steps);
+- per service and gRPC method, the calls answered over the run, their mean and the p99's bucket
+  (``lore_grpc_server_handling_seconds``, server side): where a slow call spent its time.
 
 ``--json PATH`` writes every call (start offset, kind, ms, outcome), every sample and the windows.
 """
@@ -667,7 +670,8 @@ def print_handling(before: dict[str, Any], after: dict[str, Any]) -> None:
             p99 = next((le for le, n in buckets if n >= 0.99 * count), float("inf"))
             bound = "above the largest bucket" if p99 == float("inf") else f"≤ {p99 * 1000:g} ms"
             cells.append(f"{method} {count:.0f}× mean {mean:.0f} ms p99 {bound}")
-        print(f"  {service}: " + "; ".join(cells[:6]))
+        for first in range(0, len(cells), 4):
+            print(f"  {service if first == 0 else '':<12} " + "; ".join(cells[first : first + 4]))
 
 
 def other_lags(env: dict[str, str]) -> str:

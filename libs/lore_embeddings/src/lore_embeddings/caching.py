@@ -78,12 +78,15 @@ class CachingEmbedder:
                 self._entries.move_to_end(key)
                 self.hits += 1
                 return vector[None, :].copy()
-            self.misses += 1
         loop = asyncio.get_running_loop()
         running = self._running.get((loop, key))
+        # A miss is a model run: a call joining the run already going for its text counts as a hit.
         if running is None:
+            self.misses += 1
             running = loop.create_task(self._compute(loop, key))
             self._running[(loop, key)] = running
+        else:
+            self.hits += 1
         # Shielded: a caller that gives up does not cancel the run the others wait for.
         return (await asyncio.shield(running))[None, :].copy()
 

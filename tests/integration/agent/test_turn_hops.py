@@ -19,20 +19,16 @@ from tests.integration.agent.support import say, tenant
 
 # ProcessTurn of a user turn without a language model, for an agent outside LORE_ENGAGEMENT_AGENTS and
 # a user with nothing remembered yet (nothing kept, so nothing to record access for): the lease and the
-# append (one call), the assembler and what it reads (the user profile's facts and beliefs among it) and
-# writes back, and the release: 12 calls.
+# append (one call), the assembler, what it reads of the memory service in one call (the user profile's
+# facts among it), the beliefs (searched, and the profile's), what it writes back in one call (the
+# context's fingerprint), and the release: 7 calls.
 TURN_CALLS = {
     "/lore.memory.v1.WorkingMemoryService/AppendTurn": 1,  # with acquire_lease
     "/lore.assembler.v1.AssemblerService/AssembleContext": 1,
-    "/lore.memory.v1.WorkingMemoryService/GetWorkingMemory": 1,
-    "/lore.memory.v1.MemoryService/Recall": 1,
-    "/lore.memory.v1.EpisodeService/ListEpisodes": 1,
-    "/lore.memory.v1.EpisodeService/SearchEpisodes": 1,
-    "/lore.memory.v1.EpisodeService/ListOpenThreads": 1,
+    "/lore.memory.v1.ContextSourceService/GatherContext": 1,
     "/lore.observations.v1.ObservationService/SearchObservations": 1,
-    "/lore.memory.v1.MemoryService/ListMemories": 1,  # the user profile's facts
     "/lore.observations.v1.ObservationService/QueryObservations": 1,  # the user profile's beliefs
-    "/lore.memory.v1.WorkingMemoryService/UpdateWorkingMemory": 1,  # the context's fingerprint
+    "/lore.memory.v1.ContextSourceService/RecordContextUse": 1,  # the context's fingerprint
     "/lore.memory.v1.WorkingMemoryService/ReleaseSessionLease": 1,
 }
 
@@ -69,4 +65,4 @@ async def test_a_turn_takes_its_lease_and_joins_working_memory_in_one_call(agent
     await asyncio.sleep(0.3)
 
     print(dict(sorted(calls.items())), sum(calls.values()))
-    assert dict(calls) == TURN_CALLS and sum(calls.values()) == 12
+    assert dict(calls) == TURN_CALLS and sum(calls.values()) == 7

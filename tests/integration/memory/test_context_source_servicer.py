@@ -409,3 +409,69 @@ async def test_a_part_whose_store_stalls_fails_alone_and_never_holds_the_call_pa
         others = [f.name for f in pb.GatherContextRequest.DESCRIPTOR.fields if f.name != "working_memory"]
         assert all(getattr(answered, name).WhichOneof("outcome") == "response" for name in others)
         assert record_ids(answered) == ids["ann"] | ids["org"]
+
+
+# --- The query is embedded once per call -----------------------------------------------------------
+
+
+def count_model_runs(monkeypatch, embedder) -> list[int]:
+    """Counts the texts the model itself embeds (behind the query cache, when there is one)."""
+    model = getattr(embedder, "inner", embedder)
+    runs: list[int] = []
+    embed = model.embed
+
+    async def counting(texts):
+        runs.append(len(texts))
+        return await embed(texts)
+
+    monkeypatch.setattr(model, "embed", counting)
+    return runs
+
+
+async def test_recall_and_the_episode_search_of_one_call_embed_the_query_once(services, monkeypatch) -> None:
+    org = Org(services["memory"].channel)
+    ids = await seeded(org)
+    runs = count_model_runs(monkeypatch, services["memory"].container.embedder)
+    query = f"sketching plans for a cedar garden shed {uuid.uuid4().hex[:6]}"  # in no cache yet
+
+    gathered = await org.gather(every_part(ANN, query=query))
+
+    assert runs == [1], "one model run for recall and the episode search"
+    assert {r.episode.id for r in gathered.episode_search.response.results} == (ids["ann"] | ids["org"]) - ids[
+        "memories"
+    ]
+    assert gathered.recall.response.query_embedding
+
+
+@pytest.fixture
+async def memory_without_query_cache(migrated_pg, redis_url, tmp_path):
+    async with AsyncExitStack() as stack:
+        yield await start_service(
+            stack,
+            "memory",
+            memory_svc.bootstrap,
+            memory_svc.server,
+            memory_svc.config.Settings,
+            {
+                "LORE_DATABASE_URL": migrated_pg.app_dsn,
+                "LORE_REDIS_URL": redis_url,
+                "LORE_DATA_DIR": str(tmp_path),
+                "LORE_MAINTENANCE_INTERVAL_SECONDS": "0",
+                "LORE_EMBEDDING_CACHE_SIZE": "0",
+            },
+        )
+
+
+async def test_without_the_query_cache_the_episode_search_still_reuses_recalls_vector(
+    memory_without_query_cache, monkeypatch
+) -> None:
+    org = Org(memory_without_query_cache.channel)
+    ids = await seeded(org)
+    runs = count_model_runs(monkeypatch, memory_without_query_cache.container.embedder)
+
+    gathered = await org.gather(every_part(ANN))
+
+    assert runs == [1], "recall's embedding only: the search waited for its vector"
+    assert {r.episode.id for r in gathered.episode_search.response.results} == (ids["ann"] | ids["org"]) - ids[
+        "memories"
+    ]

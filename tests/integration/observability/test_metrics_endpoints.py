@@ -70,7 +70,7 @@ async def test_the_call_counters_move_with_the_service_method_and_code(observed_
     # Background reflections of earlier turns remember too: at least ours.
     assert moved("memory", "lore.memory.v1.MemoryService", "Remember") >= 1
     assert moved("memory", "lore.memory.v1.MemoryService", "GetMemory", "NOT_FOUND") == 1
-    assert moved("memory", "lore.memory.v1.MemoryService", "Recall") >= 1
+    assert moved("memory", "lore.memory.v1.ContextSourceService", "GatherContext") >= 1  # the turn's context
     assert moved("agent", "lore.agent.v1.AgentService", "ProcessTurn") == 1
     assert moved("assembler", "lore.assembler.v1.AssemblerService", "AssembleContext") >= 1
     observations_calls = sum(

@@ -77,7 +77,7 @@ def create_server(container: Container, address: str) -> GrpcServer:
             ),
             # A context's reads and writes in one call each, answered by the three servicers above.
             Registration(
-                ContextSourceServicer(memories, episodes, working_memory),
+                ContextSourceServicer(memories, episodes, working_memory, container.embedder),
                 context_source_service_pb2_grpc.add_ContextSourceServiceServicer_to_server,
                 context_source_service_pb2.DESCRIPTOR.services_by_name["ContextSourceService"],
             ),

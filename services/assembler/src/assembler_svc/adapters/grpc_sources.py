@@ -18,6 +18,7 @@ logged: it means a service is wrong.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -178,12 +179,14 @@ class GrpcMemorySources:
 
     async def gather(self, reads: MemoryReads, *, timeout: float) -> MemoryGathered:
         request = gather_request(reads)
+        started = time.monotonic()
         try:
             response = await self._context.GatherContext(request, timeout=timeout)
         except grpc.aio.AioRpcError as error:
             if error.code() is grpc.StatusCode.UNIMPLEMENTED:
                 log.info("the memory service does not gather a context in one call: one call per source")
-                return await gather_each(self, reads, timeout=timeout)
+                left = max(0.001, timeout - (time.monotonic() - started))
+                return await gather_each(self, reads, timeout=left)
             failure = from_rpc_error(error)
             return MemoryGathered(failures=dict.fromkeys(reads.asked(), failure))
         return gathered(reads, response)
@@ -203,11 +206,12 @@ class GrpcMemorySources:
         if use.fingerprint is not None:
             request.session_id = use.session_id
             request.context_fingerprint = use.fingerprint
+        started = time.monotonic()
         try:
             response = await self._context.RecordContextUse(request, timeout=timeout)
         except grpc.aio.AioRpcError as error:
             if error.code() is grpc.StatusCode.UNIMPLEMENTED:
-                return await record_each(self, use, timeout=timeout)
+                return await record_each(self, use, timeout=max(0.001, timeout - (time.monotonic() - started)))
             raise from_rpc_error(error) from None
         failed = [
             f"{name}: {part_failure(getattr(response, name).error)}"

@@ -9,9 +9,10 @@ or fails alone (``PartError``). A part still running ``DEADLINE_MARGIN_SECONDS``
 deadline is answered DEADLINE_EXCEEDED, so the call answers in time with what the others found.
 
 Every read is made for a context: a part's ``scope_match`` left unset is SCOPE_MATCH_CONTEXT. The
-query is embedded once per call: the episode search of the same query waits for recall's vector
-(recall is asked for it) instead of embedding the text again; when recall fails first, the search
-embeds the query itself.
+query is embedded once per call: the episode search of the same query uses recall's vector instead
+of embedding the text again. With the query cache (which runs the model once for concurrent calls
+of one text) the search gets it as soon as it is embedded, recall's own embedding being the same
+run; without it, once recall answers. When that fails, the search embeds the query itself.
 
 Bad input is the caller's to fix, not a part's outage: an ``InvalidArgument`` of any part fails
 the whole call, naming the field under its part (``recall.query``).
@@ -29,6 +30,7 @@ from lore.common.v1 import scope_pb2
 from lore.memory.v1 import context_source_service_pb2 as pb
 from lore.memory.v1 import context_source_service_pb2_grpc, episode_service_pb2, memory_service_pb2
 from lore.memory.v1 import working_memory_service_pb2 as wm_pb
+from lore_embeddings import CachingEmbedder, Embedder
 from lore_runtime import errors
 from lore_runtime.grpc_errors import grpc_code_for
 from lore_runtime.interceptors import UNSTORABLE_TEXT
@@ -42,6 +44,7 @@ from lore_runtime.stores import (
 from memory_svc.api.episode_servicer import EpisodeServicer
 from memory_svc.api.memory_servicer import MemoryServicer
 from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
+from memory_svc.domain.dense_query import dense_query
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +60,17 @@ FINGERPRINT_MASK = field_mask_pb2.FieldMask(paths=["context_fingerprint"])
 
 class ContextSourceServicer(context_source_service_pb2_grpc.ContextSourceServiceServicer):
     def __init__(
-        self, memories: MemoryServicer, episodes: EpisodeServicer, working_memory: WorkingMemoryServicer
+        self,
+        memories: MemoryServicer,
+        episodes: EpisodeServicer,
+        working_memory: WorkingMemoryServicer,
+        embedder: Embedder | None = None,
     ) -> None:
         self._memories = memories
         self._episodes = episodes
         self._working_memory = working_memory
+        # The recall's embedder, when it shares one model run between concurrent calls of one text.
+        self._shared_runs = embedder if isinstance(embedder, CachingEmbedder) and embedder.max_entries else None
 
     async def GatherContext(self, request: pb.GatherContextRequest, context: Any) -> pb.GatherContextResponse:
         budget = _part_budget(context)
@@ -70,7 +79,10 @@ class ContextSourceServicer(context_source_service_pb2_grpc.ContextSourceService
         if request.HasField("working_memory"):
             parts["working_memory"] = self._working_memory.GetWorkingMemory(request.working_memory, context)
         if request.HasField("recall"):
-            parts["recall"] = self._recall(request.recall, vector, context)
+            early = self._embed_early(request)
+            parts["recall"] = self._recall(request.recall, None if early else vector, context)
+            if early:
+                _resolve_with(vector, early)
         else:
             vector.set_result(None)
         if request.HasField("recent_episodes"):
@@ -124,19 +136,42 @@ class ContextSourceServicer(context_source_service_pb2_grpc.ContextSourceService
                 part.recorded = recorded
         return response
 
+    def _embed_early(self, request: pb.GatherContextRequest) -> asyncio.Task[tuple[list[float], str]] | None:
+        """Recall's own query embedding, started at once when the episode search of the same query
+        needs it: the embedder runs one model pass for concurrent calls of one text, so recall's
+        embedding is this one, and the search need not wait for the rest of recall. None when the
+        embedder does not share runs (then the search waits for recall's answer)."""
+        wanted = (
+            request.HasField("episode_search")
+            and request.recall.query == request.episode_search.query
+            and not request.episode_search.query_embedding
+            and self._shared_runs is not None
+        )
+        if not wanted or self._shared_runs is None:
+            return None
+        embedder = self._shared_runs
+
+        async def embed() -> tuple[list[float], str]:
+            (found,) = await embedder.embed([dense_query(request.recall.query)])
+            return [float(value) for value in found], embedder.model_name
+
+        return asyncio.ensure_future(embed())
+
     async def _recall(
         self,
         request: memory_service_pb2.RecallRequest,
-        vector: asyncio.Future[tuple[list[float], str] | None],
+        vector: asyncio.Future[tuple[list[float], str] | None] | None,
         context: Any,
     ) -> memory_service_pb2.RecallResponse:
+        """Recall; ``vector``, when given, is set to its query vector (None when it failed)."""
         asked = _for_context(request)
         asked.include_query_embedding = True  # for the episode search of the same call
         try:
             response = await self._memories.Recall(asked, context)
-            vector.set_result((list(response.query_embedding), response.embedding_model))
+            if vector is not None:
+                vector.set_result((list(response.query_embedding), response.embedding_model))
         finally:
-            if not vector.done():  # recall failed: the search embeds the query itself
+            if vector is not None and not vector.done():  # recall failed: the search embeds the query itself
                 vector.set_result(None)
         if not request.include_query_embedding:
             del response.query_embedding[:]
@@ -160,6 +195,20 @@ class ContextSourceServicer(context_source_service_pb2_grpc.ContextSourceService
                 asked.query_embedding.extend(given[0])
                 asked.query_embedding_model = given[1]
         return await self._episodes.SearchEpisodes(asked, context)
+
+
+def _resolve_with(
+    vector: asyncio.Future[tuple[list[float], str] | None], early: asyncio.Task[tuple[list[float], str]]
+) -> None:
+    """``vector`` set to what ``early`` embeds, or None when it fails (the search then embeds)."""
+
+    def done(task: asyncio.Task[tuple[list[float], str]]) -> None:
+        if vector.done():
+            return
+        failed = task.cancelled() or task.exception() is not None
+        vector.set_result(None if failed else task.result())
+
+    early.add_done_callback(done)
 
 
 def _for_context(request: T) -> T:

@@ -1,7 +1,8 @@
 """The searches by the message's meaning — memories (recall), beliefs and episodes — sharing one
 embedding: recall and the episode search are parts of the fan-out's memory gather (the memory
 service reuses recall's vector for the episodes); recall's vector is handed to the belief search
-through a ``Relay``, which waits for it at most half its deadline, then lets its service embed."""
+through a ``Relay``, which waits for it at most ``VECTOR_WAIT_SHARE`` of its deadline, then lets its
+service embed."""
 
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ from assembler_svc.usecases.fan_out import Relay
 from assembler_svc.usecases.memory_gather import MemoryGather
 from assembler_svc.usecases.ports import ObservationSources
 
-# The belief search waits at most this share of its deadline for recall's query vector.
-VECTOR_WAIT_SHARE = 0.5
+# The belief search waits at most this share of its deadline for recall's query vector. The vector
+# comes with the whole memory gather, and the context waits for every source anyway: waiting costs
+# at most the belief search's own time after the gather, while giving up embeds the message a
+# second time, in the observations service, exactly when the machine is busiest.
+VECTOR_WAIT_SHARE = 0.8
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,19 +1,25 @@
-"""The embedded store alone: how long its optimisation stalls the event loop, in the process
-(``optimize()``) and in a child over a copy (``edge_maintenance.optimize_in_child``).
+"""The embedded stores alone: how long their optimisation, or a purge's compaction, stalls the event
+loop, in the process and in a child over a copy (``edge_maintenance.optimize_in_child``).
 
-    .venv/bin/python bench/maintenance_stall.py [--items 10000] [--in-process]
+    .venv/bin/python bench/maintenance_stall.py [--items 10000] [--in-process] [--purge]
 
-Writes ``--items`` random 384-d items (bench/qdrant_index.py's) into a fresh QdrantEdgeMemoryIndex,
-then optimises it while a search (top-10, one user's scope) runs every 0.5 s and a ticker measures
-the event loop's lag every 10 ms; writes go on during the run (50 items every 0.5 s). Prints the
-run's duration, the longest event-loop lag, the searches' p50/p99/max, the writes' max, and that
-every item written is found after. No services: a quicker, direct view than maintenance_pause.py.
+Writes ``--items`` random 384-d items (bench/qdrant_index.py's) into fresh embedded stores
+(``EdgeVectorStores``), then optimises the items shard (``optimize()`` in the process, else in a
+child) or, with ``--purge``, first deletes the memories of 4 of the 20 users (~20 %) and purges
+both shards (``EdgeVectorStores.compact()``, in the process with ``--in-process``, which is
+``LORE_QDRANT_OPTIMIZE_IN_CHILD=false``), while a search (top-10, one user's scope) runs every
+0.5 s and a ticker measures the event loop's lag every 10 ms; writes go on during the run (50
+items every 0.5 s). Searches and writes go through the guarded stores the use cases get, so they
+wait where the service's calls would. Prints the run's duration, the longest event-loop lag, the
+searches' p50/p99/max, the writes' max, and that every item written (and not erased) is found
+after. No services: a quicker, direct view than maintenance_pause.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import tempfile
 import time
@@ -21,24 +27,51 @@ import time
 import numpy as np
 from measure import percentile
 from memory_svc.adapters.edge_maintenance import optimize_in_child
-from memory_svc.adapters.qdrant_edge_index import QdrantEdgeMemoryIndex
+from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.domain.model import Scope
 from qdrant_index import ORGS, USERS, make_items
 
 PERIOD = 0.5
+ERASED_USERS = USERS[:4]  # of 20: ~20 % of the items
+
+
+class Runs(logging.Handler):
+    """The figures a purge logs for each shard a child compacted (qdrant_edge_stores' log line)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.runs: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if hasattr(record, "calls_held_seconds"):
+            self.runs.append(
+                f"{record.shard}: writes held {record.writes_held_seconds:.2f} s, calls held (swap)"
+                f" {record.calls_held_seconds:.2f} s, {record.journaled} writes journaled"
+            )
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--in-process", action="store_true")
+    parser.add_argument("--purge", action="store_true", help="erase ~20 %% of the items, then purge")
     args = parser.parse_args()
     rng = np.random.default_rng(5)
     with tempfile.TemporaryDirectory(prefix="lore-stall-") as root:
-        store = await QdrantEdgeMemoryIndex.open(root, embedding_model="bench", dimension=384)
+        stores = await EdgeVectorStores.open(
+            root, embedding_model="bench", dimension=384, in_child=not args.in_process, niceness=10
+        )
+        store = stores.items  # guarded: waits while an in-process purge has the shards closed
         items, vectors = make_items(args.items + 4000, rng)
         for start in range(0, args.items, 1000):
             await store.upsert(items[start : start + 1000], vectors[start : start + 1000])
+        erased = 0
+        if args.purge:  # a live store has been optimised by the background task before
+            await store.store.optimize()
+            erased = sum(item.scope.user_id in ERASED_USERS for item in items[: args.items])
+            for org in ORGS:
+                for user in ERASED_USERS:
+                    await store.delete_scope(org, Scope(user_id=user))
         done = asyncio.Event()
         lags: list[float] = []
         searches: list[float] = []
@@ -73,11 +106,20 @@ async def main() -> None:
 
         background = [asyncio.create_task(work()) for work in (ticker, searcher, writer)]
         began = time.perf_counter()
-        if args.in_process:
-            await store.optimize()
+        if args.purge:
+            runs = Runs()
+            logger = logging.getLogger("memory_svc.adapters.qdrant_edge_stores")
+            logger.setLevel(logging.INFO)
+            logger.addHandler(runs)
+            purged = await stores.compact()
+            logger.removeHandler(runs)
+            kept = ", ".join(f"{part.store} {part.outcome}, {part.kept} kept" for part in purged)
+            detail = "".join(f"; {run}" for run in [kept, *runs.runs])
+        elif args.in_process:
+            await store.store.optimize()
             detail = ""
         else:
-            run = await optimize_in_child(store)
+            run = await optimize_in_child(store.store)
             detail = (
                 ""
                 if run is None
@@ -90,16 +132,17 @@ async def main() -> None:
         done.set()
         await asyncio.gather(*background)
         found = sum([await store.count(org) for org in ORGS])
-        await store.close()
+        await stores.close()
     ms = [value * 1000 for value in searches]
     mode = "in the process" if args.in_process else "in a child over a copy"
-    print(f"optimisation of {args.items} new items {mode}: {took:.1f} s{detail}")
+    work = f"purge of {args.items} items ({erased} erased)" if args.purge else f"optimisation of {args.items} new items"
+    print(f"{work} {mode}: {took:.1f} s{detail}")
     print(f"longest event-loop lag: {max(lags) * 1000:.0f} ms")
     print(
         f"searches every 0.5 s: {len(ms)}, p50 {statistics.median(ms):.1f} ms, p99 {percentile(ms, 99):.1f} ms,"
         f" max {max(ms):.1f} ms; writes of 50: max {max(writes, default=0) * 1000:.0f} ms"
     )
-    print(f"items found after: {found} of {written}")
+    print(f"items found after: {found} of {written - erased}")
 
 
 if __name__ == "__main__":

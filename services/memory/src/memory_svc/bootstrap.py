@@ -143,7 +143,12 @@ async def open_vector_stores(
         stores = await ClientVectorStores.open(client, owns_client=True, **model)
         stack.push_async_callback(stores.close)
     else:
-        stores = await EdgeVectorStores.open(Path(settings.data_dir) / "qdrant", **model)
+        stores = await EdgeVectorStores.open(
+            Path(settings.data_dir) / "qdrant",
+            in_child=settings.optimize_in_child,
+            niceness=settings.optimize_niceness,
+            **model,
+        )
         stack.push_async_callback(stores.close)
         if settings.optimize_in_child:
             run_in_background(stack, _optimize_in_child_periodically(stores, settings, maintenance))

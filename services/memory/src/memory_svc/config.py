@@ -24,8 +24,8 @@ class Settings(service_settings("memory", EmbeddingServerSettings, database="Pos
     optimize_in_child: bool = env(
         "LORE_QDRANT_OPTIMIZE_IN_CHILD",
         default=True,
-        description="embedded Qdrant: optimise a copy of each shard in a child process and swap it in"
-        " (false: in the service's process, which answers no call while it runs)",
+        description="embedded Qdrant: optimise a copy of each shard in a child process and swap it in,"
+        " and so a purge's compaction (false: both in the service's process, which holds calls meanwhile)",
     )
     optimize_niceness: int = env(
         "LORE_QDRANT_OPTIMIZE_NICE",

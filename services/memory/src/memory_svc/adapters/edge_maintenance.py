@@ -1,4 +1,4 @@
-"""The embedded engine's optimisation, off the memory service's process.
+"""The embedded engine's optimisation, and a purge's compaction, off the memory service's process.
 
 qdrant-edge keeps the interpreter for the whole of ``EdgeShard.optimize()`` (building HNSW after
 30k new points: 15 s on an idle two-core machine, minutes on a busy one), so an optimisation in
@@ -8,7 +8,10 @@ the service's process answers no call meanwhile. Here a child process optimises 
    to ``shard.optimizing/``; from then on every write to the live shard is also journaled, in the
    order applied. Writes resume.
 2. ``optimizing``: a child process (``python -m memory_svc.adapters.edge_maintenance``, niced)
-   loads the copy and optimises it. The service answers every call meanwhile.
+   loads the copy and optimises it. The service answers every call meanwhile. For a purge
+   (``compact``) the child first rewrites the copy: a fresh shard holding only its points (none
+   of the deleted ones, in its segments or its write-ahead log) is built beside it
+   (``shard.compacting/``) and renamed over it; then it is optimised.
 3. ``catching-up``: the journal is sent to the child, which applies it to the copy, in rounds,
    while writes go on, until at most ``TAIL`` writes remain (or ``ROUNDS`` rounds were sent).
 4. ``swap``: writes wait again; the rest of the journal is applied; the child flushes and closes
@@ -20,7 +23,7 @@ Nothing is lost and a crash at any step leaves a consistent store: until the mar
 the live shard is untouched and holds every write (the copy only received them a second time), so
 a failure, a killed child or a crash discards the copy; from the marker on the copy is complete,
 and an interrupted swap is completed before the shard is next opened. When the child finds
-nothing to optimise, the copy is dropped and nothing is swapped.
+nothing to optimise, the copy is dropped and nothing is swapped (a compaction always swaps).
 """
 
 from __future__ import annotations
@@ -38,12 +41,13 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 
-from memory_svc.adapters.edge_shard_swap import OPTIMIZING
-from memory_svc.adapters.qdrant_edge_store import EdgeShardStore, Write, operation
+from memory_svc.adapters.edge_shard_swap import COMPACTING, OPTIMIZING
+from memory_svc.adapters.qdrant_edge_store import EdgeShardStore, Write, operation, rewrite_live_points
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +76,8 @@ Observer = Callable[[Step], Awaitable[None]]
 @dataclass(frozen=True, slots=True)
 class OptimizeRun:
     """One run: whether the child changed anything (else nothing was swapped), the seconds it took,
-    the seconds writes waited (snapshot + tail) and the seconds every call waited (the swap)."""
+    the seconds writes waited (snapshot + tail) and the seconds every call waited (the swap); for a
+    compaction the points the swapped-in shard holds (``kept``)."""
 
     label: str
     optimized: bool
@@ -80,6 +85,7 @@ class OptimizeRun:
     writes_held_seconds: float
     calls_held_seconds: float
     journaled: int
+    kept: int | None = None
 
 
 class ChildFailed(RuntimeError):
@@ -91,13 +97,14 @@ class _Child:
         self.process = process
 
     @classmethod
-    async def start(cls, shard_dir: os.PathLike[str], niceness: int) -> _Child:
+    async def start(cls, shard_dir: os.PathLike[str], niceness: int, *, compact: bool) -> _Child:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             __name__,
             os.fspath(shard_dir),
             str(niceness),
+            *(["compact"] if compact else []),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
@@ -141,12 +148,18 @@ class _Child:
 
 
 async def optimize_in_child(
-    store: EdgeShardStore, *, niceness: int = 10, tail: int = TAIL, observe: Observer | None = None
+    store: EdgeShardStore,
+    *,
+    compact: bool = False,
+    niceness: int = 10,
+    tail: int = TAIL,
+    observe: Observer | None = None,
 ) -> OptimizeRun | None:
     """Optimise ``store``'s shard in a child process and swap the result in (see the module's
-    docstring). None when nothing was written since the last run (nothing to do). Raises on a
-    failure, the live shard as it was (every write in it)."""
-    if store.maintained_writes == store.writes:
+    docstring); with ``compact`` (a purge) the child first rewrites the copy without its deleted
+    points, and the run always swaps. None when nothing was written since the last run and there
+    is nothing to compact. Raises on a failure, the live shard as it was (every write in it)."""
+    if store.maintained_writes == store.writes and not compact:
         return None
     assert store.journal_length() == 0, "one optimisation of a store at a time"
     began = time.perf_counter()
@@ -168,11 +181,11 @@ async def optimize_in_child(
         finally:
             store.release_writes()
             held += time.perf_counter() - held_at
-        child = await _Child.start(copy, niceness)
+        child = await _Child.start(copy, niceness, compact=compact)
         await step("optimizing")
         (_, changed) = await child.receive("optimized")
         await step("optimized")
-        if not changed:
+        if not changed and not compact:
             store.maintained_writes = writes
             return OptimizeRun(store.label, False, time.perf_counter() - began, held, 0.0, store.journal_length())
         sent = 0
@@ -190,7 +203,7 @@ async def optimize_in_child(
             await child.apply(rest)
             journaled = sent + len(rest)
             await child.send(("finish",))
-            await child.receive("closed")
+            (_, kept) = await child.receive("closed")
             await child.process.wait()
             await step("swap")
             swap_at = time.perf_counter()
@@ -201,12 +214,14 @@ async def optimize_in_child(
             store.release_writes()
             held += time.perf_counter() - held_at
         await step("done")
-        return OptimizeRun(store.label, True, time.perf_counter() - began, held, swapped, journaled)
+        took = time.perf_counter() - began
+        return OptimizeRun(store.label, True, took, held, swapped, journaled, kept if compact else None)
     finally:
         store.stop_journal()
         if child is not None:
             await child.stop()
-        await asyncio.to_thread(shutil.rmtree, copy, True)
+        for leftover in (copy, store.path / COMPACTING):
+            await asyncio.to_thread(shutil.rmtree, leftover, True)
 
 
 async def _uncancellable(work: Awaitable[None]) -> None:
@@ -243,12 +258,16 @@ def _receive(source: Any) -> tuple[Any, ...] | None:
 
 
 def main(argv: list[str]) -> int:
-    """``<shard dir> <niceness>``: load, optimise, report; then apply the journal sent on stdin
-    until ``finish`` (flush, close). Exits non-zero if the parent goes away first."""
+    """``<shard dir> <niceness> [compact]``: (rewrite it without its deleted points,) load,
+    optimise, report; then apply the journal sent on stdin until ``finish`` (flush, report the
+    points held, close). Exits non-zero if the parent goes away first."""
     _die_with_parent()
-    shard_dir, niceness = argv
+    shard_dir, niceness, *mode = argv
     os.nice(int(niceness))
     source, out = sys.stdin.buffer, sys.stdout.buffer
+    if mode == ["compact"]:
+        copy = Path(shard_dir)
+        rewrite_live_points(copy, copy.with_name(COMPACTING))
     shard = qe.EdgeShard.load(shard_dir, None)
     try:
         _send(out, ("optimized", bool(shard.optimize())))
@@ -259,9 +278,10 @@ def main(argv: list[str]) -> int:
                 _send(out, ("applied", len(message[1])))
             elif message[0] == "finish":
                 shard.flush()
+                kept = shard.count(qe.CountRequest(exact=True))
                 shard.close()
                 shard = None
-                _send(out, ("closed",))
+                _send(out, ("closed", kept))
                 return 0
         return 1
     finally:

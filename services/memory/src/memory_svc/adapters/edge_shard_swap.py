@@ -13,15 +13,18 @@ one and removed after the last; each rename runs only when its source exists and
 not, so replaying the whole list is harmless. A crash anywhere in between leaves the marker, and
 the next start-up replays the list before any store is opened (``finish_swap``).
 
-A purge (``lore erasure purge``) swaps the same way (``COMPACTION``): its copies, without the
-deleted points, are built in ``items.compact/`` and ``episodes.compact/`` under
+A purge (``lore erasure purge``) run in the service's process
+(``LORE_QDRANT_OPTIMIZE_IN_CHILD=false``) swaps the same way (``COMPACTION``): its copies, without
+the deleted points, are built in ``items.compact/`` and ``episodes.compact/`` under
 ``compaction_swap.json``. A copy is never resumed: one a crash left unfinished is deleted.
 
-An optimisation (``edge_maintenance.py``) swaps one store at a time, inside the store's own
-directory (``root`` for the items, ``root/episodes``)::
+An optimisation (``edge_maintenance.py``), and a purge run the same way (the default), swaps one
+store at a time, inside the store's own directory (``root`` for the items, ``root/episodes``)::
 
     shard.optimizing/    a copy of the live shard, optimised by a child process, the writes
                          made since the copy replayed into it
+    shard.compacting/    a purge's fresh shard, the copy's points without its deleted ones,
+                         built by the child and renamed over ``shard.optimizing/``
     shard.previous/      the replaced shard, deleted once the swap is done
     optimize_swap.json   the swap marker (``OPTIMIZATION``)
 
@@ -50,6 +53,7 @@ EPISODES_COMPACT = "episodes.compact"
 COMPACTION_MARKER = "compaction_swap.json"
 
 OPTIMIZING = "shard.optimizing"
+COMPACTING = "shard.compacting"
 OPTIMIZED_PREVIOUS = "shard.previous"
 OPTIMIZATION_MARKER = "optimize_swap.json"
 
@@ -176,7 +180,7 @@ def finish_optimization_swap(store_dir: Path) -> bool:
 
 def remove_optimization_leftovers(store_dir: Path) -> None:
     """Once the store holds its shard (and with it the lock no other process gets): an unfinished
-    copy and a replaced shard."""
-    for name in (OPTIMIZING, OPTIMIZED_PREVIOUS):
+    copy (a purge's fresh shard included) and a replaced shard."""
+    for name in (OPTIMIZING, COMPACTING, OPTIMIZED_PREVIOUS):
         if (store_dir / name).exists():
             shutil.rmtree(store_dir / name, ignore_errors=True)

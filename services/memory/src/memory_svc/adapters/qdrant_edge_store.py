@@ -151,6 +151,47 @@ def _write_metadata(file: Path, metadata: IndexMetadata) -> None:
     os.replace(tmp, file)
 
 
+def copy_points(source: qe.EdgeShard, target: qe.EdgeShard) -> int:
+    """Every point of ``source``, vectors and payload as stored, upserted into ``target``: what the
+    target gets holds no trace of the points deleted in the source. Returns the points copied."""
+    copied, offset = 0, None
+    while True:
+        records, offset = source.scroll(
+            qe.ScrollRequest(offset=offset, limit=neutral.SCROLL_PAGE, with_payload=True, with_vector=True)
+        )
+        if records:
+            target.update(qe.UpdateOperation.upsert_points([qe.Point(r.id, r.vector, r.payload) for r in records]))
+            copied += len(records)
+        if offset is None:
+            return copied
+
+
+def rewrite_live_points(shard_dir: Path, scratch: Path) -> int:
+    """Replace the closed shard at ``shard_dir`` by a fresh one holding only its points (a purge's
+    copy, in the maintenance child): built at ``scratch`` with the same config (its
+    ``edge_config.json``) and payload indexes, flushed, closed, then renamed over ``shard_dir``.
+    Returns the points kept. A crash leaves ``shard_dir`` or ``scratch`` or both: copies to delete."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    shutil.copyfile(shard_dir / "edge_config.json", scratch / "edge_config.json")
+    source = qe.EdgeShard.load(str(shard_dir), None)
+    try:
+        target = qe.EdgeShard.load(str(scratch), None)  # empty, with the source's config
+        try:
+            for field, index in source.info().payload_schema.items():
+                schema = index.params if index.params is not None else index.data_type
+                target.update(qe.UpdateOperation.create_field_index(field, schema))
+            kept = copy_points(source, target)
+            target.flush()
+        finally:
+            target.close()
+    finally:
+        source.close()
+    shutil.rmtree(shard_dir)
+    os.rename(scratch, shard_dir)
+    return kept
+
+
 class EdgeShardStore(neutral.QdrantEngine):
     """Base of the qdrant-edge adapters: one shard with a dense vector (and, when ``sparse``, the
     BM25 vector) and the declared payload indexes (``QdrantEngine``); a subclass may pass its own
@@ -461,18 +502,8 @@ class EdgeShardStore(neutral.QdrantEngine):
         (new, empty) one, flushed: the copy has no trace of points deleted there, neither in its
         segments nor in its write-ahead log (a purge). Returns the points copied."""
         source = qe.EdgeShard.load(str(source_dir), None)
-        copied, offset = 0, None
         try:
-            while True:
-                records, offset = source.scroll(
-                    qe.ScrollRequest(offset=offset, limit=neutral.SCROLL_PAGE, with_payload=True, with_vector=True)
-                )
-                if records:
-                    points = [qe.Point(record.id, record.vector, record.payload) for record in records]
-                    self._shard.update(qe.UpdateOperation.upsert_points(points))
-                    copied += len(records)
-                if offset is None:
-                    break
+            copied = copy_points(source, self._shard)
         finally:
             source.close()
         self._shard.flush()

@@ -81,22 +81,37 @@ async def open_target(store_class: Any, path: Path, *, embedding_model: str, dim
 
 class EdgeVectorStores:
     """``await EdgeVectorStores.open(root, embedding_model=..., dimension=...)``; ``items`` and
-    ``episodes`` are the guarded live stores the use cases get; ``close()`` at shutdown."""
+    ``episodes`` are the guarded live stores the use cases get; ``close()`` at shutdown.
+    ``in_child`` (``LORE_QDRANT_OPTIMIZE_IN_CHILD``): a purge compacts in a child process at
+    ``niceness``, as the optimisation does, rather than in this process with every call held."""
 
     def __init__(
-        self, root: Path, embedding_model: str, dimension: int, items: Any, episodes: Any, state: VectorState
+        self,
+        root: Path,
+        embedding_model: str,
+        dimension: int,
+        items: Any,
+        episodes: Any,
+        state: VectorState,
+        *,
+        in_child: bool = True,
+        niceness: int = 10,
     ) -> None:
         self.root = root
         self.model = embedding_model
         self.dimension = dimension
         self.state = state
+        self.in_child = in_child
+        self.niceness = niceness
         self.items = GuardedMemoryIndex(items, self.state)
         self.episodes = GuardedEpisodeIndex(episodes, self.state)
         self._targets: tuple[QdrantEdgeMemoryIndex, QdrantEdgeEpisodeIndex] | None = None
         self._compacting = asyncio.Lock()
 
     @classmethod
-    async def open(cls, root: str | Path, *, embedding_model: str, dimension: int) -> EdgeVectorStores:
+    async def open(
+        cls, root: str | Path, *, embedding_model: str, dimension: int, in_child: bool = True, niceness: int = 10
+    ) -> EdgeVectorStores:
         root = Path(root)
         root.mkdir(parents=True, exist_ok=True)
         if await asyncio.to_thread(finish_swap, root):
@@ -109,7 +124,7 @@ class EdgeVectorStores:
         except BaseException:
             await items.close()
             raise
-        return cls(root, embedding_model, dimension, items, episodes, state)
+        return cls(root, embedding_model, dimension, items, episodes, state, in_child=in_child, niceness=niceness)
 
     def shards(self) -> tuple[Any, ...]:
         """The live shards (for the background optimisation), whichever a swap has put in place."""
@@ -168,30 +183,64 @@ class EdgeVectorStores:
         self.state.stale.clear()
         await asyncio.to_thread(remove_leftovers, self.root)
 
-    async def compact(self) -> list[PurgedStore]:
-        """A purge: each shard copied without its deleted points (fresh segments and write-ahead log)
-        and swapped in like a reindex; the old directories are deleted. Memory calls wait meanwhile
-        (the live shards are closed: ~1 s per 10,000 points). Not while a reindex runs (its swap drops
-        deleted points just the same) or the vectors are another model's (``lore reindex`` first)."""
-        if self.state.running or self._targets is not None or self.state.stale:
-            why = "the vectors are another model's: `lore reindex` (which drops deleted points too) first"
-            if self.state.running or self._targets is not None:
-                why = "a reindex is running; its swap drops deleted points too"
-            return [PurgedStore(f"qdrant.{name}", "skipped", detail=why) for name in ("items", "episodes")]
+    async def compact(self, *, observe: Observer | None = None) -> list[PurgedStore]:
+        """A purge: each shard rewritten without its deleted points (fresh segments and write-ahead
+        log) and swapped in; the old directories are deleted. By default a child process does it
+        over a copy, one shard at a time (``edge_maintenance.py``, ``observe`` told its steps):
+        calls wait only for each swap, writes for the snapshot and the journal's tail. In this
+        process (``in_child`` false) both live shards are closed and memory calls wait for the
+        copies (~1 s per 10,000 points). Not while a reindex runs (its swap drops deleted points
+        just the same) or the vectors are another model's (``lore reindex`` first); never beside
+        an optimisation."""
+        async with self._compacting:
+            if self.state.running or self._targets is not None or self.state.stale:
+                why = "the vectors are another model's: `lore reindex` (which drops deleted points too) first"
+                if self.state.running or self._targets is not None:
+                    why = "a reindex is running; its swap drops deleted points too"
+                return [PurgedStore(f"qdrant.{name}", "skipped", detail=why) for name in ("items", "episodes")]
+            if self.in_child:
+                kept = await self._compact_in_child(observe)
+            else:
+                kept = await self._compact_here()
+        names = ("items", "episodes")
+        return [PurgedStore(f"qdrant.{name}", "compacted", kept=count) for name, count in zip(names, kept, strict=True)]
+
+    async def _compact_in_child(self, observe: Observer | None) -> list[int]:
+        kept = []
+        for store in self.shards():
+            run = await optimize_in_child(store, compact=True, niceness=self.niceness, observe=observe)
+            assert run is not None and run.kept is not None, "a compaction always swaps"
+            log.info(
+                "purge: %s compacted in a child process in %.1f s; writes waited %.2f s, every call %.2f s",
+                run.label,
+                run.seconds,
+                run.writes_held_seconds,
+                run.calls_held_seconds,
+                extra={
+                    "shard": run.label,
+                    "seconds": round(run.seconds, 1),
+                    "writes_held_seconds": round(run.writes_held_seconds, 3),
+                    "calls_held_seconds": round(run.calls_held_seconds, 3),
+                    "journaled": run.journaled,
+                    "kept": run.kept,
+                },
+            )
+            kept.append(run.kept)
+        return kept
+
+    async def _compact_here(self) -> tuple[int, int]:
         model = {"embedding_model": self.model, "dimension": self.dimension}
-        async with self._compacting, self.items.paused(), self.episodes.paused():
+        async with self.items.paused(), self.episodes.paused():
             await self.items.store.close()  # calls in flight finish first (the stores' thread gate)
             await self.episodes.store.close()
             try:
-                kept = await asyncio.to_thread(_compact_directories, self.root, model)
+                return await asyncio.to_thread(_compact_directories, self.root, model)
             finally:
                 # Whatever happened, the directories are made whole (an interrupted swap completed)
                 # before the live stores open again, so an opening never creates an empty shard.
                 await asyncio.to_thread(finish_swap, self.root)
                 self.items.store = await QdrantEdgeMemoryIndex.open(self.root, **model)
                 self.episodes.store = await QdrantEdgeEpisodeIndex.open(self.root / EPISODES, **model)
-        names = ("items", "episodes")
-        return [PurgedStore(f"qdrant.{name}", "compacted", kept=count) for name, count in zip(names, kept, strict=True)]
 
     async def close(self) -> None:
         for store in (*(self._targets or ()), self.items.store, self.episodes.store):

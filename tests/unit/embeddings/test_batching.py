@@ -65,7 +65,28 @@ async def test_a_long_call_spans_rounds_and_a_short_one_does_not_wait_for_all_of
 
     assert rows_of(await long) == list(range(10))
     assert rows_of(await short) == [99]
-    assert model.rounds == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 99]]
+    assert model.rounds == [[0, 1, 2, 3], [99, 4, 5, 6], [7, 8, 9]]
+
+
+async def test_a_query_behind_bulk_writes_goes_in_the_next_round():
+    model = Model()
+    batcher = RowBatcher(model.run, batch_size=4, dimension=2)
+    model.gate.clear()
+    bulk = [asyncio.create_task(batcher.submit(list(range(start, start + 12)))) for start in (0, 100)]
+    await asyncio.sleep(0)
+    queries = [asyncio.create_task(batcher.submit([row])) for row in (900, 901)]
+    turn = asyncio.create_task(batcher.submit([950, 951, 952]))
+    await asyncio.sleep(0)
+    model.gate.set()
+
+    assert [rows_of(await task) for task in queries] == [[900], [901]]
+    assert rows_of(await turn) == [950, 951, 952]
+    assert model.rounds[1] == [900, 901, 950, 951]  # the short requests, before the bulk's rows
+    assert model.rounds[2][0] == 952
+    assert [rows_of(await task) for task in bulk] == [list(range(12)), list(range(100, 112))]
+    assert sorted(row for round_ in model.rounds for row in round_) == sorted(
+        [*range(12), *range(100, 112), 900, 901, 950, 951, 952]
+    )
 
 
 async def test_a_failed_round_fails_its_calls_only():

@@ -3,7 +3,7 @@ CLI while clients talk and search, until the memory service has no optimisation 
 pending, and a while after.
 
     nice -n 5 .venv/bin/python -m bench.mixed_load [--turns 50000] [--import-rate 150] [--clients 4]
-        [--pace 1.0] [--after 300] [--session-turns 1000] [--json mixed.json]
+        [--pace 1.0] [--after 300] [--session-turns 1000] [--importers 2] [--json mixed.json]
 
 Starts the whole stack as ``./lore up`` does (bench.local_stack: embedded back ends, a temporary
 data directory, free ports), then, at once:
@@ -13,7 +13,9 @@ data directory, free ports), then, at once:
   one new session per ``--session-turns`` turns, spread over four users. A file is started every
   ``--session-turns / --import-rate`` seconds, and earlier ones still running go on beside it (at
   most ``--importers``), so the import is offered at no less than ``--import-rate`` turns/s; each
-  CLI sends its batches of 200 back to back. A batch's latency is read from the CLI's progress bar,
+  CLI sends its batches of 200 back to back, and stops its file at the first refused batch (a 504
+  once a batch outlasts the gateway's ``LORE_RPC_TIMEOUT_SECONDS``: counted as an error, its
+  turns not imported). A batch's latency is read from the CLI's progress bar,
   drawn with the seconds since it started (``TQDM_BAR_FORMAT``): the CLI's own clock between two
   updates, one ``POST …/turns:import`` each;
 - ``--clients`` clients, each with a session of its own, call every ``--pace`` seconds (the next
@@ -249,6 +251,7 @@ async def import_one(file: ImportFile, env: dict[str, str], run: Run) -> ImportR
             if not (match := PROGRESS.search(update)):
                 tail = (tail + update)[-2000:]
                 continue
+            tail = (tail + update[match.end() :])[-2000:]  # what the CLI wrote after the bar, on its line
             count, elapsed = int(match.group(1)), float(match.group(3))
             if drawn is None:  # the bar's first line: the session is started, the first batch goes
                 drawn = run.now() - elapsed
@@ -819,7 +822,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=50_000, help="turns imported through `lore turns import`")
     parser.add_argument("--import-rate", type=float, default=150.0, help="turns/s the import is offered at, at least")
     parser.add_argument("--session-turns", type=int, default=1_000, help="turns per imported file (one session each)")
-    parser.add_argument("--importers", type=int, default=3, help="CLI processes at most at once")
+    parser.add_argument("--importers", type=int, default=2, help="CLI processes at most at once")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--pace", type=float, default=1.0, help="seconds between a client's calls")
     parser.add_argument("--after", type=float, default=300.0, help="seconds to go on once no maintenance is pending")

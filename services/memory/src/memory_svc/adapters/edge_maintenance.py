@@ -17,7 +17,8 @@ the service's process answers no call meanwhile. Here a child process optimises 
 4. ``swap``: writes wait again; the rest of the journal is applied; the child flushes and closes
    the copy and exits. Every call waits while the live shard is closed, the directories swap
    (``edge_shard_swap.swap_optimized``: marker, renames) and the copy opens in its place: the
-   only pause, as long as closing one shard and opening another takes.
+   only pause, as long as closing one shard and opening another takes. Writes resume; then the
+   replaced shard is deleted, before the run ends.
 
 Nothing is lost and a crash at any step leaves a consistent store: until the marker is written
 the live shard is untouched and holds every write (the copy only received them a second time), so
@@ -213,6 +214,7 @@ async def optimize_in_child(
         finally:
             store.release_writes()
             held += time.perf_counter() - held_at
+        await store.remove_replaced()  # before the run ends: a purge's erased points go with it
         await step("done")
         took = time.perf_counter() - began
         return OptimizeRun(store.label, True, took, held, swapped, journaled, kept if compact else None)

@@ -397,13 +397,17 @@ class EdgeShardStore(neutral.QdrantEngine):
     async def swap_in(self, optimized: Path) -> None:
         """With writes held and the copy at ``optimized`` closed and complete (every journaled write
         replayed): every call waits while the live shard is closed, the directories swap (crash-safe,
-        ``edge_shard_swap.swap_optimized``) and the copy opens in its place."""
+        ``edge_shard_swap.swap_optimized``) and the copy opens in its place. The replaced shard is
+        left for ``remove_replaced()``, once writes go on again."""
         assert self._writes_held, "swap_in() needs hold_writes()"
         self._calls_open.clear()
         try:
             await asyncio.to_thread(self._swap_in_sync, optimized)
         finally:
             self._calls_open.set()
+
+    async def remove_replaced(self) -> None:
+        """After ``swap_in()``: delete the replaced shard (every call and write goes on meanwhile)."""
         await asyncio.to_thread(remove_optimization_leftovers, self.path)
 
     def _swap_in_sync(self, optimized: Path) -> None:

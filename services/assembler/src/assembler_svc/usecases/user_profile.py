@@ -26,7 +26,10 @@ from assembler_svc.usecases.fan_out import SourceCall, gather
 from assembler_svc.usecases.memory_gather import MemoryGather
 from assembler_svc.usecases.ports import AssemblyServices, ObservationSources
 
-PROFILE_FACTS = 200
+# The user's most salient facts and preferences a profile is chosen from. Reading them was the
+# memory service's dearest part of a context (a third of its CPU at 200); at 100 the profiles of
+# the tuning conversations state as many core facts (bench.profile_quality).
+PROFILE_FACTS = 100
 PROFILE_BELIEFS = 50
 MIN_BELIEF_CONFIDENCE = 0.5
 FACTS_CALL = "profile_facts"

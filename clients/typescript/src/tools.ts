@@ -456,7 +456,8 @@ const EXECUTORS: Record<ToolName, Executor> = {
   },
 
   async forget_about(lore, binding, args) {
-    const done = await unwrap(lore.POST("/v1/memories:forget", { body: { scope: binding.scope, about: str(args["about"]) } }));
+    const scope = { ...binding.scope, userId: binding.userId };
+    const done = await unwrap(lore.POST("/v1/memories:forget", { body: { scope, about: str(args["about"]) } }));
     return {
       status: done.status ?? "",
       forgotten: (done.forgotten ?? []).map((item) => ({ id: item.id ?? "", type: item.type ?? "", text: item.text ?? "" })),

@@ -352,6 +352,60 @@ async def test_threads_batches_go_out_together(served_gateway, migrated_pg, org_
     assert len(listed) == 100 and transport.requests < 150
 
 
+async def test_threads_operations_started_together_go_out_as_batches(served_gateway, migrated_pg, org_id):  # noqa: F811
+    """LangGraph's large-batch mix (put, get, list, search, put again, delete) from 10 threads, as
+    its threaded store test runs it, then puts that stay: each thread's calls are answered as
+    InMemoryStore answers the same calls (the same threads, the same order), and the store sends a
+    batch per round of the threads, not a request per call."""
+    url, _ = served_gateway
+    key = await _create_key(migrated_pg.owner_dsn, org_id)
+    user = _user()
+    transport = CountingSyncTransport()
+
+    def mix(store: BaseStore) -> list:
+        calls = []
+        for m in range(4):
+            namespace = ("users", user, "test", str(m % 2))
+            for i in range(25):
+                calls += [
+                    lambda ns=namespace, i=i: store.put(ns, f"key{i}", {"foo": f"bar{i}"}),
+                    lambda ns=namespace, i=i: store.get(ns, f"key{i}"),
+                    lambda m=m: store.list_namespaces(prefix=("users", user), max_depth=m + 1),
+                    lambda: store.search(("users", user)),
+                    lambda ns=namespace, i=i: store.put(ns, f"key{i}", {"foo": f"bar{i}"}),
+                    lambda ns=namespace, i=i: store.delete(ns, f"key{i}"),
+                ]
+        calls += [lambda i=i: store.put(("users", user, "kept"), f"k{i}", {"text": f"Kept {i}."}) for i in range(60)]
+        return calls
+
+    def threaded(store: BaseStore) -> list:
+        with ThreadPoolExecutor(max_workers=10) as pool:
+            futures = [pool.submit(call) for call in mix(store)]
+            return [future.result() for future in futures]
+
+    def both() -> tuple[list, list, list, list]:
+        reference = InMemoryStore()
+        with SyncLoreClient(url, key, transport=transport) as client:
+            store = LoreStore(client)
+            answered = threaded(store)
+            kept = store.search(("users", user, "kept"), limit=100)
+        return answered, threaded(reference), kept, reference.search(("users", user, "kept"), limit=100)
+
+    answered, expected, kept, reference_kept = await asyncio.to_thread(both)
+    calls = len(answered)
+    # With threads the order between one key's calls is the pool's, on both stores: a get answers
+    # the item's one value or None, on both; every other call answers alike (puts and deletes None,
+    # lists and searches lists); what stays is the same.
+    for lore_answer, memory_answer in zip(answered, expected, strict=True):
+        if isinstance(lore_answer, Item) or isinstance(memory_answer, Item):
+            values = [a.value for a in (lore_answer, memory_answer) if a is not None]
+            assert all(value == values[0] and set(value) == {"foo"} for value in values)
+        else:
+            assert type(lore_answer) is type(memory_answer)
+    assert _seen(kept) == _seen(reference_kept) and len(kept) == 60
+    assert transport.requests <= calls / 3, (transport.requests, calls)  # unbatched: about one per 1.6 calls
+
+
 async def test_a_rate_limited_update_or_archive_is_waited_out(services, migrated_pg, redis_url, org_id):
     """The client repeats only GETs and keyed POSTs after a 429; the store's own PATCHes and
     DELETEs set what they name, so the store waits out ``Retry-After`` and repeats them."""

@@ -87,7 +87,10 @@ REMEMBER_BATCH = 100  # Remember's largest batch
 KNOWN_IDS = 10_000
 RATE_LIMITED_REPEATS = 5  # a write this store repeats after a 429 (_setting)
 MAX_RATE_LIMITED_WAIT = 30.0
-SENDING_AT_ONCE = 1  # threads sending batches at once (batch); the others queue and go out together
+# Threads calling ``batch`` queue their operations; one of them sends what has queued as one batch.
+# Before it does, it waits up to GATHERING_WAIT seconds for as many callers as the last batch had
+# (the threads that batch answered, coming back with their next operation).
+GATHERING_WAIT = 0.02
 BY_ID_AT_MOST = 4  # more known items of one scope in a batch: one listing rather than a GetMemory each
 
 
@@ -103,11 +106,13 @@ class _Reading:
 
 
 class _Turn:
-    """One thread's batch waiting for the thread sending batches (``LoreStore.batch``)."""
+    """One thread's batch waiting for the thread sending batches (``LoreStore.batch``): answered, or
+    asked to send the next batch itself (``leads``)."""
 
     def __init__(self, ops: list[Op]) -> None:
         self.ops = ops
         self.done = threading.Event()
+        self.leads = False
         self.results: list[Result] | None = None
         self.error: Exception | None = None
 
@@ -173,18 +178,21 @@ class LoreStore(BaseStore):
         # Operations waiting to run as one batch, per event loop (abatch).
         self._waiting: dict[asyncio.AbstractEventLoop, list[tuple[list[Op], asyncio.Future[list[Result]]]]] = {}
         self._sending: set[asyncio.Task[None]] = set()
-        # Batches other threads started while one is being sent (batch).
+        # Batches threads started that no batch has sent yet (batch), and whether a thread sends them.
         self._turns: list[_Turn] = []
-        self._turns_lock = threading.Lock()
-        self._leading = 0  # threads sending batches
+        self._turns_ready = threading.Condition()
+        self._leading = False
+        self._callers = 1  # callers the last batch sent had
 
     # -- the two flavours -------------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Runs ``ops``. One thread sends batches at a time; batches other threads start
-        meanwhile wait and go out together as the next one, so many threads cost fewer calls (a
-        batch is never held back to wait for more). Each caller's operations are checked on their
-        own first; a call that fails a joint batch is retried caller by caller."""
+        """Runs ``ops``. Operations that threads start at the same time go out as one batch, as
+        ``abatch`` sends an event loop's: each thread queues its own, and one of them (the first to
+        find no batch being gathered) waits a moment for the others — as many callers as the last
+        batch had, at most ``GATHERING_WAIT`` — and sends them together, then hands the next batch
+        to a thread still waiting. Each caller's operations are checked on their own first; a call
+        that fails a joint batch is retried caller by caller."""
         if self._sync is None:
             raise TypeError(
                 "LoreStore.batch (invoke, put, get …) needs a SyncLoreClient: LoreStore(..., SyncLoreClient(url, key))"
@@ -192,34 +200,40 @@ class LoreStore(BaseStore):
         ops = list(ops)
         self._check(ops)
         turn = _Turn(ops)
-        with self._turns_lock:
+        with self._turns_ready:
             self._turns.append(turn)
-            leading = self._leading < SENDING_AT_ONCE
-            self._leading += leading
+            self._turns_ready.notify_all()
+            leading = turn.leads = not self._leading
+            self._leading = True
         if not leading:
-            turn.done.wait()  # a thread sending batches sends this one too
-            return turn.answer()
-        while True:  # lead: send what has queued, together, until nothing has
-            with self._turns_lock:
-                turns, self._turns = self._turns, []
-                if not turns:
-                    self._leading -= 1
-                    break
-            try:
-                self._send_sync(turns)
-            except BaseException:  # interrupted: no thread is left waiting for a leader
-                with self._turns_lock:
-                    self._leading -= 1
-                    stranded = turns + (self._turns if not self._leading else [])
-                    if not self._leading:
-                        self._turns = []
-                for waiting in stranded:
-                    if not waiting.done.is_set():
-                        waiting.error = RuntimeError("LoreStore: the thread sending this batch was interrupted")
-                        waiting.done.set()
-                raise
-        turn.done.wait()  # another sending thread may have taken this batch
+            turn.done.wait()  # answered, or asked to send the next batch
+            if not turn.leads:
+                return turn.answer()
+        self._lead()
         return turn.answer()
+
+    def _lead(self) -> None:
+        """Send one batch of what has queued (this thread's own operations among it), then hand the
+        next to a thread whose operations are still queued."""
+        with self._turns_ready:
+            self._turns_ready.wait_for(lambda: len(self._turns) >= self._callers, timeout=GATHERING_WAIT)
+            turns, self._turns = self._turns, []
+            self._callers = len(turns)
+        try:
+            self._send_sync(turns)
+        except BaseException:  # interrupted: no caller is left waiting for an answer
+            for waiting in turns:
+                if not waiting.done.is_set():
+                    waiting.error = RuntimeError("LoreStore: the thread sending this batch was interrupted")
+                    waiting.done.set()
+            raise
+        finally:
+            with self._turns_ready:
+                if self._turns:  # they queued meanwhile: the first of them sends them
+                    self._turns[0].leads = True
+                    self._turns[0].done.set()
+                else:
+                    self._leading = False
 
     def _send_sync(self, turns: list[_Turn]) -> None:
         assert self._sync is not None
@@ -307,6 +321,8 @@ class LoreStore(BaseStore):
         puts = {(tuple(op.namespace), op.key): op for op in ops if isinstance(op, PutOp)}
         writes = [(op, self._written(op, reading.now)) for op in puts.values()]
         results: list[Result] = [None] * len(ops)
+        for scope in self._listed_anyway(ops):  # first: the gets of those scopes then read the listing
+            yield from self._scan(scope, reading)
         gets = {position: op for position, op in enumerate(ops) if isinstance(op, GetOp)}
         found = yield from self._get_many([(op.namespace, op.key) for op in gets.values()], reading)
         for position, op in gets.items():
@@ -330,6 +346,8 @@ class LoreStore(BaseStore):
         # A delete archives by the id this store knows (archiving twice is harmless); it looks up
         # only the others (together).
         deletes = [(tuple(op.namespace), op.key) for op, written in writes if written is None]
+        # An item its scope's listing (in this batch) does not hold is archived or gone: nothing to do.
+        deletes = [wanted for wanted in deletes if not self._listed_without(wanted, reading)]
         known = [memory_id for wanted in deletes if (memory_id := self._ids.get(wanted)) is not None]
         unknown = [wanted for wanted in deletes if wanted not in self._ids]
         gone = (yield from self._get_many(unknown, reading)) if unknown else {}
@@ -340,6 +358,27 @@ class LoreStore(BaseStore):
         return results
 
     # -- reading -------------------------------------------------------------------------------
+
+    def _listed_anyway(self, ops: list[Op]) -> list[dict[str, str]]:
+        """The scopes this batch lists whatever else it does: a ``list_namespaces``' and a search's
+        without a query."""
+        scopes: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+        for op in ops:
+            prefix: tuple[str, ...] | None = None
+            if isinstance(op, SearchOp) and not op.query and op.limit > 0:
+                prefix = tuple(op.namespace_prefix)
+            elif isinstance(op, ListNamespacesOp):
+                prefixes = [c.path for c in op.match_conditions or () if c.match_type == "prefix"]
+                prefix = tuple(prefixes[0]) if prefixes else ()
+            if prefix is not None:
+                scope, _ = s.scope_of(prefix)
+                scopes[tuple(sorted(scope.items()))] = scope
+        return list(scopes.values())
+
+    def _listed_without(self, wanted: tuple[tuple[str, ...], str], reading: _Reading) -> bool:
+        """Whether this batch listed ``wanted``'s scope and found no live item of that key."""
+        listed = reading.listings.get(tuple(sorted(self._scope(wanted[0]).items())))
+        return listed is not None and all((item.namespace, item.key) != wanted for item in listed)
 
     def _scope(self, namespace: Sequence[str]) -> dict[str, str]:
         try:

@@ -794,17 +794,6 @@ export interface components {
                 requestId: string;
             };
         };
-        /** JsonList */
-        JsonList: ((null | boolean | number) | string | components["schemas"]["JsonObject"] | ((null | boolean | number) | string | components["schemas"]["JsonObject"] | ((null | boolean | number) | string | components["schemas"]["JsonObject"] | ((null | boolean | number) | string | components["schemas"]["JsonObject"] | unknown[])[])[])[])[];
-        /** JsonObject */
-        JsonObject: {
-            [key: string]: components["schemas"]["JsonValue"];
-        };
-        /**
-         * JsonValue
-         * @description Any JSON value; no string or key in it holds a NUL
-         */
-        JsonValue: (null | boolean | number) | string | components["schemas"]["JsonList"] | components["schemas"]["JsonObject"];
         /** Liveness */
         Liveness: {
             status?: string;
@@ -1098,7 +1087,7 @@ export interface components {
          * @description The proto message `lore.agent.v1.RetryJobsRequest` in its JSON mapping
          */
         RetryJobsRequest: {
-            kinds?: ("reflect" | "episode" | "erase")[];
+            kinds?: string[];
         };
         /**
          * RetryJobsResponse
@@ -1430,7 +1419,7 @@ export interface components {
             toolName: string;
             intent?: string;
             /** @description At most 16 KiB as JSON */
-            result?: components["schemas"]["JsonObject"];
+            result?: Record<string, never>;
             summary?: string;
             salientFields?: string[];
             /**
@@ -5972,9 +5961,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example reflect */
-                kind?: "" | "reflect" | "episode" | "erase";
+                kind?: string;
                 /** @example dead */
-                state?: "" | "queued" | "running" | "retrying" | "dead";
+                state?: string;
                 /**
                  * @description 0 means the default; at most 500
                  * @example 50

@@ -130,13 +130,25 @@ def _observed_in_the_past(value: Any) -> Any:
     }
 
 
+def _without_nul(value: Any) -> Any:
+    """``value`` with no NUL in any string or key: the schema states the rule everywhere but deep in
+    a Struct (a tool's result), where its description says it (the generator only makes NUL there)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, list):
+        return [_without_nul(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_nul(key): _without_nul(item) for key, item in value.items()}
+    return value
+
+
 def _as_the_document_says_in_words(context: HookContext, case: schemathesis.Case) -> schemathesis.Case:
     """A valid generated case made to keep the rules the document states in words, which JSON Schema
     cannot: a body id or query parameter repeating the path's equals it, a page token is one the
     listing issued (none here: the first page), an observed moment is not in the future, an evidence
     line that may state a figure has its source, what to forget names more than stop words, a search's
     ``validAfter`` is earlier than its ``validBefore``, a global subject has no id, an observation
-    names its agent once."""
+    names its agent once, no NUL deep in a tool's result."""
     label = f"{case.operation.method.upper()} {case.operation.path}"
     for name, field in REPEATED_PATH_IDS.get(label, {}).items():
         value = unquote(case.path_parameters[name])  # schemathesis holds it URL-encoded
@@ -152,7 +164,7 @@ def _as_the_document_says_in_words(context: HookContext, case: schemathesis.Case
         if case.query.get("subjectType") == "SUBJECT_TYPE_GLOBAL":
             case.query.pop("subjectId", None)
     if isinstance(case.body, dict):
-        case.body = _observed_in_the_past(case.body)
+        case.body = _without_nul(_observed_in_the_past(case.body))
     if label == "POST /v1/memories:forget" and isinstance(case.body, dict) and "about" in case.body:
         case.body["about"] = f"{case.body['about'][:480]} gardening"  # a word that names something
     if isinstance(case.body, dict) and not _ordered(case.body.get("validAfter"), case.body.get("validBefore")):

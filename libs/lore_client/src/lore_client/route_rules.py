@@ -79,7 +79,7 @@ ROUTE_RULES: dict[str, dict[str, dict[str, Any]]] = {
         "agentId": {"maxLength": 128, "pattern": "^$|^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$"},
     },
     "admin.retryJobs": {
-        "kinds[]": {"enum": ["reflect", "episode", "erase"]},
+        "kinds[]": {"pattern": "^(?:reflect|episode|erase)$"},
     },
     "memories.updateMemory": {
         "updateMask": {"required": True, "pattern": "^(?:content|importance|status|metadata|entities|validAt)(?:,(?:content|importance|status|metadata|entities|validAt))*$"},

@@ -57,20 +57,20 @@ CALENDAR_PATTERN = _calendar_pattern()
 # the caller's now plus the clock skew, which JSON Schema cannot compare with: its description says so.
 OBSERVED_FIELDS = frozenset(("observed_at", "recorded_at"))
 _TIMESTAMP = {"type": "string", "format": "date-time", "pattern": CALENDAR_PATTERN, "description": CALENDAR_RANGE}
-# Any JSON value of a Struct (a tool's result): every string and key holds no NUL (``text_rules``),
-# however deep.
-JSON_VALUE = "JsonValue"
-_JSON_OBJECT = {
+# A Struct (a tool's result) is any JSON object: its keys state the every-string rule; that no string
+# or key deeper in it holds a NUL (``text_rules``) is said in words, since a schema spelling it out
+# refers to itself, which generators (openapi-python-client, TypeScript's types) cannot follow.
+_STRUCT = {
     "type": "object",
     "propertyNames": {"pattern": "^[^\\u0000]*$"},
-    "additionalProperties": {"$ref": "#/components/schemas/" + JSON_VALUE},
+    "description": "A JSON object; no string or key in it, however deep, holds a NUL",
 }
 _WELL_KNOWN = {
     "google.protobuf.Timestamp": _TIMESTAMP,
     "google.protobuf.Duration": {"type": "string"},
     "google.protobuf.FieldMask": {"type": "string"},
-    "google.protobuf.Struct": {"$ref": "#/components/schemas/JsonObject"},
-    "google.protobuf.Value": {"$ref": "#/components/schemas/" + JSON_VALUE},
+    "google.protobuf.Struct": _STRUCT,
+    "google.protobuf.Value": {"description": "Any JSON value; no string or key in it holds a NUL"},
 }
 
 
@@ -168,32 +168,8 @@ def _single(field: FieldDescriptor) -> dict[str, Any]:
 # every-string rule refuses an unpaired one in any string.
 _ID_REFUSED_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))  # text_rules._REFUSED_IN_IDS but Cs
 TEXT_PATTERN = "^[^\\u0000]*$"
-# Named apart, so that a generator's types refer to each other through an object (TypeScript
-# refuses a type that holds an array of itself): lists in lists are spelled out four deep.
-named(
-    JSON_VALUE,
-    {
-        "description": "Any JSON value; no string or key in it holds a NUL",
-        "anyOf": [
-            {"type": ["null", "boolean", "number"]},
-            {"type": "string", "pattern": TEXT_PATTERN},
-            {"$ref": COMPONENTS + "JsonList"},
-            {"$ref": COMPONENTS + "JsonObject"},
-        ],
-    },
-)
 
 
-def _json_list(depth: int) -> dict[str, Any]:
-    """A JSON list whose strings and objects keep the rule, ``depth`` lists deep (any JSON below)."""
-    if depth == 0:
-        return {"type": "array", "description": "lists this deep: any JSON, no string holding a NUL"}
-    scalars = [{"type": ["null", "boolean", "number"]}, {"type": "string", "pattern": TEXT_PATTERN}]
-    return {"type": "array", "items": {"anyOf": [*scalars, {"$ref": COMPONENTS + "JsonObject"}, _json_list(depth - 1)]}}
-
-
-named("JsonList", _json_list(4))
-named("JsonObject", _JSON_OBJECT)
 # A map's limits by the package of its message and its field: (entries, key characters, value
 # characters). The memory service's (memory_svc.domain.limits) and the agent's (a session's and a
 # turn's metadata, agent_svc.domain.transcript).
@@ -485,7 +461,8 @@ PAGE_TOKEN = {
     "description": "Empty for the first page; else the `nextPageToken` the same listing (same filters) "
     "answered. Any other token is refused (400).",
 }
-# The agent's job kinds and states (agent_svc.domain.jobs); empty: every one.
+# The agent's job kinds and states (agent_svc.domain.jobs), stated as patterns (a generated client
+# keeps them strings, as the CLI and the examples pass them); empty: every one.
 JOB_KINDS = ("reflect", "episode", "erase")
 JOB_STATES = ("queued", "running", "retrying", "dead")
 # An agent or subject id an observation may name: empty, or ``text_rules.OBSERVABLE_ID``.
@@ -496,7 +473,10 @@ QUERY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "/v1/episodes": {"minSalience": {"minimum": 0}},
     "/v1/users/{user_id}/profile": {"budgetTokens": {"minimum": 0, "maximum": 4_000}, "agentId": OBSERVABLE},
     "/v1/observations": {"minConfidence": {"minimum": 0, "maximum": 1}, "agentId": OBSERVABLE, "subjectId": OBSERVABLE},
-    "/v1/admin/jobs:list": {"kind": {"enum": ["", *JOB_KINDS]}, "state": {"enum": ["", *JOB_STATES]}},
+    "/v1/admin/jobs:list": {
+        "kind": {"pattern": f"^(?:{'|'.join(JOB_KINDS)})?$"},
+        "state": {"pattern": f"^(?:{'|'.join(JOB_STATES)})?$"},
+    },
 }
 
 
@@ -602,7 +582,7 @@ BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     },
     "admin.runConsolidation": {"threshold": {"minimum": 0.8, "exclusiveMaximum": 1}},
     "admin.runRevalidation": {"agentId": OBSERVABLE},
-    "admin.retryJobs": {"kinds[]": {"enum": list(JOB_KINDS)}},
+    "admin.retryJobs": {"kinds[]": {"pattern": f"^(?:{'|'.join(JOB_KINDS)})$"}},
     "memories.updateMemory": {
         "updateMask": {"required": True, "pattern": f"^{_UPDATABLE}(?:,{_UPDATABLE})*$"},
         # A field the mask names is checked as a new memory's would be; the others are not read.

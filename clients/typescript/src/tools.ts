@@ -99,7 +99,7 @@ interface ParametersSchema {
   required: readonly string[];
 }
 
-const NOT_BLANK = "\\S";
+const NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"; // a non-space character, and no NUL (the gateway's, as lore_client's)
 
 /** A copy of each tool's JSON Schema (callers may edit what they get; the catalogue stays as it is). */
 function copy<T>(value: T): T {

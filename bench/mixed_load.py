@@ -104,7 +104,7 @@ PEOPLE = [
     "Sanna", "Hugo", "Nadia", "Felix", "Yara", "Bruno", "Alma", "Dev",
 ]  # fmt: skip
 DOINGS = [
-    "repaired an old bicycle", "planted tomatoes", "signed up for a pottery class", "lost a house key",
+    "repaired an old bicycle", "planted tomatoes", "joined a weekend pottery course", "lost a house key",
     "cooked a lentil stew", "watched a comet", "fixed the kitchen tap", "sold a record player",
     "learned to juggle", "wrote a letter to a cousin", "painted the fence blue", "found a stray kitten",
     "booked a train to the coast", "baked rye bread", "swam across the lake", "built a bookshelf",

@@ -159,6 +159,10 @@ def _as_the_document_says_in_words(context: HookContext, case: schemathesis.Case
             case.query[field] = value
         if case.query and _camel(name) in case.query:
             case.query[_camel(name)] = value
+    for name, (outer, field) in NESTED_PATH_IDS.get(label, {}).items():
+        inner = case.body.get(outer) if isinstance(case.body, dict) else None
+        if isinstance(inner, dict) and field in inner:
+            inner[field] = unquote(case.path_parameters[name])
     if case.query:
         case.query.pop("pageToken", None)
         if case.query.get("subjectType") == "SUBJECT_TYPE_GLOBAL":
@@ -188,6 +192,12 @@ def _ordered(after: Any, before: Any) -> bool:
         return datetime.fromisoformat(after) < datetime.fromisoformat(before)
     except ValueError:  # more fraction digits than Python reads
         return False
+
+
+# A path id repeated one level down the body: UpdateMemory's ``memory.id`` must equal the path's or be
+# left out (the route's rule; the shared Memory schema cannot say it for one operation). Path
+# parameter -> (the body field, the field in it).
+NESTED_PATH_IDS = {"PATCH /v1/memories/{memory_id}": {"memory_id": ("memory", "id")}}
 
 
 # Operations whose evidence lines need a source when their statement states a precise figure (a

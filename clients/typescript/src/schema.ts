@@ -845,15 +845,9 @@ export interface components {
         ErasureJob: {
             id?: string;
             status?: components["schemas"]["ErasureStatus"];
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             requestedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             completedAt?: string;
             counts?: {
                 [key: string]: number;
@@ -870,11 +864,7 @@ export interface components {
          * @description The proto message `lore.agent.v1.ForgetAboutRequest` in its JSON mapping
          */
         ForgetAboutRequest: {
-            scope: {
-                agentId?: unknown;
-                userId: unknown;
-            } & WithRequired<components["schemas"]["Scope"], "userId">;
-            /** @description What to forget: at least one word that is not only a pronoun or a stop word */
+            scope?: components["schemas"]["Scope"];
             about: string;
             requestId?: string;
         };
@@ -897,13 +887,7 @@ export interface components {
          * @description The proto message `lore.agent.v1.ForgetSubjectRequest` in its JSON mapping
          */
         ForgetSubjectRequest: {
-            subject: components["schemas"]["Scope"] | {
-                userId: unknown;
-            } | {
-                agentId: unknown;
-            } | {
-                teamId: unknown;
-            };
+            subject?: components["schemas"]["Scope"];
             requestId?: string;
         };
         /**
@@ -946,15 +930,9 @@ export interface components {
             message?: string;
             turn?: components["schemas"]["Turn"];
             context?: components["schemas"]["AssembledContext"];
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             assembledAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             expiresAt?: string;
         };
         /**
@@ -988,29 +966,17 @@ export interface components {
             /** Format: int32 */
             attempts?: number;
             lastError?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             lastErrorAt?: string;
             sessionId?: string;
             /** Format: int32 */
             throughSequence?: number;
             erasureId?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             updatedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             nextAttemptAt?: string;
         };
         /**
@@ -1108,20 +1074,11 @@ export interface components {
             scope?: components["schemas"]["Scope"];
             status?: components["schemas"]["SessionStatus"];
             endReason?: components["schemas"]["SessionEndReason"];
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             startedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             lastActiveAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             endedAt?: string;
             /** Format: int32 */
             turnCount?: number;
@@ -1176,7 +1133,6 @@ export interface components {
          * @description The proto message `lore.assembler.v1.AssembleContextRequest` in its JSON mapping
          */
         AssembleContextRequest: {
-            /** @description A session of the agent's (its id, a UUID), or the caller's own conversation id; with a credential pinned to a user, only a session of that user's */
             sessionId?: string;
             scope?: components["schemas"]["Scope"];
             message: string;
@@ -1200,10 +1156,7 @@ export interface components {
             expressedOpinions?: string[];
             sectionBudgets?: components["schemas"]["SectionBudget"][];
             minScore?: number;
-            /**
-             * Format: int32
-             * @description 0: the default, 30
-             */
+            /** Format: int32 */
             recallK?: number;
             minObservationConfidence?: number;
             recordAccess?: boolean;
@@ -1238,10 +1191,7 @@ export interface components {
             id?: string;
             text?: string;
             score?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             occurredAt?: string;
             metadata?: {
                 [key: string]: string;
@@ -1256,10 +1206,7 @@ export interface components {
             kind?: string;
             sourceId?: string;
             confidence?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             updatedAt?: string;
         };
         /**
@@ -1267,7 +1214,7 @@ export interface components {
          * @description The proto message `lore.assembler.v1.SectionBudget` in its JSON mapping
          */
         SectionBudget: {
-            section: components["schemas"]["SectionKind"];
+            section?: components["schemas"]["SectionKind"];
             /** Format: int32 */
             tokens?: number;
         };
@@ -1416,16 +1363,12 @@ export interface components {
          * @description The proto message `lore.common.v1.ToolInteraction` in its JSON mapping
          */
         ToolInteraction: {
-            toolName: string;
+            toolName?: string;
             intent?: string;
-            /** @description At most 16 KiB as JSON */
             result?: Record<string, never>;
             summary?: string;
             salientFields?: string[];
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             occurredAt?: string;
         };
         /**
@@ -1439,10 +1382,7 @@ export interface components {
             sequence?: number;
             role?: components["schemas"]["TurnRole"];
             content?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
             metadata?: {
                 [key: string]: string;
@@ -1485,29 +1425,17 @@ export interface components {
             nextSessionQuestions?: string[];
             /** Format: int32 */
             messageCount?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             startedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             endedAt?: string;
             importance?: number;
             currentSalience?: number;
             /** Format: int32 */
             accessCount?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             lastAccessedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
             metadata?: {
                 [key: string]: string;
@@ -1521,10 +1449,7 @@ export interface components {
             episodeId?: string;
             conversationId?: string;
             thread?: components["schemas"]["OpenThread"];
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             endedAt?: string;
             /** Format: int32 */
             index?: number;
@@ -1581,28 +1506,16 @@ export interface components {
             };
             provenance?: components["schemas"]["Provenance"];
             entities?: string[];
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             validAt?: string;
             currentSalience?: number;
             /** Format: int32 */
             accessCount?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             lastAccessedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             updatedAt?: string;
             halfLifeDays?: number;
         };
@@ -1618,10 +1531,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             validAt?: string;
             idempotencyKey?: string;
             entities?: string[];
@@ -1675,15 +1585,9 @@ export interface components {
             memoryTypes?: components["schemas"]["MemoryType"][];
             statuses?: components["schemas"]["MemoryStatus"][];
             minSalience?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             validAfter?: string;
-            /**
-             * Format: date-time
-             * @description Later than `validAfter` when both are given
-             */
+            /** Format: date-time */
             validBefore?: string;
             recordAccess?: boolean;
             includeEmbeddings?: boolean;
@@ -1779,7 +1683,6 @@ export interface components {
             scope?: components["schemas"]["Scope"];
             dryRun?: boolean;
             memoryTypes?: components["schemas"]["MemoryType"][];
-            /** Format: float */
             threshold?: number;
         };
         /**
@@ -1807,10 +1710,7 @@ export interface components {
         RunDecayResponse: {
             /** Format: int32 */
             updated?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             computedAt?: string;
         };
         /**
@@ -1825,8 +1725,8 @@ export interface components {
          */
         UpdateMemoryRequest: {
             memory?: components["schemas"]["Memory"];
-            updateMask: string;
-        } & (unknown & unknown & unknown & unknown & unknown);
+            updateMask?: string;
+        };
         /**
          * UpdateMemoryResponse
          * @description The proto message `lore.memory.v1.UpdateMemoryResponse` in its JSON mapping
@@ -1850,7 +1750,7 @@ export interface components {
         AddHypothesisEvidenceRequest: {
             /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
             hypothesisId?: string;
-            evidence: components["schemas"]["HypothesisEvidenceInput"];
+            evidence?: components["schemas"]["HypothesisEvidenceInput"];
             requestId?: string;
         };
         /**
@@ -1899,7 +1799,7 @@ export interface components {
         ArchiveHypothesisRequest: {
             /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
             hypothesisId?: string;
-            note: string;
+            note?: string;
         };
         /**
          * ArchiveHypothesisResponse
@@ -1945,10 +1845,7 @@ export interface components {
         ContradictObservationRequest: {
             /** @description `id` may be left out: the path's `observation_id` fills it; a different value is refused (400). */
             id?: string;
-            evidence: {
-                /** @enum {unknown} */
-                stance?: "EVIDENCE_STANCE_UNSPECIFIED" | "EVIDENCE_STANCE_CONTRADICT";
-            } & components["schemas"]["EvidenceInput"];
+            evidence?: components["schemas"]["EvidenceInput"];
             requestId?: string;
             correction?: string;
         };
@@ -1972,16 +1869,10 @@ export interface components {
             sourceType?: components["schemas"]["SourceType"];
             sourceId?: string;
             excerpt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
-             */
+            /** Format: date-time */
             observedAt?: string;
             operatorConfirmed?: boolean;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
         };
         /**
@@ -1990,15 +1881,11 @@ export interface components {
          */
         EvidenceInput: {
             stance?: components["schemas"]["EvidenceStance"];
-            /** @description 1 when left out */
             weight?: number;
-            sourceType: components["schemas"]["SourceType"];
-            sourceId: string;
+            sourceType?: components["schemas"]["SourceType"];
+            sourceId?: string;
             excerpt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
-             */
+            /** Format: date-time */
             observedAt?: string;
         };
         /**
@@ -2016,10 +1903,7 @@ export interface components {
             statement?: string;
             source?: string;
             hypothesisId?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
-             */
+            /** Format: date-time */
             recordedAt?: string;
         };
         /**
@@ -2077,15 +1961,9 @@ export interface components {
             revisions?: components["schemas"]["HypothesisRevision"][];
             archiveNote?: string;
             findingId?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             updatedAt?: string;
             finding?: components["schemas"]["Finding"];
             /** Format: int32 */
@@ -2103,15 +1981,9 @@ export interface components {
             stance?: components["schemas"]["EvidenceStance"];
             weight?: number;
             source?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
-             */
+            /** Format: date-time */
             observedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
-             */
+            /** Format: date-time */
             recordedAt?: string;
             reviewed?: boolean;
             /** Format: int32 */
@@ -2122,17 +1994,11 @@ export interface components {
          * @description The proto message `lore.observations.v1.HypothesisEvidenceInput` in its JSON mapping
          */
         HypothesisEvidenceInput: {
-            statement: string;
-            /** @enum {unknown} */
-            stance: "EVIDENCE_STANCE_SUPPORT" | "EVIDENCE_STANCE_CONTRADICT";
-            /** @description 1 when left out */
+            statement?: string;
+            stance?: components["schemas"]["EvidenceStance"];
             weight?: number;
-            /** @description Required when the statement states a precise figure (a number with its unit, a percentage, an amount of money): such a line without its source is refused (400). */
             source?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
-             */
+            /** Format: date-time */
             observedAt?: string;
         };
         /**
@@ -2145,10 +2011,7 @@ export interface components {
             previousConfidence?: number;
             confidence?: number;
             reason?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             revisedAt?: string;
         };
         /**
@@ -2175,27 +2038,15 @@ export interface components {
             confidence?: number;
             confidenceComponents?: components["schemas"]["ConfidenceComponents"];
             freshness?: number;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             lastSupportedAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             revalidationDueAt?: string;
             status?: components["schemas"]["ObservationStatus"];
             supersedesObservationId?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             updatedAt?: string;
             evidence?: components["schemas"]["Evidence"][];
             scope?: components["schemas"]["Scope"];
@@ -2213,9 +2064,7 @@ export interface components {
             summary: string;
             detail?: string;
             tags?: string[];
-            evidence?: ({
-                stance: unknown;
-            } & WithRequired<components["schemas"]["EvidenceInput"], "stance">)[];
+            evidence?: components["schemas"]["EvidenceInput"][];
         };
         /**
          * ObservationKind
@@ -2243,10 +2092,7 @@ export interface components {
             agentId?: string;
             candidate: components["schemas"]["ObservationCandidate"];
             requestId?: string;
-            scope?: {
-                /** @description The agent whose belief this is, when `agentId` is empty; else left out or `agentId` */
-                agentId?: unknown;
-            } & components["schemas"]["Scope"];
+            scope?: components["schemas"]["Scope"];
         };
         /**
          * ObserveResponse
@@ -2289,7 +2135,7 @@ export interface components {
         ResolveUnknownRequest: {
             /** @description `unknownId` may be left out: the path's `unknown_id` fills it; a different value is refused (400). */
             unknownId?: string;
-            resolution: string;
+            resolution?: string;
         };
         /**
          * ResolveUnknownResponse
@@ -2305,8 +2151,8 @@ export interface components {
         ReviseHypothesisRequest: {
             /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
             hypothesisId?: string;
-            confidence: number;
-            reason: string;
+            confidence?: number;
+            reason?: string;
             statement?: string;
         };
         /**
@@ -2394,15 +2240,9 @@ export interface components {
             whyItMatters?: string;
             status?: components["schemas"]["UnknownStatus"];
             resolution?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             createdAt?: string;
-            /**
-             * Format: date-time
-             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
-             */
+            /** Format: date-time */
             resolvedAt?: string;
         };
         /**
@@ -2623,7 +2463,6 @@ export interface operations {
                  * @example 20
                  */
                 pageSize?: number;
-                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 /** @example MEMORY_ORDER_NEWEST */
                 orderBy?: components["schemas"]["MemoryOrder"];
@@ -3155,7 +2994,6 @@ export interface operations {
                  * @example 10
                  */
                 pageSize?: number;
-                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 endedAfter?: string;
                 /** @example 0.2 */
@@ -3264,7 +3102,6 @@ export interface operations {
                  * @example 10
                  */
                 pageSize?: number;
-                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 scopeMatch?: components["schemas"]["ScopeMatch"];
             };
@@ -3380,10 +3217,7 @@ export interface operations {
                 agentId?: string;
                 kind?: components["schemas"]["ObservationKind"];
                 subjectType?: components["schemas"]["SubjectType"];
-                /**
-                 * @description Left out (or empty) when `subjectType` is SUBJECT_TYPE_GLOBAL
-                 * @example caroline
-                 */
+                /** @example caroline */
                 subjectId?: string;
                 canonicalKey?: string;
                 status?: components["schemas"]["ObservationStatus"];
@@ -3395,7 +3229,6 @@ export interface operations {
                  * @example 20
                  */
                 pageSize?: number;
-                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 userId?: string;
                 teamId?: string;
@@ -4716,12 +4549,6 @@ export interface operations {
                  *               "from"
                  *             ]
                  *           }
-                 *         ],
-                 *         "sectionBudgets": [
-                 *           {
-                 *             "section": "SECTION_KIND_MEMORIES",
-                 *             "tokens": 600
-                 *           }
                  *         ]
                  *       }
                  *     }
@@ -4982,7 +4809,6 @@ export interface operations {
                 status?: components["schemas"]["SessionStatus"];
                 /** @description 0 means the default; at most 500 */
                 pageSize?: number;
-                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
             };
             header?: never;
@@ -5271,7 +5097,6 @@ export interface operations {
                  * @example 50
                  */
                 pageSize?: number;
-                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
             };
             header?: never;
@@ -5340,44 +5165,10 @@ export interface operations {
                  *       "turn": {
                  *         "role": "TURN_ROLE_USER",
                  *         "content": "I'm vegetarian, by the way.",
-                 *         "idempotencyKey": "msg-17",
-                 *         "toolInteractions": [
-                 *           {
-                 *             "toolName": "pantry",
-                 *             "intent": "list what is in stock",
-                 *             "summary": "Lentils and rice",
-                 *             "result": {
-                 *               "items": [
-                 *                 "lentils",
-                 *                 "rice"
-                 *               ]
-                 *             },
-                 *             "salientFields": [
-                 *               "items"
-                 *             ]
-                 *           }
-                 *         ]
+                 *         "idempotencyKey": "msg-17"
                  *       },
                  *       "contextOptions": {
-                 *         "persona": "You are Aria, a friendly cooking assistant.",
-                 *         "toolResults": [
-                 *           {
-                 *             "toolName": "pantry",
-                 *             "summary": "Lentils and rice",
-                 *             "result": {
-                 *               "items": [
-                 *                 "lentils",
-                 *                 "rice"
-                 *               ]
-                 *             }
-                 *           }
-                 *         ],
-                 *         "sectionBudgets": [
-                 *           {
-                 *             "section": "SECTION_KIND_MEMORIES",
-                 *             "tokens": 600
-                 *           }
-                 *         ]
+                 *         "persona": "You are Aria, a friendly cooking assistant."
                  *       }
                  *     }
                  */
@@ -5509,21 +5300,7 @@ export interface operations {
                  *           "metadata": {
                  *             "channel": "chat"
                  *           },
-                 *           "idempotencyKey": "chat-41/turn-3",
-                 *           "toolInteractions": [
-                 *             {
-                 *               "toolName": "calendar",
-                 *               "intent": "find the next rehearsal",
-                 *               "summary": "Thursday at 7 pm",
-                 *               "result": {
-                 *                 "day": "Thursday",
-                 *                 "time": "19:00"
-                 *               },
-                 *               "salientFields": [
-                 *                 "day"
-                 *               ]
-                 *             }
-                 *           ]
+                 *           "idempotencyKey": "chat-41/turn-3"
                  *         }
                  *       ]
                  *     }
@@ -5969,7 +5746,6 @@ export interface operations {
                  * @example 50
                  */
                 pageSize?: number;
-                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
             };
             header?: never;
@@ -6106,6 +5882,3 @@ export interface operations {
         };
     };
 }
-type WithRequired<T, K extends keyof T> = T & {
-    [P in K]-?: T[P];
-};

@@ -1,6 +1,7 @@
 """Memory service under load, through gRPC: ingest rate and Recall latency with concurrent clients.
 
-    .venv/bin/python bench/memory_load.py --items 10000 [--clients 4] [--queries 400] [--optimize-wait 0]
+    .venv/bin/python bench/memory_load.py --items 10000 [--clients 4 [1 ...]] [--queries 400] [--optimize-wait 0]
+        [--data DIR]
 
 Starts its own memory service process (bench/memory_process.py), Remembers ``--items``
 synthetic facts in one org (batches of 100, ``--writers`` concurrent writers), then runs
@@ -17,7 +18,11 @@ printed (bench.measure.EmbeddingCacheMeter).
 With ``--optimize-wait N`` it measures again after N seconds, once the background optimiser
 (LORE_QDRANT_OPTIMIZE_SECONDS, set to 5 here) has indexed the shard. With ``--queries-when PATH``
 it waits after the ingest until PATH exists: a 100k ingest takes ten minutes, which can run while
-the machine is busy, and the Recalls then run once it is quiet.
+the machine is busy, and the Recalls then run once it is quiet. With ``--data DIR`` the engine's
+files are kept in DIR, and a later run with the same ``--items`` and DIR serves them again instead
+of ingesting (Postgres and Redis start empty; they hold no items): the 100k set is ingested once
+for any number of Recall runs. With several ``--clients`` values the Recalls run once per value,
+one after the other on the same service.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import memory_service_pb2_grpc
 from lore_devstack import free_port
-from measure import CpuMeter, EmbeddingCacheMeter, UniqueTexts, percentile, rss_breakdown
+from measure import CpuMeter, EmbeddingCacheMeter, UniqueTexts, percentile, rss_breakdown, service_cpu_seconds
 from memory_process import memory_service
 
 METADATA = (("x-lore-org-id", "bench-load"), ("x-lore-principal", "bench"))
@@ -117,6 +122,19 @@ async def recall_load(stub, texts: list[str], clients: int, rng: random.Random) 
     return len(work) / (time.perf_counter() - began), latencies
 
 
+async def measured_recalls(stub, service, texts: list[str], clients: int, users: random.Random, label: str) -> None:
+    """One Recall load, printed with its latencies, the CPU per call of every process and the cores
+    the memory service used over it (its CPU seconds over the load's wall seconds)."""
+    meter = CpuMeter.of_children(service.root)
+    meter.start()
+    cpu_before, began = service_cpu_seconds(service.pid).get("memory", 0.0), time.perf_counter()
+    throughput, latencies = await recall_load(stub, texts, clients, users)
+    cores = (service_cpu_seconds(service.pid).get("memory", 0.0) - cpu_before) / (time.perf_counter() - began)
+    print(line(label, throughput, latencies))
+    print(f"  memory service: {cores:.2f} cores over the Recalls")
+    print((await meter.stop_async(len(texts))).line(), flush=True)
+
+
 async def wait_for_file(path: Path) -> None:
     print(f"waiting for {path} before the Recalls", flush=True)
     while not path.exists():  # noqa: ASYNC110 (a file another process creates: nothing to await)
@@ -134,40 +152,46 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--writers", type=int, default=2)
-    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--clients", type=int, nargs="+", default=[4])
     parser.add_argument("--queries", type=int, default=400)
     parser.add_argument("--optimize-wait", type=float, default=0.0)
     parser.add_argument("--queries-when", type=Path, help="after the ingest, wait until this file exists")
+    parser.add_argument("--data", type=Path, help="keep the engine's files here; reuse them if they hold --items")
     args = parser.parse_args()
     metrics = f"127.0.0.1:{free_port()}"
     cache = EmbeddingCacheMeter({"memory": metrics})
-    async with memory_service({"LORE_QDRANT_OPTIMIZE_SECONDS": "5", "LORE_MEMORY_METRICS_ADDR": metrics}) as service:
+    ingested = args.data / "bench-items" if args.data else None
+    reused = ingested is not None and ingested.exists() and ingested.read_text().strip() == str(args.items)
+    if args.data and not reused and args.data.exists() and any(args.data.iterdir()):
+        raise SystemExit(f"{args.data} holds another run's data (not {args.items} items): give an empty directory")
+    env = {"LORE_QDRANT_OPTIMIZE_SECONDS": "5", "LORE_MEMORY_METRICS_ADDR": metrics}
+    async with memory_service(env, args.data) as service:
         async with service.channel() as channel:
             stub = memory_service_pb2_grpc.MemoryServiceStub(channel)
             meter = CpuMeter.of_children(service.root)
-            meter.start()
-            rate = await ingest(stub, args.items, args.writers)
-            print(f"ingest {args.items} items (batches of 100, {args.writers} writers): {rate:.0f} items/s")
-            print((await meter.stop_async(args.items)).line(unit="item"), flush=True)
+            if reused:
+                print(f"reusing the {args.items} items in {args.data}")
+            else:
+                meter.start()
+                rate = await ingest(stub, args.items, args.writers)
+                print(f"ingest {args.items} items (batches of 100, {args.writers} writers): {rate:.0f} items/s")
+                print((await meter.stop_async(args.items)).line(unit="item"), flush=True)
+                if ingested is not None:
+                    ingested.write_text(f"{args.items}\n")
             if args.queries_when is not None:
                 await wait_for_file(args.queries_when)
             texts, users = UniqueTexts(QUESTIONS, seed=5), random.Random(5)
             cache.start()
             await recall_load(stub, texts.take(20), 1, users)  # warm-up, with texts of its own
-            meter.start()
-            throughput, latencies = await recall_load(stub, texts.take(args.queries), args.clients, users)
-            print(
-                line(f"recall at {args.items} items, {args.clients} clients, right after ingest", throughput, latencies)
-            )
-            print((await meter.stop_async(args.queries)).line())
+            when = "reusing the stored items" if reused else "right after ingest"
+            for clients in args.clients:
+                label = f"recall at {args.items} items, {clients} clients, {when}"
+                await measured_recalls(stub, service, texts.take(args.queries), clients, users, label)
             if args.optimize_wait:
                 await asyncio.sleep(args.optimize_wait)
-                meter.start()
-                throughput, latencies = await recall_load(stub, texts.take(args.queries), args.clients, users)
-                print(
-                    line(f"recall after {args.optimize_wait:.0f} s of background optimisation", throughput, latencies)
-                )
-                print((await meter.stop_async(args.queries)).line())
+                for clients in args.clients:
+                    label = f"recall, {clients} clients, after {args.optimize_wait:.0f} s of background optimisation"
+                    await measured_recalls(stub, service, texts.take(args.queries), clients, users, label)
             print(cache.line("every Recall, warm-up included: "))
             print(f"memory service RSS: {rss_breakdown(service.pid)}")
 

@@ -5,6 +5,10 @@ Redis from lore_devstack, qdrant-edge in a temporary data directory, a free port
         async with service.channel() as channel:  # sends the service token
             ...
 
+With ``data_dir``, qdrant-edge's files live there instead and outlast the run, so a later run
+can serve the same items without ingesting them again (Postgres and Redis start empty: they
+hold no items, only access rows, working memory and leases).
+
 Benchmarks then talk to it only through gRPC, like any client.
 """
 
@@ -53,7 +57,9 @@ async def _wait_serving(address: str, process: asyncio.subprocess.Process, log: 
 
 
 @asynccontextmanager
-async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterator[MemoryProcess]:
+async def memory_service(
+    extra_env: dict[str, str] | None = None, data_dir: Path | None = None
+) -> AsyncIterator[MemoryProcess]:
     from lore_cli.migrate import apply_all
     from lore_devstack import EmbeddedPostgres, EmbeddedRedis, free_port, prepare_database
 
@@ -68,7 +74,7 @@ async def memory_service(extra_env: dict[str, str] | None = None) -> AsyncIterat
             env.update(
                 LORE_DATABASE_URL=urls.app_dsn,
                 LORE_REDIS_URL=redis.start(),
-                LORE_DATA_DIR=str(root / "data"),
+                LORE_DATA_DIR=str(data_dir or root / "data"),
                 LORE_MEMORY_ADDR=address,
                 LORE_LOG_LEVEL="WARNING",
                 LORE_SERVICE_TOKEN=secrets.token_hex(32),

@@ -14,7 +14,8 @@ retry, so a stalled server fails its callers fast instead of holding them (docs/
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 
 import asyncpg
@@ -77,15 +78,56 @@ async def open_postgres(
 
 # The SQLSTATE a schema raises to refuse a write on purpose (a trigger's rule, not a fault).
 REFUSED_SQLSTATE = "LR409"
+# A setting's name: letters, digits and underscores, with dots between (``lore.org_id``, ``hnsw.ef_search``).
+_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def sql_literal(value: str) -> str:
+    """``value`` as a SQL string literal, whatever ``standard_conforming_strings`` says: an escape
+    string (``E'…'``) with its backslashes and quotes doubled. A NUL, which no Postgres text can
+    hold, is refused (ValueError)."""
+    if "\x00" in value:
+        raise ValueError("a SQL text value cannot contain NUL")
+    return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def transaction_opening(org_id: str, settings: Mapping[str, str] | None = None) -> str:
+    """The one message that opens a tenant transaction: BEGIN, then ``lore.org_id`` and ``settings``
+    set for the transaction only (``set_config(name, value, true)``), the values as literals."""
+    named = {"lore.org_id": org_id, **(settings or {})}
+    for name in named:
+        if not _SETTING_NAME.fullmatch(name):
+            raise ValueError(f"not a setting name: {name!r}")
+    calls = ", ".join(
+        f"set_config({sql_literal(name)}, {sql_literal(str(value))}, true)" for name, value in named.items()
+    )
+    return f"BEGIN; SELECT {calls}"
 
 
 @asynccontextmanager
-async def tenant_transaction(pool: asyncpg.Pool, org_id: str) -> AsyncIterator[asyncpg.Connection]:
-    """A transaction whose row-level security is scoped to ``org_id``."""
+async def tenant_transaction(
+    pool: asyncpg.Pool, org_id: str, settings: Mapping[str, str] | None = None
+) -> AsyncIterator[asyncpg.Connection]:
+    """A transaction whose row-level security is scoped to ``org_id``, with ``settings`` (name:
+    value, e.g. ``{"hnsw.ef_search": "80"}``) local to it.
+
+    It opens in one round trip: ``BEGIN`` and every ``set_config`` go as one simple-protocol
+    message (``transaction_opening``), not one each; then come its statements, COMMIT and the
+    pool's reset on release (which clears every setting and lock: the safety net behind
+    ``is_local``). It commits when the block ends and rolls back when it raises (cancellation
+    included), as ``connection.transaction()`` would; asyncpg refuses a ``connection.transaction()``
+    inside it (a transaction it did not start)."""
+    opening = transaction_opening(org_id, settings)
     try:
-        async with pool.acquire() as connection, connection.transaction():
-            await connection.execute("SELECT set_config('lore.org_id', $1, true)", org_id)
-            yield connection
+        async with pool.acquire() as connection:
+            try:
+                await connection.execute(opening)
+                yield connection
+            except BaseException:
+                if not connection.is_closed() and connection.is_in_transaction():
+                    await connection.execute("ROLLBACK")
+                raise
+            await connection.execute("COMMIT")
     except POSTGRES_UNAVAILABLE as error:
         raise postgres_unavailable(error) from error
     except asyncpg.PostgresError as error:

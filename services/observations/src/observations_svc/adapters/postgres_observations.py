@@ -386,12 +386,12 @@ class PostgresObservationStore:
     async def search(
         self, org_id: str, text: str, vector: Sequence[float], filters: SearchFilters, limit: int
     ) -> list[SearchHit]:
-        async with tenant_transaction(self._pool, org_id) as connection:
-            # A filtered HNSW scan keeps looking until it has `limit` rows of this org instead of
-            # returning a short list (relaxed order: the fused score re-sorts anyway).
-            await connection.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            # The graph search keeps at least `limit` candidates (the default, 40, would cap the list).
-            await connection.execute(f"SET LOCAL hnsw.ef_search = {max(40, int(limit))}")
+        # A filtered HNSW scan keeps looking until it has `limit` rows of this org instead of
+        # returning a short list (relaxed order: the fused score re-sorts anyway); the graph search
+        # keeps at least `limit` candidates (the default, 40, would cap the list). Both for this
+        # transaction only, set as it opens.
+        scan = {"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": str(max(40, int(limit)))}
+        async with tenant_transaction(self._pool, org_id, scan) as connection:
             rows = await connection.fetch(
                 f"""
                 WITH dense AS (

@@ -84,23 +84,26 @@ class ReflectionServices:
 
 async def reflect_through(org_id: str, session_id: str, through: int, services: ReflectionServices) -> int:
     """Reflect the session's turns up to ``through``; returns how many turns this run read."""
-    session = await services.transcript.get(org_id, session_id)
-    if session is None:
-        return 0  # erased since the job was queued
     async with services.results.session_lock(session_id):
-        done = await services.results.reflected_through(org_id, session_id)
+        # Read under the lock: the session (gone when erased since the job was queued) with its
+        # watermark, how far reflection has read it.
+        session = await services.transcript.get(org_id, session_id)
+        if session is None:
+            return 0
+        done = session.reflected_through
         if done >= through:
             return 0
-        # The (at most) WINDOW turns said before the first one this run reflects.
+        # The (at most) WINDOW turns said before the first one this run reflects come with the
+        # first page, in one read.
         earlier = min(WINDOW, done)
-        window = await services.transcript.turns(org_id, session_id, earlier, done - earlier) if earlier else []
+        first = await services.transcript.turns(org_id, session_id, earlier + BATCH, done - earlier)
+        window = [turn for turn in first if turn.sequence <= done]
+        ahead: list[Turn] | None = [turn for turn in first if turn.sequence > done]
         read, last, emotions = 0, None, []
         while done < through:
-            page = [
-                turn
-                for turn in await services.transcript.turns(org_id, session_id, BATCH, done)
-                if turn.sequence <= through
-            ]
+            if ahead is None:
+                ahead = await services.transcript.turns(org_id, session_id, BATCH, done)
+            page, ahead = [turn for turn in ahead if turn.sequence <= through], None
             if not page:
                 break
             for turn in page:

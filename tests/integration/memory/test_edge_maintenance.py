@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import qdrant_edge as qe
-from memory_svc.adapters import qdrant_edge_store
+from memory_svc.adapters import edge_maintenance, qdrant_edge_store
 from memory_svc.adapters.edge_maintenance import ChildFailed, Step, optimize_in_child
 from memory_svc.adapters.edge_shard_swap import (
     COMPACTING,
@@ -303,5 +303,55 @@ async def test_nothing_written_since_the_last_run_is_nothing_to_do_but_a_compact
         run = await optimize_in_child(store, compact=True, niceness=0)
         assert run is not None and run.kept == 120
         assert files_holding(tmp_path, marker) == []
+    finally:
+        await store.close()
+
+
+async def test_payload_writes_alone_are_nothing_to_optimise_and_no_copy_is_made(tmp_path: Path) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    steps: list[str] = []
+
+    async def observe(step: Step) -> None:
+        steps.append(step.name)
+
+    try:
+        items = await write(store, org, 0, 120)
+        assert (await optimize_in_child(store, niceness=0)) is not None
+        await store.replace_payloads(org, [dataclasses.replace(items[3], importance=0.9)], ["importance"])  # by id
+        await store.replace_payloads(org, [dataclasses.replace(items[4], metadata={"seen": "twice"})])  # by filter
+        assert store.maintained_writes != store.writes
+
+        assert (await optimize_in_child(store, niceness=0, observe=observe)) is None
+        assert steps == []  # no snapshot, no child
+        assert store.maintained_writes == store.writes  # covered: the page shows nothing due
+
+        await write(store, org, 500, 3)  # new points: the optimisers may have work
+        assert (await optimize_in_child(store, niceness=0, observe=observe)) is not None
+        assert steps[0] == "snapshot"
+        assert await store.get(org, [items[3].id]) == [dataclasses.replace(items[3], importance=0.9)]
+    finally:
+        await store.close()
+
+
+async def test_a_failure_while_the_snapshot_copies_leaves_the_live_shard_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    org = new_org()
+    store = await open_store(tmp_path)
+    items = await write(store, org, 0, 120)
+
+    def half_copied(live: Path, target: Path) -> dict[str, object]:
+        shutil.copytree(live / "segments", target / "segments")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(edge_maintenance, "precopy", half_copied)
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            await optimize_in_child(store, niceness=0)
+        assert leftovers(store) == []
+        items.extend(await write(store, org, 900, 2))
+        store = await reopen(store)
+        assert await store.count(org) == len(items)
     finally:
         await store.close()

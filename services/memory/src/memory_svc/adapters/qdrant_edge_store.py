@@ -30,6 +30,7 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.adapters import qdrant_engine as neutral
 from memory_svc.adapters.edge_shard_swap import finish_optimization_swap, remove_optimization_leftovers, swap_optimized
+from memory_svc.adapters.edge_snapshot import Manifest, catch_up, sync, warm
 from memory_svc.adapters.memory_payload import DENSE_VECTOR, SPARSE_VECTOR, IndexMetadata, check_metadata
 from memory_svc.domain.lexical import SparseVector
 
@@ -192,6 +193,15 @@ def rewrite_live_points(shard_dir: Path, scratch: Path) -> int:
     return kept
 
 
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What ``EdgeShard.info()`` tells of a shard's layout: an optimisation changes it."""
+
+    segments: int
+    points: int
+    indexed_vectors: int
+
+
 class EdgeShardStore(neutral.QdrantEngine):
     """Base of the qdrant-edge adapters: one shard with a dense vector (and, when ``sparse``, the
     BM25 vector) and the declared payload indexes (``QdrantEngine``); a subclass may pass its own
@@ -230,6 +240,11 @@ class EdgeShardStore(neutral.QdrantEngine):
         self._journal: list[Write] | None = None
         self.writes = 0  # write operations applied since the shard was opened
         self.maintained_writes = -1  # ``writes`` when the last optimisation copied the shard
+        # Of ``writes``, those that add, replace or delete points (what gives the optimisers work:
+        # a payload written by id is updated in place), and the shard's shape when the last
+        # optimisation ended (``nothing_to_optimize``).
+        self.point_writes = 0
+        self._maintained: tuple[int, Shape] | None = None
         self._writes_open = asyncio.Event()
         self._writes_open.set()
         self._calls_open = asyncio.Event()
@@ -348,6 +363,7 @@ class EdgeShardStore(neutral.QdrantEngine):
         with self._applying:
             self._shard.update(built)
             self.writes += 1
+            self.point_writes += isinstance(write, Upsert | DeleteWhere)
             if self._journal is not None:
                 self._journal.append(write)
 
@@ -372,15 +388,37 @@ class EdgeShardStore(neutral.QdrantEngine):
             self._gate.notify_all()
         self._writes_open.set()
 
-    def snapshot_sync(self, target: Path) -> None:
-        """With writes held: flush, copy the shard's files to ``target`` and start the journal, so
-        that the copy plus the journal is the live shard at every moment."""
+    def snapshot_sync(self, target: Path, manifest: Manifest) -> int:
+        """With writes held: bring the copy ``edge_snapshot.precopy`` made at ``target`` up to the
+        shard's files (no flush: the copy is what a killed process would leave, which the engine
+        recovers on load) and start the journal, so that the copy plus the journal is the live shard
+        at every moment. Returns the bytes copied with writes held."""
         assert self._writes_held, "snapshot_sync() needs hold_writes()"
-        shutil.rmtree(target, ignore_errors=True)
-        self._call(self._shard.flush)
-        shutil.copytree(self.path / SHARD_DIR, target)
+        copied = catch_up(self.path / SHARD_DIR, target, manifest)
         with self._applying:
             self._journal = []
+        return copied
+
+    async def shape(self) -> Shape:
+        return await self._run(self.shape_sync)
+
+    def shape_sync(self) -> Shape:
+        info = self._shard.info()
+        return Shape(info.segments_count, info.points_count, info.indexed_vectors_count)
+
+    async def nothing_to_optimize(self) -> bool:
+        """Whether an optimisation would find nothing to do: no point added, replaced or deleted
+        since the last one, and the shard's segments and indexed vectors as it left them (a payload
+        written by id changes neither; if the engine ever moved a point for it, they would)."""
+        if self._maintained is None or self._maintained[0] != self.point_writes:
+            return False
+        return await self.shape() == self._maintained[1]
+
+    def mark_maintained(self, writes: int, point_writes: int, shape: Shape) -> None:
+        """An optimisation covered the shard up to ``writes`` (``point_writes`` of them), leaving it
+        in ``shape``."""
+        self.maintained_writes = writes
+        self._maintained = (point_writes, shape)
 
     def journal(self, start: int) -> list[Write]:
         """The writes journaled from position ``start`` on (a copy of the list, taken at once)."""
@@ -394,17 +432,23 @@ class EdgeShardStore(neutral.QdrantEngine):
         with self._applying:
             self._journal = None
 
-    async def swap_in(self, optimized: Path) -> None:
+    async def swap_in(self, optimized: Path) -> Shape:
         """With writes held and the copy at ``optimized`` closed and complete (every journaled write
-        replayed): every call waits while the live shard is closed, the directories swap (crash-safe,
-        ``edge_shard_swap.swap_optimized``) and the copy opens in its place. The replaced shard is
-        left for ``remove_replaced()``, once writes go on again."""
+        replayed): its files are read into the page cache and the live shard's dirty pages written
+        back (reads go on; both native calls below keep the interpreter: a cold open took three to
+        four times as long, and a close flushes the shard), then every call waits while the live
+        shard is closed, the directories swap (crash-safe,
+        ``edge_shard_swap.swap_optimized``) and the copy opens in its place. Returns the new shard's
+        shape. The replaced shard is left for ``remove_replaced()``, once writes go on again."""
         assert self._writes_held, "swap_in() needs hold_writes()"
+        await asyncio.to_thread(warm, optimized)
+        await asyncio.to_thread(sync, self.path / SHARD_DIR)
         self._calls_open.clear()
         try:
             await asyncio.to_thread(self._swap_in_sync, optimized)
         finally:
             self._calls_open.set()
+        return await self.shape()
 
     async def remove_replaced(self) -> None:
         """After ``swap_in()``: delete the replaced shard (every call and write goes on meanwhile)."""

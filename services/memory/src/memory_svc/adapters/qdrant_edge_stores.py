@@ -220,6 +220,7 @@ class EdgeVectorStores:
                     "shard": run.label,
                     "seconds": round(run.seconds, 1),
                     "writes_held_seconds": round(run.writes_held_seconds, 3),
+                    "snapshot_held_seconds": round(run.snapshot_held_seconds, 3),
                     "calls_held_seconds": round(run.calls_held_seconds, 3),
                     "journaled": run.journaled,
                     "kept": run.kept,

@@ -1,11 +1,12 @@
 """The embedded engine's maintenance on the memory service's metrics page (adapters/prometheus_metrics.py,
 wired by the bootstrap): on real qdrant-edge shards, an optimisation is pending after writes, running
 (at its step) while a child optimises, and neither once the run covered them; a purge's compaction
-is due once asked for and running while it runs."""
+is due once asked for and running while it runs, at its step (wired by the bootstrap)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from memory_svc.adapters.prometheus_metrics import (
     MAINTENANCE_PENDING,
@@ -17,6 +18,7 @@ from memory_svc.adapters.prometheus_metrics import (
     maintenance_metrics,
 )
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
+from memory_svc.bootstrap import ObservedCompaction
 from memory_svc.usecases.maintenance_ports import PurgedStore
 from memory_svc.usecases.purge import PurgeSchedule
 from prometheus_client import CollectorRegistry
@@ -98,5 +100,41 @@ async def test_a_purge_is_pending_once_asked_and_its_compaction_running_while_it
         assert watched.running_during == 1
         assert value(registry, MAINTENANCE_RUNNING, kind="compaction") == 0
         assert value(registry, MAINTENANCE_PENDING, kind="compaction") == 0
+    finally:
+        await stores.close()
+
+
+async def test_a_purges_compaction_is_at_its_step_on_the_page_while_it_runs_and_at_none_after(
+    tmp_path: Path,
+) -> None:
+    registry = CollectorRegistry()
+
+    class Watched(MaintenanceState):
+        """The page read at each step the compaction reports."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.shown: list[tuple[str, float]] = []
+
+        async def observe(self, step: Any) -> None:
+            await super().observe(step)
+            self.shown.append((step.name, value(registry, OPTIMISATION_STEP, step=step.name)))
+
+    stores = await EdgeVectorStores.open(tmp_path, embedding_model=MODEL, dimension=DIMENSION, niceness=0)
+    state = Watched()
+    registry.register(maintenance_metrics(state, stores, lambda: False))
+    try:
+        org = new_org()
+        await stores.items.store.upsert([make_item(org, "kept")], random_units(1, seed=4))
+        purges = PurgeSchedule([state.compacting(ObservedCompaction(stores, state))], delay=3600)
+        purges.request()
+
+        await purges.run_now()
+
+        names = [name for name, _ in state.shown]
+        assert names.count("snapshot") == 2 and names.count("swap") == 2  # both shards, one at a time
+        assert all(shown == 1 for _, shown in state.shown)
+        assert state.step is None
+        assert all(value(registry, OPTIMISATION_STEP, step=name) == 0 for name in set(names))
     finally:
         await stores.close()

@@ -289,6 +289,21 @@ def start_access_behind(
     return behind
 
 
+class ObservedCompaction:
+    """The embedded stores' compaction (a purge), its steps told to ``maintenance`` as an
+    optimisation's are (``lore_memory_optimisation_step``), cleared when it ends."""
+
+    def __init__(self, stores: EdgeVectorStores, maintenance: MaintenanceState) -> None:
+        self.stores = stores
+        self.maintenance = maintenance
+
+    async def compact(self) -> list[Any]:
+        try:
+            return await self.stores.compact(observe=self.maintenance.observe)
+        finally:
+            self.maintenance.step = None
+
+
 def start_purges(
     settings: Settings,
     stack: AsyncExitStack,
@@ -300,7 +315,10 @@ def start_purges(
     embedded stores a pending one is kept as a file beside them, so it survives a restart, and their
     compaction is reported to ``maintenance`` while it runs."""
     pending = FileFlag(stores.root / PURGE_PENDING_FILE) if isinstance(stores, EdgeVectorStores) else None
-    vector_files = [] if stores is None else [stores if maintenance is None else maintenance.compacting(stores)]
+    vector_files: list[Any] = [] if stores is None else [stores]
+    if stores is not None and maintenance is not None:
+        observed = ObservedCompaction(stores, maintenance) if isinstance(stores, EdgeVectorStores) else stores
+        vector_files = [maintenance.compacting(observed)]
     files = [*vector_files, RedisFiles(client)]
     purges = PurgeSchedule(files, pending, delay=settings.erasure_purge_delay_seconds)
     run_in_background(stack, purges.run_forever())

@@ -10,9 +10,10 @@ both shards (``EdgeVectorStores.compact()``, in the process with ``--in-process`
 ``LORE_QDRANT_OPTIMIZE_IN_CHILD=false``), while a search (top-10, one user's scope) runs every
 0.5 s and a ticker measures the event loop's lag every 10 ms; writes go on during the run (50
 items every 0.5 s). Searches and writes go through the guarded stores the use cases get, so they
-wait where the service's calls would. Prints the run's duration, the longest event-loop lag, the
-searches' p50/p99/max, the writes' max, and that every item written (and not erased) is found
-after. No services: a quicker, direct view than maintenance_pause.py.
+wait where the service's calls would. Prints the run's duration, the longest event-loop lag (and
+the maintenance step of each wake-up later than 250 ms), the searches' p50/p99/max, the writes'
+max, the longest call, and that every item written (and not erased) is found after. No services:
+a quicker, direct view than maintenance_pause.py.
 """
 
 from __future__ import annotations
@@ -20,18 +21,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import statistics
 import tempfile
 import time
 
 import numpy as np
 from measure import percentile
-from memory_svc.adapters.edge_maintenance import optimize_in_child
+from memory_svc.adapters.edge_maintenance import Step, optimize_in_child
 from memory_svc.adapters.qdrant_edge_stores import EdgeVectorStores
 from memory_svc.domain.model import Scope
 from qdrant_index import ORGS, USERS, make_items
 
 PERIOD = 0.5
+LATE = 0.25  # a wake-up later than this is a pause
 ERASED_USERS = USERS[:4]  # of 20: ~20 % of the items
 
 
@@ -45,7 +48,8 @@ class Runs(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if hasattr(record, "calls_held_seconds"):
             self.runs.append(
-                f"{record.shard}: writes held {record.writes_held_seconds:.2f} s, calls held (swap)"
+                f"{record.shard}: writes held {record.writes_held_seconds:.2f} s (snapshot"
+                f" {getattr(record, 'snapshot_held_seconds', math.nan):.2f} s), calls held (swap)"  # nan: older code
                 f" {record.calls_held_seconds:.2f} s, {record.journaled} writes journaled"
             )
 
@@ -78,12 +82,21 @@ async def main() -> None:
         writes: list[float] = []
         written = args.items
 
+        step = "before"
+        pauses: list[str] = []
+
+        async def observe(at: Step) -> None:
+            nonlocal step
+            step = at.name
+
         async def ticker() -> None:
             last = time.perf_counter()
             while not done.is_set():
                 await asyncio.sleep(0.01)
                 now = time.perf_counter()
                 lags.append(now - last - 0.01)
+                if lags[-1] > LATE:
+                    pauses.append(f"{lags[-1] * 1000:.0f} ms ({step})")
                 last = now
 
         async def searcher() -> None:
@@ -111,7 +124,7 @@ async def main() -> None:
             logger = logging.getLogger("memory_svc.adapters.qdrant_edge_stores")
             logger.setLevel(logging.INFO)
             logger.addHandler(runs)
-            purged = await stores.compact()
+            purged = await stores.compact(observe=observe)
             logger.removeHandler(runs)
             kept = ", ".join(f"{part.store} {part.outcome}, {part.kept} kept" for part in purged)
             detail = "".join(f"; {run}" for run in [kept, *runs.runs])
@@ -119,12 +132,14 @@ async def main() -> None:
             await store.store.optimize()
             detail = ""
         else:
-            run = await optimize_in_child(store.store)
+            run = await optimize_in_child(store.store, observe=observe)
             detail = (
                 ""
                 if run is None
                 else (
-                    f"; writes held {run.writes_held_seconds:.2f} s, calls held (swap) {run.calls_held_seconds:.2f} s,"
+                    f"; writes held {run.writes_held_seconds:.2f} s"
+                    f" (snapshot {getattr(run, 'snapshot_held_seconds', math.nan):.2f} s),"
+                    f" calls held (swap) {run.calls_held_seconds:.2f} s,"
                     f" {run.journaled} writes journaled"
                 )
             )
@@ -137,11 +152,16 @@ async def main() -> None:
     mode = "in the process" if args.in_process else "in a child over a copy"
     work = f"purge of {args.items} items ({erased} erased)" if args.purge else f"optimisation of {args.items} new items"
     print(f"{work} {mode}: {took:.1f} s{detail}")
-    print(f"longest event-loop lag: {max(lags) * 1000:.0f} ms")
+    late = sum(lag > LATE for lag in lags)
+    print(f"longest event-loop lag: {max(lags) * 1000:.0f} ms; wake-ups later than 250 ms: {late} of {len(lags)}")
+    if pauses:
+        print(f"  late wake-ups (the maintenance step they fell in): {', '.join(pauses)}")
     print(
         f"searches every 0.5 s: {len(ms)}, p50 {statistics.median(ms):.1f} ms, p99 {percentile(ms, 99):.1f} ms,"
         f" max {max(ms):.1f} ms; writes of 50: max {max(writes, default=0) * 1000:.0f} ms"
     )
+    longest = max([*searches, *writes])
+    print(f"longest call: {longest * 1000:.0f} ms")
     print(f"items found after: {found} of {written - erased}")
 
 

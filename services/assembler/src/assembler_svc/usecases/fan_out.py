@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from lore_runtime.errors import DeadlineExceeded, LoreError
 
 from assembler_svc.domain.model import Section, Source, UnavailableSource
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,15 +59,25 @@ async def _one(call: SourceCall, timeout: float) -> tuple[Any, str]:
         return None, f"{type(error).__name__}: {error}"
 
 
+# A taker waits at most this share of its deadline for a relayed value (recall's query vector): a
+# context waits for every source anyway, so waiting costs at most the taker's own time after the
+# giver, while giving up has the taker's service embed the message a second time, exactly when the
+# machine is busiest.
+WAIT_SHARE = 0.8
+
+
 class Relay:
     """Hands a by-product of one source (the message's vector, from recall) to another source of
-    the same fan-out (the belief search), so the message is embedded once, not once per service.
+    the same fan-out (the belief search, the episode search), so the message is embedded once, not
+    once per service.
 
-    The taker waits at most ``share`` of its own deadline: a slow or failed giver costs the taker
-    that wait and its own embedding, never its answer.
+    The giver's call goes through ``giving``, the taker's through ``taking``, which waits at most
+    ``share`` of the taker's deadline: a slow or failed giver costs the taker that wait and its own
+    embedding, never its answer.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, share: float = WAIT_SHARE) -> None:
+        self.share = share
         self._value: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
     def give(self, value: Any) -> None:
@@ -77,3 +89,19 @@ class Relay:
             return await asyncio.wait_for(asyncio.shield(self._value), wait)
         except TimeoutError:
             return None
+
+    async def giving(self, call: Awaitable[T], by_product: Callable[[T], Any]) -> T:
+        """What ``call`` answers, ``by_product`` of it handed on (None to the taker when it fails)."""
+        try:
+            found = await call
+            self.give(by_product(found))
+            return found
+        finally:
+            self.give(None)
+
+    async def taking(self, timeout: float, call: Callable[[Any, float], Awaitable[T]]) -> T:
+        """``call(value, left)``: the relayed value once it came (None once ``share`` of ``timeout``
+        passed without it), and the time left of ``timeout``."""
+        started = time.monotonic()
+        value = await self.take(timeout * self.share)
+        return await call(value, max(0.001, timeout - (time.monotonic() - started)))

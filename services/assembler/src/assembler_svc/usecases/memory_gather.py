@@ -11,7 +11,6 @@ still reports one SOURCE_UNAVAILABLE per source that has none.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -62,7 +61,7 @@ def part_time(timeout: float) -> float:
 async def gather_each(memory: MemorySources, reads: MemoryReads, *, timeout: float) -> MemoryGathered:
     """``reads`` one part at a time, all at once, through the port's per-source reads: each part
     answers or fails alone within ``part_time(timeout)``; the episode search of recall's query
-    waits for recall's vector (at most ``VECTOR_WAIT_SHARE`` of its time) instead of embedding it."""
+    takes recall's vector through a ``Relay`` (as the belief search does) instead of embedding it."""
     limit = part_time(timeout)
     relay = Relay()
     shares_vector = (
@@ -74,28 +73,23 @@ async def gather_each(memory: MemorySources, reads: MemoryReads, *, timeout: flo
     async def recall(left: float) -> Any:
         assert reads.recall is not None
         read = reads.recall
-        try:
-            found = await memory.recall(
+        return await relay.giving(
+            memory.recall(
                 read.query, read.scope, read.k, read.session_id, with_vectors=read.with_vectors, timeout=left
-            )
-            relay.give(found.query_vector)
-            return found
-        finally:
-            relay.give(None)
+            ),
+            lambda found: found.query_vector,
+        )
 
     async def episode_search(left: float) -> Any:
         assert reads.episode_search is not None
         read = reads.episode_search
-        started = time.monotonic()
-        vector = await relay.take(left * VECTOR_WAIT_SHARE) if shares_vector else None
-        return await memory.search_episodes(
-            read.query,
-            read.scope,
-            read.k,
-            read.min_salience,
-            query_vector=vector,
-            timeout=max(0.001, left - (time.monotonic() - started)),
-        )
+
+        def search(vector: Any, rest: float) -> Awaitable[Any]:
+            return memory.search_episodes(
+                read.query, read.scope, read.k, read.min_salience, query_vector=vector, timeout=rest
+            )
+
+        return await (relay.taking(left, search) if shares_vector else search(None, left))
 
     calls: dict[str, Callable[[float], Awaitable[Any]]] = {}
     if reads.working_memory is not None:

@@ -1,12 +1,11 @@
 """The searches by the message's meaning — memories (recall), beliefs and episodes — sharing one
 embedding: recall and the episode search are parts of the fan-out's memory gather (the memory
 service reuses recall's vector for the episodes); recall's vector is handed to the belief search
-through a ``Relay``, which waits for it at most ``VECTOR_WAIT_SHARE`` of its deadline, then lets its
+through a ``Relay``, which waits for it at most ``fan_out.WAIT_SHARE`` of its deadline, then lets its
 service embed."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -15,12 +14,6 @@ from assembler_svc.domain.memory_reads import EpisodeSearchRead, RecallRead
 from assembler_svc.usecases.fan_out import Relay
 from assembler_svc.usecases.memory_gather import MemoryGather
 from assembler_svc.usecases.ports import ObservationSources
-
-# The belief search waits at most this share of its deadline for recall's query vector. The vector
-# comes with the whole memory gather, and the context waits for every source anyway: waiting costs
-# at most the belief search's own time after the gather, while giving up embeds the message a
-# second time, in the observations service, exactly when the machine is busiest.
-VECTOR_WAIT_SHARE = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,20 +42,16 @@ def message_searches(
     episodes = memory.read("episode_search", EpisodeSearchRead(message, scope, episodes_k, episode_min_salience))
 
     async def recall(timeout: float) -> list[RecalledMemory]:
-        try:
-            found: Recalled = await recall_part(timeout)
-            relay.give(found.query_vector)
-            return found.memories
-        finally:
-            relay.give(None)
+        found: Recalled = await relay.giving(recall_part(timeout), lambda found: found.query_vector)
+        return found.memories
 
     async def search_beliefs(timeout: float) -> list[Belief]:
-        """The beliefs once recall's vector came, or half the deadline passed."""
-        started = time.monotonic()
-        vector = await relay.take(timeout * VECTOR_WAIT_SHARE)
-        left = max(0.001, timeout - (time.monotonic() - started))
-        return await observations.search_beliefs(
-            message, scope, min_confidence, beliefs_k, query_vector=vector, timeout=left
+        """The beliefs once recall's vector came, or the relay's share of the deadline passed."""
+        return await relay.taking(
+            timeout,
+            lambda vector, left: observations.search_beliefs(
+                message, scope, min_confidence, beliefs_k, query_vector=vector, timeout=left
+            ),
         )
 
     return MessageSearches(recall, search_beliefs, episodes)

@@ -72,61 +72,65 @@ class CachingEmbedder:
         if len(items) > 1:
             return await self._embed_small(items)
         key = (self.inner.model_name, items[0])
-        with self._lock:
-            vector = self._entries.get(key)
-            if vector is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return vector[None, :].copy()
+        if held := self._held([key]):
+            return held[key][None, :].copy()
         loop = asyncio.get_running_loop()
         running = self._running.get((loop, key))
         # A miss is a model run: a call joining the run already going for its text counts as a hit.
+        with self._lock:
+            if running is None:
+                self.misses += 1
+            else:
+                self.hits += 1
         if running is None:
-            self.misses += 1
             running = loop.create_task(self._compute(loop, key))
             self._running[(loop, key)] = running
-        else:
-            self.hits += 1
         # Shielded: a caller that gives up does not cancel the run the others wait for.
         return (await asyncio.shield(running))[None, :].copy()
 
     async def _embed_small(self, items: list[str]) -> np.ndarray:
         """Each text from the cache when held; the others in one call to the model, then kept."""
-        model = self.inner.model_name
-        found: dict[str, np.ndarray] = {}
+        keys = [(self.inner.model_name, text) for text in items]
+        found = self._held(keys)
+        missing = list(dict.fromkeys(key for key in keys if key not in found))
         with self._lock:
-            for text in items:
-                vector = self._entries.get((model, text))
-                if vector is not None:
-                    self._entries.move_to_end((model, text))
-                    found[text] = vector
-            self.hits += sum(1 for text in items if text in found)
-            missing = list(dict.fromkeys(text for text in items if text not in found))
             self.misses += len(missing)
         if missing:
-            for text, vector in zip(missing, await self.inner.embed(missing), strict=True):
-                stored = np.array(vector, dtype=np.float32)
-                stored.setflags(write=False)
-                self._store((model, text), stored)
-                found[text] = stored
-        return np.stack([found[text] for text in items]).astype(np.float32, copy=True)
+            for key, vector in zip(missing, await self.inner.embed([text for _, text in missing]), strict=True):
+                found[key] = self._keep(key, vector)
+        return np.stack([found[key] for key in keys]).astype(np.float32, copy=True)
 
     async def _compute(self, loop: asyncio.AbstractEventLoop, key: _Key) -> np.ndarray:
         try:
             (vector,) = await self.inner.embed([key[1]])
-            stored = np.array(vector, dtype=np.float32)
-            stored.setflags(write=False)
-            self._store(key, stored)
-            return stored
+            return self._keep(key, vector)
         finally:
             del self._running[(loop, key)]
 
-    def _store(self, key: _Key, vector: np.ndarray) -> None:
+    def _held(self, keys: Sequence[_Key]) -> dict[_Key, np.ndarray]:
+        """The cached vectors of ``keys`` (each made the most recently used), every key found
+        counted as a hit (a text asked twice in one call, twice)."""
+        found: dict[_Key, np.ndarray] = {}
         with self._lock:
-            self._entries[key] = vector
+            for key in keys:
+                vector = self._entries.get(key)
+                if vector is not None:
+                    self._entries.move_to_end(key)
+                    found[key] = vector
+            self.hits += sum(1 for key in keys if key in found)
+        return found
+
+    def _keep(self, key: _Key, vector: np.ndarray) -> np.ndarray:
+        """``vector`` cached read-only under ``key`` (the least recently used evicted past
+        ``max_entries``); returns the cached array."""
+        stored = np.array(vector, dtype=np.float32)
+        stored.setflags(write=False)
+        with self._lock:
+            self._entries[key] = stored
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
+        return stored
 
     def clear(self) -> None:
         with self._lock:

@@ -6,9 +6,12 @@ tie order and no offset; its plain scroll walks point ids upwards from a given i
 inclusive), index-backed. So a page is at most three reads, each bounded by the page size:
 
 1. the rest of the cursor's tie group: sort field == the cursor's value, point ids after its id;
-2. sort field < the cursor's value, ordered descending, as many as still fit;
-3. when (2) is full, its last value group may have been cut anywhere: that group is dropped from
-   (2) and read again in point-id order from its start, as many as still fit.
+2. sort field < the cursor's value, ordered descending, as many as still fit and one more;
+3. when the one more has the value of the last that fits, that value group may have been cut
+   anywhere: it is dropped from (2) and read again in point-id order from its start, as many as
+   still fit. When the one more has a lower value (or there is none), the group ended inside (2)
+   (equal values come together in that order), so (2) alone is the page: one read, where sort
+   values seldom tie (creation times), instead of two.
 
 While the sort values do not change, every item is returned exactly once, whatever the ties and
 the page size (the offsets this replaced skipped and repeated items among ties).
@@ -76,9 +79,9 @@ async def keyset_page(
             return found
         extra = [_below(order, after.value)]
     need = limit - len(found)
-    rest = await below(extra, need)
-    if rest and len(rest) >= need:
-        boundary = sort_value(rest[-1], order)
-        kept = [item for item in rest if sort_value(item, order) != boundary]
+    rest = await below(extra, need + 1)  # one more: whether the last value group that fits ends there
+    if len(rest) > need and sort_value(rest[need], order) == sort_value(rest[need - 1], order):
+        boundary = sort_value(rest[need - 1], order)
+        kept = [item for item in rest[:need] if sort_value(item, order) != boundary]
         return found + _in_order(kept, order) + await tied(_exactly(order, boundary), None, need - len(kept))
-    return found + _in_order(rest, order)
+    return found + _in_order(rest[:need], order)

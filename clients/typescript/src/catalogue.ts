@@ -12,7 +12,7 @@ export const CATALOGUE = [
           "description": "The statement to remember, self-contained.",
           "minLength": 1,
           "maxLength": 16000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         },
         "memory_type": {
           "type": "string",
@@ -40,7 +40,7 @@ export const CATALOGUE = [
             "description": "A name.",
             "minLength": 1,
             "maxLength": 200,
-            "pattern": "\\S"
+            "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
           },
           "maxItems": 20,
           "description": "People, places and things it names."
@@ -50,7 +50,7 @@ export const CATALOGUE = [
           "description": "When it became true, RFC 3339 (2024-03-01T00:00:00Z), if not now.",
           "minLength": 1,
           "maxLength": 64,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         }
       },
       "required": [
@@ -70,7 +70,7 @@ export const CATALOGUE = [
           "description": "What to look for, as a question or a phrase.",
           "minLength": 1,
           "maxLength": 4000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         },
         "k": {
           "type": "integer",
@@ -113,7 +113,7 @@ export const CATALOGUE = [
           "description": "The user's message you are about to answer.",
           "minLength": 1,
           "maxLength": 4000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         }
       },
       "required": [
@@ -133,7 +133,7 @@ export const CATALOGUE = [
           "description": "The user's opening message, if any: memories about what it names are included.",
           "minLength": 1,
           "maxLength": 16000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         },
         "budget_tokens": {
           "type": "integer",
@@ -167,7 +167,7 @@ export const CATALOGUE = [
           "description": "The memory's id.",
           "minLength": 1,
           "maxLength": 200,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         }
       },
       "required": [
@@ -184,10 +184,10 @@ export const CATALOGUE = [
       "properties": {
         "about": {
           "type": "string",
-          "description": "What to forget, e.g. \"my home address\".",
+          "description": "What to forget: at least one word that is not only a pronoun or a stop word",
           "minLength": 1,
           "maxLength": 500,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         }
       },
       "required": [
@@ -207,14 +207,14 @@ export const CATALOGUE = [
           "description": "The user's message, verbatim.",
           "minLength": 1,
           "maxLength": 16000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         },
         "assistant_reply": {
           "type": "string",
           "description": "Your reply to it, verbatim.",
           "minLength": 1,
           "maxLength": 16000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         }
       },
       "required": [
@@ -235,7 +235,7 @@ export const CATALOGUE = [
           "description": "What to look for.",
           "minLength": 1,
           "maxLength": 2000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         },
         "k": {
           "type": "integer",
@@ -296,7 +296,7 @@ export const CATALOGUE = [
           "description": "The belief in one sentence.",
           "minLength": 1,
           "maxLength": 1000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         },
         "subject_type": {
           "type": "string",
@@ -326,7 +326,7 @@ export const CATALOGUE = [
           "description": "The user's words that support it, quoted.",
           "minLength": 1,
           "maxLength": 2000,
-          "pattern": "\\S"
+          "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
         }
       },
       "required": [

@@ -845,9 +845,15 @@ export interface components {
         ErasureJob: {
             id?: string;
             status?: components["schemas"]["ErasureStatus"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             requestedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             completedAt?: string;
             counts?: {
                 [key: string]: number;
@@ -864,7 +870,11 @@ export interface components {
          * @description The proto message `lore.agent.v1.ForgetAboutRequest` in its JSON mapping
          */
         ForgetAboutRequest: {
-            scope?: components["schemas"]["Scope"];
+            scope: {
+                agentId?: unknown;
+                userId: unknown;
+            } & WithRequired<components["schemas"]["Scope"], "userId">;
+            /** @description What to forget: at least one word that is not only a pronoun or a stop word */
             about: string;
             requestId?: string;
         };
@@ -887,7 +897,13 @@ export interface components {
          * @description The proto message `lore.agent.v1.ForgetSubjectRequest` in its JSON mapping
          */
         ForgetSubjectRequest: {
-            subject?: components["schemas"]["Scope"];
+            subject: components["schemas"]["Scope"] | {
+                userId: unknown;
+            } | {
+                agentId: unknown;
+            } | {
+                teamId: unknown;
+            };
             requestId?: string;
         };
         /**
@@ -930,9 +946,15 @@ export interface components {
             message?: string;
             turn?: components["schemas"]["Turn"];
             context?: components["schemas"]["AssembledContext"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             assembledAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             expiresAt?: string;
         };
         /**
@@ -966,17 +988,29 @@ export interface components {
             /** Format: int32 */
             attempts?: number;
             lastError?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             lastErrorAt?: string;
             sessionId?: string;
             /** Format: int32 */
             throughSequence?: number;
             erasureId?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             updatedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             nextAttemptAt?: string;
         };
         /**
@@ -1074,11 +1108,20 @@ export interface components {
             scope?: components["schemas"]["Scope"];
             status?: components["schemas"]["SessionStatus"];
             endReason?: components["schemas"]["SessionEndReason"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             startedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             lastActiveAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             endedAt?: string;
             /** Format: int32 */
             turnCount?: number;
@@ -1133,6 +1176,7 @@ export interface components {
          * @description The proto message `lore.assembler.v1.AssembleContextRequest` in its JSON mapping
          */
         AssembleContextRequest: {
+            /** @description A session of the agent's (its id, a UUID), or the caller's own conversation id; with a credential pinned to a user, only a session of that user's */
             sessionId?: string;
             scope?: components["schemas"]["Scope"];
             message: string;
@@ -1156,7 +1200,10 @@ export interface components {
             expressedOpinions?: string[];
             sectionBudgets?: components["schemas"]["SectionBudget"][];
             minScore?: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description 0: the default, 30
+             */
             recallK?: number;
             minObservationConfidence?: number;
             recordAccess?: boolean;
@@ -1191,7 +1238,10 @@ export interface components {
             id?: string;
             text?: string;
             score?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             occurredAt?: string;
             metadata?: {
                 [key: string]: string;
@@ -1206,7 +1256,10 @@ export interface components {
             kind?: string;
             sourceId?: string;
             confidence?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             updatedAt?: string;
         };
         /**
@@ -1214,7 +1267,7 @@ export interface components {
          * @description The proto message `lore.assembler.v1.SectionBudget` in its JSON mapping
          */
         SectionBudget: {
-            section?: components["schemas"]["SectionKind"];
+            section: components["schemas"]["SectionKind"];
             /** Format: int32 */
             tokens?: number;
         };
@@ -1363,12 +1416,16 @@ export interface components {
          * @description The proto message `lore.common.v1.ToolInteraction` in its JSON mapping
          */
         ToolInteraction: {
-            toolName?: string;
+            toolName: string;
             intent?: string;
+            /** @description At most 16 KiB as JSON */
             result?: Record<string, never>;
             summary?: string;
             salientFields?: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             occurredAt?: string;
         };
         /**
@@ -1382,7 +1439,10 @@ export interface components {
             sequence?: number;
             role?: components["schemas"]["TurnRole"];
             content?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
             metadata?: {
                 [key: string]: string;
@@ -1425,17 +1485,29 @@ export interface components {
             nextSessionQuestions?: string[];
             /** Format: int32 */
             messageCount?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             startedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             endedAt?: string;
             importance?: number;
             currentSalience?: number;
             /** Format: int32 */
             accessCount?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             lastAccessedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
             metadata?: {
                 [key: string]: string;
@@ -1449,7 +1521,10 @@ export interface components {
             episodeId?: string;
             conversationId?: string;
             thread?: components["schemas"]["OpenThread"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             endedAt?: string;
             /** Format: int32 */
             index?: number;
@@ -1506,16 +1581,28 @@ export interface components {
             };
             provenance?: components["schemas"]["Provenance"];
             entities?: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             validAt?: string;
             currentSalience?: number;
             /** Format: int32 */
             accessCount?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             lastAccessedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             updatedAt?: string;
             halfLifeDays?: number;
         };
@@ -1531,7 +1618,10 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             validAt?: string;
             idempotencyKey?: string;
             entities?: string[];
@@ -1585,9 +1675,15 @@ export interface components {
             memoryTypes?: components["schemas"]["MemoryType"][];
             statuses?: components["schemas"]["MemoryStatus"][];
             minSalience?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             validAfter?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Later than `validAfter` when both are given
+             */
             validBefore?: string;
             recordAccess?: boolean;
             includeEmbeddings?: boolean;
@@ -1683,6 +1779,7 @@ export interface components {
             scope?: components["schemas"]["Scope"];
             dryRun?: boolean;
             memoryTypes?: components["schemas"]["MemoryType"][];
+            /** Format: float */
             threshold?: number;
         };
         /**
@@ -1710,7 +1807,10 @@ export interface components {
         RunDecayResponse: {
             /** Format: int32 */
             updated?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             computedAt?: string;
         };
         /**
@@ -1725,8 +1825,8 @@ export interface components {
          */
         UpdateMemoryRequest: {
             memory?: components["schemas"]["Memory"];
-            updateMask?: string;
-        };
+            updateMask: string;
+        } & (unknown & unknown & unknown & unknown & unknown);
         /**
          * UpdateMemoryResponse
          * @description The proto message `lore.memory.v1.UpdateMemoryResponse` in its JSON mapping
@@ -1750,7 +1850,7 @@ export interface components {
         AddHypothesisEvidenceRequest: {
             /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
             hypothesisId?: string;
-            evidence?: components["schemas"]["HypothesisEvidenceInput"];
+            evidence: components["schemas"]["HypothesisEvidenceInput"];
             requestId?: string;
         };
         /**
@@ -1799,7 +1899,7 @@ export interface components {
         ArchiveHypothesisRequest: {
             /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
             hypothesisId?: string;
-            note?: string;
+            note: string;
         };
         /**
          * ArchiveHypothesisResponse
@@ -1845,7 +1945,10 @@ export interface components {
         ContradictObservationRequest: {
             /** @description `id` may be left out: the path's `observation_id` fills it; a different value is refused (400). */
             id?: string;
-            evidence?: components["schemas"]["EvidenceInput"];
+            evidence: {
+                /** @enum {unknown} */
+                stance?: "EVIDENCE_STANCE_UNSPECIFIED" | "EVIDENCE_STANCE_CONTRADICT";
+            } & components["schemas"]["EvidenceInput"];
             requestId?: string;
             correction?: string;
         };
@@ -1869,10 +1972,16 @@ export interface components {
             sourceType?: components["schemas"]["SourceType"];
             sourceId?: string;
             excerpt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
+             */
             observedAt?: string;
             operatorConfirmed?: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
         };
         /**
@@ -1881,11 +1990,15 @@ export interface components {
          */
         EvidenceInput: {
             stance?: components["schemas"]["EvidenceStance"];
+            /** @description 1 when left out */
             weight?: number;
-            sourceType?: components["schemas"]["SourceType"];
-            sourceId?: string;
+            sourceType: components["schemas"]["SourceType"];
+            sourceId: string;
             excerpt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
+             */
             observedAt?: string;
         };
         /**
@@ -1903,7 +2016,10 @@ export interface components {
             statement?: string;
             source?: string;
             hypothesisId?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
+             */
             recordedAt?: string;
         };
         /**
@@ -1961,9 +2077,15 @@ export interface components {
             revisions?: components["schemas"]["HypothesisRevision"][];
             archiveNote?: string;
             findingId?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             updatedAt?: string;
             finding?: components["schemas"]["Finding"];
             /** Format: int32 */
@@ -1981,9 +2103,15 @@ export interface components {
             stance?: components["schemas"]["EvidenceStance"];
             weight?: number;
             source?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
+             */
             observedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
+             */
             recordedAt?: string;
             reviewed?: boolean;
             /** Format: int32 */
@@ -1994,11 +2122,17 @@ export interface components {
          * @description The proto message `lore.observations.v1.HypothesisEvidenceInput` in its JSON mapping
          */
         HypothesisEvidenceInput: {
-            statement?: string;
-            stance?: components["schemas"]["EvidenceStance"];
+            statement: string;
+            /** @enum {unknown} */
+            stance: "EVIDENCE_STANCE_SUPPORT" | "EVIDENCE_STANCE_CONTRADICT";
+            /** @description 1 when left out */
             weight?: number;
+            /** @description Required when the statement states a precise figure (a number with its unit, a percentage, an amount of money): such a line without its source is refused (400). */
             source?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and now (plus 5 minutes of clock skew)
+             */
             observedAt?: string;
         };
         /**
@@ -2011,7 +2145,10 @@ export interface components {
             previousConfidence?: number;
             confidence?: number;
             reason?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             revisedAt?: string;
         };
         /**
@@ -2038,15 +2175,27 @@ export interface components {
             confidence?: number;
             confidenceComponents?: components["schemas"]["ConfidenceComponents"];
             freshness?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             lastSupportedAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             revalidationDueAt?: string;
             status?: components["schemas"]["ObservationStatus"];
             supersedesObservationId?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             updatedAt?: string;
             evidence?: components["schemas"]["Evidence"][];
             scope?: components["schemas"]["Scope"];
@@ -2064,7 +2213,9 @@ export interface components {
             summary: string;
             detail?: string;
             tags?: string[];
-            evidence?: components["schemas"]["EvidenceInput"][];
+            evidence?: ({
+                stance: unknown;
+            } & WithRequired<components["schemas"]["EvidenceInput"], "stance">)[];
         };
         /**
          * ObservationKind
@@ -2092,7 +2243,10 @@ export interface components {
             agentId?: string;
             candidate: components["schemas"]["ObservationCandidate"];
             requestId?: string;
-            scope?: components["schemas"]["Scope"];
+            scope?: {
+                /** @description The agent whose belief this is, when `agentId` is empty; else left out or `agentId` */
+                agentId?: unknown;
+            } & components["schemas"]["Scope"];
         };
         /**
          * ObserveResponse
@@ -2135,7 +2289,7 @@ export interface components {
         ResolveUnknownRequest: {
             /** @description `unknownId` may be left out: the path's `unknown_id` fills it; a different value is refused (400). */
             unknownId?: string;
-            resolution?: string;
+            resolution: string;
         };
         /**
          * ResolveUnknownResponse
@@ -2151,8 +2305,8 @@ export interface components {
         ReviseHypothesisRequest: {
             /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
             hypothesisId?: string;
-            confidence?: number;
-            reason?: string;
+            confidence: number;
+            reason: string;
             statement?: string;
         };
         /**
@@ -2240,9 +2394,15 @@ export interface components {
             whyItMatters?: string;
             status?: components["schemas"]["UnknownStatus"];
             resolution?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             createdAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description must be between 1900-01-01T00:00:00Z and 2999-12-31T23:59:59Z
+             */
             resolvedAt?: string;
         };
         /**
@@ -2463,6 +2623,7 @@ export interface operations {
                  * @example 20
                  */
                 pageSize?: number;
+                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 /** @example MEMORY_ORDER_NEWEST */
                 orderBy?: components["schemas"]["MemoryOrder"];
@@ -2545,6 +2706,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -2640,6 +2802,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -2736,6 +2899,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -2904,6 +3068,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -2994,6 +3159,7 @@ export interface operations {
                  * @example 10
                  */
                 pageSize?: number;
+                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 endedAfter?: string;
                 /** @example 0.2 */
@@ -3102,6 +3268,7 @@ export interface operations {
                  * @example 10
                  */
                 pageSize?: number;
+                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 scopeMatch?: components["schemas"]["ScopeMatch"];
             };
@@ -3162,7 +3329,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `episodeId` may be left out: the path's `episode_id` fills it; a different value is refused (400). `threadIndex` may be left out: the path's `thread_index` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `episodeId` may be left out: the path's `episode_id` fills it; a different value is refused (400). `threadIndex` may be left out: the path's `thread_index` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -3217,7 +3384,10 @@ export interface operations {
                 agentId?: string;
                 kind?: components["schemas"]["ObservationKind"];
                 subjectType?: components["schemas"]["SubjectType"];
-                /** @example caroline */
+                /**
+                 * @description Left out (or empty) when `subjectType` is SUBJECT_TYPE_GLOBAL
+                 * @example caroline
+                 */
                 subjectId?: string;
                 canonicalKey?: string;
                 status?: components["schemas"]["ObservationStatus"];
@@ -3229,6 +3399,7 @@ export interface operations {
                  * @example 20
                  */
                 pageSize?: number;
+                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
                 userId?: string;
                 teamId?: string;
@@ -3319,6 +3490,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -3417,6 +3589,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -3719,7 +3892,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `id` may be left out: the path's `observation_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `id` may be left out: the path's `observation_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -3811,7 +3984,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `id` may be left out: the path's `observation_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `id` may be left out: the path's `observation_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -3987,6 +4160,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -4065,7 +4239,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -4142,7 +4316,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -4224,7 +4398,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -4304,7 +4478,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `hypothesisId` may be left out: the path's `hypothesis_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -4373,6 +4547,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -4427,7 +4602,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `unknownId` may be left out: the path's `unknown_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `unknownId` may be left out: the path's `unknown_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -4479,6 +4654,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -4522,6 +4698,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -4548,6 +4725,12 @@ export interface operations {
                  *               "day",
                  *               "from"
                  *             ]
+                 *           }
+                 *         ],
+                 *         "sectionBudgets": [
+                 *           {
+                 *             "section": "SECTION_KIND_MEMORIES",
+                 *             "tokens": 600
                  *           }
                  *         ]
                  *       }
@@ -4809,6 +4992,7 @@ export interface operations {
                 status?: components["schemas"]["SessionStatus"];
                 /** @description 0 means the default; at most 500 */
                 pageSize?: number;
+                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
             };
             header?: never;
@@ -4868,6 +5052,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -5038,7 +5223,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `id` may be left out: the path's `session_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `id` may be left out: the path's `session_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /** @example {} */
@@ -5097,6 +5282,7 @@ export interface operations {
                  * @example 50
                  */
                 pageSize?: number;
+                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
             };
             header?: never;
@@ -5157,7 +5343,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `sessionId` may be left out: the path's `session_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `sessionId` may be left out: the path's `session_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -5165,10 +5351,44 @@ export interface operations {
                  *       "turn": {
                  *         "role": "TURN_ROLE_USER",
                  *         "content": "I'm vegetarian, by the way.",
-                 *         "idempotencyKey": "msg-17"
+                 *         "idempotencyKey": "msg-17",
+                 *         "toolInteractions": [
+                 *           {
+                 *             "toolName": "pantry",
+                 *             "intent": "list what is in stock",
+                 *             "summary": "Lentils and rice",
+                 *             "result": {
+                 *               "items": [
+                 *                 "lentils",
+                 *                 "rice"
+                 *               ]
+                 *             },
+                 *             "salientFields": [
+                 *               "items"
+                 *             ]
+                 *           }
+                 *         ]
                  *       },
                  *       "contextOptions": {
-                 *         "persona": "You are Aria, a friendly cooking assistant."
+                 *         "persona": "You are Aria, a friendly cooking assistant.",
+                 *         "toolResults": [
+                 *           {
+                 *             "toolName": "pantry",
+                 *             "summary": "Lentils and rice",
+                 *             "result": {
+                 *               "items": [
+                 *                 "lentils",
+                 *                 "rice"
+                 *               ]
+                 *             }
+                 *           }
+                 *         ],
+                 *         "sectionBudgets": [
+                 *           {
+                 *             "section": "SECTION_KIND_MEMORIES",
+                 *             "tokens": 600
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -5286,7 +5506,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `sessionId` may be left out: the path's `session_id` fills it; a different value is refused (400). */
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. `sessionId` may be left out: the path's `session_id` fills it; a different value is refused (400). */
         requestBody: {
             content: {
                 /**
@@ -5300,7 +5520,21 @@ export interface operations {
                  *           "metadata": {
                  *             "channel": "chat"
                  *           },
-                 *           "idempotencyKey": "chat-41/turn-3"
+                 *           "idempotencyKey": "chat-41/turn-3",
+                 *           "toolInteractions": [
+                 *             {
+                 *               "toolName": "calendar",
+                 *               "intent": "find the next rehearsal",
+                 *               "summary": "Thursday at 7 pm",
+                 *               "result": {
+                 *                 "day": "Thursday",
+                 *                 "time": "19:00"
+                 *               },
+                 *               "salientFields": [
+                 *                 "day"
+                 *               ]
+                 *             }
+                 *           ]
                  *         }
                  *       ]
                  *     }
@@ -5457,6 +5691,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -5508,6 +5743,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /** @example {} */
@@ -5548,6 +5784,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -5598,6 +5835,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -5643,6 +5881,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -5746,6 +5985,7 @@ export interface operations {
                  * @example 50
                  */
                 pageSize?: number;
+                /** @description Empty for the first page; else the `nextPageToken` the same listing (same filters) answered. Any other token is refused (400). */
                 pageToken?: string;
             };
             header?: never;
@@ -5802,6 +6042,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; an item of a list or a map's value (a `Struct`'s aside) may not be `null`. */
         requestBody: {
             content: {
                 /**
@@ -5882,3 +6123,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

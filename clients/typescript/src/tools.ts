@@ -99,7 +99,7 @@ interface ParametersSchema {
   required: readonly string[];
 }
 
-const NOT_BLANK = "\\S";
+const NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"; // a non-space character, and no NUL (the gateway's, as lore_client's)
 
 /** A copy of each tool's JSON Schema (callers may edit what they get; the catalogue stays as it is). */
 function copy<T>(value: T): T {
@@ -456,7 +456,8 @@ const EXECUTORS: Record<ToolName, Executor> = {
   },
 
   async forget_about(lore, binding, args) {
-    const done = await unwrap(lore.POST("/v1/memories:forget", { body: { scope: binding.scope, about: str(args["about"]) } }));
+    const scope = { ...binding.scope, userId: binding.userId };
+    const done = await unwrap(lore.POST("/v1/memories:forget", { body: { scope, about: str(args["about"]) } }));
     return {
       status: done.status ?? "",
       forgotten: (done.forgotten ?? []).map((item) => ({ id: item.id ?? "", type: item.type ?? "", text: item.text ?? "" })),

@@ -277,8 +277,8 @@ async def test_nul_is_refused_naming_the_field_in_every_kind_of_text(strict):
 
 def _enum_fields(schema: dict, components: dict, path: str = "", depth: int = 0) -> list[str]:
     """The JSON path (``memories[0].memoryType``) of every enum-valued field a request schema holds."""
-    while "$ref" in schema:
-        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    while "$ref" in schema or "allOf" in schema:  # a named schema, or a rule's wrapper of one
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]] if "$ref" in schema else schema["allOf"][0]
     if "enum" in schema:
         return [path]
     if depth > 6:

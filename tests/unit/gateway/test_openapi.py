@@ -10,6 +10,7 @@ from gateway_svc.api.openapi import (
     MAX_SCOPE_ID_CHARS,
     OBSERVABLE,
     PATH_PATTERNS,
+    SCOPE_ID,
     TEXT_PATTERN,
     id_pattern,
     schema_names,
@@ -76,8 +77,10 @@ def test_request_bodies_document_that_unknown_fields_are_refused():
     assert body["additionalProperties"] is False
     memory = _resolved(document, body["properties"]["memories"]["items"])
     assert memory["additionalProperties"] is False
-    assert memory["properties"]["metadata"]["additionalProperties"] == {"type": "string", "pattern": TEXT_PATTERN}
-    assert memory["properties"]["metadata"]["propertyNames"] == {"pattern": TEXT_PATTERN}
+    metadata = memory["properties"]["metadata"]
+    assert metadata["additionalProperties"] == {"type": "string", "pattern": TEXT_PATTERN, "maxLength": 1_024}
+    assert metadata["propertyNames"] == {"pattern": TEXT_PATTERN, "minLength": 1, "maxLength": 64}
+    assert metadata["maxProperties"] == 32
 
 
 def _json_schemas(operation: dict):
@@ -311,6 +314,14 @@ def _strings(document: dict):
                 yield f"{label} {parameter['name']}", parameter["name"].rpartition(".")[2], single
 
 
+# A belief's filters by user and team, held to a scope's id rule by the observation service.
+SCOPE_FILTERS = {
+    f"{where}{name}"
+    for where in ("SearchObservationsRequest.", "QueryObservationsRequest.", "GET /v1/observations ")
+    for name in ("userId", "teamId")
+}
+
+
 def test_every_string_states_the_text_rules_and_every_id_the_id_rule():
     document = _document()
     checked = 0
@@ -320,13 +331,17 @@ def test_every_string_states_the_text_rules_and_every_id_the_id_rule():
         is_path_id = where.split(" ")[-1] in {"memory_id", "turn_id", "observation_id", "hypothesis_id"}
         if is_id_name(name) or is_path_id:
             limit = MAX_SCOPE_ID_CHARS if where.split(".")[0].endswith("Scope") and name != "id" else MAX_ID_CHARS
-            if " scope." in where:  # a query parameter of a scope's id
+            if " scope." in where or where in SCOPE_FILTERS:  # a query parameter of a scope's id, a belief's filter
                 limit = MAX_SCOPE_ID_CHARS
+            if schema.get("pattern", "").endswith(id_pattern()) and schema["pattern"].startswith("(?="):
+                schema = schema | {"pattern": id_pattern()}  # the id rule, and more than spaces
             if schema.get("pattern") == OBSERVABLE["pattern"]:  # ASCII only: narrower than the id rule
                 assert schema.get("maxLength", limit + 1) <= limit, where
                 checked += 1
                 continue
-            assert schema.get("pattern") == id_pattern() and schema.get("maxLength") == limit, where
+            scope_id = limit == MAX_SCOPE_ID_CHARS and name != "id"  # nor surrounding spaces
+            assert schema.get("pattern") == (SCOPE_ID["pattern"] if scope_id else id_pattern()), where
+            assert schema.get("maxLength") == limit, where
         elif "pattern" not in schema or schema["pattern"] == TEXT_PATTERN:
             assert schema.get("pattern") == TEXT_PATTERN, where
         checked += 1

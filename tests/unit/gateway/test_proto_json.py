@@ -82,13 +82,45 @@ def test_an_enum_or_an_unknown_field_names_what_is_accepted():
     assert "Failed to parse" not in str(enum.value) + str(unknown.value)
 
 
-def test_what_protobuf_accepts_is_still_accepted():
-    """The explanations change no acceptance: numbers as strings, enum numbers, proto names, nulls."""
+def test_a_field_given_null_is_left_out_and_proto_names_are_read():
+    """proto3's JSON mapping: ``null`` is the field's default (every request body's description says
+    so); a field may be named as in the proto (``min_salience``) beside its JSON name."""
     parsed = proto_json.parse(
-        {"query": "x", "k": "7", "min_salience": None, "memoryTypes": [1, "MEMORY_TYPE_FACT"]},
+        {"query": "x", "k": None, "scope": None, "memoryTypes": None, "min_salience": 0.5, "validAfter": None},
         memory_service_pb2.RecallRequest,
     )
-    assert parsed.k == 7 and list(parsed.memory_types) == [1, 1]
+
+    assert parsed.query == "x" and parsed.k == 0 and list(parsed.memory_types) == []
+    assert not parsed.HasField("scope") and not parsed.HasField("valid_after")
+    assert parsed.min_salience == 0.5
+
+
+@pytest.mark.parametrize(
+    ("document", "field", "rule"),
+    [
+        ({"query": "x", "k": "7"}, "k", "must be an integer"),
+        ({"query": "x", "k": True}, "k", "must be an integer"),
+        ({"query": "x", "minSalience": "0.5"}, "minSalience", "must be a number"),
+        ({"query": "x", "memoryTypes": [1]}, "memoryTypes[0]", "must be one of MEMORY_TYPE_UNSPECIFIED"),
+        ({"query": "x", "memoryTypes": [None]}, "memoryTypes[0]", "must not be null"),
+    ],
+)
+def test_what_protobuf_takes_beyond_the_document_is_refused_naming_the_field(document, field, rule):
+    """A number written as a string, a boolean for a number, an enum by its number, a null item."""
+    with pytest.raises(errors.InvalidArgument) as raised:
+        proto_json.parse(json.dumps(document).encode(), memory_service_pb2.RecallRequest)
+
+    assert raised.value.field == field and raised.value.description.startswith(rule), raised.value
+
+
+def test_a_boolean_in_a_list_of_floats_is_refused():
+    """Python's ``bool`` is an ``int``: protobuf's parser would read ``true`` as 1.0."""
+    body = {"query": "x", "queryEmbedding": [0.5, True]}
+
+    with pytest.raises(errors.InvalidArgument) as raised:
+        proto_json.parse(json.dumps(body).encode(), observation_service_pb2.SearchObservationsRequest)
+
+    assert (raised.value.field, raised.value.description) == ("queryEmbedding[1]", "must be a number")
 
 
 @pytest.mark.parametrize(

@@ -121,7 +121,7 @@ SUBJECT_TYPES = ["entity", "project", "tool", "agent", "global"]
 # because the client does not depend on the service and the document cannot say them (a global
 # subject has no id); a test compares them.
 SUBJECT_ID = "^[A-Za-z0-9][A-Za-z0-9._@/-]{0,127}$"
-NOT_BLANK = "\\S"
+NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"  # a non-space character, and no NUL (the gateway's)
 # The agent's limit on a turn's content (agent_svc.domain.transcript): the turn is a message the
 # answers carry too, so the document states no rule on it; a test compares it.
 MAX_TURN_CHARS = 16_000

@@ -12,14 +12,18 @@ from typing import Any
 from google.protobuf import descriptor_pool, json_format
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
+from lore_runtime.page_tokens import MAX_TOKEN_CHARS
 from lore_runtime.text_rules import MAX_ID_CHARS, OBSERVABLE_ID, is_id_name
+from lore_runtime.timestamps import CALENDAR_RANGE, EARLIEST, LATEST, OBSERVED_RANGE
 
 from gateway_svc.api.openapi_examples import PATH_PARAMETERS, RESPONSES
 from gateway_svc.api.proto_json import to_json
 
+# The largest finite float32: a larger number does not parse into a ``float`` field.
+_FLOAT_MAX = 3.4028234663852886e38
 _SCALARS = {
     FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
-    FieldDescriptor.TYPE_FLOAT: {"type": "number"},
+    FieldDescriptor.TYPE_FLOAT: {"type": "number", "format": "float", "minimum": -_FLOAT_MAX, "maximum": _FLOAT_MAX},
     FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
     FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
     FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int32"},
@@ -29,12 +33,44 @@ _SCALARS = {
     FieldDescriptor.TYPE_STRING: {"type": "string"},
     FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
 }
+
+
+def _calendar_pattern() -> str:
+    """RFC 3339 as protobuf reads it (``T`` and ``Z`` upper case, at most nine fraction digits),
+    its year within the calendar range of ``lore_runtime.timestamps`` (whole centuries: 1900 to
+    2999); on the range's first and last day an offset that would carry the moment outside it is
+    left out."""
+    if (EARLIEST.month, EARLIEST.day, EARLIEST.year % 100) != (1, 1, 0) or (LATEST.month, LATEST.day) != (12, 31):
+        raise ValueError("the calendar range no longer spans whole centuries: restate its pattern")
+    if LATEST.year % 100 != 99:
+        raise ValueError("the calendar range no longer spans whole centuries: restate its pattern")
+    centuries = "|".join(str(century) for century in range(EARLIEST.year // 100, LATEST.year // 100 + 1))
+    first, last = EARLIEST.strftime("%Y-%m-%d"), LATEST.strftime("%Y-%m-%d")
+    return (
+        f"^(?!{first}T[^Z]*\\+)(?!{last}T.*[0-9]-)(?:{centuries})[0-9]{{2}}-[0-9]{{2}}-[0-9]{{2}}"
+        "T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$"
+    )
+
+
+CALENDAR_PATTERN = _calendar_pattern()
+# A moment something was seen (``lore_runtime.timestamps``' observed range) also lies no later than
+# the caller's now plus the clock skew, which JSON Schema cannot compare with: its description says so.
+OBSERVED_FIELDS = frozenset(("observed_at", "recorded_at"))
+_TIMESTAMP = {"type": "string", "format": "date-time", "pattern": CALENDAR_PATTERN, "description": CALENDAR_RANGE}
+# A Struct (a tool's result) is any JSON object: its keys state the every-string rule; that no string
+# or key deeper in it holds a NUL (``text_rules``) is said in words, since a schema spelling it out
+# refers to itself, which generators (openapi-python-client, TypeScript's types) cannot follow.
+_STRUCT = {
+    "type": "object",
+    "propertyNames": {"pattern": "^[^\\u0000]*$"},
+    "description": "A JSON object; no string or key in it, however deep, holds a NUL",
+}
 _WELL_KNOWN = {
-    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    "google.protobuf.Timestamp": _TIMESTAMP,
     "google.protobuf.Duration": {"type": "string"},
     "google.protobuf.FieldMask": {"type": "string"},
-    "google.protobuf.Struct": {"type": "object"},
-    "google.protobuf.Value": {},
+    "google.protobuf.Struct": _STRUCT,
+    "google.protobuf.Value": {"description": "Any JSON value; no string or key in it holds a NUL"},
 }
 
 
@@ -77,24 +113,47 @@ def _message_schema(descriptor: Descriptor) -> dict[str, Any]:
 
 def _field_schema(field: FieldDescriptor) -> dict[str, Any]:
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
-        value = field.message_type.fields_by_name["value"]
-        keys = {"propertyNames": {"pattern": TEXT_PATTERN}}  # a map's keys are strings too
-        return {"type": "object", "additionalProperties": _single(value), **keys}
+        value = _single(field.message_type.fields_by_name["value"])
+        keys = {"pattern": TEXT_PATTERN}  # a map's keys are strings too
+        limits = MAP_LIMITS.get(field.containing_type.file.package, {}).get(field.name)
+        if limits is not None:
+            entries, key_chars, value_chars = limits
+            keys |= {"minLength": 1, "maxLength": key_chars}
+            value = value | {"maxLength": value_chars}
+            return {"type": "object", "maxProperties": entries, "additionalProperties": value, "propertyNames": keys}
+        return {"type": "object", "additionalProperties": value, "propertyNames": keys}
     single = _single(field)
     if field.is_repeated:
+        unspecified = _unspecified(field)
+        if unspecified is not None:  # a list names real values: its enum's zero value is refused
+            single = {"allOf": [single], "not": {"const": unspecified}}
         return {"type": "array", "items": single}
     return single
+
+
+def _unspecified(field: FieldDescriptor) -> str | None:
+    """The name of the zero value of ``field``'s enum when it is an ``…_UNSPECIFIED`` one."""
+    if field.enum_type is None:
+        return None
+    zero = field.enum_type.values_by_number.get(0)
+    return zero.name if zero is not None and zero.name.endswith("_UNSPECIFIED") else None
 
 
 def _single(field: FieldDescriptor) -> dict[str, Any]:
     if field.enum_type is not None:
         return {"$ref": COMPONENTS + field.enum_type.full_name}
+    if field.message_type is not None and field.message_type.full_name == "google.protobuf.Timestamp":
+        if field.name in OBSERVED_FIELDS:
+            return dict(_TIMESTAMP, description=OBSERVED_RANGE)
+        return dict(_TIMESTAMP)
     if field.message_type is not None:
         return schema_of(field.message_type)
     if field.type == FieldDescriptor.TYPE_STRING:
         schema = string_schema(id_rule=is_id_name(field.name))
-        if field.containing_type.name == "Scope" and field.name in _SCOPE_IDS:
-            schema["maxLength"] = MAX_SCOPE_ID_CHARS
+        if field.name in _SCOPED.get(field.containing_type.full_name, ()):
+            schema |= SCOPE_ID
+        if field.name == "speaker":
+            schema |= SPEAKER
         return schema
     return dict(_SCALARS.get(field.type, {}))
 
@@ -109,10 +168,28 @@ def _single(field: FieldDescriptor) -> dict[str, Any]:
 # every-string rule refuses an unpaired one in any string.
 _ID_REFUSED_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))  # text_rules._REFUSED_IN_IDS but Cs
 TEXT_PATTERN = "^[^\\u0000]*$"
+
+
+# A map's limits by the package of its message and its field: (entries, key characters, value
+# characters). The memory service's (memory_svc.domain.limits) and the agent's (a session's and a
+# turn's metadata, agent_svc.domain.transcript).
+MAP_LIMITS: dict[str, dict[str, tuple[int, int, int]]] = {
+    "lore.memory.v1": {"metadata": (32, 64, 1_024)},
+    "lore.agent.v1": {"metadata": (32, 64, 512)},
+    "lore.common.v1": {"metadata": (32, 64, 512)},
+}
 # A scope's ids are held to a tighter length by every service that keys on them (memory_svc's
 # limits.MAX_SCOPE_ID_CHARS, observations_svc's keys.MAX_SCOPE_ID_CHARS, the agent's).
 MAX_SCOPE_ID_CHARS = 128
+MAX_SPEAKER_CHARS = 100
 _SCOPE_IDS = frozenset(("user_id", "agent_id", "team_id"))
+# The fields that hold a scope's ids: a Scope's, and a belief's filters by user and team (held to the
+# scope id rule by the observation service, keys.validate_scope_id; their agent id has its own rule).
+_SCOPED = {
+    "lore.common.v1.Scope": _SCOPE_IDS,
+    "lore.observations.v1.QueryObservationsRequest": frozenset(("user_id", "team_id")),
+    "lore.observations.v1.SearchObservationsRequest": frozenset(("user_id", "team_id")),
+}
 
 
 def _class_member(code: int) -> str:
@@ -134,6 +211,13 @@ def id_pattern() -> str:
         _class_member(low) if low == high else f"{_class_member(low)}-{_class_member(high)}" for low, high in ranges
     )
     return f"^[^{members}]*$"
+
+
+# A scope's id: the id rule, at most MAX_SCOPE_ID_CHARS, no surrounding spaces (the services that
+# key on a scope refuse them). A message's speaker: one line of at most MAX_SPEAKER_CHARS (the memory
+# service's and the agent's rule).
+SCOPE_ID = {"maxLength": MAX_SCOPE_ID_CHARS, "pattern": "(?!\\s)(?![^\\u0000]*\\s$)" + id_pattern()}
+SPEAKER = {"maxLength": MAX_SPEAKER_CHARS, "pattern": id_pattern()}
 
 
 def string_schema(*, id_rule: bool) -> dict[str, Any]:
@@ -250,10 +334,20 @@ def json_body(
     body = {
         "requestBody": {
             "required": True,
+            "description": NULL_FIELDS,
             "content": {"application/json": {"schema": schema_of(message_class.DESCRIPTOR), "example": example}},
         }
     }
     return body | (json_response(response) if response is not None else {})
+
+
+# What every request body takes beyond its schema (proto_json.lenient_problem): a field given ``null``
+# is read as left out, as proto3's JSON mapping says. Stated in words: ``null`` in the schema would
+# make every generated model's field nullable, answers' included, which never hold one.
+NULL_FIELDS = (
+    "A field given `null` is read as left out (its default), as proto3's JSON mapping reads it; "
+    "an item of a list or a map's value (a `Struct`'s aside) may not be `null`."
+)
 
 
 def json_response(message_class: type[Message]) -> dict[str, Any]:
@@ -362,9 +456,9 @@ PAGE_SIZES: dict[str, tuple[int | None, int]] = {
     "/v1/open-threads": (None, 100),
 }
 # Path parameters that are UUIDs (anything else is a 400 naming the parameter).
-UUID_PATH_PARAMETERS = frozenset({"session_id"})
+UUID_PATH_PARAMETERS = frozenset({"session_id", "hypothesis_id", "unknown_id"})
 # Path parameters held to a pattern (anything else is a 400 naming the parameter).
-PATH_PATTERNS = {"thread_index": "^[0-9]+$"}
+PATH_PATTERNS = {"thread_index": "^0*(?:[0-9]{1,3}|1000)$"}  # 0 to 1,000 (routes/memories.MAX_THREAD_INDEX)
 # What the services refuse in a request body beyond its message's shape, stated in the document so a
 # client can keep to it: operation id -> {field: JSON Schema keywords}. A field is written with its
 # JSON names, dotted, ``[]`` for an array's items (``memories[].memoryType``); ``"required": True``
@@ -372,31 +466,90 @@ PATH_PATTERNS = {"thread_index": "^[0-9]+$"}
 # which must then belong to that operation's request alone (``with_enforced_rules`` refuses to state
 # it for another operation's body or an answer too). tests/integration/gateway/test_openapi_rules.py
 # breaks each rule on a real stack and asks for a 400 naming the field.
-NOT_BLANK = "\\S"  # holds a character that is not a space: the services trim before they check
+# Holds a character that is not a space (the services trim before they check), and no NUL (the
+# every-string rule, which this pattern stands in for).
+NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+# A page token is opaque, and only one the listing itself answered (``nextPageToken``) is taken:
+# JSON Schema cannot say which were issued, so the document states its alphabet and length, and
+# its description the rest (lore_runtime.page_tokens).
+PAGE_TOKEN = {
+    "maxLength": MAX_TOKEN_CHARS,
+    "pattern": "^$|^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$",
+    "description": "Empty for the first page; else the `nextPageToken` the same listing (same filters) "
+    "answered. Any other token is refused (400).",
+}
+# The agent's job kinds and states (agent_svc.domain.jobs), stated as patterns (a generated client
+# keeps them strings, as the CLI and the examples pass them); empty: every one.
+JOB_KINDS = ("reflect", "episode", "erase")
+JOB_STATES = ("queued", "running", "retrying", "dead")
 # An agent or subject id an observation may name: empty, or ``text_rules.OBSERVABLE_ID``.
 OBSERVABLE = {"maxLength": 128, "pattern": f"^$|{OBSERVABLE_ID.pattern}"}
 # Path -> its query parameters' rules the services enforce (budgets, unit intervals, observable ids).
 QUERY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "/v1/memory/prime": {"budgetTokens": {"minimum": 0, "maximum": 4_000}},
+    "/v1/episodes": {"minSalience": {"minimum": 0}},
     "/v1/users/{user_id}/profile": {"budgetTokens": {"minimum": 0, "maximum": 4_000}, "agentId": OBSERVABLE},
     "/v1/observations": {"minConfidence": {"minimum": 0, "maximum": 1}, "agentId": OBSERVABLE, "subjectId": OBSERVABLE},
+    "/v1/admin/jobs:list": {
+        "kind": {"pattern": f"^(?:{'|'.join(JOB_KINDS)})?$"},
+        "state": {"pattern": f"^(?:{'|'.join(JOB_STATES)})?$"},
+    },
+}
+
+
+def _required_text(most: int) -> dict[str, Any]:
+    """A text the service trims and then requires, of at most ``most`` characters."""
+    return {"required": True, "minLength": 1, "maxLength": most, "pattern": NOT_BLANK}
+
+
+# UpdateMemory's mask names at least one updatable field (memory_svc's manage_memories.UPDATABLE).
+_UPDATABLE = "(?:content|importance|status|metadata|entities|validAt)"
+_SCOPE_NAMES = ("userId", "agentId", "teamId")
+_CONTENT = {"minLength": 1, "maxLength": 16_000, "pattern": NOT_BLANK}  # memory_svc's limits
+_ENTITIES = {"maxItems": 64, "items": {"type": "string", "maxLength": 200, "pattern": TEXT_PATTERN}}
+
+
+def _when_masked(name: str, memory: dict[str, Any]) -> dict[str, Any]:
+    """UpdateMemory's ``memory`` held to ``memory`` when ``updateMask`` names ``name``."""
+    return {
+        "if": {"required": ["updateMask"], "properties": {"updateMask": {"pattern": f"(?:^|,){name}(?:,|$)"}}},
+        "then": {"required": ["memory"], "properties": {"memory": memory}},
+    }
+
+
+# What a query parameter must be that JSON Schema cannot relate to another parameter, in words.
+QUERY_WORDS: dict[str, dict[str, str]] = {
+    "/v1/observations": {"subjectId": "Left out (or empty) when `subjectType` is SUBJECT_TYPE_GLOBAL"},
 }
 
 BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "memories.remember": {
         "memories": {"required": True, "minItems": 1, "maxItems": 100},
-        "memories[].content": {"required": True, "minLength": 1, "maxLength": 16_000, "pattern": NOT_BLANK},
-        "memories[].memoryType": {"required": True},
+        "memories[].content": {"required": True, **_CONTENT},
+        "memories[].entities": _ENTITIES,
+        "memories[].memoryType": {"required": True, "not": {"const": "MEMORY_TYPE_UNSPECIFIED"}},
         "memories[].importance": {"minimum": 0, "maximum": 1},
         "memories[].metadata": {"maxProperties": 32},
         "memories[].idempotencyKey": {"maxLength": 256},
     },
     "memories.search": {
         "query": {"required": True, "minLength": 1, "maxLength": 4_000, "pattern": NOT_BLANK},
+        "validBefore": {"description": "Later than `validAfter` when both are given"},
         "k": {"minimum": 0, "maximum": 100},
         "minSalience": {"minimum": 0},
     },
-    "memories.forgetAbout": {"about": {"required": True, "minLength": 1, "maxLength": 500, "pattern": NOT_BLANK}},
+    "memories.forgetAbout": {
+        "scope.agentId": OBSERVABLE,
+        "about": {
+            "required": True,
+            "minLength": 1,
+            "maxLength": 500,
+            "pattern": NOT_BLANK,
+            "description": "What to forget: at least one word that is not only a pronoun or a stop word",
+        },
+        "scope": {"required": True},
+        "scope.userId": {"required": True, "minLength": 1},
+    },
     "observations.searchObservations": {
         "query": {"required": True, "minLength": 1, "maxLength": 2_000, "pattern": NOT_BLANK},
         "k": {"minimum": 0, "maximum": 100},
@@ -405,30 +558,137 @@ BODY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     },
     "observations.observe": {
         "agentId": OBSERVABLE,
-        "candidate": {"required": True},
-        "candidate.kind": {"required": True},
-        "candidate.subjectType": {"required": True},
+        "scope.agentId": {
+            **OBSERVABLE,
+            "description": "The agent whose belief this is, when `agentId` is empty; else left out or `agentId`",
+        },
+        "candidate": {
+            "required": True,
+            # A global subject has no id; any other is named by one.
+            "if": {"required": ["subjectType"], "properties": {"subjectType": {"const": "SUBJECT_TYPE_GLOBAL"}}},
+            "then": {"properties": {"subjectId": {"maxLength": 0}}},
+            "else": {"required": ["subjectId"], "properties": {"subjectId": {"minLength": 1}}},
+        },
+        "candidate.kind": {"required": True, "not": {"const": "OBSERVATION_KIND_UNSPECIFIED"}},
+        "candidate.subjectType": {"required": True, "not": {"const": "SUBJECT_TYPE_UNSPECIFIED"}},
         "candidate.subjectId": OBSERVABLE,
         "candidate.slot": {"required": True, "minLength": 1, "maxLength": 64, "pattern": "^[a-z0-9_.-]{1,64}$"},
         "candidate.summary": {"required": True, "minLength": 1, "maxLength": 1_000, "pattern": NOT_BLANK},
         "candidate.detail": {"maxLength": 4_000},
         "candidate.tags": {"maxItems": 20},
+        "candidate.tags[]": {"minLength": 1, "maxLength": 64, "pattern": NOT_BLANK},
         "candidate.evidence": {"maxItems": 50},
+        "candidate.evidence[].stance": {"required": True, "not": {"const": "EVIDENCE_STANCE_UNSPECIFIED"}},
     },
     "engagement.formHypothesis": {
         "statement": {"required": True, "minLength": 1, "maxLength": 500, "pattern": NOT_BLANK},
     },
     "engagement.addUnknown": {
-        "question": {"required": True, "minLength": 1, "maxLength": 1_000, "pattern": NOT_BLANK},
-        "whyItMatters": {"required": True, "minLength": 1, "maxLength": 1_000, "pattern": NOT_BLANK},
+        "question": _required_text(1_000),
+        "whyItMatters": _required_text(1_000),
     },
     "engagement.advanceWeek": {"expectedWeekNumber": {"minimum": 1}},
     "sessions.processTurn": {"turn": {"required": True}},
     "sessions.importTurns": {"turns": {"required": True, "minItems": 1, "maxItems": 500}},
     "context.assembleContext": {
         "message": {"required": True, "minLength": 1, "maxLength": 4_000, "pattern": NOT_BLANK},
+        "sessionId": {
+            "description": "A session of the agent's (its id, a UUID), or the caller's own conversation id; "
+            "with a credential pinned to a user, only a session of that user's"
+        },
     },
     "admin.runConsolidation": {"threshold": {"minimum": 0.8, "exclusiveMaximum": 1}},
+    "admin.runRevalidation": {"agentId": OBSERVABLE},
+    "admin.retryJobs": {"kinds[]": {"pattern": f"^(?:{'|'.join(JOB_KINDS)})$"}},
+    "memories.updateMemory": {
+        "updateMask": {"required": True, "pattern": f"^{_UPDATABLE}(?:,{_UPDATABLE})*$"},
+        # A field the mask names is checked as a new memory's would be; the others are not read.
+        ".": {
+            "allOf": [
+                _when_masked("content", {"required": ["content"], "properties": {"content": _CONTENT}}),
+                _when_masked("importance", {"properties": {"importance": {"minimum": 0, "maximum": 1}}}),
+                _when_masked(
+                    "status",
+                    {"required": ["status"], "properties": {"status": {"not": {"const": "MEMORY_STATUS_UNSPECIFIED"}}}},
+                ),
+                _when_masked("entities", {"properties": {"entities": _ENTITIES}}),
+                _when_masked("validAt", {"required": ["validAt"]}),
+            ]
+        },
+    },
+    "engagement.addHypothesisEvidence": {"evidence": {"required": True}},
+    "engagement.reviseHypothesis": {
+        "confidence": {"required": True, "minimum": 0, "maximum": 1},
+        "reason": _required_text(1_000),
+        "statement": {"maxLength": 500},
+    },
+    "engagement.promoteHypothesis": {"statement": {"maxLength": 500}, "source": {"maxLength": 200}},
+    "engagement.archiveHypothesis": {"note": _required_text(1_000)},
+    "engagement.resolveUnknown": {"resolution": _required_text(1_000)},
+    "observations.contradictObservation": {
+        "evidence": {"required": True},
+        "evidence.stance": {"enum": ["EVIDENCE_STANCE_UNSPECIFIED", "EVIDENCE_STANCE_CONTRADICT"]},
+        "correction": {"maxLength": 1_000},
+    },
+    "erasure.forgetSubject": {
+        "subject": {
+            "required": True,
+            "anyOf": [{"required": [name], "properties": {name: {"pattern": NOT_BLANK}}} for name in _SCOPE_NAMES],
+        },
+    },
+}
+# Rules of a named schema, stated in it for every operation that sends it (AssembleContext's
+# options are ProcessTurn's context options too): schema -> {field: keywords}.
+SCHEMA_RULES: dict[str, dict[str, dict[str, Any]]] = {
+    # A tool interaction, of a turn or among a context's tool results (the agent's transcript rules;
+    # tool_names holds the assembler's tool results to the same name length). What the services
+    # answer keeps to it too.
+    "ToolInteraction": {
+        "toolName": {"required": True, "minLength": 1, "maxLength": 64, "pattern": NOT_BLANK},
+        "intent": {"maxLength": 1_000},
+        "summary": {"maxLength": 1_000},
+        "salientFields": {"maxItems": 16},
+        "salientFields[]": {"maxLength": 128},
+        "result": {"description": "At most 16 KiB as JSON"},
+    },
+    # The observation service's evidence (observations_svc's observation_convert and limits).
+    "EvidenceInput": {
+        "weight": {"exclusiveMinimum": 0, "maximum": 10, "description": "1 when left out"},
+        "sourceType": {"required": True, "not": {"const": "SOURCE_TYPE_UNSPECIFIED"}},
+        "sourceId": {
+            "required": True,
+            "minLength": 1,
+            "maxLength": 256,
+            "pattern": "(?=[^\\u0000]*\\S)" + id_pattern(),
+        },
+        "excerpt": {"maxLength": 2_000},
+    },
+    # An evidence line of a hypothesis (observations_svc's engagement rules).
+    "HypothesisEvidenceInput": {
+        "statement": _required_text(500),
+        "stance": {"required": True, "enum": ["EVIDENCE_STANCE_SUPPORT", "EVIDENCE_STANCE_CONTRADICT"]},
+        "weight": {"exclusiveMinimum": 0, "maximum": 10, "description": "1 when left out"},
+        "source": {
+            "maxLength": 200,
+            "description": "Required when the statement states a precise figure (a number with its unit, "
+            "a percentage, an amount of money): such a line without its source is refused (400).",
+        },
+    },
+    "AssembleOptions": {
+        "persona": {"maxLength": 8_000},
+        "userProfile": {"maxLength": 4_000},
+        "toolResults": {"maxItems": 20},
+        "expressedOpinions": {"maxItems": 20},
+        "expressedOpinions[]": {"maxLength": 1_000},
+        "minScore": {"minimum": 0, "maximum": 1},
+        "minObservationConfidence": {"minimum": 0, "maximum": 1},
+        "recallK": {"minimum": 0, "maximum": 100, "description": "0: the default, 30"},
+        "personaMode": {"pattern": "^[A-Za-z0-9_-]{0,64}$"},
+    },
+    "SectionBudget": {
+        "section": {"required": True, "not": {"const": "SECTION_KIND_UNSPECIFIED"}},
+        "tokens": {"minimum": 0, "maximum": 4_000},
+    },
 }
 
 
@@ -453,8 +713,13 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
                     parameter["description"] = f"0 means the default; at most {largest}" + (
                         "" if refused_above else f" (a larger size is served as {largest})"
                     )
+                if parameter["in"] == "query" and parameter["name"] == "pageToken":
+                    parameter["schema"] |= {k: v for k, v in PAGE_TOKEN.items() if k != "description"}
+                    parameter["description"] = PAGE_TOKEN["description"]
                 if parameter["in"] == "query" and parameter["name"] in QUERY_RULES.get(path, {}):
                     parameter["schema"] |= QUERY_RULES[path][parameter["name"]]
+                if parameter["in"] == "query" and parameter["name"] in QUERY_WORDS.get(path, {}):
+                    parameter["description"] = QUERY_WORDS[path][parameter["name"]]
                 if parameter["in"] == "path" and parameter["name"] in UUID_PATH_PARAMETERS:
                     parameter["schema"]["format"] = "uuid"
                 if parameter["in"] == "path" and parameter["name"] in PATH_PATTERNS:
@@ -467,17 +732,23 @@ def with_enforced_rules(document: dict[str, Any]) -> dict[str, Any]:
             reference = body["content"]["application/json"]["schema"]
             schema = resolved(document, reference)
             path_ids = [parameter["name"] for parameter in operation.get("parameters", []) if parameter["in"] == "path"]
-            same_as_path = [(path_id, field) for path_id in path_ids if (field := _body_id_field(schema, path_id))]
+            same_as_path = [(path_id, field) for path_id in path_ids if (field := body_id_field(schema, path_id))]
             if same_as_path and bodies[reference.get("$ref")] > 1:
                 raise ValueError(f"{method} {path}: a rule of its body would be stated for another operation's too")
+            own = {(method, path, "request")}
             for field, rule in BODY_RULES.get(operation.get("operationId", ""), {}).items():
-                _state_rule(document, owners, (method, path), reference, field, rule)
+                _state_rule(document, owners, own, reference, field, rule)
             for path_id, field in same_as_path:
                 rule = (
                     f"`{field}` may be left out: the path's `{path_id}` fills it; a different value is refused (400)."
                 )
                 schema["properties"][field]["description"] = rule
                 body["description"] = (body.get("description", "") + " " + rule).strip()
+    for name, rules in SCHEMA_RULES.items():
+        if not any(role == "request" for _, _, role in owners.get(name, ())):
+            raise ValueError(f"SCHEMA_RULES: no request sends {name}")
+        for field, rule in rules.items():
+            _state_rule(document, owners, owners[name], {"$ref": COMPONENTS + name}, field, rule)
     return document
 
 
@@ -506,30 +777,71 @@ def _schema_owners(document: dict[str, Any]) -> dict[str, set[tuple[str, str, st
 def _state_rule(
     document: dict[str, Any],
     owners: dict[str, set[tuple[str, str, str]]],
-    operation: tuple[str, str],
+    own: set[tuple[str, str, str]],
     reference: dict[str, Any],
     field: str,
     rule: dict[str, Any],
 ) -> None:
-    """State ``rule`` on ``field`` of the request body ``reference`` points to (``BODY_RULES``)."""
+    """State ``rule`` on ``field`` of the request body ``reference`` points to (``BODY_RULES``). The
+    field's own object is a named schema of this operation's request alone, or one shared with
+    others (a ``Scope``): then the rule is stated where this operation's schema uses it, as
+    ``allOf`` that schema and the rule."""
+    if field == ".":  # keywords of the body itself
+        resolved(document, reference).update(rule)
+        return
     *parents, name = field.split(".")
-    holder = reference
+    holder, parent, slot = reference, "", (None, "")
     for part in parents:
-        holder = resolved(document, holder)["properties"][part.removesuffix("[]")]
+        holder = holder["allOf"][0] if "allOf" in holder else holder  # through a rule's wrapper
+        parent = holder.get("$ref", parent).removeprefix(COMPONENTS)
+        properties = resolved(document, holder)["properties"]
+        slot, holder = (properties, part.removesuffix("[]")), properties[part.removesuffix("[]")]
         if part.endswith("[]"):
-            holder = holder["items"]
-    named = holder.get("$ref", "").removeprefix(COMPONENTS)
-    if owners.get(named) != {(*operation, "request")}:
-        raise ValueError(f"{operation}: the rule on {field} would be stated for {sorted(owners.get(named, ()))} too")
-    schema = resolved(document, holder)
+            slot, holder = (holder, "items"), holder["items"]
+    wrapped = "allOf" in holder
+    target = holder["allOf"][0] if wrapped else holder
+    named = target.get("$ref", "").removeprefix(COMPONENTS)
     keywords = dict(rule)
-    if keywords.pop("required", False):
-        schema["required"] = list(dict.fromkeys([*schema.get("required", []), name.removesuffix("[]")]))
+    key = name.removesuffix("[]")
+    required = keywords.pop("required", False)
+    if name.endswith("[]"):  # the rule of each item
+        keywords = {"items": keywords}
+    if named and owners.get(named) != own:  # shared: stated where this operation's schema uses it
+        container, place = slot
+        if not wrapped and (container is None or owners.get(parent) != own):
+            raise ValueError(
+                f"{sorted(own)}: the rule on {field} would be stated for {sorted(owners.get(named, ()))} too"
+            )
+        if not wrapped:
+            holder = container[place] = {"allOf": [holder]}
+        if required:
+            holder["required"] = list(dict.fromkeys([*holder.get("required", []), key]))
+        if keywords:
+            _merge(holder.setdefault("properties", {}).setdefault(key, {}), keywords)
+        return
+    schema = resolved(document, target)
+    if required:
+        schema["required"] = list(dict.fromkeys([*schema.get("required", []), key]))
     if keywords:
-        schema["properties"][name.removesuffix("[]")].update(keywords)
+        inner = schema["properties"][key].get("$ref", "").removeprefix(COMPONENTS)
+        if inner and inner not in NAMED and owners.get(inner) == own:  # this request's own object: its rule
+            _merge(resolved(document, schema["properties"][key]), keywords)
+            return
+        if inner:  # keywords beside a reference: the reference and them, both
+            schema["properties"][key] = {"allOf": [schema["properties"][key]]}
+        _merge(schema["properties"][key], keywords)
 
 
-def _body_id_field(schema: dict[str, Any], path_name: str) -> str | None:
+def _merge(schema: dict[str, Any], keywords: dict[str, Any]) -> None:
+    """``keywords`` added to ``schema``; ``items`` merged into its items."""
+    for keyword, value in keywords.items():
+        if keyword == "items" and isinstance(schema.get("items"), dict):
+            _merge(schema["items"], value)
+        else:
+            schema[keyword] = value
+
+
+def body_id_field(schema: dict[str, Any], path_name: str) -> str | None:
     """The body field the path's id fills: the id's own name in lowerCamelCase, else ``id``."""
     head, *rest = path_name.split("_")
     camel = head + "".join(part.title() for part in rest)

@@ -1,7 +1,11 @@
 """The REST bodies are the proto3 JSON mapping of the request and response messages.
 
 Parsing failures become ``InvalidArgument`` naming the field as the client wrote it (lowerCamelCase,
-indexed: ``memories[0].validAt``) and its rule (``field_problems``). Refused first, before protobuf
+indexed: ``memories[0].validAt``) and its rule (``field_problems``). The body is held to its
+OpenAPI schema where protobuf's parser takes more (``lenient_problem``): an enum by number, a
+number written as a string, a boolean for a number. A ``null`` for a field is read as the field
+left out, as the proto3 JSON mapping says (the document says so on every request body); an item of
+a list or a map's value may not be ``null`` (protobuf refuses it too). Refused first, before protobuf
 sees the document: a body nested too deep (``json_limits``), and any string or key, anywhere, holding
 an unpaired surrogate or a NUL (``lore_runtime.text_rules``: protobuf's parser fails on a surrogate in
 an enum value or a map key with an error that is not a ``ParseError``). Responses print every
@@ -17,6 +21,7 @@ from typing import Any, TypeVar
 
 import orjson
 from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from lore_runtime import errors
 from lore_runtime.text_rules import json_problem
@@ -81,6 +86,10 @@ def parse(
         raise errors.InvalidArgument("body", "must be a JSON object")
     if prepare is not None:
         prepare(document)
+    # A query string's values are text whatever their field: only a scope's ids are checked there.
+    lenient = lenient_problem(document, message.DESCRIPTOR, body=not isinstance(raw, dict))
+    if lenient is not None:
+        raise errors.InvalidArgument(*lenient)
     try:
         json_format.ParseDict(document, message)
     except json_format.ParseError as error:
@@ -90,6 +99,82 @@ def parse(
         text = str(error)
         raise errors.InvalidArgument(field_of(text), _reason(text)) from None
     return message
+
+
+# Numbers the OpenAPI writes as JSON numbers (64-bit integers are strings there, as protobuf prints them).
+_NUMBERS = frozenset(
+    (
+        FieldDescriptor.TYPE_DOUBLE,
+        FieldDescriptor.TYPE_FLOAT,
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_FIXED32,
+    )
+)
+_INTEGERS = _NUMBERS - {FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT}
+_ANY_JSON = frozenset(("google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"))
+SCOPE_MESSAGE = "lore.common.v1.Scope"
+_SCOPE_IDS = frozenset(("userId", "agentId", "teamId", "user_id", "agent_id", "team_id"))
+
+
+def lenient_problem(
+    document: dict[str, Any], descriptor: Descriptor, path: str = "", *, body: bool = True
+) -> tuple[str, str] | None:
+    """The first field of ``document`` that protobuf's JSON parser would take but the OpenAPI
+    refuses — in a body an enum's number, a number in a string, a boolean for a number; anywhere a
+    scope's id with surrounding spaces (the stores that key on a scope refuse it, so every route
+    does) — and the rule it breaks; ``None`` when there is none. A field given ``null`` is left
+    out (its default, as proto3's JSON mapping reads it); fields protobuf refuses are left to it."""
+    fields = descriptor.fields_by_camelcase_name
+    if descriptor.full_name == SCOPE_MESSAGE:
+        for key, value in document.items():
+            if isinstance(value, str) and value != value.strip() and key in _SCOPE_IDS:
+                return f"{path}.{key}" if path else key, "must not start or end with whitespace"
+    for key, value in document.items():
+        field = fields.get(key) or descriptor.fields_by_name.get(key)
+        if field is None:
+            continue
+        where = f"{path}.{key}" if path else key
+        if not body:
+            if field.message_type is not None and isinstance(value, dict):
+                found = lenient_problem(value, field.message_type, where, body=False)
+                if found is not None:
+                    return found
+            continue
+        message = field.message_type
+        if message is not None and message.full_name in _ANY_JSON:
+            continue  # any JSON, null included
+        if value is None:
+            continue  # the field left out: protobuf reads it so
+        if message is not None and message.GetOptions().map_entry:
+            entry = message.fields_by_name["value"]
+            values = value.items() if isinstance(value, dict) else ()
+            found = next((p for k, item in values if (p := _single_problem(entry, item, f"{where}.{k}"))), None)
+        elif field.is_repeated:
+            items = enumerate(value) if isinstance(value, list) else ()
+            found = next((p for i, item in items if (p := _single_problem(field, item, f"{where}[{i}]"))), None)
+        else:
+            found = _single_problem(field, value, where)
+        if found is not None:
+            return found
+    return None
+
+
+def _single_problem(field: FieldDescriptor, value: Any, where: str) -> tuple[str, str] | None:
+    if value is None and field.message_type is not None:
+        return where, "must be a JSON object"
+    if value is None:
+        return where, "must not be null"
+    if field.enum_type is not None and not isinstance(value, str):
+        return where, "must be one of " + ", ".join(v.name for v in field.enum_type.values)
+    if field.type in _NUMBERS and isinstance(value, str | bool):
+        return where, "must be an integer" if field.type in _INTEGERS else "must be a number"
+    if field.message_type is not None and isinstance(value, dict) and field.message_type.full_name not in _ANY_JSON:
+        if not field.message_type.full_name.startswith("google.protobuf."):
+            return lenient_problem(value, field.message_type, where)
+    return None
 
 
 def _check_text(document: Any) -> None:

@@ -408,15 +408,17 @@ def client_rules() -> str:
         f"--write-client-rules {CLIENT_RULES}``:",
         'do not edit (tests/unit/gateway/test_route_table.py fails when it differs)."""',
         "",
+        "# ruff: noqa: E501 - one line per field, as generated",
         "from typing import Any",
         "",
+        "# fmt: off",
         "ROUTE_RULES: dict[str, dict[str, dict[str, Any]]] = {",
     ]
     for operation_id, fields in BODY_RULES.items():
         lines.append(f"    {json.dumps(operation_id)}: {{")
         lines += [f"        {json.dumps(field)}: {_python(rule)}," for field, rule in fields.items()]
         lines.append("    },")
-    return "\n".join([*lines, "}", ""])
+    return "\n".join([*lines, "}", "# fmt: on", ""])
 
 
 def main(argv: list[str] | None = None) -> int:

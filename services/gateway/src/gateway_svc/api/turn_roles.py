@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway_svc.api import tool_names
+
 SHORT_ROLES = frozenset({"user", "assistant", "system", "tool"})
 
 
@@ -15,12 +17,15 @@ def _expand(turn: Any) -> None:
 
 
 def in_turn(document: dict[str, Any]) -> None:
-    """A ProcessTurn body: ``turn.role``."""
+    """A ProcessTurn body: ``turn.role``; its tool interactions and context options too (``tool_names``)."""
     _expand(document.get("turn"))
+    tool_names.in_tools(document.get("turn"), "toolInteractions", "turn")
+    tool_names.in_options(document, "contextOptions")
 
 
 def in_turns(document: dict[str, Any]) -> None:
-    """An ImportTurns body: ``turns[i].role``."""
+    """An ImportTurns body: ``turns[i].role``, and each turn's tool interactions (``tool_names``)."""
     turns = document.get("turns")
-    for turn in turns if isinstance(turns, list) else ():
+    for index, turn in enumerate(turns if isinstance(turns, list) else ()):
         _expand(turn)
+        tool_names.in_tools(turn, "toolInteractions", f"turns[{index}]")

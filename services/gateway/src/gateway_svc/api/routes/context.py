@@ -12,6 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from lore.assembler.v1 import assembler_service_pb2 as pb
 
+from gateway_svc.api import tool_names
 from gateway_svc.api.calls import body_message
 from gateway_svc.api.forwarding import declared_route, forward, guard
 from gateway_svc.api.proto_json import ProtoJSONResponse
@@ -38,6 +39,7 @@ ASSEMBLE_EXAMPLE = {
                 "salientFields": ["day", "from"],
             }
         ],
+        "sectionBudgets": [{"section": "SECTION_KIND_MEMORIES", "tokens": 600}],
     },
 }
 
@@ -48,7 +50,12 @@ READS = ("memories:read", "observations:read")
 
 @declared_route(router, "context.assembleContext", example=ASSEMBLE_EXAMPLE)
 async def assemble_context(request: Request, caller: Caller = Depends(guard("context.assembleContext"))) -> Response:
-    message = pin_request(caller, await body_message(request, pb.AssembleContextRequest))
+    message = pin_request(
+        caller,
+        await body_message(
+            request, pb.AssembleContextRequest, prepare=lambda body: tool_names.in_options(body, "options")
+        ),
+    )
     if message.session_id:  # the context reads and writes the session's working memory: its user's only
         await check_session(request, caller, message.session_id, change=True, for_user=message.scope.user_id)
     return ProtoJSONResponse(await ASSEMBLER.rpc("AssembleContext")(request, caller, message))

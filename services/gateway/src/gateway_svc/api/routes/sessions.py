@@ -31,12 +31,40 @@ IMPORT_EXAMPLE = {
             "createdAt": "2023-05-08T13:56:00Z",
             "metadata": {"channel": "chat"},
             "idempotencyKey": "chat-41/turn-3",
+            "toolInteractions": [
+                {
+                    "toolName": "calendar",
+                    "intent": "find the next rehearsal",
+                    "summary": "Thursday at 7 pm",
+                    "result": {"day": "Thursday", "time": "19:00"},
+                    "salientFields": ["day"],
+                }
+            ],
         }
     ]
 }
 TURN_EXAMPLE = {
-    "turn": {"role": "TURN_ROLE_USER", "content": "I'm vegetarian, by the way.", "idempotencyKey": "msg-17"},
-    "contextOptions": {"persona": "You are Aria, a friendly cooking assistant."},
+    "turn": {
+        "role": "TURN_ROLE_USER",
+        "content": "I'm vegetarian, by the way.",
+        "idempotencyKey": "msg-17",
+        "toolInteractions": [
+            {
+                "toolName": "pantry",
+                "intent": "list what is in stock",
+                "summary": "Lentils and rice",
+                "result": {"items": ["lentils", "rice"]},
+                "salientFields": ["items"],
+            }
+        ],
+    },
+    "contextOptions": {
+        "persona": "You are Aria, a friendly cooking assistant.",
+        "toolResults": [
+            {"toolName": "pantry", "summary": "Lentils and rice", "result": {"items": ["lentils", "rice"]}}
+        ],
+        "sectionBudgets": [{"section": "SECTION_KIND_MEMORIES", "tokens": 600}],
+    },
 }
 START_EXAMPLE = {
     "scope": {"userId": "u-1", "agentId": "agent-1"},

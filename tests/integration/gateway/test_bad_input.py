@@ -222,6 +222,27 @@ async def test_a_number_that_is_not_one_says_so_in_a_body_and_in_a_query(strict)
     assert _refused(too_big, "k") == "invalid k: must be an integer from -2147483648 to 2147483647"
 
 
+async def test_a_field_given_null_is_read_as_left_out_but_not_an_item_or_a_map_value(strict):
+    """proto3's JSON mapping, as every request body's description says."""
+    memory = {
+        "content": "Null is left out.",
+        "memoryType": "MEMORY_TYPE_FACT",
+        "scope": {"userId": "u-null", "teamId": None},
+        "importance": None,
+    }
+
+    stored = await strict.post("/v1/memories", json={"memories": [memory], "requestId": None})
+    searched = await strict.post("/v1/memories:search", json={"query": "left out", "k": None, "scope": memory["scope"]})
+    an_item = await strict.post("/v1/memories", json={"memories": [memory, None]})
+    a_value = await strict.post("/v1/memories", json={"memories": [{**memory, "metadata": {"k": None}}]})
+
+    assert stored.status_code == 200, stored.text
+    assert stored.json()["memories"][0]["scope"]["teamId"] == ""
+    assert searched.status_code == 200, searched.text
+    assert _refused(an_item, "memories[1]") == "invalid memories[1]: must be a JSON object"
+    assert _refused(a_value, "memories[0].metadata.k") == "invalid memories[0].metadata.k: must not be null"
+
+
 async def test_an_unknown_field_or_enum_value_names_what_is_accepted(strict):
     unknown = await strict.post("/v1/memories", json={"memories": [{"contents": "x", "scope": {"userId": "u"}}]})
     enum = await strict.post(

@@ -8,11 +8,12 @@ the service's process answers no call meanwhile. Here a child process optimises 
    run and the shard's segments and indexed vectors as that run left them
    (``EdgeShardStore.nothing_to_optimize``; the uses recorded on memories are payload writes,
    which the engine makes in place).
-1. ``snapshot``: the live shard's files are copied to ``shard.optimizing/`` while writes go on
-   (``edge_snapshot.precopy``); then new writes wait (reads go on) while the files written
-   meanwhile are copied again (``catch_up``), and from then on every write to the live shard is
-   also journaled, in the order applied. Writes resume. Nothing is flushed (a flush keeps the
-   interpreter): the copy is what a killed process would leave, which the engine recovers on load.
+1. ``snapshot``: the live shard is flushed and its files copied to ``shard.optimizing/`` while
+   writes go on (``edge_snapshot.precopy``); then new writes wait (reads go on) while the files
+   written meanwhile are copied again (``catch_up``), and from then on every write to the live
+   shard is also journaled, in the order applied. Writes resume. Nothing is flushed with writes
+   held (a flush keeps the interpreter): the copy is what a killed process would leave, which the
+   engine recovers on load.
 2. ``optimizing``: a child process (``python -m memory_svc.adapters.edge_maintenance``, niced)
    loads the copy and optimises it. The service answers every call meanwhile. For a purge
    (``compact``) the child first rewrites the copy: a fresh shard holding only its points (none
@@ -20,7 +21,8 @@ the service's process answers no call meanwhile. Here a child process optimises 
    (``shard.compacting/``) and renamed over it; then it is optimised.
 3. ``catching-up``: the journal is sent to the child (in messages of at most ``CHUNK_POINTS``
    points, pickled in a worker thread), which applies it to the copy, in rounds, while writes go
-   on, until at most ``TAIL`` writes remain (or ``ROUNDS`` rounds were sent); the child flushes.
+   on, until at most ``TAIL`` writes remain (or ``ROUNDS`` rounds were sent); the child flushes
+   the copy and the service the live shard, writes going on.
 4. ``swap``: writes wait again; the child is no longer niced (where allowed); the rest of the
    journal is applied; the child flushes the copy and exits without closing it (a close would
    flush it again and evict its pages from the page cache). The copy's files are read into the
@@ -212,6 +214,9 @@ async def optimize_in_child(
 
     try:
         await step("snapshot")
+        # Writes go on: the flush keeps the interpreter as long as it writes, but no write waits for
+        # it, and the swap's close of this shard then finds only the run's writes to flush.
+        await store.flush()
         manifest = await _uncancellable(asyncio.to_thread(precopy, store.path / SHARD_DIR, copy))
         held_at = time.perf_counter()
         await store.hold_writes()
@@ -239,7 +244,10 @@ async def optimize_in_child(
             batch = store.journal(sent)
             await child.apply(batch)
             sent += len(batch)
-        await child.send(("flush",))  # most of the copy's writing done before writes wait
+        # Most of the flushing done before writes wait: the copy's by the child, the live shard's
+        # here (the swap closes it, and a close flushes it, with every call waiting).
+        await child.send(("flush",))
+        await store.flush()
         await child.receive("flushed")
         held_at = time.perf_counter()
         await store.hold_writes()

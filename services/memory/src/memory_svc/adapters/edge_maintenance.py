@@ -260,6 +260,7 @@ async def optimize_in_child(
             (_, kept) = await child.receive("closed")
             await child.process.wait()
             await step("swap")
+            await _uncancellable(store.prepare_swap(copy))
             swap_at = time.perf_counter()
             shape = await _uncancellable(store.swap_in(copy))
             swapped = time.perf_counter() - swap_at

@@ -432,17 +432,20 @@ class EdgeShardStore(neutral.QdrantEngine):
         with self._applying:
             self._journal = None
 
-    async def swap_in(self, optimized: Path) -> Shape:
-        """With writes held and the copy at ``optimized`` closed and complete (every journaled write
-        replayed): its files are read into the page cache and the live shard's dirty pages written
-        back (reads go on; both native calls below keep the interpreter: a cold open took three to
-        four times as long, and a close flushes the shard), then every call waits while the live
-        shard is closed, the directories swap (crash-safe,
-        ``edge_shard_swap.swap_optimized``) and the copy opens in its place. Returns the new shard's
-        shape. The replaced shard is left for ``remove_replaced()``, once writes go on again."""
-        assert self._writes_held, "swap_in() needs hold_writes()"
+    async def prepare_swap(self, optimized: Path) -> None:
+        """Before ``swap_in()``, calls going on: the copy's files read into the page cache and the
+        live shard's dirty pages written back. Both native calls of the swap keep the interpreter:
+        opening a shard from disk took three to four times as long, and a close flushes it."""
         await asyncio.to_thread(warm, optimized)
         await asyncio.to_thread(sync, self.path / SHARD_DIR)
+
+    async def swap_in(self, optimized: Path) -> Shape:
+        """With writes held and the copy at ``optimized`` closed and complete (every journaled write
+        replayed; ``prepare_swap()`` first): every call waits while the live shard is closed, the
+        directories swap (crash-safe, ``edge_shard_swap.swap_optimized``) and the copy opens in
+        its place. Returns the new shard's shape. The replaced shard is left for
+        ``remove_replaced()``, once writes go on again."""
+        assert self._writes_held, "swap_in() needs hold_writes()"
         self._calls_open.clear()
         try:
             await asyncio.to_thread(self._swap_in_sync, optimized)

@@ -21,8 +21,9 @@ it waits after the ingest until PATH exists: a 100k ingest takes ten minutes, wh
 the machine is busy, and the Recalls then run once it is quiet. With ``--data DIR`` the engine's
 files are kept in DIR, and a later run with the same ``--items`` and DIR serves them again instead
 of ingesting (Postgres and Redis start empty; they hold no items): the 100k set is ingested once
-for any number of Recall runs. With several ``--clients`` values the Recalls run once per value,
-one after the other on the same service.
+(with ``--optimize-wait``, so that it is stored optimised) for any number of Recall runs, which
+then run without the background optimiser (its default period). With several ``--clients``
+values the Recalls run once per value, one after the other on the same service.
 """
 
 from __future__ import annotations
@@ -164,7 +165,9 @@ async def main() -> None:
     reused = ingested is not None and ingested.exists() and ingested.read_text().strip() == str(args.items)
     if args.data and not reused and args.data.exists() and any(args.data.iterdir()):
         raise SystemExit(f"{args.data} holds another run's data (not {args.items} items): give an empty directory")
-    env = {"LORE_QDRANT_OPTIMIZE_SECONDS": "5", "LORE_MEMORY_METRICS_ADDR": metrics}
+    env = {"LORE_MEMORY_METRICS_ADDR": metrics}
+    if not reused:  # stored items were optimised by the run that ingested them: no maintenance pass now
+        env["LORE_QDRANT_OPTIMIZE_SECONDS"] = "5"
     async with memory_service(env, args.data) as service:
         async with service.channel() as channel:
             stub = memory_service_pb2_grpc.MemoryServiceStub(channel)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -139,3 +142,63 @@ async def test_client_stores_the_embedding_model_with_the_collection() -> None:
         assert set(info.config.params.sparse_vectors) == {"bm25"}
     finally:
         await client.close()
+
+
+class _ThreadRecordingEdgeIndex(QdrantEdgeMemoryIndex):
+    """Records the thread each engine method runs on."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.threads: dict[str, set[int]] = {}
+
+    def _engine(self, method: str, *args: Any) -> Any:
+        self.threads.setdefault(method, set()).add(threading.get_ident())
+        return super()._engine(method, *args)
+
+
+async def test_edge_recall_reads_run_on_the_event_loop_and_the_rest_in_worker_threads(tmp_path: Path) -> None:
+    org = new_org()
+    items = [make_item(org, f"memory {n}") for n in range(20)]
+    vectors = random_units(20, seed=12)
+    index = await _ThreadRecordingEdgeIndex.open(tmp_path, embedding_model=MODEL, dimension=DIMENSION)
+    try:
+        await index.upsert(items, vectors)
+        [(hit, _)] = await index.search(org, Scope(), vectors[4], k=1)
+        assert await index.get(org, [hit]) == [items[4]]
+        assert await index.count(org) == 20
+        assert await index.org_ids() == [org]
+    finally:
+        await index.close()
+
+    loop_thread = threading.get_ident()
+    assert index.threads["query"] == {loop_thread}
+    assert index.threads["scroll"] == {loop_thread}
+    assert loop_thread not in index.threads["count"] | index.threads["facet"]
+
+
+async def test_edge_search_waits_while_calls_are_held_for_a_swap(tmp_path: Path) -> None:
+    org = new_org()
+    items = [make_item(org, f"memory {n}") for n in range(5)]
+    vectors = random_units(5, seed=13)
+    index = await QdrantEdgeMemoryIndex.open(tmp_path, embedding_model=MODEL, dimension=DIMENSION)
+    try:
+        await index.upsert(items, vectors)
+        index._calls_open.clear()  # what swap_in() does while the directories swap
+        search = asyncio.create_task(index.search(org, Scope(), vectors[2], k=1))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert not search.done()
+        index._calls_open.set()
+        assert (await search)[0][0] == items[2].id
+    finally:
+        await index.close()
+
+
+async def test_edge_search_after_close_is_refused_without_waiting(tmp_path: Path) -> None:
+    org = new_org()
+    index = await QdrantEdgeMemoryIndex.open(tmp_path, embedding_model=MODEL, dimension=DIMENSION)
+    await index.close()
+
+    with pytest.raises(FailedPrecondition) as raised:
+        await index.search(org, Scope(), random_units(1, seed=14)[0], k=1)
+    assert raised.value.reason == "STORE_CLOSED"

@@ -22,11 +22,11 @@ the service's process answers no call meanwhile. Here a child process optimises 
 3. ``catching-up``: the journal is sent to the child (in messages of at most ``CHUNK_POINTS``
    points, pickled in a worker thread), which applies it to the copy, in rounds, while writes go
    on, until at most ``TAIL`` writes remain (or ``ROUNDS`` rounds were sent); the child flushes
-   the copy and the service the live shard, writes going on.
+   the copy and the service the live shard, then reads the copy's files into the page cache and
+   writes the live shard's back, writes going on.
 4. ``swap``: writes wait again; the child is no longer niced (where allowed); the rest of the
    journal is applied; the child flushes the copy and exits without closing it (a close would
-   flush it again and evict its pages from the page cache). The copy's files are read into the
-   page cache and the live shard's written back (reads go on), then every call waits while the
+   flush it again and evict its pages from the page cache). Then every call waits while the
    live shard is closed, the directories swap (``edge_shard_swap.swap_optimized``: marker,
    renames) and the copy opens in its place: the only pause of every call, as long as closing
    one shard and opening another takes (both keep the interpreter). Writes resume; then the
@@ -249,6 +249,7 @@ async def optimize_in_child(
         await child.send(("flush",))
         await store.flush()
         await child.receive("flushed")
+        await _uncancellable(store.prepare_swap(copy))  # the tail leaves little to read or write back
         held_at = time.perf_counter()
         await store.hold_writes()
         try:
@@ -260,7 +261,6 @@ async def optimize_in_child(
             (_, kept) = await child.receive("closed")
             await child.process.wait()
             await step("swap")
-            await _uncancellable(store.prepare_swap(copy))
             swap_at = time.perf_counter()
             shape = await _uncancellable(store.swap_in(copy))
             swapped = time.perf_counter() - swap_at

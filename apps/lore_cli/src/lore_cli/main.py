@@ -52,12 +52,23 @@ def main(argv: list[str] | None = None) -> None:
 
     turns_commands = command_group(commands, "turns", "the transcript")
     import_parser = turns_commands.add_parser(
-        "import", help="historical turns (JSON lines) into a session, with their real timestamps"
+        "import",
+        help="historical turns (JSON lines) into a session, with their real timestamps",
+        epilog=turns_import.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     import_parser.add_argument("file", type=Path, help="one turn per line: role, content, createdAt, metadata")
     import_parser.add_argument("--session", default="", help="an existing session (else a new one is started)")
     for name in ("user", "agent", "team"):
         import_parser.add_argument(f"--{name}", default="", help=f"the new session's {name} id")
+    import_parser.add_argument(
+        "--from-line", type=line_number, default=1, metavar="N", help="start at line N (the lines before are not sent)"
+    )
+    import_parser.add_argument(
+        "--skip-refused",
+        action="store_true",
+        help="leave out a turn the gateway refuses and go on; the refused lines are listed at the end (exit 1)",
+    )
 
     mcp_command.add_parser(commands)
 
@@ -103,7 +114,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(reindex.run(environ, force=args.force)))
     if args.command == "turns":
         scope = {key: value for key, value in (("userId", args.user), ("agentId", args.agent), ("teamId", args.team))}
-        sys.exit(asyncio.run(turns_import.run(environ, args.file, session_id=args.session, scope=scope)))
+        imported = turns_import.run(
+            environ,
+            args.file,
+            session_id=args.session,
+            scope=scope,
+            from_line=args.from_line,
+            skip_refused=args.skip_refused,
+        )
+        sys.exit(asyncio.run(imported))
     if args.command == "mcp":
         sys.exit(asyncio.run(mcp_command.run(environ, args)))
     if args.command in ("decay", "revalidate", "jobs", "org", "erasure"):
@@ -160,6 +179,17 @@ def add_operations(commands: argparse._SubParsersAction) -> None:
     purge_parser.add_argument(
         "--full", action="store_true", help="VACUUM FULL: rewrite every table (locks each while it runs)"
     )
+
+
+def line_number(text: str) -> int:
+    """A line of the file, from 1."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"a line number is a whole number from 1, not {text!r}")
+    return number
 
 
 def command_group(commands: argparse._SubParsersAction, name: str, help_text: str) -> argparse._SubParsersAction:

@@ -9,8 +9,10 @@ import logging
 from google.protobuf import field_mask_pb2, struct_pb2
 from google.protobuf.json_format import MessageToDict
 from lore.agent.v1 import agent_service_pb2
+from lore.assembler.v1 import assembler_service_pb2
 from lore.common.v1 import turn_pb2
 from lore.memory.v1 import memory_service_pb2
+from lore.observations.v1 import observation_service_pb2
 from lore_runtime.logs import configure_logging
 from lore_runtime.message_redaction import redact_json, redact_message
 from lore_runtime.redaction import Redactor
@@ -67,6 +69,20 @@ def test_page_tokens_and_field_masks_are_not_text():
     update = memory_service_pb2.UpdateMemoryRequest(update_mask=field_mask_pb2.FieldMask(paths=["content"]))
     redact_message(update, Redactor())
     assert list(update.update_mask.paths) == ["content"]
+
+
+def test_labels_held_to_an_alphabet_are_not_text():
+    """A persona mode and a slot are checked against their alphabet after redaction: a placeholder
+    would make a valid label a 400."""
+    label = "key-" + "0123456789abcdef" * 2  # shaped like an API key, in both labels' alphabets
+    options = assembler_service_pb2.AssembleOptions(persona_mode=label)
+    context = assembler_service_pb2.AssembleContextRequest(options=options)
+    candidate = observation_service_pb2.ObservationCandidate(slot=label)
+    belief = observation_service_pb2.ObserveRequest(candidate=candidate)
+    redact_message(context, Redactor())
+    redact_message(belief, Redactor())
+    assert context.options.persona_mode == label and belief.candidate.slot == label
+    assert Redactor()(label) != label
 
 
 def test_nothing_changes_when_no_kind_is_redacted():

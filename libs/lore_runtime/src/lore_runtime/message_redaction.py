@@ -4,7 +4,8 @@ Every service's error interceptor runs ``redact_message`` on each request after 
 checked it, so whatever a caller sends (the gateway, the agent, a direct gRPC client) is stored,
 embedded, logged and handed to a model without the secrets it held. Every string field is text except
 the machine values a placeholder would break: ids (``text_rules.is_id_name``), page and other tokens
-(``*_token``), fingerprints, model names, a lease's holder and a ``FieldMask``'s paths. A Struct's
+(``*_token``), fingerprints, model names, a lease's holder, labels held to an alphabet (a context's
+``persona_mode``, a belief's ``slot``) and a ``FieldMask``'s paths. A Struct's
 string values are text too, each read with its key as context (``"orderNumber": "4111…"`` is an order
 number, ``"accessToken": "…"`` a key whatever it looks like), except under an id's key (``orderId``);
 a string map's values likewise. Map keys are names, not text, and are kept.
@@ -30,12 +31,12 @@ _LIST_VALUE = "google.protobuf.ListValue"
 _NOT_TEXT_MESSAGES = frozenset({"google.protobuf.FieldMask", "google.protobuf.Timestamp", "google.protobuf.Duration"})
 _STRING = FieldDescriptor.TYPE_STRING
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
-_NOT_TEXT_NAMES = frozenset({"holder", "model", "fingerprint"})
+_NOT_TEXT_NAMES = frozenset({"holder", "model", "fingerprint", "slot", "persona_mode", "personaMode"})
 
 
 def is_machine_name(name: str) -> bool:
     """Whether a field (proto or JSON name) holds a machine value rather than text: an id, a token, a
-    fingerprint, a model name or a lease holder."""
+    fingerprint, a model name, a lease holder or a label of an alphabet (a persona mode, a slot)."""
     return (
         is_id_name(name)
         or name in _NOT_TEXT_NAMES

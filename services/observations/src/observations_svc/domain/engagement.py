@@ -229,17 +229,17 @@ def promotion_blockers(hypothesis: Hypothesis, threshold: float) -> list[str]:
 
 
 def required_text(value: str, field: str, max_chars: int) -> str:
-    text = value.strip()
-    if not text:
+    if not value.strip():
         raise InvalidArgument(field, "is required")
-    return bounded_text(text, field, max_chars)
+    return bounded_text(value, field, max_chars)
 
 
 def bounded_text(value: str, field: str, max_chars: int) -> str:
-    text = value.strip()
-    if len(text) > max_chars:
+    """``value`` without surrounding spaces; its length is counted as sent (what the OpenAPI's
+    ``maxLength`` says), spaces included."""
+    if len(value) > max_chars:
         raise InvalidArgument(field, f"must be at most {max_chars} characters")
-    return text
+    return value.strip()
 
 
 def sourced(statement: str, source: str, field: str) -> None:

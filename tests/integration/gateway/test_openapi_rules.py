@@ -84,11 +84,21 @@ async def test_query_rules_are_stated_and_enforced(client, document, path, name,
     """A query parameter's stated rule (``openapi.QUERY_RULES``): broken, a 400 naming it; at its limit, served."""
     assert _parameter(document, "get", path, name)["schema"][keyword] == value
     concrete = path.replace("{user_id}", "u-rules")
-    broken = {"minimum": lambda: value - 1, "maximum": lambda: value + 1, "maxLength": lambda: "x" * (value + 1)}
+    broken = {
+        "minimum": lambda: value - 1,
+        "maximum": lambda: value + 1,
+        "maxLength": lambda: "x" * (value + 1),
+        "maxItems": lambda: ["t"] * (value + 1),
+        "items": lambda: ["x" * (value["maxLength"] + 1)],  # a list's items: each at most so long
+    }
     answer = await client.get(concrete, params={name: broken.get(keyword, lambda: "Not An Id!")()})
     assert answer.status_code == 400 and _named(name) in _named(answer.text), (path, name, keyword, answer.text)
-    if keyword in BOUNDARIES:
-        at_limit = "x" * value if keyword == "maxLength" else value
+    if keyword in BOUNDARIES or keyword == "items":
+        at_limit = {
+            "maxLength": lambda: "x" * value,
+            "maxItems": lambda: ["t"] * value,
+            "items": lambda: ["x" * value["maxLength"]],
+        }.get(keyword, lambda: value)()
         answer = await client.get(concrete, params={name: at_limit})
         assert answer.status_code == 200, (path, name, keyword, answer.text[:500])
 
@@ -113,6 +123,14 @@ async def test_a_thread_index_is_stated_as_ascii_digits_and_enforced(client, doc
     )
     answer = await client.post(f"/v1/open-threads/{uuid.uuid4()}/1001:resolve")  # past the largest index
     assert _refused_naming(answer, "threadIndex"), answer.text
+
+
+async def test_a_profiles_user_is_stated_as_more_than_spaces_and_enforced(client, document):
+    parameter = _parameter(document, "get", "/v1/users/{user_id}/profile", "user_id")
+    assert parameter["schema"]["pattern"] == PATH_PATTERNS["user_id"]
+    assert not re.search(PATH_PATTERNS["user_id"], "\u00a0 ") and re.search(PATH_PATTERNS["user_id"], " u-1")
+    answer = await client.get("/v1/users/%C2%A0/profile")  # a no-break space only
+    assert _refused_naming(answer, "userId"), answer.text
 
 
 # The keywords a request body's rule is stated with (openapi.BODY_RULES), and how each is broken.

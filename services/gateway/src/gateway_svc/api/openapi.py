@@ -458,7 +458,11 @@ PAGE_SIZES: dict[str, tuple[int | None, int]] = {
 # Path parameters that are UUIDs (anything else is a 400 naming the parameter).
 UUID_PATH_PARAMETERS = frozenset({"session_id", "hypothesis_id", "unknown_id"})
 # Path parameters held to a pattern (anything else is a 400 naming the parameter).
-PATH_PATTERNS = {"thread_index": "^0*(?:[0-9]{1,3}|1000)$"}  # 0 to 1,000 (routes/memories.MAX_THREAD_INDEX)
+PATH_PATTERNS = {
+    "thread_index": "^0*(?:[0-9]{1,3}|1000)$",  # 0 to 1,000 (routes/memories.MAX_THREAD_INDEX)
+    # A profile's user: the id rule, and more than spaces (the assembler trims it, then requires it).
+    "user_id": "(?=[^\\u0000]*\\S)" + id_pattern(),
+}
 # What the services refuse in a request body beyond its message's shape, stated in the document so a
 # client can keep to it: operation id -> {field: JSON Schema keywords}. A field is written with its
 # JSON names, dotted, ``[]`` for an array's items (``memories[].memoryType``); ``"required": True``
@@ -489,7 +493,14 @@ QUERY_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "/v1/memory/prime": {"budgetTokens": {"minimum": 0, "maximum": 4_000}},
     "/v1/episodes": {"minSalience": {"minimum": 0}},
     "/v1/users/{user_id}/profile": {"budgetTokens": {"minimum": 0, "maximum": 4_000}, "agentId": OBSERVABLE},
-    "/v1/observations": {"minConfidence": {"minimum": 0, "maximum": 1}, "agentId": OBSERVABLE, "subjectId": OBSERVABLE},
+    "/v1/observations": {
+        "minConfidence": {"minimum": 0, "maximum": 1},
+        "agentId": OBSERVABLE,
+        "subjectId": OBSERVABLE,
+        # observations_svc's limits: MAX_TAGS of MAX_TAG_CHARS each; a canonical key of 512 characters.
+        "tags": {"maxItems": 20, "items": {"type": "string", "maxLength": 64, "pattern": TEXT_PATTERN}},
+        "canonicalKey": {"maxLength": 512},
+    },
     "/v1/admin/jobs:list": {
         "kind": {"pattern": f"^(?:{'|'.join(JOB_KINDS)})?$"},
         "state": {"pattern": f"^(?:{'|'.join(JOB_STATES)})?$"},

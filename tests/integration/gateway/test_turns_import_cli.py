@@ -284,3 +284,21 @@ async def test_skip_refused_imports_the_rest_and_lists_every_refused_line(gatewa
         for line in _lines(6)
         if line["content"] not in ("Line 2 of the import.", "Line 5 of the import.")
     ]
+
+
+async def test_from_line_sends_the_question_a_bare_answer_replies_to_so_the_secret_is_redacted(
+    gateway, migrated_pg, tmp_path, capsys
+):
+    key = await _create_key(migrated_pg.owner_dsn, f"org-{uuid.uuid4().hex[:12]}")
+    transport = httpx.ASGITransport(app=gateway)
+    session_id = await _open_session(transport, key)
+    asked = {"role": "assistant", "content": "What's the wifi password?", "createdAt": "2023-05-01T10:01:00Z"}
+    answer = {"role": "user", "content": "Quokka4417.", "createdAt": "2023-05-01T10:02:00Z"}
+    path = _write(tmp_path, [asked, answer])
+
+    code = await turns_import.run({"LORE_API_KEY": key}, path, session_id=session_id, transport=transport, from_line=2)
+
+    assert code == turns_import.EXIT_OK and "imported 2 turns" in capsys.readouterr().out
+    contents = [turn["content"] for turn in await _transcript(gateway, key, session_id)]
+    assert contents[0] == asked["content"] and len(contents) == 2
+    assert "Quokka4417" not in contents[1]

@@ -78,8 +78,9 @@ exit status:
      not imported are in, so the same command again (nothing is written twice) or
      --from-line N continues
   2  wrong arguments
-  3  gave up: the gateway did not answer, or kept answering 408/429/5xx, after 8 retries
-     with backoff; run the same command again later
+  3  gave up: the gateway did not answer, or kept answering 408/429/502/503/504, after 8
+     retries with backoff, or answered a 500 without Retry-After (not retried); the first
+     line not imported is named: run the same command again later
 
 No answer, 408, 429, 502, 503, 504 and a 500 with Retry-After are retried (after Retry-After,
 else exponential backoff with jitter); a batch sent again writes nothing twice.

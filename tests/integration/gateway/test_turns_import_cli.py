@@ -215,8 +215,8 @@ async def test_the_run_gives_up_after_the_bound_and_a_rerun_from_the_line_named_
     assert code == turns_import.EXIT_GAVE_UP
     # Batches of two, the assistant's line 2 kept with the user's line 3 that answers it: [1] [2, 3] [4, 5].
     assert "gave up: lines 2-3: HTTP 503" in gave_up and "after 8 retries" in gave_up
-    assert "1 turns imported (0 already there); line 2 and after not imported" in gave_up
-    assert "--from-line 2" in gave_up
+    assert f"1 turns imported (0 already there) into session {session_id}; line 2 and after not imported" in gave_up
+    assert f"--session {session_id}` (nothing is written twice), adding --from-line 2" in gave_up
     assert waits.seconds[:8] == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0], "doubling up to the cap"
     assert len(after_giving_up) == 1
     assert again == turns_import.EXIT_OK and "imported 4 turns (0 already there)" in capsys.readouterr().out
@@ -255,7 +255,7 @@ async def test_a_refused_turn_is_named_by_its_line_and_the_turns_before_it_are_i
 
     assert code == turns_import.EXIT_REFUSED
     assert f"{path}:4: invalid turn.content: must not be empty (HTTP 400 INVALID_ARGUMENT)\n" in refused, refused
-    assert "3 turns imported (0 already there); line 4 and after not imported" in refused
+    assert f"3 turns imported (0 already there) into session {session_id}; line 4 and after not imported" in refused
     assert [turn["content"] for turn in imported] == [line["content"] for line in _lines(3)]
     assert again == turns_import.EXIT_OK and "imported 2 turns (3 already there)" in capsys.readouterr().out
 
@@ -302,3 +302,26 @@ async def test_from_line_sends_the_question_a_bare_answer_replies_to_so_the_secr
     contents = [turn["content"] for turn in await _transcript(gateway, key, session_id)]
     assert contents[0] == asked["content"] and len(contents) == 2
     assert "Quokka4417" not in contents[1]
+
+
+async def test_a_run_that_started_its_session_leaves_it_open_and_says_how_to_continue_in_it(
+    gateway, migrated_pg, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setattr(turns_import, "BATCH", 1)
+    key = await _create_key(migrated_pg.owner_dsn, f"org-{uuid.uuid4().hex[:12]}")
+    proxy = FaultyProxy(gateway, [None, "refuse"] + ["lose"] * turns_import.MAX_RETRIES)
+    transport = httpx.ASGITransport(app=proxy)
+    path = _write(tmp_path, _lines(3))
+
+    code = await turns_import.run(
+        {"LORE_API_KEY": key}, path, scope={"userId": "u-cli"}, transport=transport, sleep=Waits()
+    )
+    err, sent = capsys.readouterr().err, proxy.imports
+    session_id = err.split("into session ")[1].split(";")[0]
+    again = await turns_import.run({"LORE_API_KEY": key}, path, session_id=session_id, transport=transport)
+
+    assert code == turns_import.EXIT_GAVE_UP and sent == 10
+    assert f"`lore turns import {path} --session {session_id}`" in err
+    # Every lost answer's call wrote line 2; the rerun into the same, still open, session adds line 3 only.
+    assert again == turns_import.EXIT_OK and "imported 1 turns (2 already there)" in capsys.readouterr().out
+    assert len(await _transcript(gateway, key, session_id)) == 3

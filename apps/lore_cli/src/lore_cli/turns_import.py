@@ -75,8 +75,8 @@ exit status:
   0  every line is in the session (imported now or already there)
   1  something was refused: a malformed line, a turn the gateway refused (FILE:LINE and why,
      on stderr), a bad API key, an unknown or ended session; the turns before the first line
-     not imported are in, so the same command again (nothing is written twice) or
-     --from-line N continues
+     not imported are in, and stderr says how to go on: the same file into the same
+     --session (nothing is written twice), or --from-line N
   2  wrong arguments
   3  gave up: the gateway did not answer, or kept answering 408/429/502/503/504, after 8
      retries with backoff, or answered a 500 without Retry-After (not retried); the first
@@ -259,15 +259,16 @@ async def run(
                     tally.at = batch[0].number
                     stopped = await _import(client, retrying, path, session_id, batch, tally, bar, skip_refused)
                     if stopped is not None:
-                        _stopped(tally, stopped)
+                        _stopped(tally, stopped, path, session_id)
                         return EXIT_REFUSED
+                tally.at = None
                 if started:
                     ended = await retrying.send(client, "ending the session", f"/v1/sessions/{session_id}:end", {})
                     if ended.status_code != 200:
                         _refused(ended, "ending the session")
             except GaveUp as error:
                 print(f"lore turns import: gave up: {error}", file=sys.stderr)
-                _stopped(tally, tally.at)
+                _stopped(tally, tally.at, path, session_id)
                 return EXIT_GAVE_UP
     print(f"imported {tally.imported} turns ({tally.skipped} already there) into session {session_id}")
     _list_refused(tally)
@@ -336,15 +337,21 @@ def _turn_message(response: httpx.Response, index: int) -> str:
     return f"{error.message.replace(f'turns[{index}]', 'turn')} (HTTP {response.status_code} {error.code}){reason}"
 
 
-def _stopped(tally: Tally, first_line: int | None) -> None:
-    done = f"{tally.imported} turns imported ({tally.skipped} already there)"
+def _stopped(tally: Tally, first_line: int | None, path: Path, session_id: str) -> None:
+    """What is in and how to go on. A session the run started is left open: a turn's key is the
+    session's, so the rest goes into that session (``--session``), not a new one."""
     _list_refused(tally)
+    if not session_id:
+        print("lore turns import: no session was started; nothing was imported", file=sys.stderr)
+        return
+    done = f"{tally.imported} turns imported ({tally.skipped} already there) into session {session_id}"
     if first_line is None:
-        print(f"lore turns import: {done}; every line was sent", file=sys.stderr)
+        print(f"lore turns import: {done}; every line is in, the session was not ended", file=sys.stderr)
         return
     print(
-        f"lore turns import: {done}; line {first_line} and after not imported: run the same command again "
-        f"(nothing is written twice) or add --from-line {first_line}",
+        f"lore turns import: {done}; line {first_line} and after not imported. Continue with "
+        f"`lore turns import {path} --session {session_id}` (nothing is written twice), "
+        f"adding --from-line {first_line} to skip the lines before",
         file=sys.stderr,
     )
 

@@ -215,7 +215,7 @@ async def test_the_run_gives_up_after_the_bound_and_a_rerun_from_the_line_named_
     assert code == turns_import.EXIT_GAVE_UP
     # Batches of two, the assistant's line 2 kept with the user's line 3 that answers it: [1] [2, 3] [4, 5].
     assert "gave up: lines 2-3: HTTP 503" in gave_up and "after 8 retries" in gave_up
-    assert f"1 turns imported (0 already there) into session {session_id}; line 2 and after not imported" in gave_up
+    assert f"1 turn imported (0 already there) into session {session_id}; line 2 and after not imported" in gave_up
     assert f"--session {session_id}` (nothing is written twice), adding --from-line 2" in gave_up
     assert waits.seconds[:8] == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0], "doubling up to the cap"
     assert len(after_giving_up) == 1
@@ -323,5 +323,5 @@ async def test_a_run_that_started_its_session_leaves_it_open_and_says_how_to_con
     assert code == turns_import.EXIT_GAVE_UP and sent == 10
     assert f"`lore turns import {path} --session {session_id}`" in err
     # Every lost answer's call wrote line 2; the rerun into the same, still open, session adds line 3 only.
-    assert again == turns_import.EXIT_OK and "imported 1 turns (2 already there)" in capsys.readouterr().out
+    assert again == turns_import.EXIT_OK and "imported 1 turn (2 already there)" in capsys.readouterr().out
     assert len(await _transcript(gateway, key, session_id)) == 3

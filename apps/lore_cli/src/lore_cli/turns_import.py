@@ -169,7 +169,6 @@ class Retrying:
     sleep: Sleep
     jitter: Callable[[], float]
     report: Callable[[str], None]
-    waited: list[float] = field(default_factory=list)
 
     async def send(self, client: httpx.AsyncClient, what: str, path: str, body: dict[str, Any]) -> httpx.Response:
         """The answer to ``POST path``: a success or a refusal (4xx) not worth repeating; raises
@@ -193,7 +192,6 @@ class Retrying:
                 raise GaveUp(f"{what}: {failure}; Retry-After {hint:g} s is longer than {MAX_RETRY_AFTER:g} s")
             wait = hint if hint is not None else self.jitter() * min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt)
             self.report(f"{what}: {failure}; retry {attempt + 1}/{MAX_RETRIES} in {wait:.1f} s")
-            self.waited.append(wait)
             await self.sleep(wait)
         raise AssertionError("unreachable")
 
@@ -270,14 +268,19 @@ async def run(
                 print(f"lore turns import: gave up: {error}", file=sys.stderr)
                 _stopped(tally, tally.at, path, session_id)
                 return EXIT_GAVE_UP
-    print(f"imported {tally.imported} turns ({tally.skipped} already there) into session {session_id}")
+    print(f"imported {_turns(tally.imported)} ({tally.skipped} already there) into session {session_id}")
     _list_refused(tally)
     return EXIT_REFUSED if tally.refused else EXIT_OK
 
 
+def _turns(count: int) -> str:
+    return "1 turn" if count == 1 else f"{count} turns"
+
+
 def _list_refused(tally: Tally) -> None:
     if tally.refused:
-        print(f"lore turns import: {len(tally.refused)} lines refused and not imported:", file=sys.stderr)
+        lines = "1 line" if len(tally.refused) == 1 else f"{len(tally.refused)} lines"
+        print(f"lore turns import: {lines} refused and not imported:", file=sys.stderr)
         for refusal in tally.refused:
             print(f"  {refusal}", file=sys.stderr)
 
@@ -344,7 +347,7 @@ def _stopped(tally: Tally, first_line: int | None, path: Path, session_id: str) 
     if not session_id:
         print("lore turns import: no session was started; nothing was imported", file=sys.stderr)
         return
-    done = f"{tally.imported} turns imported ({tally.skipped} already there) into session {session_id}"
+    done = f"{_turns(tally.imported)} imported ({tally.skipped} already there) into session {session_id}"
     if first_line is None:
         print(f"lore turns import: {done}; every line is in, the session was not ended", file=sys.stderr)
         return

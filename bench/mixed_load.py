@@ -222,7 +222,7 @@ def write_import_files(directory: Path, turns: int, per_session: int) -> list[Im
 # The CLI's progress bar, as the bench asks tqdm to draw it (TQDM_BAR_FORMAT): the CLI's own clock.
 BAR_FORMAT = "{n}/{total} after {elapsed_s:.3f} s|"
 PROGRESS = re.compile(rb"(\d+)/(\d+) after (\d+\.\d+) s\|")
-IMPORTED = re.compile(r"imported (\d+) turns .* into session (\S+)")
+IMPORTED = re.compile(r"imported (\d+) turns? .* into session (\S+)")
 
 
 async def import_one(file: ImportFile, env: dict[str, str], run: Run) -> ImportRun:

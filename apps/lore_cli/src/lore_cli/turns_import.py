@@ -243,31 +243,33 @@ async def run(
     async with httpx.AsyncClient(
         base_url=gateway_url(environ), headers=headers, transport=transport, timeout=timeout
     ) as client:
-        with tqdm(total=len(todo), unit=" turns", desc="import", file=sys.stderr) as bar:
-            retrying = Retrying(sleep, jitter, lambda text: tqdm.write(f"lore turns import: {text}", file=sys.stderr))
-            try:
-                started = not session_id
-                if started:
-                    body = {"scope": dict(scope or {}), "requestId": f"lore-turns-import-{uuid.uuid4()}"}
-                    response = await retrying.send(client, "starting the session", "/v1/sessions", body)
-                    if response.status_code != 200:
-                        return _refused(response, "starting the session")
-                    session_id = response.json()["session"]["id"]
+        retrying = Retrying(sleep, jitter, lambda text: tqdm.write(f"lore turns import: {text}", file=sys.stderr))
+        try:
+            started = not session_id
+            if started:
+                body = {"scope": dict(scope or {}), "requestId": f"lore-turns-import-{uuid.uuid4()}"}
+                response = await retrying.send(client, "starting the session", "/v1/sessions", body)
+                if response.status_code != 200:
+                    return _refused(response, "starting the session")
+                session_id = response.json()["session"]["id"]
+            # Drawn once the session is there: the bar's clock times the import alone (bench/mixed_load.py).
+            with tqdm(total=len(todo), unit=" turns", desc="import", file=sys.stderr) as bar:
                 for batch in batches(todo):
                     tally.at = batch[0].number
                     stopped = await _import(client, retrying, path, session_id, batch, tally, bar, skip_refused)
                     if stopped is not None:
+                        bar.close()
                         _stopped(tally, stopped, path, session_id)
                         return EXIT_REFUSED
-                tally.at = None
-                if started:
-                    ended = await retrying.send(client, "ending the session", f"/v1/sessions/{session_id}:end", {})
-                    if ended.status_code != 200:
-                        _refused(ended, "ending the session")
-            except GaveUp as error:
-                print(f"lore turns import: gave up: {error}", file=sys.stderr)
-                _stopped(tally, tally.at, path, session_id)
-                return EXIT_GAVE_UP
+            tally.at = None
+            if started:
+                ended = await retrying.send(client, "ending the session", f"/v1/sessions/{session_id}:end", {})
+                if ended.status_code != 200:
+                    _refused(ended, "ending the session")
+        except GaveUp as error:
+            print(f"lore turns import: gave up: {error}", file=sys.stderr)
+            _stopped(tally, tally.at, path, session_id)
+            return EXIT_GAVE_UP
     print(f"imported {_turns(tally.imported)} ({tally.skipped} already there) into session {session_id}")
     _list_refused(tally)
     return EXIT_REFUSED if tally.refused else EXIT_OK

@@ -301,7 +301,8 @@ async def _import(
     batch: then the number of the first line not imported is returned."""
     url = f"/v1/sessions/{session_id}/turns:import"
     while batch:
-        what = f"lines {batch[0].number}-{batch[-1].number}"
+        first, last = batch[0].number, batch[-1].number
+        what = f"line {first}" if first == last else f"lines {first}-{last}"
         response = await retrying.send(client, what, url, {"turns": [line.turn for line in batch]})
         if response.status_code == 200:
             answer = response.json()
@@ -353,10 +354,10 @@ def _stopped(tally: Tally, first_line: int | None, path: Path, session_id: str) 
     if first_line is None:
         print(f"lore turns import: {done}; every line is in, the session was not ended", file=sys.stderr)
         return
+    skip = f", adding --from-line {first_line} to skip the lines before" if first_line > 1 else ""
     print(
         f"lore turns import: {done}; line {first_line} and after not imported. Continue with "
-        f"`lore turns import {path} --session {session_id}` (nothing is written twice), "
-        f"adding --from-line {first_line} to skip the lines before",
+        f"`lore turns import {path} --session {session_id}` (nothing is written twice){skip}",
         file=sys.stderr,
     )
 

@@ -137,8 +137,10 @@ def warm(directory: Path) -> int:
 
 
 def sync(directory: Path) -> None:
-    """Write back every file's dirty pages under ``directory`` (from this thread, the interpreter
-    free): the engine's own flush, when it closes the shard, then finds little to write."""
+    """Write back every file's dirty pages under ``directory``, and every folder's entries (from
+    this thread, the interpreter free). Before a swap, for the live shard: the engine's own flush,
+    when it closes the shard, then finds little to write; for the copy: it is on disk before the
+    swap's marker says it is the store, whatever power is lost after."""
     for folder, _, names in os.walk(directory):
         for name in names:
             with contextlib.suppress(FileNotFoundError):
@@ -147,6 +149,12 @@ def sync(directory: Path) -> None:
                     os.fdatasync(fd)
                 finally:
                     os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def _sync_and_copy(source: Path, copy: Path) -> tuple[Seen, bool]:

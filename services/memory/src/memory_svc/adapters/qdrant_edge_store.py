@@ -433,10 +433,11 @@ class EdgeShardStore(neutral.QdrantEngine):
             self._journal = None
 
     async def prepare_swap(self, optimized: Path) -> None:
-        """Before ``swap_in()``, calls and writes going on: the copy's files read into the page cache
-        and the live shard's dirty pages written back. Both native calls of the swap keep the
-        interpreter: opening a shard from disk took three to four times as long, and a close
-        flushes it."""
+        """Before ``swap_in()``, calls and writes going on: the copy made durable (the child flushed
+        only the files it maps) and read into the page cache, and the live shard's dirty pages
+        written back. Both native calls of the swap keep the interpreter: opening a shard from disk
+        took three to four times as long, and a close flushes it."""
+        await asyncio.to_thread(sync, optimized)
         await asyncio.to_thread(warm, optimized)
         await asyncio.to_thread(sync, self.path / SHARD_DIR)
 

@@ -131,3 +131,19 @@ async def test_engagement_has_the_shape_of_section_6_and_reading_writes_nothing(
     assert (await stranger.get("/v1/engagement")).json()["firstSession"] is True
     foreign = await stranger.post(f"/v1/engagement/hypotheses/{hypothesis_id}:archive", json={"note": "x"})
     assert foreign.status_code == 404
+
+
+async def test_a_card_number_written_into_a_slot_is_refused_not_kept(client_for, org_id):
+    """A slot is a label: a key-shaped one is kept as sent, and one holding a card number is refused
+    naming the field (redaction replaces the number, and the placeholder breaks the slot's alphabet)."""
+    client = await client_for(org_id)
+    labelled = {**OBSERVE, "candidate": {**OBSERVE["candidate"], "slot": "key-0123456789abcdef0123456789abcdef"}}
+    kept = await client.post("/v1/observations:observe", json=labelled)
+    assert kept.status_code == 200, kept.text
+    assert kept.json()["observation"]["slot"] == "key-0123456789abcdef0123456789abcdef"
+    carded = {**OBSERVE, "candidate": {**OBSERVE["candidate"], "slot": "card-4000-0566-5566-5556"}}
+    refused = await client.post("/v1/observations:observe", json=carded)
+    assert refused.status_code == 400, refused.text
+    assert "slot" in refused.json()["error"]["message"] and "5556" not in refused.text
+    listed = await client.get("/v1/observations", params={"subjectId": "user-42", "agentId": "agent-1"})
+    assert "4000" not in listed.text and "0566" not in listed.text

@@ -85,6 +85,19 @@ def test_labels_held_to_an_alphabet_are_not_text():
     assert Redactor()(label) != label
 
 
+def test_a_card_number_in_a_label_is_still_redacted():
+    """A label is searched for numbers: a card written into a slot or a persona mode becomes its
+    placeholder (which the label's rule then refuses), never a kept secret."""
+    label = f"card-{CARD.replace(' ', '')}"
+    options = assembler_service_pb2.AssembleOptions(persona_mode=label)
+    context = assembler_service_pb2.AssembleContextRequest(options=options)
+    belief = observation_service_pb2.ObserveRequest(candidate=observation_service_pb2.ObservationCandidate(slot=label))
+    redact_message(context, Redactor())
+    redact_message(belief, Redactor())
+    for redacted in (context.options.persona_mode, belief.candidate.slot):
+        assert CARD.replace(" ", "") not in redacted and redacted != label
+
+
 def test_nothing_changes_when_no_kind_is_redacted():
     request = agent_service_pb2.ProcessTurnRequest(turn=turn_pb2.Turn(content=f"My card is {CARD}"))
     redact_message(request, Redactor(frozenset()))

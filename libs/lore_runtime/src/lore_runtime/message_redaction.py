@@ -4,8 +4,10 @@ Every service's error interceptor runs ``redact_message`` on each request after 
 checked it, so whatever a caller sends (the gateway, the agent, a direct gRPC client) is stored,
 embedded, logged and handed to a model without the secrets it held. Every string field is text except
 the machine values a placeholder would break: ids (``text_rules.is_id_name``), page and other tokens
-(``*_token``), fingerprints, model names, a lease's holder, labels held to an alphabet (a context's
-``persona_mode``, a belief's ``slot``) and a ``FieldMask``'s paths. A Struct's
+(``*_token``), fingerprints, model names, a lease's holder and a ``FieldMask``'s paths. A label held
+to an alphabet (a context's ``persona_mode``, a belief's ``slot``) is searched for numbers only
+(cards, IBANs, SSNs, NI numbers): a key-shaped label is a label, while a card number written into one
+becomes a placeholder that its rule then refuses, so it is never kept. A Struct's
 string values are text too, each read with its key as context (``"orderNumber": "4111…"`` is an order
 number, ``"accessToken": "…"`` a key whatever it looks like), except under an id's key (``orderId``);
 a string map's values likewise. Map keys are names, not text, and are kept.
@@ -16,13 +18,14 @@ content (an idempotency record, a dedupe hash) still matches.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from lore_runtime.redaction import Redactor
+from lore_runtime.redaction import Kind, Redactor, redact
 from lore_runtime.text_rules import is_id_name
 
 _STRUCT = "google.protobuf.Struct"
@@ -31,12 +34,17 @@ _LIST_VALUE = "google.protobuf.ListValue"
 _NOT_TEXT_MESSAGES = frozenset({"google.protobuf.FieldMask", "google.protobuf.Timestamp", "google.protobuf.Duration"})
 _STRING = FieldDescriptor.TYPE_STRING
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
-_NOT_TEXT_NAMES = frozenset({"holder", "model", "fingerprint", "slot", "persona_mode", "personaMode"})
+_NOT_TEXT_NAMES = frozenset({"holder", "model", "fingerprint"})
+_LABEL_NAMES = frozenset({"slot", "persona_mode", "personaMode"})
+# What a label is searched for: a number is a secret whatever its shape around it; a password or key
+# is read from its shape, and a label's alphabet gives random-looking labels that shape.
+_LABEL_KINDS = frozenset({Kind.CARD, Kind.IBAN, Kind.SSN, Kind.NINO})
+_LABEL_SEPARATORS = re.compile(r"[-_.]")
 
 
 def is_machine_name(name: str) -> bool:
     """Whether a field (proto or JSON name) holds a machine value rather than text: an id, a token, a
-    fingerprint, a model name, a lease holder or a label of an alphabet (a persona mode, a slot)."""
+    fingerprint, a model name or a lease holder."""
     return (
         is_id_name(name)
         or name in _NOT_TEXT_NAMES
@@ -78,16 +86,26 @@ def _message(message: Message, redactor: Redactor) -> None:
                 for item in value:
                     _message(item, redactor)
         elif field.type == _STRING:
-            redacted = redactor(value)
+            redacted = _label(value, redactor) if visit == "label" else redactor(value)
             if redacted is not value:
                 setattr(message, field.name, redacted)
         else:
             _message(value, redactor)
 
 
+def _label(value: str, redactor: Redactor) -> str:
+    """``value`` unchanged, or, when it holds a number that is a secret, the label read as words
+    (its ``-``, ``_`` and ``.`` as spaces, so ``card-4242…`` is a card) with the number's
+    placeholder: the label's rule then refuses it."""
+    words = _LABEL_SEPARATORS.sub(" ", value)
+    redacted = redact(words, redactor.kinds & _LABEL_KINDS)
+    return value if redacted == words else redacted
+
+
 @cache
 def _visit(field: FieldDescriptor) -> str | None:
-    """``"map"``, ``"field"``, or ``None`` for a field that holds no text to redact."""
+    """``"map"``, ``"field"``, ``"label"`` (numbers only), or ``None`` for a field that holds no
+    text to redact."""
     if field.type == _MESSAGE:
         if field.message_type.GetOptions().map_entry:
             value_field = field.message_type.fields_by_name["value"]
@@ -96,7 +114,9 @@ def _visit(field: FieldDescriptor) -> str | None:
             return "map" if value_field.type in (_STRING, _MESSAGE) else None
         return None if field.message_type.full_name in _NOT_TEXT_MESSAGES else "field"
     if field.type == _STRING:
-        return None if is_machine_name(field.name) else "field"
+        if is_machine_name(field.name):
+            return None
+        return "label" if field.name in _LABEL_NAMES and not field.is_repeated else "field"
     return None
 
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 from memory_svc.domain.conversation import said_of
 from memory_svc.domain.model import ScopeMatch
-from memory_svc.usecases.memory_ports import DEFAULT_FILTER
+from memory_svc.usecases.memory_ports import DEFAULT_FILTER, AccessTarget
 
 
 class FixedClock:
@@ -143,6 +143,9 @@ class InMemoryMemoryIndex:
     async def get(self, org_id, ids):
         return [self._items[(org_id, id_)][0] for id_ in ids if (org_id, id_) in self._items]
 
+    async def access_targets(self, org_id, ids):
+        return [AccessTarget.of(item) for item in await self.get(org_id, ids)]
+
     async def vectors(self, org_id, ids):
         return {id_: self._items[(org_id, id_)][1].copy() for id_ in ids if (org_id, id_) in self._items}
 
@@ -189,6 +192,20 @@ class InMemoryMemoryIndex:
                 if fields is not None:
                     item = dataclasses.replace(stored, **{name: getattr(item, name) for name in fields})
                 self._items[(org_id, item.id)] = (item, vector, terms)
+
+    async def write_access(self, org_id, refreshed) -> None:
+        import dataclasses
+
+        for refresh in refreshed:
+            if (org_id, refresh.target.id) in self._items:
+                stored, vector, terms = self._items[(org_id, refresh.target.id)]
+                item = dataclasses.replace(
+                    stored,
+                    access_count=refresh.access_count,
+                    last_accessed_at=refresh.last_accessed_at,
+                    current_salience=refresh.current_salience,
+                )
+                self._items[(org_id, refresh.target.id)] = (item, vector, terms)
 
     async def delete_scope(self, org_id, scope):
         from memory_svc.usecases.memory_ports import SearchFilter

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from memory_svc.domain.lexical import encode_document, encode_query
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
-from memory_svc.usecases.memory_ports import SearchFilter
+from memory_svc.usecases.memory_ports import AccessRefresh, AccessTarget, SearchFilter
 
 from tests.integration.memory.conftest import DIMENSION
 
@@ -745,3 +745,33 @@ async def test_access_counts_reads_the_stored_counts_of_the_orgs_items_only(memo
 
     assert counts == {used.id: 3, fresh.id: 0}
     assert await memory_index.access_counts(org, []) == {}
+
+
+async def test_access_targets_read_the_id_scope_and_type_of_the_orgs_items_in_the_order_asked(memory_index) -> None:
+    org = new_org()
+    fact = make_item(org, "first", scope=Scope(user_id="u-1", agent_id="a-1", team_id="t-1"))
+    skill = make_item(org, "second", memory_type=MemoryType.SKILL, scope=Scope(user_id="u-2"))
+    elsewhere = make_item(new_org(), "third", scope=Scope(user_id="u-1"))
+    await memory_index.upsert([fact, skill, elsewhere], random_units(3, seed=9))
+
+    asked = [skill.id, elsewhere.id, str(uuid.uuid4()), "not-a-uuid", fact.id]
+    targets = await memory_index.access_targets(org, asked)
+
+    assert targets == [AccessTarget.of(skill), AccessTarget.of(fact)]
+    assert await memory_index.access_targets(org, []) == []
+
+
+async def test_write_access_rewrites_the_access_fields_only(memory_index) -> None:
+    from dataclasses import replace
+
+    org = new_org()
+    item = make_item(org, "tea", importance=0.4, metadata={"kept": "yes"}, scope=Scope(user_id="u-1"))
+    await memory_index.upsert([item], np.stack([unit(1, 0)]))
+    later = T0 + timedelta(days=2, microseconds=17)
+
+    await memory_index.write_access(org, [AccessRefresh(AccessTarget.of(item), 5, later, 1.25)])
+
+    (stored,) = await memory_index.get(org, [item.id])
+    assert (stored.access_count, stored.last_accessed_at, stored.current_salience) == (5, later, 1.25)
+    assert stored == replace(item, access_count=5, last_accessed_at=later, current_salience=1.25)
+    assert [hit for hit, _ in await search_items(memory_index, org, Scope(), unit(1, 0), 1)] == [stored]

@@ -43,7 +43,7 @@ class RefusingCatalog(InMemoryMemoryIndex):
         super().__init__()
         self.reason = reason
 
-    async def replace_payloads(self, org_id, items, fields=None):
+    async def write_access(self, org_id, refreshed):
         raise errors.FailedPrecondition("refused", reason=self.reason)
 
 
@@ -233,11 +233,11 @@ async def test_a_flush_failing_part_way_counts_only_what_it_did_not_write(monkey
     class FailingSecondWrite(InMemoryMemoryIndex):
         writes = 0
 
-        async def replace_payloads(self, org_id, items, fields=None):
+        async def write_access(self, org_id, refreshed):
             FailingSecondWrite.writes += 1
             if FailingSecondWrite.writes == 2:
                 raise errors.DependencyUnavailable("qdrant", "down")
-            await super().replace_payloads(org_id, items, fields)
+            await super().write_access(org_id, refreshed)
 
     monkeypatch.setattr(behind_module, "WRITE_CHUNK", 2)
     index = FailingSecondWrite()

@@ -39,7 +39,7 @@ from memory_svc.adapters.qdrant_engine import AnyCondition, Condition, DatetimeR
 from memory_svc.domain.conversation import Said
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Provenance, Scope, ScopeMatch
-from memory_svc.usecases.memory_ports import SearchFilter
+from memory_svc.usecases.memory_ports import AccessRefresh, AccessTarget, SearchFilter
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"  # BM25 term weights of memory_svc.domain.lexical (IDF applied by Qdrant)
@@ -204,6 +204,29 @@ def sparse_rows(items: Sequence[MemoryItem], sparse: Sequence[SparseVector] | No
 
 def org_condition(org_id: str) -> Condition:
     return search_conditions(org_id, Scope())[0]
+
+
+# What recording a use reads of an item (``AccessTarget``), and the fields its flush writes.
+TARGET_FIELDS = ("id", "memory_type", *SCOPE_FIELDS)
+ACCESS_FIELDS = ("access_count", "last_accessed_at", "current_salience")
+
+
+def target_from_payload(payload: Mapping[str, Any]) -> AccessTarget:
+    """The ``AccessTarget`` of the item of ``payload`` (``TARGET_FIELDS`` of it)."""
+    return AccessTarget(
+        str(payload["id"]),
+        Scope(**{name: str(payload.get(name) or "") for name in SCOPE_FIELDS}),
+        MemoryType(payload["memory_type"]),
+    )
+
+
+def access_payload(refresh: AccessRefresh) -> dict[str, Any]:
+    """The stored form of an item's access fields (``ACCESS_FIELDS``), as ``to_payload`` writes them."""
+    return {
+        "access_count": int(refresh.access_count),
+        "last_accessed_at": format_timestamp(refresh.last_accessed_at),
+        "current_salience": float(refresh.current_salience),
+    }
 
 
 # --------------------------------------------------------------------------- payload indexes

@@ -21,6 +21,8 @@ from memory_svc.adapters.memory_payload import (
     SAID_FIELDS,
     SESSION_KEY,
     SPARSE_VECTOR,
+    TARGET_FIELDS,
+    access_payload,
     catalog_conditions,
     dense_rows,
     from_payload,
@@ -32,6 +34,7 @@ from memory_svc.adapters.memory_payload import (
     said_from_payload,
     search_conditions,
     sparse_rows,
+    target_from_payload,
     to_payload,
 )
 from memory_svc.adapters.qdrant_engine import (
@@ -49,7 +52,14 @@ from memory_svc.adapters.qdrant_engine import (
 from memory_svc.domain.conversation import Said
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, MemoryStatus, MemoryType, Scope, ScopeMatch
-from memory_svc.usecases.memory_ports import DEFAULT_FILTER, MemoryCursor, MemoryOrder, SearchFilter
+from memory_svc.usecases.memory_ports import (
+    DEFAULT_FILTER,
+    AccessRefresh,
+    AccessTarget,
+    MemoryCursor,
+    MemoryOrder,
+    SearchFilter,
+)
 
 
 class QdrantMemoryIndex(QdrantEngine):
@@ -160,6 +170,16 @@ class QdrantMemoryIndex(QdrantEngine):
         page, _ = await self._scroll(Scroll("get", matching, len(matching.ids or ())))
         return order_like(ids, [from_payload(point.payload) for point in page])
 
+    async def access_targets(self, org_id: str, ids: Sequence[str]) -> list[AccessTarget]:
+        matching = _among(org_id, ids)
+        if matching is None:
+            return []
+        page, _ = await self._scroll(
+            Scroll("read access targets", matching, len(matching.ids or ()), payload=TARGET_FIELDS)
+        )
+        found = {point_id(target.id): target for target in (target_from_payload(point.payload) for point in page)}
+        return [found[key] for key in map(maybe_point_id, ids) if key is not None and key in found]
+
     async def vectors(self, org_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         matching = _among(org_id, ids)
         if matching is None:
@@ -246,6 +266,14 @@ class QdrantMemoryIndex(QdrantEngine):
                 yield PayloadWrite(org_id, point_id(item.id), payload, by_id=fields is not None)
 
         await self._set_payloads(writes, what="replace payloads")
+
+    async def write_access(self, org_id: str, refreshed: Sequence[AccessRefresh]) -> None:
+        def writes() -> Iterator[PayloadWrite]:
+            for refresh in refreshed:
+                # By id within the org: the targets were read by an org-filtered read of these items.
+                yield PayloadWrite(org_id, point_id(refresh.target.id), access_payload(refresh), by_id=True)
+
+        await self._set_payloads(writes, what="record access")
 
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         return await self._delete_matching(where(catalog_conditions(org_id, scope, (), ())))

@@ -19,7 +19,6 @@ less); no answer reads the counters back (docs/operations.md, "Access recording 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -31,10 +30,17 @@ from lore_runtime.errors import FailedPrecondition
 
 from memory_svc.domain.model import MemoryItem
 from memory_svc.domain.salience import salience_of_type
-from memory_svc.usecases.memory_ports import Access, AccessLog, AccessRequest, MemoryCatalog, MemoryIndex
+from memory_svc.usecases.memory_ports import (
+    Access,
+    AccessLog,
+    AccessRefresh,
+    AccessRequest,
+    AccessTarget,
+    MemoryCatalog,
+    MemoryIndex,
+)
 
 log = logging.getLogger(__name__)
-ACCESS_FIELDS = ("access_count", "last_accessed_at", "current_salience")
 WRITE_CHUNK = 32  # items per counter read and write
 
 
@@ -54,13 +60,13 @@ class _Used:
     """One use of one item (as read when used): ``row`` is the access-log row still to write (None:
     already written)."""
 
-    item: MemoryItem
+    target: AccessTarget
     accessed_at: datetime
     row: Access | None
 
     @property
     def memory_id(self) -> str:
-        return self.item.id
+        return self.target.id
 
 
 @dataclass
@@ -75,10 +81,17 @@ class AccessWriteBehind:
     _pending: dict[str, list[_Used]] = field(default_factory=lambda: defaultdict(list))
     _flushing: asyncio.Lock = field(default_factory=asyncio.Lock)
 
-    def offer(self, org_id: str, items: Sequence[MemoryItem], access: AccessRequest, *, logged: bool = False) -> None:
-        """Queue the use of ``items`` by ``access``; ``logged``: its access-log rows are written
-        already (RecordAccess), only the counters follow. Never waits; drops (and counts) what the
-        buffer cannot hold."""
+    def offer(
+        self,
+        org_id: str,
+        items: Sequence[MemoryItem | AccessTarget],
+        access: AccessRequest,
+        *,
+        logged: bool = False,
+    ) -> None:
+        """Queue the use of ``items`` (read whole, or only as ``AccessTarget``) by ``access``;
+        ``logged``: its access-log rows are written already (RecordAccess), only the counters follow.
+        Never waits; drops (and counts) what the buffer cannot hold."""
         if not items:
             return
         self.stats.offered += len(items)
@@ -87,8 +100,10 @@ class AccessWriteBehind:
             log.warning("access buffer full: uses dropped", extra={"org_id": org_id, "dropped": len(items)})
             return
         now = self.clock.now()
+        targets = [item if isinstance(item, AccessTarget) else AccessTarget.of(item) for item in items]
         self._pending[org_id].extend(
-            _Used(item, now, None if logged else access.entry(item.id, item.scope.user_id, now)) for item in items
+            _Used(target, now, None if logged else access.entry(target.id, target.scope.user_id, now))
+            for target in targets
         )
         self.stats.pending += len(items)
 
@@ -138,11 +153,11 @@ class AccessWriteBehind:
             # chunk at most, not the whole interval's writes (~16 ms for 350 items at once).
             stored = await self.index.access_counts(org_id, keys[start : start + WRITE_CHUNK])
             refreshed = [
-                _refreshed(last[key].item, count + recorded[key], last[key].accessed_at)
+                _refreshed(last[key].target, count + recorded[key], last[key].accessed_at)
                 for key, count in stored.items()
             ]
             try:
-                await self.catalog.replace_payloads(org_id, refreshed, ACCESS_FIELDS)
+                await self.catalog.write_access(org_id, refreshed)
             except FailedPrecondition as error:
                 if error.reason != "REINDEX_RUNNING":
                     raise
@@ -150,14 +165,9 @@ class AccessWriteBehind:
                 log.warning("access counters not updated during a reindex", extra={"items": len(refreshed)})
                 return
             self.stats.written += len(refreshed)
-            written.update(item.id for item in refreshed)
+            written.update(refresh.target.id for refresh in refreshed)
 
 
-def _refreshed(item: MemoryItem, count: int, last: datetime) -> MemoryItem:
-    """``item`` with its access fields (the only ones written) at ``count`` uses, the last at ``last``."""
-    return dataclasses.replace(
-        item,
-        access_count=count,
-        last_accessed_at=last,
-        current_salience=salience_of_type(item.memory_type, count, last, last),
-    )
+def _refreshed(target: AccessTarget, count: int, last: datetime) -> AccessRefresh:
+    """The access fields of ``target`` at ``count`` uses, the last at ``last``."""
+    return AccessRefresh(target, count, last, salience_of_type(target.memory_type, count, last, last))

@@ -111,6 +111,7 @@ class GuardedMemoryIndex(_Switchable):
     search_lexical = _guarded("search_lexical", uses_vectors=True)
     get = _guarded("get")
     access_counts = _guarded("access_counts")
+    access_targets = _guarded("access_targets")
     said_in_session = _guarded("said_in_session")
     # Vectors of another model would be compared with this model's: refuse, like a search.
     vectors = _guarded("vectors", uses_vectors=True)
@@ -118,6 +119,7 @@ class GuardedMemoryIndex(_Switchable):
     page = _guarded("page")
     org_ids = _guarded("org_ids")
     replace_payloads = _guarded("replace_payloads", writes=True)
+    write_access = _guarded("write_access", writes=True)
     delete_scope = _guarded("delete_scope", writes=True)
 
     # Streamed: not re-run across a swap (the module's docstring).

@@ -109,6 +109,11 @@ class MemoryIndex(Protocol):
         """The items of ``org_id`` with these ids, in the order asked; unknown ids are skipped."""
         ...
 
+    async def access_targets(self, org_id: str, ids: Sequence[str]) -> list[AccessTarget]:
+        """What recording a use reads of the items of ``org_id`` with these ids (``AccessTarget``: a
+        few fields, not the items), in the order asked; unknown ids are skipped."""
+        ...
+
     async def vectors(self, org_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored dense vectors of the items of ``org_id`` with these ids (unknown ids are
         absent): what a caller needs to tell near-duplicates apart (the assembler's dedupe)."""
@@ -187,6 +192,11 @@ class MemoryCatalog(Protocol):
         them, or only ``fields`` (MemoryItem attribute names) — much cheaper on the hot path."""
         ...
 
+    async def write_access(self, org_id: str, refreshed: Sequence[AccessRefresh]) -> None:
+        """Rewrite the access fields (``access_count``, ``last_accessed_at``, ``current_salience``)
+        of existing items of ``org_id``, nothing else: the access flusher's write."""
+        ...
+
     async def delete_scope(self, org_id: str, scope: Scope) -> list[str]:
         """Erasure: delete every item of ``org_id`` whose scope has each id ``scope`` sets (browse,
         never the context match: the org's shared items are not the subject's); returns their ids."""
@@ -235,6 +245,30 @@ class AccessRequest:
         return Access(
             memory_id, user_id, self.session_id, self.reason, self.principal, self.request_id, accessed_at, kind
         )
+
+
+@dataclass(frozen=True, slots=True)
+class AccessTarget:
+    """What recording a use of an item needs of it: its id, its scope (the access log's user, the
+    erasure fence) and its type (its salience)."""
+
+    id: str
+    scope: Scope
+    memory_type: MemoryType
+
+    @classmethod
+    def of(cls, item: MemoryItem) -> AccessTarget:
+        return cls(item.id, item.scope, item.memory_type)
+
+
+@dataclass(frozen=True, slots=True)
+class AccessRefresh:
+    """An item's access fields as the flusher writes them."""
+
+    target: AccessTarget
+    access_count: int
+    last_accessed_at: datetime
+    current_salience: float
 
 
 @dataclass(frozen=True, slots=True)

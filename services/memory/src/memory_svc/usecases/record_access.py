@@ -30,7 +30,8 @@ async def record_access(
     """Record access to memories named by id (RecordAccess): the rows now (their count is the
     answer), the items' counters behind it (``access_behind``)."""
     # Only the caller's own items: another org's id records nothing and reveals nothing.
-    items = await index.get(org_id, list(dict.fromkeys(memory_ids)))
+    # Their ids, scopes and types only: the rows and the counters need no more of them.
+    items = await index.access_targets(org_id, list(dict.fromkeys(memory_ids)))
     if not items:
         return 0
     now = behind.clock.now()

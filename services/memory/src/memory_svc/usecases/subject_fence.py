@@ -17,7 +17,7 @@ from lore_runtime import errors
 
 from memory_svc.domain.lexical import SparseVector
 from memory_svc.domain.model import MemoryItem, Scope
-from memory_svc.usecases.memory_ports import SubjectFence
+from memory_svc.usecases.memory_ports import AccessRefresh, SubjectFence
 
 MAX_ERASURE_ID_CHARS = 128
 
@@ -41,8 +41,8 @@ async def lift_subject_fence(org_id: str, erasure_id: str, *, fence: SubjectFenc
 
 
 class FencedWrites:
-    """The items store as the callers' writes see it: ``upsert`` and ``replace_payloads`` run inside
-    the fence of the scopes they write; everything else is the store's own."""
+    """The items store as the callers' writes see it: ``upsert``, ``replace_payloads`` and
+    ``write_access`` run inside the fence of the scopes they write; everything else is the store's own."""
 
     def __init__(self, store: object, fence: SubjectFence) -> None:
         self._store = store
@@ -61,6 +61,10 @@ class FencedWrites:
     ) -> None:
         async with self._fence.writing(org_id, [item.scope for item in items]):
             await self._store.replace_payloads(org_id, items, fields)  # type: ignore[attr-defined]
+
+    async def write_access(self, org_id: str, refreshed: Sequence[AccessRefresh]) -> None:
+        async with self._fence.writing(org_id, [refresh.target.scope for refresh in refreshed]):
+            await self._store.write_access(org_id, refreshed)  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._store, name)

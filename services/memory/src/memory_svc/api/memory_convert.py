@@ -43,6 +43,8 @@ _TYPE_FROM_PB = {value: kind for kind, value in _TYPE_TO_PB.items()}
 _STATUS_TO_PB = {status: pb.MemoryStatus.Value(f"MEMORY_STATUS_{status.name}") for status in MemoryStatus}
 _STATUS_FROM_PB = {value: status for status, value in _STATUS_TO_PB.items()}
 _SOURCE_NAMES = {value: name for name, value in provenance_pb2.ProvenanceSource.items()}
+# A dict, not ProvenanceSource.keys(): that builds a list of every name on each call.
+_SOURCE_VALUES = dict(provenance_pb2.ProvenanceSource.items())
 _SCOPE_MATCH_FROM_PB = {
     scope_pb2.SCOPE_MATCH_UNSPECIFIED: ScopeMatch.BROWSE,
     scope_pb2.SCOPE_MATCH_CONTEXT: ScopeMatch.CONTEXT,
@@ -199,7 +201,8 @@ def recall_filters_from_pb(request: pb.RecallRequest) -> dict[str, Any]:
 
 def memory_to_pb(item: MemoryItem, half_lives: Mapping[MemoryType, float] | None = None) -> pb.Memory:
     """``half_lives``: the deployment's per-type overrides (LORE_HALF_LIFE_DAYS), for ``half_life_days``."""
-    source = f"PROVENANCE_SOURCE_{item.provenance.source_type.upper()}" if item.provenance.source_type else ""
+    source_type = item.provenance.source_type
+    source = _SOURCE_VALUES.get(f"PROVENANCE_SOURCE_{source_type.upper()}", 0) if source_type else 0
     return pb.Memory(
         id=item.id,
         content=item.content,
@@ -211,9 +214,7 @@ def memory_to_pb(item: MemoryItem, half_lives: Mapping[MemoryType, float] | None
         provenance=provenance_pb2.Provenance(
             session_id=item.provenance.session_id,
             turn_ids=item.provenance.turn_ids,
-            source=provenance_pb2.ProvenanceSource.Value(source)
-            if source in provenance_pb2.ProvenanceSource.keys()
-            else 0,
+            source=source,
             consolidated_into=item.provenance.consolidated_into,
             consolidated_from=item.provenance.consolidated_from,
             session_ids=item.provenance.session_ids,

@@ -103,7 +103,7 @@ class FaultyProxy:
         if fault == "lose":
 
             async def dropped(message):
-                pass
+                """The gateway's answer is discarded: the turns are written, the client never hears."""
 
             await self.app(scope, receive, dropped)
             raise httpx.ReadTimeout("the answer was lost")

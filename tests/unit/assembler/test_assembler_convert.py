@@ -22,6 +22,7 @@ def request(**options) -> pb.AssembleContextRequest:
         (request(persona="p" * 8001), "options.persona"),
         (request(user_profile="u" * 4001), "options.user_profile"),
         (request(persona_mode="two words"), "options.persona_mode"),
+        (request(persona_mode="mode\n"), "options.persona_mode"),  # "$" is the end of the text
         (request(recall_k=101), "options.recall_k"),
         (request(min_score=1.5), "options.min_score"),
         (request(min_observation_confidence=-0.1), "options.min_observation_confidence"),

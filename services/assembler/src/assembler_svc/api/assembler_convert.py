@@ -45,7 +45,7 @@ MAX_RECALL_K = 100
 MAX_ID_CHARS = 128
 DEFAULT_RECALL_K = 30
 DEFAULT_MIN_OBSERVATION_CONFIDENCE = 0.5
-_PERSONA_MODE = re.compile(r"^[A-Za-z0-9_-]{0,64}$")
+_PERSONA_MODE = re.compile(r"[A-Za-z0-9_-]{0,64}")
 
 
 def text(value: str, field: str, maximum: int, *, required: bool = False) -> str:
@@ -110,7 +110,7 @@ def assemble_input_from_pb(request: pb.AssembleContextRequest, defaults: Assembl
         raise InvalidArgument("options.tool_results", f"at most {MAX_TOOL_RESULTS}")
     if len(options.expressed_opinions) > MAX_OPINIONS:
         raise InvalidArgument("options.expressed_opinions", f"at most {MAX_OPINIONS}")
-    if not _PERSONA_MODE.match(options.persona_mode):
+    if not _PERSONA_MODE.fullmatch(options.persona_mode):
         raise InvalidArgument("options.persona_mode", "at most 64 characters of [A-Za-z0-9_-]")
     if options.recall_k and not 1 <= options.recall_k <= MAX_RECALL_K:
         raise InvalidArgument("options.recall_k", f"must be between 1 and {MAX_RECALL_K}")

@@ -11,6 +11,7 @@ protobuf's and the services'."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from lore_runtime import errors
@@ -59,7 +60,7 @@ def _problem(rule: dict[str, Any], value: Any) -> str | None:
     if isinstance(value, str):
         if len(value) > rule.get("maxLength", len(value)):
             return f"at most {rule['maxLength']} characters"
-        if "pattern" in rule and not re.search(rule["pattern"], value):
+        if "pattern" in rule and not ecma_pattern(rule["pattern"]).search(value):
             return f"must match {rule['pattern']}"
         if "not" in rule and value == rule["not"].get("const"):
             return f"must not be {value}"
@@ -69,3 +70,25 @@ def _problem(rule: dict[str, Any], value: Any) -> str | None:
         if not rule.get("minimum", value) <= value <= rule.get("maximum", value):
             return f"must be between {rule['minimum']} and {rule['maximum']}"
     return None
+
+
+@cache
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """``pattern`` read as JSON Schema reads it (ECMA-262, no flags): ``$`` is the end of the text,
+    where Python's ``$`` also matches before a final newline ("mode\\n" would pass ``^[a-z]+$``)."""
+    translated: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            translated.append(r"\Z")
+            continue
+        translated.append(char)
+    return re.compile("".join(translated))

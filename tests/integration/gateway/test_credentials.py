@@ -228,6 +228,9 @@ def test_a_token_caller_is_its_subject_and_counts_as_jwt_credential():
     with pytest.raises(errors.Unauthenticated) as refused:
         verifier.verify(rs256(_claims("acme")))  # RS256 is not configured on this verifier
     assert refused.value.reason == "INVALID_TOKEN"
+    with pytest.raises(errors.Unauthenticated) as refused:
+        verifier.verify(hs256(_claims("ignored", tenant="acme\n", iss=None)))  # not the org "acme"
+    assert refused.value.reason == "INVALID_TOKEN"
 
 
 def test_a_token_with_the_user_claim_is_pinned_to_that_user_and_a_bad_claim_is_refused():

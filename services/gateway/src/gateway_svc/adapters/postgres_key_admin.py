@@ -63,7 +63,7 @@ def new_api_key() -> str:
 
 
 def _check_org(org_id: str) -> None:
-    if not ORG_ID.match(org_id):
+    if not ORG_ID.fullmatch(org_id):
         raise KeyAdminError(f"{org_id!r} is not an org id (letters, digits and ._:@/-, at most 128)")
 
 

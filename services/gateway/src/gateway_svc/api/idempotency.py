@@ -101,7 +101,7 @@ class IdempotencyMiddleware:
         if guards is None:  # not a REST route: the header means nothing there
             await self.app(scope, receive, send)
             return
-        if len(keys) > 1 or not _KEY.match(keys[0]):
+        if len(keys) > 1 or not _KEY.fullmatch(keys[0]):
             await _refuse(
                 scope,
                 receive,

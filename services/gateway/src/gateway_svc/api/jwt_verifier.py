@@ -130,7 +130,7 @@ class JwtVerifier:
         org_id = claims.get(self._org_claim)
         if org_id is None or org_id == "":
             raise _missing_claim(self._org_claim)
-        if not isinstance(org_id, str) or not ORG_ID.match(org_id):
+        if not isinstance(org_id, str) or not ORG_ID.fullmatch(org_id):
             raise _token_error(f"the {self._org_claim} claim is not a valid org id", claim=self._org_claim)
         return Caller(
             org_id=org_id,

@@ -19,7 +19,7 @@ class RequestIdMiddleware(HttpMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         offered = Headers(scope=scope).get("x-request-id", "")
-        request_id = offered if _REQUEST_ID.match(offered) else uuid.uuid4().hex
+        request_id = offered if _REQUEST_ID.fullmatch(offered) else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
 
         async def send_with_id(message: Message) -> None:

@@ -203,7 +203,7 @@ VARIANTS = [
     Variant(
         "Recall today (50, 1 whole, speaker)", neighbours=0.4, window=2, session=0.3, in_window=50, whole=1, speaker=0.2
     ),
-    Variant("lift in 50 only (stop 32)", neighbours=0.4, window=2, session=0.3, in_window=50),
+    Variant("lift in 50 only (no session whole)", neighbours=0.4, window=2, session=0.3, in_window=50),
     Variant("lift in 100", neighbours=0.4, window=2, session=0.3, in_window=100),
     Variant("lift in 150", neighbours=0.4, window=2, session=0.3, in_window=150),
     Variant("lift in 50, 1 session whole", neighbours=0.4, window=2, session=0.3, in_window=50, whole=1),

@@ -13,7 +13,7 @@ recorded, as in the product).
 Memories are LoCoMo's turns ("Speaker: text", ``../shared/data/locomo-dev.json``, measuring only),
 the same texts in both; queries are LoCoMo's questions, each asked once (no embedding cache answers
 them), alternately: the stack, then the floor, question by question. Printed: p50 / p95 of both,
-the ratio of the medians (issue #24's target: REST p50 ≤ 1.6 × the floor) and the per-question
+the ratio of the medians (the target: REST p50 ≤ 1.6 × the floor) and the per-question
 ratio's median, and the stack's CPU per search by service (``bench.measure.CpuMeter``).
 """
 

@@ -38,11 +38,11 @@ DESIGNED_RPCS = {
             "RunConsolidation",
             "Reindex",
             "ExportMemories",
-            # Beyond §1: `lore org import` (issue 9).
+            # Added since the first contract: `lore org import`.
             "ImportMemories",
-            # Beyond §1: erased content gone from the stores' files (issue 19).
+            # Added since the first contract: erased content gone from the stores' files.
             "PurgeErased",
-            # Beyond §1: erasure's fence on the writes routed straight to the service.
+            # Added since the first contract: erasure's fence on the writes routed straight to the service.
             "FenceSubject",
             "LiftSubjectFence",
         ],
@@ -53,20 +53,20 @@ DESIGNED_RPCS = {
             "GetEpisode",
             "ListEpisodes",
             "ListOpenThreads",
-            # Beyond §1: threads that close (issue 20).
+            # Added since the first contract: threads that close.
             "ResolveThread",
-            # Beyond §1: `lore org export` / `lore org import` (issue 9).
+            # Added since the first contract: `lore org export` / `lore org import`.
             "ExportEpisodes",
             "ImportEpisodes",
-            # Beyond §1: episodes searched by meaning, their uses recorded (issue 21).
+            # Added since the first contract: episodes searched by meaning, their uses recorded.
             "SearchEpisodes",
             "RecordEpisodeAccess",
-            # Beyond §1: an episode that held what the user asked to forget is rewritten or deleted.
+            # Added since the first contract: an episode holding what the user asked to forget is rewritten.
             "RewriteEpisode",
             "DeleteEpisode",
         ],
     },
-    # Beyond §1: a context's reads of the memory service in one call, and what it kept in one.
+    # Added since the first contract: a context's reads of the memory service in one call, and what it kept in one.
     "lore.memory.v1.context_source_service_pb2": {
         "ContextSourceService": ["GatherContext", "RecordContextUse"],
     },
@@ -81,10 +81,10 @@ DESIGNED_RPCS = {
             "GetObservationHistory",
             "RunRevalidation",
             "EraseSubject",
-            # Beyond §1: `lore org export` / `lore org import` (issue 9).
+            # Added since the first contract: `lore org export` / `lore org import`.
             "ExportObservations",
             "ImportObservations",
-            # Beyond §1: erasure's fence on the writes routed straight to the service.
+            # Added since the first contract: erasure's fence on the writes routed straight to the service.
             "FenceSubject",
             "LiftSubjectFence",
         ],
@@ -100,7 +100,7 @@ DESIGNED_RPCS = {
             "AddUnknown",
             "ResolveUnknown",
             "AdvanceWeek",
-            # Beyond §1: `lore org export` / `lore org import` (issue 9).
+            # Added since the first contract: `lore org export` / `lore org import`.
             "ExportEngagement",
             "ImportEngagement",
         ],
@@ -116,13 +116,13 @@ DESIGNED_RPCS = {
             "ListTurns",
             "EndSession",
             "ForgetSubject",
-            # Beyond §1: the job queue's state (docs/agent.md), the issue's "visible" background work.
+            # Added since the first contract: the job queue's state (docs/agent.md), background work made visible.
             "GetJobStats",
             "RetryJobs",
-            # Beyond §1: what the memory browser reads (#26), a turn's kept context and the jobs themselves.
+            # Added since the first contract: what the memory browser reads (a turn's kept context, the jobs).
             "GetTurnContext",
             "ListJobs",
-            # Beyond §1: spoken memory control as a call ("forget what I said about X").
+            # Added since the first contract: spoken memory control as a call ("forget what I said about X").
             "ForgetAbout",
         ],
     },

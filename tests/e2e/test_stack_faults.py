@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the stalling_redis fixture is imported, then a parameter)
-"""Faults on a running local stack (`./lore up`), issue #19: a Redis that stops answering, and a
+"""Faults on a running local stack (`./lore up`): a Redis that stops answering, and a
 service that dies.
 
 The stack runs on a Redis of the test's own (an embedded Valkey, never the machine's), so the test

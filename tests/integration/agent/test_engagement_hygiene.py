@@ -1,4 +1,4 @@
-"""Engagement hygiene on the real observations service (issue #20, seed 000): reflection of a
+"""Engagement hygiene on the real observations service: reflection of a
 listed agent's session adds evidence to the matching hypothesis instead of forming a duplicate and
 promotes it by the documented rule, a user's hunch alone forms nothing, a full list is a logged
 skip (the run completes and the watermark moves), and no hypothesis states an unsourced figure.

@@ -1,4 +1,4 @@
-"""Erasure leaves no trace of the erased person's words (issue 19, item 8), on the running services
+"""Erasure leaves no trace of the erased person's words, on the running services
 (real Postgres, Redis, qdrant-edge):
 
 - a belief shared by the org whose only support was the erased user's memory is erased: it is in

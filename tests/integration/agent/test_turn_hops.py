@@ -1,4 +1,4 @@
-"""How many gRPC calls one ProcessTurn makes between the services (issue #24: fewer hops per turn).
+"""How many gRPC calls one ProcessTurn makes between the services: each hop adds to the turn's latency.
 
 Every call a service makes to another goes through lore_runtime's client interceptor; the test counts
 those made on behalf of the turn's caller (its org and principal), so the reflection job that the turn

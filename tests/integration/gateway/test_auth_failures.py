@@ -1,4 +1,4 @@
-"""Failed authentications are limited per client address (issue #19 item 9), counted in the real
+"""Failed authentications are limited per client address, counted in the real
 Redis: an address that sent too many bad credentials gets 429 with Retry-After, before its next
 credential is even looked at (a valid one included: the documented rule); other addresses are not
 affected; ``X-Forwarded-For`` is believed only from a trusted proxy."""

@@ -1,4 +1,4 @@
-"""Tenancy through the gateway (issue #8 item 3): a key of org A tries every route of the app
+"""Tenancy through the gateway: a key of org A tries every route of the app
 against the ids and subjects of org B, and gets NOT_FOUND or 403, or its own (empty) data —
 never B's, and never a change to B's.
 

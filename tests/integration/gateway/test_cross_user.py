@@ -1,4 +1,4 @@
-"""Two users of one org and one agent (issue #18 item 5): what is made for one user never shows the
+"""Two users of one org and one agent: what is made for one user never shows the
 other's memories, beliefs, episodes, threads or sessions, and the org's shared records reach both.
 
 The org holds, for each of two users, a few hundred memories, a hundred and fifty beliefs, fifty
@@ -733,8 +733,7 @@ async def test_erasing_one_user_removes_their_scoped_beliefs_and_leaves_the_othe
 async def test_paging_a_users_context_listing_through_ties_never_brings_in_the_other_user(org, gateway, order):
     """Memories written 100 to a call share their creation time and salience, so small pages cut
     through ties. Every page holds only the user's and the org's memories. (That each comes exactly
-    once is the keyset paging of the reliability issue, #19: offset tokens over unstable ties repeat
-    and skip today, as they do for browse listings.)"""
+    once is what keyset paging gives: offset tokens over unstable ties would repeat and skip.)"""
     user, other = org.users["ana"], org.other("ana")
     seen: list[dict[str, Any]] = []
     async with asgi_client(gateway, org.key) as client:

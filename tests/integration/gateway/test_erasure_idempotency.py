@@ -1,5 +1,5 @@
 """Erasing a person through the gateway also drops the responses it kept for ``Idempotency-Key``
-replays of their requests (issue 19, item 8): a memory write, a session start and a turn carry
+replays of their requests: a memory write, a session start and a turn carry
 their words; another user's records stay."""
 
 import uuid

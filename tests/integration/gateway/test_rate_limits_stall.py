@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the stalling_redis fixture is imported, then a parameter)
-"""The rate limiter on a Redis that stops answering (issue #19, item 3): it still lets requests
+"""The rate limiter on a Redis that stops answering: it still lets requests
 through (fail open), but no longer makes each of them wait for Redis."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Threads and commitments that close (issue #20 item 4), through REST on the real services:
+"""Threads and commitments that close, through REST on the real services:
 ``POST /v1/open-threads/{episodeId}/{index}:resolve`` resolves an open thread (idempotent, 404
 across orgs, 400 naming ``threadIndex``), a commitment completes with ``PATCH /v1/memories/{id}``
 (status ``MEMORY_STATUS_COMPLETED``), and Prime and contexts show neither as open afterwards."""

@@ -1,4 +1,4 @@
-"""The memory browser's read routes (#26) through REST on the real stack: a turn's assembled context
+"""The memory browser's read routes through REST on the real stack: a turn's assembled context
 with its manifest (``GET /v1/sessions/{id}/turns/{turnId}/context``), and what it says for a turn
 that has none or no longer has one; the org's background jobs, keyset paged
 (``GET /v1/admin/jobs:list``), each once. The lore_client methods read both answers."""

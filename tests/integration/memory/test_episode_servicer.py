@@ -329,7 +329,7 @@ async def test_an_unknown_scope_match_is_invalid_argument(stub) -> None:
         assert error_info(error).metadata["field"] == "scope_match"
 
 
-# --------------------------------------------------------------------------- ResolveThread (issue 20)
+# --------------------------------------------------------------------------- ResolveThread
 
 
 async def test_a_resolved_thread_leaves_the_open_threads_and_a_replay_changes_nothing(stub) -> None:

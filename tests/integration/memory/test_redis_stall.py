@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the stalling_redis fixture is imported, then a parameter)
-"""The working-memory and lease adapters on a Redis that stops answering (issue #19, item 3).
+"""The working-memory and lease adapters on a Redis that stops answering.
 
 The Redis here is the test's own embedded server, never a shared one: it is frozen with SIGSTOP
 (what a stalled or swapping host looks like: connections open, nothing answered; what was sent

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (pytest fixtures imported from the servicer suite are parameters here)
-"""Beliefs carry their scope (issue #18): two users' beliefs of one key are two beliefs, a context's
+"""Beliefs carry their scope: two users' beliefs of one key are two beliefs, a context's
 search never sees another user's, browsing filters by the ids given, erasure by user, export and
 import keep the scope, and the migration attributes beliefs recorded before scopes."""
 
@@ -21,7 +21,7 @@ from lore_devstack import DatabaseUrls
 from lore_migrations import discover, migrate
 from lore_runtime.page_tokens import PageTokens
 from lore_runtime.stores import open_postgres
-from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.adapters.postgres.observation_store import PostgresObservationStore
 from observations_svc.domain.model import BeliefScope, Candidate, EvidenceDraft
 from observations_svc.usecases import observe as observe_usecase
 from observations_svc.usecases import read
@@ -102,7 +102,7 @@ async def test_a_contexts_search_shows_the_users_and_the_orgs_beliefs_never_anot
 
 
 async def test_a_search_with_embeddings_keeps_the_context_rule(stub, org_id):
-    """Issue #21: asking for the vectors changes what each result carries, never which beliefs come back."""
+    """Asking for the vectors changes what each result carries, never which beliefs come back."""
     await observe(stub, org_id, "Prefers Postgres for databases.", "ana", slot="db")
     await observe(stub, org_id, "Prefers MySQL for databases.", "bo", slot="db")
     await observe(stub, org_id, "The team standard for databases is Postgres.", slot="standard")

@@ -1,4 +1,4 @@
-"""Erasure leaves no belief built on erased words (issue 19, item 8): through real stubs on the
+"""Erasure leaves no belief built on erased words: through real stubs on the
 embedded Postgres. A belief whose every support cited an erased source is erased with it, wherever
 it is scoped; one that kept support is recomputed from what is left and stays; a supersession chain
 is re-linked past an erased belief; a replay answers the same and changes nothing."""

@@ -12,7 +12,7 @@ import pytest
 from lore.observations.v1 import observation_service_pb2 as pb
 from lore.observations.v1 import observation_service_pb2_grpc
 from lore_runtime.stores import open_postgres
-from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.adapters.postgres.observation_store import PostgresObservationStore
 from observations_svc.domain.model import BeliefScope, Candidate, EvidenceDraft
 from observations_svc.usecases import observe, read
 from observations_svc.usecases.ports import SearchFilters
@@ -243,7 +243,7 @@ async def test_search_finds_by_meaning_and_words(stub, org_id):
 
 
 async def test_search_returns_each_beliefs_stored_embedding_only_when_asked(stub, org_id, running):
-    """Issue #21: the assembler compares beliefs with memories by vector. Asked, each result carries
+    """The assembler compares beliefs with memories by vector. Asked, each result carries
     its stored vector (the model's dimension, unit length, the summary's embedding by the service's
     model, named in the response); not asked, none, and the results are the same."""
     embedder = running[2]

@@ -1,7 +1,7 @@
 """Internal gRPC calls need the service credential (lore_runtime/service_auth.py), on the real servers.
 
-Before it, any process reaching a service port read any org by naming it in ``x-lore-org-id``
-(issue #19, item 6): GetMemory, ListTurns, ExportMemories and Prime all answered. Now org metadata
+Without it, any process reaching a service port could read any org by naming it in
+``x-lore-org-id``: GetMemory, ListTurns, ExportMemories and Prime would all answer. Now org metadata
 counts only beside the shared token (or, under mutual TLS, a client certificate:
 tests/integration/runtime/test_mutual_tls.py); health and reflection stay open to probes.
 """

@@ -1,4 +1,4 @@
-"""Episode summaries without a model: the sentences that best cover the conversation (issue #20)."""
+"""Episode summaries without a model: the sentences that best cover the conversation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relative times in what the rules extract are resolved against the turn's own time (issue #20);
+"""Relative times in what the rules extract are resolved against the turn's own time;
 the rules themselves are tested in tests/unit/language/test_dates.py."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One fact once (issue #21): a context never holds one statement twice — across beliefs, memories and
+"""One fact once: a context never holds one statement twice — across beliefs, memories and
 episodes — and never merges a statement with its negation. The pairs are committed in
 tests/data/statement_pairs.json; the vectors are the packaged model's, as the services make them."""
 

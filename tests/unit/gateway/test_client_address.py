@@ -1,4 +1,4 @@
-"""The client address failed authentications count against (issue #19 item 9): the socket's peer,
+"""The client address failed authentications count against: the socket's peer,
 unless that peer is a trusted proxy, and then the first untrusted hop of X-Forwarded-For read from
 the right; an IPv6 client counts per /64."""
 

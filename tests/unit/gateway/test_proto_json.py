@@ -1,5 +1,5 @@
 """Bad REST bodies become INVALID_ARGUMENT naming the field as the client wrote it, indexed, with the
-rule of its type (issue #19 item 5); bodies nested too deep are refused before any parser recurses
+rule of its type; bodies nested too deep are refused before any parser recurses
 (item 4); a NUL is refused in any string (item 5)."""
 
 import json

@@ -1,5 +1,5 @@
 """The REST answer's bytes: orjson writes what ``json.dumps(ensure_ascii=False, separators=(",", ":"))``
-wrote (issue #24 item 4), for every response type the gateway prints."""
+wrote, for every response type the gateway prints."""
 
 from __future__ import annotations
 

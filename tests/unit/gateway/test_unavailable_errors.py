@@ -1,4 +1,4 @@
-"""A 503 of the gateway's own store says so without the driver's text (issue #19 item 5)."""
+"""A 503 of the gateway's own store says so without the driver's text."""
 
 import json
 import logging

@@ -70,7 +70,7 @@ class GrpcTimeline:
             DayEpisode(
                 summary=episode.summary,
                 decisions=tuple(episode.decisions),
-                # A resolved thread is no longer "still open" (issue #20 item 4).
+                # A resolved thread is no longer "still open".
                 open_threads=tuple(
                     thread.topic for thread in episode.open_threads if thread.status != epb.THREAD_STATUS_RESOLVED
                 ),

@@ -1,4 +1,4 @@
-"""Open threads a later conversation closes (issue #20 item 4). Pure: no I/O.
+"""Open threads a later conversation closes. Pure: no I/O.
 
 Precision first: a wrong closure hides something still open, a missed one leaves a thread the
 user or the API can still resolve. A thread of an earlier episode is closed by a turn said after

@@ -80,7 +80,7 @@ async def extract_episode(org_id: str, session_id: str, services: EpisodeService
     if services.fence is not None and await services.fence.erasing(org_id, session.scope):
         return ""  # the erasure deletes the session with this job
     episode_id = await services.episodes.create(session, draft, len(turns), started_at, ended_at)
-    await close_answered_threads(session, turns, services.episodes, episode_id, services.memories)  # issue #20
+    await close_answered_threads(session, turns, services.episodes, episode_id, services.memories)  # what it answered
     return episode_id
 
 

@@ -1,4 +1,4 @@
-"""Reflection closes threads (issue #20 item 4): when a session's episode is made, the open threads
+"""Reflection closes threads: when a session's episode is made, the open threads
 of the same user's earlier episodes that this conversation answered or reported done are resolved
 (the rule: domain/thread_closure.py), so Prime and contexts stop showing them as open.
 

@@ -210,8 +210,8 @@ class ProtoJSONResponse(Response):
 
     orjson writes the compact UTF-8 JSON ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``
     wrote (exponents aside: ``1e-5`` for ``1e-05``) in a fifteenth of the time: 0.11 -> 0.007 ms for
-    a search answer of ten memories (issue #24). The printer only hands it str keys, strings, bools,
-    None, floats and integers of at most 64 bits (int64 fields are strings), which it all takes."""
+    a search answer of ten memories. The printer only hands it str keys, strings, bools, None,
+    floats and integers of at most 64 bits (int64 fields are strings), which it all takes."""
 
     media_type = "application/json"
 

@@ -18,7 +18,7 @@ tag), so a refused attempt writes nothing and the turn is never appended without
 Release is a compare-and-delete script: only the holder with its token deletes the lease. A busy
 lease is polled with a small backoff up to ``wait``, then ``Conflict(reason="SESSION_BUSY")``.
 
-A lease is never granted to a caller that has stopped waiting for it (issue #19: after a Redis stall,
+A lease is never granted to a caller that has stopped waiting for it (after a Redis stall,
 acquisitions queued in the stalled server ran for callers long gone and held the session for 30 s).
 Each attempt names the moment its caller gives up — the Redis call's deadline, stated on Redis's own
 clock (read with ``TIME`` when the acquisition starts, then advanced by this process's monotonic

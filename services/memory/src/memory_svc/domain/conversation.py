@@ -21,7 +21,7 @@ score, and an unread candidate can still reach at most ``best_possible_score``),
 message of a session (facts, episodes, messages written without a session) neither gives nor gains
 a lift. A session of more than ``SESSION_READ_LIMIT`` messages is not read whole (its messages in
 the window still lift each other). Measured on LoCoMo (bench/recall_lab.py, bench/locomo_recall.py,
-docs/decisions.md "Retrieval (issue #23)").
+docs/decisions.md, "Retrieval: the conversation around a hit, and who said it").
 """
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ warm to archived by age. The scheduled job is off in tests; the test runs its us
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -25,6 +24,7 @@ from lore_runtime.clock import SystemClock
 
 from tests.grpc_harness import SERVICE_TOKENS
 from tests.integration.agent.support import tenant
+from tests.polling import eventually
 
 
 @pytest.fixture
@@ -63,14 +63,14 @@ async def a_finished_conversation(services, org: str, user: str) -> None:
         await agent.ProcessTurn(pb.ProcessTurnRequest(session_id=started.session.id, turn=turn), metadata=tenant(org))
     await agent.EndSession(pb.EndSessionRequest(id=started.session.id), metadata=tenant(org))
     stub = episode_service_pb2_grpc.EpisodeServiceStub(services["memory"].channel)
-    for _ in range(150):
+
+    async def extracted() -> bool:
         listed = await stub.ListEpisodes(
             episode_service_pb2.ListEpisodesRequest(scope=scope_pb2.Scope(user_id=user)), metadata=tenant(org)
         )
-        if listed.episodes:
-            return
-        await asyncio.sleep(0.2)
-    raise AssertionError("the episode was never extracted")
+        return bool(listed.episodes)
+
+    await eventually(extracted, what="the episode extracted")
 
 
 async def test_a_day_with_an_episode_gets_one_digest_per_scope(services, digests):

@@ -36,6 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.integration.gateway.conftest import _create_key, asgi_client, gateway_settings
+from tests.polling import eventually
 
 AGENT = "aria"
 LORE = Path(sys.executable).parent / "lore"
@@ -53,10 +54,8 @@ async def gateway_url(gateway) -> AsyncIterator[str]:
     listener = socket.create_server(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(gateway, log_level="warning", access_log=False, lifespan="off", ws="none"))
     serving = asyncio.create_task(server.serve(sockets=[listener]))
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline and not serving.done(), "the gateway did not start serving"
-        await asyncio.sleep(0.01)
+    await eventually(lambda: server.started or serving.done(), what="the gateway serving", interval=0.01)
+    assert not serving.done(), "the gateway did not start serving"
     yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     server.should_exit = True
     await serving

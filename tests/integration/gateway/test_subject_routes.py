@@ -2,7 +2,7 @@
 proto3 JSON of §6, refuses a bad subject naming the field, and needs the ``subjects:forget`` scope
 (or ``admin``)."""
 
-import asyncio
+from tests.polling import eventually
 
 
 async def test_forget_a_subject_through_rest_until_it_completes(client_for, org_id):
@@ -18,11 +18,12 @@ async def test_forget_a_subject_through_rest_until_it_completes(client_for, org_
         "ERASURE_STATUS_RUNNING",
         "ERASURE_STATUS_COMPLETED",
     )
-    for _ in range(150):
+
+    async def completed() -> dict | None:
         again = (await client.post("/v1/subjects:forget", json=body)).json()["job"]
-        if again["status"] == "ERASURE_STATUS_COMPLETED":
-            break
-        await asyncio.sleep(0.2)
+        return again if again["status"] == "ERASURE_STATUS_COMPLETED" else None
+
+    again = await eventually(completed, what="the erasure job completed")
     assert again["id"] == job["id"] and again["status"] == "ERASURE_STATUS_COMPLETED", again
     assert again["counts"]["sessions"] == 1 and again["completedAt"]
     assert (await client.get(f"/v1/sessions/{session['id']}")).status_code == 404

@@ -6,13 +6,13 @@ import asyncio
 import os
 import signal
 import sys
-import time
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lore_devstack import free_port
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
+from tests.polling import eventually
 
 
 async def _status(address: str) -> int | None:
@@ -41,14 +41,20 @@ async def test_sigterm_reports_not_serving_then_exits_cleanly():
         sys.executable, "-m", "assembler_svc", env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
     )
     try:
-        deadline = time.monotonic() + 30
-        while await _status(address) is None:
+
+        async def answering() -> bool:
             assert process.returncode is None, (await process.stdout.read()).decode()
-            assert time.monotonic() < deadline, "the server never answered health checks"
-            await asyncio.sleep(0.1)
+            return await _status(address) is not None
+
+        await eventually(answering, what="the server answering health checks")
         process.send_signal(signal.SIGTERM)
-        await asyncio.sleep(0.5)
-        assert await _status(address) == health_pb2.HealthCheckResponse.NOT_SERVING
+
+        async def left_serving() -> tuple[int | None]:  # a tuple: truthy whatever the status
+            status = await _status(address)
+            return (status,) if status != health_pb2.HealthCheckResponse.SERVING else ()
+
+        (status,) = await eventually(left_serving, what="the health status after SIGTERM")
+        assert status == health_pb2.HealthCheckResponse.NOT_SERVING
         assert await asyncio.wait_for(process.wait(), timeout=20) == 0
     finally:
         if process.returncode is None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from lore_cli.supervisor import Backoff, describe_exit, keep_running
 
+from tests.polling import eventually
+
 
 def test_the_delay_doubles_up_to_the_limit_and_starts_over_once_a_service_stayed_up() -> None:
     backoff = Backoff(first=1.0, limit=30.0, stable_after=60.0)
@@ -29,13 +31,11 @@ class StandIn:
     exited: asyncio.Future[int] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
-async def until(condition, timeout: float = 5.0) -> float:
+async def until(condition) -> float:
     """Seconds until ``condition()`` holds."""
     loop = asyncio.get_running_loop()
     began = loop.time()
-    while not condition():
-        assert loop.time() - began < timeout, "the supervisor did not act in time"
-        await asyncio.sleep(0.01)
+    await eventually(condition, what="the supervisor acting", interval=0.01)
     return loop.time() - began
 
 
@@ -79,7 +79,7 @@ async def test_stop_during_a_backoff_starts_nothing(tmp_path: Path) -> None:
     stop = asyncio.Event()
     running = asyncio.create_task(keep_running([child], start, stop, backoff=lambda: Backoff(first=5.0)))
     child.exited.set_result(-9)
-    await asyncio.sleep(0.05)
+    await until(lambda: child.log_path.exists() and "restarting" in child.log_path.read_text())  # in its backoff
     stop.set()
     await asyncio.wait_for(running, timeout=1)
     assert started == []

@@ -16,6 +16,7 @@ from memory_svc.usecases.memory_ports import AccessRequest
 from memory_svc.usecases.remember import remember
 
 from tests.fakes import FixedClock, HashingEmbedder, InMemoryErasedMemories, InMemoryMemoryIndex
+from tests.polling import eventually
 
 RECALL = AccessRequest(reason="recall", session_id="s-1", principal="p", request_id="r-1")
 
@@ -172,10 +173,7 @@ async def test_the_loop_flushes_every_interval_and_close_flushes_the_rest() -> N
     loop = asyncio.create_task(behind.run_forever())
 
     behind.offer("org-a", [first], RECALL)
-    for _ in range(100):
-        if behind.stats.written:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: behind.stats.written, what="the first flush", interval=0.01)
     loop.cancel()
     behind.offer("org-a", [second], RECALL)
     await behind.close()

@@ -12,6 +12,8 @@ from memory_svc.adapters.file_flag import FileFlag
 from memory_svc.usecases.maintenance_ports import PurgedStore
 from memory_svc.usecases.purge import PurgeSchedule
 
+from tests.polling import eventually, holds_for
+
 
 class CountingStore:
     def __init__(self) -> None:
@@ -38,12 +40,8 @@ async def running(schedule: PurgeSchedule):
             await task
 
 
-async def until(condition, tries: int = 200) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the condition never held")
+async def until(condition) -> None:
+    await eventually(condition, what="the purge schedule's state", interval=0.01)
 
 
 async def test_requests_made_together_are_served_by_one_purge(tmp_path: Path) -> None:
@@ -53,7 +51,7 @@ async def test_requests_made_together_are_served_by_one_purge(tmp_path: Path) ->
         for _ in range(5):
             assert schedule.request() == [PurgedStore("all", "scheduled", detail="within 0.1 s")]
         await until(lambda: not schedule.pending)
-        await asyncio.sleep(0.3)
+        await holds_for(lambda: store.runs <= 1, 0.3, "no second purge within three delays")
     assert store.runs == 1
 
 

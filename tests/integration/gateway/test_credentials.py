@@ -9,7 +9,6 @@ its scopes are enforced. A revoked API key is refused once the gateway's key cac
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -27,10 +26,12 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from gateway_svc.adapters.postgres_key_admin import create_api_key, revoke_api_key
 from gateway_svc.api.jwt_verifier import JwtVerifier
 from gateway_svc.app import create_app
+from gateway_svc.bootstrap import GatewayOverrides
 from gateway_svc.config import Settings
 from lore_runtime import errors
 from lore_runtime.settings import SettingsError, load_settings
 
+from tests.fakes import FixedClock
 from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import asgi_client, gateway_settings
 
@@ -89,7 +90,13 @@ def unsigned(claims: dict[str, object]) -> str:
 
 
 @pytest.fixture(scope="module")
-async def jwt_gateway(services, migrated_pg, redis_url):
+def cache_clock() -> FixedClock:
+    """What the gateway's API-key cache ages by: a test advances it past the cache."""
+    return FixedClock()
+
+
+@pytest.fixture(scope="module")
+async def jwt_gateway(services, migrated_pg, redis_url, cache_clock):
     settings = gateway_settings(
         services,
         migrated_pg,
@@ -100,7 +107,7 @@ async def jwt_gateway(services, migrated_pg, redis_url):
         LORE_JWT_ISSUER=ISSUER,
         LORE_API_KEY_CACHE_SECONDS=str(CACHE_SECONDS),
     )
-    app = create_app(settings)
+    app = create_app(settings, GatewayOverrides(clock=cache_clock))
     async with app.router.lifespan_context(app):
         yield app
 
@@ -283,7 +290,7 @@ async def test_without_jwt_settings_a_jwt_is_looked_up_as_an_api_key(gateway, or
 
 
 async def test_api_keys_still_work_beside_jwts_and_a_revoked_key_is_refused_once_the_cache_lapses(
-    bearer, migrated_pg, org_id
+    bearer, migrated_pg, org_id, cache_clock
 ):
     key, plaintext = await create_api_key(
         migrated_pg.owner_dsn, org_id=org_id, principal="svc", scopes=["sessions:read"], name="ci"
@@ -293,12 +300,12 @@ async def test_api_keys_still_work_beside_jwts_and_a_revoked_key_is_refused_once
     assert (await client.get("/v1/sessions")).status_code == 200
 
     assert await revoke_api_key(migrated_pg.owner_dsn, org_id, key.id) is not None
-    await asyncio.sleep(CACHE_SECONDS + 0.05)
+    cache_clock.advance(seconds=CACHE_SECONDS + 0.05)
 
     _refused(await client.get("/v1/sessions"), "INVALID_API_KEY")
 
 
-async def test_last_used_at_is_written_on_use_at_most_once_a_minute(bearer, migrated_pg, org_id):
+async def test_last_used_at_is_written_on_use_at_most_once_a_minute(bearer, migrated_pg, org_id, cache_clock):
     key, plaintext = await create_api_key(
         migrated_pg.owner_dsn, org_id=org_id, principal="svc", scopes=["sessions:read"]
     )
@@ -309,7 +316,7 @@ async def test_last_used_at_is_written_on_use_at_most_once_a_minute(bearer, migr
         client = bearer(plaintext)
         assert (await client.get("/v1/sessions")).status_code == 200
         first = await connection.fetchval(query, key.id)
-        await asyncio.sleep(CACHE_SECONDS + 0.05)  # past the cache: the key is resolved again
+        cache_clock.advance(seconds=CACHE_SECONDS + 0.05)  # past the cache: the key is resolved again
         assert (await client.get("/v1/sessions")).status_code == 200
         second = await connection.fetchval(query, key.id)
     finally:

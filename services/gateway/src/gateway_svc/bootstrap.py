@@ -10,6 +10,7 @@ import asyncpg
 import grpc
 from lore_runtime.breaker import Breaker
 from lore_runtime.channels import create_channel
+from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.stores import open_postgres, open_redis
 from opentelemetry.sdk.trace import TracerProvider
 
@@ -33,6 +34,7 @@ class GatewayOverrides:
     postgres: asyncpg.Pool | None = None
     authenticator: Authenticator | None = None
     rate_limiter: RateLimiter | None = None
+    clock: Clock | None = None  # what the API-key cache and the failed-authentication memory age by
 
 
 @dataclass
@@ -54,6 +56,7 @@ async def build(
     tracer_provider: TracerProvider | None = None,
 ) -> Container:
     overrides = overrides or GatewayOverrides()
+    clock = overrides.clock or SystemClock()
     postgres = overrides.postgres or await open_postgres(stack, settings.database_url, max_size=5)
     channels = {}
     for name, target in settings.upstreams().items():
@@ -83,13 +86,14 @@ async def build(
     return Container(
         settings=settings,
         postgres=postgres,
-        authenticator=overrides.authenticator or _authenticator(settings, postgres),
+        authenticator=overrides.authenticator or _authenticator(settings, postgres, clock),
         channels=channels,
         rate_limiter=overrides.rate_limiter or limiter,
         auth_failures=AuthFailureLimiter(
             redis_client,
             parse_limit(settings.auth_failure_limit),
             breaker=Breaker(cooldown=settings.redis_timeout_seconds),
+            clock=clock,
         ),
         idempotency=idempotency_store(settings, postgres),
     )
@@ -105,7 +109,7 @@ def idempotency_store(settings: Settings, postgres: asyncpg.Pool) -> PostgresIde
     )
 
 
-def _authenticator(settings: Settings, postgres: asyncpg.Pool) -> Authenticator:
+def _authenticator(settings: Settings, postgres: asyncpg.Pool, clock: Clock) -> Authenticator:
     verifier = None
     if settings.jwt_enabled:
         verifier = JwtVerifier(
@@ -117,4 +121,5 @@ def _authenticator(settings: Settings, postgres: asyncpg.Pool) -> Authenticator:
             user_claim=settings.jwt_user_claim,
             leeway_seconds=settings.jwt_leeway_seconds,
         )
-    return Authenticator(ApiKeyAuthenticator(postgres, cache_seconds=settings.api_key_cache_seconds), verifier)
+    api_keys = ApiKeyAuthenticator(postgres, clock=clock, cache_seconds=settings.api_key_cache_seconds)
+    return Authenticator(api_keys, verifier)

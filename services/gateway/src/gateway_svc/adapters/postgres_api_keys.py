@@ -8,7 +8,9 @@ digest is the right tool here: keys are long random strings, not passwords, so a
 add latency without adding safety. Resolutions are cached for a few seconds
 (``LORE_API_KEY_CACHE_SECONDS``, at most 10) so a burst of requests costs one query; a revoked key
 stops working within that window. ``last_used_at`` is written at
-most once a minute per key, never once per request.
+most once a minute per key, never once per request. Both are ``cachetools.TTLCache``s timed by the
+injected ``Clock`` (tests advance a fake one): an entry lapses at its age, and a full cache drops
+the lapsed and then the oldest entries, not everything at once.
 
 Postgres down: the lookup raises ``DependencyUnavailable`` (reason ``POSTGRES_UNAVAILABLE``), a 503
 with ``Retry-After``; a key resolved within the cache window still works meanwhile. Nothing is cached
@@ -18,15 +20,20 @@ from a failed lookup, so the key works again as soon as Postgres answers.
 from __future__ import annotations
 
 import logging
-import time
+from collections.abc import Callable
+from typing import cast
 
 import asyncpg
+from cachetools import TTLCache
 from lore_runtime import errors
+from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.stores import POSTGRES_UNAVAILABLE, postgres_calls, tenant_transaction
 
 from gateway_svc.domain.credentials import Caller, bearer_token, digest
 
 log = logging.getLogger(__name__)
+
+_UNCACHED = object()  # a cached ``None`` is an answer: the key is not valid
 
 
 class ApiKeyAuthenticator:
@@ -34,38 +41,31 @@ class ApiKeyAuthenticator:
         self,
         pool: asyncpg.Pool,
         *,
+        clock: Clock | None = None,
         cache_seconds: float = 10.0,
         cache_size: int = 10_000,
         touch_interval_seconds: float = 60.0,
     ) -> None:
         self._pool = pool
-        self._cache_seconds = cache_seconds
-        self._cache_size = cache_size
-        self._cache: dict[bytes, tuple[float, Caller | None]] = {}
-        self._touch_interval = touch_interval_seconds
-        self._touched: dict[str, float] = {}  # key id -> when this process last wrote last_used_at
+        timer = _seconds_of(clock or SystemClock())
+        self._cache: TTLCache[bytes, Caller | None] = TTLCache(cache_size, ttl=cache_seconds, timer=timer)
+        # Key ids whose last_used_at this process wrote within the touch interval.
+        self._touched: TTLCache[str, bool] = TTLCache(cache_size, ttl=touch_interval_seconds, timer=timer)
 
     async def authenticate(self, authorization: str | None) -> Caller:
         return await self.verify(bearer_token(authorization))
 
     async def verify(self, token: str) -> Caller:
         key = digest(token)
-        now = time.monotonic()
-        cached = self._cache.get(key)
-        if cached is not None and cached[0] > now:
-            caller = cached[1]
+        cached = self._cache.get(key, _UNCACHED)
+        if cached is _UNCACHED:
+            caller = self._cache[key] = await self._resolve(key)
         else:
-            caller = await self._resolve(key)
-            if len(self._cache) >= self._cache_size:
-                self._cache.clear()
-            self._cache[key] = (now + self._cache_seconds, caller)
+            caller = cast("Caller | None", cached)
         if caller is None:
             raise errors.Unauthenticated("the API key is not valid", reason="INVALID_API_KEY")
-        last = self._touched.get(caller.credential)
-        if last is None or now - last >= self._touch_interval:
-            if len(self._touched) >= self._cache_size:
-                self._touched.clear()
-            self._touched[caller.credential] = now
+        if caller.credential not in self._touched:
+            self._touched[caller.credential] = True
             await self._touch(caller)
         return caller
 
@@ -100,3 +100,8 @@ class ApiKeyAuthenticator:
             credential=str(row["id"]),
             user_id=row["user_id"],  # a key pinned to one user acts as a pinned JWT does (api/user_pin.py)
         )
+
+
+def _seconds_of(clock: Clock) -> Callable[[], float]:
+    """The clock as ``TTLCache``'s timer: seconds, as a float."""
+    return lambda: clock.now().timestamp()

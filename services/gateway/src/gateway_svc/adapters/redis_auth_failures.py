@@ -3,7 +3,8 @@ and why): a GCRA bucket like the per-credential rate limits (``redis_rate_limits
 
 A process remembers which addresses failed lately, and only asks Redis about those: clients
 that never fail cost no extra round trip, and each replica lets an address one attempt past the
-limit at most before it asks. When Redis cannot be reached or stalls, nothing is refused (logged
+limit at most before it asks (a ``cachetools.TTLCache`` timed by the injected ``Clock``: an address is
+forgotten once its bucket has drained). When Redis cannot be reached or stalls, nothing is refused (logged
 once), and for a cooldown Redis is not asked at all (``lore_runtime.breaker``), as for the rate limits.
 """
 
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 
 import redis.asyncio as redis
+from cachetools import TTLCache
 from lore_runtime.breaker import Breaker
+from lore_runtime.clock import Clock, SystemClock
 from lore_runtime.stores import REDIS_TIMEOUT_SECONDS
 
 from gateway_svc.adapters.redis_rate_limits import GCRA
@@ -45,14 +47,18 @@ class AuthFailureLimiter:
         limit: RateLimit,
         *,
         breaker: Breaker | None = None,
+        clock: Clock | None = None,
         remember_size: int = 10_000,
     ) -> None:
         self._peek = client.register_script(PEEK) if client is not None else None
         self._count = client.register_script(GCRA) if client is not None else None
         self._limit = limit
         self._breaker = breaker or Breaker(cooldown=REDIS_TIMEOUT_SECONDS)
-        self._recent: dict[str, float] = {}  # address -> until when this process asks Redis about it
-        self._remember_size = remember_size
+        # Addresses this process asks Redis about: each until its bucket has drained, burst / rate
+        # seconds after its last failure.
+        drained = 0.0 if limit.unlimited else limit.burst / limit.rate
+        timer = clock or SystemClock()
+        self._recent: TTLCache[str, bool] = TTLCache(remember_size, ttl=drained, timer=lambda: timer.now().timestamp())
 
     @property
     def enabled(self) -> bool:
@@ -65,7 +71,7 @@ class AuthFailureLimiter:
 
     async def retry_after(self, address: str) -> int:
         """Seconds until ``address`` may present a credential again (0: now)."""
-        if not self.enabled or self._recent.get(address, 0.0) < time.monotonic():
+        if not self.enabled or address not in self._recent:
             return 0
         try:
             wait_us = int(await self._peek(keys=[f"{KEY_PREFIX}:{address}"], args=self._args()))  # type: ignore[misc]
@@ -79,10 +85,7 @@ class AuthFailureLimiter:
         """Count one failed authentication from ``address``."""
         if not self.enabled:
             return
-        if len(self._recent) >= self._remember_size:
-            self._recent.clear()
-        # Asked about until its bucket has drained: burst / rate seconds after this failure.
-        self._recent[address] = time.monotonic() + self._limit.burst / self._limit.rate
+        self._recent[address] = True
         try:
             await self._count(keys=[f"{KEY_PREFIX}:{address}"], args=self._args())  # type: ignore[misc]
         except REDIS_UNAVAILABLE as error:

@@ -389,7 +389,7 @@ async def write_transcripts(pool: Any, load: PostgresLoad, rng: random.Random, c
 
 
 async def write_observations(pool: Any, load: PostgresLoad, rng: random.Random) -> None:
-    from observations_svc.adapters.postgres_observations import PostgresObservationStore
+    from observations_svc.adapters.postgres.observation_store import PostgresObservationStore
     from observations_svc.domain.model import ConfidenceComponents, EvidenceDraft, Observation
 
     store = PostgresObservationStore(pool)

@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from lore_runtime import errors
 from lore_runtime.stores import open_postgres
-from observations_svc.adapters.postgres_engagement import PostgresEngagementStore
-from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.adapters.postgres.engagement_archive import PostgresEngagementArchive
+from observations_svc.adapters.postgres.observation_archive import PostgresObservationArchive
 from observations_svc.domain.engagement import (
     EvidenceLine,
     Finding,
@@ -43,7 +43,7 @@ async def archives(request: pytest.FixtureRequest, migrated_pg) -> AsyncIterator
         return
     async with AsyncExitStack() as stack:
         pool = await open_postgres(stack, migrated_pg.app_dsn, vectors=True)
-        yield PostgresObservationStore(pool), PostgresEngagementStore(pool)
+        yield PostgresObservationArchive(pool), PostgresEngagementArchive(pool)
 
 
 def new_org() -> str:

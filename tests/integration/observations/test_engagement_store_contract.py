@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 from lore_runtime import errors
-from observations_svc.adapters.postgres_engagement import PostgresEngagementStore
+from observations_svc.adapters.postgres.engagement_store import PostgresEngagementStore
 from observations_svc.domain import engagement_limits as limits
 from observations_svc.domain.engagement import (
     DIGEST_OF_FIRST_SESSION,

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from lore_runtime import errors
-from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.adapters.postgres.observation_store import PostgresObservationStore
 from observations_svc.domain.keys import canonical_key
 from observations_svc.domain.model import BeliefScope, Candidate, EvidenceDraft
 from observations_svc.usecases import observe as usecase

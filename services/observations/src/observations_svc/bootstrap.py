@@ -24,8 +24,10 @@ from lore_runtime.server import DependencyCheck
 from lore_runtime.stores import open_postgres, ping_postgres
 from opentelemetry.sdk.trace import TracerProvider
 
-from observations_svc.adapters.postgres_engagement import PostgresEngagementStore
-from observations_svc.adapters.postgres_observations import PostgresObservationStore
+from observations_svc.adapters.postgres.engagement_archive import PostgresEngagementArchive
+from observations_svc.adapters.postgres.engagement_store import PostgresEngagementStore
+from observations_svc.adapters.postgres.observation_archive import PostgresObservationArchive
+from observations_svc.adapters.postgres.observation_store import PostgresObservationStore
 from observations_svc.config import Settings
 from observations_svc.usecases.maintenance import run_revalidation
 
@@ -51,7 +53,9 @@ class Container:
     postgres: asyncpg.Pool
     embedder: Embedder
     store: PostgresObservationStore
+    archive: PostgresObservationArchive
     engagement: PostgresEngagementStore
+    engagement_archive: PostgresEngagementArchive
     clock: Clock
     page_tokens: PageTokens = field(default_factory=PageTokens)
     tracer_provider: TracerProvider | None = None
@@ -126,7 +130,9 @@ async def build(
         postgres=postgres,
         embedder=embedder,
         store=store,
+        archive=PostgresObservationArchive(postgres),
         engagement=PostgresEngagementStore(postgres),
+        engagement_archive=PostgresEngagementArchive(postgres),
         clock=clock,
         page_tokens=page_tokens_for(settings),
         tracer_provider=tracer_provider,

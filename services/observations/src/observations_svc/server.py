@@ -17,12 +17,14 @@ def create_server(container: Container, address: str) -> GrpcServer:
         address,
         [
             Registration(
-                ObservationServicer(container.store, container.embedder, container.clock, container.page_tokens),
+                ObservationServicer(
+                    container.store, container.archive, container.embedder, container.clock, container.page_tokens
+                ),
                 observation_service_pb2_grpc.add_ObservationServiceServicer_to_server,
                 observation_service_pb2.DESCRIPTOR.services_by_name["ObservationService"],
             ),
             Registration(
-                EngagementServicer(container.engagement, container.clock),
+                EngagementServicer(container.engagement, container.engagement_archive, container.clock),
                 engagement_service_pb2_grpc.add_EngagementServiceServicer_to_server,
                 engagement_service_pb2.DESCRIPTOR.services_by_name["EngagementService"],
             ),

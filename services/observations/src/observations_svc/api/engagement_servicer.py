@@ -14,7 +14,7 @@ from observations_svc.api import engagement_convert as convert
 from observations_svc.api import import_convert
 from observations_svc.domain.engagement import DEFAULT_PROMOTION_THRESHOLD
 from observations_svc.usecases import engagement, org_transfer
-from observations_svc.usecases.engagement_ports import EngagementStore
+from observations_svc.usecases.engagement_ports import EngagementArchive, EngagementStore
 
 Result = TypeVar("Result")
 
@@ -23,11 +23,17 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
     """Per-org engagement state: week, hypotheses, findings, unknowns (docs/engagement.md)."""
 
     def __init__(
-        self, store: EngagementStore, clock: Clock, *, promotion_threshold: float = DEFAULT_PROMOTION_THRESHOLD
+        self,
+        store: EngagementStore,
+        archive: EngagementArchive,
+        clock: Clock,
+        *,
+        promotion_threshold: float = DEFAULT_PROMOTION_THRESHOLD,
     ) -> None:
         if not 0.0 < promotion_threshold <= 1.0:
             raise ValueError("the promotion threshold must be in (0, 1]")
         self._store = store
+        self._archive = archive
         self._clock = clock
         self._threshold = promotion_threshold
 
@@ -101,7 +107,7 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
 
     async def ExportEngagement(self, request: pb.ExportEngagementRequest, context):
         caller = request_context.current()
-        async for page in org_transfer.export_engagement(caller.org_id, request.page_size, store=self._store):
+        async for page in org_transfer.export_engagement(caller.org_id, request.page_size, store=self._archive):
             yield pb.ExportEngagementResponse(
                 engagement=convert.engagement_row_to_pb(page.row) if page.row is not None else None,
                 hypotheses=[convert.hypothesis_to_pb(hypothesis, finding) for hypothesis, finding in page.hypotheses],
@@ -112,7 +118,7 @@ class EngagementServicer(engagement_service_pb2_grpc.EngagementServiceServicer):
         # An operator restore into the caller's org (the gateway's admin scope would guard a route to it).
         caller = request_context.current()
         row, hypotheses, unknowns = import_convert.engagement_import_from_pb(request, self._clock.now())
-        counts = await org_transfer.import_engagement(caller.org_id, row, hypotheses, unknowns, store=self._store)
+        counts = await org_transfer.import_engagement(caller.org_id, row, hypotheses, unknowns, store=self._archive)
         return pb.ImportEngagementResponse(
             imported_hypotheses=counts.hypotheses, imported_unknowns=counts.unknowns, skipped=counts.skipped
         )

@@ -15,14 +15,22 @@ from observations_svc.api import observation_convert as convert
 from observations_svc.domain import limits
 from observations_svc.domain.keys import validate_agent_id
 from observations_svc.usecases import maintenance, observe, org_transfer, read
-from observations_svc.usecases.ports import ObservationStore
+from observations_svc.usecases.ports import ObservationArchive, ObservationStore
 
 
 class ObservationServicer(observation_service_pb2_grpc.ObservationServiceServicer):
     """Knowledge observations with evidence, confidence and supersession."""
 
-    def __init__(self, store: ObservationStore, embedder: Embedder, clock: Clock, page_tokens: PageTokens) -> None:
+    def __init__(
+        self,
+        store: ObservationStore,
+        archive: ObservationArchive,
+        embedder: Embedder,
+        clock: Clock,
+        page_tokens: PageTokens,
+    ) -> None:
         self._store = store
+        self._archive = archive
         self._embedder = embedder
         self._clock = clock
         self._page_tokens = page_tokens
@@ -154,7 +162,7 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
 
     async def ExportObservations(self, request: pb.ExportObservationsRequest, context):
         caller = request_context.current()
-        async for page in org_transfer.export_observations(caller.org_id, request.page_size, store=self._store):
+        async for page in org_transfer.export_observations(caller.org_id, request.page_size, store=self._archive):
             yield pb.ExportObservationsResponse(observations=[convert.observation_to_pb(item) for item in page])
 
     async def ImportObservations(self, request: pb.ImportObservationsRequest, context) -> pb.ImportObservationsResponse:
@@ -162,6 +170,6 @@ class ObservationServicer(observation_service_pb2_grpc.ObservationServiceService
         caller = request_context.current()
         observations = import_convert.observations_from_pb(request, caller.org_id, self._clock.now())
         report = await org_transfer.import_observations(
-            caller.org_id, observations, store=self._store, embedder=self._embedder
+            caller.org_id, observations, store=self._archive, embedder=self._embedder
         )
         return pb.ImportObservationsResponse(imported=report.imported, skipped=report.skipped)

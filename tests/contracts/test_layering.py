@@ -73,6 +73,13 @@ CLEAN = {
         "import asyncpg\n\nfrom ..usecases.ports import dataclass\nfrom demo_svc.domain import model\n"
     ),
     f"{SVC}/adapters/grpc_peer.py": "import grpc\nfrom lore.peer.v1 import peer_pb2\n",
+    # A back end as a folder (adapters/postgres/...): still adapters, its relative imports resolved.
+    f"{SVC}/adapters/postgres/__init__.py": "",
+    f"{SVC}/adapters/postgres/store.py": (
+        "import asyncpg\n\nfrom ...usecases.ports import dataclass\nfrom . import rows\n"
+        "from demo_svc.domain import model\n"
+    ),
+    f"{SVC}/adapters/postgres/rows.py": "import asyncpg\n",
     "services/other/src/other_svc/__init__.py": "",
     "libs/lore_thing/src/lore_thing/__init__.py": "from lore_runtime import settings\n\nfrom . import helpers\n",
     "libs/lore_thing/src/lore_thing/helpers.py": "",
@@ -151,6 +158,19 @@ PLANTED = [
         "usecases imports lore.demo.v1.demo_pb2",
     ),
     (f"{SVC}/adapters/postgres_planted.py", "from lore import demo\n", "generated code", "adapters imports lore.demo"),
+    (
+        f"{SVC}/adapters/postgres/planted.py",
+        "from ...api.servicer import demo_pb2\n",
+        "layers",
+        "adapters imports demo_svc.api.servicer.demo_pb2",
+    ),
+    (
+        f"{SVC}/adapters/postgres/planted.py",
+        inside_a_function("from demo_svc.bootstrap import Store"),
+        "layers",
+        "adapters imports demo_svc.bootstrap.Store",
+    ),
+    (f"{SVC}/adapters/postgres/planted.py", "from lore import demo\n", "generated code", "adapters imports lore.demo"),
     (
         f"{SVC}/api/planted.py",
         inside_a_function("import other_svc.config"),

@@ -14,6 +14,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
+from tests.polling import eventually
 
 
 class AgentProcess:
@@ -29,11 +30,11 @@ class AgentProcess:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "agent_svc", env=self.env, stdout=sink, stderr=sink
             )
-        deadline = asyncio.get_running_loop().time() + 60
-        while not await self._serving():
-            assert self.process.returncode is None, self.log.read_text()[-3000:]
-            assert asyncio.get_running_loop().time() < deadline, "the agent never became SERVING"
-            await asyncio.sleep(0.2)
+        await eventually(self._serving_or_died, timeout=60, what="the agent never became SERVING")
+
+    async def _serving_or_died(self) -> bool:
+        assert self.process is not None and self.process.returncode is None, self.log.read_text()[-3000:]
+        return await self._serving()
 
     async def _serving(self) -> bool:
         async with grpc.aio.insecure_channel(self.address) as channel:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Protocol, TypeVar
 
@@ -15,6 +14,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.polling import eventually_sync
 
 
 class ChatHandler(Protocol):
@@ -37,10 +38,7 @@ def serving_chat(make: Callable[[int], H], what: str = "the chat server") -> Ite
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, f"{what} did not start"
-        time.sleep(0.01)
+    eventually_sync(lambda: server.started, 30, f"{what} started", interval=0.01)
     try:
         yield handler
     finally:

@@ -58,7 +58,7 @@ class Misbehaviour:
         if method in self.fail:
             raise errors.DependencyUnavailable(f"{method} is down", reason="UNAVAILABLE")
         if method in self.hang:
-            await asyncio.sleep(timeout + 5)
+            await asyncio.sleep(timeout + 5)  # fault injection: a source that hangs past its deadline
 
 
 @dataclass

@@ -132,7 +132,7 @@ class InMemorySessionLeases:
                 return SessionLease(session_id, holder, token, self._now() + ttl)
             if time.monotonic() >= deadline:
                 raise errors.Conflict(f"session {session_id!r} is busy", reason="SESSION_BUSY")
-            await asyncio.sleep(min(0.01, max(0.0, deadline - time.monotonic())))
+            await asyncio.sleep(min(0.01, max(0.0, deadline - time.monotonic())))  # the fake's own wait for the lease
 
     async def acquire_and_append(
         self,
@@ -158,7 +158,7 @@ class InMemorySessionLeases:
                 return SessionLease(session_id, holder, token, self._now() + ttl), written
             if time.monotonic() >= deadline:
                 raise errors.Conflict(f"session {session_id!r} is busy", reason="SESSION_BUSY")
-            await asyncio.sleep(min(0.01, max(0.0, deadline - time.monotonic())))
+            await asyncio.sleep(min(0.01, max(0.0, deadline - time.monotonic())))  # the fake's own wait for the lease
 
     async def release(self, org_id: str, session_id: str, holder: str, fencing_token: int) -> bool:
         key = (org_id, session_id)

@@ -7,6 +7,8 @@ The one place where tests sleep (``tests/contracts/test_no_fixed_sleeps.py`` kee
   the last answer seen.
 - ``holds_for(probe, seconds)``: ``probe`` stays truthy for the whole window (for "nothing more
   arrives" checks), asked every ``interval``; the first falsy answer fails at once.
+- ``settled(probe, quiet)``: ``probe``'s answer once two asked ``quiet`` seconds apart agree (work
+  behind an answer has landed, whatever it is).
 
 Timeouts are generous (a loaded 2-core machine can be slow by seconds) and intervals short, so a test
 waits only as long as its condition takes. A probe that raises one of ``ignoring`` counts as "not yet"
@@ -25,6 +27,7 @@ T = TypeVar("T")
 
 TIMEOUT = 30.0
 INTERVAL = 0.05
+_UNSET = object()
 
 
 def _timed_out(what: str, timeout: float, last: Any) -> AssertionError:
@@ -100,3 +103,23 @@ async def holds_for(
         if loop.time() >= deadline:
             return
         await asyncio.sleep(interval)
+
+
+async def settled(
+    probe: Callable[[], Awaitable[T] | T],
+    quiet: float = 0.3,
+    timeout: float = TIMEOUT,
+    what: str = "the answer",
+) -> T:
+    """``probe``'s answer once it stopped changing: equal twice in a row, ``quiet`` seconds apart."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    previous: Any = _UNSET
+    while True:
+        found = await _ask(probe, ())
+        if previous is not _UNSET and found == previous:
+            return found
+        if loop.time() >= deadline:
+            raise _timed_out(f"{what} settled", timeout, found)
+        previous = found
+        await asyncio.sleep(quiet)

@@ -5,7 +5,6 @@ while the observations service is down completes once it is back."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
@@ -208,7 +207,12 @@ async def test_an_erasure_started_while_observations_is_down_completes_once_it_i
         )
 
         started = await forget(outage_agent, org, user, "outage", timeout=10)
-        await asyncio.sleep(4)
+
+        async def failed_once() -> bool:  # the outage met, the job queued again
+            kinds = (await outage_agent.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(org))).kinds
+            return any(kind.kind == "erase" and kind.retrying for kind in kinds)
+
+        await eventually(failed_once, what="the erase job failed once and retrying")
         waiting = await forget(outage_agent, org, user, "outage", timeout=10)
         assert waiting.id == started.id and waiting.status == pb.ERASURE_STATUS_RUNNING, waiting
 

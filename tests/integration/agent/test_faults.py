@@ -239,10 +239,12 @@ async def test_reflection_waits_out_an_observations_outage_and_writes_nothing_tw
         done = await agent.ProcessTurn(pb.ProcessTurnRequest(session_id=session_id, turn=turn), metadata=tenant(org))
         assert done.turn.sequence == 1, "acknowledged while observations is down"
 
-        await asyncio.sleep(3)
-        stats = {
-            kind.kind: kind for kind in (await agent.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(org))).kinds
-        }
+        async def failed_once() -> dict[str, pb.JobKindStats] | None:  # the outage met, the job queued again
+            kinds = (await agent.GetJobStats(pb.GetJobStatsRequest(), metadata=tenant(org))).kinds
+            stats = {kind.kind: kind for kind in kinds}
+            return stats if stats["reflect"].retrying else None
+
+        stats = await eventually(failed_once, what="the reflect job failed once and retrying")
         assert not await reflected_once(agent, org, session_id)
         assert stats["reflect"].retrying + stats["reflect"].running == 1
         assert stats["reflect"].dead == 0

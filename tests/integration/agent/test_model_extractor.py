@@ -160,7 +160,7 @@ class ChatStub:
         if isinstance(reply, tuple) and reply[0] == "raw":
             return JSONResponse(reply[1])
         if isinstance(reply, tuple) and reply[0] == "sleep":
-            await asyncio.sleep(reply[1])
+            await asyncio.sleep(reply[1])  # fault injection: a model that answers late
             reply = GOOD_REFLECTION
         content = reply if isinstance(reply, str) else json.dumps(reply)
         return JSONResponse(

@@ -401,7 +401,7 @@ async def test_the_session_lock_lets_one_holder_in_at_a_time(backend: Backend) -
     async def hold(name: str) -> None:
         async with backend.loop.session_lock(session_id):
             order.append(f"{name} in")
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # holds the lock a moment: the other tries meanwhile
             order.append(f"{name} out")
 
     await asyncio.gather(hold("a"), hold("b"))

@@ -6,7 +6,6 @@ queues, which runs as ``system:agent-jobs``, is not counted."""
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import uuid
 
@@ -16,6 +15,7 @@ from lore.common.v1 import scope_pb2
 from lore_runtime import channels, request_context
 
 from tests.integration.agent.support import say, tenant
+from tests.polling import settled
 
 # ProcessTurn of a user turn without a language model, for an agent outside LORE_ENGAGEMENT_AGENTS and
 # a user with nothing remembered yet (nothing kept, so nothing to record access for): the lease and the
@@ -58,11 +58,11 @@ async def test_a_turn_takes_its_lease_and_joins_working_memory_in_one_call(agent
     request = pb.StartSessionRequest(scope=scope_pb2.Scope(user_id="u-1", agent_id="hops"))
     session_id = (await agent.StartSession(request, metadata=tenant(org))).session.id
     await say(agent, org, session_id, "warm-up: the first turn of a session")
-    await asyncio.sleep(0.3)  # anything the first turn set going after its answer
+    await settled(lambda: dict(calls), what="the calls of the first turn")  # also those after its answer
     calls.clear()
 
     await say(agent, org, session_id, "What did we decide about the billing service?")
-    await asyncio.sleep(0.3)
+    await settled(lambda: dict(calls), what="the calls of the second turn")
 
     print(dict(sorted(calls.items())), sum(calls.values()))
     assert dict(calls) == TURN_CALLS and sum(calls.values()) == 7

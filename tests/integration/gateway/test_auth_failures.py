@@ -5,7 +5,6 @@ affected; ``X-Forwarded-For`` is believed only from a trusted proxy."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import socket
 import uuid
@@ -19,6 +18,7 @@ from gateway_svc.domain.rate_limits import RateLimit
 from lore_runtime.breaker import Breaker
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings
+from tests.polling import eventually
 
 BURST = 4  # failures an address may make at once; then one per 10 s (none within a test)
 PROXY = "10.20.30.40"
@@ -107,8 +107,12 @@ async def test_successes_do_not_count_and_the_bucket_drains(services, migrated_p
         good = {"Authorization": f"Bearer {key}"}
         successes = [(await http.get("/v1/sessions", headers=good)).status_code for _ in range(5)]
         bad = [(await http.get("/v1/sessions", headers={"Authorization": f"Bearer {_bad()}"})) for _ in range(3)]
-        await asyncio.sleep(0.5)  # 5 failures/s: two drained
-        after = await http.get("/v1/sessions", headers=good)
+
+        async def drained() -> httpx.Response | None:  # 5 failures/s: two drained within 0.4 s
+            answer = await http.get("/v1/sessions", headers=good)  # a success: it counts for nothing
+            return answer if answer.status_code != 429 else None
+
+        after = await eventually(drained, what="the failed-authentication bucket drained")
 
     assert successes == [200] * 5
     assert [response.status_code for response in bad] == [401, 401, 429]

@@ -53,7 +53,7 @@ async def _trickle(writer: asyncio.StreamWriter, body: bytes) -> None:
         for index in range(len(body)):
             writer.write(body[index : index + 1])
             await writer.drain()
-            await asyncio.sleep(TRICKLE_SECONDS)
+            await asyncio.sleep(TRICKLE_SECONDS)  # fault injection: a client that sends its body slowly
     except ConnectionError:
         return
 

@@ -2,14 +2,13 @@
 AssembleContext through the gateway (sections, manifest, access for kept items only, the
 mood-switch flag) and Prime in exactly the shape of ARCHITECTURE.md §6."""
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf import field_mask_pb2
 from lore.memory.v1 import working_memory_service_pb2 as wm
 from lore.memory.v1 import working_memory_service_pb2_grpc
 
-from tests.polling import eventually
+from tests.polling import eventually, holds_for
 
 MEMORIES = [
     ("The user prefers Postgres for every new service.", "MEMORY_TYPE_PREFERENCE", ["postgres"]),
@@ -94,7 +93,12 @@ async def test_assemble_context_ranks_budgets_and_explains_every_candidate(clien
 
     # Uses are counted behind the answer, within LORE_ACCESS_FLUSH_SECONDS; then nothing more arrives.
     await eventually(lambda: _all_kept_counted(counts, kept), timeout=10, what="the kept memories' uses")
-    await asyncio.sleep(0.6)
+    expected = {**dict.fromkeys(kept, 1), **dict.fromkeys(dropped, 0)}
+
+    async def unchanged() -> bool:
+        return await counts() == expected
+
+    await holds_for(unchanged, 0.6, "the counts, two flush intervals on")
     assert await counts() == {**dict.fromkeys(kept, 1), **dict.fromkeys(dropped, 0)}
 
     await set_mood(services, org_id, "s-ctx", "relieved")

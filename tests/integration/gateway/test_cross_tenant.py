@@ -17,7 +17,6 @@ that names an org (``orgId``, ``org_id``) is an unknown field: 400, like any oth
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import pkgutil
@@ -38,7 +37,7 @@ from lore_runtime.request_context import ORG_ID_KEY
 
 from tests.integration.gateway.conftest import _create_key, asgi_client
 from tests.integration.gateway.mcp_requests import found_nothing, not_found, tool_call
-from tests.polling import eventually
+from tests.polling import eventually, settled
 
 SHARED_USER = "shared-user"
 B_AGENT = "agent-b"
@@ -257,12 +256,7 @@ async def org_b(gateway, migrated_pg) -> AsyncIterator[OrgB]:
     b.erasure_body = {"subject": {"userId": f"b-erased-{tag}"}, "requestId": f"erase-{tag}"}
     b.erasure_job = _ok(await client.post("/v1/subjects:forget", json=b.erasure_body))["job"]["id"]
 
-    async def settled() -> dict[str, Any] | None:
-        first = await b.read()
-        await asyncio.sleep(0.3)
-        return first if first == await b.read() else None
-
-    b.snapshot = await eventually(settled)
+    b.snapshot = await settled(b.read, what="org B's data")  # two reads 0.3 s apart agree
     b.ids = _ids(b.snapshot) | {b.episode, b.erasure_job}
     b.turns = [
         (session, turn["id"])

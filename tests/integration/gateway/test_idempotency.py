@@ -422,6 +422,7 @@ async def small(migrated_pg, org_id):
     """A client of an app with the idempotency middleware and routes that count their runs."""
     runs: dict[str, int] = {}
     release = asyncio.Event()
+    entered = asyncio.Event()  # a /slow request is past the middleware, running
     app = FastAPI()
     gateway_errors.install(app)
     idempotency.install(app)
@@ -448,6 +449,7 @@ async def small(migrated_pg, org_id):
     @app.post("/slow", **guarded)
     async def slow(request: Request) -> dict[str, int]:
         await request.body()
+        entered.set()
         await release.wait()
         return {"run": counted("slow")}
 
@@ -464,7 +466,7 @@ async def small(migrated_pg, org_id):
     async with httpx.AsyncClient(
         transport=transport, base_url="http://small", headers={"Authorization": "Bearer any"}
     ) as client:
-        yield SimpleNamespace(client=client, runs=runs, release=release)
+        yield SimpleNamespace(client=client, runs=runs, release=release, entered=entered)
     await pool.close()
 
 
@@ -500,7 +502,7 @@ async def test_a_rate_limited_answer_is_not_replayed(small):
 async def test_a_duplicate_of_a_running_request_is_refused_then_replayed(small):
     key = _key()
     first = asyncio.create_task(small.client.post("/slow", json={"a": 1}, headers=key))
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(small.entered.wait(), timeout=30)
 
     duplicate = await small.client.post("/slow", json={"a": 1}, headers=key)
     small.release.set()

@@ -18,7 +18,7 @@ from gateway_svc.app import create_app
 from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory, NewTurn
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings
-from tests.integration.gateway.test_conversation import eventually
+from tests.polling import eventually
 
 
 @pytest.fixture
@@ -211,10 +211,11 @@ async def test_a_rate_limited_call_carries_retry_after_and_an_idempotent_one_is_
 
         async with LoreClient("http://gateway", key, transport=transport) as patient:
             slept: list[float] = []
+            waits = patient._sleep  # the client's own wait, told what it waited
 
             async def sleep(seconds: float) -> None:
                 slept.append(seconds)
-                await asyncio.sleep(seconds)
+                await waits(seconds)
 
             patient._sleep = sleep
             page = await patient.list_sessions()  # 429, waits Retry-After, then admitted
@@ -266,10 +267,11 @@ async def test_a_view_with_no_retries_raises_the_429_its_client_would_wait_out(
     async with app.router.lifespan_context(app):
         async with LoreClient("http://gateway", key, transport=httpx.ASGITransport(app=app)) as patient:
             slept: list[float] = []
+            waits = patient._sleep  # the client's own wait, told what it waited
 
             async def sleep(seconds: float) -> None:
                 slept.append(seconds)
-                await asyncio.sleep(seconds)
+                await waits(seconds)
 
             patient._sleep = sleep
             once = patient.with_options(max_retries=0)
@@ -324,10 +326,8 @@ async def served_gateway(gateway):
     config = uvicorn.Config(recorder, log_level="warning", access_log=False, lifespan="off", ws="none")
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve(sockets=[listener]))
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline and not serving.done(), "the gateway did not start serving"
-        await asyncio.sleep(0.01)
+    await eventually(lambda: server.started or serving.done(), what="the gateway serving", interval=0.01)
+    assert not serving.done(), "the gateway did not start serving"
     yield f"http://127.0.0.1:{listener.getsockname()[1]}", recorder
     server.should_exit = True
     await serving

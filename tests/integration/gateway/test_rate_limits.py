@@ -3,14 +3,17 @@ get 429 with Retry-After until the bucket refills; scopes and credentials are co
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 
+import asyncpg
 import httpx
 import pytest
+from gateway_svc.adapters.redis_rate_limits import KEY_PREFIX
 from gateway_svc.app import create_app
+from redis.asyncio import Redis
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings
+from tests.polling import eventually
 
 
 @pytest.fixture
@@ -40,8 +43,26 @@ async def limited(services, migrated_pg, redis_url):
         await made.aclose()
 
 
-async def test_a_burst_is_admitted_then_429_with_retry_after_until_the_bucket_refills(limited):
-    client = await limited(f"org-{uuid.uuid4().hex[:12]}")
+async def refilled_one(redis_url: str, owner_dsn: str, org_id: str) -> bool:
+    """The org's one key's sessions:read bucket holds one request again, read without spending it: the
+    bucket's key lives until it is full (``redis_rate_limits.GCRA``), so at 2/s with bursts of 3 one
+    request is due once at most 1 s of it is left."""
+    connection = await asyncpg.connect(owner_dsn)
+    try:
+        credential = await connection.fetchval("SELECT id FROM gateway.api_keys WHERE org_id = $1", org_id)
+    finally:
+        await connection.close()
+    client = Redis.from_url(redis_url)
+    try:
+        left_ms = await client.pttl(f"{KEY_PREFIX}:{credential}:sessions:read")
+    finally:
+        await client.aclose()
+    return left_ms <= 1000  # -2: gone, the bucket full
+
+
+async def test_a_burst_is_admitted_then_429_with_retry_after_until_the_bucket_refills(limited, migrated_pg, redis_url):
+    org_id = f"org-{uuid.uuid4().hex[:12]}"
+    client = await limited(org_id)
 
     answers = [await client.get("/v1/sessions") for _ in range(5)]
 
@@ -51,7 +72,7 @@ async def test_a_burst_is_admitted_then_429_with_retry_after_until_the_bucket_re
     error = refused.json()["error"]
     assert error["status"] == "RESOURCE_EXHAUSTED" and error["details"][0]["reason"] == "RATE_LIMITED"
     assert error["details"][0]["metadata"]["scope"] == "sessions:read"
-    await asyncio.sleep(0.6)  # one request's worth of refill at 2/s
+    await eventually(lambda: refilled_one(redis_url, migrated_pg.owner_dsn, org_id), what="one request refilled")
     assert (await client.get("/v1/sessions")).status_code == 200
     page = (await client.get("/metrics")).text
     assert 'lore_gateway_rate_limited_total{scope="sessions:read"} 2.0' in page

@@ -4,7 +4,6 @@ through (fail open), but no longer makes each of them wait for Redis."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from contextlib import AsyncExitStack
 
@@ -16,6 +15,7 @@ from lore_runtime.breaker import Breaker
 from lore_runtime.errors import QuotaExceeded
 from lore_runtime.stores import open_redis
 
+from tests.fakes import FixedClock
 from tests.stalling_redis import stalling_redis, stopped  # noqa: F401 (a fixture)
 
 TIMEOUT = 0.5
@@ -32,13 +32,15 @@ async def test_a_stalled_redis_costs_one_request_the_deadline_and_the_next_ones_
 ) -> None:
     async with AsyncExitStack() as stack:
         client = await open_redis(stack, stalling_redis.url, timeout=TIMEOUT)
-        limiter = RedisRateLimiter(client, RateLimit(1, 1), {}, breaker=Breaker(cooldown=TIMEOUT))
+        clock = FixedClock()  # what the breaker's cooldown runs on
+        breaker = Breaker(cooldown=TIMEOUT, clock=lambda: clock.now().timestamp())
+        limiter = RedisRateLimiter(client, RateLimit(1, 1), {}, breaker=breaker)
         await limiter.admit("warm", "sessions:read")
         with stopped(stalling_redis):
             assert await timed_admit(limiter, "key-1") < TIMEOUT + 0.5
             # Over key-1's limit of 1 at once, but Redis cannot count: let through, without waiting.
             assert [await timed_admit(limiter, "key-1") < 0.05 for _ in range(5)] == [True] * 5
-        await asyncio.sleep(TIMEOUT)  # the cooldown: then Redis is asked again, and counts
+        clock.advance(seconds=TIMEOUT)  # the cooldown: then Redis is asked again, and counts
         await limiter.admit("key-2", "sessions:read")
         with pytest.raises(QuotaExceeded):
             await limiter.admit("key-2", "sessions:read")

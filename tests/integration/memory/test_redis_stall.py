@@ -22,11 +22,14 @@ import pytest
 import redis.asyncio as redis
 from lore_devstack import EmbeddedRedis
 from lore_runtime import errors
+from lore_runtime.breaker import Breaker
 from lore_runtime.stores import open_redis
 from memory_svc.adapters.redis_calls import RedisCalls
 from memory_svc.adapters.redis_session_leases import RedisSessionLeases
 from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 
+from tests.fakes import FixedClock
+from tests.polling import eventually
 from tests.stalling_redis import stalling_redis, stopped  # noqa: F401 (a fixture)
 
 TIMEOUT = 0.5  # the client's deadline (LORE_REDIS_TIMEOUT_SECONDS)
@@ -39,6 +42,7 @@ class Adapters:
     store: RedisWorkingMemoryStore
     leases: RedisSessionLeases
     admin: redis.Redis  # a client of its own, without the adapters' breaker
+    clock: FixedClock  # what the adapters' breaker cools down on
 
 
 @pytest.fixture
@@ -46,8 +50,11 @@ async def adapters(stalling_redis: EmbeddedRedis) -> AsyncIterator[Adapters]:
     async with AsyncExitStack() as stack:
         client = await open_redis(stack, stalling_redis.url, timeout=TIMEOUT)
         admin = await open_redis(stack, stalling_redis.url, timeout=5.0)
-        calls = RedisCalls(TIMEOUT)
-        yield Adapters(RedisWorkingMemoryStore(client, calls=calls), RedisSessionLeases(client, calls=calls), admin)
+        clock = FixedClock()
+        calls = RedisCalls(TIMEOUT, Breaker(cooldown=TIMEOUT, clock=lambda: clock.now().timestamp()))
+        yield Adapters(
+            RedisWorkingMemoryStore(client, calls=calls), RedisSessionLeases(client, calls=calls), admin, clock
+        )
         await admin.execute_command("CLIENT", "UNPAUSE")
 
 
@@ -56,6 +63,19 @@ async def unavailable(call) -> tuple[errors.DependencyUnavailable, float]:
     with pytest.raises(errors.DependencyUnavailable) as raised:
         await call
     return raised.value, time.monotonic() - began
+
+
+async def outlasting_the_caller() -> None:
+    """The fault's shape: Redis stays stopped a moment after its caller gave up, so what the caller
+    sent runs only past the caller's deadline."""
+    await asyncio.sleep(0.3)
+
+
+async def ran_what_was_queued(adapters: Adapters) -> None:
+    """Redis has run what it read before it was continued: what was queued on a connection was readable
+    at once, so by the second of two round trips on another connection it has been read and run."""
+    for _ in range(2):
+        assert await adapters.admin.ping()
 
 
 async def test_calls_to_a_stalled_redis_answer_unavailable_within_the_deadline_then_fail_fast(
@@ -71,7 +91,7 @@ async def test_calls_to_a_stalled_redis_answer_unavailable_within_the_deadline_t
         # The next calls do not each wait out the deadline again.
         _, took = await unavailable(adapters.leases.acquire(org_id, "s-1", "turn-1", TTL, timedelta(0)))
         assert took < 0.1
-    await asyncio.sleep(TIMEOUT)  # the cooldown: then Redis is asked again
+    adapters.clock.advance(seconds=TIMEOUT)  # the cooldown: then Redis is asked again
     assert await adapters.store.get(org_id, "s-1") is None
 
 
@@ -82,8 +102,8 @@ async def test_a_lease_asked_for_during_a_stall_does_not_hold_the_session_once_r
     with stopped(stalling_redis):
         _, took = await unavailable(adapters.leases.acquire(org_id, "s-1", "gave-up", TTL, timedelta(seconds=5)))
         assert took < TIMEOUT + SLACK
-        await asyncio.sleep(0.3)
-    await asyncio.sleep(TIMEOUT)  # past the breaker's cooldown
+        await outlasting_the_caller()
+    adapters.clock.advance(seconds=TIMEOUT)  # past the breaker's cooldown
     lease = await adapters.leases.acquire(org_id, "s-1", "next-turn", TTL, timedelta(0))
     assert lease.holder == "next-turn"
 
@@ -103,12 +123,13 @@ async def test_a_lease_script_that_runs_after_its_caller_gave_up_grants_nothing(
     try:
         _, took = await unavailable(adapters.leases.acquire(org_id, "s-1", "gave-up", TTL, timedelta(0)))
         assert took < TIMEOUT + SLACK
-        await asyncio.sleep(0.3)
+        await outlasting_the_caller()
     finally:
         os.kill(stalling_redis.pid, signal.SIGCONT)  # the queued script runs now, past its deadline
     monkeypatch.undo()
     lease_key, _ = adapters.leases.keys(org_id, "s-1")
-    await asyncio.sleep(TIMEOUT)
+    await ran_what_was_queued(adapters)
+    adapters.clock.advance(seconds=TIMEOUT)  # past the breaker's cooldown
     assert await adapters.admin.get(lease_key) is None
     lease = await adapters.leases.acquire(org_id, "s-1", "next-turn", TTL, timedelta(0))
     assert lease.holder == "next-turn"
@@ -120,7 +141,11 @@ async def test_a_cancelled_acquisition_releases_the_lease_its_script_was_granted
     pause = TIMEOUT * 600  # ms: the script is held, then granted within its caller's deadline
     await adapters.admin.execute_command("CLIENT", "PAUSE", str(int(pause)), "WRITE")
     acquiring = asyncio.create_task(adapters.leases.acquire(org_id, "s-1", "cancelled", TTL, timedelta(0)))
-    await asyncio.sleep(pause / 3000)
+
+    async def held() -> bool:  # the script reached Redis, which holds it (a paused client counts as blocked)
+        return (await adapters.admin.info("clients"))["blocked_clients"] >= 1
+
+    await eventually(held, what="the acquisition's script held by the pause")
     acquiring.cancel()
     with pytest.raises(asyncio.CancelledError):
         await acquiring
@@ -137,8 +162,8 @@ async def test_a_release_that_redis_did_not_answer_is_retried_once_it_resumes(
     with stopped(stalling_redis):
         _, took = await unavailable(adapters.leases.release(org_id, "s-1", "turn-1", lease.fencing_token))
         assert took < TIMEOUT + SLACK
-        await asyncio.sleep(0.3)
-    await asyncio.sleep(TIMEOUT)  # past the breaker's cooldown
+        await outlasting_the_caller()
+    adapters.clock.advance(seconds=TIMEOUT)  # past the breaker's cooldown
     began = time.monotonic()
     following = await adapters.leases.acquire(org_id, "s-1", "turn-2", TTL, timedelta(seconds=3))
     assert following.holder == "turn-2"

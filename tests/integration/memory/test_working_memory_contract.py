@@ -25,9 +25,13 @@ from memory_svc.domain.working_memory import (
 from memory_svc.usecases.working_memory_ports import TurnsRead, keys_of
 
 from tests.fakes_working_memory import InMemorySessionLeases, InMemoryWorkingMemoryStore
+from tests.polling import holds_for
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 TTL = timedelta(hours=24)
+# How long a taker waits for a 50 ms lease to lapse: generous, for a loaded machine; it ends at the lapse.
+LAPSE_WAIT_MS = 30_000
+LAPSE_WAIT = timedelta(milliseconds=LAPSE_WAIT_MS)
 
 
 @dataclass
@@ -216,7 +220,7 @@ async def test_a_waiting_acquire_gets_the_lease_once_released(backend, org_id):
     waiting = asyncio.create_task(
         backend.leases.acquire(org_id, "s-1", "req-2", timedelta(seconds=5), timedelta(seconds=2))
     )
-    await asyncio.sleep(0.05)
+    await holds_for(lambda: not waiting.done(), 0.05, "req-2 waiting while req-1 holds the lease")
     assert await backend.leases.release(org_id, "s-1", "req-1", first.fencing_token)
     second = await waiting
     assert second.holder == "req-2" and second.fencing_token > first.fencing_token
@@ -242,8 +246,8 @@ async def test_release_needs_the_holder_and_its_current_token(backend, org_id):
 
 async def test_an_expired_lease_can_be_taken_and_its_old_token_no_longer_releases(backend, org_id):
     old = await backend.leases.acquire(org_id, "s-1", "req-1", timedelta(milliseconds=50), timedelta(0))
-    await asyncio.sleep(0.12)
-    new = await backend.leases.acquire(org_id, "s-1", "req-2", timedelta(seconds=5), timedelta(0))
+    # Never released: req-2's wait ends only once req-1's lease has lapsed.
+    new = await backend.leases.acquire(org_id, "s-1", "req-2", timedelta(seconds=5), LAPSE_WAIT)
     assert new.fencing_token > old.fencing_token
     assert not await backend.leases.release(org_id, "s-1", "req-1", old.fencing_token)
     assert await backend.leases.release(org_id, "s-1", "req-2", new.fencing_token)
@@ -254,8 +258,8 @@ async def test_a_holder_whose_lease_was_taken_over_can_no_longer_write(backend, 
     await backend.store.append_turn(
         org_id, "s-1", turn("mine", session_id="s-1"), max_turns=20, ttl=TTL, now=NOW, fencing_token=old.fencing_token
     )
-    await asyncio.sleep(0.12)  # turn-1 stalls past its lease; turn-2 takes the session over
-    new = await backend.leases.acquire(org_id, "s-1", "turn-2", timedelta(seconds=5), timedelta(0))
+    # turn-1 stalls past its lease; turn-2 takes the session over once it has lapsed.
+    new = await backend.leases.acquire(org_id, "s-1", "turn-2", timedelta(seconds=5), LAPSE_WAIT)
 
     with pytest.raises(errors.Conflict) as stale_append:
         await backend.store.append_turn(
@@ -418,7 +422,7 @@ async def test_a_waiting_acquire_and_append_lands_once_the_lease_is_released(bac
     waiting = asyncio.create_task(
         take_and_append(backend, org_id, "turn-2", turn("second", idempotency_key="turn:2"), wait_ms=2_000)
     )
-    await asyncio.sleep(0.05)
+    await holds_for(lambda: not waiting.done(), 0.05, "turn-2 waiting while turn-1 holds the lease")
     assert [t.content for t in (await backend.store.get(org_id, "s-1")).recent_turns] == ["first"], "still waiting"
 
     assert await backend.leases.release(org_id, "s-1", "turn-1", first.fencing_token)
@@ -433,7 +437,7 @@ async def test_concurrent_takers_append_one_at_a_time_in_lease_order(backend, or
         lease, _ = await take_and_append(
             backend, org_id, f"turn-{number}", turn(f"m{number}", idempotency_key=f"turn:{number}"), wait_ms=5_000
         )
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.005)  # holds the lease a moment: the others queue behind it
         assert await backend.leases.release(org_id, "s-1", f"turn-{number}", lease.fencing_token)
         return lease.fencing_token
 
@@ -457,8 +461,8 @@ async def test_a_replayed_turn_takes_the_lease_and_appends_nothing(backend, org_
 
 async def test_a_newer_acquire_and_append_fences_the_older_holder_out(backend, org_id):
     old, _ = await take_and_append(backend, org_id, "turn-1", turn("mine"), ttl_ms=50)
-    await asyncio.sleep(0.12)  # turn-1 stalls past its lease; turn-2 takes the session over in one call
-    new, _ = await take_and_append(backend, org_id, "turn-2", turn("yours"))
+    # turn-1 stalls past its lease; turn-2 takes the session over in one call, once it has lapsed.
+    new, _ = await take_and_append(backend, org_id, "turn-2", turn("yours"), wait_ms=LAPSE_WAIT_MS)
 
     with pytest.raises(errors.Conflict) as stale:
         await backend.store.append_turn(

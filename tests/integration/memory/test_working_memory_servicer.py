@@ -21,6 +21,7 @@ from memory_svc.adapters.redis_working_memory import RedisWorkingMemoryStore
 from memory_svc.api.working_memory_servicer import WorkingMemoryServicer
 
 from tests.grpc_harness import server_settings, service_channel
+from tests.polling import holds_for
 
 SERVICE = pb.DESCRIPTOR.services_by_name["WorkingMemoryService"]
 MAX_TURNS = 10
@@ -351,7 +352,7 @@ async def test_append_turn_with_acquire_lease_returns_the_lease_and_fences_as_ac
     waiting = asyncio.ensure_future(
         stub.AppendTurn(leased("s-l1", "second", "req-2", wait_ms=3_000), metadata=tenant(org_id))
     )
-    await asyncio.sleep(0.05)
+    await holds_for(lambda: not waiting.done(), 0.05, "req-2 waiting while req-1 holds the lease")
     released = await stub.ReleaseSessionLease(
         pb.ReleaseSessionLeaseRequest(session_id="s-l1", holder="req-1", fencing_token=lease.fencing_token),
         metadata=tenant(org_id),

@@ -40,7 +40,7 @@ class ProbeServicer(memory_service_pb2_grpc.MemoryServiceServicer):
         if caller.org_id == "org-redis-lost":
             raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
         if caller.org_id == "org-slow":
-            await asyncio.sleep(2)
+            await asyncio.sleep(2)  # fault injection: a handler slower than its caller's deadline
         raise errors.NotFound(f"seen as {caller.org_id}/{caller.principal}/{caller.request_id}", reason="PROBE")
 
 

@@ -23,6 +23,7 @@ from lore_runtime.channels import create_channel
 from lore_runtime.server import NOT_SERVING, SERVING, create_grpc_server
 
 from tests.grpc_harness import server_settings
+from tests.polling import eventually
 
 REPLICA_ADDRESSES = ("127.0.0.1", "127.0.0.2")
 # The status each replica reports for "replica": its identity, as seen by a caller.
@@ -97,7 +98,11 @@ async def test_calls_rotate_over_every_replica_the_name_resolves_to(dns):
         channel = create_channel(target)
         stack.push_async_callback(channel.close)
         await channel.channel_ready()
-        await asyncio.sleep(0.3)  # round_robin connects to every address; let the second one be ready too
+
+        async def both_ready() -> bool:  # round_robin connects to every address: the second one is ready too
+            return len(await answered_by(channel, 2)) == 2
+
+        await eventually(both_ready, what="both replicas answering")
         seen = await answered_by(channel, 20)
         assert seen["127.0.0.1"] >= 8 and seen["127.0.0.2"] >= 8, seen
 
@@ -120,7 +125,7 @@ async def calls_reaching_a_replica_added_later(dns, environ: dict[str, str], sec
         deadline = asyncio.get_running_loop().time() + seconds
         while asyncio.get_running_loop().time() < deadline:
             later += await answered_by(channel, 1)
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # traffic at a steady pace over the whole window, not a wait
         return later
 
 

@@ -9,6 +9,8 @@ import asyncpg
 import pytest
 from lore_runtime.scheduled import JobClaims, ScheduledJob, run_once
 
+from tests.polling import eventually
+
 
 @pytest.fixture
 async def pool(migrated_pg):
@@ -21,7 +23,7 @@ async def pool(migrated_pg):
 def _job(name: str, runs: list[str], interval: timedelta = timedelta(hours=24), fail: bool = False) -> ScheduledJob:
     async def work():
         runs.append(name)
-        await asyncio.sleep(0.05)  # long enough for the other replicas to try while it runs
+        await asyncio.sleep(0.05)  # a deliberately slow job: the other replicas try while it runs
         if fail:
             raise RuntimeError("the store said no")
         return {"done": len(runs)}
@@ -60,8 +62,7 @@ async def test_a_crashed_holders_lease_expires_and_another_replica_takes_over(po
     survivor = JobClaims(pool, "memory", holder="survivor")
     assert not await run_once(survivor, _job("hourly", runs))
 
-    await asyncio.sleep(0.1)
-    assert await survivor.claim(job)
+    assert await eventually(lambda: survivor.claim(job), what="the crashed holder's lease lapsed")
 
 
 async def test_a_failing_job_is_recorded_and_does_not_raise(pool):

@@ -4,7 +4,6 @@ they did not exist."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 
 import grpc
@@ -16,7 +15,7 @@ from lore.memory.v1 import episode_service_pb2_grpc, memory_service_pb2_grpc, wo
 from lore.memory.v1 import memory_service_pb2 as pb
 from lore.memory.v1 import working_memory_service_pb2 as wpb
 
-from tests.polling import eventually
+from tests.polling import eventually, holds_for
 
 
 def _tenant(org_id: str) -> tuple[tuple[str, str], ...]:
@@ -36,6 +35,11 @@ def episodes(services) -> episode_service_pb2_grpc.EpisodeServiceStub:
 @pytest.fixture
 def working(services) -> working_memory_service_pb2_grpc.WorkingMemoryServiceStub:
     return working_memory_service_pb2_grpc.WorkingMemoryServiceStub(services["memory"].channel)
+
+
+async def _access_count(stub, org_id: str, memory_id: str, expected: int) -> bool:
+    found = await stub.GetMemory(pb.GetMemoryRequest(id=memory_id), metadata=_tenant(org_id))
+    return found.memory.access_count == expected
 
 
 async def _remember(stub, org_id: str, user: str, *contents: str) -> list[pb.Memory]:
@@ -101,7 +105,8 @@ async def test_recall_records_access_and_revives_salience(stub, org_id):
     (memory,) = await _remember(stub, org_id, "u-2", "The project deadline is in March.")
     scope = scope_pb2.Scope(user_id="u-2")
     await stub.Recall(pb.RecallRequest(query="deadline", scope=scope, record_access=False), metadata=_tenant(org_id))
-    await asyncio.sleep(0.6)  # two flush intervals: a Recall told not to record writes nothing behind it either
+    # Two flush intervals: a Recall told not to record writes nothing behind it either.
+    await holds_for(lambda: _access_count(stub, org_id, memory.id, 0), 0.6, "no use recorded")
     untouched = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
     assert untouched.memory.access_count == 0
     await stub.Recall(pb.RecallRequest(query="deadline", scope=scope), metadata=_tenant(org_id))
@@ -121,7 +126,7 @@ async def test_recall_records_access_and_revives_salience(stub, org_id):
         return found if found.access_count >= 2 else None
 
     accessed = await eventually(counted, timeout=10, what="the two uses were not counted")
-    await asyncio.sleep(0.6)  # two more flush intervals: nothing else arrives
+    await holds_for(lambda: _access_count(stub, org_id, memory.id, 2), 0.6, "two uses, nothing else arriving")
     again = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
     assert accessed.access_count == again.memory.access_count == 2
     assert again.memory.current_salience == pytest.approx(1.2)
@@ -283,7 +288,8 @@ async def test_another_org_can_neither_read_update_forget_nor_count_access(stub,
         pb.ForgetSubjectRequest(subject=scope_pb2.Scope(user_id="victim")), metadata=intruder
     )
     assert erased.memories_deleted == 0
-    await asyncio.sleep(0.6)  # two flush intervals: nothing of the intruder's is written behind either
+    # Two flush intervals: nothing of the intruder's is written behind either.
+    await holds_for(lambda: _access_count(stub, org_id, memory.id, 0), 0.6, "no use recorded")
     intact = await stub.GetMemory(pb.GetMemoryRequest(id=memory.id), metadata=_tenant(org_id))
     assert (intact.memory.content, intact.memory.status, intact.memory.access_count) == (
         "The spare key hangs behind the boiler.",

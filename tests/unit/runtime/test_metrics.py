@@ -44,7 +44,7 @@ class ProbeServicer(memory_service_pb2_grpc.MemoryServiceServicer):
 
     async def Reindex(self, request, context):
         for _ in range(2):
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)  # a stream whose messages come apart, as a real one's do
             yield memory_service_pb2.ReindexResponse()
 
 
@@ -157,7 +157,10 @@ async def test_sampled_gauges_run_on_the_loop_when_scraped_cached_and_kept_on_fa
         return {"lore_test_depth": [(("reflect",), 3.0), (("episode",), 0.0)]}
 
     registry = CollectorRegistry()
-    gauges = SampledGauges([GaugeFamily("lore_test_depth", "Jobs waiting", ("kind",))], sample, max_age=0.2)
+    clock = [100.0]  # seconds: what max_age is measured on
+    gauges = SampledGauges(
+        [GaugeFamily("lore_test_depth", "Jobs waiting", ("kind",))], sample, max_age=0.2, clock=lambda: clock[0]
+    )
     registry.register(gauges)
     # On the loop's own thread a blocking sample would deadlock: the declared family, no values.
     assert [family.samples for family in registry.collect() if family.name == "lore_test_depth"] == [[]]
@@ -169,7 +172,7 @@ async def test_sampled_gauges_run_on_the_loop_when_scraped_cached_and_kept_on_fa
         await _scrape(endpoint.port)
         assert len(calls) == 1  # within max_age: served from the cache
         failing = True
-        await asyncio.sleep(0.25)
+        clock[0] += 0.25  # past max_age
         scraped = await _scrape(endpoint.port)
         assert len(calls) == 2
         assert scraped["lore_test_depth"][(("kind", "reflect"),)] == 3.0  # the last good values

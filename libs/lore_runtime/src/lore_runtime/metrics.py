@@ -195,7 +195,8 @@ class SampledGauges(Collector):
     """Gauges computed by ``sample`` (a coroutine: a store query) on the service's event loop when
     scraped, at most once per ``max_age`` seconds. A sample that fails or takes longer than
     ``timeout`` leaves the previous values in place (and is logged); before any sample succeeds the
-    families are exposed without values. Create it on the event loop it must use."""
+    families are exposed without values. Create it on the event loop it must use. ``clock`` (seconds,
+    monotonic) is what ``max_age`` is measured on: tests pass one they advance."""
 
     def __init__(
         self,
@@ -205,8 +206,10 @@ class SampledGauges(Collector):
         max_age: float = 10.0,
         timeout: float = 2.0,
         loop: asyncio.AbstractEventLoop | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._families = tuple(families)
+        self._clock = clock
         self._sample = sample
         self._max_age = max_age
         self._timeout = timeout
@@ -230,7 +233,7 @@ class SampledGauges(Collector):
 
     def _current(self) -> dict[str, list[tuple[tuple[str, ...], float]]]:
         with self._lock:
-            if self._sampled_at is not None and time.monotonic() - self._sampled_at < self._max_age:
+            if self._sampled_at is not None and self._clock() - self._sampled_at < self._max_age:
                 return self._values
             if self._loop.is_closed() or not self._loop.is_running() or _on_loop_thread(self._loop):
                 return self._values  # a blocking wait here would deadlock: serve what is known
@@ -242,7 +245,7 @@ class SampledGauges(Collector):
                 log.warning("metrics sample failed (%s); serving the previous values", error or type(error).__name__)
                 return self._values
             self._values = {name: [(tuple(labels), float(v)) for labels, v in pairs] for name, pairs in sampled.items()}
-            self._sampled_at = time.monotonic()
+            self._sampled_at = self._clock()
             return self._values
 
 

@@ -21,6 +21,7 @@ from lore_runtime import request_context
 
 from tests.fakes_agent import FakeWorkingMemory
 from tests.integration.agent.port_contracts.conftest import ActingAs, new_org
+from tests.polling import holds_for
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 
@@ -95,7 +96,7 @@ async def test_a_lease_waits_for_the_one_before_it_and_its_token_is_greater(side
     session = str(uuid.uuid4())
     first = await side.port.acquire_lease(session, "h-1")
     waiting = asyncio.ensure_future(side.port.acquire_lease(session, "h-2"))
-    await asyncio.sleep(0.3)
+    await holds_for(lambda: not waiting.done(), 0.3, "h-2 waiting while h-1 holds the lease")
     assert not waiting.done()
 
     await side.port.release_lease(session, "h-1")
@@ -129,7 +130,7 @@ async def test_the_lease_call_appends_the_turn_once_it_holds_the_lease_and_waits
     session = str(uuid.uuid4())
     first = await side.port.acquire_lease_and_append(session, "h-1", turn(session, 1))
     waiting = asyncio.ensure_future(side.port.acquire_lease_and_append(session, "h-2", turn(session, 2)))
-    await asyncio.sleep(0.3)
+    await holds_for(lambda: not waiting.done(), 0.3, "h-2 waiting while h-1 holds the lease")
     assert not waiting.done()
     assert (await side.seen(session)).turns == ("message 1",), "not appended before its lease"
 

@@ -69,6 +69,7 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV
 from tests.integration.gateway.conftest import _create_key, gateway_settings
+from tests.polling import eventually
 
 # Generated cases per operation, generation mode and key: the org-wide key (every scope) gets the
 # most, the key pinned to one user fewer (a pinned caller is refused whole-org routes and other
@@ -420,9 +421,8 @@ async def fuzzed(services, migrated_pg, redis_url):
     ):
         serving = asyncio.create_task(server.serve())
         try:
-            while not server.started:
-                assert not serving.done(), "the fuzzed gateway's HTTP server did not start"
-                await asyncio.sleep(0.01)
+            await eventually(lambda: server.started or serving.done(), what="the fuzzed gateway serving", interval=0.01)
+            assert not serving.done(), "the fuzzed gateway's HTTP server did not start"
             port = server.servers[0].sockets[0].getsockname()[1]
             served = (await client.get("/openapi.json")).json()
             STARTED.setdefault("at", time.monotonic())

@@ -28,6 +28,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 
 from tests.backends import fresh_migrated_database
 from tests.grpc_harness import SERVICE_TOKEN_ENV
+from tests.polling import eventually
 
 SERVICES = ("memory", "observations", "assembler", "agent")
 API_KEY = "observability-test-key-0123456789"
@@ -114,11 +115,14 @@ async def _gateway_ready(url: str) -> bool:
 
 
 async def _wait(ready, process: asyncio.subprocess.Process, log: Path, what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + READY_SECONDS
-    while not await ready():
-        assert process.returncode is None, f"{what} exited:\n{log.read_text(errors='replace')[-4000:]}"
-        assert asyncio.get_running_loop().time() < deadline, f"{what} never became ready:\n{log.read_text()[-4000:]}"
-        await asyncio.sleep(0.3)
+    async def alive_and_ready() -> bool:
+        assert process.returncode is None, f"{what} exited"
+        return await ready()
+
+    try:
+        await eventually(alive_and_ready, READY_SECONDS, f"{what} ready", interval=0.1)
+    except AssertionError as error:
+        raise AssertionError(f"{error}:\n{log.read_text(errors='replace')[-4000:]}") from None
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")

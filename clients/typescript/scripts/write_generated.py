@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from gateway_svc.server import create_app
 from lore_client.tools import TOOLS
 from lore_runtime.settings import load_settings
 

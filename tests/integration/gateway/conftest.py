@@ -6,9 +6,9 @@ import uuid
 import asyncpg
 import httpx
 import pytest
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES
+from gateway_svc.server import create_app
 from lore_runtime.settings import load_settings
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV

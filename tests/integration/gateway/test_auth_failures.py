@@ -13,8 +13,8 @@ import httpx
 import pytest
 import redis.asyncio as redis
 from gateway_svc.adapters.redis_auth_failures import AuthFailureLimiter
-from gateway_svc.app import create_app
 from gateway_svc.domain.rate_limits import RateLimit
+from gateway_svc.server import create_app
 from lore_runtime.breaker import Breaker
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings

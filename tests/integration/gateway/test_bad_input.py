@@ -32,9 +32,9 @@ import httpx
 import pytest
 import uvicorn
 from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, depth_of
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES
+from gateway_svc.server import create_app
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc
 from lore_runtime import errors, grpc_errors

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import uvicorn
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings
 from tests.polling import eventually

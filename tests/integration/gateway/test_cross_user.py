@@ -32,7 +32,7 @@ import jwt
 import pytest
 from fastapi.routing import iter_route_contexts
 from gateway_svc.adapters.postgres_key_admin import create_api_key
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import episode_service_pb2, episode_service_pb2_grpc
 from lore_runtime.request_context import RequestContext

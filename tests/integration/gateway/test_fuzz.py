@@ -48,9 +48,9 @@ import requests
 import schemathesis
 import uvicorn
 from gateway_svc.api.openapi import OBSERVED_FIELDS, body_id_field, resolved
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES
+from gateway_svc.server import create_app
 from hypothesis import HealthCheck, example, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable

@@ -24,11 +24,11 @@ from gateway_svc.adapters.redis_rate_limits import NoRateLimiter
 from gateway_svc.api import errors as gateway_errors
 from gateway_svc.api import idempotency
 from gateway_svc.api.auth import authorized
-from gateway_svc.app import create_app
 from gateway_svc.bootstrap import idempotency_store
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES, Caller
 from gateway_svc.domain.idempotency import Claim, IdempotencyRecord, Namespace
+from gateway_svc.server import create_app
 from lore_migrations import discover, migrate
 from lore_runtime import errors
 from lore_runtime.settings import load_settings

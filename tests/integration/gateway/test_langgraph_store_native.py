@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from langgraph.store.base import (
     BaseStore,
     GetOp,

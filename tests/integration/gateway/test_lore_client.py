@@ -14,7 +14,7 @@ import uuid
 import httpx
 import pytest
 import uvicorn
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from lore_client import LoreApiError, LoreClient, NewEvidence, NewMemory, NewTurn
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings

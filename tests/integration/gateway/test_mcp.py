@@ -28,7 +28,7 @@ import httpx2
 import jwt
 import pytest
 import uvicorn
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from lore_client.tools import TOOLS
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters

@@ -22,8 +22,8 @@ from gateway_svc.api.openapi import (
     resolved,
     string_schema,
 )
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from gateway_svc.server import create_app
 from lore_runtime.settings import load_settings
 from lore_runtime.text_rules import is_id_name
 

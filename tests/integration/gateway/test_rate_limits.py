@@ -9,7 +9,7 @@ import asyncpg
 import httpx
 import pytest
 from gateway_svc.adapters.redis_rate_limits import KEY_PREFIX
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from redis.asyncio import Redis
 
 from tests.integration.gateway.conftest import _create_key, gateway_settings

@@ -37,9 +37,9 @@ import observations_svc.server
 import psutil
 import pytest
 from fastapi import FastAPI
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES
+from gateway_svc.server import create_app
 from lore.memory.v1 import working_memory_service_pb2, working_memory_service_pb2_grpc
 from lore_devstack import DatabaseUrls, EmbeddedRedis, free_port
 from lore_runtime.grpc_errors import error_info_of

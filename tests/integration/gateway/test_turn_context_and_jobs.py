@@ -16,7 +16,7 @@ from agent_svc.adapters.pgqueuer_jobs import enqueue_on
 from agent_svc.adapters.postgres_turn_loop import PostgresTurnLoop
 from agent_svc.domain.jobs import episode_job, erase_job, reflect_job
 from gateway_svc.adapters.postgres_key_admin import create_api_key
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from lore_client import LoreClient, SyncLoreClient
 from lore_runtime.metrics import ServiceMetrics
 

@@ -20,7 +20,7 @@ import assembler_svc.config
 import assembler_svc.server
 import grpc
 import pytest
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase

@@ -27,7 +27,7 @@ import httpx
 import pytest
 import uvicorn
 from gateway_svc.adapters.postgres_key_admin import create_api_key
-from gateway_svc.app import create_app
+from gateway_svc.server import create_app
 from lore_client.tools import (
     TOOLS_BY_NAME,
     ToolArgumentError,

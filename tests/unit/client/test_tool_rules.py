@@ -8,8 +8,8 @@ rule the document states to the services on a real stack."""
 from __future__ import annotations
 
 from gateway_svc.api.openapi import resolved, string_schema
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from gateway_svc.server import create_app
 from lore_client.tools import ARGUMENT_FIELDS, MAX_TURN_CHARS, TOOLS, TOOLS_BY_NAME
 from lore_runtime.settings import load_settings
 from lore_runtime.text_rules import is_id_name

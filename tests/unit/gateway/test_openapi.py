@@ -16,8 +16,8 @@ from gateway_svc.api.openapi import (
     schema_names,
 )
 from gateway_svc.api.operation_ids import operation_id
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from gateway_svc.server import create_app
 from jsonschema import Draft202012Validator
 from lore_client import LoreClient
 from lore_runtime.errors import InvalidArgument

@@ -8,8 +8,8 @@ from fastapi.routing import iter_route_contexts
 from gateway_svc.api import route_table
 from gateway_svc.api.openapi import resolved
 from gateway_svc.api.route_table import ROUTES, markdown_table
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from gateway_svc.server import create_app
 from lore_runtime.settings import load_settings
 
 from tests.grpc_harness import SERVICE_TOKEN_ENV

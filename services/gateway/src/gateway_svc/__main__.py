@@ -7,8 +7,8 @@ from lore_runtime.redaction import Redactor
 from lore_runtime.settings import SettingsError, load_settings
 from lore_runtime.telemetry import instrument_http_app, setup_telemetry
 
-from gateway_svc.app import create_app
 from gateway_svc.config import Settings
+from gateway_svc.server import create_app
 
 
 def main() -> None:

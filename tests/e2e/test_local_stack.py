@@ -9,12 +9,10 @@ is about HTTP itself (readiness polling, a request with no credential, the docum
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import signal
 import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,6 +22,8 @@ import httpx
 import pytest
 from lore_client import LoreApiError, LoreClient, NewMemory
 from lore_devstack import free_port
+
+from tests.polling import eventually_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT = 240.0
@@ -55,17 +55,19 @@ def start_stack(data_dir: Path, log: Path, overrides: dict[str, str] | None = No
             [str(ROOT / "lore"), "up"], env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
         )
     stack = Stack(process, f"http://127.0.0.1:{ports['GATEWAY']}", env, log)
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
+
+    def ready() -> bool:
         if process.poll() is not None:
             pytest.fail(f"lore up exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        return httpx.get(f"{stack.url}/v1/status", timeout=2).status_code == 200
+
+    try:
         # Raw HTTP: the gateway may not be listening yet, which the test must see as "poll again".
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{stack.url}/v1/status", timeout=2).status_code == 200:
-                return stack
-        time.sleep(0.5)
-    process.kill()
-    pytest.fail(f"the stack was not ready within {READY_TIMEOUT} s:\n{log.read_text()[-4000:]}")
+        eventually_sync(ready, READY_TIMEOUT, "the stack ready", interval=0.2, ignoring=(httpx.HTTPError,))
+    except AssertionError:
+        process.kill()
+        pytest.fail(f"the stack was not ready within {READY_TIMEOUT} s:\n{log.read_text()[-4000:]}")
+    return stack
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ import asyncio
 import os
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ import httpx
 import pytest
 
 from tests.e2e.test_local_stack import DEV_KEY, ROOT, Stack, start_stack
+from tests.polling import eventually_sync
 
 pytestmark = pytest.mark.e2e
 
@@ -183,10 +183,11 @@ def seeded(stack: Stack) -> Seeded:
         pool.submit(asyncio.run, _purge_result(stack, old["id"])).result(timeout=120)
         pool.submit(asyncio.run, _create_episode(stack)).result(timeout=60)
     context = f"/v1/sessions/{session['id']}/turns/{old['id']}/context"
-    deadline = time.monotonic() + 30
-    while _api(stack, "GET", context)["status"] != "TURN_CONTEXT_STATUS_EXPIRED":  # once 1.7 s old
-        assert time.monotonic() < deadline, "the purged turn never read as expired"
-        time.sleep(0.2)
+    eventually_sync(  # once 1.7 s old
+        lambda: _api(stack, "GET", context)["status"] == "TURN_CONTEXT_STATUS_EXPIRED",
+        what="the purged turn read as expired",
+        interval=0.2,
+    )
     return Seeded([m["id"] for m in remembered], corrected["id"], session["id"], turn["id"], history, old["id"])
 
 

@@ -83,7 +83,7 @@ class Traffic:
         while not self._stop.is_set():
             self.outcomes.append(await self.turn(f"lane-{lane}-{number}"))
             number += 1
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # the pace of the traffic, not a wait
 
     async def stop(self) -> list[Outcome]:
         self._stop.set()
@@ -95,6 +95,17 @@ async def memory_status(http: httpx.AsyncClient) -> str:
     return (await http.get("/v1/status")).json()["services"]["memory"]
 
 
+async def stall(redis: EmbeddedRedis, http: httpx.AsyncClient) -> list[str]:
+    """The fault: Redis stopped for STALL_SECONDS, memory's status read every 0.2 s meanwhile."""
+    statuses = []
+    with stopped(redis):
+        stalled_at = time.monotonic()
+        while time.monotonic() - stalled_at < STALL_SECONDS:
+            statuses.append(await memory_status(http))
+            await asyncio.sleep(0.2)  # the stall lasts STALL_SECONDS: a fault's length, not a wait
+    return statuses
+
+
 async def test_a_stalled_redis_neither_hangs_turns_nor_locks_the_session_once_it_resumes(
     stack: Stack, stalling_redis: EmbeddedRedis
 ) -> None:
@@ -104,15 +115,15 @@ async def test_a_stalled_redis_neither_hangs_turns_nor_locks_the_session_once_it
         traffic = Traffic(http, created.json()["session"]["id"])
         assert (await traffic.turn("warm")).status == 200
         traffic.start()
-        await asyncio.sleep(1.0)
-        statuses = []
-        with stopped(stalling_redis):
-            stalled_at = time.monotonic()
-            while time.monotonic() - stalled_at < STALL_SECONDS:
-                statuses.append(await memory_status(http))
-                await asyncio.sleep(0.2)
+        await eventually(lambda: len(traffic.outcomes) >= 2, what="turns flowing before the stall")
+        stalled_at = time.monotonic()
+        statuses = await stall(stalling_redis, http)
         resumed_at = time.monotonic()
-        await asyncio.sleep(RESUMED_WITHIN_SECONDS + 1.5)
+
+        def resumed() -> bool:  # both lanes had turns since, enough to see how soon turns came back
+            return len([o for o in traffic.outcomes if o.started >= resumed_at]) >= 4
+
+        await eventually(resumed, what="turns after Redis resumed")
         outcomes = await traffic.stop()
 
         report = "\n".join(

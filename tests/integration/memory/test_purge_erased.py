@@ -1,4 +1,4 @@
-"""After an erasure and a purge, the erased text is gone from the files on disk (issue 19, item 8):
+"""After an erasure and a purge, the erased text is gone from the files on disk:
 the embedded Qdrant shards (segments and write-ahead log) and Redis's append-only file are grepped
 for a marker that only the erased content carried.
 
@@ -10,7 +10,6 @@ the service's process.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator
@@ -34,9 +33,11 @@ from lore.memory.v1 import (
     working_memory_service_pb2_grpc,
 )
 from lore_devstack import EmbeddedRedis
+from redis.asyncio import Redis
 
 from tests.fakes import HashingEmbedder
 from tests.grpc_harness import RunningService, start_service
+from tests.polling import eventually
 
 GONE, KEPT = scope_pb2.Scope(user_id="u-gone"), scope_pb2.Scope(user_id="u-kept")
 FACT = memory_service_pb2.MEMORY_TYPE_FACT
@@ -47,6 +48,7 @@ class OwnFiles:
     service: RunningService
     qdrant: Path
     redis: Path
+    redis_url: str
 
     @property
     def memories(self) -> memory_service_pb2_grpc.MemoryServiceStub:
@@ -83,7 +85,7 @@ async def own(migrated_pg, tmp_path: Path, request: pytest.FixtureRequest) -> As
                 },
                 overrides=memory_svc.bootstrap.MemoryOverrides(embedder=HashingEmbedder(384)),
             )
-            yield OwnFiles(service, tmp_path / "data" / "qdrant", tmp_path / "redis")
+            yield OwnFiles(service, tmp_path / "data" / "qdrant", tmp_path / "redis", url)
     finally:
         redis.stop()
 
@@ -138,8 +140,21 @@ async def forget(own: OwnFiles, org: str, session_id: str) -> None:
     assert (forgotten.memories_deleted, forgotten.episodes_deleted, forgotten.working_memories_cleared) == (1, 1, 1)
 
 
+async def aof_settled(own: OwnFiles) -> bool:
+    """Redis has written what it was sent to its append-only file, and no rewrite is under way: it writes
+    a command's AOF entry before its next event loop turn, so one more round trip stands behind it."""
+    client = Redis.from_url(own.redis_url)
+    try:
+        info = await client.info("persistence")
+    finally:
+        await client.aclose()
+    return not any(
+        info.get(field, 0) for field in ("aof_rewrite_in_progress", "aof_rewrite_scheduled", "aof_pending_bio_fsync")
+    )
+
+
 async def on_disk(own: OwnFiles, marker: str) -> dict[str, list[str]]:
-    await asyncio.sleep(0.3)  # Redis writes its append-only file before its next event loop turn
+    await eventually(lambda: aof_settled(own), what="Redis's append-only file settled")
     return {"qdrant": files_holding(own.qdrant, marker), "redis": files_holding(own.redis, marker)}
 
 
@@ -190,9 +205,7 @@ async def test_the_erase_jobs_deferred_request_purges_soon_after(own: OwnFiles) 
 
     assert [(part.store, part.outcome) for part in asked.stores] == [("all", "scheduled")]
     pending = own.qdrant / memory_svc.bootstrap.PURGE_PENDING_FILE
-    for _ in range(600):  # a child process per shard: seconds on a busy machine
-        if not pending.exists():
-            break
-        await asyncio.sleep(0.1)
+    # A child process per shard: seconds on a busy machine.
+    await eventually(lambda: not pending.exists(), timeout=60, what="the deferred purge ran")
     assert not pending.exists(), "the deferred purge ran"
     assert await on_disk(own, marker) == {"qdrant": [], "redis": []}

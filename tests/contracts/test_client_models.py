@@ -106,7 +106,7 @@ def keys_read_by(model: type) -> set[str]:
 
 
 def printed(message: Message) -> dict[str, Any]:
-    """As the gateway prints a response (gateway_svc.api.json_printer matches this output)."""
+    """As the gateway prints a response (gateway_svc.api.json.json_printer matches this output)."""
     return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
 
 

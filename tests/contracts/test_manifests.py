@@ -357,7 +357,7 @@ def test_grpc_readiness_probes_name_a_service_the_server_registers(name):
 
 @pytest.mark.parametrize("name", OVERLAYS)
 def test_the_gateway_is_probed_on_its_readyz_and_healthz_routes(name):
-    from gateway_svc.api.routes.health import router
+    from gateway_svc.api.http.routes.health import router
 
     routes = {route.path for route in router.routes}
     (container,) = pod_spec(lore_deployment(overlay(name), "gateway"))["containers"]

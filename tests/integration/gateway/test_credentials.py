@@ -24,7 +24,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from gateway_svc.adapters.postgres_key_admin import create_api_key, revoke_api_key
-from gateway_svc.api.jwt_verifier import JwtVerifier
+from gateway_svc.api.auth.jwt_verifier import JwtVerifier
 from gateway_svc.bootstrap import GatewayOverrides
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app

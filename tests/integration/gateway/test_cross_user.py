@@ -9,7 +9,7 @@ user's ids and for a marker only the other user's contents carry.
 Two callers are tried:
 - the org-wide key an app serving many people holds, calling every content route *for* a user
   (naming that user): contexts, Prime, searches and listings never show the other user;
-- a credential pinned to one user (``gateway_svc.api.user_pin``), a JWT carrying the user claim and
+- a credential pinned to one user (``gateway_svc.api.auth.user_pin``), a JWT carrying the user claim and
   an API key made for that user (``lore keys create --user``) alike: every route of the app, tried
   with the other user's ids and name, answers 403/404 or the pinned user's own data — the wall holds
   even when the app is buggy. ``test_every_route_is_tried_or_user_free`` keeps the table complete.

@@ -47,7 +47,7 @@ import pytest
 import requests
 import schemathesis
 import uvicorn
-from gateway_svc.api.openapi import OBSERVED_FIELDS, body_id_field, resolved
+from gateway_svc.api.openapi.openapi import OBSERVED_FIELDS, body_id_field, resolved
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES
 from gateway_svc.server import create_app

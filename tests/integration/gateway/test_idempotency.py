@@ -21,9 +21,9 @@ from fastapi.responses import JSONResponse
 from gateway_svc.adapters.postgres_idempotency import PostgresIdempotencyStore
 from gateway_svc.adapters.postgres_key_admin import create_api_key
 from gateway_svc.adapters.redis_rate_limits import NoRateLimiter
-from gateway_svc.api import errors as gateway_errors
-from gateway_svc.api import idempotency
-from gateway_svc.api.auth import authorized
+from gateway_svc.api.auth.auth import authorized
+from gateway_svc.api.http import errors as gateway_errors
+from gateway_svc.api.http import idempotency
 from gateway_svc.bootstrap import idempotency_store
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES, Caller

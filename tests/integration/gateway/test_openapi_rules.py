@@ -10,7 +10,7 @@ import re
 import uuid
 
 import pytest
-from gateway_svc.api.openapi import (
+from gateway_svc.api.openapi.openapi import (
     MAX_SCOPE_ID_CHARS,
     NOT_BLANK,
     OBSERVABLE,

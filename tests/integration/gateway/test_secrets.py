@@ -14,7 +14,7 @@ from typing import Any
 import asyncpg
 import pytest
 import redis.asyncio as aioredis
-from gateway_svc.api.idempotency import hashed_body
+from gateway_svc.api.http.idempotency import hashed_body
 from gateway_svc.domain.idempotency import request_hash
 from lore.common.v1 import scope_pb2
 from lore.memory.v1 import memory_service_pb2, memory_service_pb2_grpc

@@ -15,8 +15,8 @@ import uuid
 import jwt
 import pytest
 from gateway_svc.adapters.postgres_key_admin import create_api_key
-from gateway_svc.api.ui import CONTENT_SECURITY_POLICY
-from gateway_svc.api.ui import files as ui_files
+from gateway_svc.api.ui.browser import CONTENT_SECURITY_POLICY
+from gateway_svc.api.ui.browser import files as ui_files
 from gateway_svc.server import create_app
 
 from tests.integration.gateway.conftest import _create_key, asgi_client, gateway_settings

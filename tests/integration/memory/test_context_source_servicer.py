@@ -17,7 +17,7 @@ import memory_svc.bootstrap
 import memory_svc.config
 import memory_svc.server
 import pytest
-from gateway_svc.api.user_pin import pin_request
+from gateway_svc.api.auth.user_pin import pin_request
 from gateway_svc.domain.credentials import Caller
 from google.protobuf import field_mask_pb2
 from google.rpc import error_details_pb2

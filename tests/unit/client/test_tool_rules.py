@@ -7,7 +7,7 @@ rule the document states to the services on a real stack."""
 
 from __future__ import annotations
 
-from gateway_svc.api.openapi import resolved, string_schema
+from gateway_svc.api.openapi.openapi import resolved, string_schema
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app
 from lore_client.tools import ARGUMENT_FIELDS, MAX_TURN_CHARS, TOOLS, TOOLS_BY_NAME

@@ -3,7 +3,7 @@ unless that peer is a trusted proxy, and then the first untrusted hop of X-Forwa
 the right; an IPv6 client counts per /64."""
 
 import pytest
-from gateway_svc.api.auth_failures import client_address, parse_networks
+from gateway_svc.api.auth.auth_failures import client_address, parse_networks
 from gateway_svc.config import Settings
 from lore_runtime.settings import SettingsError, load_settings
 

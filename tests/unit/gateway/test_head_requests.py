@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gateway_svc.api.head_requests import HeadMiddleware
+from gateway_svc.api.http.head_requests import HeadMiddleware
 
 
 async def _answer(method: str) -> tuple[list[str], list[dict]]:

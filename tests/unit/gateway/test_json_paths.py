@@ -1,7 +1,7 @@
 """A service's proto field paths are answered in the REST client's JSON names."""
 
 import pytest
-from gateway_svc.api.json_paths import json_named, json_path
+from gateway_svc.api.json.json_paths import json_named, json_path
 
 
 @pytest.mark.parametrize(

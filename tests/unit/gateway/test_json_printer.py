@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from gateway_svc.api.json_printer import message_to_dict
+from gateway_svc.api.json.json_printer import message_to_dict
 from google.protobuf import json_format, struct_pb2, timestamp_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message

@@ -6,7 +6,7 @@ import re
 import jsonschema_rs
 import pytest
 from fastapi import FastAPI
-from gateway_svc.api.openapi import (
+from gateway_svc.api.openapi.openapi import (
     MAX_SCOPE_ID_CHARS,
     OBSERVABLE,
     PATH_PATTERNS,
@@ -15,7 +15,7 @@ from gateway_svc.api.openapi import (
     id_pattern,
     schema_names,
 )
-from gateway_svc.api.operation_ids import operation_id
+from gateway_svc.api.openapi.operation_ids import operation_id
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app
 from jsonschema import Draft202012Validator
@@ -204,7 +204,7 @@ def test_the_answer_schema_is_the_response_message_printed_with_every_field():
 
 
 # Operation ids are part of the contract (generated SDKs name their methods after them): one scheme,
-# `<tag>.<lowerCamel route name>` (gateway_svc/api/operation_ids.py), and a change here breaks clients.
+# `<tag>.<lowerCamel route name>` (gateway_svc/api/openapi/operation_ids.py), and a change here breaks clients.
 OPERATION_IDS = {
     "GET /metrics": "health.metrics",
     "GET /healthz": "health.healthz",

@@ -5,7 +5,7 @@ import time
 
 import jwt
 import pytest
-from gateway_svc.api.jwt_verifier import JwtVerifier
+from gateway_svc.api.auth.jwt_verifier import JwtVerifier
 from gateway_svc.domain.credentials import ALL_SCOPES, OPERATOR, Caller
 from lore_runtime import errors
 

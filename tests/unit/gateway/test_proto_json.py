@@ -6,8 +6,8 @@ import json
 import time
 
 import pytest
-from gateway_svc.api import proto_json
-from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, HIGHEST_MAX_DEPTH, depth_of
+from gateway_svc.api.json import proto_json
+from gateway_svc.api.json.json_limits import DEFAULT_MAX_DEPTH, HIGHEST_MAX_DEPTH, depth_of
 from lore.agent.v1 import agent_service_pb2
 from lore.memory.v1 import memory_service_pb2
 from lore.observations.v1 import observation_service_pb2

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from gateway_svc.api.json_printer import message_to_dict
-from gateway_svc.api.proto_json import ProtoJSONResponse
+from gateway_svc.api.json.json_printer import message_to_dict
+from gateway_svc.api.json.proto_json import ProtoJSONResponse
 from hypothesis import HealthCheck, given, settings
 from lore.memory.v1 import memory_service_pb2
 

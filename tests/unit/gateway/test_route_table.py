@@ -5,9 +5,9 @@ prints."""
 from pathlib import Path
 
 from fastapi.routing import iter_route_contexts
-from gateway_svc.api import route_table
-from gateway_svc.api.openapi import resolved
-from gateway_svc.api.route_table import ROUTES, markdown_table
+from gateway_svc.api.http import route_table
+from gateway_svc.api.http.route_table import ROUTES, markdown_table
+from gateway_svc.api.openapi.openapi import resolved
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app
 from lore_runtime.settings import load_settings
@@ -62,7 +62,7 @@ def test_readme_shows_the_route_table_the_table_prints():
 
     shown = text[text.index(route_table.TABLE_START) + len(route_table.TABLE_START) : text.index(route_table.TABLE_END)]
     assert shown.strip() == markdown_table(), (
-        "README.md is stale: python -m gateway_svc.api.route_table --write README.md"
+        "README.md is stale: python -m gateway_svc.api.http.route_table --write README.md"
     )
 
 
@@ -82,6 +82,6 @@ def test_the_clients_copy_of_the_body_rules_is_the_one_the_table_writes():
     written = (README.parent / route_table.CLIENT_RULES).read_text()
 
     assert written == route_table.client_rules(), (
-        f"{route_table.CLIENT_RULES} is stale: python -m gateway_svc.api.route_table --write-client-rules"
+        f"{route_table.CLIENT_RULES} is stale: python -m gateway_svc.api.http.route_table --write-client-rules"
         f" {route_table.CLIENT_RULES}"
     )

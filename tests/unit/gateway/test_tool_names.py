@@ -2,7 +2,7 @@
 Schema reads them: ``$`` is the end of the text, not "before a final newline" as in Python."""
 
 import pytest
-from gateway_svc.api.tool_names import ecma_pattern, in_options
+from gateway_svc.api.openapi.tool_names import ecma_pattern, in_options
 from lore_runtime import errors
 
 

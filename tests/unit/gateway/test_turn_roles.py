@@ -4,7 +4,7 @@ import`` files write it; anything else is still refused naming the field."""
 import json
 
 import pytest
-from gateway_svc.api import proto_json, turn_roles
+from gateway_svc.api.json import proto_json, turn_roles
 from lore.agent.v1 import agent_service_pb2
 from lore.common.v1 import turn_pb2
 from lore_runtime import errors

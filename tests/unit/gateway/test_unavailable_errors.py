@@ -3,7 +3,7 @@
 import json
 import logging
 
-from gateway_svc.api import errors as gateway_errors
+from gateway_svc.api.http import errors as gateway_errors
 from lore_runtime import errors
 from starlette.requests import Request
 
@@ -14,7 +14,7 @@ async def test_the_gateways_own_store_being_down_is_a_503_without_the_drivers_te
         "Redis is not reachable: Error 111 connecting to 10.9.8.7:6379.", reason="REDIS_UNAVAILABLE"
     )
 
-    with caplog.at_level(logging.WARNING, logger="gateway_svc.api.errors"):
+    with caplog.at_level(logging.WARNING, logger="gateway_svc.api.http.errors"):
         response = await gateway_errors._lore_error(request, error)
 
     body = json.loads(response.body)["error"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gateway_svc.api.user_pin import check_readable, check_writable, pin_request
+from gateway_svc.api.auth.user_pin import check_readable, check_writable, pin_request
 from gateway_svc.domain.credentials import ALL_SCOPES, Caller
 from lore.agent.v1 import agent_service_pb2
 from lore.assembler.v1 import assembler_service_pb2

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from agent_svc.adapters import prometheus_metrics as agent_metrics
-from gateway_svc.api.metrics import GatewayMetrics
+from gateway_svc.api.http.metrics import GatewayMetrics
 from lore_runtime.metrics import ScheduledRunMetrics, ServiceMetrics
 from memory_svc.adapters.prometheus_metrics import collection_sizes
 from prometheus_client import CollectorRegistry

@@ -6,7 +6,7 @@ under ``LORE_DATA_DIR``. ``create`` prints the new key alone on stdout, once (it
 as a digest), and what it made on stderr, so ``KEY=$(lore keys create …)`` works. ``list``
 never shows a key, only what is kept about it. A revoked key stops working within the
 gateways' key cache (``LORE_API_KEY_CACHE_SECONDS``, at most 10 s). ``create --user U`` makes a key
-that acts for user U only, as a JWT carrying the user claim does (gateway_svc/api/user_pin.py): the
+that acts for user U only, as a JWT carrying the user claim does (gateway_svc/api/auth/user_pin.py): the
 key to hand an agent or an MCP server that serves one person.
 """
 

@@ -20,8 +20,8 @@ from gateway_svc.adapters.postgres_api_keys import ApiKeyAuthenticator
 from gateway_svc.adapters.postgres_idempotency import PostgresIdempotencyStore
 from gateway_svc.adapters.redis_auth_failures import AuthFailureLimiter
 from gateway_svc.adapters.redis_rate_limits import NoRateLimiter, RedisRateLimiter
-from gateway_svc.api.auth import Authenticator
-from gateway_svc.api.jwt_verifier import JwtVerifier, rs256_public_keys
+from gateway_svc.api.auth.auth import Authenticator
+from gateway_svc.api.auth.jwt_verifier import JwtVerifier, rs256_public_keys
 from gateway_svc.config import Settings
 from gateway_svc.domain.rate_limits import parse_limit, parse_limits
 from gateway_svc.usecases.ports import AuthFailureCounter, IdempotencyStore, RateLimiter
@@ -101,7 +101,7 @@ async def build(
 
 def idempotency_store(settings: Settings, postgres: asyncpg.Pool) -> PostgresIdempotencyStore:
     """Records kept ``LORE_IDEMPOTENCY_TTL_SECONDS``; one still in progress after four RPC deadlines
-    is taken as abandoned (api/idempotency.py)."""
+    is taken as abandoned (api/http/idempotency.py)."""
     return PostgresIdempotencyStore(
         postgres,
         ttl_seconds=settings.idempotency_ttl_seconds,

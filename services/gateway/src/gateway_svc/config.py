@@ -14,9 +14,9 @@ from lore_runtime.settings import (
 )
 from pydantic import SecretStr, ValidationInfo, field_validator
 
-from gateway_svc.api.auth_failures import Network, parse_networks
-from gateway_svc.api.json_limits import DEFAULT_MAX_DEPTH, HIGHEST_MAX_DEPTH
-from gateway_svc.api.jwt_verifier import rs256_public_keys
+from gateway_svc.api.auth.auth_failures import Network, parse_networks
+from gateway_svc.api.auth.jwt_verifier import rs256_public_keys
+from gateway_svc.api.json.json_limits import DEFAULT_MAX_DEPTH, HIGHEST_MAX_DEPTH
 from gateway_svc.domain.rate_limits import parse_limit, parse_limits
 
 
@@ -31,7 +31,7 @@ class Settings(LoreSettings, ServiceCredentialSettings):
     body_timeout_seconds: float = env(
         "LORE_BODY_TIMEOUT_SECONDS",
         default=10.0,
-        description="a request body must arrive within this of its headers, else 408 (api/body_timeout.py)",
+        description="a request body must arrive within this of its headers, else 408 (api/http/body_timeout.py)",
         gt=0,
     )
     max_json_depth: int = env(
@@ -55,14 +55,14 @@ class Settings(LoreSettings, ServiceCredentialSettings):
     redis_timeout_seconds: float = redis_timeout()
     rate_limit: str = env("LORE_RATE_LIMIT", default="50:100", description="requests/s:burst per credential and scope")
     rate_limits: str = env("LORE_RATE_LIMITS", default="", description="per-scope overrides: scope=rate:burst,…")
-    # Failed authentications per client address (gateway_svc/api/auth_failures.py), counted in Redis.
+    # Failed authentications per client address (gateway_svc/api/auth/auth_failures.py), counted in Redis.
     auth_failure_limit: str = env(
         "LORE_AUTH_FAILURE_LIMIT", default="1:50", description="failed authentications/s:burst per client address"
     )
     trusted_proxies: str = env(
         "LORE_TRUSTED_PROXIES", default="", description="CIDRs of proxies whose X-Forwarded-For is believed"
     )
-    # Credentials (gateway_svc/api/auth.py). A revoked API key stops working within the cache's lifetime.
+    # Credentials (gateway_svc/api/auth/auth.py). A revoked API key stops working within the cache's lifetime.
     api_key_cache_seconds: float = env(
         "LORE_API_KEY_CACHE_SECONDS", default=10.0, description="how long a key lookup is reused", ge=0, le=10
     )
@@ -81,7 +81,7 @@ class Settings(LoreSettings, ServiceCredentialSettings):
     jwt_user_claim: str = env(
         "LORE_JWT_USER_CLAIM",
         default="user_id",
-        description="a token with this claim may act only for that user (gateway_svc/api/user_pin.py)",
+        description="a token with this claim may act only for that user (gateway_svc/api/auth/user_pin.py)",
         min_length=1,
     )
     jwt_leeway_seconds: float = env("LORE_JWT_LEEWAY_SECONDS", default=30.0, description="clock skew", ge=0, le=300)

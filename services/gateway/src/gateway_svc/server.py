@@ -10,21 +10,13 @@ from fastapi import FastAPI
 from opentelemetry.sdk.trace import TracerProvider
 
 from gateway_svc import bootstrap
-from gateway_svc.api import errors, idempotency, mcp_endpoint, metrics, ui
-from gateway_svc.api.auth import credentials_needed
-from gateway_svc.api.auth_failures import AuthFailureMiddleware
-from gateway_svc.api.body_timeout import BodyTimeoutMiddleware
-from gateway_svc.api.head_requests import HeadMiddleware
-from gateway_svc.api.openapi import (
-    with_enforced_rules,
-    with_error_responses,
-    with_named_schemas,
-    with_path_examples,
-    with_security,
-)
-from gateway_svc.api.operation_ids import operation_id
-from gateway_svc.api.request_ids import RequestIdMiddleware
-from gateway_svc.api.routes import (
+from gateway_svc.api.auth.auth import credentials_needed
+from gateway_svc.api.auth.auth_failures import AuthFailureMiddleware
+from gateway_svc.api.http import errors, idempotency, metrics
+from gateway_svc.api.http.body_timeout import BodyTimeoutMiddleware
+from gateway_svc.api.http.head_requests import HeadMiddleware
+from gateway_svc.api.http.request_ids import RequestIdMiddleware
+from gateway_svc.api.http.routes import (
     admin,
     context,
     credentials,
@@ -35,7 +27,17 @@ from gateway_svc.api.routes import (
     sessions,
     subjects,
 )
-from gateway_svc.api.server_timing import ServerTimingMiddleware
+from gateway_svc.api.http.server_timing import ServerTimingMiddleware
+from gateway_svc.api.mcp import mcp_endpoint
+from gateway_svc.api.openapi.openapi import (
+    with_enforced_rules,
+    with_error_responses,
+    with_named_schemas,
+    with_path_examples,
+    with_security,
+)
+from gateway_svc.api.openapi.operation_ids import operation_id
+from gateway_svc.api.ui import browser
 from gateway_svc.config import Settings
 
 
@@ -81,7 +83,7 @@ def create_app(
     app.include_router(subjects.router)
     app.include_router(admin.router)
     app.include_router(credentials.router)  # GET /v1/whoami
-    ui.install(app)  # the memory browser at /ui (docs/browser.md)
+    browser.install(app)  # the memory browser at /ui (docs/browser.md)
     mcp = mcp_endpoint.install(app)  # /mcp: the tools as MCP, each call one of the routes above
     # Added last, so outermost: its "gateway" share counts every other middleware's time too.
     app.add_middleware(ServerTimingMiddleware)

@@ -2,7 +2,7 @@
 
 gRPC's UNAVAILABLE carries transport text ("ipv4:127.0.0.1:15051: Failed to connect …") or a
 service's own message about its store, with addresses in both. The error handler answers with
-the service's name only (``api/errors.py``, ``_rpc_error``) and logs the rest; this interceptor, one per
+the service's name only (``api/http/errors.py``, ``_rpc_error``) and logs the rest; this interceptor, one per
 channel, tags the failure with the channel's service. Streaming calls are not tagged: their
 failures surface while the route iterates, and are answered without a name.
 """

@@ -1,5 +1,5 @@
 """Each call's wall time on the gateway's channels, added to its request's ``Server-Timing``
-(``api/server_timing.py``)."""
+(``api/http/server_timing.py``)."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ class ApiKeyAuthenticator:
             principal=row["principal"],
             scopes=frozenset(row["scopes"]),
             credential=str(row["id"]),
-            user_id=row["user_id"],  # a key pinned to one user acts as a pinned JWT does (api/user_pin.py)
+            user_id=row["user_id"],  # a key pinned to one user acts as a pinned JWT does (api/auth/user_pin.py)
         )
 
 

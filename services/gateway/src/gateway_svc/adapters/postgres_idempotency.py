@@ -1,6 +1,6 @@
 """Idempotency records in Postgres (``gateway.caller_idempotency_records``, one namespace per caller:
 org, principal and pinned user), every statement in the caller's tenant transaction:
-``api/idempotency.py`` says when a record is claimed, kept, replayed and dropped, and
+``api/http/idempotency.py`` says when a record is claimed, kept, replayed and dropped, and
 ``domain/idempotency_subjects.py`` whom a record concerns.
 
 ``gateway.idempotency_records`` is the previous release's table, keyed by org and principal only,

@@ -42,7 +42,7 @@ class ApiKey:
     id: uuid.UUID
     org_id: str
     principal: str
-    user_id: str  # the one user the key acts for (gateway_svc.api.user_pin); "": org-wide
+    user_id: str  # the one user the key acts for (gateway_svc.api.auth.user_pin); "": org-wide
     name: str
     scopes: tuple[str, ...]
     created_at: datetime

@@ -1,4 +1,4 @@
-"""Failed authentications counted per client address in Redis (``api/auth_failures.py`` says when
+"""Failed authentications counted per client address in Redis (``api/auth/auth_failures.py`` says when
 and why): a GCRA bucket like the per-credential rate limits (``redis_rate_limits``).
 
 A process remembers which addresses failed lately, and only asks Redis about those: clients

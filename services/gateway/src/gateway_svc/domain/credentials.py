@@ -20,7 +20,7 @@ ALL_SCOPES = (
     "observations:write",
     "sessions:read",
     "sessions:write",
-    "subjects:forget",  # erasure (api/routes/subjects.py)
+    "subjects:forget",  # erasure (api/http/routes/subjects.py)
     "admin",
     "operator",  # store-wide operations (reindex): not implied by admin, never from a JWT
 )

@@ -1,5 +1,5 @@
 """Idempotency records, whatever keeps them: whose keys they are, the claim a request holds on its key,
-the record another request left, and the fingerprint a repeat must match (``api/idempotency.py`` has
+the record another request left, and the fingerprint a repeat must match (``api/http/idempotency.py`` has
 the rules)."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """What a request's calls to the services leave behind for its answer: written by the interceptors
 on the gateway's channels (``adapters/grpc_upstream_*.py``), read by the api.
 
-- Which service a failed call went to, so a 503 can name it (``api/errors.py``).
-- How long the request waited on the services, for its ``Server-Timing`` (``api/server_timing.py``).
+- Which service a failed call went to, so a 503 can name it (``api/http/errors.py``).
+- How long the request waited on the services, for its ``Server-Timing`` (``api/http/server_timing.py``).
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ async def _stored_episode(org_id: str, episode_id: str, index: EpisodeIndex) -> 
     found = await index.get(org_id, episode_id) if episode_id else None
     if found is None:
         # Another org's id is indistinguishable from a missing one; the gateway answers this very error
-        # for another user's episode (gateway_svc.api.user_pin), so the two stay one.
+        # for another user's episode (gateway_svc.api.auth.user_pin), so the two stay one.
         raise errors.NotFound(f"episode {episode_id} not found", reason="EPISODE_NOT_FOUND")
     return found
 

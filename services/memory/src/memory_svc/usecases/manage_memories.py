@@ -52,7 +52,7 @@ async def get_memory(org_id: str, memory_id: str, *, index: MemoryIndex) -> Memo
     found = await index.get(org_id, [memory_id]) if memory_id else []
     if not found:
         # Another org's id is indistinguishable from a missing one; the gateway answers this very error
-        # for another user's memory (gateway_svc.api.user_pin), so the two stay one.
+        # for another user's memory (gateway_svc.api.auth.user_pin), so the two stay one.
         raise errors.NotFound(f"memory {memory_id} not found", reason="MEMORY_NOT_FOUND")
     return found[0]
 

@@ -15,7 +15,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from starlette.responses import JSONResponse, Response
 from tests.backends import fresh_migrated_database
 from tests.chat_server import serving_chat
 from tests.grpc_harness import RunningService, start_service
+from tests.polling import eventually_sync
 
 # Deadlines of the tier's agent: long enough for SmolLM2 on two cores shared with other work (a reply took
 # 10-15 s at load average 15), short enough that a fault
@@ -85,16 +85,12 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
     server = LlamaServer(f"http://127.0.0.1:{port}", process, log)
     try:
-        deadline = time.monotonic() + SERVER_START_S
-        while True:
+
+        def ready() -> bool:
             assert process.poll() is None, f"llama_cpp.server exited: {log.read_text()[-2000:]}"
-            try:
-                if httpx.get(f"{server.base_url}/v1/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"llama_cpp.server not ready in {SERVER_START_S:g} s"
-            time.sleep(0.2)
+            return httpx.get(f"{server.base_url}/v1/models", timeout=2).status_code == 200
+
+        eventually_sync(ready, SERVER_START_S, "llama_cpp.server ready", interval=0.2, ignoring=(httpx.HTTPError,))
         # The first completions are much slower than the next ones (the model paged in, the first
         # schema's grammar, the system prompt's cache): paid here, not by a test's deadline.
         warm = {"messages": [{"role": "user", "content": "Hi."}], "max_tokens": 4}
@@ -204,7 +200,7 @@ class FaultProxy:
         if fault == "answer":
             return 200, self.answers[kind]
         if fault == "slow":
-            await asyncio.sleep(self.delay)
+            await asyncio.sleep(self.delay)  # fault injection: a model that answers late
         async with httpx.AsyncClient(timeout=120) as client:
             forwarded = await client.post(
                 f"{self.upstream}/v1/chat/completions", content=raw, headers={"content-type": "application/json"}

@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 
-from gateway_svc.usecases.upstream_calls import name_service
+from gateway_svc.domain.upstream_calls import name_service
 
 
 class UpstreamNameInterceptor(grpc.aio.UnaryUnaryClientInterceptor):

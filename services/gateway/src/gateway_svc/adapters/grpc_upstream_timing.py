@@ -8,7 +8,7 @@ from typing import Any
 
 import grpc
 
-from gateway_svc.usecases.upstream_calls import UPSTREAM_SECONDS
+from gateway_svc.domain.upstream_calls import UPSTREAM_SECONDS
 
 
 class UpstreamTimingInterceptor(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):

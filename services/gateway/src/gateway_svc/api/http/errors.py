@@ -30,7 +30,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from gateway_svc.api.http.http_middleware import HttpMiddleware
 from gateway_svc.api.json.json_paths import json_named
-from gateway_svc.usecases.upstream_calls import service_of
+from gateway_svc.domain.upstream_calls import service_of
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import Message, Receive, Scope, Send
 
 from gateway_svc.api.http.http_middleware import HttpMiddleware
-from gateway_svc.usecases.upstream_calls import UPSTREAM_SECONDS
+from gateway_svc.domain.upstream_calls import UPSTREAM_SECONDS
 
 
 class ServerTimingMiddleware(HttpMiddleware):

@@ -3,6 +3,9 @@ on the gateway's channels (``adapters/grpc_upstream_*.py``), read by the api.
 
 - Which service a failed call went to, so a 503 can name it (``api/http/errors.py``).
 - How long the request waited on the services, for its ``Server-Timing`` (``api/http/server_timing.py``).
+
+Request-scoped state, not a use case: it lives in domain/ (plain context variables, no I/O) because
+the adapters that write it and the api that reads it may both import domain, and neither the other.
 """
 
 from __future__ import annotations

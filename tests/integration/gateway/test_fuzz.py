@@ -47,7 +47,8 @@ import pytest
 import requests
 import schemathesis
 import uvicorn
-from gateway_svc.api.openapi.openapi import OBSERVED_FIELDS, body_id_field, resolved
+from gateway_svc.api.openapi.rules import body_id_field
+from gateway_svc.api.openapi.schemas import OBSERVED_FIELDS, resolved
 from gateway_svc.config import Settings
 from gateway_svc.domain.credentials import ALL_SCOPES
 from gateway_svc.server import create_app
@@ -351,7 +352,7 @@ def _error_matches_its_answer(ctx: Any, response: schemathesis.Response, case: s
 
 # Every check schemathesis has (its registry, so a check a new version adds runs too), and ours;
 # minus those named in SKIPPED_CHECKS with the reason: none. positive_data_acceptance holds because
-# the document states every rule JSON Schema can say (openapi.py), and the hooks below give the
+# the document states every rule JSON Schema can say (api/openapi/rules.py), and the hooks below give the
 # generator what it can only say in words; negative_data_rejection because the gateway refuses
 # what the document does not allow.
 SKIPPED_CHECKS: frozenset[str] = frozenset()

@@ -10,18 +10,8 @@ import re
 import uuid
 
 import pytest
-from gateway_svc.api.openapi.openapi import (
-    MAX_SCOPE_ID_CHARS,
-    NOT_BLANK,
-    OBSERVABLE,
-    PAGE_SIZES,
-    PATH_PATTERNS,
-    QUERY_RULES,
-    SCOPE_ID,
-    SPEAKER,
-    resolved,
-    string_schema,
-)
+from gateway_svc.api.openapi.rules import NOT_BLANK, OBSERVABLE, PAGE_SIZES, PATH_PATTERNS, QUERY_RULES
+from gateway_svc.api.openapi.schemas import MAX_SCOPE_ID_CHARS, SCOPE_ID, SPEAKER, resolved, string_schema
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app
 from lore_runtime.settings import load_settings
@@ -81,7 +71,7 @@ QUERY_CASES = [
 
 @pytest.mark.parametrize(("path", "name", "keyword", "value"), QUERY_CASES)
 async def test_query_rules_are_stated_and_enforced(client, document, path, name, keyword, value):
-    """A query parameter's stated rule (``openapi.QUERY_RULES``): broken, a 400 naming it; at its limit, served."""
+    """A query parameter's stated rule (``rules.QUERY_RULES``): broken, a 400 naming it; at its limit, served."""
     assert _parameter(document, "get", path, name)["schema"][keyword] == value
     concrete = path.replace("{user_id}", "u-rules")
     broken = {
@@ -133,7 +123,7 @@ async def test_a_profiles_user_is_stated_as_more_than_spaces_and_enforced(client
     assert _refused_naming(answer, "userId"), answer.text
 
 
-# The keywords a request body's rule is stated with (openapi.BODY_RULES), and how each is broken.
+# The keywords a request body's rule is stated with (rules.BODY_RULES), and how each is broken.
 RULE_KEYWORDS = ("required", "minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems")
 RULE_KEYWORDS += ("maxProperties", "exclusiveMaximum")
 
@@ -159,7 +149,7 @@ def _stated_rules(document: dict, schema: dict, field: str = "", seen: frozenset
 
 
 def _general_rules(name: str, schema: dict) -> dict:
-    """The rules every string of its kind states (``openapi.string_schema``: text_rules' no NUL, an
+    """The rules every string of its kind states (``schemas.string_schema``: text_rules' no NUL, an
     id's characters and length; a scope id's and a speaker's): held to the services by the tests of
     text rules and the fuzzer, not here; and a float's range, which is the type's own."""
     if schema.get("format") == "float":
@@ -384,8 +374,8 @@ async def test_each_operation_takes_a_credential_exactly_when_the_document_says_
     [("sessions.startSession", "scope.userId"), ("memories.remember", "memories[].scope.agentId")],
 )
 async def test_the_id_rule_every_id_field_states_is_the_services_rule(client, document, operation_id, field):
-    """The id rule (``openapi.string_schema``) stated on a scope's id, with no surrounding spaces
-    (``openapi.SCOPE_ID``): a bidi override, a line break or a leading space in it is a 400 naming
+    """The id rule (``schemas.string_schema``) stated on a scope's id, with no surrounding spaces
+    (``schemas.SCOPE_ID``): a bidi override, a line break or a leading space in it is a 400 naming
     it, one character past MAX_SCOPE_ID_CHARS too, and an id at the limit is served."""
     [(method, path, operation)] = [
         (method, path, operation)

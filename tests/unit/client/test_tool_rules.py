@@ -1,13 +1,13 @@
 """Every tool's argument schema states its route's rules, from one source: an argument sent as a
 route field takes the rules the gateway's OpenAPI document states for that field (``ARGUMENT_FIELDS``;
-``route_rules.py`` is generated from the gateway's ``openapi.BODY_RULES``), and every other argument
+``route_rules.py`` is generated from the gateway's ``rules.BODY_RULES``), and every other argument
 is listed here with the reason it has no field rule to take. The MCP endpoint and the stdio server
 list these same schemas (tests/integration/gateway/test_mcp.py); test_openapi_rules.py holds each
 rule the document states to the services on a real stack."""
 
 from __future__ import annotations
 
-from gateway_svc.api.openapi.openapi import resolved, string_schema
+from gateway_svc.api.openapi.schemas import resolved, string_schema
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app
 from lore_client.tools import ARGUMENT_FIELDS, MAX_TURN_CHARS, TOOLS, TOOLS_BY_NAME

@@ -6,16 +6,9 @@ import re
 import jsonschema_rs
 import pytest
 from fastapi import FastAPI
-from gateway_svc.api.openapi.openapi import (
-    MAX_SCOPE_ID_CHARS,
-    OBSERVABLE,
-    PATH_PATTERNS,
-    SCOPE_ID,
-    TEXT_PATTERN,
-    id_pattern,
-    schema_names,
-)
 from gateway_svc.api.openapi.operation_ids import operation_id
+from gateway_svc.api.openapi.rules import OBSERVABLE, PATH_PATTERNS
+from gateway_svc.api.openapi.schemas import MAX_SCOPE_ID_CHARS, SCOPE_ID, TEXT_PATTERN, id_pattern, schema_names
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app
 from jsonschema import Draft202012Validator
@@ -350,7 +343,7 @@ def test_every_string_states_the_text_rules_and_every_id_the_id_rule():
 
 @pytest.mark.parametrize("value", ["", "a", "A9._@/-z", "x" * 128, "x" * 129, "-a", "a b", "a:b", "é", "a\n"])
 def test_an_observable_id_is_stated_as_text_rules_checks_it(value):
-    """The pattern and length an observation's agent and subject ids state (``openapi.OBSERVABLE``)
+    """The pattern and length an observation's agent and subject ids state (``rules.OBSERVABLE``)
     take exactly the values ``text_rules.check_agent_id`` takes."""
     try:
         taken = check_agent_id(value) == value

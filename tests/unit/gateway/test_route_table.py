@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi.routing import iter_route_contexts
 from gateway_svc.api.http import route_table
 from gateway_svc.api.http.route_table import ROUTES, markdown_table
-from gateway_svc.api.openapi.openapi import resolved
+from gateway_svc.api.openapi.schemas import resolved
 from gateway_svc.config import Settings
 from gateway_svc.server import create_app
 from lore_runtime.settings import load_settings

@@ -1,7 +1,7 @@
 """The rules the gateway holds request body fields to, by operation id and field (JSON names,
 dotted, ``[]`` for an array's items): the tools' argument schemas are made from them (``tools.py``).
 
-Generated from the gateway's ``openapi.BODY_RULES`` by ``python -m gateway_svc.api.http.route_table
+Generated from the gateway's ``rules.BODY_RULES`` by ``python -m gateway_svc.api.http.route_table
 --write-client-rules libs/lore_client/src/lore_client/route_rules.py``:
 do not edit (tests/unit/gateway/test_route_table.py fails when it differs)."""
 

@@ -29,14 +29,10 @@ from gateway_svc.api.http.routes import (
 )
 from gateway_svc.api.http.server_timing import ServerTimingMiddleware
 from gateway_svc.api.mcp import mcp_endpoint
-from gateway_svc.api.openapi.openapi import (
-    with_enforced_rules,
-    with_error_responses,
-    with_named_schemas,
-    with_path_examples,
-    with_security,
-)
+from gateway_svc.api.openapi.document import with_error_responses, with_path_examples, with_security
 from gateway_svc.api.openapi.operation_ids import operation_id
+from gateway_svc.api.openapi.rules import with_enforced_rules
+from gateway_svc.api.openapi.schemas import with_named_schemas
 from gateway_svc.api.ui import browser
 from gateway_svc.config import Settings
 

@@ -22,7 +22,7 @@ from gateway_svc.api.auth.user_pin import check_readable, check_writable, pin_re
 from gateway_svc.api.http.calls import body_message, query_message, rpc_options, with_path_id
 from gateway_svc.api.http.route_table import Route, route
 from gateway_svc.api.json.proto_json import ProtoJSONResponse
-from gateway_svc.api.openapi.openapi import json_body, json_response, query_parameters
+from gateway_svc.api.openapi.document import json_body, json_response, query_parameters
 from gateway_svc.domain.credentials import Caller
 
 _PATH_PARAMETER = re.compile(r"{(\w+)}")

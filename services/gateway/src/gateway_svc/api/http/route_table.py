@@ -26,7 +26,7 @@ from lore.memory.v1 import memory_service_pb2 as memory
 from lore.observations.v1 import engagement_service_pb2 as engagement
 from lore.observations.v1 import observation_service_pb2 as observations
 
-from gateway_svc.api.openapi.openapi import BODY_RULES
+from gateway_svc.api.openapi.rules import BODY_RULES
 
 # Where the request message is read from: the JSON body, a JSON body that may be left out ("no
 # options"), the query string, or nowhere (the path's id at most); "" for a route of no proto message.
@@ -398,13 +398,13 @@ def _python(value: Any) -> str:
 
 
 def client_rules() -> str:
-    """``route_rules.py`` of lore_client: ``openapi.BODY_RULES``, the rules the document states on
+    """``route_rules.py`` of lore_client: ``rules.BODY_RULES``, the rules the document states on
     request bodies, as Python."""
     lines = [
         '"""The rules the gateway holds request body fields to, by operation id and field (JSON names,',
         "dotted, ``[]`` for an array's items): the tools' argument schemas are made from them (``tools.py``).",
         "",
-        "Generated from the gateway's ``openapi.BODY_RULES`` by ``python -m gateway_svc.api.http.route_table",
+        "Generated from the gateway's ``rules.BODY_RULES`` by ``python -m gateway_svc.api.http.route_table",
         f"--write-client-rules {CLIENT_RULES}``:",
         'do not edit (tests/unit/gateway/test_route_table.py fails when it differs)."""',
         "",

@@ -1,7 +1,7 @@
 """Assemble options have one rule wherever a request holds them: AssembleContext's ``options`` and
 ProcessTurn's ``contextOptions`` (which the agent hands to the assembler as sent, and answers
 without a context when the assembler refuses them) are held here to the rules the OpenAPI states on
-``AssembleOptions`` and ``SectionBudget`` (``openapi.SCHEMA_RULES``, the one source of both), so a
+``AssembleOptions`` and ``SectionBudget`` (``rules.SCHEMA_RULES``, the one source of both), so a
 broken one is a 400 naming the field on either route. A tool interaction has one rule too, the
 agent's for a turn's (``SCHEMA_RULES["ToolInteraction"]``), wherever a request holds one: in a
 turn, an imported turn, or the tool results of assemble options (the assembler and ImportTurns
@@ -16,7 +16,7 @@ from typing import Any
 
 from lore_runtime import errors
 
-from gateway_svc.api.openapi.openapi import SCHEMA_RULES
+from gateway_svc.api.openapi.rules import SCHEMA_RULES
 
 
 def in_options(document: dict[str, Any], options: str) -> None:

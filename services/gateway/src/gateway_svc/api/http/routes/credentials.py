@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from gateway_svc.api.http.forwarding import declared_route, guard
-from gateway_svc.api.openapi.openapi import named
+from gateway_svc.api.openapi.schemas import named
 from gateway_svc.domain.credentials import ALL_SCOPES, Caller
 
 router = APIRouter()  # each route tagged as the route table says

@@ -16,7 +16,7 @@ from lore_runtime.health import serving_status
 from lore_runtime.stores import ping_postgres
 
 from gateway_svc.api.http.forwarding import declared_route
-from gateway_svc.api.openapi.openapi import named
+from gateway_svc.api.openapi.schemas import named
 
 router = APIRouter()  # each route tagged as the route table says
 

@@ -225,6 +225,7 @@ async def test_the_forget_route_refuses_bad_input_naming_the_field(client_for, o
         ({"about": "my address"}, "scope.userId"),
         ({"scope": {"userId": "u-1"}, "about": ""}, "about"),
         ({"scope": {"userId": "u-1"}, "about": "x" * 501}, "about"),
+        ({"scope": {"userId": "u-1"}, "about": "x" * 500 + "\n"}, "about"),  # counted as sent, not trimmed
         ({"scope": {"userId": "u-1"}, "about": "it"}, "about"),
     ):
         answer = await client.post("/v1/memories:forget", json=body)

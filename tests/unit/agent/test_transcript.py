@@ -18,7 +18,11 @@ def test_content_is_nfc_without_control_characters_and_trimmed() -> None:
     assert normalise_content(decomposed) == "Café menu\n\tline two"
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\x00\x01", "x" * (MAX_CONTENT_CHARS + 1)])
+@pytest.mark.parametrize(
+    "text",
+    # the length is the text's as sent: a trailing newline past the limit is not trimmed away first
+    ["", "   ", "\x00\x01", "x" * (MAX_CONTENT_CHARS + 1), "x" * MAX_CONTENT_CHARS + "\n"],
+)
 def test_empty_or_oversized_content_is_refused(text: str) -> None:
     with pytest.raises(InvalidArgument) as refused:
         normalise_content(text)

@@ -122,6 +122,8 @@ def automatic_key(role: str, created_at: datetime, content: str) -> str:
 
 
 def normalise_content(text: str, field_name: str = "turn.content") -> str:
+    if len(text) > MAX_CONTENT_CHARS:  # the text as sent, as the API document counts it
+        raise InvalidArgument(field_name, f"at most {MAX_CONTENT_CHARS} characters")
     cleaned = "".join(
         char
         for char in unicodedata.normalize("NFC", text)

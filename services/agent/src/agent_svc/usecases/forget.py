@@ -90,9 +90,9 @@ async def forget_on_request(
     the reason recorded is ``request:<request_id>`` (``request:`` alone without one)."""
     if not scope.user_id:
         raise InvalidArgument("scope.user_id", "name the user whose memories are forgotten")
-    about = normalise_content(about, "about")
-    if len(about) > MAX_ABOUT:
+    if len(about) > MAX_ABOUT:  # the text as sent, as the API document counts it
         raise InvalidArgument("about", f"at most {MAX_ABOUT} characters")
+    about = normalise_content(about, "about")
     if not content_words(about):
         raise InvalidArgument("about", "name what to forget (a word that is not only a pronoun or a stop word)")
     request_id = bounded_id(request_id, "request_id")

@@ -80,6 +80,12 @@ CLEAN = {
         "from demo_svc.domain import model\n"
     ),
     f"{SVC}/adapters/postgres/rows.py": "import asyncpg\n",
+    # The api in folders by job (api/http/...): still api, its relative imports resolved.
+    f"{SVC}/api/http/__init__.py": "",
+    f"{SVC}/api/http/routes.py": (
+        "import fastapi\nfrom lore.demo.v1 import demo_pb2\n\n"
+        "from ...usecases import remember\nfrom .. import servicer\n"
+    ),
     "services/other/src/other_svc/__init__.py": "",
     "libs/lore_thing/src/lore_thing/__init__.py": "from lore_runtime import settings\n\nfrom . import helpers\n",
     "libs/lore_thing/src/lore_thing/helpers.py": "",
@@ -171,6 +177,18 @@ PLANTED = [
         "adapters imports demo_svc.bootstrap.Store",
     ),
     (f"{SVC}/adapters/postgres/planted.py", "from lore import demo\n", "generated code", "adapters imports lore.demo"),
+    (
+        f"{SVC}/api/http/planted.py",
+        "from ...adapters import grpc_peer\n",
+        "layers",
+        "api imports demo_svc.adapters.grpc_peer",
+    ),
+    (
+        f"{SVC}/api/http/planted.py",
+        inside_a_function("from demo_svc.server import grpc"),
+        "layers",
+        "api imports demo_svc.server.grpc",
+    ),
     (
         f"{SVC}/api/planted.py",
         inside_a_function("import other_svc.config"),

@@ -23,7 +23,7 @@ from lore_client import LoreApiError, LoreClient, SyncLoreClient
 from lore_client.integrations.langgraph_store import LoreStore
 
 from tests.integration.gateway.conftest import _create_key
-from tests.integration.gateway.test_credentials import _claims, hs256, jwt_gateway  # noqa: F401 - a fixture
+from tests.integration.gateway.test_credentials import _claims, cache_clock, hs256, jwt_gateway  # noqa: F401 - fixtures
 from tests.integration.gateway.test_lore_client import served_gateway  # noqa: F401 - a fixture
 from tests.polling import eventually
 

@@ -13,8 +13,9 @@ data directory, free ports), then, at once:
   one new session per ``--session-turns`` turns, spread over four users. A file is started every
   ``--session-turns / --import-rate`` seconds, and earlier ones still running go on beside it (at
   most ``--importers``), so the import is offered at no less than ``--import-rate`` turns/s; each
-  CLI sends its batches of 200 back to back, and stops its file at the first refused batch (a 504
-  once a batch outlasts the gateway's ``LORE_RPC_TIMEOUT_SECONDS``: counted as an error, its
+  CLI sends its batches of 200 back to back, retries a batch that outlasted the gateway's
+  ``LORE_RPC_TIMEOUT_SECONDS`` (a 504; the turns that landed meanwhile are then "already there",
+  and count as imported) and stops its file at the first refused batch (counted as an error, its
   turns not imported). A batch's latency is read from the CLI's progress bar,
   drawn with the seconds since it started (``TQDM_BAR_FORMAT``): the CLI's own clock between two
   updates, one ``POST …/turns:import`` each;
@@ -222,7 +223,8 @@ def write_import_files(directory: Path, turns: int, per_session: int) -> list[Im
 # The CLI's progress bar, as the bench asks tqdm to draw it (TQDM_BAR_FORMAT): the CLI's own clock.
 BAR_FORMAT = "{n}/{total} after {elapsed_s:.3f} s|"
 PROGRESS = re.compile(rb"(\d+)/(\d+) after (\d+\.\d+) s\|")
-IMPORTED = re.compile(r"imported (\d+) turns? .* into session (\S+)")
+# A batch retried after its answer was lost is "already there": it is in the session all the same.
+IMPORTED = re.compile(r"imported (\d+) turns? \((\d+) already there\) into session (\S+)")
 
 
 async def import_one(file: ImportFile, env: dict[str, str], run: Run) -> ImportRun:
@@ -264,7 +266,7 @@ async def import_one(file: ImportFile, env: dict[str, str], run: Run) -> ImportR
     result.exit_code = await process.wait()
     result.ended = run.now()
     if match := IMPORTED.search(output):
-        result.imported, result.session_id = int(match.group(1)), match.group(2)
+        result.imported, result.session_id = int(match.group(1)) + int(match.group(2)), match.group(3)
     if result.exit_code != 0:
         result.error = (tail.decode(errors="replace") + output)[-500:]
         since = result.started if drawn is None else drawn + last

@@ -136,6 +136,10 @@ async def _conversation(client, user: str, lines: list[str]) -> str:
     return session_id
 
 
+async def _none_about(listing, topic: str) -> bool:
+    return topic not in json.dumps(await listing())
+
+
 async def test_a_later_session_that_reports_the_answer_closes_the_thread_for_prime(client_for, org_id):
     client = await client_for(org_id)
     user = f"u-{uuid.uuid4().hex[:8]}"
@@ -148,7 +152,12 @@ async def test_a_later_session_that_reports_the_answer_closes_the_thread_for_pri
 
     await _conversation(client, user, ["Good news: I got the digital nomad visa to work remotely from Portugal."])
 
-    threads = (await client.get("/v1/open-threads", params={"userId": user})).json()["threads"]
+    async def still_open() -> list[dict]:
+        return (await client.get("/v1/open-threads", params={"userId": user})).json()["threads"]
+
+    # Reflection stores the episode, then closes what it answered: wait for the closing itself.
+    await eventually(lambda: _none_about(still_open, question), timeout=60, what="the thread closed")
+    threads = await still_open()
     assert question not in json.dumps(threads), threads
     episodes = (await client.get("/v1/episodes", params={"userId": user, "pageSize": 50})).json()["episodes"]
     closed = [t for e in episodes for t in e.get("openThreads", []) if t["topic"] == question]
@@ -174,6 +183,10 @@ async def test_a_later_session_reporting_a_commitment_done_completes_it(client_f
 
     await _conversation(client, user, ["I sent the tax report to Marta this morning."])
 
+    async def done() -> bool:  # reflection stores the episode, then completes what it reported done
+        return any(m["id"] == promised["id"] and m["status"] != "MEMORY_STATUS_ACTIVE" for m in await commitment())
+
+    await eventually(done, timeout=60, what="the commitment completed")
     [completed] = [m for m in await commitment() if m["id"] == promised["id"]]
     assert completed["status"] == "MEMORY_STATUS_COMPLETED"
     assert (await client.get("/v1/open-threads", params={"userId": user})).json()["threads"] == []

@@ -136,10 +136,6 @@ async def _conversation(client, user: str, lines: list[str]) -> str:
     return session_id
 
 
-async def _none_about(listing, topic: str) -> bool:
-    return topic not in json.dumps(await listing())
-
-
 async def test_a_later_session_that_reports_the_answer_closes_the_thread_for_prime(client_for, org_id):
     client = await client_for(org_id)
     user = f"u-{uuid.uuid4().hex[:8]}"
@@ -155,8 +151,10 @@ async def test_a_later_session_that_reports_the_answer_closes_the_thread_for_pri
     async def still_open() -> list[dict]:
         return (await client.get("/v1/open-threads", params={"userId": user})).json()["threads"]
 
-    # Reflection stores the episode, then closes what it answered: wait for the closing itself.
-    await eventually(lambda: _none_about(still_open, question), timeout=60, what="the thread closed")
+    async def closed() -> bool:  # reflection stores the episode, then closes what it answered
+        return question not in json.dumps(await still_open())
+
+    await eventually(closed, timeout=60, what="the thread closed")
     threads = await still_open()
     assert question not in json.dumps(threads), threads
     episodes = (await client.get("/v1/episodes", params={"userId": user, "pageSize": 50})).json()["episodes"]

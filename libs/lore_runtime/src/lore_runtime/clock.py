@@ -3,6 +3,7 @@
 Free of drivers, so domain and usecases may depend on it.
 """
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -14,3 +15,8 @@ class Clock(Protocol):
 class SystemClock:
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+
+def seconds_of(clock: Clock) -> Callable[[], float]:
+    """``clock`` as a timer in seconds (a float), as ``cachetools.TTLCache`` takes one."""
+    return lambda: clock.now().timestamp()

@@ -20,13 +20,12 @@ from a failed lookup, so the key works again as soon as Postgres answers.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import cast
 
 import asyncpg
 from cachetools import TTLCache
 from lore_runtime import errors
-from lore_runtime.clock import Clock, SystemClock
+from lore_runtime.clock import Clock, SystemClock, seconds_of
 from lore_runtime.stores import POSTGRES_UNAVAILABLE, postgres_calls, tenant_transaction
 
 from gateway_svc.domain.credentials import Caller, bearer_token, digest
@@ -47,7 +46,7 @@ class ApiKeyAuthenticator:
         touch_interval_seconds: float = 60.0,
     ) -> None:
         self._pool = pool
-        timer = _seconds_of(clock or SystemClock())
+        timer = seconds_of(clock or SystemClock())
         self._cache: TTLCache[bytes, Caller | None] = TTLCache(cache_size, ttl=cache_seconds, timer=timer)
         # Key ids whose last_used_at this process wrote within the touch interval.
         self._touched: TTLCache[str, bool] = TTLCache(cache_size, ttl=touch_interval_seconds, timer=timer)
@@ -100,8 +99,3 @@ class ApiKeyAuthenticator:
             credential=str(row["id"]),
             user_id=row["user_id"],  # a key pinned to one user acts as a pinned JWT does (api/auth/user_pin.py)
         )
-
-
-def _seconds_of(clock: Clock) -> Callable[[], float]:
-    """The clock as ``TTLCache``'s timer: seconds, as a float."""
-    return lambda: clock.now().timestamp()

@@ -16,7 +16,7 @@ import math
 import redis.asyncio as redis
 from cachetools import TTLCache
 from lore_runtime.breaker import Breaker
-from lore_runtime.clock import Clock, SystemClock
+from lore_runtime.clock import Clock, SystemClock, seconds_of
 from lore_runtime.stores import REDIS_TIMEOUT_SECONDS
 
 from gateway_svc.adapters.redis_rate_limits import GCRA
@@ -57,8 +57,8 @@ class AuthFailureLimiter:
         # Addresses this process asks Redis about: each until its bucket has drained, burst / rate
         # seconds after its last failure.
         drained = 0.0 if limit.unlimited else limit.burst / limit.rate
-        timer = clock or SystemClock()
-        self._recent: TTLCache[str, bool] = TTLCache(remember_size, ttl=drained, timer=lambda: timer.now().timestamp())
+        timer = seconds_of(clock or SystemClock())
+        self._recent: TTLCache[str, bool] = TTLCache(remember_size, ttl=drained, timer=timer)
 
     @property
     def enabled(self) -> bool:

@@ -55,7 +55,7 @@ def _header(request: Request, name: str, *, required: bool, why: str = "") -> st
         if required:
             raise errors.InvalidArgument(name, f"the {name} header is required: {why}", metadata={"header": name})
         return ""
-    if not _ID.match(value):
+    if not _ID.fullmatch(value):
         raise errors.InvalidArgument(
             name, f"1 to {MAX_USER_ID_LENGTH} characters, no spaces or control characters", metadata={"header": name}
         )
